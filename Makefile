@@ -1,0 +1,28 @@
+# Quick start: `make run` (set up, build, run the walkthrough on the bundled model) and
+# `make test` (set up, build, run the whole suite).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+PROMPT ?= In the beginning God created
+WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
+
+.PHONY: deps build run test bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	$(WALKTHROUGH) --model assets/model --prompt "$(PROMPT)" -n 48
+
+test: build
+	tests/fixtures/tokenizer/prepare.sh $(BUILD)/fixtures/tokenizer
+	cd $(BUILD) && LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(WALKTHROUGH) bench --synthetic tinyllama-1.1b
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,108 @@
+#include "generate/generator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "ml/ops.h"
+#include "tokenizer/utf8_stream.h"
+
+namespace llama {
+
+namespace {
+Tensor tokensTensor(const std::vector<int32_t>& ids) {
+    Tensor t({int64_t(ids.size())}, DType::I32);
+    std::copy(ids.begin(), ids.end(), t.mutableData<int32_t>());
+    return t;
+}
+
+// The dry run's stand-in for sampling: no logits exist, so a fixed token keeps the loop going.
+constexpr int32_t kDryRunToken = 0;
+}  // namespace
+
+GenerationResult Generator::generate(InferenceContext& ctx, const std::string& promptText, int maxTokens, Sampler& sampler,
+                                     const std::function<void(const std::string&)>& onText) const {
+    using Clock = std::chrono::steady_clock;
+    GenerationResult result;
+
+    // Stage 1: text to token ids.
+    result.promptTokens = tokenizer_.encode(promptText, true);
+    const auto& prompt = result.promptTokens;
+    if (prompt.empty()) throw std::invalid_argument("the prompt encodes to no tokens");
+    ctx.emit(StageId::Tokenize, -1, 0, [&] {
+        std::string pieces;
+        for (int32_t id : prompt) pieces += fmt::format(" {}", id);
+        return fmt::format("Tokenized the prompt into {} tokens:{}", prompt.size(), pieces);
+    }, {});
+    if (int(prompt.size()) >= ctx.maxSeqLen)
+        throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
+                                                prompt.size(), ctx.maxSeqLen));
+
+    // Stage 2: the tokens tensor, padded with nothing: we run one sequence.
+    std::vector<int32_t> tokens = prompt;
+    Tensor allTokens = tokensTensor(tokens);
+    ctx.emit(StageId::TokensTensor, -1, 0, [&] {
+        return fmt::format("Created input tokens tensor: {} Int32, prompt length {}", allTokens.shapeStr(), prompt.size());
+    }, {{"tokens", &allTokens}});
+
+    const auto stopIds = tokenizer_.stopIds();
+    Utf8StreamDecoder decoder;
+    int startPos = 0;
+    std::vector<int32_t> stepTokens = prompt;
+    try {
+        while (true) {
+            if (int(result.generatedTokens.size()) >= maxTokens) {
+                result.stopReason = "max tokens";
+                break;
+            }
+            if (startPos + int(stepTokens.size()) > ctx.maxSeqLen) {
+                result.stopReason = "context length";
+                break;
+            }
+            // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
+            Tensor inputTokens = tokensTensor(stepTokens);
+            ctx.emit(StageId::SequenceLoop, -1, startPos, [&] {
+                return fmt::format("Running {} step {}: inputTokens {} at startPos {}", ctx.step == 0 ? "prefill" : "decoding",
+                                   ctx.step, inputTokens.shapeStr(), startPos);
+            }, {{"inputTokens", &inputTokens}});
+
+            auto t0 = Clock::now();
+            Tensor logits = transformer_.Forward(ctx, inputTokens, startPos);
+            Tensor lastLogits = ml::Slice(logits, logits.dim(0) - 1, logits.dim(0));
+            lastLogits = ml::Reshape(lastLogits, {logits.dim(1)});
+            int32_t next = lastLogits.hasData() ? sampler.sample(lastLogits) : kDryRunToken;
+            double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+            (ctx.step == 0 ? result.prefillSeconds : result.decodeSeconds) += secs;
+            if (ctx.step > 0) result.decodeSteps++;
+
+            ctx.emit(StageId::Sample, -1, startPos, [&] {
+                if (!lastLogits.hasData())
+                    return fmt::format("Dry run: no logits were computed, so token {} is picked as a fixed stand-in", next);
+                return fmt::format("Sampled next token {} {:?} from logits {} ({})", next, tokenizer_.decodeToken(next),
+                                   lastLogits.shapeStr(), sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax");
+            }, {{"logits", &lastLogits}});
+
+            startPos += int(stepTokens.size());
+            ctx.step++;
+            if (std::find(stopIds.begin(), stopIds.end(), next) != stopIds.end()) {
+                result.stopReason = "end of turn token";
+                break;
+            }
+            result.generatedTokens.push_back(next);
+            std::string piece = decoder.feed(tokenizer_.decodeToken(next));
+            result.text += piece;
+            if (onText && !piece.empty()) onText(piece);
+            stepTokens = {next};
+        }
+    } catch (const GenerationStopped&) {
+        result.stopReason = "stopped";
+    }
+    std::string rest = decoder.flush();
+    result.text += rest;
+    if (onText && !rest.empty()) onText(rest);
+    return result;
+}
+
+}  // namespace llama

@@ -1,0 +1,37 @@
+#pragma once
+// The generation loop (stage 3): prefill the whole prompt at startPos 0, then feed one token
+// per step through the KV cache until a stop token, max tokens, or the context length.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "generate/sampler.h"
+#include "model/llama_transformer.h"
+
+namespace llama {
+
+struct GenerationResult {
+    std::vector<int32_t> promptTokens;
+    std::vector<int32_t> generatedTokens;
+    std::string text;             // decoded generated text
+    std::string stopReason;       // "end of turn token", "max tokens", "context length", "stopped"
+    double prefillSeconds = 0;
+    double decodeSeconds = 0;     // all decode steps together
+    int decodeSteps = 0;          // forward passes after the prefill
+};
+
+class Generator {
+public:
+    Generator(const LlamaTransformer& transformer, const Tokenizer& tokenizer) : transformer_(transformer), tokenizer_(tokenizer) {}
+
+    // Tokenizes `promptText` (special tokens recognised), generates up to maxTokens, calls onText
+    // with each piece of complete UTF-8 text as it becomes available.
+    GenerationResult generate(InferenceContext& ctx, const std::string& promptText, int maxTokens, Sampler& sampler,
+                              const std::function<void(const std::string&)>& onText) const;
+
+private:
+    const LlamaTransformer& transformer_;
+    const Tokenizer& tokenizer_;
+};
+
+}  // namespace llama

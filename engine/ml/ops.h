@@ -1,0 +1,74 @@
+#pragma once
+// The walkthrough's operations, one function each, named as the documents name them.
+// All tensors are contiguous and row-major; an op returns a new tensor (views are made
+// only by Reshape/ViewAs*). Every op accepts shape-only tensors (no data) and then returns a
+// shape-only result of the right shape and dtype without computing: that is the dry run.
+// Bad shapes or dtypes throw std::invalid_argument naming the op and the shapes.
+#include <cstdint>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace llama::ml {
+
+// x [..., in] (BF16 or F32) · weightsᵀ, weights [out, in] (BF16 or F32) -> [..., out] in x's dtype.
+// Accumulates in F32; a BF16 result is rounded once at the end, as PyTorch's CPU bf16 matmul does.
+// Uses every core of the shared thread pool.
+Tensor LinearTransformation(const Tensor& x, const Tensor& weights);
+
+// Batched matrix product: a [B, M, K] · b [B, K, N] -> [B, M, N], in a's dtype (F32 accumulation).
+Tensor MatMul(const Tensor& a, const Tensor& b);
+
+// Elementwise a + b. b has a's shape, or is [S, T] broadcast over every leading index of a [..., S, T]
+// (the causal mask over the heads). Result in a's dtype.
+Tensor Add(const Tensor& a, const Tensor& b);
+
+// Elementwise a * b (F32, BF16 or Complex64). b has a's shape or broadcasts by size-1 dimensions
+// of the same rank (freqs_cis [S, 1, HD/2] over xq [S, H, HD/2]). Result in a's dtype.
+Tensor MultiplyElementwise(const Tensor& a, const Tensor& b);
+
+// a / scalar, in a's dtype.
+Tensor DivToScalar(const Tensor& a, float scalar);
+
+// Softmax along `dim` of an F32 tensor (the reference upcasts before softmax). -inf entries give 0.
+Tensor Softmax(const Tensor& a, int dim);
+
+// x * sigmoid(x), in x's dtype.
+Tensor Silu(const Tensor& x);
+
+// Meta's RMSNorm: normalise each row in F32 (x / sqrt(mean(x^2) + eps)), cast back to x's dtype,
+// then multiply by weight [dim] (result in x's dtype).
+Tensor RMSNorm(const Tensor& x, const Tensor& weight, float eps);
+
+// Swaps dimensions d0 and d1; the result is a contiguous copy.
+Tensor Transpose(const Tensor& a, int d0, int d1);
+
+// Same bytes, new shape (element counts must agree).
+Tensor Reshape(const Tensor& a, const Shape& shape);
+
+// Rows [start, end) along dimension 0 (a copy).
+Tensor Slice(const Tensor& a, int64_t start, int64_t end);
+// Writes src into dst's rows [start, start + src.dim(0)) along dimension 0, in place.
+void SetSlice(Tensor& dst, int64_t start, const Tensor& src);
+
+// F32 [..., 2n] -> Complex64 [..., n]: consecutive pairs become (real, imag), as torch.view_as_complex.
+Tensor ViewAsComplex64WithReshape(const Tensor& a, const Shape& shape);
+// Complex64 -> F32 with pairs flattened back, as torch.view_as_real + flatten, reshaped to `shape`.
+Tensor ViewAsFloat32WithReshape(const Tensor& a, const Shape& shape);
+
+Tensor ToFloat32(const Tensor& a);   // from BF16 (or F32: copy)
+Tensor ToBFloat16(const Tensor& a);  // from F32 (round to nearest even) or BF16: copy
+
+// Embedding lookup: rows of table [V, D] picked by tokens (I32 [S]) -> [S, D] in table's dtype.
+// A token id outside [0, V) throws.
+Tensor Fwd_Get_Rows(const Tensor& table, const Tensor& tokens);
+
+// A tensor of `shape` filled with value.
+Tensor Full(const Shape& shape, DType dtype, float value);
+// Keeps elements with column - row >= diagonal of a 2-D tensor, zeroes the rest (torch.triu).
+Tensor TriangularUpper(const Tensor& a, int64_t diagonal);
+
+// Index of the largest element of a 1-D tensor (first one on ties).
+int64_t Argmax(const Tensor& a);
+
+}  // namespace llama::ml

@@ -1,0 +1,30 @@
+// Fwd_Get_Rows: the embedding lookup, one table row copied per token.
+#include <cstring>
+
+#include "ml/op_util.h"
+#include "ml/ops.h"
+
+namespace llama::ml {
+
+Tensor Fwd_Get_Rows(const Tensor& table, const Tensor& tokens) {
+    constexpr const char* op = "Fwd_Get_Rows";
+    detail::requireDType(op, tokens, DType::I32, "tokens");
+    if (table.rank() != 2 || tokens.rank() != 1)
+        detail::fail(op, "expected table [V, D] and tokens [S], got table " + table.shapeStr() + " and tokens " +
+                             tokens.shapeStr());
+    Shape outShape{tokens.dim(0), table.dim(1)};
+    if (!table.hasData() || !tokens.hasData()) return Tensor::shapeOnly(outShape, table.dtype());
+    Tensor y(outShape, table.dtype());
+    size_t rowBytes = size_t(table.dim(1)) * dtypeSize(table.dtype());
+    const int32_t* ids = tokens.data<int32_t>();
+    for (int64_t s = 0; s < tokens.dim(0); ++s) {
+        if (ids[s] < 0 || ids[s] >= table.dim(0))
+            detail::fail(op, "token id " + std::to_string(ids[s]) + " at position " + std::to_string(s) +
+                                 " is outside [0, " + std::to_string(table.dim(0)) + ") for table " + table.shapeStr());
+        std::memcpy(y.mutableData<char>() + size_t(s) * rowBytes,
+                    static_cast<const char*>(table.rawData()) + size_t(ids[s]) * rowBytes, rowBytes);
+    }
+    return y;
+}
+
+}  // namespace llama::ml

@@ -1,0 +1,42 @@
+// Softmax along one dimension of an F32 tensor, the way PyTorch's CPU kernel does it:
+// subtract the row maximum, exponentiate, multiply by the reciprocal of the sum.
+// exp(-inf - max) is exactly 0, so masked positions get probability 0.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ml/op_util.h"
+#include "ml/ops.h"
+
+namespace llama::ml {
+
+Tensor Softmax(const Tensor& a, int dim) {
+    constexpr const char* op = "Softmax";
+    detail::requireDType(op, a, DType::F32, "a");
+    int rank = int(a.rank());
+    int d = dim < 0 ? dim + rank : dim;
+    if (d < 0 || d >= rank) detail::fail(op, "dim " + std::to_string(dim) + " out of range for " + a.shapeStr());
+    if (!a.hasData()) return Tensor::shapeOnly(a.shape(), a.dtype());
+
+    // View a as [outer, len, inner]: softmax runs over len, elements of one row are `inner` apart.
+    int64_t len = a.dim(d), inner = 1;
+    for (int i = d + 1; i < rank; ++i) inner *= a.dim(i);
+    int64_t outer = len * inner != 0 ? a.numel() / (len * inner) : 0;
+    Tensor y(a.shape(), DType::F32);
+    const float* x = a.data<float>();
+    float* out = y.mutableData<float>();
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t in = 0; in < inner; ++in) {
+            const float* xr = x + o * len * inner + in;
+            float* yr = out + o * len * inner + in;
+            float mx = -std::numeric_limits<float>::infinity();
+            for (int64_t i = 0; i < len; ++i) mx = std::max(mx, xr[i * inner]);
+            float sum = 0.0f;
+            for (int64_t i = 0; i < len; ++i) sum += (yr[i * inner] = std::exp(xr[i * inner] - mx));
+            float scale = 1.0f / sum;
+            for (int64_t i = 0; i < len; ++i) yr[i * inner] *= scale;
+        }
+    return y;
+}
+
+}  // namespace llama::ml

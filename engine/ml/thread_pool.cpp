@@ -1,0 +1,133 @@
+#include "ml/thread_pool.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace llama::ml {
+
+namespace {
+
+// True while this thread holds a compute slot: a nested parallelFor then runs inline,
+// because waiting for a second slot while holding one could deadlock.
+thread_local bool tHoldsSlot = false;
+
+std::once_flag gCreated;
+std::unique_ptr<ThreadPool> gPool;
+
+// A few chunks per slot let threads that got a slower core (or a busy one) take fewer chunks.
+constexpr int64_t kChunksPerSlot = 4;
+
+}  // namespace
+
+struct ThreadPool::Job {
+    const std::function<void(int64_t, int64_t)>* fn;
+    int64_t n;
+    int64_t chunkSize;
+    int64_t chunks;
+    int64_t nextChunk = 0;
+    int64_t doneChunks = 0;
+    std::exception_ptr error;
+};
+
+ThreadPool::ThreadPool(int threads) : slots_(threads), freeSlots_(threads) {
+    if (threads < 1) throw std::invalid_argument("ThreadPool: thread count must be >= 1, got " + std::to_string(threads));
+    for (int i = 0; i + 1 < threads; ++i) workers_.emplace_back([this] { workerLoop(); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    changed_.notify_all();
+    for (auto& w : workers_) w.join();
+}
+
+void ThreadPool::configureGlobal(int threads) {
+    bool created = true;
+    std::call_once(gCreated, [&] {
+        created = false;
+        gPool = std::make_unique<ThreadPool>(threads);
+    });
+    if (created && gPool->threadCount() != threads)
+        throw std::logic_error("ThreadPool: global pool already created with " + std::to_string(gPool->threadCount()) +
+                               " threads, cannot change to " + std::to_string(threads));
+}
+
+ThreadPool& ThreadPool::global() {
+    std::call_once(gCreated, [] {
+        gPool = std::make_unique<ThreadPool>(std::max(1, int(std::thread::hardware_concurrency())));
+    });
+    return *gPool;
+}
+
+ThreadPool::Job* ThreadPool::claimableJob(Job* preferred) const {
+    if (preferred && preferred->nextChunk < preferred->chunks) return preferred;
+    return jobs_.empty() ? nullptr : jobs_.front();
+}
+
+void ThreadPool::runChunk(Job& job, std::unique_lock<std::mutex>& lock) {
+    int64_t c = job.nextChunk++;
+    if (job.nextChunk == job.chunks) std::erase(jobs_, &job);
+    lock.unlock();
+    int64_t begin = c * job.chunkSize, end = std::min(job.n, begin + job.chunkSize);
+    std::exception_ptr error;
+    try {
+        (*job.fn)(begin, end);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    lock.lock();
+    if (error && !job.error) job.error = error;
+    if (++job.doneChunks == job.chunks) changed_.notify_all();  // its caller may be waiting
+}
+
+void ThreadPool::workerLoop() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+        changed_.wait(lock, [&] { return stopping_ || (freeSlots_ > 0 && !jobs_.empty()); });
+        if (stopping_) return;
+        --freeSlots_;
+        tHoldsSlot = true;
+        while (Job* job = claimableJob(nullptr)) runChunk(*job, lock);
+        tHoldsSlot = false;
+        ++freeSlots_;
+    }
+}
+
+void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn, int64_t minChunk) {
+    if (n <= 0) return;
+    if (tHoldsSlot) {
+        fn(0, n);
+        return;
+    }
+    minChunk = std::max<int64_t>(1, minChunk);
+    int64_t wanted = std::min<int64_t>(slots_ * kChunksPerSlot, (n + minChunk - 1) / minChunk);
+    Job job{&fn, n, (n + wanted - 1) / wanted, 0, 0, 0, nullptr};
+    job.chunks = (n + job.chunkSize - 1) / job.chunkSize;
+
+    std::unique_lock lock(mutex_);
+    jobs_.push_back(&job);
+    if (job.chunks > 1) changed_.notify_all();
+    while (job.doneChunks < job.chunks) {
+        // Wait for a slot (and something to run), or for others to finish our job.
+        changed_.wait(lock, [&] { return job.doneChunks == job.chunks || (freeSlots_ > 0 && claimableJob(&job)); });
+        if (job.doneChunks == job.chunks) break;
+        --freeSlots_;
+        tHoldsSlot = true;
+        // Our own chunks first; once they are all handed out, help other jobs until ours completes.
+        while (job.doneChunks < job.chunks) {
+            Job* next = claimableJob(&job);
+            if (!next) break;
+            runChunk(*next, lock);
+        }
+        tHoldsSlot = false;
+        ++freeSlots_;
+        if (!jobs_.empty()) changed_.notify_all();  // the slot we free can serve another job
+    }
+    if (job.error) std::rethrow_exception(job.error);
+}
+
+}  // namespace llama::ml

@@ -1,0 +1,62 @@
+#pragma once
+// One process-wide pool of compute threads shared by every op.
+//
+// The pool owns a fixed number of "compute slots" (the configured thread count). A thread
+// must hold a slot to run a chunk of work, so however many threads call parallelFor at once
+// (the model runs Q, K and V as three std::async tasks), at most `threadCount()` threads
+// compute at any moment and the cores are never oversubscribed. The pool itself has
+// threadCount() - 1 workers because the calling thread always works on its own job too.
+// A caller whose chunks have all been handed out gives its slot back while it waits, so no
+// slot sits idle while another job still has work.
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace llama::ml {
+
+class ThreadPool {
+public:
+    // `threads` compute slots (>= 1), threads - 1 worker threads.
+    explicit ThreadPool(int threads);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    // Sets the size of the global pool (from --threads). Must be called before the first
+    // global(); calling it later with a different count throws std::logic_error.
+    static void configureGlobal(int threads);
+    // The process-wide pool, created on first use (default: hardware_concurrency).
+    static ThreadPool& global();
+
+    int threadCount() const { return slots_; }
+
+    // Calls fn(begin, end) over disjoint ranges covering [0, n), in parallel, and returns when
+    // all are done. Ranges hold at least minChunk indices (except possibly the last one), so
+    // tiny loops are not split into chunks that cost more to schedule than to run.
+    // Safe to call from several threads at once; a call from inside fn runs serially on the
+    // calling thread (it already holds a slot). The first exception thrown by fn is rethrown.
+    void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn, int64_t minChunk = 1);
+
+private:
+    struct Job;
+
+    void workerLoop();
+    // The oldest job with unclaimed chunks, or nullptr. Caller holds mutex_.
+    Job* claimableJob(Job* preferred) const;
+    // Runs one chunk of job with mutex_ released; returns with it held again.
+    void runChunk(Job& job, std::unique_lock<std::mutex>& lock);
+
+    const int slots_;
+    int freeSlots_;
+    bool stopping_ = false;
+    std::vector<Job*> jobs_;  // jobs that still have unclaimed chunks, oldest first
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<std::thread> workers_;
+};
+
+}  // namespace llama::ml

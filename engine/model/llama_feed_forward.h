@@ -1,0 +1,20 @@
+#pragma once
+#include "model/inference_context.h"
+#include "model/model.h"
+
+namespace llama {
+
+// SwiGLU: ffn_down(silu(ffn_gate(x)) * ffn_up(x)).
+class LlamaFeedForward {
+public:
+    LlamaFeedForward(const Model& model, int layerIndex);
+    Tensor Forward(InferenceContext& ctx, const Tensor& x, int startPos) const;
+
+    int LayerIndex;
+    int FFNHiddenDim;
+    Tensor ffn_gate;  // [FFNHiddenDim, Dim] "layers.N.feed_forward.w1.weight"
+    Tensor ffn_down;  // [Dim, FFNHiddenDim] "layers.N.feed_forward.w2.weight"
+    Tensor ffn_up;    // [FFNHiddenDim, Dim] "layers.N.feed_forward.w3.weight"
+};
+
+}  // namespace llama

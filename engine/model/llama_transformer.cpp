@@ -1,0 +1,91 @@
+#include "model/llama_transformer.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <stdexcept>
+
+#include "ml/ops.h"
+#include "model/rope.h"
+
+namespace llama {
+
+LlamaTransformer::LlamaTransformer(const Model& model)
+    : args(model.args),
+      tok_embd(model.tensor("tok_embeddings.weight", {model.args.vocab_size, model.args.dim})),
+      output_norm(float(model.args.norm_eps), model.tensor("norm.weight", {model.args.dim})),
+      output(model.tensor("output.weight", {model.args.vocab_size, model.args.dim})) {
+    for (int i = 0; i < args.n_layers; ++i) Layers.emplace_back(model, i);
+    // As Meta: twice the context length, so positions past max_seq_len still have angles.
+    PrecomputedFreqsCis = precomputeFreqsCis(args.headDim(), args.max_seq_len * 2, args.rope_theta, args.use_scaled_rope,
+                                             !tok_embd.hasData());
+}
+
+LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const {
+    const int64_t sequenceLength = inputTokens.dim(0);
+    Prepared p;
+    // Stage 4: one embedding row per token.
+    p.inputTensor = ml::Fwd_Get_Rows(tok_embd, inputTokens);
+    ctx.emit(StageId::InputEmbeddings, -1, startPos, [&] {
+        return fmt::format("LlamaTransformer.prepare started for inputTokens: {}, startPos: {}. sequenceLength: {}\n"
+                           "Calling ml.Fwd_Get_Rows for tok_embd {} and inputTokens {} -> tensor inputTensor {}",
+                           inputTokens.shapeStr(), startPos, sequenceLength, tok_embd.shapeStr(), inputTokens.shapeStr(),
+                           p.inputTensor.shapeStr());
+    }, {{"inputTensor", &p.inputTensor}});
+
+    // The rotation angles for exactly these positions.
+    p.freqsCis = ml::Slice(PrecomputedFreqsCis, startPos, startPos + sequenceLength);
+    ctx.emit(StageId::FreqsCis, -1, startPos, [&] {
+        return fmt::format("Slicing PrecomputedFreqsCis {} at positions [{}, {}) -> tensor freqsCis {}", PrecomputedFreqsCis.shapeStr(),
+                           startPos, startPos + sequenceLength, p.freqsCis.shapeStr());
+    }, {{"freqsCis", &p.freqsCis}});
+
+    // A causal mask only when several tokens go through at once: row i may not look at columns
+    // after startPos + i. Columns of earlier (cached) positions stay 0, like Meta's hstack of zeros.
+    if (sequenceLength > 1) {
+        Tensor mask = ml::Full({sequenceLength, startPos + sequenceLength}, DType::BF16, -std::numeric_limits<float>::infinity());
+        p.mask = ml::TriangularUpper(mask, startPos + 1);
+    }
+    ctx.emit(StageId::Mask, -1, startPos, [&] {
+        return fmt::format("LlamaTransformer.prepare finished inputTensor: {}, freqsCis: {}, mask: {}", p.inputTensor.shapeStr(),
+                           p.freqsCis.shapeStr(), p.mask ? p.mask->shapeStr() : "shape([])");
+    }, p.mask ? std::initializer_list<StageTensor>{{"mask", &*p.mask}} : std::initializer_list<StageTensor>{});
+    return p;
+}
+
+Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const {
+    const int64_t sequenceLength = inputTokens.dim(0);
+    if (sequenceLength == 0) throw std::invalid_argument("empty token array");
+    if (startPos + sequenceLength > ctx.maxSeqLen)
+        throw std::invalid_argument(fmt::format("positions up to {} exceed the context length {}", startPos + sequenceLength, ctx.maxSeqLen));
+
+    auto [inputTensor, freqsCis, mask] = prepare(ctx, inputTokens, startPos);
+
+    // Stage 5: through every transformer block in turn.
+    Tensor currentTensor = inputTensor;
+    for (const auto& layer : Layers) currentTensor = layer.Forward(ctx, currentTensor, startPos, freqsCis, mask);
+
+    // Stage 19: final norm, projection to the vocabulary, logits as Float32.
+    Tensor normalized = output_norm.Forward(currentTensor);
+    ctx.emit(StageId::OutputNorm, -1, startPos, [&] {
+        return fmt::format("Calling RMSNorm for currentTensor {} (result of all transformer blocks) and LlamaTransformer.output_norm "
+                           "weights {} -> tensor currentTensor",
+                           currentTensor.shapeStr(), output_norm.weights.shapeStr());
+    }, {{"currentTensor", &normalized}});
+
+    Tensor projected = ml::LinearTransformation(normalized, output);
+    ctx.emit(StageId::OutputProjection, -1, startPos, [&] {
+        return fmt::format("Calling ml.LinearTransformation for currentTensor (normalized result of all transformer blocks) {} and "
+                           "LlamaTransformer.output weights {} -> tensor output",
+                           normalized.shapeStr(), output.shapeStr());
+    }, {{"output", &projected}});
+
+    Tensor logits = ml::ToFloat32(projected);
+    ctx.emit(StageId::Logits, -1, startPos, [&] {
+        return fmt::format("Converting output tensor {} to Float32 tensor -> tensor output\nReturning tensor output: {}",
+                           projected.shapeStr(), logits.shapeStr());
+    }, {{"logits", &logits}});
+    return logits;
+}
+
+}  // namespace llama

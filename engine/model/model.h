@@ -1,0 +1,30 @@
+#pragma once
+// A loaded model: its args, its named weights (views into the file where possible) and its
+// tokenizer. The loaders in engine/formats fill it; LlamaTransformer reads from it.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/model_args.h"
+#include "tensor/tensor.h"
+#include "tokenizer/tokenizer.h"
+
+namespace llama {
+
+struct Model {
+    ModelArgs args;
+    std::string format;  // e.g. "Meta consolidated.00.pth", "synthetic preset 'tiny'"
+    std::string path;
+    bool randomWeights = false;  // synthetic: text will be gibberish
+    std::vector<std::pair<std::string, Tensor>> tensors;  // in file order
+    std::shared_ptr<const Tokenizer> tokenizer;
+
+    // The weight called `name` with the expected shape; a clear error otherwise.
+    const Tensor& tensor(const std::string& name, const Shape& expected) const;
+    size_t totalBytes() const;
+    // The dtype most weights have ("BF16"), or "mixed".
+    std::string weightsDType() const;
+};
+
+}  // namespace llama

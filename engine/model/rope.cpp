@@ -1,0 +1,44 @@
+#include "model/rope.h"
+
+#include <cmath>
+#include <numbers>
+
+namespace llama {
+
+void applyRopeScaling(std::vector<float>& freqs) {
+    const float scaleFactor = 8.0f, lowFreqFactor = 1.0f, highFreqFactor = 4.0f, oldContextLen = 8192.0f;
+    const float lowFreqWavelen = oldContextLen / lowFreqFactor;
+    const float highFreqWavelen = oldContextLen / highFreqFactor;
+    for (float& freq : freqs) {
+        float wavelen = 2 * std::numbers::pi_v<float> / freq;
+        if (wavelen < highFreqWavelen) continue;
+        if (wavelen > lowFreqWavelen) {
+            freq = freq / scaleFactor;
+        } else {
+            float smooth = (oldContextLen / wavelen - lowFreqFactor) / (highFreqFactor - lowFreqFactor);
+            freq = (1 - smooth) * freq / scaleFactor + smooth * freq;
+        }
+    }
+}
+
+Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly) {
+    Shape shape{end, headDim / 2};
+    if (shapesOnly) return Tensor::shapeOnly(shape, DType::Complex64);
+    // As Meta: freqs in float32, t = arange(end) in float32, outer product, polar(1, angle).
+    std::vector<float> freqs(headDim / 2);
+    for (int i = 0; i < headDim / 2; ++i) {
+        float exponent = float(2 * i) / float(headDim);
+        freqs[i] = 1.0f / std::pow(float(theta), exponent);
+    }
+    if (useScaled) applyRopeScaling(freqs);
+    Tensor result(shape, DType::Complex64);
+    auto* out = result.mutableData<Complex64>();
+    for (int p = 0; p < end; ++p)
+        for (int i = 0; i < headDim / 2; ++i) {
+            float angle = float(p) * freqs[i];
+            out[int64_t(p) * (headDim / 2) + i] = std::polar(1.0f, angle);
+        }
+    return result;
+}
+
+}  // namespace llama

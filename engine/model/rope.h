@@ -1,0 +1,18 @@
+#pragma once
+// Rotary position embeddings as Meta's reference computes them: each pair of a head's
+// dimensions is a complex number, rotated by multiplying with freqs_cis = e^(i * pos * freq).
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace llama {
+
+// Llama 3.1's frequency scaling (scale factor 8, low/high frequency factors 1 and 4, original
+// context 8192): long wavelengths are slowed down, short ones kept, a smooth blend between.
+void applyRopeScaling(std::vector<float>& freqs);
+
+// Complex64 [end, headDim/2]: row p holds cos(p*f_i) + i sin(p*f_i), f_i = theta^(-2i/headDim).
+// Shape-only when `shapesOnly` (dry run).
+Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly = false);
+
+}  // namespace llama

@@ -1,0 +1,17 @@
+#pragma once
+// Seeded random-weight models with real Llama dimensions, built in memory: for tests, for
+// benchmarks (tinyllama-1.1b) and for showing the shapes of models we cannot ship
+// (llama3.1-8b, llama2-7b). Random weights: generated text is gibberish.
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace llama {
+
+std::vector<std::string> syntheticPresets();
+ModelArgs syntheticArgs(const std::string& preset);  // throws listing the presets
+// shapesOnly: weights carry shapes and dtypes but no bytes (dry runs of 8B without 16 GB).
+Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly);
+
+}  // namespace llama

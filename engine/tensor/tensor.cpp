@@ -1,0 +1,82 @@
+#include "tensor/tensor.h"
+
+#include <cstring>
+
+namespace llama {
+
+int64_t shapeNumel(const Shape& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+std::string shapeToString(const Shape& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += ' ';
+        s += std::to_string(shape[i]);
+    }
+    return s + "]";
+}
+
+Tensor::Tensor(Shape shape, DType dtype) : shape_(std::move(shape)), dtype_(dtype) {
+    for (int64_t d : shape_)
+        if (d < 0) throw std::invalid_argument("negative dimension in shape " + shapeToString(shape_));
+    size_t bytes = byteSize();
+    // 64-byte alignment keeps SIMD loads on whole cache lines.
+    void* p = ::operator new[](bytes ? bytes : 1, std::align_val_t(64));
+    std::memset(p, 0, bytes);
+    std::shared_ptr<void> buf(p, [](void* q) { ::operator delete[](q, std::align_val_t(64)); });
+    owner_ = buf;
+    data_ = p;
+    writable_ = true;
+}
+
+Tensor Tensor::view(Shape shape, DType dtype, std::shared_ptr<const void> owner, const void* data) {
+    Tensor t;
+    t.shape_ = std::move(shape);
+    t.dtype_ = dtype;
+    t.owner_ = std::move(owner);
+    t.data_ = data;
+    t.writable_ = false;
+    return t;
+}
+
+Tensor Tensor::shapeOnly(Shape shape, DType dtype) {
+    Tensor t;
+    t.shape_ = std::move(shape);
+    t.dtype_ = dtype;
+    return t;
+}
+
+Tensor Tensor::reshaped(Shape newShape) const {
+    if (shapeNumel(newShape) != numel())
+        throw std::invalid_argument("cannot reshape " + shapeStr() + " to shape(" + shapeToString(newShape) + ")");
+    Tensor t = *this;
+    t.shape_ = std::move(newShape);
+    return t;
+}
+
+Tensor Tensor::clone() const {
+    if (!hasData()) return shapeOnly(shape_, dtype_);
+    Tensor t(shape_, dtype_);
+    std::memcpy(const_cast<void*>(t.data_), data_, byteSize());
+    return t;
+}
+
+float Tensor::floatAt(int64_t i) const {
+    switch (dtype_) {
+        case DType::F32: return data<float>()[i];
+        case DType::BF16: return data<BFloat16>()[i].toFloat();
+        case DType::Complex64: return data<Complex64>()[i].real();
+        case DType::I32: return float(data<int32_t>()[i]);
+    }
+    return 0;
+}
+
+const void* Tensor::checkedData() const {
+    if (!data_) throw std::logic_error("tensor " + shapeStr() + " has no data (shape-only tensor)");
+    return data_;
+}
+
+}  // namespace llama

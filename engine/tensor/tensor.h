@@ -1,0 +1,73 @@
+#pragma once
+// A tensor is a shape (PyTorch row-major order, last dimension contiguous), a dtype and
+// a pointer to its bytes. The bytes are owned by `owner`: a heap buffer for computed
+// tensors, or a memory-mapped checkpoint file for weights (views, never copies).
+// A tensor with no bytes at all is "shape only": dry runs pass those through the whole
+// forward pass to show shapes without doing any arithmetic.
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tensor/bfloat16.h"
+#include "tensor/dtype.h"
+
+namespace llama {
+
+using Shape = std::vector<int64_t>;
+
+int64_t shapeNumel(const Shape& shape);
+// "[22 4096]"
+std::string shapeToString(const Shape& shape);
+
+class Tensor {
+public:
+    Tensor() = default;
+    // Allocates zero-filled storage.
+    Tensor(Shape shape, DType dtype);
+    // A view of bytes owned by someone else (e.g. a mapped file); `owner` keeps them alive.
+    static Tensor view(Shape shape, DType dtype, std::shared_ptr<const void> owner, const void* data);
+    // Same shape and dtype, no bytes (dry run).
+    static Tensor shapeOnly(Shape shape, DType dtype);
+
+    const Shape& shape() const { return shape_; }
+    int64_t dim(int i) const { return shape_.at(i < 0 ? shape_.size() + i : i); }
+    size_t rank() const { return shape_.size(); }
+    DType dtype() const { return dtype_; }
+    int64_t numel() const { return shapeNumel(shape_); }
+    size_t byteSize() const { return size_t(numel()) * dtypeSize(dtype_); }
+    bool hasData() const { return data_ != nullptr; }
+
+    // "shape([22 4096])", the walkthrough's notation.
+    std::string shapeStr() const { return "shape(" + shapeToString(shape_) + ")"; }
+
+    template <typename T> const T* data() const { return static_cast<const T*>(checkedData()); }
+    // Writable access; only for tensors we allocated (mapped weights are read-only).
+    template <typename T> T* mutableData() {
+        if (!writable_) throw std::logic_error("tensor is a read-only view");
+        return static_cast<T*>(const_cast<void*>(checkedData()));
+    }
+    const void* rawData() const { return data_; }
+
+    // A tensor of the same bytes with another shape (same element count).
+    Tensor reshaped(Shape newShape) const;
+    // An independent copy (observers take these, so nothing changes under them).
+    Tensor clone() const;
+
+    // Element i (flat index) as float, whatever the dtype (Complex64: real part). For tests and summaries.
+    float floatAt(int64_t i) const;
+
+private:
+    const void* checkedData() const;
+
+    Shape shape_;
+    DType dtype_ = DType::F32;
+    std::shared_ptr<const void> owner_;
+    const void* data_ = nullptr;
+    bool writable_ = false;
+};
+
+}  // namespace llama

@@ -1,0 +1,23 @@
+#pragma once
+// Reading tiktoken's vocabulary format (Llama 3's tokenizer.model): one line per token,
+// "<base64 of the token's raw bytes> <rank>", ranks 0..N-1 in file order. The rank is
+// both the token id and the merge priority (lower merges first).
+#include <istream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llama {
+
+// Token bytes indexed by rank. Throws std::runtime_error "NAME:LINE: what is wrong"
+// (or "NAME: ..." for whole-file problems) on anything malformed: bad base64, missing or
+// non-numeric rank, ranks out of order or repeated, the same bytes twice, a single byte
+// with no token (byte-level BPE must be able to fall back to any byte).
+std::vector<std::string> readTiktokenRanks(std::istream& in, const std::string& name);
+std::vector<std::string> loadTiktokenRanks(const std::string& path);
+
+// Standard base64 with '=' padding (what tiktoken writes); nullopt if malformed.
+std::optional<std::string> decodeBase64(std::string_view text);
+
+}  // namespace llama

@@ -1,0 +1,41 @@
+#pragma once
+// What the rest of the engine needs from a tokenizer: text -> token ids for the prompt,
+// id -> bytes for printing generated tokens, and the ids that start and stop generation.
+// Llama 3's tiktoken tokenizer implements it (tiktoken_tokenizer.h); SentencePiece and
+// Hugging Face tokenizer.json readers are meant to implement the same interface.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llama {
+
+class Tokenizer {
+public:
+    virtual ~Tokenizer() = default;
+
+    // Token ids for `text` (UTF-8; invalid UTF-8 throws std::invalid_argument naming the
+    // byte offset). No BOS is added: callers prepend bosId() themselves. With allowSpecial,
+    // special-token strings written in the text ("<|eot_id|>") become their ids; without,
+    // they are encoded as ordinary text.
+    virtual std::vector<int32_t> encode(std::string_view text, bool allowSpecial = true) const = 0;
+    // The raw bytes of one token; special tokens give their text. A token can be part of a
+    // UTF-8 character, so print generated text through Utf8StreamDecoder (utf8_stream.h).
+    virtual std::string decodeToken(int32_t id) const = 0;
+    virtual int32_t vocabSize() const = 0;
+    virtual bool isSpecial(int32_t id) const = 0;
+    virtual std::optional<int32_t> specialId(std::string_view name) const = 0;
+    virtual int32_t bosId() const = 0;
+    // Generation stops at any of these.
+    virtual std::vector<int32_t> stopIds() const = 0;
+
+    // All tokens' bytes concatenated (decode(encode(s)) == s for valid UTF-8 s).
+    std::string decode(std::span<const int32_t> ids) const;
+    // One token made readable for token tables: \n \r \t and other control characters
+    // escaped, bytes that are only part of a UTF-8 character shown as <0xE2>.
+    std::string pieceForDisplay(int32_t id) const;
+};
+
+}  // namespace llama

@@ -1,0 +1,33 @@
+#include "trace/debug_log_observer.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace llama {
+
+DebugLogObserver::DebugLogObserver(const std::string& path) : out_(path), last_(std::chrono::steady_clock::now()) {
+    if (!out_) throw std::runtime_error("cannot open debug log '" + path + "' for writing");
+}
+
+void DebugLogObserver::line(const std::string& message) {
+    auto nowSteady = std::chrono::steady_clock::now();
+    double secs = std::chrono::duration<double>(nowSteady - last_).count();
+    last_ = nowSteady;
+    auto now = std::chrono::system_clock::now();
+    auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+    std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    localtime_r(&t, &tm);
+    out_ << fmt::format("[DEBUG]{:%H:%M:%S}.{:06d} {} ({:.4f} secs)\n", tm, micros, message, secs);
+}
+
+void DebugLogObserver::onStage(const StageEvent& event) {
+    std::istringstream lines(event.message);
+    for (std::string l; std::getline(lines, l);) line(l);
+    out_.flush();
+}
+
+}  // namespace llama

@@ -1,0 +1,82 @@
+// The CLI on bad input: a non-zero exit and one clear message, never a crash.
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+struct Run {
+    int exitCode;
+    std::string output;
+};
+
+Run runWalkthrough(const std::string& args) {
+    std::string cmd = std::string(WALKTHROUGH_EXE) + " " + args + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe);
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+// A copy of the bundled model's directory that a test may break.
+fs::path modelCopy(const std::string& name) {
+    fs::path dir = fs::temp_directory_path() / ("llama_cli_test_" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"params.json", "tokenizer.model", "consolidated.00.pth"})
+        fs::copy_file(fs::path(ASSETS_DIR) / "model" / f, dir / f);
+    return dir;
+}
+
+void requireOneClearError(const Run& r, const std::string& expected) {
+    INFO(r.output);
+    REQUIRE(r.exitCode == 1);
+    REQUIRE(r.output.find("error: ") != std::string::npos);
+    REQUIRE(r.output.find(expected) != std::string::npos);
+}
+}  // namespace
+
+TEST_CASE("CLI: missing model directory", "[cli][errors]") {
+    requireOneClearError(runWalkthrough("--model /nonexistent/model --prompt hi"), "'/nonexistent/model' does not exist");
+}
+
+TEST_CASE("CLI: directory without the model files", "[cli][errors]") {
+    fs::path dir = modelCopy("missing");
+    fs::remove(dir / "consolidated.00.pth");
+    requireOneClearError(runWalkthrough("--model " + dir.string() + " --prompt hi"), "missing consolidated.00.pth");
+}
+
+TEST_CASE("CLI: broken params.json", "[cli][errors]") {
+    fs::path dir = modelCopy("params");
+    std::ofstream(dir / "params.json") << R"({"dim": 64, "n_layers": )";
+    requireOneClearError(runWalkthrough("--model " + dir.string() + " --prompt hi"), "params.json: not valid JSON");
+}
+
+TEST_CASE("CLI: truncated checkpoint", "[cli][errors]") {
+    fs::path dir = modelCopy("truncated");
+    fs::resize_file(dir / "consolidated.00.pth", fs::file_size(dir / "consolidated.00.pth") / 2);
+    requireOneClearError(runWalkthrough("--model " + dir.string() + " --prompt hi"), "consolidated.00.pth");
+}
+
+TEST_CASE("CLI: prompt longer than the context", "[cli][errors]") {
+    std::string prompt(400, 'a');
+    for (size_t i = 1; i < prompt.size(); i += 2) prompt[i] = ' ';
+    requireOneClearError(runWalkthrough("--model " + std::string(ASSETS_DIR) + "/model --max-seq-len 16 --prompt '" + prompt + "'"),
+                         "context length is 16");
+}
+
+TEST_CASE("CLI: unknown synthetic preset and bad flag values", "[cli][errors]") {
+    requireOneClearError(runWalkthrough("--synthetic huge"), "unknown synthetic preset 'huge'");
+    Run r = runWalkthrough("--top-p 2");
+    INFO(r.output);
+    REQUIRE(r.exitCode != 0);
+    REQUIRE(r.output.find("--top-p") != std::string::npos);
+}

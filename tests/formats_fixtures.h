@@ -1,0 +1,52 @@
+#pragma once
+// Helpers shared by the formats_* tests: fixture paths, whole-file reads, and temporary
+// files for hostile variants of the fixtures.
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+
+namespace formats_test {
+
+inline std::string fixture(const std::string& name) { return std::string(TEST_FIXTURES_DIR) + "/torch/" + name; }
+
+inline std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// String literals with embedded NULs: bytes("a\x00b") has 3 bytes.
+template <size_t N> std::string bytes(const char (&s)[N]) { return std::string(s, N - 1); }
+
+// Replaces every occurrence of `from` (there must be one) by `to` of the same length,
+// so that all offsets in the archive stay valid.
+inline std::string patched(std::string s, const std::string& from, const std::string& to) {
+    if (from.size() != to.size() || s.find(from) == std::string::npos)
+        throw std::logic_error("patch target must occur and keep its length");
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    return s;
+}
+
+// A file in the temp directory, removed when this goes out of scope.
+class TempFile {
+public:
+    explicit TempFile(const std::string& contents) {
+        static std::atomic<int> counter{0};
+        path_ = (std::filesystem::temp_directory_path() /
+                 ("formats_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) + ".pth"))
+                    .string();
+        std::ofstream(path_, std::ios::binary) << contents;
+    }
+    ~TempFile() { std::filesystem::remove(path_); }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+}  // namespace formats_test

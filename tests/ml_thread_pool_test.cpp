@@ -1,0 +1,88 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <stdexcept>
+#include <vector>
+
+#include "ml/thread_pool.h"
+
+using llama::ml::ThreadPool;
+
+namespace {
+
+// Runs parallelFor over n and checks every index was visited exactly once.
+bool coversEachIndexOnce(ThreadPool& pool, int64_t n, int64_t minChunk) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.parallelFor(
+        n,
+        [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) hits[size_t(i)]++;
+        },
+        minChunk);
+    for (auto& h : hits)
+        if (h != 1) return false;
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("parallelFor covers every index exactly once", "[ml][thread_pool]") {
+    for (int threads : {1, 2, 3, 5}) {
+        ThreadPool pool(threads);
+        REQUIRE(pool.threadCount() == threads);
+        for (int64_t n : {1, 2, 7, 64, 1000, 4099})
+            for (int64_t minChunk : {1, 3, 100, 5000}) REQUIRE(coversEachIndexOnce(pool, n, minChunk));
+    }
+}
+
+TEST_CASE("parallelFor from three threads at once", "[ml][thread_pool]") {
+    // As the model's Q, K, V tasks do: three callers share one pool of two slots.
+    ThreadPool pool(2);
+    for (int round = 0; round < 50; ++round) {
+        std::vector<std::future<bool>> callers;
+        for (int64_t n : {2048, 256, 257})
+            callers.push_back(std::async(std::launch::async, [&pool, n] { return coversEachIndexOnce(pool, n, 16); }));
+        for (auto& c : callers) REQUIRE(c.get());
+    }
+}
+
+TEST_CASE("parallelFor never runs more chunks at once than the pool has slots", "[ml][thread_pool]") {
+    ThreadPool pool(2);
+    std::atomic<int> running = 0, peak = 0;
+    auto work = [&] {
+        pool.parallelFor(64, [&](int64_t, int64_t) {
+            int now = ++running;
+            int seen = peak;
+            while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+            }
+            volatile double spin = 0;
+            for (int i = 0; i < 20000; ++i) spin = spin + i;
+            --running;
+        });
+    };
+    auto a = std::async(std::launch::async, work), b = std::async(std::launch::async, work),
+         c = std::async(std::launch::async, work);
+    a.get();
+    b.get();
+    c.get();
+    REQUIRE(peak <= 2);
+}
+
+TEST_CASE("parallelFor nested calls run inline and exceptions reach the caller", "[ml][thread_pool]") {
+    ThreadPool pool(3);
+    std::atomic<int64_t> total = 0;
+    pool.parallelFor(8, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+            pool.parallelFor(10, [&](int64_t b2, int64_t e2) { total += e2 - b2; });
+    });
+    REQUIRE(total == 80);
+
+    REQUIRE_THROWS_WITH(pool.parallelFor(100,
+                                         [](int64_t b, int64_t) {
+                                             if (b == 0) throw std::runtime_error("chunk failed");
+                                         }),
+                        "chunk failed");
+    REQUIRE(coversEachIndexOnce(pool, 100, 1));  // still usable afterwards
+    REQUIRE_THROWS_AS(ThreadPool(0), std::invalid_argument);
+}

@@ -1,0 +1,10 @@
+#pragma once
+#include "options.h"
+
+namespace llama::cli {
+
+// `llama-walkthrough bench`: prefill and decode tok/s, and the decode weight-streaming rate
+// next to this machine's read bandwidth measured in the same run. Medians of --repeat runs.
+int runBench(const Options& options);
+
+}  // namespace llama::cli

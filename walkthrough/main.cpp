@@ -1,0 +1,101 @@
+// llama-walkthrough: runs a Llama model step by step, logging every stage in the
+// walkthrough's words. `llama-walkthrough bench` measures its speed.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include "bench.h"
+#include "generate/generator.h"
+#include "ml/thread_pool.h"
+#include "session.h"
+#include "trace/debug_log_observer.h"
+
+using namespace llama;
+
+namespace {
+
+void addModelOptions(CLI::App& app, cli::Options& o) {
+    auto* model = app.add_option("--model", o.model,
+                                 "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model); "
+                                 "default: the bundled model");
+    app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
+        ->excludes(model);
+    app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::PositiveNumber);
+    app.add_option("--seed", o.sampling.seed, "Random seed for sampling and synthetic weights");
+    app.add_option("--max-seq-len", o.maxSeqLen, "Context length (default: the model's, else 2048)")->check(CLI::PositiveNumber);
+}
+
+int runGeneration(const cli::Options& o) {
+    Model model = cli::loadSelectedModel(o);
+    if (!o.quiet) cli::printModelSummary(model);
+    LlamaTransformer transformer(model);
+    InferenceContext ctx(model.args);
+    std::unique_ptr<DebugLogObserver> debugLog;
+    if (!o.debugLog.empty()) {
+        debugLog = std::make_unique<DebugLogObserver>(o.debugLog);
+        ctx.addObserver(debugLog.get());
+    }
+    Sampler sampler(o.sampling);
+    Generator generator(transformer, *model.tokenizer);
+    std::string promptText = formatPrompt(o.mode, o.system, o.prompt);
+    if (!o.quiet) fmt::print("\n{}", o.mode == PromptMode::Completion ? o.prompt : std::string());
+    std::fflush(stdout);
+    GenerationResult r = generator.generate(ctx, promptText, o.maxTokens, sampler, [](const std::string& piece) {
+        fmt::print("{}", piece);
+        std::fflush(stdout);
+    });
+    fmt::print("\n\n");
+    double prefillTps = r.prefillSeconds > 0 ? r.promptTokens.size() / r.prefillSeconds : 0;
+    double decodeTps = r.decodeSeconds > 0 ? r.decodeSteps / r.decodeSeconds : 0;
+    fmt::print("Prompt tokens: {} | generated tokens: {} | prefill: {:.1f} tok/s | decode: {:.1f} tok/s | stopped by: {}\n",
+               r.promptTokens.size(), r.generatedTokens.size(), prefillTps, decodeTps, r.stopReason);
+    if (r.stopReason == "context length")
+        fmt::print("The context length ({} positions) is full: start again with a shorter prompt or a larger --max-seq-len.\n",
+                   ctx.maxSeqLen);
+    if (debugLog) fmt::print("Debug log written to {}\n", o.debugLog);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"llama-walkthrough: Llama inference you can read, step by step"};
+    app.set_version_flag("--version", "llama-walkthrough 0.1");
+    cli::Options o;
+    o.model = LLAMA_SOURCE_DIR "/assets/model";
+    addModelOptions(app, o);
+    app.add_option("-p,--prompt", o.prompt, "Prompt text")->default_str("In the beginning God created");
+    o.prompt = "In the beginning God created";
+    app.add_option("--system", o.system, "System prompt (chat mode)");
+    auto* chat = app.add_flag_callback("--chat", [&] { o.mode = PromptMode::Chat; }, "Use Llama 3's instruct chat template");
+    app.add_flag_callback("--completion", [&] { o.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
+    app.add_option("-n,--max-tokens", o.maxTokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
+    app.add_option("--temperature", o.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
+    app.add_option("--top-k", o.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
+    app.add_option("--top-p", o.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
+    app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
+    app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
+
+    CLI::App* bench = app.add_subcommand("bench", "Measure prefill and decode speed and the weight-streaming rate");
+    addModelOptions(*bench, o);
+    bench->add_option("--prompt-tokens", o.benchPromptTokens, "Prompt length for the prefill")->check(CLI::PositiveNumber);
+    bench->add_option("--decode-tokens", o.benchDecodeTokens, "Tokens to decode")->check(CLI::PositiveNumber);
+    bench->add_option("--repeat", o.benchRepeats, "Repetitions (the median is reported)")->check(CLI::PositiveNumber);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    try {
+        if (o.threads > 0) ml::ThreadPool::configureGlobal(o.threads);
+        if (*bench) return cli::runBench(o);
+        return runGeneration(o);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "error: {}\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,29 @@
+#pragma once
+// The command line of llama-walkthrough, parsed with CLI11.
+#include <cstdint>
+#include <string>
+
+#include "generate/chat_template.h"
+#include "generate/sampler.h"
+
+namespace llama::cli {
+
+struct Options {
+    std::string model;       // a model directory; empty with --synthetic
+    std::string synthetic;   // preset name
+    std::string prompt;
+    std::string system;
+    PromptMode mode = PromptMode::Completion;
+    int maxTokens = 64;
+    int maxSeqLen = 0;       // 0: from the model (params.json's max_seq_len or 2048)
+    SamplingSettings sampling;
+    int threads = 0;         // 0: every core
+    std::string debugLog;
+    bool quiet = false;      // no model summary (tests)
+    // bench
+    int benchPromptTokens = 32;
+    int benchDecodeTokens = 32;
+    int benchRepeats = 3;
+};
+
+}  // namespace llama::cli
