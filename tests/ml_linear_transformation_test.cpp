@@ -50,10 +50,12 @@ void checkAgainstReference(const Shape& xShape, int64_t out, DType xType, DType 
 }  // namespace
 
 TEST_CASE("LinearTransformation matches a double reference on odd sizes", "[ml][linear]") {
-    // in = 67 leaves a SIMD tail of 3, out = 13 leaves partial row tiles, seq 5 a partial x tile.
+    // in = 67 and 83 leave scalar tails after the 32- and 8-wide loops, out = 13 partial tiles of
+    // weight rows; seq 1-5 take the streaming path, 6, 9 and 13 the blocked one with partial x tiles.
     for (DType xType : {DType::F32, DType::BF16})
         for (DType wType : {DType::F32, DType::BF16})
-            for (int64_t seq : {1, 2, 4, 5, 9}) checkAgainstReference({seq, 67}, 13, xType, wType, unsigned(seq));
+            for (int64_t in : {67, 83})
+                for (int64_t seq : {1, 2, 5, 6, 9, 13}) checkAgainstReference({seq, in}, 13, xType, wType, unsigned(seq + in));
 }
 
 TEST_CASE("LinearTransformation with several weight blocks and leading dims", "[ml][linear]") {

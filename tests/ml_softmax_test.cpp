@@ -31,6 +31,13 @@ TEST_CASE("Softmax over the last dim: rows sum to 1, -inf gives 0", "[ml][softma
     }
 }
 
+TEST_CASE("Softmax of an all -inf row is NaN, as in PyTorch", "[ml][softmax]") {
+    const float inf = std::numeric_limits<float>::infinity();
+    Tensor p = Softmax(fromValues({1, 2}, DType::F32, {-inf, -inf}), -1);
+    REQUIRE(std::isnan(p.floatAt(0)));
+    REQUIRE(std::isnan(p.floatAt(1)));
+}
+
 TEST_CASE("Softmax over a middle dim", "[ml][softmax]") {
     Tensor a = randomTensor({3, 4, 5}, DType::F32, 2, -3, 3);
     Tensor p = Softmax(a, 1);

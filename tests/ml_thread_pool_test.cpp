@@ -86,3 +86,11 @@ TEST_CASE("parallelFor nested calls run inline and exceptions reach the caller",
     REQUIRE(coversEachIndexOnce(pool, 100, 1));  // still usable afterwards
     REQUIRE_THROWS_AS(ThreadPool(0), std::invalid_argument);
 }
+
+TEST_CASE("The global pool's size is set once", "[ml][thread_pool]") {
+    ThreadPool& pool = ThreadPool::global();
+    REQUIRE(pool.threadCount() >= 1);
+    REQUIRE(&ThreadPool::global() == &pool);
+    REQUIRE_NOTHROW(ThreadPool::configureGlobal(pool.threadCount()));
+    REQUIRE_THROWS_AS(ThreadPool::configureGlobal(pool.threadCount() + 1), std::logic_error);
+}

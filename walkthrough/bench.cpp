@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 #include "ml/bandwidth_probe.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
 #include "model/llama_transformer.h"
 #include "session.h"
+#include "trace/debug_log_observer.h"
+#include "trace/trace_recorder.h"
 
 namespace llama::cli {
 
@@ -33,6 +36,14 @@ size_t bytesPerDecodeToken(const Model& model) {
         bytes += name == "tok_embeddings.weight" ? t.byteSize() / size_t(t.dim(0)) : t.byteSize();
     return bytes;
 }
+
+// --observer: what watches every stage while we time. "none" must cost nothing; "record" is the
+// trace recorder keeping only the stage flow (no tensor data), whose cost must stay small.
+std::unique_ptr<StageObserver> makeObserver(const std::string& kind, const Model& model) {
+    if (kind == "record") return std::make_unique<TraceRecorder>("/dev/null", model, TraceRunInfo{}, TraceOptions::metadataOnly());
+    if (kind == "log") return std::make_unique<DebugLogObserver>("/dev/null");
+    return nullptr;
+}
 }  // namespace
 
 int runBench(const Options& o) {
@@ -43,8 +54,9 @@ int runBench(const Options& o) {
         throw std::invalid_argument(fmt::format("--prompt-tokens + --decode-tokens exceed the context length {}", model.args.max_seq_len));
     LlamaTransformer transformer(model);
     const int threads = ml::ThreadPool::global().threadCount();
-    fmt::print("\nbench: {} prompt tokens, {} decode tokens, {} repeats, {} threads\n", o.benchPromptTokens, o.benchDecodeTokens,
-               o.benchRepeats, threads);
+    fmt::print("\nbench: {} prompt tokens, {} decode tokens, {} repeats, {} threads, observer {}\n", o.benchPromptTokens,
+               o.benchDecodeTokens, o.benchRepeats, threads, o.benchObserver);
+    std::unique_ptr<StageObserver> observer = makeObserver(o.benchObserver, model);
 
     // A fixed prompt of ordinary (non-special) token ids, the same every run.
     std::vector<int32_t> prompt;
@@ -53,6 +65,7 @@ int runBench(const Options& o) {
     std::vector<double> prefillTps, decodeTps;
     for (int r = 0; r < o.benchRepeats; ++r) {
         InferenceContext ctx(model.args);
+        if (observer) ctx.addObserver(observer.get());
         auto t0 = Clock::now();
         Tensor logits = transformer.Forward(ctx, tokensOf(prompt), 0);
         double prefill = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -8,7 +8,10 @@
 #include <memory>
 
 #include "bench.h"
+#include "compare_doc.h"
+#include "dry_run.h"
 #include "generate/generator.h"
+#include "inspection.h"
 #include "ml/thread_pool.h"
 #include "session.h"
 #include "trace/debug_log_observer.h"
@@ -29,15 +32,16 @@ void addModelOptions(CLI::App& app, cli::Options& o) {
 }
 
 int runGeneration(const cli::Options& o) {
-    Model model = cli::loadSelectedModel(o);
+    Model model = o.dryRun ? cli::loadDryRunModel(o) : cli::loadSelectedModel(o);
     if (!o.quiet) cli::printModelSummary(model);
     LlamaTransformer transformer(model);
-    InferenceContext ctx(model.args);
+    InferenceContext ctx(model.args, o.dryRun);
     std::unique_ptr<DebugLogObserver> debugLog;
     if (!o.debugLog.empty()) {
         debugLog = std::make_unique<DebugLogObserver>(o.debugLog);
         ctx.addObserver(debugLog.get());
     }
+    cli::Inspection inspection(o, model, ctx);
     Sampler sampler(o.sampling);
     Generator generator(transformer, *model.tokenizer);
     std::string promptText = formatPrompt(o.mode, o.system, o.prompt);
@@ -48,6 +52,8 @@ int runGeneration(const cli::Options& o) {
         std::fflush(stdout);
     });
     fmt::print("\n\n");
+    inspection.finish(r);
+    if (o.dryRun) fmt::print("Dry run: shapes only; the generated tokens are fixed stand-ins.\n");
     double prefillTps = r.prefillSeconds > 0 ? r.promptTokens.size() / r.prefillSeconds : 0;
     double decodeTps = r.decodeSeconds > 0 ? r.decodeSteps / r.decodeSeconds : 0;
     fmt::print("Prompt tokens: {} | generated tokens: {} | prefill: {:.1f} tok/s | decode: {:.1f} tok/s | stopped by: {}\n",
@@ -78,12 +84,18 @@ int main(int argc, char** argv) {
     app.add_option("--top-p", o.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
+    cli::addInspectionOptions(app, o);
 
     CLI::App* bench = app.add_subcommand("bench", "Measure prefill and decode speed and the weight-streaming rate");
     addModelOptions(*bench, o);
     bench->add_option("--prompt-tokens", o.benchPromptTokens, "Prompt length for the prefill")->check(CLI::PositiveNumber);
     bench->add_option("--decode-tokens", o.benchDecodeTokens, "Tokens to decode")->check(CLI::PositiveNumber);
     bench->add_option("--repeat", o.benchRepeats, "Repetitions (the median is reported)")->check(CLI::PositiveNumber);
+    bench->add_option("--observer", o.benchObserver, "What watches the stages: none, record (a trace without tensor data), log")
+        ->check(CLI::IsMember({"none", "record", "log"}));
+
+    cli::CompareDocOptions compareDocOptions;
+    CLI::App* compareDoc = cli::addCompareDocCommand(app, compareDocOptions);
 
     try {
         app.parse(argc, argv);
@@ -93,6 +105,7 @@ int main(int argc, char** argv) {
     try {
         if (o.threads > 0) ml::ThreadPool::configureGlobal(o.threads);
         if (*bench) return cli::runBench(o);
+        if (*compareDoc) return cli::runCompareDoc(compareDocOptions);
         return runGeneration(o);
     } catch (const std::exception& e) {
         fmt::print(stderr, "error: {}\n", e.what());

@@ -20,10 +20,19 @@ struct Options {
     int threads = 0;         // 0: every core
     std::string debugLog;
     bool quiet = false;      // no model summary (tests)
+    // inspection: --dry-run (dry_run.h), --step (stepper.h), --trace (inspection.h)
+    bool dryRun = false;
+    bool step = false;
+    std::string trace;
+    std::string traceAttention = "all";  // all | none | layer list, 1-based: "1,4-6"
+    bool tracePreSoftmax = false;
+    int traceMaxPositions = 256;
+    int traceTopK = 10;
     // bench
     int benchPromptTokens = 32;
     int benchDecodeTokens = 32;
     int benchRepeats = 3;
+    std::string benchObserver = "none";  // none | record | log: what watches the stages
 };
 
 }  // namespace llama::cli

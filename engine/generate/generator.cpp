@@ -31,27 +31,28 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
     result.promptTokens = tokenizer_.encode(promptText, true);
     const auto& prompt = result.promptTokens;
     if (prompt.empty()) throw std::invalid_argument("the prompt encodes to no tokens");
-    ctx.emit(StageId::Tokenize, -1, 0, [&] {
-        std::string pieces;
-        for (int32_t id : prompt) pieces += fmt::format(" {}", id);
-        return fmt::format("Tokenized the prompt into {} tokens:{}", prompt.size(), pieces);
-    }, {});
-    if (int(prompt.size()) >= ctx.maxSeqLen)
-        throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
-                                                prompt.size(), ctx.maxSeqLen));
-
-    // Stage 2: the tokens tensor, padded with nothing: we run one sequence.
-    std::vector<int32_t> tokens = prompt;
-    Tensor allTokens = tokensTensor(tokens);
-    ctx.emit(StageId::TokensTensor, -1, 0, [&] {
-        return fmt::format("Created input tokens tensor: {} Int32, prompt length {}", allTokens.shapeStr(), prompt.size());
-    }, {{"tokens", &allTokens}});
-
-    const auto stopIds = tokenizer_.stopIds();
     Utf8StreamDecoder decoder;
-    int startPos = 0;
-    std::vector<int32_t> stepTokens = prompt;
+    // A stop requested at any stage, the first ones included, ends the run with a result.
     try {
+        ctx.emit(StageId::Tokenize, -1, 0, [&] {
+            std::string pieces;
+            for (int32_t id : prompt) pieces += fmt::format(" {}", id);
+            return fmt::format("Tokenized the prompt into {} tokens:{}", prompt.size(), pieces);
+        }, {});
+        if (int(prompt.size()) >= ctx.maxSeqLen)
+            throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
+                                                    prompt.size(), ctx.maxSeqLen));
+
+        // Stage 2: the tokens tensor, padded with nothing: we run one sequence.
+        std::vector<int32_t> tokens = prompt;
+        Tensor allTokens = tokensTensor(tokens);
+        ctx.emit(StageId::TokensTensor, -1, 0, [&] {
+            return fmt::format("Created input tokens tensor: {} Int32, prompt length {}", allTokens.shapeStr(), prompt.size());
+        }, {{"tokens", &allTokens}});
+
+        const auto stopIds = tokenizer_.stopIds();
+        int startPos = 0;
+        std::vector<int32_t> stepTokens = prompt;
         while (true) {
             if (int(result.generatedTokens.size()) >= maxTokens) {
                 result.stopReason = "max tokens";
@@ -77,12 +78,13 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
             (ctx.step == 0 ? result.prefillSeconds : result.decodeSeconds) += secs;
             if (ctx.step > 0) result.decodeSteps++;
 
+            Tensor nextToken = tokensTensor({next});
             ctx.emit(StageId::Sample, -1, startPos, [&] {
                 if (!lastLogits.hasData())
                     return fmt::format("Dry run: no logits were computed, so token {} is picked as a fixed stand-in", next);
                 return fmt::format("Sampled next token {} {:?} from logits {} ({})", next, tokenizer_.decodeToken(next),
                                    lastLogits.shapeStr(), sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax");
-            }, {{"logits", &lastLogits}});
+            }, {{"logits", &lastLogits}, {"next", &nextToken}});
 
             startPos += int(stepTokens.size());
             ctx.step++;

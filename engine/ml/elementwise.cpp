@@ -95,13 +95,14 @@ Tensor binaryFloat(const char* op, const Tensor& a, const Tensor& b, Fn fn) {
 // (a+bi)(c+di) = (ac - bd) + (ad + bc)i with every product rounded to F32 before the sum, as
 // PyTorch's vectorised complex kernel does (mul, then hsub): contracting into FMAs would change
 // the last bit, so contraction is switched off here.
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
 #endif
 Complex64 complexMultiply(Complex64 x, Complex64 y) {
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
     float ac = x.real() * y.real(), bd = x.imag() * y.imag();
     float ad = x.real() * y.imag(), bc = x.imag() * y.real();
     return {ac - bd, ad + bc};

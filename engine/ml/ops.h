@@ -30,7 +30,8 @@ Tensor MultiplyElementwise(const Tensor& a, const Tensor& b);
 // a / scalar, in a's dtype.
 Tensor DivToScalar(const Tensor& a, float scalar);
 
-// Softmax along `dim` of an F32 tensor (the reference upcasts before softmax). -inf entries give 0.
+// Softmax along `dim` of an F32 tensor (the reference upcasts before softmax). -inf entries give 0
+// (a row that is all -inf gives NaN, as in PyTorch).
 Tensor Softmax(const Tensor& a, int dim);
 
 // x * sigmoid(x), in x's dtype.
@@ -68,7 +69,8 @@ Tensor Full(const Shape& shape, DType dtype, float value);
 // Keeps elements with column - row >= diagonal of a 2-D tensor, zeroes the rest (torch.triu).
 Tensor TriangularUpper(const Tensor& a, int64_t diagonal);
 
-// Index of the largest element of a 1-D tensor (first one on ties).
+// Index of the largest element of a 1-D tensor (first one on ties; a NaN counts as largest, as in
+// torch.argmax). A shape-only tensor has no values: the dry run gets 0.
 int64_t Argmax(const Tensor& a);
 
 }  // namespace llama::ml

@@ -92,23 +92,18 @@ ModelArgs syntheticArgs(const std::string& preset) {
     throw std::invalid_argument(fmt::format("unknown synthetic preset '{}'; known presets: {}", preset, fmt::join(syntheticPresets(), ", ")));
 }
 
-Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly) {
-    Model m;
-    m.args = syntheticArgs(preset);
-    m.format = fmt::format("synthetic preset '{}' (seeded random weights, seed {})", preset, seed);
-    m.path = "synthetic:" + preset;
-    m.randomWeights = true;
-    const ModelArgs& a = m.args;
+std::vector<std::pair<std::string, Tensor>> syntheticWeights(const ModelArgs& a, uint64_t seed, bool shapesOnly) {
+    std::vector<std::pair<std::string, Tensor>> tensors;
     const int64_t dim = a.dim, hd = a.headDim(), ffn = a.ffnHiddenDim();
     uint64_t next = seed;
     // Scale 1/sqrt(fan_in) keeps activations of order one through the layers.
     auto linear = [&](const std::string& name, Shape shape) {
         float scale = 1.0f / std::sqrt(float(shape[1]));
-        m.tensors.emplace_back(name, randomTensor(shape, next++, scale, false, shapesOnly));
+        tensors.emplace_back(name, randomTensor(shape, next++, scale, false, shapesOnly));
     };
-    auto norm = [&](const std::string& name) { m.tensors.emplace_back(name, randomTensor({dim}, next++, 1.0f, true, shapesOnly)); };
+    auto norm = [&](const std::string& name) { tensors.emplace_back(name, randomTensor({dim}, next++, 1.0f, true, shapesOnly)); };
 
-    m.tensors.emplace_back("tok_embeddings.weight", randomTensor({a.vocab_size, dim}, next++, 1.0f, false, shapesOnly));
+    tensors.emplace_back("tok_embeddings.weight", randomTensor({a.vocab_size, dim}, next++, 1.0f, false, shapesOnly));
     for (int l = 0; l < a.n_layers; ++l) {
         auto name = [&](const char* s) { return fmt::format("layers.{}.{}", l, s); };
         linear(name("attention.wq.weight"), {a.n_heads * hd, dim});
@@ -123,7 +118,17 @@ Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOn
     }
     norm("norm.weight");
     linear("output.weight", {a.vocab_size, dim});
-    m.tokenizer = makeSyntheticTokenizer(a.vocab_size);
+    return tensors;
+}
+
+Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly) {
+    Model m;
+    m.args = syntheticArgs(preset);
+    m.format = fmt::format("synthetic preset '{}' (seeded random weights, seed {})", preset, seed);
+    m.path = "synthetic:" + preset;
+    m.randomWeights = true;
+    m.tensors = syntheticWeights(m.args, seed, shapesOnly);
+    m.tokenizer = makeSyntheticTokenizer(m.args.vocab_size);
     return m;
 }
 

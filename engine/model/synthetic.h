@@ -13,5 +13,8 @@ std::vector<std::string> syntheticPresets();
 ModelArgs syntheticArgs(const std::string& preset);  // throws listing the presets
 // shapesOnly: weights carry shapes and dtypes but no bytes (dry runs of 8B without 16 GB).
 Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly);
+// Every weight a Llama model with `args` has, named as Meta's checkpoints name them (a dry run of
+// a real model directory uses them shape-only).
+std::vector<std::pair<std::string, Tensor>> syntheticWeights(const ModelArgs& args, uint64_t seed, bool shapesOnly);
 
 }  // namespace llama

@@ -1,0 +1,88 @@
+#pragma once
+// The inner kernels of LinearTransformation: dot products between rows of x (F32) and rows of
+// the weights, both contiguous along the reduction dimension k, as they are in
+// memory (weights [out, in] are row-major, so no transposed copy is needed).
+//
+// Decode is bound by streaming the weights from memory. dotRow reads one weight row front to
+// back, so consecutive rows form a single sequential stream the hardware prefetcher follows
+// best (measured ~10-35% faster than reading 4 or 8 rows side by side), and keeps 4
+// accumulators so the FMA latency never stalls the stream.
+// Prefill is compute-bound and works on weights already widened to F32. dotTile reuses each loaded 8-wide block of a weight row for all RX
+// x rows and each x block for all RW weight rows: RX*RW FMAs for RX+RW loads. It uses the
+// largest tile whose accumulators fit the register file (see linear_transformation.cpp).
+#include <cstdint>
+
+#include "ml/op_util.h"
+
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
+namespace llama::ml::detail {
+
+#ifdef __AVX2__
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+// bf16 is the top half of an f32: widen 8 x u16 to u32 and shift them into the high half.
+inline __m256 load8(const BFloat16* p) {
+    __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+}
+inline float horizontalSum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+#endif
+
+// sum over i < k of x[i] * w[i], accumulated in F32.
+template <class W>
+inline float dotRow(const float* x, const W* w, int64_t k) {
+    int64_t i = 0;
+    float total = 0.0f;
+#ifdef __AVX2__
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 32 <= k; i += 32) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load8(w + i), s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), load8(w + i + 8), s1);
+        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), load8(w + i + 16), s2);
+        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), load8(w + i + 24), s3);
+    }
+    for (; i + 8 <= k; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load8(w + i), s0);
+    total = horizontalSum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+#endif
+    // The k % 8 tail (everything without AVX2).
+    for (; i < k; ++i) total += x[i] * toF32(w[i]);
+    return total;
+}
+
+// acc[r][c] = sum over i < k of x[r * ldx + i] * w[c * ldw + i], accumulated in F32.
+// Rows are addressed as base + stride so the compiler keeps every row pointer in a register.
+template <int RX, int RW>
+inline void dotTile(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k, float (&acc)[RX][RW]) {
+    int64_t i = 0;
+#ifdef __AVX2__
+    __m256 sum[RX][RW];
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c) sum[r][c] = _mm256_setzero_ps();
+    for (; i + 8 <= k; i += 8) {
+        __m256 wv[RW];
+        for (int c = 0; c < RW; ++c) wv[c] = _mm256_loadu_ps(w + c * ldw + i);
+        for (int r = 0; r < RX; ++r) {
+            __m256 xv = _mm256_loadu_ps(x + r * ldx + i);
+            for (int c = 0; c < RW; ++c) sum[r][c] = _mm256_fmadd_ps(xv, wv[c], sum[r][c]);
+        }
+    }
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c) acc[r][c] = horizontalSum(sum[r][c]);
+#else
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c) acc[r][c] = 0.0f;
+#endif
+    // The k % 8 tail (everything without AVX2).
+    for (; i < k; ++i)
+        for (int r = 0; r < RX; ++r)
+            for (int c = 0; c < RW; ++c) acc[r][c] += x[r * ldx + i] * w[c * ldw + i];
+}
+
+}  // namespace llama::ml::detail

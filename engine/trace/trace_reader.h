@@ -1,0 +1,88 @@
+#pragma once
+// Loads a trace written by TraceRecorder (docs/trace-format.md) back into memory, for replay:
+//
+//   TraceRun run = readTrace("run.trace");          // throws TraceError on a bad file
+//   for (const TracedStage& s : run.stages) {         // in the order the engine emitted them
+//       s.info().title; s.layer; s.step;              // which stage, where in the run
+//       if (const TracedTensor* t = s.tensor("scores"); t && t->hasValues())
+//           t->values.floatAt(...);                   // F32, t->shape, e.g. [heads, seqLen, positions]
+//   }
+//   run.cacheFill(i);                                 // KV-cache positions per layer after stage i
+//
+// Values come back as F32 whatever was stored (bfloat16 or int32); tensors recorded without
+// values keep their shape, dtype and summary.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model_args.h"
+#include "tensor/tensor.h"
+#include "trace/stage_catalog.h"
+#include "trace/tensor_stats.h"
+#include "trace/trace_recorder.h"
+
+namespace llama {
+
+// A bad trace: not a trace (magic), a newer format (version), cut short (truncated), malformed.
+class TraceError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct TraceToken {
+    int32_t id = 0;
+    std::string piece;  // Tokenizer::pieceForDisplay
+    bool special = false;
+};
+
+struct TraceTopToken {
+    int32_t id = 0;
+    std::string piece;
+    float logit = 0, probability = 0;
+};
+
+struct TracedTensor {
+    std::string name;
+    Shape shape;
+    DType dtype = DType::F32;              // as the engine computed it
+    std::optional<TensorStats> stats;      // absent when recorded without summaries or in a dry run
+    Tensor values;                         // F32 [shape] when the values were stored, else empty
+    std::vector<TraceToken> tokens;        // token-id tensors: each id with its piece
+
+    bool hasValues() const { return values.hasData(); }
+};
+
+struct TracedStage {
+    StageId stage = StageId::Tokenize;
+    int layer = -1, step = 0, startPos = 0;
+    std::string message;
+    std::vector<TracedTensor> tensors;
+    std::vector<TraceTopToken> top;    // sample: the most likely next tokens, most likely first
+    std::optional<int> cacheFilled;    // cache_write: positions held in this layer's cache after it
+
+    const StageInfo& info() const { return stageInfo(stage); }
+    // nullptr when this stage has no tensor of that name.
+    const TracedTensor* tensor(std::string_view name) const;
+};
+
+struct TraceRun {
+    uint32_t version = 0;
+    std::string modelFormat, modelPath;
+    ModelArgs args;
+    TraceRunInfo run;
+    TraceOptions options;
+    std::vector<TracedStage> stages;
+    std::vector<TraceToken> promptTokens, generatedTokens;
+    std::string generatedText;
+    std::string stopReason;  // as GenerationResult: "max tokens", "stopped", ...
+
+    // Positions filled in each layer's KV cache once stages [0, stageIndex] have run.
+    std::vector<int> cacheFill(size_t stageIndex) const;
+};
+
+TraceRun readTrace(const std::string& path);
+
+}  // namespace llama

@@ -1,0 +1,66 @@
+#pragma once
+// Records a run into a trace file (docs/trace-format.md) that the viewer replays: every stage
+// with each tensor's name, shape, dtype and summary, plus the values a viewer draws: token ids
+// with their pieces, the causal mask, the attention scores per layer and head, the top tokens
+// at each sampling step and the KV-cache fill. Other tensors keep summaries only, which is what
+// keeps an 8B trace to megabytes instead of gigabytes.
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "generate/generator.h"
+#include "generate/sampler.h"
+#include "model/model.h"
+#include "trace/stage_event.h"
+
+namespace llama {
+
+struct TraceOptions {
+    bool summaries = true;                          // min/max/mean/first values of every tensor
+    std::optional<std::set<int>> attentionLayers;   // 0-based layers whose scores are stored; nullopt: all
+    bool preSoftmax = false;                        // also the masked scores before the softmax
+    int maxPositions = 256;                         // no values for steps that reach past this many positions
+    int topK = 10;                                  // top tokens recorded at each sampling step
+
+    // The stage flow alone (keys, layers, shapes, dtypes, messages): the floor of what recording costs.
+    static TraceOptions metadataOnly();
+};
+
+// "all", "none", or 1-based layers such as "1,3-5" (as the log counts) -> 0-based attentionLayers.
+// Throws std::invalid_argument naming the bad part.
+std::optional<std::set<int>> parseLayerSelection(const std::string& text, int nLayers);
+
+// What was asked of the run, stored so a replay can show it.
+struct TraceRunInfo {
+    std::string prompt;
+    int maxTokens = 0;
+    SamplingSettings sampling;
+    bool dryRun = false;
+};
+
+class TraceRecorder : public StageObserver {
+public:
+    // Creates `path` and writes the META record; throws when the file cannot be written.
+    TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options);
+
+    void onStage(const StageEvent& event) override;
+    // Writes the END record (prompt and generated tokens, text, stop reason) and closes the file.
+    void finish(const GenerationResult& result);
+    uint64_t bytesWritten() const { return written_; }
+
+private:
+    bool storesValues(const StageEvent& event, const Tensor& t) const;
+    void writeRecord(std::string_view kind, const std::string& json, const std::string& data);
+
+    std::ofstream out_;
+    std::string path_;
+    std::shared_ptr<const Tokenizer> tokenizer_;
+    Sampler sampler_;  // top tokens at the run's temperature, as the sampler saw them
+    TraceOptions options_;
+    uint64_t written_ = 0;
+};
+
+}  // namespace llama

@@ -1,0 +1,118 @@
+// --step with a scripted stdin, --dry-run of Llama 3.1 8B's shapes and --trace, through the real CLI.
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "trace/trace_reader.h"
+
+using namespace llama;
+namespace fs = std::filesystem;
+
+namespace {
+struct Run {
+    int exitCode;
+    std::string output;
+};
+
+// Runs the walkthrough with `input` as its stdin (a file, so the end of input is real EOF).
+Run runWithInput(const std::string& args, const std::string& input) {
+    fs::path in = fs::temp_directory_path() / "llama_cli_inspection_stdin.txt";
+    std::ofstream(in) << input;
+    std::string cmd = std::string(WALKTHROUGH_EXE) + " " + args + " < " + in.string() + " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe);
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("CLI --step: a scripted session steps, prints, breaks and runs to the end", "[cli][step]") {
+    // tokenize -> tokens_tensor -> sequence_loop -(l)-> block of layer 1 -> attention_norm ->
+    // attention -> qkv: print xq, break at the softmax, continue to it; then end of input.
+    Run r = runWithInput("--synthetic tiny --step -n 2 -q", "\n\nl\n\n\n\np xq\nb scores_softmax\nc\n");
+    INFO(r.output);
+    CHECK(r.exitCode == 0);
+    CHECK(contains(r.output, "-- Stage 1: Tokenization [tokenize] chapters/08-tokenization.md"));
+    CHECK(contains(r.output, "-- Stage 5: Forward through a transformer block [block]"));
+    CHECK(contains(r.output, "layer 1/2, prefill (step 0), startPos 0"));
+    CHECK(contains(r.output, "xq [29 64] BF16\n"));  // the printed slice: 29 rows elided to 8
+    CHECK(contains(r.output, "\n[28]  "));
+    CHECK(contains(r.output, "breakpoint: stage 13 scores_softmax"));
+    CHECK(contains(r.output, "-- Stage 13: Scores: softmax [scores_softmax]"));
+    CHECK(contains(r.output, "(breakpoint)"));
+    CHECK(contains(r.output, "(end of input: running to the end)"));
+    CHECK(contains(r.output, "stopped by: max tokens"));
+}
+
+TEST_CASE("CLI --step: q ends the generation cleanly", "[cli][step]") {
+    Run r = runWithInput("--synthetic tiny --step -n 2 -q", "\nq\n");
+    INFO(r.output);
+    CHECK(r.exitCode == 0);
+    CHECK(contains(r.output, "stopping the generation"));
+    CHECK(contains(r.output, "stopped by: stopped"));
+}
+
+TEST_CASE("CLI --dry-run: Llama 3.1 8B's shapes, without its weights, in seconds", "[cli][dryrun]") {
+    fs::path log = fs::temp_directory_path() / "llama_cli_dry_run_8b.log";
+    auto t0 = std::chrono::steady_clock::now();
+    // "Hello" is BOS + 5 bytes with the synthetic tokenizer: a prefill of 6 positions, then one decode step.
+    Run r = runWithInput("--synthetic llama3.1-8b --dry-run -q -p Hello -n 2 --debug-log " + log.string(), "");
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK(seconds < 10);  // a loose functional bound: no 16 GB of arithmetic happened
+    std::stringstream text;
+    text << std::ifstream(log).rdbuf();
+    const std::string s = text.str();
+    for (const char* line : {
+             "Reshaping results, xq: shape([6 32 128]), xk: shape([6 8 128]), xv: shape([6 8 128])",
+             "attentionRepeatKV with N_Rep = 4 (32 query heads / 8 KV heads), keys: shape([6 32 128]), values: shape([6 32 128])",
+             "Multiple transposing results, xq: shape([32 6 128]), keys: shape([32 128 6]), values: shape([32 6 128])",
+             "Calling ml.Silu for h shape([6 14336])",
+             "Returning tensor output: shape([6 128256])",
+             // The decode step: one new position, seven cached.
+             "Reading cached positions [0, 7): keys: shape([7 8 128])",
+             "Calling ml.MatMul for scores shape([32 1 7]) and values shape([32 7 128])",
+             "Dry run: no logits were computed",
+         })
+        CHECK(contains(s, line));
+}
+
+TEST_CASE("CLI --dry-run of a model directory reads only params.json and tokenizer.model", "[cli][dryrun]") {
+    fs::path dir = fs::temp_directory_path() / "llama_cli_dry_run_dir";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"params.json", "tokenizer.model"}) fs::copy_file(fs::path(ASSETS_DIR) / "model" / f, dir / f);
+    Run r = runWithInput("--model " + dir.string() + " --dry-run -n 1", "");
+    INFO(r.output);
+    CHECK(r.exitCode == 0);
+    CHECK(contains(r.output, "dry run: shape-only weights"));
+    CHECK(contains(r.output, "stopped by: max tokens"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI --trace records a run the reader loads", "[cli][trace]") {
+    fs::path file = fs::temp_directory_path() / "llama_cli_trace.trace";
+    Run r = runWithInput("--synthetic tiny -q -p Hello -n 2 --trace " + file.string() + " --trace-attention 2", "");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK(contains(r.output, "Trace written to " + file.string()));
+    TraceRun run = readTrace(file.string());
+    CHECK(run.run.prompt == "Hello");
+    CHECK(run.generatedTokens.size() == 2);
+    CHECK(run.options.attentionLayers == std::set<int>{1});
+    for (const auto& s : run.stages)
+        if (s.stage == StageId::ScoresSoftmax) CHECK(s.tensor("scores")->hasValues() == (s.layer == 1));
+    fs::remove(file);
+}

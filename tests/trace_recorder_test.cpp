@@ -1,0 +1,184 @@
+// Traces: a recorded run reads back with its stages, values and metadata; bad files fail clearly.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "generate/generator.h"
+#include "model/synthetic.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_recorder.h"
+
+using namespace llama;
+namespace fs = std::filesystem;
+
+namespace {
+// Keeps a clone of the scores at one layer's softmax, to compare the trace with.
+struct ScoresCopy : StageObserver {
+    int layer;
+    std::vector<Tensor> scores;
+    explicit ScoresCopy(int l) : layer(l) {}
+    void onStage(const StageEvent& e) override {
+        if (e.stage == StageId::ScoresSoftmax && e.layer == layer) scores.push_back(e.tensors[0].tensor->clone());
+    }
+};
+
+struct Recorded {
+    GenerationResult result;
+    std::vector<Tensor> layer1Scores;
+};
+
+// BOS + "hi" on the tiny synthetic model: a 3-token prefill, then 3 decode steps (greedy).
+Recorded record(const fs::path& path, const TraceOptions& options) {
+    Model model = makeSyntheticModel("tiny", 11, false);
+    LlamaTransformer transformer(model);
+    InferenceContext ctx(model.args);
+    TraceRecorder recorder(path.string(), model, TraceRunInfo{"hi", 4, {}, false}, options);
+    ScoresCopy copy(1);
+    ctx.addObserver(&recorder);
+    ctx.addObserver(&copy);
+    Sampler sampler(SamplingSettings{});
+    Recorded r{Generator(transformer, *model.tokenizer).generate(ctx, "<|begin_of_text|>hi", 4, sampler, {}), {}};
+    recorder.finish(r.result);
+    r.layer1Scores = copy.scores;
+    return r;
+}
+
+fs::path tempTrace(const std::string& name) { return fs::temp_directory_path() / ("llama_trace_test_" + name + ".trace"); }
+
+void requireTraceError(const fs::path& p, const std::string& expected) {
+    try {
+        readTrace(p.string());
+        FAIL("no error for " << p);
+    } catch (const TraceError& e) {
+        INFO(e.what());
+        CHECK(std::string(e.what()).find(expected) != std::string::npos);
+    }
+}
+}  // namespace
+
+TEST_CASE("trace: a recorded run reads back", "[trace]") {
+    const fs::path path = tempTrace("roundtrip");
+    Recorded rec = record(path, TraceOptions{});
+    TraceRun run = readTrace(path.string());
+
+    CHECK(run.version == 1);
+    CHECK(run.args.dim == 64);
+    CHECK(run.args.n_layers == 2);
+    CHECK(run.run.prompt == "hi");
+    CHECK(run.stopReason == rec.result.stopReason);
+    REQUIRE(run.promptTokens.size() == 3);
+    CHECK(run.promptTokens[0].special);  // BOS
+    CHECK(run.promptTokens[1].piece == "h");
+    REQUIRE(run.generatedTokens.size() == rec.result.generatedTokens.size());
+    CHECK(run.generatedText == rec.result.text);
+    REQUIRE_FALSE(run.stages.empty());
+    CHECK(run.stages.front().stage == StageId::Tokenize);
+    CHECK(run.stages.back().stage == StageId::Sample);
+
+    // Every tensor has its shape and a summary; only the viewer's tensors carry values.
+    const TracedStage* qkv = nullptr;
+    std::vector<const TracedStage*> softmax, samples;
+    for (const auto& s : run.stages) {
+        if (s.stage == StageId::QKV && !qkv) qkv = &s;
+        if (s.stage == StageId::ScoresSoftmax && s.layer == 1) softmax.push_back(&s);
+        if (s.stage == StageId::Sample) samples.push_back(&s);
+    }
+    REQUIRE(qkv);
+    const TracedTensor* xq = qkv->tensor("xq");
+    REQUIRE(xq);
+    CHECK(xq->shape == Shape{3, 64});
+    CHECK(xq->dtype == DType::BF16);
+    CHECK(xq->stats);
+    CHECK_FALSE(xq->hasValues());
+
+    // The attention scores come back exactly (they were bfloat16 to begin with).
+    REQUIRE(softmax.size() == rec.layer1Scores.size());
+    for (size_t i = 0; i < softmax.size(); ++i) {
+        const TracedTensor* s = softmax[i]->tensor("scores");
+        REQUIRE(s->hasValues());
+        REQUIRE(s->shape == rec.layer1Scores[i].shape());
+        for (int64_t k = 0; k < s->values.numel(); ++k) REQUIRE(s->values.floatAt(k) == rec.layer1Scores[i].floatAt(k));
+    }
+    CHECK(softmax[0]->tensor("scores")->shape == Shape{4, 3, 3});
+
+    // The mask keeps its -inf; the top tokens start with the greedy choice.
+    const TracedStage& mask = run.stages[5];
+    REQUIRE(mask.stage == StageId::Mask);
+    CHECK(std::isinf(mask.tensor("mask")->values.floatAt(1)));
+    REQUIRE(samples.size() == 4);
+    REQUIRE(samples[0]->top.size() == 10);
+    CHECK(samples[0]->top[0].probability >= samples[0]->top[1].probability);
+    CHECK(samples[0]->top[0].id == int32_t(samples[0]->tensor("next")->values.floatAt(0)));
+    CHECK(samples[0]->tensor("next")->tokens.size() == 1);
+
+    // KV cache: 3 prompt positions after the prefill, one more per decode step.
+    std::vector<int> fill = run.cacheFill(run.stages.size() - 1);
+    CHECK(fill == std::vector<int>{6, 6});
+    fs::remove(path);
+}
+
+TEST_CASE("trace: caps leave values out", "[trace]") {
+    const fs::path path = tempTrace("caps");
+    TraceOptions o;
+    o.attentionLayers = parseLayerSelection("1", 2);
+    o.maxPositions = 4;  // the prefill (3 positions) and the first decode step (4) only
+    o.preSoftmax = true;
+    record(path, o);
+    TraceRun run = readTrace(path.string());
+    int stored = 0, skipped = 0;
+    for (const auto& s : run.stages)
+        if (s.stage == StageId::ScoresSoftmax || s.stage == StageId::ScoresMask) {
+            bool has = s.tensor("scores")->hasValues();
+            CHECK(has == (s.layer == 0 && s.tensor("scores")->shape.back() <= 4));
+            (has ? stored : skipped)++;
+        }
+    CHECK(stored == 4);  // 2 stages x 2 steps in layer 1 (0-based 0)
+    CHECK(skipped == 12);
+    fs::remove(path);
+}
+
+TEST_CASE("trace: layer selections", "[trace]") {
+    CHECK_FALSE(parseLayerSelection("all", 4));
+    CHECK(parseLayerSelection("none", 4)->empty());
+    CHECK(*parseLayerSelection("1,3-4", 4) == std::set<int>{0, 2, 3});
+    for (const char* bad : {"0", "5", "2-1", "a", "1,", "1-"}) CHECK_THROWS_AS(parseLayerSelection(bad, 4), std::invalid_argument);
+}
+
+TEST_CASE("trace: bad files give clear errors", "[trace]") {
+    const fs::path good = tempTrace("good");
+    record(good, TraceOptions{});
+    std::ifstream in(good, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto write = [](const fs::path& p, const std::string& b) { std::ofstream(p, std::ios::binary) << b; };
+
+    requireTraceError(tempTrace("missing-nonexistent"), "cannot open trace");
+    const fs::path bad = tempTrace("bad");
+    write(bad, "PK\x03\x04 not a trace");
+    requireTraceError(bad, "is not a llama-walkthrough trace");
+    write(bad, "");
+    requireTraceError(bad, "is not a llama-walkthrough trace");
+
+    std::string newer = bytes;
+    newer[8] = 99;
+    write(bad, newer);
+    requireTraceError(bad, "is trace format version 99; this build reads version 1");
+
+    write(bad, bytes.substr(0, bytes.size() / 2));
+    requireTraceError(bad, "is truncated: record");
+    write(bad, bytes.substr(0, 10));
+    requireTraceError(bad, "ends inside the file header");
+
+    // Cut exactly before the END record: every record whole, the end missing.
+    const size_t endAt = bytes.rfind("END ");
+    write(bad, bytes.substr(0, endAt));
+    requireTraceError(bad, "without its END record");
+
+    std::string corrupt = bytes;
+    corrupt[12 + 16] = '!';  // the META record's JSON
+    write(bad, corrupt);
+    requireTraceError(bad, "record 0 (META) is malformed");
+    fs::remove(good);
+    fs::remove(bad);
+}

@@ -1,0 +1,16 @@
+#pragma once
+// DejaVu Sans for the UI, with every glyph the font has in the Basic Multilingual Plane, so
+// token pieces in Latin, Greek, Cyrillic, Hebrew, Arabic... render. DejaVu has no CJK glyphs:
+// those show as ImGui's fallback '?'.
+#include <string>
+
+namespace llama::viewer {
+
+inline constexpr const char* kDefaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+inline constexpr float kBaseFontPixels = 16.0f;
+
+// Rebuilds ImGui's font atlas at kBaseFontPixels * scale and rescales the style. Falls back to
+// ImGui's built-in font (ASCII only) when the file is missing; returns a note for the status.
+std::string loadUiFont(const std::string& path, float scale);
+
+}  // namespace llama::viewer

@@ -1,0 +1,136 @@
+// llama-viewer: watch a Llama model compute, stage by stage, in a window.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "fonts.h"
+#include "ml/thread_pool.h"
+#include "script.h"
+#include "viewer_app.h"
+
+using namespace llama;
+using namespace llama::viewer;
+
+namespace {
+// Frames are capped so the UI leaves the cores to the engine; 60 fps is plenty for a viewer.
+constexpr auto kFrameBudget = std::chrono::microseconds(1000000 / 60);
+
+int runWindow(AppOptions options, int width, int height) {
+    glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "GLFW error %d: %s\n", code, text); });
+    if (!glfwInit()) {
+        std::fprintf(stderr, "error: cannot open a window (no display? run under xvfb-run for scripts)\n");
+        return 1;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    GLFWwindow* window = glfwCreateWindow(width, height, "llama-viewer", nullptr, nullptr);
+    if (!window) {
+        std::fprintf(stderr, "error: cannot create an OpenGL 3.3 window\n");
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(1);
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;  // the layout is fixed; nothing to remember between runs
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330");
+
+    int exitCode = 0;
+    {
+        ViewerApp app(std::move(options));
+        while (!glfwWindowShouldClose(window) && !app.quitRequested()) {
+            auto frameStart = std::chrono::steady_clock::now();
+            glfwPollEvents();
+            app.beforeFrame();
+            ImGui_ImplOpenGL3_NewFrame();
+            ImGui_ImplGlfw_NewFrame();
+            ImGui::NewFrame();
+            app.drawFrame();
+            ImGui::Render();
+            int fbW = 0, fbH = 0;
+            glfwGetFramebufferSize(window, &fbW, &fbH);
+            glViewport(0, 0, fbW, fbH);
+            glClearColor(0.10f, 0.10f, 0.12f, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            app.afterRender(fbW, fbH);
+            glfwSwapBuffers(window);
+            std::this_thread::sleep_until(frameStart + kFrameBudget);
+        }
+        exitCode = app.exitCode();
+        // ~ViewerApp stops the engine (releasing it if held) and joins the worker.
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return exitCode;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App cli{"llama-viewer: watch a Llama model compute, stage by stage"};
+    AppOptions o;
+    o.source.pathOrPreset = LLAMA_SOURCE_DIR "/assets/model";
+    o.chaptersDir = LLAMA_SOURCE_DIR "/chapters";
+    o.fontPath = kDefaultFontPath;
+    std::string synthetic, mode = "completion";
+    int threads = 0, width = 1280, height = 800;
+    auto* model = cli.add_option("--model", o.source.pathOrPreset, "Model directory in Meta's layout (default: the bundled model)");
+    auto* synth = cli.add_option("--synthetic", synthetic, "Random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")->excludes(model);
+    std::string trace;
+    cli.add_option("--trace", trace, "Replay a trace written by llama-walkthrough --trace")->excludes(model)->excludes(synth);
+    cli.add_option("--script", o.scriptPath, "Run a scripted walk-through (see --help-script)");
+    bool helpScript = false;
+    cli.add_flag("--help-script", helpScript, "List the script commands");
+    cli.add_option("-p,--prompt", o.settings.prompt, "Prompt text");
+    cli.add_option("--system", o.settings.system, "System prompt (chat mode)");
+    cli.add_option("--mode", mode, "chat or completion")->check(CLI::IsMember({"chat", "completion"}));
+    cli.add_option("-n,--max-tokens", o.settings.maxTokens, "Tokens to generate")->check(CLI::PositiveNumber);
+    cli.add_option("--temperature", o.settings.sampling.temperature, "0 = greedy")->check(CLI::Range(0.0, 100.0));
+    cli.add_option("--top-k", o.settings.sampling.topK, "0 = all")->check(CLI::NonNegativeNumber);
+    cli.add_option("--top-p", o.settings.sampling.topP, "Nucleus threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
+    cli.add_option("--seed", o.settings.sampling.seed, "Sampling seed (and synthetic weights)");
+    cli.add_option("--scale", o.uiScale, "UI scale for projectors")->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)));
+    cli.add_option("--threads", threads, "Engine compute threads (default: every core)")->check(CLI::PositiveNumber);
+    cli.add_option("--size", width, "Window width")->check(CLI::Range(640, 7680));
+    cli.add_option("--height", height, "Window height")->check(CLI::Range(480, 4320));
+    cli.add_option("--chapters", o.chaptersDir, "Directory of the chapter files");
+    cli.add_option("--font", o.fontPath, "TrueType font for the UI");
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return cli.exit(e);
+    }
+    if (helpScript) {
+        for (const auto& c : scriptCommands()) fmt::print("  {:<12} {}\n", c.name, c.help);
+        return 0;
+    }
+    if (!synthetic.empty()) {
+        o.source.kind = ModelSource::Kind::Synthetic;
+        o.source.pathOrPreset = synthetic;
+        o.source.seed = o.settings.sampling.seed;
+    }
+    if (!trace.empty()) o.source.kind = ModelSource::Kind::Trace, o.source.pathOrPreset = trace;
+    o.settings.mode = mode == "chat" ? PromptMode::Chat : PromptMode::Completion;
+    try {
+        if (!o.scriptPath.empty()) loadScript(o.scriptPath);  // report script errors before opening a window
+        if (threads > 0) ml::ThreadPool::configureGlobal(threads);
+        return runWindow(std::move(o), width, height);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+}

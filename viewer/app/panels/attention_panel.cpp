@@ -1,0 +1,169 @@
+// Attention per layer and head: the probabilities after the softmax with tokens on both axes.
+// All heads as thumbnails (click one to enlarge); a clicked cell is explained step by step from
+// the xq and keys the `transposes` stage captured. In decode steps there is one query row over
+// every cached position.
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "attention_explain.h"
+#include "heatmap_view.h"
+#include "panels.h"
+
+namespace llama::viewer {
+
+namespace {
+struct HeadSlices {
+    const StageRecord* record = nullptr;
+    const Tensor* scores = nullptr;  // [N_Heads, seqLen, positions]
+};
+
+HeadSlices findScores(const PanelContext& c, int step, int layer) {
+    StageId stage = c.view.showMaskedScores ? StageId::ScoresMask : StageId::ScoresSoftmax;
+    HeadSlices h;
+    h.record = findRecord(c.snap.records, step, layer, stage);
+    if (h.record)
+        if (const CapturedTensor* t = h.record->find("scores"); t && t->data) h.scores = &*t->data;
+    return h;
+}
+
+HeatmapLabels tokenLabels(const PanelContext& c, const StageRecord& r, int cols) {
+    HeatmapLabels l{"query position", "key position", {}, {}};
+    for (int i = 0; i < r.seqLen; ++i) l.rows.push_back(c.positionLabel(r.startPos + i));
+    for (int j = 0; j < cols; ++j) l.cols.push_back(c.positionLabel(j));
+    return l;
+}
+
+void explainCell(PanelContext& c, const StageRecord& scoresRecord, const Tensor& scores, int head) {
+    if (!c.view.cell) {
+        ImGui::TextWrapped("Click a cell to see how its probability is computed.");
+        return;
+    }
+    const int row = c.view.cell->row, col = c.view.cell->col;
+    const StageRecord* tr = findRecord(c.snap.records, scoresRecord.step, scoresRecord.layer, StageId::Transposes);
+    const CapturedTensor* xq = tr ? tr->find("xq") : nullptr;
+    const CapturedTensor* keys = tr ? tr->find("keys") : nullptr;
+    if (!xq || !keys || !xq->data || !keys->data) {
+        ImGui::TextWrapped("The xq and keys of this layer were not kept (older token step), so the cell cannot be recomputed.");
+        return;
+    }
+    const StageRecord* mr = findRecord(c.snap.records, scoresRecord.step, -1, StageId::Mask);
+    const CapturedTensor* mask = mr ? mr->find("mask") : nullptr;
+    CellExplanation e;
+    try {
+        e = explainAttentionCell(*xq->data, *keys->data, mask && mask->data ? &*mask->data : nullptr, head, row, col);
+    } catch (const std::exception& ex) {
+        ImGui::TextWrapped("%s", ex.what());
+        return;
+    }
+    const int P = int(scores.dim(2));
+    ImGui::Text("Head %d, query %s", head, c.positionLabel(scoresRecord.startPos + row).c_str());
+    ImGui::Text("      key %s", c.positionLabel(col).c_str());
+    ImGui::Separator();
+    ImGui::Text("1. q . k = sum of %d products", e.headDim);
+    ImGui::Text("        = %.5g", e.dot);
+    if (const StageRecord* mm = findRecord(c.snap.records, scoresRecord.step, scoresRecord.layer, StageId::ScoresMatMul))
+        if (const CapturedTensor* t = mm->find("xqMatMulKeys"); t && t->data)
+            ImGui::TextDisabled("   engine (bf16): %.5g", t->data->floatAt((int64_t(head) * scores.dim(1) + row) * P + col));
+    ImGui::Text("2. / sqrt(HeadDim) = / %.5g", double(e.scale));
+    ImGui::Text("        = %.5g", e.scaled);
+    ImGui::Text("3. + mask %s", std::isinf(e.mask) ? "-inf (a later position)" : "0");
+    ImGui::Text("        = %s", std::isinf(e.score) ? "-inf" : fmt::format("{:.5g}", e.score).c_str());
+    ImGui::Text("4. softmax over the row (%d visible of %d):", e.visible, P);
+    ImGui::Text("   exp(score - max) / sum exp(row - max)");
+    ImGui::Text("   max = %.5g, sum = %.5g", e.rowMax, e.sumExp);
+    ImGui::Text("        = %.5f", e.probability);
+    ImGui::TextDisabled("   captured in this view (bf16): %.5g", double(scores.floatAt((int64_t(head) * scores.dim(1) + row) * P + col)));
+}
+}  // namespace
+
+void drawAttentionPanel(PanelContext& c) {
+    if (!c.model || !c.current) {
+        ImGui::TextDisabled("No run yet.");
+        return;
+    }
+    const int layers = c.model->args.n_layers, heads = c.model->args.n_heads;
+    int& layer = c.view.attentionLayer;
+    layer = std::clamp(layer, 0, layers - 1);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::SliderInt("layer", &layer, 0, layers - 1);
+    ImGui::SameLine();
+    int which = c.view.showMaskedScores ? 1 : 0;
+    ImGui::RadioButton("probabilities (after softmax)", &which, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("scores + mask (before softmax)", &which, 1);
+    if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Export PNG").x);
+    exportPngButton(c, "attention");
+
+    HeadSlices hs = findScores(c, c.current->step, layer);
+    if (!hs.scores) {
+        ImGui::TextWrapped("Layer %d of step %d has not reached stage 13 (%s) yet: step on, or pick an earlier layer.", layer,
+                           c.current->step, c.view.showMaskedScores ? "scores_mask" : "scores_softmax");
+        return;
+    }
+    const StageRecord& r = *hs.record;
+    const Tensor& scores = *hs.scores;
+    const int P = int(scores.dim(2));
+    // One scale for every head of the layer, so heads compare by colour. Probabilities run from 0
+    // to the layer's largest (1 in a prefill's first row; decode rows spread thinner).
+    std::vector<float> all(size_t(scores.numel()));
+    for (int64_t i = 0; i < scores.numel(); ++i) all[size_t(i)] = scores.floatAt(i);
+    ColourScale scale = scaleFor(all);
+    if (!c.view.showMaskedScores) scale.lo = 0;
+    auto headSlice = [&](int h) { return extractSlice(scores, {1, 2, {h, 0, 0}}); };
+    const std::string base = fmt::format("att/{}/{}", r.index, c.view.showMaskedScores);
+
+    int& head = c.view.head;
+    if (head >= heads) head = -1;
+    if (head < 0) {
+        ImGui::TextDisabled("Step %d, layer %d: %d heads, each [%d queries x %d keys]. Click a head to enlarge it.", r.step, layer,
+                            heads, int(scores.dim(1)), P);
+        drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
+        ImVec2 avail = ImGui::GetContentRegionAvail();
+        int perRow = std::max(1, int(std::ceil(std::sqrt(double(heads) * avail.x / std::max(avail.y, 1.0f)))));
+        perRow = std::min(perRow, heads);
+        int rowsOfThumbs = (heads + perRow - 1) / perRow;
+        float tw = avail.x / float(perRow) - ImGui::GetStyle().ItemSpacing.x;
+        float th = avail.y / float(rowsOfThumbs) - ImGui::GetFontSize() * 1.6f;
+        for (int h = 0; h < heads; ++h) {
+            if (h % perRow) ImGui::SameLine();
+            ImGui::BeginGroup();
+            ImGui::Text("head %d", h);
+            Slice2D s = headSlice(h);
+            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, ImVec2(tw, th), nullptr, 64.0f);
+            if (hit.hovered) ImGui::SetTooltip("head %d: click to enlarge", h);
+            if (hit.clicked) head = h, c.view.cell.reset();
+            ImGui::EndGroup();
+        }
+        return;
+    }
+    if (ImGui::SmallButton("< all heads")) head = -1, c.view.cell.reset();
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    ImGui::SliderInt("head", &head, 0, heads - 1);
+    if (head < 0) return;
+    ImGui::SameLine();
+    ImGui::TextDisabled("step %d, %s", r.step, r.seqLen == 1 ? "decode: one query row over every cached position" : "prefill");
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    ImGui::BeginChild("map", ImVec2(avail.x * 0.64f, 0));
+    drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
+    Slice2D s = headSlice(head);
+    HeatmapLabels labels = tokenLabels(c, r, P);
+    const int selRow = c.view.cell ? c.view.cell->row : -1, selCol = c.view.cell ? c.view.cell->col : -1;
+    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, ImGui::GetContentRegionAvail(), &labels, 48.0f,
+                                 selRow, selCol);
+    valueTooltip(hit, s, &labels);
+    if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("explain", ImVec2(0, 0), true);
+    if (c.view.cell && (c.view.cell->row >= s.rows || c.view.cell->col >= s.cols)) c.view.cell.reset();
+    explainCell(c, r, scores, head);
+    ImGui::EndChild();
+}
+
+}  // namespace llama::viewer

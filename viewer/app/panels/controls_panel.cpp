@@ -1,0 +1,144 @@
+// The run's settings (prompt, sampling, max tokens), the stepping buttons with their shortcuts,
+// the engine's state and the breakpoints.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <fmt/format.h>
+
+#include "panels.h"
+
+namespace llama::viewer {
+
+namespace {
+void promptSettings(PanelContext& c) {
+    RunSettings& s = c.settings;
+    int mode = s.mode == PromptMode::Chat ? 0 : 1;
+    ImGui::RadioButton("chat", &mode, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("completion", &mode, 1);
+    s.mode = mode == 0 ? PromptMode::Chat : PromptMode::Completion;
+    const float w = ImGui::GetContentRegionAvail().x;
+    if (s.mode == PromptMode::Chat) ImGui::InputTextMultiline("##system", &s.system, ImVec2(w, ImGui::GetFontSize() * 2.5f));
+    if (s.mode == PromptMode::Chat && ImGui::IsItemHovered()) ImGui::SetTooltip("system prompt");
+    ImGui::InputTextMultiline("##prompt", &s.prompt, ImVec2(w, ImGui::GetFontSize() * 3.2f));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip(s.mode == PromptMode::Chat ? "user message" : "text to continue");
+
+    ImGui::PushItemWidth(w * 0.3f);
+    ImGui::InputFloat("temperature", &s.sampling.temperature, 0.1f, 0.5f, "%.2f");
+    s.sampling.temperature = std::max(0.0f, s.sampling.temperature);
+    ImGui::SameLine();
+    ImGui::InputInt("top-k", &s.sampling.topK);
+    s.sampling.topK = std::max(0, s.sampling.topK);
+    ImGui::SliderFloat("top-p", &s.sampling.topP, 0.05f, 1.0f, "%.2f");
+    ImGui::SameLine();
+    int seed = int(s.sampling.seed);
+    if (ImGui::InputInt("seed", &seed)) s.sampling.seed = uint64_t(std::max(0, seed));
+    ImGui::InputInt("max tokens", &s.maxTokens);
+    s.maxTokens = std::clamp(s.maxTokens, 1, 4096);
+    ImGui::PopItemWidth();
+    if (s.sampling.temperature <= 0) ImGui::TextDisabled("temperature 0: greedy (argmax), top-k/top-p unused");
+}
+
+void buttons(PanelContext& c) {
+    int i = 0;
+    for (const auto& a : actionInfos()) {
+        if (a.action == Action::ToggleBreakpoint || a.action == Action::ToggleLayerBreakpoint) continue;
+        if (i++ % 4) ImGui::SameLine();
+        std::string label = fmt::format("{} ({})", a.label, a.shortcut);
+        if (ImGui::Button(label.c_str())) c.perform(a.action);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.help);
+    }
+}
+
+void status(PanelContext& c) {
+    const SessionStatus& s = c.status;
+    ImVec4 colour = s.state == SessionState::Paused ? ImVec4(1, 0.8f, 0.3f, 1)
+                    : s.state == SessionState::Running ? ImVec4(0.4f, 1, 0.4f, 1)
+                    : s.state == SessionState::Failed ? ImVec4(1, 0.4f, 0.4f, 1)
+                                                      : ImVec4(0.8f, 0.8f, 0.8f, 1);
+    ImGui::TextColored(colour, "%s", stateName(s.state));
+    if (s.held) {
+        const StageInfo& info = stageInfo(s.held->stage);
+        ImGui::SameLine();
+        ImGui::Text("at %d %s", info.number, std::string(info.title).c_str());
+        ImGui::SameLine();
+        if (s.held->layer >= 0) ImGui::Text("| layer %d", s.held->layer);
+        else ImGui::TextUnformatted("");
+        ImGui::SameLine();
+        ImGui::Text("| step %d", s.held->step);
+    }
+    if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
+    ImGui::TextDisabled("%.0f fps", c.fps);
+}
+
+void breakpointEditor(PanelContext& c) {
+    static int stageIndex = int(StageId::ScoresSoftmax);
+    static int layer = -1;
+    const auto& catalog = stageCatalog();
+    ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
+    std::string preview = fmt::format("{} {}", catalog[size_t(stageIndex)].number, catalog[size_t(stageIndex)].key);
+    if (ImGui::BeginCombo("##bpstage", preview.c_str())) {
+        for (int i = 0; i < int(catalog.size()); ++i) {
+            std::string item = fmt::format("{} {}", catalog[size_t(i)].number, catalog[size_t(i)].key);
+            if (ImGui::Selectable(item.c_str(), i == stageIndex)) stageIndex = i;
+        }
+        ImGui::EndCombo();
+    }
+    ImGui::PopItemWidth();
+    ImGui::SameLine();
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
+    ImGui::InputInt("layer", &layer);
+    ImGui::PopItemWidth();
+    layer = std::max(-1, layer);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("-1: every layer");
+    ImGui::SameLine();
+    auto breakpoints = c.session.breakpoints();
+    if (ImGui::Button("Add")) {
+        std::optional<int> l = layer >= 0 ? std::optional<int>(layer) : std::nullopt;
+        if (!hasBreakpoint(breakpoints, StageId(stageIndex), l)) toggleBreakpoint(breakpoints, StageId(stageIndex), l);
+        c.session.setBreakpoints(breakpoints);
+    }
+    for (size_t i = 0; i < breakpoints.size(); ++i) {
+        const Breakpoint& b = breakpoints[i];
+        ImGui::PushID(int(i));
+        if (ImGui::SmallButton("x")) {
+            breakpoints.erase(breakpoints.begin() + long(i));
+            c.session.setBreakpoints(breakpoints);
+            ImGui::PopID();
+            break;
+        }
+        ImGui::SameLine();
+        const StageInfo& info = stageInfo(b.stage);
+        ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "%d %s%s", info.number, std::string(info.key).c_str(),
+                           b.layer ? fmt::format(" (layer {})", *b.layer).c_str() : " (every layer)");
+        ImGui::PopID();
+    }
+}
+}  // namespace
+
+void drawControlsPanel(PanelContext& c) {
+    ImGui::TextWrapped("Model: %s", c.sourceDescription.c_str());
+    if (c.model) {
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextDisabled("Dim %d | layers %d | heads %d (KV %d) | HeadDim %d | FFN %d | vocab %d", c.model->args.dim,
+                            c.model->args.n_layers, c.model->args.n_heads, c.model->args.n_kv_heads, c.model->args.headDim(),
+                            c.model->args.ffnHiddenDim(), c.model->args.vocab_size);
+        ImGui::PopTextWrapPos();
+    }
+    const bool replay = c.model && c.model->format.rfind("trace", 0) == 0;
+    if (replay) ImGui::TextWrapped("Replaying a recorded trace: its own prompt and sampling are used; panels show what it recorded.");
+    else if (ImGui::CollapsingHeader("Prompt and sampling", ImGuiTreeNodeFlags_DefaultOpen)) promptSettings(c);
+    buttons(c);
+    status(c);
+    if (ImGui::CollapsingHeader("Breakpoints (F9: selected stage, Shift+F9: its layer only)")) breakpointEditor(c);
+    if (ImGui::CollapsingHeader("Display")) {
+        // The font is rebuilt at the new size when the slider is released, not on every drag step.
+        static float scale = 0, shown = -1;
+        if (shown != c.requestedUiScale) scale = shown = c.requestedUiScale;
+        ImGui::SliderFloat("UI scale", &scale, kMinUiScale, kMaxUiScale, "%.1f");
+        if (ImGui::IsItemDeactivatedAfterEdit()) c.requestedUiScale = scale;
+        ImGui::TextDisabled("DejaVu Sans: Latin, Greek, Cyrillic and more; no CJK glyphs (shown as '?').");
+    }
+}
+
+}  // namespace llama::viewer

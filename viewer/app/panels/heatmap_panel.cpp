@@ -1,0 +1,111 @@
+// Any 2-D slice of any captured tensor of the current stage: pick the tensor, which axes are
+// rows and columns, and an index for every other axis. Signed data uses a diverging scale.
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include "heatmap_view.h"
+#include "panels.h"
+#include "tensor_export.h"
+
+namespace llama::viewer {
+
+namespace {
+const CapturedTensor* chosenTensor(PanelContext& c) {
+    const StageRecord& r = *c.current;
+    if (r.tensors.empty()) return nullptr;
+    if (const CapturedTensor* t = r.find(c.view.tensorName)) return t;
+    return &r.tensors[0];
+}
+
+void axisCombo(const char* label, int& axis, const std::vector<std::string>& names, bool allowNone) {
+    std::string preview = axis < 0 ? "(one row)" : fmt::format("{}: {}", axis, names[size_t(axis)]);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+    if (ImGui::BeginCombo(label, preview.c_str())) {
+        if (allowNone && ImGui::Selectable("(one row)", axis < 0)) axis = -1;
+        for (int a = 0; a < int(names.size()); ++a)
+            if (ImGui::Selectable(fmt::format("{}: {}", a, names[size_t(a)]).c_str(), a == axis)) axis = a;
+        ImGui::EndCombo();
+    }
+}
+
+void exportButtons(PanelContext& c, const CapturedTensor& t, const Slice2D& slice) {
+    static std::string note;
+    exportPngButton(c, "heatmap-" + t.name);
+    ImGui::SameLine();
+    try {
+        if (ImGui::Button("Export CSV (slice)")) {
+            std::string path = exportPath(c, t.name, "csv");
+            writeCsv(path, slice);
+            note = "wrote " + path;
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Export .npy (tensor)")) {
+            std::string path = exportPath(c, t.name, "npy");
+            writeNpy(path, *t.data);
+            note = "wrote " + path;
+        }
+    } catch (const std::exception& e) {
+        note = e.what();
+    }
+    if (!note.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", note.c_str());
+    }
+}
+}  // namespace
+
+void drawHeatmapPanel(PanelContext& c) {
+    if (!c.current) {
+        ImGui::TextDisabled("No stage captured yet.");
+        return;
+    }
+    const StageRecord& r = *c.current;
+    const CapturedTensor* t = chosenTensor(c);
+    if (!t) {
+        ImGui::TextDisabled("Stage %d (%s) carries no tensors.", r.info().number, std::string(r.info().key).c_str());
+        return;
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+    if (ImGui::BeginCombo("tensor", t->name.c_str())) {
+        for (const auto& o : r.tensors)
+            if (ImGui::Selectable(o.name.c_str(), &o == t)) c.view.tensorName = o.name;
+        ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s %s, stage %d %s%s", shapeToString(t->shape).c_str(), dtypeName(t->dtype), r.info().number,
+                        std::string(r.info().key).c_str(), r.layer >= 0 ? fmt::format(", layer {}", r.layer).c_str() : "");
+    if (!t->data) {
+        ImGui::TextWrapped("Only a summary of this tensor was kept (min %.4g, max %.4g, mean %.4g): older token steps keep small "
+                           "tensors only, to bound memory.",
+                           t->stats.min, t->stats.max, t->stats.mean);
+        return;
+    }
+    const Tensor& data = *t->data;
+    std::string sliceFor = fmt::format("{}/{}", r.index, t->name);
+    if (c.view.sliceFor != sliceFor) c.view.slice = defaultSlice(data), c.view.sliceFor = sliceFor;
+    SliceSpec& spec = c.view.slice;
+    auto names = nameDims(t->shape, c.dims(r));
+    if (data.rank() >= 2) {
+        axisCombo("rows", spec.rowAxis, names, true);
+        ImGui::SameLine();
+        axisCombo("columns", spec.colAxis, names, false);
+    }
+    for (int a = 0; a < int(data.rank()); ++a) {
+        if (a == spec.rowAxis || a == spec.colAxis || data.dim(a) <= 1) continue;
+        int v = int(spec.fixed[size_t(a)]);
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+        if (ImGui::SliderInt(fmt::format("axis {} ({})", a, names[size_t(a)]).c_str(), &v, 0, int(data.dim(a)) - 1)) spec.fixed[size_t(a)] = v;
+    }
+    Slice2D slice = extractSlice(data, spec);
+    ColourScale scale = scaleFor(slice.values);
+    exportButtons(c, *t, slice);
+    drawLegend(scale, t->stats.negInf > 0, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 24));
+
+    std::string key = fmt::format("hm/{}/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis, fmt::join(spec.fixed, ","));
+    HeatmapLabels labels{spec.rowAxis < 0 ? "row" : names[size_t(spec.rowAxis)], names[size_t(spec.colAxis)], {}, {}};
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(), nullptr, 40.0f);
+    valueTooltip(hit, slice, &labels);
+}
+
+}  // namespace llama::viewer

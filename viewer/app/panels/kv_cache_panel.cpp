@@ -1,0 +1,56 @@
+// How full each layer's KV cache is: positions written so far out of the context length, the
+// positions this step writes highlighted, and where the next token goes.
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "panels.h"
+
+namespace llama::viewer {
+
+void drawKvCachePanel(PanelContext& c) {
+    if (!c.model || !c.current) {
+        ImGui::TextDisabled("No run yet.");
+        return;
+    }
+    const ModelArgs& a = c.model->args;
+    const int step = c.current->step;
+    // Filled = the end of the last cache_write of each layer up to the shown stage.
+    std::vector<int> filled(size_t(a.n_layers), 0), writtenFrom(size_t(a.n_layers), -1);
+    for (const auto& r : c.snap.records) {
+        if (r->index > c.current->index) break;
+        if (r->stage != StageId::CacheWrite || r->layer < 0 || r->layer >= a.n_layers) continue;
+        filled[size_t(r->layer)] = r->startPos + r->seqLen;
+        writtenFrom[size_t(r->layer)] = r->step == step ? r->startPos : -1;
+    }
+    const int total = *std::max_element(filled.begin(), filled.end());
+    ImGui::Text("Context length %d positions; each layer caches K and V: [%d, N_KVHeads %d, HeadDim %d] BF16 (%.1f KB per position, all layers)",
+                a.max_seq_len, a.max_seq_len, a.n_kv_heads, a.headDim(), 2.0 * a.n_layers * a.n_kv_heads * a.headDim() * 2 / 1024.0);
+    ImGui::Text("Step %d: startPos %d, writing %d position(s). Grey: cached before; orange: written this step.", step,
+                c.current->startPos, c.current->seqLen);
+    // The bars show the first positions (the whole context would make the fill invisible).
+    const int window = std::min(a.max_seq_len, std::max(32, (total + 15) / 16 * 16 + 16));
+    ImGui::TextDisabled("showing positions 0..%d of %d", window - 1, a.max_seq_len);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float font = ImGui::GetFontSize();
+    const float labelW = font * 4.5f, barW = ImGui::GetContentRegionAvail().x - labelW - font * 7;
+    const float cell = barW / float(window);
+    for (int L = 0; L < a.n_layers; ++L) {
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddText(p, ImGui::GetColorU32(ImGuiCol_Text), fmt::format("layer {}", L).c_str());
+        for (int pos = 0; pos < window; ++pos) {
+            ImU32 col = pos >= filled[size_t(L)] ? IM_COL32(50, 50, 58, 255)
+                        : (writtenFrom[size_t(L)] >= 0 && pos >= writtenFrom[size_t(L)]) ? IM_COL32(240, 160, 40, 255)
+                                                                                      : IM_COL32(150, 150, 160, 255);
+            ImVec2 a0(p.x + labelW + cell * pos, p.y + 2);
+            dl->AddRectFilled(a0, ImVec2(a0.x + std::max(cell - 1, 1.0f), p.y + font - 1), col);
+        }
+        dl->AddText(ImVec2(p.x + labelW + barW + font * 0.5f, p.y), ImGui::GetColorU32(ImGuiCol_Text),
+                    fmt::format("{} / {}", filled[size_t(L)], a.max_seq_len).c_str());
+        ImGui::Dummy(ImVec2(labelW + barW + font * 7, font + 2));
+    }
+}
+
+}  // namespace llama::viewer

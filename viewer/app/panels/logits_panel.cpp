@@ -1,0 +1,89 @@
+// The next-token choice: the top-k tokens' logits and probabilities at the sampling
+// temperature (greedy runs show temperature 1), the sampled token highlighted, and the
+// history of chosen tokens.
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "panels.h"
+
+namespace llama::viewer {
+
+namespace {
+const StepInfo* shownStep(const PanelContext& c) {
+    const StepInfo* found = nullptr;
+    for (const auto& s : c.snap.steps) {
+        if (c.current && s.step > c.current->step) break;
+        if (!s.top.empty()) found = &s;
+    }
+    return found;
+}
+
+void barChart(PanelContext& c, const StepInfo& s) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float font = ImGui::GetFontSize();
+    const float labelW = font * 9, valueW = ImGui::CalcTextSize("p 0.000  logit -00.00  #000000").x + font;
+    const float barMax = std::max(font * 4, ImGui::GetContentRegionAvail().x - labelW - valueW);
+    const float rowH = font * 1.5f;
+    float maxP = 0;
+    for (const auto& t : s.top) maxP = std::max(maxP, t.probability);
+    for (const auto& t : s.top) {
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        bool chosen = t.id == s.sampled;
+        std::string label = c.piece(t.id);
+        if (ImGui::CalcTextSize(label.c_str()).x > labelW - font) label = label.substr(0, 12) + "...";
+        ImU32 text = chosen ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text);
+        dl->AddText(ImVec2(p.x, p.y + (rowH - font) / 2), text, fmt::format("{}{}", chosen ? "\xe2\x96\xb6 " : "  ", label).c_str());
+        float w = barMax * (maxP > 0 ? t.probability / maxP : 0);
+        ImVec2 a(p.x + labelW, p.y + 2), b(a.x + std::max(w, 1.0f), p.y + rowH - 2);
+        dl->AddRectFilled(a, b, chosen ? IM_COL32(240, 170, 40, 255) : IM_COL32(80, 130, 200, 255));
+        dl->AddText(ImVec2(p.x + labelW + barMax + font * 0.5f, p.y + (rowH - font) / 2), text,
+                    fmt::format("p {:.3f}  logit {:.2f}  #{}", t.probability, t.logit, t.id).c_str());
+        ImGui::Dummy(ImVec2(labelW + barMax + valueW, rowH));
+    }
+}
+}  // namespace
+
+void drawLogitsPanel(PanelContext& c) {
+    const StepInfo* s = shownStep(c);
+    if (!s) {
+        ImGui::TextWrapped("No token sampled yet: the chart appears at stage 20 (sample) of the first step.");
+        return;
+    }
+    float temperature = c.session.settings().sampling.temperature;
+    ImGui::Text("Step %d: the %zu most likely next tokens", s->step, s->top.size());
+    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Export PNG").x);
+    exportPngButton(c, "logits");
+    if (temperature > 0) ImGui::TextDisabled("probabilities = softmax(logits / %.2f); the highlighted token was drawn from them", double(temperature));
+    else ImGui::TextDisabled("greedy: temperature 0 picks the largest logit; probabilities shown at temperature 1");
+    barChart(c, *s);
+    if (s->sampled >= 0 && s->sampledProbability == 0)
+        ImGui::TextDisabled("sampled %s (#%d), outside the top %zu", c.piece(s->sampled).c_str(), s->sampled, s->top.size());
+    ImGui::Separator();
+    ImGui::TextUnformatted("Chosen tokens");
+    if (ImGui::BeginTable("history", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn("step");
+        ImGui::TableSetupColumn("token");
+        ImGui::TableSetupColumn("id");
+        ImGui::TableSetupColumn("probability");
+        ImGui::TableHeadersRow();
+        for (const auto& h : c.snap.steps) {
+            if (h.sampled < 0) continue;
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", h.step);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(c.piece(h.sampled).c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", h.sampled);
+            ImGui::TableNextColumn();
+            if (h.sampledProbability > 0) ImGui::Text("%.3f", h.sampledProbability);
+            else ImGui::TextDisabled("< top %zu", h.top.size());
+        }
+        ImGui::EndTable();
+    }
+}
+
+}  // namespace llama::viewer

@@ -1,0 +1,41 @@
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include "panels.h"
+
+namespace llama::viewer {
+
+std::string PanelContext::piece(int32_t id) const {
+    if (!model || !model->tokenizer || id < 0 || id >= model->tokenizer->vocabSize()) return std::to_string(id);
+    return model->tokenizer->pieceForDisplay(id);
+}
+
+std::string PanelContext::positionLabel(int position) const {
+    if (position < 0 || position >= int(snap.positionTokens.size())) return std::to_string(position);
+    return fmt::format("{} {}", position, piece(snap.positionTokens[size_t(position)]));
+}
+
+DimContext PanelContext::dims(const StageRecord& r) const {
+    DimContext d;
+    if (model) d.args = model->args;
+    d.seqLen = r.seqLen;
+    d.startPos = r.startPos;
+    return d;
+}
+
+std::string exportPath(const PanelContext& c, const std::string& what, const char* extension) {
+    std::string where = c.current ? fmt::format("-{}-L{}-s{}", c.current->info().key, c.current->layer, c.current->step) : "";
+    return fmt::format("llama-viewer-{}{}.{}", what, where, extension);
+}
+
+void exportPngButton(PanelContext& c, const std::string& what) {
+    static std::string written;
+    if (ImGui::Button("Export PNG")) {
+        written = exportPath(c, what, "png");
+        c.exportPanelPng(written);
+    }
+    if (!written.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("last written: %s", written.c_str());
+}
+
+}  // namespace llama::viewer

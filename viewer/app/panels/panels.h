@@ -1,0 +1,55 @@
+#pragma once
+// One function per panel; each draws into the current ImGui window from a PanelContext.
+#include <functional>
+#include <string>
+
+#include "capture_observer.h"
+#include "dim_names.h"
+#include "engine_session.h"
+#include "gl_textures.h"
+#include "view_state.h"
+
+namespace llama::viewer {
+
+struct PanelContext {
+    EngineSession& session;
+    ViewState& view;
+    const HistorySnapshot& snap;
+    const Model* model;             // nullptr until loaded
+    const StageRecord* current;     // the stage the panels show (selected, or the latest)
+    const StageRecord* live;        // the latest captured stage
+    SessionStatus status;
+    TextureCache& textures;
+    std::string chaptersDir;
+    std::function<void(const std::string&)> exportPanelPng;  // writes the current panel after this frame
+    std::function<void(Action)> perform;
+    RunSettings& settings;       // edited by the prompt box, used by the next run
+    float& requestedUiScale;     // applied between frames (the font atlas is rebuilt)
+    std::string sourceDescription;
+    float fps = 0;
+
+    // The token at a position as the tables show it: the piece, special tokens in <|...|>.
+    std::string piece(int32_t id) const;
+    std::string positionLabel(int position) const;  // "3 God"
+    DimContext dims(const StageRecord& r) const;
+};
+
+void drawControlsPanel(PanelContext& c);
+void drawTimelinePanel(PanelContext& c);
+void drawShapesPanel(PanelContext& c);
+void drawHeatmapPanel(PanelContext& c);
+void drawMaskPanel(PanelContext& c);
+void drawAttentionPanel(PanelContext& c);
+void drawLogitsPanel(PanelContext& c);
+void drawKvCachePanel(PanelContext& c);
+void drawTokensPanel(PanelContext& c);
+void drawOutputPanel(PanelContext& c);
+void drawChapterPanel(PanelContext& c);
+void drawLogPanel(PanelContext& c);
+
+// A path under the working directory for an export, named after what is exported.
+std::string exportPath(const PanelContext& c, const std::string& what, const char* extension);
+// "Export PNG" button for the current panel, with the written path shown after.
+void exportPngButton(PanelContext& c, const std::string& what);
+
+}  // namespace llama::viewer

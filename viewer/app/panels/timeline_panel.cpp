@@ -1,0 +1,71 @@
+// Token steps -> layers -> stages, numbered and titled as in the stage catalog. The engine's
+// current stage is highlighted; clicking any captured stage shows it in the other panels.
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include "panels.h"
+#include "timeline.h"
+
+namespace llama::viewer {
+
+namespace {
+void stageRow(PanelContext& c, int index, bool reveal) {
+    const StageRecord& r = *c.snap.records[size_t(index)];
+    const StageInfo& info = r.info();
+    bool isLive = c.live && c.live->index == index;
+    bool isShown = c.current && c.current->index == index;
+    bool bp = hasBreakpoint(c.session.breakpoints(), r.stage, std::nullopt) || hasBreakpoint(c.session.breakpoints(), r.stage, r.layer);
+    std::string label = fmt::format("{}{:>2} {}##r{}", bp ? "\xe2\x97\x8f " : "   ", info.number, info.title, index);  // ● marks a breakpoint
+    if (isLive) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.3f, 1));
+    if (ImGui::Selectable(label.c_str(), isShown)) c.view.selectedRecord = (isLive ? -1 : index);
+    if (isLive) ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", std::string(info.key).c_str(), r.message.c_str());
+    if (isShown && reveal) ImGui::SetScrollHereY(0.5f);  // follow the engine
+}
+}  // namespace
+
+void drawTimelinePanel(PanelContext& c) {
+    if (c.snap.records.empty()) {
+        ImGui::TextDisabled("No stages yet: Step (F10) starts a run held at stage 1.");
+        return;
+    }
+    if (c.view.selectedRecord >= 0) {
+        if (ImGui::SmallButton("Follow the engine")) c.view.selectedRecord = -1;
+        ImGui::SameLine();
+        ImGui::TextDisabled("showing an earlier stage");
+    }
+    ImGui::BeginChild("timeline");
+    // Rebuilt only when something new was captured: while a model computes, that is often, but
+    // not every frame.
+    static std::vector<TimelineStep> steps;
+    static uint64_t builtFor = 0;
+    if (builtFor != c.snap.version) steps = buildTimeline(c.snap.records), builtFor = c.snap.version;
+    // Open and scroll to the shown stage when it changes; otherwise the learner's folding stays.
+    static int revealed = -1;
+    const bool reveal = c.current && c.current->index != revealed;
+    if (c.current) revealed = c.current->index;
+    const int shownStep = c.current ? c.current->step : -1;
+    const int shownLayer = c.current ? c.current->layer : -1;
+    for (const auto& s : steps) {
+        const auto& info = c.snap.steps;
+        int seqLen = s.step < int(info.size()) ? info[size_t(s.step)].seqLen : 0;
+        std::string title = s.step == 0 ? fmt::format("Step 0: prefill ({} tokens)", seqLen) : fmt::format("Step {}: decode 1 token", s.step);
+        if (reveal && s.step == shownStep) ImGui::SetNextItemOpen(true);
+        if (!ImGui::TreeNode(fmt::format("{}##step{}", title, s.step).c_str())) continue;
+        for (int i : s.before) stageRow(c, i, reveal);
+        for (size_t L = 0; L < s.layers.size(); ++L) {
+            if (s.layers[L].empty()) continue;
+            if (reveal && s.step == shownStep && int(L) == shownLayer) ImGui::SetNextItemOpen(true);
+            if (ImGui::TreeNode(fmt::format("Layer {}##s{}L{}", L, s.step, L).c_str())) {
+                for (int i : s.layers[L]) stageRow(c, i, reveal);
+                ImGui::TreePop();
+            }
+        }
+        for (int i : s.after) stageRow(c, i, reveal);
+        ImGui::TreePop();
+    }
+    ImGui::EndChild();
+}
+
+}  // namespace llama::viewer

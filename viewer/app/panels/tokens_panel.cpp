@@ -1,0 +1,42 @@
+// The token at every position: the prompt as the tokenizer split it, then each generated
+// token, with ids; special tokens (<|begin_of_text|>...) marked.
+#include <imgui.h>
+
+#include "panels.h"
+
+namespace llama::viewer {
+
+void drawTokensPanel(PanelContext& c) {
+    const auto& tokens = c.snap.positionTokens;
+    if (tokens.empty()) {
+        ImGui::TextDisabled("No tokens yet: they appear at stage 1 (tokenize).");
+        return;
+    }
+    ImGui::Text("%zu prompt tokens, %zu positions so far", c.snap.promptTokens.size(), tokens.size());
+    if (ImGui::BeginTable("tokens", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn("position");
+        ImGui::TableSetupColumn("id");
+        ImGui::TableSetupColumn("piece");
+        ImGui::TableSetupColumn("");
+        ImGui::TableHeadersRow();
+        const bool haveTokenizer = c.model && c.model->tokenizer;
+        for (size_t i = 0; i < tokens.size(); ++i) {
+            const int32_t id = tokens[i];
+            const bool special = haveTokenizer && c.model->tokenizer->isSpecial(id);
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::Text("%zu", i);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", id);
+            ImGui::TableNextColumn();
+            if (special) ImGui::TextColored(ImVec4(0.6f, 0.8f, 1.0f, 1), "%s", c.piece(id).c_str());
+            else ImGui::Text("'%s'", c.piece(id).c_str());
+            ImGui::TableNextColumn();
+            if (special) ImGui::TextDisabled("special");
+            else if (i >= c.snap.promptTokens.size()) ImGui::TextDisabled("generated");
+        }
+        ImGui::EndTable();
+    }
+}
+
+}  // namespace llama::viewer

@@ -1,0 +1,41 @@
+#pragma once
+// Runs a parsed script one command at a time across frames: commands that change the engine
+// wait until it is held or finished, screenshots wait for a few frames so the panels have
+// caught up, and an error ends the program with a message naming the script line.
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "script.h"
+#include "trace/step_controller.h"
+
+namespace llama::viewer {
+
+class ViewerApp;
+
+class ScriptRunner {
+public:
+    explicit ScriptRunner(std::vector<ScriptCommand> commands) : commands_(std::move(commands)) {}
+    // Called once per frame before drawing.
+    void update(ViewerApp& app);
+
+private:
+    enum class Wait { None, Loaded, Settled, Finished, StepTo, Frames, Fps };
+    bool waitDone(ViewerApp& app);
+    void execute(ViewerApp& app, const ScriptCommand& c);
+    void fail(ViewerApp& app, const std::string& message);
+
+    std::vector<ScriptCommand> commands_;
+    size_t next_ = 0;
+    Wait wait_ = Wait::None;
+    int frames_ = 0;
+    std::string pendingScreenshot_;
+    bool pendingPanelOnly_ = false;
+    std::optional<Breakpoint> stepTarget_;
+    std::vector<Breakpoint> userBreakpoints_;
+    std::chrono::steady_clock::time_point waitStart_, fpsEnd_;
+    int fpsFrames_ = 0;
+    std::string fpsWhere_;
+};
+
+}  // namespace llama::viewer

@@ -1,0 +1,82 @@
+#pragma once
+// The viewer's frame: a fixed tiled layout (ImGui 1.86 has no docking) of the run controls,
+// the stage timeline, the panel tabs, the output and the log; keyboard shortcuts; scripted
+// walk-throughs; PNG captures after rendering.
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "engine_session.h"
+#include "gl_textures.h"
+#include "script_runner.h"
+#include "view_state.h"
+
+namespace llama::viewer {
+
+struct AppOptions {
+    ModelSource source;
+    RunSettings settings;
+    std::string scriptPath;
+    float uiScale = 1.0f;
+    std::string chaptersDir;
+    std::string fontPath;
+};
+
+class ViewerApp {
+public:
+    explicit ViewerApp(AppOptions options);
+    ~ViewerApp();
+
+    // Before ImGui::NewFrame: applies a UI scale change (rebuilds the font) and runs the script.
+    void beforeFrame();
+    void drawFrame();
+    // After rendering, before the swap: writes requested screenshots.
+    void afterRender(int framebufferWidth, int framebufferHeight);
+    bool quitRequested() const { return quit_; }
+    int exitCode() const { return exitCode_; }
+
+    // Used by the buttons, the shortcuts and the script runner.
+    void perform(Action action);
+    void load(const ModelSource& source);
+    void showPanel(Panel panel);
+    void requestCapture(const std::string& path, bool panelOnly);
+    void requestQuit(int exitCode) { quit_ = true, exitCode_ = exitCode; }
+    EngineSession& session() { return session_; }
+    const AppOptions& options() const { return options_; }
+    ViewState& view() { return view_; }
+    RunSettings& settings() { return settings_; }
+    float& requestedUiScale() { return requestedScale_; }
+    const StageRecord* currentRecord() const;
+    float fps() const;
+
+private:
+    void handleShortcuts();
+    void refreshSnapshot();
+    bool runActive() const;
+
+    AppOptions options_;
+    ModelSource source_;  // the one loaded last
+    EngineSession session_;
+    ViewState view_;
+    RunSettings settings_;
+    HistorySnapshot snap_;
+    std::shared_ptr<const CaptureObserver> snapFrom_;
+    TextureCache textures_;
+    std::unique_ptr<ScriptRunner> script_;
+    float appliedScale_ = 0, requestedScale_ = 1;
+    std::string fontNote_;
+    bool panelChangeRequested_ = false;
+    int lastShown_ = -1;
+    struct Capture {
+        std::string path;
+        bool panelOnly;
+    };
+    std::vector<Capture> captures_;
+    float panelRect_[4] = {0, 0, 0, 0};  // the tab window, for panel PNGs
+    std::deque<std::chrono::steady_clock::time_point> frameTimes_;
+    bool quit_ = false;
+    int exitCode_ = 0;
+};
+
+}  // namespace llama::viewer

@@ -1,0 +1,130 @@
+// The engine on its worker thread as the viewer drives it, on the synthetic "tiny" model:
+// holding, stepping, breakpoints, capture and its memory policy, and stopping while held.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "attention_explain.h"
+#include "engine_session.h"
+
+using namespace llama;
+using namespace llama::viewer;
+using namespace std::chrono_literals;
+
+namespace {
+RunSettings tinySettings() {
+    RunSettings s;
+    s.prompt = "hello world";
+    s.maxTokens = 3;
+    return s;
+}
+
+void loadTiny(EngineSession& session) {
+    session.load({ModelSource::Kind::Synthetic, "tiny", 7});
+    REQUIRE(session.waitUntilSettled(60s));
+    REQUIRE(session.status().state == SessionState::Ready);
+}
+
+HistorySnapshot snapshotOf(const EngineSession& s) {
+    HistorySnapshot snap;
+    s.capture()->snapshot(snap);
+    return snap;
+}
+}  // namespace
+
+TEST_CASE("a run starts held at stage 1 and steps one stage at a time") {
+    EngineSession session;
+    loadTiny(session);
+    session.start(tinySettings(), StepController::Mode::Stage, true);
+    REQUIRE(session.waitUntilSettled(30s));
+    SessionStatus s = session.status();
+    REQUIRE(s.state == SessionState::Paused);
+    CHECK(s.held->stage == StageId::Tokenize);
+    session.step();
+    REQUIRE(session.waitUntilSettled(30s));
+    CHECK(session.status().held->stage == StageId::TokensTensor);
+    CHECK(snapshotOf(session).records.size() == 2);
+}
+
+TEST_CASE("a breakpoint holds the engine where the attention panel needs it, and the capture explains a cell") {
+    EngineSession session;
+    loadTiny(session);
+    session.setBreakpoints({{StageId::ScoresSoftmax, 1, std::nullopt}});
+    session.start(tinySettings(), StepController::Mode::Continue, true);
+    REQUIRE(session.waitUntilSettled(30s));
+    SessionStatus s = session.status();
+    REQUIRE(s.state == SessionState::Paused);
+    CHECK(s.held->stage == StageId::ScoresSoftmax);
+    CHECK(s.held->layer == 1);
+
+    HistorySnapshot snap = snapshotOf(session);
+    const StageRecord* scores = findRecord(snap.records, 0, 1, StageId::ScoresSoftmax);
+    const StageRecord* tr = findRecord(snap.records, 0, 1, StageId::Transposes);
+    const StageRecord* mask = findRecord(snap.records, 0, -1, StageId::Mask);
+    REQUIRE(scores);
+    REQUIRE(tr);
+    REQUIRE(mask);
+    const Tensor& probs = *scores->find("scores")->data;
+    const int seqLen = int(probs.dim(1));
+    REQUIRE(seqLen >= 2);
+    CHECK(scores->seqLen == seqLen);
+    for (int col = 0; col < seqLen; ++col) {
+        CellExplanation e = explainAttentionCell(*tr->find("xq")->data, *tr->find("keys")->data, &*mask->find("mask")->data, 1, seqLen - 1, col);
+        // The engine rounds to bfloat16 between steps: agreement to about 1%.
+        CHECK(e.probability == Approx(probs.floatAt((int64_t(1) * seqLen + seqLen - 1) * seqLen + col)).margin(0.01));
+    }
+    CHECK(snap.positionTokens.size() == size_t(seqLen));
+}
+
+TEST_CASE("a whole run records the top tokens and the sampled one per step, and trims older steps") {
+    EngineSession session;
+    loadTiny(session);
+    session.start(tinySettings(), StepController::Mode::Continue, false);
+    REQUIRE(session.waitUntilSettled(60s));
+    REQUIRE(session.status().state == SessionState::Finished);
+    HistorySnapshot snap = snapshotOf(session);
+    REQUIRE(snap.steps.size() >= 2);
+    for (const auto& st : snap.steps) {
+        REQUIRE(!st.top.empty());
+        CHECK(st.sampled == st.top[0].id);  // greedy
+        CHECK(st.sampledProbability == st.top[0].probability);
+    }
+    // The prefill's logits are [seqLen, VocabSize] F32; in an older step only small tensors stay.
+    const StageRecord* logits = findRecord(snap.records, 0, -1, StageId::Logits);
+    REQUIRE(logits);
+    const CapturedTensor* t = logits->find("logits");
+    CHECK(t->shape.at(1) == 768);
+    CHECK(t->stats.max >= t->stats.min);
+    CHECK(t->data.has_value() == (shapeNumel(t->shape) * 4 < int64_t(MemoryPolicy{}.keepOldTensorsBelow)));
+}
+
+TEST_CASE("stop while held ends the run without hanging, and a new run can start") {
+    EngineSession session;
+    loadTiny(session);
+    session.start(tinySettings(), StepController::Mode::Stage, true);
+    REQUIRE(session.waitUntilSettled(30s));
+    REQUIRE(session.status().state == SessionState::Paused);
+    auto t0 = std::chrono::steady_clock::now();
+    session.stop();
+    CHECK(std::chrono::steady_clock::now() - t0 < 5s);
+    CHECK(session.status().state == SessionState::Finished);
+    CHECK(session.status().message.find("stopped") != std::string::npos);
+
+    session.restart();
+    REQUIRE(session.waitUntilSettled(30s));
+    CHECK(session.status().held->stage == StageId::Tokenize);
+    // ~EngineSession stops the held run too.
+}
+
+TEST_CASE("next token holds at the start of the next step") {
+    EngineSession session;
+    loadTiny(session);
+    session.start(tinySettings(), StepController::Mode::Stage, true);
+    REQUIRE(session.waitUntilSettled(30s));
+    session.nextToken();
+    REQUIRE(session.waitUntilSettled(30s));
+    SessionStatus s = session.status();
+    REQUIRE(s.state == SessionState::Paused);
+    CHECK(s.held->stage == StageId::SequenceLoop);
+    CHECK(s.held->step == 1);
+}

@@ -1,0 +1,18 @@
+#pragma once
+// `llama-walkthrough compare-doc DOC.md --log debug.log`: checks the [DEBUG] lines a document
+// quotes against a real debug log, shape by shape.
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace llama::cli {
+
+struct CompareDocOptions {
+    std::string document;
+    std::string log;
+};
+
+CLI::App* addCompareDocCommand(CLI::App& app, CompareDocOptions& options);
+// Prints the table; 0 when every documented line has a partner with the same shapes, else 1.
+int runCompareDoc(const CompareDocOptions& options);
+
+}  // namespace llama::cli

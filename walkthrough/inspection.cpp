@@ -1,0 +1,48 @@
+#include "inspection.h"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <iostream>
+
+namespace llama::cli {
+
+void addInspectionOptions(CLI::App& app, Options& o) {
+    app.add_flag("--dry-run", o.dryRun, "Shapes and dtypes only, no arithmetic (weights are not read): e.g. Llama 3.1 8B's shapes in a second");
+    app.add_flag("--step", o.step, "Pause after every stage; commands on stdin (h for help, end of input continues)");
+    auto* trace = app.add_option("--trace", o.trace, "Record the run to FILE for replay (docs/trace-format.md)");
+    app.add_option("--trace-attention", o.traceAttention, "Layers whose attention scores the trace stores: all, none or e.g. 1,3-5")
+        ->needs(trace);
+    app.add_flag("--trace-presoftmax", o.tracePreSoftmax, "Also store the masked scores before the softmax")->needs(trace);
+    app.add_option("--trace-max-positions", o.traceMaxPositions, "Store no scores for steps past this many positions")
+        ->check(CLI::NonNegativeNumber)
+        ->needs(trace);
+    app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::NonNegativeNumber)->needs(trace);
+}
+
+Inspection::Inspection(const Options& o, const Model& model, InferenceContext& ctx) : options_(o) {
+    if (!o.trace.empty()) {
+        TraceOptions t;
+        t.attentionLayers = parseLayerSelection(o.traceAttention, model.args.n_layers);
+        t.preSoftmax = o.tracePreSoftmax;
+        t.maxPositions = o.traceMaxPositions;
+        t.topK = o.traceTopK;
+        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{o.prompt, o.maxTokens, o.sampling, o.dryRun}, t);
+        ctx.addObserver(recorder_.get());
+    }
+    if (o.step) {
+        controller_ = std::make_unique<StepController>(StepController::Mode::Stage);
+        stepper_ = std::make_unique<TerminalStepper>(*controller_, std::cin, std::cout, model.args.n_layers, !isatty(STDIN_FILENO));
+        std::cout << "Stepping: the run pauses after each stage. h for help, Enter for the next stage.\n";
+        ctx.addObserver(controller_.get());
+    }
+}
+
+void Inspection::finish(const GenerationResult& result) {
+    if (!recorder_) return;
+    recorder_->finish(result);
+    fmt::print("Trace written to {} ({:.2f} MB)\n", options_.trace, recorder_->bytesWritten() / 1e6);
+}
+
+}  // namespace llama::cli

@@ -1,0 +1,32 @@
+#pragma once
+// What watches a generation besides the debug log: --trace records it to a file, --step holds
+// it after each stage for the terminal stepper. Owns those observers for the run's lifetime.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+#include "generate/generator.h"
+#include "options.h"
+#include "stepper.h"
+#include "trace/trace_recorder.h"
+
+namespace llama::cli {
+
+// --dry-run, --step, --trace and the --trace-* caps.
+void addInspectionOptions(CLI::App& app, Options& options);
+
+class Inspection {
+public:
+    // Attaches the recorder first, so a stage is on disk before the stepper holds it.
+    Inspection(const Options& options, const Model& model, InferenceContext& ctx);
+    // Ends the trace with the result and says where it went.
+    void finish(const GenerationResult& result);
+
+private:
+    const Options& options_;
+    std::unique_ptr<TraceRecorder> recorder_;
+    std::unique_ptr<StepController> controller_;
+    std::unique_ptr<TerminalStepper> stepper_;
+};
+
+}  // namespace llama::cli

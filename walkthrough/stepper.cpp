@@ -1,0 +1,265 @@
+#include "stepper.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <istream>
+#include <ostream>
+
+#include "trace/tensor_stats.h"
+
+namespace llama::cli {
+
+const char* const kStepHelp =
+    "Commands (one per line):\n"
+    "  Enter           next stage\n"
+    "  l               next layer\n"
+    "  t               next token\n"
+    "  c               continue to the next breakpoint (or the end)\n"
+    "  b STAGE [LAYER] break at a stage: a key (scores_softmax) or a number (13 = all of its stages),\n"
+    "                  optionally only in LAYER (1-based, as the log counts)\n"
+    "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0, e.g. the head)\n"
+    "  h               this help\n"
+    "  q               quit: end the generation here\n"
+    "End of input continues to the end.\n";
+
+namespace {
+std::vector<std::string_view> splitWords(std::string_view s) {
+    std::vector<std::string_view> words;
+    size_t i = 0;
+    while (i < s.size()) {
+        while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        size_t start = i;
+        while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+        if (i > start) words.push_back(s.substr(start, i - start));
+    }
+    return words;
+}
+
+std::optional<int64_t> parseInt(std::string_view s) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+StepCommand invalid(std::string error) {
+    StepCommand c;
+    c.error = std::move(error);
+    return c;
+}
+
+// Stages 5-18 happen inside a transformer block; only those have a layer.
+bool insideLayers(const StageInfo& s) { return s.number >= 5 && s.number <= 18; }
+
+StepCommand parseBreak(const std::vector<std::string_view>& w) {
+    if (w.size() < 2 || w.size() > 3) return invalid("usage: b STAGE [LAYER], e.g. b scores_softmax 3 or b 13");
+    std::vector<const StageInfo*> stages;
+    if (auto number = parseInt(w[1])) {
+        for (const auto& s : stageCatalog())
+            if (s.number == *number) stages.push_back(&s);
+        if (stages.empty()) return invalid(fmt::format("no stage has number {} (they are numbered 1-20)", *number));
+    } else if (const StageInfo* s = findStage(w[1])) {
+        stages.push_back(s);
+    } else {
+        return invalid(fmt::format("unknown stage '{}': give a key such as scores_softmax, or a number 1-20", w[1]));
+    }
+    std::optional<int> layer;
+    if (w.size() == 3) {
+        auto n = parseInt(w[2]);
+        if (!n || *n < 1) return invalid(fmt::format("layer '{}' is not a layer number (1, 2, ...)", w[2]));
+        if (!std::all_of(stages.begin(), stages.end(), [](auto* s) { return insideLayers(*s); }))
+            return invalid(fmt::format("stage {} is outside the transformer blocks: it has no layer", w[1]));
+        layer = int(*n - 1);
+    }
+    StepCommand c;
+    c.kind = StepCommand::Kind::Break;
+    for (auto* s : stages) c.breakpoints.push_back({s->id, layer, std::nullopt});
+    return c;
+}
+
+StepCommand parsePrint(const std::vector<std::string_view>& w) {
+    if (w.size() < 2 || w.size() > 3) return invalid("usage: p NAME [INDEX], e.g. p xq or p scores 2");
+    StepCommand c;
+    c.kind = StepCommand::Kind::Print;
+    c.tensor = std::string(w[1]);
+    if (w.size() == 3) {
+        auto n = parseInt(w[2]);
+        if (!n || *n < 0) return invalid(fmt::format("index '{}' is not a number >= 0", w[2]));
+        c.index = *n;
+    }
+    return c;
+}
+
+// Width on screen: UTF-8 continuation bytes take no column ("…" is one).
+size_t displayWidth(const std::string& s) {
+    return size_t(std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+}
+
+std::string padLeft(const std::string& s, size_t width) { return std::string(width - std::min(width, displayWidth(s)), ' ') + s; }
+
+// Indices to show out of n, -1 where the elided middle goes.
+std::vector<int64_t> pickIndices(int64_t n, int max) {
+    std::vector<int64_t> out;
+    if (n <= max) {
+        for (int64_t i = 0; i < n; ++i) out.push_back(i);
+        return out;
+    }
+    for (int64_t i = 0; i < (max + 1) / 2; ++i) out.push_back(i);
+    out.push_back(-1);
+    for (int64_t i = n - max / 2; i < n; ++i) out.push_back(i);
+    return out;
+}
+
+std::string tensorLine(const StageTensor& st) {
+    const Tensor& t = *st.tensor;
+    std::string head = fmt::format("   {:<14} {:<16} {:<9}", st.name, shapeToString(t.shape()), dtypeName(t.dtype()));
+    if (!t.hasData()) return head + " (shapes only: dry run)\n";
+    return head + " " + formatStats(computeStats(t)) + "\n";
+}
+}  // namespace
+
+StepCommand parseStepCommand(std::string_view line) {
+    auto w = splitWords(line);
+    StepCommand c;
+    using K = StepCommand::Kind;
+    if (w.empty()) {
+        c.kind = K::NextStage;
+        return c;
+    }
+    if (w[0] == "b") return parseBreak(w);
+    if (w[0] == "p") return parsePrint(w);
+    if (w.size() == 1) {
+        if (w[0] == "l") c.kind = K::NextLayer;
+        else if (w[0] == "t") c.kind = K::NextToken;
+        else if (w[0] == "c") c.kind = K::Continue;
+        else if (w[0] == "h") c.kind = K::Help;
+        else if (w[0] == "q") c.kind = K::Quit;
+        if (c.kind != K::Invalid) return c;
+    }
+    return invalid(fmt::format("unknown command '{}' (h for help)", std::string(w[0])));
+}
+
+std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols) {
+    const std::string what = fmt::format("{} {} {}", name, shapeToString(t.shape()), dtypeName(t.dtype()));
+    if (!t.hasData()) return what + ": no values (dry run: shapes only)\n";
+    if (t.rank() < 1 || t.rank() > 3) return what + ": only 1-D, 2-D and 3-D tensors can be printed\n";
+    int64_t rows = 1, cols = t.dim(-1), base = 0;
+    std::string title = what;
+    if (t.rank() == 2) rows = t.dim(0);
+    if (t.rank() == 3) {
+        if (index >= t.dim(0)) return fmt::format("{}: index {} is out of range (0-{})\n", what, index, t.dim(0) - 1);
+        rows = t.dim(1);
+        base = index * rows * cols;
+        title += fmt::format(", [{}]", index);
+    } else if (index != 0) {
+        return what + ": an index applies only to 3-D tensors\n";
+    }
+    if (t.dtype() == DType::Complex64) title += " (real parts)";
+
+    const auto rowIdx = pickIndices(rows, maxRows), colIdx = pickIndices(cols, maxCols);
+    // table[0] is the column header; column 0 the row labels.
+    std::vector<std::vector<std::string>> table(rowIdx.size() + 1, std::vector<std::string>(colIdx.size() + 1));
+    for (size_t c = 0; c < colIdx.size(); ++c) table[0][c + 1] = colIdx[c] < 0 ? "…" : std::to_string(colIdx[c]);
+    for (size_t r = 0; r < rowIdx.size(); ++r) {
+        table[r + 1][0] = rowIdx[r] < 0 ? "…" : fmt::format("[{}]", rowIdx[r]);
+        for (size_t c = 0; c < colIdx.size(); ++c) {
+            if (rowIdx[r] < 0 || colIdx[c] < 0) {
+                table[r + 1][c + 1] = "…";
+                continue;
+            }
+            float v = t.floatAt(base + rowIdx[r] * cols + colIdx[c]);
+            table[r + 1][c + 1] = t.dtype() == DType::I32 ? std::to_string(int64_t(v)) : fmt::format("{:.4g}", v);
+        }
+    }
+    std::vector<size_t> width(colIdx.size() + 1, 0);
+    for (const auto& row : table)
+        for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], displayWidth(row[c]));
+    std::string out = title + "\n";
+    for (const auto& row : table) {
+        std::string line;
+        for (size_t c = 0; c < row.size(); ++c) line += (c ? "  " : "") + padLeft(row[c], width[c]);
+        out += line + "\n";
+    }
+    return out;
+}
+
+std::string describeStage(const StageEvent& e, int nLayers) {
+    const StageInfo& s = e.info();
+    std::string where = e.layer >= 0 ? fmt::format("layer {}/{}", e.layer + 1, nLayers) : std::string("outside the layers");
+    where += e.step == 0 ? ", prefill (step 0)" : fmt::format(", decode step {}", e.step);
+    std::string out = fmt::format("-- Stage {}: {} [{}] chapters/{}\n   {}, startPos {}\n", s.number, s.title, s.key, s.chapter, where, e.startPos);
+    size_t begin = 0;
+    while (begin < e.message.size()) {
+        size_t end = e.message.find('\n', begin);
+        if (end == std::string::npos) end = e.message.size();
+        out += "   | " + e.message.substr(begin, end - begin) + "\n";
+        begin = end + 1;
+    }
+    for (const auto& t : e.tensors) out += tensorLine(t);
+    return out;
+}
+
+TerminalStepper::TerminalStepper(StepController& controller, std::istream& in, std::ostream& out, int nLayers, bool echo)
+    : controller_(controller), in_(in), out_(out), nLayers_(nLayers), echo_(echo) {
+    controller_.setPauseListener([this](const StageEvent& e) { onPause(e); });
+}
+
+void TerminalStepper::onPause(const StageEvent& event) {
+    out_ << "\n" << describeStage(event, nLayers_);
+    const auto bps = controller_.breakpoints();
+    if (std::any_of(bps.begin(), bps.end(), [&](const Breakpoint& b) { return b.matches(event); })) out_ << "   (breakpoint)\n";
+    for (;;) {
+        out_ << "step> " << std::flush;
+        std::string line;
+        if (!std::getline(in_, line)) {
+            // Piped scripts end: let the run finish rather than hang or stop half-way.
+            out_ << "\n(end of input: running to the end)\n" << std::flush;
+            controller_.clearBreakpoints();
+            controller_.continueRun();
+            return;
+        }
+        if (echo_) out_ << line << "\n";
+        if (apply(parseStepCommand(line), event)) return;
+    }
+}
+
+bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
+    using K = StepCommand::Kind;
+    switch (c.kind) {
+        case K::NextStage: controller_.step(); return true;
+        case K::NextLayer: controller_.nextLayer(); return true;
+        case K::NextToken: controller_.nextToken(); return true;
+        case K::Continue: controller_.continueRun(); return true;
+        case K::Quit:
+            out_ << "stopping the generation\n" << std::flush;
+            controller_.stop();
+            return true;
+        case K::Break:
+            for (const auto& b : c.breakpoints) {
+                controller_.addBreakpoint(b);
+                const StageInfo& s = stageInfo(b.stage);
+                out_ << fmt::format("breakpoint: stage {} {}{}\n", s.number, s.key, b.layer ? fmt::format(" in layer {}", *b.layer + 1) : "");
+            }
+            return false;
+        case K::Print: {
+            auto it = std::find_if(event.tensors.begin(), event.tensors.end(), [&](const StageTensor& t) { return t.name == c.tensor; });
+            if (it != event.tensors.end()) {
+                out_ << formatTensorSlice(it->name, *it->tensor, c.index);
+                return false;
+            }
+            std::string names;
+            for (const auto& t : event.tensors) names += (names.empty() ? "" : ", ") + t.name;
+            out_ << (names.empty() ? fmt::format("no tensor '{}': this stage has none\n", c.tensor)
+                                   : fmt::format("no tensor '{}' at this stage; it has: {}\n", c.tensor, names));
+            return false;
+        }
+        case K::Help: out_ << kStepHelp; return false;
+        case K::Invalid: out_ << c.error << "\n"; return false;
+    }
+    return false;
+}
+
+}  // namespace llama::cli

@@ -1,0 +1,57 @@
+#pragma once
+// `llama-walkthrough --step`: holds the run after each stage, shows what the stage produced and
+// reads one command line. Plain lines in and out (no raw terminal mode), so it works over ssh,
+// in tmux and with a script piped in; the end of the input lets the run finish.
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "trace/step_controller.h"
+
+namespace llama::cli {
+
+struct StepCommand {
+    enum class Kind { NextStage, NextLayer, NextToken, Continue, Break, Print, Help, Quit, Invalid };
+    Kind kind = Kind::Invalid;
+    std::vector<Breakpoint> breakpoints;  // Break: one per stage it names (a number names several)
+    std::string tensor;                   // Print: a tensor of the current stage
+    int64_t index = 0;                    // Print: which slice of a 3-D tensor (e.g. the head)
+    std::string error;                    // Invalid: what was wrong, for the user
+};
+
+// One typed line: "" next stage, "l" next layer, "t" next token, "c" continue, "b STAGE [LAYER]",
+// "p NAME [INDEX]", "h", "q". STAGE is a key (scores_softmax) or a number (13 = all of its stages);
+// LAYER is 1-based, as the log prints layers.
+StepCommand parseStepCommand(std::string_view line);
+
+// A readable 2-D slice: a 1-D tensor as one row, a 2-D one whole, a 3-D one at [index]. Columns
+// are aligned; past maxRows/maxCols the middle rows/columns are elided with "…".
+std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index = 0, int maxRows = 8, int maxCols = 8);
+
+// The pause screen: stage number, title and chapter, where in the run, each tensor summarised.
+std::string describeStage(const StageEvent& event, int nLayers);
+
+extern const char* const kStepHelp;
+
+class TerminalStepper {
+public:
+    // Becomes `controller`'s pause listener; prompts on `out`, reads commands from `in`. With
+    // `echo` each command is repeated after the prompt, so a transcript of piped input reads well.
+    TerminalStepper(StepController& controller, std::istream& in, std::ostream& out, int nLayers, bool echo);
+
+private:
+    void onPause(const StageEvent& event);
+    // True when the command released the engine.
+    bool apply(const StepCommand& command, const StageEvent& event);
+
+    StepController& controller_;
+    std::istream& in_;
+    std::ostream& out_;
+    int nLayers_;
+    bool echo_;
+};
+
+}  // namespace llama::cli
