@@ -182,3 +182,20 @@ TEST_CASE("trace: bad files give clear errors", "[trace]") {
     fs::remove(good);
     fs::remove(bad);
 }
+
+TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 readable", "[trace]") {
+    const fs::path path = tempTrace("escapes");
+    Model model = makeSyntheticModel("tiny", 1, true);
+    {
+        TraceRecorder recorder(path.string(), model, TraceRunInfo{}, TraceOptions{});
+        Tensor mask = Tensor::shapeOnly({2, 2}, DType::BF16);
+        recorder.onStage(StageEvent{StageId::Mask, -1, 0, 0, "say \"hi\" \\ now\n\tthen \xE2\x82 half", {{"mask", &mask}}});
+        recorder.finish(GenerationResult{});
+    }
+    TraceRun run = readTrace(path.string());
+    REQUIRE(run.stages.size() == 1);
+    CHECK(run.stages[0].message == "say \"hi\" \\ now\n\tthen \xEF\xBF\xBD half");
+    CHECK(run.stages[0].tensor("mask")->shape == Shape{2, 2});
+    CHECK_FALSE(run.stages[0].tensor("mask")->stats);
+    fs::remove(path);
+}

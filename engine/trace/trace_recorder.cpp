@@ -5,9 +5,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "tokenizer/utf8.h"
 #include "trace/tensor_stats.h"
 #include "trace/trace_format.h"
 
@@ -73,21 +75,62 @@ json tokenJson(const Tokenizer& tok, int32_t id) {
     return {{"id", id}, {"piece", tok.pieceForDisplay(id)}, {"special", tok.isSpecial(id)}};
 }
 
-// Token ids as I32, anything else as bfloat16: half of F32, and what the model computes in.
-void appendValues(const Tensor& t, std::string& data, json& desc) {
-    const size_t offset = data.size();
-    if (t.dtype() == DType::I32) {
-        data.append(static_cast<const char*>(t.rawData()), t.byteSize());
-        desc["values"] = {{"encoding", "i32"}, {"offset", offset}, {"bytes", t.byteSize()}};
-        return;
+// Stage records are written by hand rather than as nlohmann objects: there are hundreds per
+// token, and a recording without tensor data must stay within a few percent of an unobserved run.
+// Strings are escaped, and bytes that are not UTF-8 (half a character) become U+FFFD.
+void appendString(std::string& j, std::string_view s) {
+    j += '"';
+    for (size_t pos = 0; pos < s.size();) {
+        const auto c = static_cast<unsigned char>(s[pos]);
+        if (c >= 0x80) {
+            const Utf8Sequence seq = utf8SequenceAt(s, pos);
+            if (seq.status == Utf8Status::Complete) j.append(s.substr(pos, seq.length));
+            else j += kUtf8Replacement;
+            pos += std::max<size_t>(seq.length, 1);
+            continue;
+        }
+        if (c == '"' || c == '\\') j += {'\\', char(c)};
+        else if (c == '\n') j += "\\n";
+        else if (c < 0x20) j += fmt::format("\\u{:04x}", c);
+        else j += char(c);
+        ++pos;
     }
-    const int64_t n = t.numel();
-    data.resize(offset + size_t(n) * 2);
-    auto* out = reinterpret_cast<uint16_t*>(data.data() + offset);
-    if (t.dtype() == DType::BF16) std::memcpy(out, t.rawData(), size_t(n) * 2);
-    else
-        for (int64_t i = 0; i < n; ++i) out[i] = BFloat16::fromFloat(t.floatAt(i));
-    desc["values"] = {{"encoding", "bf16"}, {"offset", offset}, {"bytes", size_t(n) * 2}};
+    j += '"';
+}
+
+void appendNumber(std::string& j, float v) {
+    if (std::isfinite(v)) fmt::format_to(std::back_inserter(j), "{}", v);
+    else j += std::isnan(v) ? R"("nan")" : v > 0 ? R"("inf")" : R"("-inf")";
+}
+
+void appendStats(std::string& j, const TensorStats& s) {
+    j += R"(,"stats":{"min":)";
+    appendNumber(j, s.min);
+    j += R"(,"max":)";
+    appendNumber(j, s.max);
+    j += R"(,"mean":)";
+    appendNumber(j, s.mean);
+    fmt::format_to(std::back_inserter(j), R"(,"negInf":{},"first":[)", s.negInf);
+    for (size_t i = 0; i < s.first.size(); ++i) {
+        if (i) j += ',';
+        appendNumber(j, s.first[i]);
+    }
+    j += "]}";
+}
+
+// Token ids as I32, anything else as bfloat16: half of F32, and what the model computes in.
+void appendValues(const Tensor& t, std::string& data, std::string& j) {
+    const size_t offset = data.size();
+    const bool ids = t.dtype() == DType::I32;
+    const size_t bytes = ids ? t.byteSize() : size_t(t.numel()) * 2;
+    data.resize(offset + bytes);
+    if (ids || t.dtype() == DType::BF16) {
+        std::memcpy(data.data() + offset, t.rawData(), bytes);
+    } else {
+        auto* out = reinterpret_cast<uint16_t*>(data.data() + offset);
+        for (int64_t i = 0, n = t.numel(); i < n; ++i) out[i] = BFloat16::fromFloat(t.floatAt(i));
+    }
+    fmt::format_to(std::back_inserter(j), R"(,"values":{{"encoding":"{}","offset":{},"bytes":{}}})", ids ? "i32" : "bf16", offset, bytes);
 }
 }  // namespace
 
@@ -127,38 +170,44 @@ bool TraceRecorder::storesValues(const StageEvent& e, const Tensor& t) const {
 }
 
 void TraceRecorder::onStage(const StageEvent& e) {
-    json j = {{"stage", e.info().key}, {"number", e.info().number}, {"layer", e.layer},
-              {"step", e.step},        {"startPos", e.startPos},    {"message", e.message}};
-    std::string data;
-    json tensors = json::array();
-    for (const auto& [name, t] : e.tensors) {
-        json desc = {{"name", name}, {"shape", t->shape()}, {"dtype", dtypeName(t->dtype())}};
-        if (options_.summaries && t->hasData()) {
-            TensorStats s = computeStats(*t);
-            json first = json::array();
-            for (float v : s.first) first.push_back(number(v));
-            desc["stats"] = {{"min", number(s.min)}, {"max", number(s.max)}, {"mean", number(s.mean)}, {"negInf", s.negInf}, {"first", first}};
-        }
+    std::string& j = json_;
+    std::string& data = data_;
+    j.clear();
+    data.clear();
+    auto out = std::back_inserter(j);
+    fmt::format_to(out, R"({{"stage":"{}","number":{},"layer":{},"step":{},"startPos":{},"message":)", e.info().key, e.info().number,
+                   e.layer, e.step, e.startPos);
+    appendString(j, e.message);
+    j += R"(,"tensors":[)";
+    std::string extra;  // stage-specific fields after the tensors
+    for (size_t i = 0; i < e.tensors.size(); ++i) {
+        const auto& [name, t] = e.tensors[i];
+        j += i ? R"(,{"name":)" : R"({"name":)";
+        appendString(j, name);
+        j += R"(,"shape":[)";
+        for (size_t d = 0; d < t->rank(); ++d) fmt::format_to(out, "{}{}", d ? "," : "", t->dim(int(d)));
+        fmt::format_to(out, R"(],"dtype":"{}")", dtypeName(t->dtype()));
+        if (options_.summaries && t->hasData()) appendStats(j, computeStats(*t));
         if (storesValues(e, *t)) {
-            appendValues(*t, data, desc);
+            appendValues(*t, data, j);
             if (t->dtype() == DType::I32) {
                 json tokens = json::array();
-                for (int64_t i = 0; i < t->numel(); ++i) tokens.push_back(tokenJson(*tokenizer_, t->data<int32_t>()[i]));
-                desc["tokens"] = tokens;
+                for (int64_t k = 0; k < t->numel(); ++k) tokens.push_back(tokenJson(*tokenizer_, t->data<int32_t>()[k]));
+                j += R"(,"tokens":)" + text(tokens);
             }
         }
+        j += '}';
         if (e.stage == StageId::Sample && name == "logits" && options_.topK > 0 && t->hasData()) {
             json top = json::array();
             for (const auto& p : sampler_.topTokens(*t, options_.topK))
                 top.push_back({{"id", p.id}, {"piece", tokenizer_->pieceForDisplay(p.id)}, {"logit", number(p.logit)},
                                {"probability", p.probability}});
-            j["top"] = top;
+            extra += R"(,"top":)" + text(top);
         }
-        if (e.stage == StageId::CacheWrite && name == "xk") j["cacheFilled"] = e.startPos + t->dim(0);
-        tensors.push_back(std::move(desc));
+        if (e.stage == StageId::CacheWrite && name == "xk") extra += fmt::format(R"(,"cacheFilled":{})", e.startPos + t->dim(0));
     }
-    j["tensors"] = std::move(tensors);
-    writeRecord(trace::kStageRecord, text(j), data);
+    j += ']' + extra + '}';
+    writeRecord(trace::kStageRecord, j, data);
 }
 
 void TraceRecorder::finish(const GenerationResult& r) {

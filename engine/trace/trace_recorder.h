@@ -25,7 +25,8 @@ struct TraceOptions {
     int maxPositions = 256;                         // no values for steps that reach past this many positions
     int topK = 10;                                  // top tokens recorded at each sampling step
 
-    // The stage flow alone (keys, layers, shapes, dtypes, messages): the floor of what recording costs.
+    // The stage flow alone (keys, layers, shapes, dtypes, messages, and the token ids, a few bytes):
+    // the floor of what recording costs, which `bench --observer record` measures.
     static TraceOptions metadataOnly();
 };
 
@@ -61,6 +62,7 @@ private:
     Sampler sampler_;  // top tokens at the run's temperature, as the sampler saw them
     TraceOptions options_;
     uint64_t written_ = 0;
+    std::string json_, data_;  // one stage record, reused so recording allocates little
 };
 
 }  // namespace llama

@@ -173,7 +173,7 @@ void ViewerApp::drawFrame() {
     if (ImGui::Begin("Panels", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
         ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
         panelRect_[0] = p.x, panelRect_[1] = p.y, panelRect_[2] = s.x, panelRect_[3] = s.y;
-        if (ImGui::BeginTabBar("panels")) {
+        if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) {
             for (Panel panel : allPanels()) {
                 ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;
                 if (!ImGui::BeginTabItem(panelTitle(panel), nullptr, flags)) continue;

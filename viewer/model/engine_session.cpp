@@ -1,6 +1,7 @@
 #include "engine_session.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include "formats/model_loader.h"
 #include "model/synthetic.h"
@@ -16,6 +17,13 @@ struct EngineSession::Run {
     std::shared_ptr<CaptureObserver> capture;
     InferenceContext ctx;
 };
+
+namespace {
+// The engine's threads yield to the UI thread: the window stays responsive while a layer
+// computes, and the engine loses nothing when the UI is idle. On Linux the nice value is per
+// thread and the compute pool's threads, created from this thread on first use, inherit it.
+void yieldToTheUi() { setpriority(PRIO_PROCESS, 0, 10); }
+}  // namespace
 
 std::string ModelSource::describe() const {
     if (kind == Kind::Trace) return fmt::format("trace {} (replay)", pathOrPreset);
@@ -53,6 +61,7 @@ void EngineSession::load(const ModelSource& source) {
         run_.reset();
     }
     worker_ = std::thread([this, source] {
+        yieldToTheUi();
         try {
             if (source.kind == ModelSource::Kind::Trace) {
                 auto trace = std::make_shared<const TraceRun>(readTrace(source.pathOrPreset));
@@ -111,6 +120,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     message_.clear();
     held_.reset();
     worker_ = std::thread([this, run, model = model_, transformer = transformer_.get(), trace = trace_, settings = settings_] {
+        yieldToTheUi();
         std::string outcome;
         bool failed = false;
         try {

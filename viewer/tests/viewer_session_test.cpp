@@ -3,9 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
 
 #include "attention_explain.h"
 #include "engine_session.h"
+#include "model/synthetic.h"
+#include "trace/trace_recorder.h"
 
 using namespace llama;
 using namespace llama::viewer;
@@ -127,4 +130,48 @@ TEST_CASE("next token holds at the start of the next step") {
     REQUIRE(s.state == SessionState::Paused);
     CHECK(s.held->stage == StageId::SequenceLoop);
     CHECK(s.held->step == 1);
+}
+
+TEST_CASE("a recorded trace replays through the same controls: held, stepped, with its scores and top tokens") {
+    // Record a run of the tiny model the way `llama-walkthrough --trace` does.
+    const std::string path = (std::filesystem::temp_directory_path() / "viewer_test_tiny.trace").string();
+    {
+        Model model = makeSyntheticModel("tiny", 7, false);
+        LlamaTransformer transformer(model);
+        InferenceContext ctx(model.args);
+        TraceRunInfo info{"hello world", 2, {}, false};
+        TraceRecorder recorder(path, model, info, TraceOptions{});
+        ctx.addObserver(&recorder);
+        Sampler sampler(info.sampling);
+        Generator generator(transformer, *model.tokenizer);
+        recorder.finish(generator.generate(ctx, info.prompt, info.maxTokens, sampler, {}));
+    }
+    EngineSession session;
+    session.load({ModelSource::Kind::Trace, path, 0});
+    REQUIRE(session.waitUntilSettled(30s));
+    REQUIRE(session.status().state == SessionState::Ready);
+    session.setBreakpoints({{StageId::ScoresSoftmax, 1, std::nullopt}});
+    session.start(RunSettings{}, StepController::Mode::Continue, true);
+    REQUIRE(session.waitUntilSettled(30s));
+    REQUIRE(session.status().state == SessionState::Paused);
+    CHECK(session.status().held->layer == 1);
+    CHECK(session.settings().prompt == "hello world");  // the recorded prompt, not the prompt box's
+
+    HistorySnapshot snap = snapshotOf(session);
+    const StageRecord* scores = findRecord(snap.records, 0, 1, StageId::ScoresSoftmax);
+    REQUIRE(scores);
+    const CapturedTensor* t = scores->find("scores");
+    REQUIRE(t->data);
+    CHECK(t->dtype == DType::BF16);  // as the engine computed it, though the trace stores F32 values
+    CHECK(t->data->floatAt(0) == Approx(1.0f));  // the first token attends only to itself
+    CHECK(!snap.positionTokens.empty());
+
+    session.setBreakpoints({});
+    session.continueRun();
+    REQUIRE(session.waitUntilSettled(30s));
+    CHECK(session.status().state == SessionState::Finished);
+    snap = snapshotOf(session);
+    REQUIRE(!snap.steps.empty());
+    CHECK(!snap.steps[0].top.empty());
+    CHECK(snap.steps[0].sampled == snap.steps[0].top[0].id);
 }

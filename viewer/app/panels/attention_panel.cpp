@@ -47,7 +47,8 @@ void explainCell(PanelContext& c, const StageRecord& scoresRecord, const Tensor&
     const CapturedTensor* xq = tr ? tr->find("xq") : nullptr;
     const CapturedTensor* keys = tr ? tr->find("keys") : nullptr;
     if (!xq || !keys || !xq->data || !keys->data) {
-        ImGui::TextWrapped("The xq and keys of this layer were not kept (older token step), so the cell cannot be recomputed.");
+        ImGui::TextWrapped("The xq and keys of this layer are not available (a trace records only the scores; older token steps keep "
+                           "only small tensors), so this cell cannot be recomputed.");
         return;
     }
     const StageRecord* mr = findRecord(c.snap.records, scoresRecord.step, -1, StageId::Mask);
@@ -92,11 +93,12 @@ void drawAttentionPanel(PanelContext& c) {
     ImGui::SliderInt("layer", &layer, 0, layers - 1);
     ImGui::SameLine();
     int which = c.view.showMaskedScores ? 1 : 0;
-    ImGui::RadioButton("probabilities (after softmax)", &which, 0);
+    ImGui::RadioButton("probabilities", &which, 0);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
     ImGui::SameLine();
-    ImGui::RadioButton("scores + mask (before softmax)", &which, 1);
+    ImGui::RadioButton("scores + mask", &which, 1);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
     if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Export PNG").x);
     exportPngButton(c, "attention");
 
     HeadSlices hs = findScores(c, c.current->step, layer);

@@ -40,11 +40,18 @@ void promptSettings(PanelContext& c) {
 }
 
 void buttons(PanelContext& c) {
-    int i = 0;
+    // Wrapped to the panel's width, so every button stays visible at any UI scale.
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    bool first = true;
     for (const auto& a : actionInfos()) {
         if (a.action == Action::ToggleBreakpoint || a.action == Action::ToggleLayerBreakpoint) continue;
-        if (i++ % 4) ImGui::SameLine();
         std::string label = fmt::format("{} ({})", a.label, a.shortcut);
+        float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+        if (!first) {
+            ImGui::SameLine();
+            if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+        }
+        first = false;
         if (ImGui::Button(label.c_str())) c.perform(a.action);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.help);
     }

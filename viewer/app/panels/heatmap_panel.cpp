@@ -31,15 +31,17 @@ void axisCombo(const char* label, int& axis, const std::vector<std::string>& nam
 
 void exportButtons(PanelContext& c, const CapturedTensor& t, const Slice2D& slice) {
     static std::string note;
-    exportPngButton(c, "heatmap-" + t.name);
-    ImGui::SameLine();
-    try {
-        if (ImGui::Button("Export CSV (slice)")) {
+    if (ImGui::Button("Export CSV (slice)")) {
+        try {
             std::string path = exportPath(c, t.name, "csv");
             writeCsv(path, slice);
             note = "wrote " + path;
+        } catch (const std::exception& e) {
+            note = e.what();
         }
-        ImGui::SameLine();
+    }
+    ImGui::SameLine();
+    try {
         if (ImGui::Button("Export .npy (tensor)")) {
             std::string path = exportPath(c, t.name, "npy");
             writeNpy(path, *t.data);
@@ -48,10 +50,8 @@ void exportButtons(PanelContext& c, const CapturedTensor& t, const Slice2D& slic
     } catch (const std::exception& e) {
         note = e.what();
     }
-    if (!note.empty()) {
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", note.c_str());
-    }
+    exportPngButton(c, "heatmap-" + t.name);
+    if (!note.empty()) ImGui::TextDisabled("%s", note.c_str());
 }
 }  // namespace
 
@@ -102,7 +102,8 @@ void drawHeatmapPanel(PanelContext& c) {
     exportButtons(c, *t, slice);
     drawLegend(scale, t->stats.negInf > 0, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 24));
 
-    std::string key = fmt::format("hm/{}/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis, fmt::join(spec.fixed, ","));
+    std::string key = fmt::format("hm/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis);
+    for (int64_t i : spec.fixed) key += fmt::format("/{}", i);
     HeatmapLabels labels{spec.rowAxis < 0 ? "row" : names[size_t(spec.rowAxis)], names[size_t(spec.colAxis)], {}, {}};
     HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(), nullptr, 40.0f);
     valueTooltip(hit, slice, &labels);

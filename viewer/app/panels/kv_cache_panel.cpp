@@ -26,7 +26,7 @@ void drawKvCachePanel(PanelContext& c) {
         writtenFrom[size_t(r->layer)] = r->step == step ? r->startPos : -1;
     }
     const int total = *std::max_element(filled.begin(), filled.end());
-    ImGui::Text("Context length %d positions; each layer caches K and V: [%d, N_KVHeads %d, HeadDim %d] BF16 (%.1f KB per position, all layers)",
+    ImGui::TextWrapped("Context length %d positions; each layer caches K and V: [%d, N_KVHeads %d, HeadDim %d] BF16 (%.1f KB per position, all layers)",
                 a.max_seq_len, a.max_seq_len, a.n_kv_heads, a.headDim(), 2.0 * a.n_layers * a.n_kv_heads * a.headDim() * 2 / 1024.0);
     ImGui::Text("Step %d: startPos %d, writing %d position(s). Grey: cached before; orange: written this step.", step,
                 c.current->startPos, c.current->seqLen);

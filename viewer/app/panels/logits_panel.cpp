@@ -54,7 +54,6 @@ void drawLogitsPanel(PanelContext& c) {
     }
     float temperature = c.session.settings().sampling.temperature;
     ImGui::Text("Step %d: the %zu most likely next tokens", s->step, s->top.size());
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Export PNG").x);
     exportPngButton(c, "logits");
     if (temperature > 0) ImGui::TextDisabled("probabilities = softmax(logits / %.2f); the highlighted token was drawn from them", double(temperature));
     else ImGui::TextDisabled("greedy: temperature 0 picks the largest logit; probabilities shown at temperature 1");

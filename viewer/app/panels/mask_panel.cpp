@@ -34,7 +34,6 @@ void drawMaskPanel(PanelContext& c) {
     }
     const CapturedTensor& m = *r->find("mask");
     ImGui::Text("mask %s %s (step %d, startPos %d)", shapeToString(m.shape).c_str(), dtypeName(m.dtype), r->step, r->startPos);
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Export PNG").x);
     exportPngButton(c, "mask");
     ImGui::TextWrapped("Added to the scores before the softmax: 0 keeps a score, -inf makes its probability exactly 0. "
                        "Row = query position, column = key position; a token may attend to itself and to earlier tokens only.");

@@ -31,6 +31,12 @@ std::string exportPath(const PanelContext& c, const std::string& what, const cha
 
 void exportPngButton(PanelContext& c, const std::string& what) {
     static std::string written;
+    // At the right end of the current line, or on a line of its own when the line is full.
+    const float w = ImGui::CalcTextSize("Export PNG").x + ImGui::GetStyle().FramePadding.x * 2;
+    ImGui::SameLine();
+    const float avail = ImGui::GetContentRegionAvail().x;
+    if (avail < w) ImGui::NewLine();
+    else ImGui::SetCursorPosX(ImGui::GetCursorPosX() + avail - w);
     if (ImGui::Button("Export PNG")) {
         written = exportPath(c, what, "png");
         c.exportPanelPng(written);

@@ -49,7 +49,7 @@ void drawLogPanel(PanelContext& c);
 
 // A path under the working directory for an export, named after what is exported.
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension);
-// "Export PNG" button for the current panel, with the written path shown after.
+// "Export PNG" for the current panel, right-aligned after the last item; hover shows the path written.
 void exportPngButton(PanelContext& c, const std::string& what);
 
 }  // namespace llama::viewer

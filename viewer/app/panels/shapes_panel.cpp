@@ -82,7 +82,6 @@ void drawShapesPanel(PanelContext& c) {
     ImGui::Text("Stage %d: %s", info.number, std::string(info.title).c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("(%s%s, step %d)", std::string(info.key).c_str(), r.layer >= 0 ? fmt::format(", layer {}", r.layer).c_str() : "", r.step);
-    ImGui::SameLine(ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("Export PNG").x);
     exportPngButton(c, "shapes");
     ImGui::TextDisabled("Operation (from the log):");
     ImGui::PushTextWrapPos(0);
