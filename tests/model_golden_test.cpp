@@ -26,11 +26,6 @@ nlohmann::json readJson(const std::string& path) {
 // The gap between adjacent bfloat16 values near v (8 significant bits).
 float bf16Step(float v) { return std::ldexp(1.0f, std::ilogb(v) - 7); }
 
-Tensor tokensOf(const std::vector<int32_t>& ids) {
-    Tensor t({int64_t(ids.size())}, DType::I32);
-    std::copy(ids.begin(), ids.end(), t.mutableData<int32_t>());
-    return t;
-}
 }  // namespace
 
 TEST_CASE("bundled model matches the PyTorch bfloat16 reference", "[golden][model]") {
@@ -50,7 +45,7 @@ TEST_CASE("bundled model matches the PyTorch bfloat16 reference", "[golden][mode
 
             // One prefill pass: argmax at every position and the last position's logits.
             InferenceContext ctx(model.args);
-            Tensor logits = transformer.Forward(ctx, tokensOf(tokens), 0);
+            Tensor logits = transformer.Forward(ctx, Tensor::fromInt32(tokens), 0);
             REQUIRE(logits.shape() == Shape{int64_t(tokens.size()), vocab});
             int ties = 0;
             for (size_t pos = 0; pos < tokens.size(); ++pos) {

@@ -7,14 +7,6 @@
 
 using namespace llama;
 
-namespace {
-Tensor tokensOf(const std::vector<int32_t>& ids) {
-    Tensor t({int64_t(ids.size())}, DType::I32);
-    std::copy(ids.begin(), ids.end(), t.mutableData<int32_t>());
-    return t;
-}
-}  // namespace
-
 // Prefilling N tokens and then decoding one at a time through the KV cache must give the same
 // logits as running the whole sequence at once: the cache is an optimisation, not a change.
 TEST_CASE("KV cache: prefill then decode equals a full recompute", "[model][kvcache]") {
@@ -25,13 +17,13 @@ TEST_CASE("KV cache: prefill then decode equals a full recompute", "[model][kvca
     const int64_t vocab = model.args.vocab_size;
 
     InferenceContext full(model.args);
-    Tensor expected = transformer.Forward(full, tokensOf(ids), 0);  // [10, vocab]
+    Tensor expected = transformer.Forward(full, Tensor::fromInt32(ids), 0);  // [10, vocab]
 
     InferenceContext cached(model.args);
     std::vector<Tensor> rows;
-    Tensor first = transformer.Forward(cached, tokensOf({ids.begin(), ids.begin() + prefill}), 0);
+    Tensor first = transformer.Forward(cached, Tensor::fromInt32({ids.begin(), ids.begin() + prefill}), 0);
     for (int i = 0; i < prefill; ++i) rows.push_back(ml::Slice(first, i, i + 1));
-    for (int pos = prefill; pos < int(ids.size()); ++pos) rows.push_back(transformer.Forward(cached, tokensOf({ids[pos]}), pos));
+    for (int pos = prefill; pos < int(ids.size()); ++pos) rows.push_back(transformer.Forward(cached, Tensor::fromInt32({ids[pos]}), pos));
 
     double maxDiff = 0, maxAbs = 0;
     for (int i = 0; i < int(ids.size()); ++i)
@@ -50,7 +42,7 @@ TEST_CASE("a dry run produces shapes only, through the whole model", "[model][dr
     Model model = makeSyntheticModel("llama3.1-8b", 1, true);
     LlamaTransformer transformer(model);
     InferenceContext ctx(model.args, true);
-    Tensor logits = transformer.Forward(ctx, tokensOf({1, 2, 3}), 0);
+    Tensor logits = transformer.Forward(ctx, Tensor::fromInt32({1, 2, 3}), 0);
     REQUIRE_FALSE(logits.hasData());
     REQUIRE(logits.shape() == Shape{3, 128256});
     REQUIRE(logits.dtype() == DType::F32);

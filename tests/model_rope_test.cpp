@@ -71,3 +71,12 @@ TEST_CASE("precomputed freqs_cis has unit magnitude and angle pos*freq", "[model
     REQUIRE(std::arg(c[3 * 2 + 0]) == Approx(3.0f - 2 * M_PI * 0).margin(1e-5));  // pos 3, freq 1
     REQUIRE(std::arg(c[3 * 2 + 1]) == Approx(3.0 * 0.01).margin(1e-6));          // freq 10000^(-1/2)
 }
+
+TEST_CASE("RoPE scaling: long wavelengths slowed by the model's factor (8 for 3.1, 32 for 3.2 1B/3B)", "[model][rope]") {
+    for (float factor : {8.0f, 32.0f}) {
+        std::vector<float> freqs = {1.0f, 1e-4f};  // wavelength 6.3 (kept) and 62832 (> 8192: divided)
+        applyRopeScaling(freqs, factor);
+        CHECK(freqs[0] == 1.0f);
+        CHECK(freqs[1] == Approx(1e-4f / factor));
+    }
+}

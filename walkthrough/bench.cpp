@@ -23,12 +23,6 @@ double median(std::vector<double> v) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-Tensor tokensOf(const std::vector<int32_t>& ids) {
-    Tensor t({int64_t(ids.size())}, DType::I32);
-    std::copy(ids.begin(), ids.end(), t.mutableData<int32_t>());
-    return t;
-}
-
 // Bytes a decode step streams: every weight once, except the embedding table, of which it reads one row.
 size_t bytesPerDecodeToken(const Model& model) {
     size_t bytes = 0;
@@ -67,12 +61,12 @@ int runBench(const Options& o) {
         InferenceContext ctx(model.args);
         if (observer) ctx.addObserver(observer.get());
         auto t0 = Clock::now();
-        Tensor logits = transformer.Forward(ctx, tokensOf(prompt), 0);
+        Tensor logits = transformer.Forward(ctx, Tensor::fromInt32(prompt), 0);
         double prefill = std::chrono::duration<double>(Clock::now() - t0).count();
         int32_t next = int32_t(ml::Argmax(ml::Reshape(ml::Slice(logits, logits.dim(0) - 1, logits.dim(0)), {logits.dim(1)})));
         auto t1 = Clock::now();
         for (int i = 0; i < o.benchDecodeTokens; ++i) {
-            Tensor step = transformer.Forward(ctx, tokensOf({next}), o.benchPromptTokens + i);
+            Tensor step = transformer.Forward(ctx, Tensor::fromInt32({next}), o.benchPromptTokens + i);
             next = int32_t(ml::Argmax(ml::Reshape(step, {step.dim(1)})));
         }
         double decode = std::chrono::duration<double>(Clock::now() - t1).count();

@@ -6,8 +6,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "formats/model_loader.h"
 #include "model/synthetic.h"
-#include "tokenizer/tiktoken_tokenizer.h"
 
 namespace llama::cli {
 
@@ -23,11 +23,7 @@ Model loadDryRunModel(const Options& options) {
             if (!fs::is_regular_file(dir / name))
                 throw std::runtime_error(fmt::format("{}: missing {} (a dry run reads params.json and tokenizer.model)", options.model, name));
         model.args = loadParamsJson((dir / "params.json").string());
-        auto tokenizer = std::make_shared<TiktokenTokenizer>((dir / "tokenizer.model").string());
-        if (tokenizer->vocabSize() != model.args.vocab_size)
-            throw std::runtime_error(fmt::format("{}: params.json says vocab_size {}, but tokenizer.model has {} tokens", options.model,
-                                                 model.args.vocab_size, tokenizer->vocabSize()));
-        model.tokenizer = tokenizer;
+        model.tokenizer = loadMetaTokenizer(options.model, model.args);
         model.tensors = syntheticWeights(model.args, 0, true);
         model.path = options.model;
     }

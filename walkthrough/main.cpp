@@ -9,8 +9,11 @@
 
 #include "bench.h"
 #include "compare_doc.h"
+#include "convert.h"
 #include "dry_run.h"
+#include "formats/model_loader.h"
 #include "generate/generator.h"
+#include "inspect_model.h"
 #include "inspection.h"
 #include "ml/thread_pool.h"
 #include "session.h"
@@ -22,8 +25,8 @@ namespace {
 
 void addModelOptions(CLI::App& app, cli::Options& o) {
     auto* model = app.add_option("--model", o.model,
-                                 "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model); "
-                                 "default: the bundled model");
+                                 "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model) or "
+                                 "Hugging Face's (config.json, *.safetensors, tokenizer.json) or a .gguf file; default: the bundled model");
     app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
         ->excludes(model);
     app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::PositiveNumber);
@@ -44,7 +47,7 @@ int runGeneration(const cli::Options& o) {
     cli::Inspection inspection(o, model, ctx);
     Sampler sampler(o.sampling);
     Generator generator(transformer, *model.tokenizer);
-    std::string promptText = formatPrompt(o.mode, o.system, o.prompt);
+    std::string promptText = formatPrompt(o.mode, o.system, o.prompt, chatFormatFor(*model.tokenizer));
     if (!o.quiet) fmt::print("\n{}", o.mode == PromptMode::Completion ? o.prompt : std::string());
     std::fflush(stdout);
     GenerationResult r = generator.generate(ctx, promptText, o.maxTokens, sampler, [](const std::string& piece) {
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
     app.add_option("-p,--prompt", o.prompt, "Prompt text")->default_str("In the beginning God created");
     o.prompt = "In the beginning God created";
     app.add_option("--system", o.system, "System prompt (chat mode)");
-    auto* chat = app.add_flag_callback("--chat", [&] { o.mode = PromptMode::Chat; }, "Use Llama 3's instruct chat template");
+    auto* chat = app.add_flag_callback("--chat", [&] { o.mode = PromptMode::Chat; }, "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
     app.add_flag_callback("--completion", [&] { o.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
     app.add_option("-n,--max-tokens", o.maxTokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
     app.add_option("--temperature", o.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
@@ -96,6 +99,9 @@ int main(int argc, char** argv) {
 
     cli::CompareDocOptions compareDocOptions;
     CLI::App* compareDoc = cli::addCompareDocCommand(app, compareDocOptions);
+    cli::ConvertOptions convertOptions;
+    CLI::App* convert = cli::addConvertCommand(app, convertOptions);
+    CLI::App* inspect = cli::addInspectCommand(app, o.model);
 
     try {
         app.parse(argc, argv);
@@ -106,6 +112,11 @@ int main(int argc, char** argv) {
         if (o.threads > 0) ml::ThreadPool::configureGlobal(o.threads);
         if (*bench) return cli::runBench(o);
         if (*compareDoc) return cli::runCompareDoc(compareDocOptions);
+        if (*convert) return cli::runConvert(convertOptions);
+        if (*inspect) {
+            cli::printModelInspection(loadModel(o.model));
+            return 0;
+        }
         return runGeneration(o);
     } catch (const std::exception& e) {
         fmt::print(stderr, "error: {}\n", e.what());

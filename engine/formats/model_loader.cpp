@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
+#include "formats/gguf_model.h"
+#include "formats/hf_loader.h"
+#include "tokenizer/sentencepiece_tokenizer.h"
 #include "tokenizer/tiktoken_tokenizer.h"
 
 namespace llama {
@@ -13,16 +17,44 @@ namespace fs = std::filesystem;
 
 namespace {
 bool isMetaDirectory(const fs::path& dir) { return fs::is_regular_file(dir / "params.json"); }
+// By extension or by magic, so a GGUF file named otherwise is still recognised.
+bool isGgufFile(const fs::path& file) {
+    if (file.extension() == ".gguf") return true;
+    char magic[4] = {};
+    std::ifstream in(file, std::ios::binary);
+    return in.read(magic, 4) && std::string_view(magic, 4) == "GGUF";
+}
 }  // namespace
 
 Model loadModel(const std::string& path, const LoadProgress& progress) {
     fs::path p(path);
     if (!fs::exists(p)) throw std::runtime_error(fmt::format("model path '{}' does not exist", path));
     if (fs::is_directory(p) && isMetaDirectory(p)) return loadMetaModel(path, progress);
+    if (fs::is_directory(p) && isHfDirectory(path)) return loadHfModel(path, progress);
+    if (fs::is_regular_file(p) && isGgufFile(p)) return loadGgufModel(path, progress);
     throw std::runtime_error(fmt::format(
-        "'{}' is not a model this program can read: expected a directory in Meta's layout with params.json, "
-        "consolidated.00.pth and tokenizer.model",
+        "'{}' is not a model this program can read: looked for a directory in Meta's layout (params.json, "
+        "consolidated.00.pth, tokenizer.model) or in Hugging Face's (config.json, model.safetensors or "
+        "model.safetensors.index.json, tokenizer.json), or a .gguf file (starting with \"GGUF\")",
         path));
+}
+
+std::shared_ptr<const Tokenizer> loadMetaTokenizer(const std::string& dir, ModelArgs& args) {
+    const std::string path = (fs::path(dir) / "tokenizer.model").string();
+    if (!isSentencePieceModel(path)) {
+        auto tokenizer = std::make_shared<TiktokenTokenizer>(path);
+        if (tokenizer->vocabSize() != args.vocab_size)
+            throw std::runtime_error(fmt::format("{}: params.json says vocab_size {}, but tokenizer.model has {} tokens + 256 special = {}",
+                                                 dir, args.vocab_size, tokenizer->numBaseTokens(), tokenizer->vocabSize()));
+        return tokenizer;
+    }
+    // Llama 2: SentencePiece; its params.json says vocab_size -1 (the tokenizer decides).
+    auto tokenizer = std::make_shared<SentencePieceTokenizer>(path);
+    if (args.vocab_size == -1) args.vocab_size = tokenizer->vocabSize();
+    if (args.vocab_size != tokenizer->vocabSize())
+        throw std::runtime_error(fmt::format("{}: params.json says vocab_size {}, but the SentencePiece tokenizer.model has {} pieces",
+                                             dir, args.vocab_size, tokenizer->vocabSize()));
+    return tokenizer;
 }
 
 Model loadMetaModel(const std::string& dir, const LoadProgress& progress) {
@@ -35,11 +67,7 @@ Model loadMetaModel(const std::string& dir, const LoadProgress& progress) {
     m.format = "Meta consolidated.00.pth";
     m.path = dir;
     m.args = loadParamsJson((d / "params.json").string());
-    auto tokenizer = std::make_shared<TiktokenTokenizer>((d / "tokenizer.model").string());
-    if (tokenizer->vocabSize() != m.args.vocab_size)
-        throw std::runtime_error(fmt::format("{}: params.json says vocab_size {}, but tokenizer.model has {} tokens + 256 special = {}",
-                                             dir, m.args.vocab_size, tokenizer->numBaseTokens(), tokenizer->vocabSize()));
-    m.tokenizer = tokenizer;
+    m.tokenizer = loadMetaTokenizer(dir, m.args);
     TorchCheckpoint checkpoint = TorchCheckpoint::load((d / "consolidated.00.pth").string());
     checkpoint.prefault(progress);
     for (const auto& t : checkpoint.tensors()) m.tensors.emplace_back(t.name, t.tensor);

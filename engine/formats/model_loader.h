@@ -1,6 +1,8 @@
 #pragma once
-// Recognises a model on disk and loads it: today Meta's official layout, a directory with
-// consolidated.00.pth, params.json and tokenizer.model.
+// Recognises a model on disk and loads it: Meta's official layout (a directory with
+// consolidated.00.pth, params.json and tokenizer.model), Hugging Face's (hf_loader.h) or a GGUF
+// file (gguf_model.h).
+#include <memory>
 #include <string>
 
 #include "formats/torch_checkpoint.h"
@@ -13,5 +15,10 @@ namespace llama {
 Model loadModel(const std::string& path, const LoadProgress& progress = {});
 
 Model loadMetaModel(const std::string& dir, const LoadProgress& progress = {});
+
+// A Meta directory's tokenizer.model, either family: Llama 3's tiktoken file or Llama 2's
+// SentencePiece model (told apart by content). Checks it against params.json's vocab_size,
+// and fills that in when params.json left it to the tokenizer (-1, as Llama 2's does).
+std::shared_ptr<const Tokenizer> loadMetaTokenizer(const std::string& dir, ModelArgs& args);
 
 }  // namespace llama

@@ -8,7 +8,17 @@ std::string message(const std::string& role, const std::string& content) {
 }
 }  // namespace
 
-std::string formatPrompt(PromptMode mode, const std::string& system, const std::string& user) {
+ChatFormat chatFormatFor(const Tokenizer& tokenizer) {
+    if (!tokenizer.specialId("<|start_header_id|>") && tokenizer.specialId("<s>")) return ChatFormat::Llama2;
+    return ChatFormat::Llama3;
+}
+
+std::string formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format) {
+    if (format == ChatFormat::Llama2) {
+        if (mode == PromptMode::Completion) return "<s>" + user;
+        const std::string content = system.empty() ? user : "<<SYS>>\n" + system + "\n<</SYS>>\n\n" + user;
+        return "<s>[INST] " + content + " [/INST]";
+    }
     std::string text = "<|begin_of_text|>";
     if (mode == PromptMode::Completion) return text + user;
     if (!system.empty()) text += message("system", system);

@@ -1,12 +1,20 @@
 #pragma once
-// Builds the text the model sees: Llama 3's instruct template (--chat) or the raw prompt after
-// <|begin_of_text|> (--completion).
+// Builds the text the model sees: the instruct template (--chat) or the raw prompt after BOS
+// (--completion). Llama 3 marks turns with header tokens; Llama 2 wraps the user's message in
+// [INST] ... [/INST], with the system prompt inside <<SYS>> ... <</SYS>> (Meta's chat_completion).
 #include <string>
+
+#include "tokenizer/tokenizer.h"
 
 namespace llama {
 
 enum class PromptMode { Chat, Completion };
+enum class ChatFormat { Llama3, Llama2 };
 
-std::string formatPrompt(PromptMode mode, const std::string& system, const std::string& user);
+// By tokenizer family: Llama 3's has <|start_header_id|>, Llama 2's has <s> and no such token.
+ChatFormat chatFormatFor(const Tokenizer& tokenizer);
+
+std::string formatPrompt(PromptMode mode, const std::string& system, const std::string& user,
+                         ChatFormat format = ChatFormat::Llama3);
 
 }  // namespace llama

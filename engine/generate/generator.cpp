@@ -12,12 +12,6 @@
 namespace llama {
 
 namespace {
-Tensor tokensTensor(const std::vector<int32_t>& ids) {
-    Tensor t({int64_t(ids.size())}, DType::I32);
-    std::copy(ids.begin(), ids.end(), t.mutableData<int32_t>());
-    return t;
-}
-
 // The dry run's stand-in for sampling: no logits exist, so a fixed token keeps the loop going.
 constexpr int32_t kDryRunToken = 0;
 }  // namespace
@@ -45,7 +39,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
 
         // Stage 2: the tokens tensor, padded with nothing: we run one sequence.
         std::vector<int32_t> tokens = prompt;
-        Tensor allTokens = tokensTensor(tokens);
+        Tensor allTokens = Tensor::fromInt32(tokens);
         ctx.emit(StageId::TokensTensor, -1, 0, [&] {
             return fmt::format("Created input tokens tensor: {} Int32, prompt length {}", allTokens.shapeStr(), prompt.size());
         }, {{"tokens", &allTokens}});
@@ -63,7 +57,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
                 break;
             }
             // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
-            Tensor inputTokens = tokensTensor(stepTokens);
+            Tensor inputTokens = Tensor::fromInt32(stepTokens);
             ctx.emit(StageId::SequenceLoop, -1, startPos, [&] {
                 return fmt::format("Running {} step {}: inputTokens {} at startPos {}", ctx.step == 0 ? "prefill" : "decoding",
                                    ctx.step, inputTokens.shapeStr(), startPos);
@@ -78,7 +72,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
             (ctx.step == 0 ? result.prefillSeconds : result.decodeSeconds) += secs;
             if (ctx.step > 0) result.decodeSteps++;
 
-            Tensor nextToken = tokensTensor({next});
+            Tensor nextToken = Tensor::fromInt32({next});
             ctx.emit(StageId::Sample, -1, startPos, [&] {
                 if (!lastLogits.hasData())
                     return fmt::format("Dry run: no logits were computed, so token {} is picked as a fixed stand-in", next);

@@ -17,6 +17,7 @@ Tensor Full(const Shape& shape, DType dtype, float value) {
         case DType::BF16: std::fill_n(y.mutableData<BFloat16>(), n, BFloat16(value)); break;
         case DType::Complex64: std::fill_n(y.mutableData<Complex64>(), n, Complex64(value, 0.0f)); break;
         case DType::I32: std::fill_n(y.mutableData<int32_t>(), n, int32_t(value)); break;
+        default: detail::fail("Full", std::string("cannot fill a ") + dtypeName(dtype) + " tensor (weights-only type)");
     }
     return y;
 }

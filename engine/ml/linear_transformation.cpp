@@ -7,8 +7,15 @@
 // every token: a block of weight rows is widened to F32 once into a cache-resident scratch
 // buffer, then every group of kTileX x rows is multiplied against it; that is compute-bound.
 // Either way the output rows are split across the shared thread pool.
+// F16 and block-quantized weights (GGUF files) stay in their compact form in memory and are
+// decoded as they are used: decode turns a chunk of a row's blocks into F32 on the stack and
+// dots it with x; prefill decodes each block of weight rows into the same F32 scratch the
+// BF16 path widens into.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
+
+#include "tensor/quant_blocks.h"
 
 #include "ml/dot_kernels.h"
 #include "ml/op_util.h"
@@ -40,6 +47,13 @@ struct Problem {
     int64_t rows, k, out;
 };
 
+// Weights in a block format (F16, Q8_0, ...): rows of rowBytes bytes.
+struct BlockRows {
+    DType type;
+    const uint8_t* base;
+    size_t rowBytes;
+};
+
 // Output columns [o0, o1), each weight row read from memory once for all x rows (x rows are
 // few here, and a weight row stays in L1 while every x row passes over it).
 template <class W, class Y>
@@ -48,16 +62,49 @@ void streamRows(const Problem& p, const W* w, Y* y, int64_t o0, int64_t o1) {
         for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(detail::dotRow(p.x + s * p.k, w + o * p.k, p.k));
 }
 
+// The same for block formats: up to 256 weights (one K-quant super-block, eight Q8_0 blocks)
+// are decoded onto the stack, then every x row is dotted with them while they sit in L1.
+template <class Y>
+void streamRows(const Problem& p, const BlockRows& w, Y* y, int64_t o0, int64_t o1) {
+    const int64_t bs = dtypeBlockSize(w.type);
+    int64_t chunk = bs;
+    for (int64_t c : {256, 32})
+        if (c % bs == 0 && p.k % c == 0) {
+            chunk = c;
+            break;
+        }
+    alignas(32) float decoded[256];
+    float acc[kPrefillMinRows];
+    for (int64_t o = o0; o < o1; ++o) {
+        const uint8_t* row = w.base + size_t(o) * w.rowBytes;
+        std::fill_n(acc, p.rows, 0.0f);
+        for (int64_t i = 0; i < p.k; i += chunk) {
+            dequantize(w.type, row + dtypeBytes(w.type, i), decoded, chunk);
+            for (int64_t s = 0; s < p.rows; ++s) acc[s] += detail::dotRow(p.x + s * p.k + i, decoded, chunk);
+        }
+        for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(acc[s]);
+    }
+}
+
+// n weight rows from row `first` on, widened or decoded to F32.
+template <class W>
+void widenRows(const W* w, int64_t first, int64_t n, int64_t k, float* dst) {
+    const W* src = w + first * k;
+    for (int64_t i = 0; i < n * k; ++i) dst[i] = detail::toF32(src[i]);
+}
+inline void widenRows(const BlockRows& w, int64_t first, int64_t n, int64_t k, float* dst) {
+    for (int64_t r = 0; r < n; ++r) dequantize(w.type, w.base + size_t(first + r) * w.rowBytes, dst + r * k, k);
+}
+
 // Output columns [o0, o1) for all x rows, a block of weight rows at a time. The block is
 // widened into F32 scratch padded with zero rows (as x is), so every tile is a full one.
 template <class W, class Y>
-void blockedRows(const Problem& p, const W* w, Y* y, int64_t o0, int64_t o1) {
+void blockedRows(const Problem& p, const W& w, Y* y, int64_t o0, int64_t o1) {
     thread_local std::vector<float> scratch;
     scratch.resize(size_t(kBlockRows * p.k));
     for (int64_t ob = o0; ob < o1; ob += kBlockRows) {
         int64_t n = std::min(kBlockRows, o1 - ob);
-        const W* src = w + ob * p.k;
-        for (int64_t i = 0; i < n * p.k; ++i) scratch[size_t(i)] = detail::toF32(src[i]);
+        widenRows(w, ob, n, p.k, scratch.data());
         int64_t padded = (n + kTileW - 1) / kTileW * kTileW;
         std::fill(scratch.begin() + n * p.k, scratch.begin() + padded * p.k, 0.0f);
         for (int64_t s = 0; s < p.rows; s += kTileX) {
@@ -74,7 +121,7 @@ void blockedRows(const Problem& p, const W* w, Y* y, int64_t o0, int64_t o1) {
 }
 
 template <class W, class Y>
-void run(const Problem& p, bool blocked, const W* w, Y* y) {
+void run(const Problem& p, bool blocked, const W& w, Y* y) {
     int64_t group = blocked ? kBlockRows : 1;
     int64_t groups = (p.out + group - 1) / group;
     int64_t minGroups = std::max<int64_t>(1, kMinChunkWeights / (group * p.k));
@@ -95,7 +142,9 @@ void run(const Problem& p, bool blocked, const W* w, Y* y) {
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     constexpr const char* op = "LinearTransformation";
     detail::requireFloat(op, x, "x");
-    detail::requireFloat(op, weights, "weights");
+    if (!detail::isFloatType(weights.dtype()) && weights.dtype() != DType::F16 && !isQuantized(weights.dtype()))
+        detail::fail(op, std::string("weights ") + weights.shapeStr() + " must be a float or quantized weight type, got " +
+                             dtypeName(weights.dtype()));
     if (weights.rank() != 2 || x.rank() < 1 || x.dim(-1) != weights.dim(1))
         detail::fail(op, "x " + x.shapeStr() + " does not match weights " + weights.shapeStr() +
                              " (expected x [..., in] and weights [out, in])");
@@ -120,6 +169,11 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
             for (int64_t i = 0; i < x.numel(); ++i) xf[size_t(i)] = detail::toF32(xs[i]);
         });
         p.x = xf.data();
+    }
+    if (!detail::isFloatType(weights.dtype())) {
+        BlockRows w{weights.dtype(), weights.data<uint8_t>(), dtypeBytes(weights.dtype(), k)};
+        detail::visitFloat(x.dtype(), [&](auto yTag) { run(p, blocked, w, y.mutableData<decltype(yTag)>()); });
+        return y;
     }
     detail::visitFloat(weights.dtype(), [&](auto wTag) {
         using W = decltype(wTag);

@@ -1,8 +1,9 @@
-// Fwd_Get_Rows: the embedding lookup, one table row copied per token.
+// Fwd_Get_Rows: the embedding lookup, one table row copied (or decoded) per token.
 #include <cstring>
 
 #include "ml/op_util.h"
 #include "ml/ops.h"
+#include "tensor/quant_blocks.h"
 
 namespace llama::ml {
 
@@ -13,16 +14,22 @@ Tensor Fwd_Get_Rows(const Tensor& table, const Tensor& tokens) {
         detail::fail(op, "expected table [V, D] and tokens [S], got table " + table.shapeStr() + " and tokens " +
                              tokens.shapeStr());
     Shape outShape{tokens.dim(0), table.dim(1)};
-    if (!table.hasData() || !tokens.hasData()) return Tensor::shapeOnly(outShape, table.dtype());
-    Tensor y(outShape, table.dtype());
-    size_t rowBytes = size_t(table.dim(1)) * dtypeSize(table.dtype());
+    // An F16 or quantized table (GGUF) gives F32 rows, the type ggml computes in.
+    const bool decode = !detail::isFloatType(table.dtype());
+    const DType outType = decode ? DType::F32 : table.dtype();
+    if (!table.hasData() || !tokens.hasData()) return Tensor::shapeOnly(outShape, outType);
+    Tensor y(outShape, outType);
+    size_t rowBytes = dtypeBytes(table.dtype(), table.dim(1));
     const int32_t* ids = tokens.data<int32_t>();
     for (int64_t s = 0; s < tokens.dim(0); ++s) {
         if (ids[s] < 0 || ids[s] >= table.dim(0))
             detail::fail(op, "token id " + std::to_string(ids[s]) + " at position " + std::to_string(s) +
                                  " is outside [0, " + std::to_string(table.dim(0)) + ") for table " + table.shapeStr());
-        std::memcpy(y.mutableData<char>() + size_t(s) * rowBytes,
-                    static_cast<const char*>(table.rawData()) + size_t(ids[s]) * rowBytes, rowBytes);
+        const char* row = static_cast<const char*>(table.rawData()) + size_t(ids[s]) * rowBytes;
+        if (decode)
+            dequantize(table.dtype(), row, y.mutableData<float>() + s * table.dim(1), table.dim(1));
+        else
+            std::memcpy(y.mutableData<char>() + size_t(s) * rowBytes, row, rowBytes);
     }
     return y;
 }

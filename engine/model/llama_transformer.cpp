@@ -18,7 +18,7 @@ LlamaTransformer::LlamaTransformer(const Model& model)
     for (int i = 0; i < args.n_layers; ++i) Layers.emplace_back(model, i);
     // As Meta: twice the context length, so positions past max_seq_len still have angles.
     PrecomputedFreqsCis = precomputeFreqsCis(args.headDim(), args.max_seq_len * 2, args.rope_theta, args.use_scaled_rope,
-                                             !tok_embd.hasData());
+                                             !tok_embd.hasData(), float(args.rope_scale_factor));
 }
 
 LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const {
@@ -26,6 +26,9 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
     Prepared p;
     // Stage 4: one embedding row per token.
     p.inputTensor = ml::Fwd_Get_Rows(tok_embd, inputTokens);
+    // The model computes in BF16 as Meta's reference does (the KV cache is BF16): rows of an
+    // F32 or quantized table (GGUF files) are rounded to BF16 here.
+    if (p.inputTensor.dtype() != DType::BF16) p.inputTensor = ml::ToBFloat16(p.inputTensor);
     ctx.emit(StageId::InputEmbeddings, -1, startPos, [&] {
         return fmt::format("LlamaTransformer.prepare started for inputTokens: {}, startPos: {}. sequenceLength: {}\n"
                            "Calling ml.Fwd_Get_Rows for tok_embd {} and inputTokens {} -> tensor inputTensor {}",

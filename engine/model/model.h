@@ -19,6 +19,9 @@ struct Model {
     bool randomWeights = false;  // synthetic: text will be gibberish
     std::vector<std::pair<std::string, Tensor>> tensors;  // in file order
     std::shared_ptr<const Tokenizer> tokenizer;
+    // tokenizer_config.json's Jinja chat template, verbatim, when the model came with one
+    // (shown by `inspect`; the prompt itself is built by generate/chat_template.h).
+    std::string chatTemplate;
 
     // The weight called `name` with the expected shape; a clear error otherwise.
     const Tensor& tensor(const std::string& name, const Shape& expected) const;

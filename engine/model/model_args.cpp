@@ -9,6 +9,7 @@
 namespace llama {
 
 int ModelArgs::ffnHiddenDim() const {
+    if (ffn_hidden_dim) return *ffn_hidden_dim;
     // Meta: hidden = 4 * dim; hidden = int(2 * hidden / 3); optional multiplier; round up to multiple_of.
     int hidden = 4 * dim;
     hidden = int(2 * hidden / 3);
@@ -30,6 +31,7 @@ void ModelArgs::validate(const std::string& source) const {
     if (!(norm_eps > 0)) fail("'norm_eps' must be positive");
     if (!(rope_theta > 0)) fail("'rope_theta' must be positive");
     if (max_seq_len <= 0) fail("context length must be positive");
+    if (ffn_hidden_dim && *ffn_hidden_dim <= 0) fail("'intermediate_size' must be positive");
 }
 
 ModelArgs loadParamsJson(const std::string& path) {
@@ -74,7 +76,11 @@ ModelArgs loadParamsJson(const std::string& path) {
         a.use_scaled_rope = j["use_scaled_rope"].get<bool>();
     }
     a.max_seq_len = integer("max_seq_len", false, 2048);
+    // Llama 2's params.json says vocab_size -1: the tokenizer decides, and the loader fills it in.
+    const bool vocabFromTokenizer = a.vocab_size == -1;
+    if (vocabFromTokenizer) a.vocab_size = 1;
     a.validate(path);
+    if (vocabFromTokenizer) a.vocab_size = -1;
     return a;
 }
 

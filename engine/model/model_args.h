@@ -16,6 +16,9 @@ struct ModelArgs {
     double norm_eps = 1e-5;
     double rope_theta = 10000.0;
     bool use_scaled_rope = false;
+    double rope_scale_factor = 8.0;  // with use_scaled_rope: 8 for Llama 3.1, 32 for 3.2 1B/3B (config.json's rope_scaling.factor)
+    // Hugging Face's config.json states the FFN width (intermediate_size) instead of deriving it.
+    std::optional<int> ffn_hidden_dim;
     int max_seq_len = 2048;  // not in Meta's params.json: the generation's context length
 
     // Derived exactly as Meta's reference derives them.
@@ -27,7 +30,8 @@ struct ModelArgs {
     void validate(const std::string& source) const;
 };
 
-// Reads params.json; errors name the file and the field.
+// Reads params.json; errors name the file and the field. vocab_size may be -1 (Llama 2:
+// the tokenizer's size, which the caller must fill in).
 ModelArgs loadParamsJson(const std::string& path);
 
 }  // namespace llama

@@ -5,8 +5,8 @@
 
 namespace llama {
 
-void applyRopeScaling(std::vector<float>& freqs) {
-    const float scaleFactor = 8.0f, lowFreqFactor = 1.0f, highFreqFactor = 4.0f, oldContextLen = 8192.0f;
+void applyRopeScaling(std::vector<float>& freqs, float scaleFactor) {
+    const float lowFreqFactor = 1.0f, highFreqFactor = 4.0f, oldContextLen = 8192.0f;
     const float lowFreqWavelen = oldContextLen / lowFreqFactor;
     const float highFreqWavelen = oldContextLen / highFreqFactor;
     for (float& freq : freqs) {
@@ -21,7 +21,7 @@ void applyRopeScaling(std::vector<float>& freqs) {
     }
 }
 
-Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly) {
+Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly, float scaleFactor) {
     Shape shape{end, headDim / 2};
     if (shapesOnly) return Tensor::shapeOnly(shape, DType::Complex64);
     // As Meta: freqs in float32, t = arange(end) in float32, outer product, polar(1, angle).
@@ -30,7 +30,7 @@ Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bo
         float exponent = float(2 * i) / float(headDim);
         freqs[i] = 1.0f / std::pow(float(theta), exponent);
     }
-    if (useScaled) applyRopeScaling(freqs);
+    if (useScaled) applyRopeScaling(freqs, scaleFactor);
     Tensor result(shape, DType::Complex64);
     auto* out = result.mutableData<Complex64>();
     for (int p = 0; p < end; ++p)

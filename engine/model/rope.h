@@ -9,10 +9,11 @@ namespace llama {
 
 // Llama 3.1's frequency scaling (scale factor 8, low/high frequency factors 1 and 4, original
 // context 8192): long wavelengths are slowed down, short ones kept, a smooth blend between.
-void applyRopeScaling(std::vector<float>& freqs);
+// Llama 3.2 1B/3B use the same scheme with scale factor 32.
+void applyRopeScaling(std::vector<float>& freqs, float scaleFactor = 8.0f);
 
 // Complex64 [end, headDim/2]: row p holds cos(p*f_i) + i sin(p*f_i), f_i = theta^(-2i/headDim).
 // Shape-only when `shapesOnly` (dry run).
-Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly = false);
+Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly = false, float scaleFactor = 8.0f);
 
 }  // namespace llama

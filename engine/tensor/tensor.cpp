@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "tensor/quant_blocks.h"
+
 namespace llama {
 
 int64_t shapeNumel(const Shape& shape) {
@@ -42,6 +44,12 @@ Tensor Tensor::view(Shape shape, DType dtype, std::shared_ptr<const void> owner,
     return t;
 }
 
+Tensor Tensor::fromInt32(const std::vector<int32_t>& values) {
+    Tensor t({int64_t(values.size())}, DType::I32);
+    if (!values.empty()) std::memcpy(t.mutableData<int32_t>(), values.data(), values.size() * sizeof(int32_t));
+    return t;
+}
+
 Tensor Tensor::shapeOnly(Shape shape, DType dtype) {
     Tensor t;
     t.shape_ = std::move(shape);
@@ -70,8 +78,14 @@ float Tensor::floatAt(int64_t i) const {
         case DType::BF16: return data<BFloat16>()[i].toFloat();
         case DType::Complex64: return data<Complex64>()[i].real();
         case DType::I32: return float(data<int32_t>()[i]);
+        default: {
+            // F16 and quantized weights: decode the block that holds element i.
+            const int64_t bs = dtypeBlockSize(dtype_);
+            float block[256];
+            dequantize(dtype_, data<char>() + dtypeBytes(dtype_, i / bs * bs), block, bs);
+            return block[i % bs];
+        }
     }
-    return 0;
 }
 
 const void* Tensor::checkedData() const {

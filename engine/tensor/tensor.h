@@ -30,6 +30,8 @@ public:
     Tensor(Shape shape, DType dtype);
     // A view of bytes owned by someone else (e.g. a mapped file); `owner` keeps them alive.
     static Tensor view(Shape shape, DType dtype, std::shared_ptr<const void> owner, const void* data);
+    // A 1-D Int32 tensor holding `values` (token ids).
+    static Tensor fromInt32(const std::vector<int32_t>& values);
     // Same shape and dtype, no bytes (dry run).
     static Tensor shapeOnly(Shape shape, DType dtype);
 
@@ -38,7 +40,7 @@ public:
     size_t rank() const { return shape_.size(); }
     DType dtype() const { return dtype_; }
     int64_t numel() const { return shapeNumel(shape_); }
-    size_t byteSize() const { return size_t(numel()) * dtypeSize(dtype_); }
+    size_t byteSize() const { return dtypeBytes(dtype_, numel()); }
     bool hasData() const { return data_ != nullptr; }
 
     // "shape([22 4096])", the walkthrough's notation.

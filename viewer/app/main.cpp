@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     cli.add_option("--seed", o.settings.sampling.seed, "Sampling seed (and synthetic weights)");
     cli.add_option("--scale", o.uiScale, "UI scale for projectors")->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)));
     cli.add_option("--threads", threads, "Engine compute threads (default: every core)")->check(CLI::PositiveNumber);
-    cli.add_option("--size", width, "Window width")->check(CLI::Range(640, 7680));
+    cli.add_option("--width", width, "Window width")->check(CLI::Range(640, 7680));
     cli.add_option("--height", height, "Window height")->check(CLI::Range(480, 4320));
     cli.add_option("--chapters", o.chaptersDir, "Directory of the chapter files");
     cli.add_option("--font", o.fontPath, "TrueType font for the UI");
@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
         return cli.exit(e);
     }
     if (helpScript) {
-        for (const auto& c : scriptCommands()) fmt::print("  {:<12} {}\n", c.name, c.help);
+        for (const auto& c : scriptCommands()) fmt::print("  {:<15} {}\n", c.name, c.help);
         return 0;
     }
     if (!synthetic.empty()) {

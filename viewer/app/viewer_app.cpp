@@ -39,6 +39,8 @@ bool ViewerApp::runActive() const {
 }
 
 void ViewerApp::perform(Action action) {
+    // Starting a run joins the loader first; ignoring the keys meanwhile keeps the window live.
+    if (session_.status().state == SessionState::Loading) return;
     const bool active = runActive();
     const StageRecord* shown = currentRecord();
     switch (action) {

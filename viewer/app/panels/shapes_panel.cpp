@@ -20,8 +20,8 @@ ImU32 dtypeColour(DType t) {
         case DType::F32: return IM_COL32(190, 120, 50, 255);
         case DType::Complex64: return IM_COL32(130, 80, 160, 255);
         case DType::I32: return IM_COL32(60, 140, 90, 255);
+        default: return IM_COL32(128, 128, 128, 255);  // weights-only types (F16, quantized) are never a stage's output
     }
-    return IM_COL32(128, 128, 128, 255);
 }
 
 // Sides grow with the logarithm of the size, so 1 and 128256 both fit on screen and a
@@ -109,7 +109,7 @@ void drawShapesPanel(PanelContext& c) {
         ImGui::Text("%s", t.name.c_str());
         ImGui::SameLine();
         ImGui::TextDisabled("shape(%s) [%s]  %s  %.1f KB%s", shapeToString(t.shape).c_str(), joined.c_str(), dtypeName(t.dtype),
-                            double(shapeNumel(t.shape) * int64_t(dtypeSize(t.dtype))) / 1024.0, t.data ? "" : "  (summary only)");
+                            double(dtypeBytes(t.dtype, shapeNumel(t.shape))) / 1024.0, t.data ? "" : "  (summary only)");
         ImGui::TextDisabled("min %.4g  max %.4g  mean %.4g%s", t.stats.min, t.stats.max, t.stats.mean,
                             t.stats.negInf ? fmt::format("  -inf x{}", t.stats.negInf).c_str() : "");
         drawBox(t, names);

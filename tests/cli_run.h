@@ -1,0 +1,37 @@
+#pragma once
+// Runs the llama-walkthrough executable built beside the tests and captures what it prints.
+#include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+struct CliRun {
+    int exitCode;
+    std::string output;  // stdout and stderr together
+};
+
+// `input`, when given, is the program's stdin (a file, so its end is a real EOF).
+inline CliRun runWalkthrough(const std::string& args, const std::optional<std::string>& input = std::nullopt) {
+    std::string cmd = std::string(WALKTHROUGH_EXE) + " " + args;
+    if (input) {
+        // One file per call: ctest runs tests in parallel processes.
+        static int counter = 0;
+        auto in = std::filesystem::temp_directory_path() /
+                  ("llama_cli_stdin_" + std::to_string(getpid()) + "_" + std::to_string(counter++) + ".txt");
+        std::ofstream(in) << *input;
+        cmd += " < " + in.string();
+    }
+    cmd += " 2>&1";
+    FILE* pipe = popen(cmd.c_str(), "r");
+    REQUIRE(pipe);
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}

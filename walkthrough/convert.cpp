@@ -1,0 +1,59 @@
+#include "convert.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+
+#include "formats/gguf_export.h"
+#include "formats/hf_export.h"
+#include "formats/model_loader.h"
+
+namespace llama::cli {
+
+namespace {
+
+// Each target writes `model` to `out`.
+using Writer = void (*)(const Model& model, const std::string& out);
+
+const std::map<std::string, Writer>& targets() {
+    static const std::map<std::string, Writer> t = {
+        {"gguf-f32", [](const Model& m, const std::string& out) { exportGguf(m, DType::F32, out); }},
+        {"gguf-bf16", [](const Model& m, const std::string& out) { exportGguf(m, DType::BF16, out); }},
+        {"gguf-q8_0", [](const Model& m, const std::string& out) { exportGguf(m, DType::Q8_0, out); }},
+        {"gguf-q4_0", [](const Model& m, const std::string& out) { exportGguf(m, DType::Q4_0, out); }},
+        {"gguf-q4_k", [](const Model& m, const std::string& out) { exportGguf(m, DType::Q4_K, out); }},
+        {"gguf-q6_k", [](const Model& m, const std::string& out) { exportGguf(m, DType::Q6_K, out); }},
+        // --out is a directory here: a Hugging Face model is several files (hf_export.h).
+        {"safetensors", [](const Model& m, const std::string& out) { exportHf(m, out); }},
+    };
+    return t;
+}
+
+}  // namespace
+
+CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
+    CLI::App* cmd = app.add_subcommand("convert", "Write a model in another format (GGUF, with quantization)");
+    cmd->add_option("--model", o.model, "The model to convert (any --model the walkthrough reads)")->required();
+    std::vector<std::string> names;
+    for (const auto& [name, writer] : targets()) names.push_back(name);
+    cmd->add_option("--to", o.to, "Target format: " + fmt::format("{}", fmt::join(names, ", ")))->required()->check(CLI::IsMember(names));
+    cmd->add_option("--out", o.out, "Output file (a directory for safetensors)")->required();
+    return cmd;
+}
+
+int runConvert(const ConvertOptions& o) {
+    Model model = loadModel(o.model);
+    targets().at(o.to)(model, o.out);
+    // safetensors writes a directory: its files are summed.
+    uintmax_t bytes = 0;
+    if (std::filesystem::is_directory(o.out))
+        for (const auto& entry : std::filesystem::directory_iterator(o.out)) bytes += entry.file_size();
+    else
+        bytes = std::filesystem::file_size(o.out);
+    fmt::print("Wrote {} ({}, {:.1f} MB) from {}\n", o.out, o.to, bytes / 1e6, model.format);
+    return 0;
+}
+
+}  // namespace llama::cli
