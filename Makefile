@@ -2,7 +2,7 @@
 # `make test` (set up, build, run the whole suite).
 BUILD ?= build
 JOBS ?= $(shell nproc)
-PROMPT ?= In the beginning God created
+PROMPT ?= And the LORD spake unto Moses, saying,
 WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
 
 .PHONY: deps build run test bench clean

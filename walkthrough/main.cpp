@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
     cli::Options o;
     o.model = LLAMA_SOURCE_DIR "/assets/model";
     addModelOptions(app, o);
-    app.add_option("-p,--prompt", o.prompt, "Prompt text")->default_str("In the beginning God created");
-    o.prompt = "In the beginning God created";
+    app.add_option("-p,--prompt", o.prompt, "Prompt text")->default_str("And the LORD spake unto Moses, saying,");
+    o.prompt = "And the LORD spake unto Moses, saying,";
     app.add_option("--system", o.system, "System prompt (chat mode)");
     auto* chat = app.add_flag_callback("--chat", [&] { o.mode = PromptMode::Chat; }, "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
     app.add_flag_callback("--completion", [&] { o.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);

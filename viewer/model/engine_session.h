@@ -29,7 +29,7 @@ struct ModelSource {
 struct RunSettings {
     PromptMode mode = PromptMode::Completion;
     std::string system = "You are a helpful assistant.";
-    std::string prompt = "In the beginning God created";
+    std::string prompt = "And the LORD spake unto Moses, saying,";
     SamplingSettings sampling;
     int maxTokens = 8;
     int topK = 10;  // tokens shown in the top-logits chart
