@@ -161,6 +161,26 @@ TEST_CASE("GGUF reader refuses hostile files with clear messages", "[gguf][forma
         CHECK_THAT(e, Contains("tensor count") && Contains("cannot fit"));
         CHECK_THAT(e, Contains("GGUF offset 8"));
     }
+    SECTION("tensor count that fits the file but no real model") {
+        Builder w{good};
+        w.set<uint64_t>(l.tensorCount, (uint64_t(1) << 20) + 1);
+        w.b += std::string(size_t(24) << 21, '\0');  // enough bytes that the count alone could fit
+        CHECK_THAT(openError(w.b), Contains("tensor count") && Contains("exceeds the limit"));
+    }
+    SECTION("array longer than any real vocabulary") {
+        Builder w;
+        w.b = "GGUF";
+        w.put<uint32_t>(3);
+        w.put<uint64_t>(0);
+        w.put<uint64_t>(1);
+        w.putString("huge");
+        w.put<uint32_t>(uint32_t(GgufType::Array));
+        w.put<uint32_t>(uint32_t(GgufType::U8));
+        const size_t n = (size_t(1) << 22) + 1;  // present in full: only the cap refuses it
+        w.put<uint64_t>(n);
+        w.b += std::string(n, '\0');
+        CHECK_THAT(openError(w.b), Contains("metadata 'huge'") && Contains("array items"));
+    }
     SECTION("string length past the end") {
         CHECK_THAT(broken([&](Builder& w) { w.set<uint64_t>(l.keyLength, 1000); }),
                    Contains("metadata[0] key") && Contains("length 1000"));

@@ -16,6 +16,11 @@ constexpr uint32_t kMaxDims = 4;
 constexpr int kMaxArrayDepth = 8;
 // A key or tensor name longer than this is not a real file's (ggml's limit for names is 64).
 constexpr uint64_t kMaxNameLength = 1 << 16;
+// Counts are checked against the bytes left, but a parsed value takes more memory than its
+// bytes: these caps keep a hostile file from turning its size into many times that in memory.
+// Real files are far below them (Llama 3: 128,256 tokens + 280,147 merges; 8B: 291 tensors).
+constexpr uint64_t kMaxTensors = 1 << 20;
+constexpr uint64_t kMaxArrayItems = 1 << 22;  // all metadata arrays together
 
 // Reads little-endian fields front to back; every read is bounds-checked and every error
 // says where it happened and what was being read.
@@ -84,7 +89,7 @@ GgufType readType(Cursor& c, const std::string& field) {
     return GgufType(t);
 }
 
-GgufValue readValue(Cursor& c, GgufType type, const std::string& field, int depth) {
+GgufValue readValue(Cursor& c, GgufType type, const std::string& field, int depth, uint64_t& arrayItems) {
     GgufValue v;
     v.type = type;
     auto integer = [&](int64_t x) {
@@ -118,9 +123,12 @@ GgufValue readValue(Cursor& c, GgufType type, const std::string& field, int dept
             if (depth >= kMaxArrayDepth) c.fail(at, field, fmt::format("arrays nested deeper than {}", kMaxArrayDepth));
             v.elementType = readType(c, field + " element type");
             uint64_t n = c.readCount(field + " array length", minValueBytes(v.elementType));
+            arrayItems += n;
+            if (arrayItems > kMaxArrayItems)
+                c.fail(at, field, fmt::format("more than {} array items in the metadata (length {})", kMaxArrayItems, n));
             v.items.reserve(size_t(n));
             for (uint64_t i = 0; i < n; ++i)
-                v.items.push_back(readValue(c, v.elementType, fmt::format("{}[{}]", field, i), depth + 1));
+                v.items.push_back(readValue(c, v.elementType, fmt::format("{}[{}]", field, i), depth + 1, arrayItems));
             break;
         }
     }
@@ -179,14 +187,16 @@ GgufFile GgufFile::open(const std::string& path) {
     if (g.version_ != 2 && g.version_ != 3)
         c.fail(at, "version", fmt::format("GGUF version {} is not supported (only 2 and 3)", g.version_));
     // Each tensor info takes at least 24 bytes, each metadata entry 13.
+    at = c.pos();
     uint64_t tensorCount = c.readCount("tensor count", 24);
+    if (tensorCount > kMaxTensors) c.fail(at, "tensor count", fmt::format("{} exceeds the limit of {}", tensorCount, kMaxTensors));
     uint64_t kvCount = c.readCount("metadata count", 13);
 
-    g.metadata_.reserve(size_t(kvCount));
+    uint64_t arrayItems = 0;
     for (uint64_t i = 0; i < kvCount; ++i) {
         std::string key = c.readString(fmt::format("metadata[{}] key", i), kMaxNameLength);
         GgufType type = readType(c, "metadata '" + key + "' type");
-        g.metadata_.emplace_back(key, readValue(c, type, "metadata '" + key + "'", 0));
+        g.metadata_.emplace_back(key, readValue(c, type, "metadata '" + key + "'", 0, arrayItems));
     }
     if (const GgufValue* a = g.find("general.alignment")) {
         if (a->type != GgufType::U32 || a->integer == 0 || (a->integer & (a->integer - 1)))
