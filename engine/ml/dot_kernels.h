@@ -35,12 +35,32 @@ inline float horizontalSum(__m256 v) {
 }
 #endif
 
+#ifdef __AVX512F__
+inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+inline __m512 load16(const BFloat16* p) {
+    __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
+}
+#endif
+
 // sum over i < k of x[i] * w[i], accumulated in F32.
 template <class W>
 inline float dotRow(const float* x, const W* w, int64_t k) {
     int64_t i = 0;
     float total = 0.0f;
-#ifdef __AVX2__
+#if defined(__AVX512F__)
+    // 16 lanes: half the instructions per byte of weights, which is what lets one core keep
+    // up with the memory stream (measured: 256-bit lanes reached ~2/3 of the read bandwidth).
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 64 <= k; i += 64) {
+        s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), load16(w + i), s0);
+        s1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), load16(w + i + 16), s1);
+        s2 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 32), load16(w + i + 32), s2);
+        s3 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 48), load16(w + i + 48), s3);
+    }
+    for (; i + 16 <= k; i += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), load16(w + i), s0);
+    total = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+#elif defined(__AVX2__)
     __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
     for (; i + 32 <= k; i += 32) {
         s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load8(w + i), s0);
@@ -51,7 +71,7 @@ inline float dotRow(const float* x, const W* w, int64_t k) {
     for (; i + 8 <= k; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load8(w + i), s0);
     total = horizontalSum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
 #endif
-    // The k % 8 tail (everything without AVX2).
+    // The tail (everything without AVX2).
     for (; i < k; ++i) total += x[i] * toF32(w[i]);
     return total;
 }
