@@ -13,6 +13,7 @@
 // BF16 path widens into.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "tensor/quant_blocks.h"
@@ -45,6 +46,7 @@ constexpr int64_t kMinChunkWeights = 32768;  // below this many weights per chun
 struct Problem {
     const float* x;  // [rows, k] in F32; on the blocked path padded with zero rows to a multiple of kTileX
     int64_t rows, k, out;
+    const float* xi = nullptr;  // x rearranged for dotRowUnpacked (decode with BF16 weights), or null
 };
 
 // Weights in a block format (F16, Q8_0, ...): rows of rowBytes bytes.
@@ -58,6 +60,15 @@ struct BlockRows {
 // few here, and a weight row stays in L1 while every x row passes over it).
 template <class W, class Y>
 void streamRows(const Problem& p, const W* w, Y* y, int64_t o0, int64_t o1) {
+#ifdef __AVX512BW__
+    if constexpr (std::is_same_v<W, BFloat16>)
+        if (p.xi) {
+            for (int64_t o = o0; o < o1; ++o)
+                for (int64_t s = 0; s < p.rows; ++s)
+                    y[s * p.out + o] = fromF32<Y>(detail::dotRowUnpacked(p.xi + s * p.k, p.x + s * p.k, w + o * p.k, p.k));
+            return;
+        }
+#endif
     for (int64_t o = o0; o < o1; ++o)
         for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(detail::dotRow(p.x + s * p.k, w + o * p.k, p.k));
 }
@@ -170,6 +181,14 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
         });
         p.x = xf.data();
     }
+#ifdef __AVX512BW__
+    std::vector<float> xi;
+    if (!blocked && weights.dtype() == DType::BF16) {
+        xi.resize(size_t(p.rows * k));
+        for (int64_t s = 0; s < p.rows; ++s) detail::interleaveForUnpack(p.x + s * k, k, xi.data() + s * k);
+        p.xi = xi.data();
+    }
+#endif
     if (!detail::isFloatType(weights.dtype())) {
         BlockRows w{weights.dtype(), weights.data<uint8_t>(), dtypeBytes(weights.dtype(), k)};
         detail::visitFloat(x.dtype(), [&](auto yTag) { run(p, blocked, w, y.mutableData<decltype(yTag)>()); });
