@@ -8,18 +8,12 @@
 #include <optional>
 #include <stdexcept>
 
+#include "formats/json_file.h"
+
 namespace llama {
 
 HfConfig loadHfConfig(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open '" + path + "'");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw std::runtime_error(fmt::format("{}: not valid JSON: {}", path, e.what()));
-    }
-    if (!j.is_object()) throw std::runtime_error(path + ": expected a JSON object");
+    nlohmann::json j = readJsonObject(path);
     auto fail = [&](const std::string& what) { throw std::runtime_error(path + ": " + what); };
     auto present = [&](const nlohmann::json& o, const char* key) { return o.contains(key) && !o[key].is_null(); };
     auto number = [&](const nlohmann::json& o, const char* key, std::optional<double> fallback) -> double {

@@ -14,6 +14,8 @@
 #include "formats/safetensors.h"
 #include "tokenizer/hf_tokenizer.h"
 
+#include "formats/json_file.h"
+
 namespace llama {
 
 namespace fs = std::filesystem;
@@ -32,13 +34,7 @@ std::vector<WeightFile> weightFiles(const fs::path& dir) {
     const fs::path index = dir / "model.safetensors.index.json";
     if (!fs::is_regular_file(index))
         throw std::runtime_error(dir.string() + ": missing model.safetensors (or model.safetensors.index.json for a sharded model)");
-    std::ifstream in(index);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw std::runtime_error(fmt::format("{}: not valid JSON: {}", index.string(), e.what()));
-    }
+    nlohmann::json j = readJsonFile(index.string());
     if (!j.contains("weight_map") || !j["weight_map"].is_object())
         throw std::runtime_error(index.string() + ": no 'weight_map' object");
     std::vector<WeightFile> files;

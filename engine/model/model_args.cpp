@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "formats/json_file.h"
+
 namespace llama {
 
 int ModelArgs::ffnHiddenDim() const {
@@ -35,15 +37,7 @@ void ModelArgs::validate(const std::string& source) const {
 }
 
 ModelArgs loadParamsJson(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open '" + path + "'");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw std::runtime_error(fmt::format("{}: not valid JSON: {}", path, e.what()));
-    }
-    if (!j.is_object()) throw std::runtime_error(path + ": expected a JSON object");
+    nlohmann::json j = readJsonObject(path);
 
     auto number = [&](const char* key, bool required, double fallback) -> double {
         if (!j.contains(key) || j[key].is_null()) {

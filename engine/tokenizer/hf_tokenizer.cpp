@@ -10,6 +10,8 @@
 #include "tokenizer/byte_level.h"
 #include "tokenizer/utf8.h"
 
+#include "formats/json_file.h"
+
 namespace llama {
 
 namespace {
@@ -19,16 +21,6 @@ using nlohmann::json;
 // GPT-2's pattern, used when a ByteLevel pre-tokenizer has use_regex: true.
 constexpr std::string_view kGpt2SplitPattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 constexpr std::string_view kSpmSpace = "\xE2\x96\x81";  // "▁", SentencePiece's visible space
-
-json readJson(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot open '" + path + "'");
-    try {
-        return json::parse(in);
-    } catch (const json::parse_error& e) {
-        throw std::runtime_error(fmt::format("{}: not valid JSON: {}", path, e.what()));
-    }
-}
 
 // A pre_tokenizer or normalizer as a flat list (a "Sequence" holds the list under `key`).
 std::vector<json> flatten(const json& node, const char* key) {
@@ -51,7 +43,7 @@ std::optional<std::string> tokenText(const json& config, const char* key) {
 HfTokenizer::~HfTokenizer() = default;
 
 HfTokenizer::HfTokenizer(const std::string& path, const std::string& configPath) {
-    const json j = readJson(path);
+    const json j = readJsonFile(path);
     auto fail = [&](const std::string& what) { throw std::runtime_error(path + ": " + what); };
     if (!j.is_object() || !j.contains("model") || !j["model"].is_object()) fail("no 'model' object");
     const json& model = j["model"];
@@ -161,7 +153,7 @@ HfTokenizer::HfTokenizer(const std::string& path, const std::string& configPath)
     }
 
     // BOS/EOS from tokenizer_config.json (or the usual names), stops, chat template.
-    json config = configPath.empty() ? json::object() : readJson(configPath);
+    json config = configPath.empty() ? json::object() : readJsonFile(configPath);
     auto idOf = [&](const std::string& text, const char* what) {
         const auto id = specialId(text);
         if (!id) throw std::runtime_error(fmt::format("{}: {} '{}' is not a token", configPath.empty() ? path : configPath, what, text));
