@@ -5,7 +5,7 @@ packages=(
   g++ cmake make pkg-config
   libfmt-dev nlohmann-json3-dev libpcre2-dev libcli11-dev catch2
   libimgui-dev libglfw3-dev libstb-dev libgl-dev libsentencepiece-dev
-  xvfb fonts-dejavu-core
+  xvfb xauth libgl1-mesa-dri fonts-dejavu-core
 )
 missing=()
 for p in "${packages[@]}"; do
