@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ml/ops.h"
+#include "ml_test_util.h"
 #include "tensor/float16.h"
 #include "tensor/quant_blocks.h"
 #include "tensor/quantize.h"
@@ -160,6 +161,8 @@ TEST_CASE("quantize -> dequantize stays within each format's error bound", "[ggu
 }
 
 TEST_CASE("LinearTransformation and Fwd_Get_Rows decode quantized weights", "[gguf][quant][ml]") {
+    // The reference path decodes the weights to F32 (the integer kernels have their own test).
+    test::UsingKernels reference("reference");
     const int64_t out = 5, in = 512;
     const auto w = gaussian(out * in, 3, 1.0f);
     const auto xv = gaussian(7 * in, 4, 1.0f);

@@ -4,6 +4,7 @@
 #include <random>
 #include <vector>
 
+#include "ml/kernels/kernel_set.h"
 #include "tensor/tensor.h"
 
 namespace llama::test {
@@ -49,5 +50,12 @@ inline double bf16Step(double v) {
     std::frexp(v == 0 ? 1e-30 : v, &e);
     return std::ldexp(1.0, e - 8);
 }
+
+// Runs LinearTransformation on the named kernel path until the end of the scope.
+struct UsingKernels {
+    std::string previous;
+    explicit UsingKernels(const std::string& name) : previous(ml::kernels::active().name) { ml::kernels::useKernels(name); }
+    ~UsingKernels() { ml::kernels::useKernels(previous); }
+};
 
 }  // namespace llama::test

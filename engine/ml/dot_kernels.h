@@ -3,10 +3,11 @@
 // the weights, both contiguous along the reduction dimension k, as they are in
 // memory (weights [out, in] are row-major, so no transposed copy is needed).
 //
-// Decode is bound by streaming the weights from memory. dotRow reads one weight row front to
-// back, so consecutive rows form a single sequential stream the hardware prefetcher follows
-// best (measured ~10-35% faster than reading 4 or 8 rows side by side), and keeps 4
-// accumulators so the FMA latency never stalls the stream.
+// These are compiled for the build machine (-march=native). dotRow serves F32 weights and the
+// reference path; BF16 and quantized weights have run-time dispatched kernels (kernels/).
+// dotRow reads one weight row front to back, so consecutive rows form a single sequential
+// stream the hardware prefetcher follows best (measured ~10-35% faster than reading 4 or 8 rows
+// side by side), and keeps 4 accumulators so the FMA latency never stalls the stream.
 // Prefill is compute-bound and works on weights already widened to F32. dotTile reuses each loaded 8-wide block of a weight row for all RX
 // x rows and each x block for all RW weight rows: RX*RW FMAs for RX+RW loads. It uses the
 // largest tile whose accumulators fit the register file (see linear_transformation.cpp).
@@ -75,41 +76,6 @@ inline float dotRow(const float* x, const W* w, int64_t k) {
     for (; i < k; ++i) total += x[i] * toF32(w[i]);
     return total;
 }
-
-#ifdef __AVX512BW__
-// A faster decode path for BF16 weights: 32 weights (one 64-byte load) become two vectors of 16
-// floats with two in-lane unpacks against zero, instead of two widening moves and two shifts.
-// The unpacks take the low and high four weights of each 128-bit lane, so x is rearranged
-// once per call into the same order (x is reused for every weight row; the weights are not).
-inline void interleaveForUnpack(const float* x, int64_t k, float* out) {
-    for (int64_t b = 0; b + 32 <= k; b += 32)
-        for (int half = 0; half < 2; ++half)
-            for (int lane = 0; lane < 4; ++lane)
-                for (int j = 0; j < 4; ++j) out[b + half * 16 + lane * 4 + j] = x[b + lane * 8 + half * 4 + j];
-}
-
-// dotRow for BF16 weights with xi = interleaveForUnpack(x); x itself for the k % 32 tail.
-inline float dotRowUnpacked(const float* xi, const float* x, const BFloat16* w, int64_t k) {
-    const __m512i zero = _mm512_setzero_si512();
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    int64_t i = 0;
-    for (; i + 64 <= k; i += 64) {
-        __m512i a = _mm512_loadu_si512(w + i), b = _mm512_loadu_si512(w + i + 32);
-        s0 = _mm512_fmadd_ps(_mm512_loadu_ps(xi + i), _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, a)), s0);
-        s1 = _mm512_fmadd_ps(_mm512_loadu_ps(xi + i + 16), _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, a)), s1);
-        s2 = _mm512_fmadd_ps(_mm512_loadu_ps(xi + i + 32), _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, b)), s2);
-        s3 = _mm512_fmadd_ps(_mm512_loadu_ps(xi + i + 48), _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, b)), s3);
-    }
-    for (; i + 32 <= k; i += 32) {
-        __m512i a = _mm512_loadu_si512(w + i);
-        s0 = _mm512_fmadd_ps(_mm512_loadu_ps(xi + i), _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, a)), s0);
-        s1 = _mm512_fmadd_ps(_mm512_loadu_ps(xi + i + 16), _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, a)), s1);
-    }
-    float total = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
-    for (; i < k; ++i) total += x[i] * toF32(w[i]);
-    return total;
-}
-#endif
 
 // acc[r][c] = sum over i < k of x[r * ldx + i] * w[c * ldw + i], accumulated in F32.
 // Rows are addressed as base + stride so the compiler keeps every row pointer in a register.

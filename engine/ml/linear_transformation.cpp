@@ -1,16 +1,20 @@
 // LinearTransformation: y = x · Wᵀ, the op where inference spends its time.
 //
-// Decode (one token) reads every weight exactly once and does one FMA per weight, so it is
-// bound by memory bandwidth: the weights are streamed straight from their BF16 storage,
-// widened to F32 in registers, row after row (see dot_kernels.h).
-// Prefill (many tokens) does seqLen FMAs per weight, so it must not re-stream the weights for
-// every token: a block of weight rows is widened to F32 once into a cache-resident scratch
-// buffer, then every group of kTileX x rows is multiplied against it; that is compute-bound.
+// Decode (one token) reads every weight exactly once, so it is bound by memory bandwidth:
+// the weights are streamed from their stored form (BF16, or a GGUF block format) row after
+// row and dotted with x by a kernel of the CPU's instruction set (kernels/kernel_set.h).
+// Block-quantized weights are multiplied in integer arithmetic: x is quantized to 8-bit
+// blocks once per call, and each block's dot product is a sum of small-integer products,
+// scaled once per block.
+// Prefill (many tokens) does seqLen multiply-adds per weight, so no weight may be re-read
+// per token: a quantized weight row is unpacked once for up to kernels::kMaxRows tokens, by
+// blocks of weight rows small enough to stay in L1 while x's rows pass over them; BF16 and
+// F32 weights are widened to F32 a block of rows at a time into cache-resident scratch, then
+// multiplied kTileX x rows by kTileW weight rows in registers (compute-bound).
 // Either way the output rows are split across the shared thread pool.
-// F16 and block-quantized weights (GGUF files) stay in their compact form in memory and are
-// decoded as they are used: decode turns a chunk of a row's blocks into F32 on the stack and
-// dots it with x; prefill decodes each block of weight rows into the same F32 scratch the
-// BF16 path widens into.
+// F16 weights, and every quantized type on the "reference" path, are decoded to F32 as they
+// are used (dequantize()): the straightforward method, kept as the reference the integer
+// kernels are tested against.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
@@ -19,6 +23,8 @@
 #include "tensor/quant_blocks.h"
 
 #include "ml/dot_kernels.h"
+#include "ml/kernels/activation_quant.h"
+#include "ml/kernels/kernel_set.h"
 #include "ml/op_util.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
@@ -29,6 +35,7 @@ namespace {
 
 using detail::dotTile;
 using detail::fromF32;
+using kernels::kMaxRows;
 
 // Prefill tile: kTileX x rows × kTileW weight rows, kTileX * kTileW accumulators in registers.
 // The sizes were measured (Zen 4, [32..128, 2048] × [2048, 2048]): with AVX-512VL the compiler
@@ -41,12 +48,12 @@ constexpr int kTileX = 6, kTileW = 2;
 constexpr int64_t kBlockRows = 8 * kTileW;  // weight rows widened per block: a few hundred KiB, stays in L2
 // With fewer x rows than one tile, padding wastes more than the blocking saves (measured).
 constexpr int64_t kPrefillMinRows = kTileX;
+constexpr int64_t kQuantBlockRows = 16;     // quantized weight rows per block in prefill (~2-4 KiB each)
 constexpr int64_t kMinChunkWeights = 32768;  // below this many weights per chunk, scheduling costs more
 
 struct Problem {
     const float* x;  // [rows, k] in F32; on the blocked path padded with zero rows to a multiple of kTileX
     int64_t rows, k, out;
-    const float* xi = nullptr;  // x rearranged for dotRowUnpacked (decode with BF16 weights), or null
 };
 
 // Weights in a block format (F16, Q8_0, ...): rows of rowBytes bytes.
@@ -56,19 +63,75 @@ struct BlockRows {
     size_t rowBytes;
 };
 
+// ---- dispatched kernels: BF16 and integer quantized ---------------------------------------
+
+// One weight row against every x row, kMaxRows at a time; results to y[s * out + o].
+template <class Y, class Dot>
+void dotAllRows(int64_t rows, int64_t out, int64_t o, Y* y, Dot&& dot) {
+    float acc[kMaxRows];
+    for (int64_t s = 0; s < rows; s += kMaxRows) {
+        int nx = int(std::min<int64_t>(kMaxRows, rows - s));
+        dot(s, nx, acc);
+        for (int r = 0; r < nx; ++r) y[(s + r) * out + o] = fromF32<Y>(acc[r]);
+    }
+}
+
+// x prepared for the BF16 kernel, and the kernel.
+struct BF16Weights {
+    const uint16_t* w;
+    const float* x;  // prepareBF16(x row) for every row
+};
+
+template <class Y>
+void streamRows(const Problem& p, const BF16Weights& w, Y* y, int64_t o0, int64_t o1) {
+    const kernels::KernelSet& kernel = kernels::active();
+    for (int64_t o = o0; o < o1; ++o)
+        dotAllRows(p.rows, p.out, o, y, [&](int64_t s, int nx, float* acc) {
+            kernel.dotBF16(w.x + s * p.k, p.k, nx, w.w + o * p.k, p.k, acc);
+        });
+}
+
+// x quantized to the blocks that match the weight type, and the weights.
+struct QuantizedWeights {
+    BlockRows w;
+    const void* xq;     // [rows, k / blockSize] of BlockQ8x32 or BlockQ8x256
+    int64_t blocks;     // per row
+};
+
+template <class Y>
+void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0, int64_t o1) {
+    const kernels::KernelSet& kernel = kernels::active();
+    const auto* x32 = static_cast<const kernels::BlockQ8x32*>(q.xq);
+    const auto* x256 = static_cast<const kernels::BlockQ8x256*>(q.xq);
+    auto rowDot = [&](int64_t o, int64_t s, int nx, float* acc) {
+        const uint8_t* row = q.w.base + size_t(o) * q.w.rowBytes;
+        switch (q.w.type) {
+            case DType::Q8_0: return kernel.dotQ8_0(row, x32 + s * q.blocks, q.blocks, nx, q.blocks, acc);
+            case DType::Q4_0: return kernel.dotQ4_0(row, x32 + s * q.blocks, q.blocks, nx, q.blocks, acc);
+            case DType::Q4_K: return kernel.dotQ4_K(row, x256 + s * q.blocks, q.blocks, nx, q.blocks, acc);
+            default: return kernel.dotQ6_K(row, x256 + s * q.blocks, q.blocks, nx, q.blocks, acc);
+        }
+    };
+    // A block of weight rows stays in L1 while each group of x rows passes over all of them.
+    for (int64_t ob = o0; ob < o1; ob += kQuantBlockRows) {
+        int64_t oe = std::min(o1, ob + kQuantBlockRows);
+        for (int64_t s = 0; s < p.rows; s += kMaxRows) {
+            int nx = int(std::min<int64_t>(kMaxRows, p.rows - s));
+            float acc[kMaxRows];
+            for (int64_t o = ob; o < oe; ++o) {
+                rowDot(o, s, nx, acc);
+                for (int r = 0; r < nx; ++r) y[(s + r) * p.out + o] = fromF32<Y>(acc[r]);
+            }
+        }
+    }
+}
+
+// ---- F32 weights, F16 weights and the reference path ---------------------------------------
+
 // Output columns [o0, o1), each weight row read from memory once for all x rows (x rows are
 // few here, and a weight row stays in L1 while every x row passes over it).
 template <class W, class Y>
 void streamRows(const Problem& p, const W* w, Y* y, int64_t o0, int64_t o1) {
-#ifdef __AVX512BW__
-    if constexpr (std::is_same_v<W, BFloat16>)
-        if (p.xi) {
-            for (int64_t o = o0; o < o1; ++o)
-                for (int64_t s = 0; s < p.rows; ++s)
-                    y[s * p.out + o] = fromF32<Y>(detail::dotRowUnpacked(p.xi + s * p.k, p.x + s * p.k, w + o * p.k, p.k));
-            return;
-        }
-#endif
     for (int64_t o = o0; o < o1; ++o)
         for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(detail::dotRow(p.x + s * p.k, w + o * p.k, p.k));
 }
@@ -131,21 +194,43 @@ void blockedRows(const Problem& p, const W& w, Y* y, int64_t o0, int64_t o1) {
     }
 }
 
-template <class W, class Y>
-void run(const Problem& p, bool blocked, const W& w, Y* y) {
-    int64_t group = blocked ? kBlockRows : 1;
+// ---- splitting the output rows over the pool ------------------------------------------------
+
+// fn(o0, o1) over the output rows, in groups of `group` rows, enough weights per chunk.
+template <class Fn>
+void forOutputRows(const Problem& p, int64_t group, Fn&& fn) {
     int64_t groups = (p.out + group - 1) / group;
     int64_t minGroups = std::max<int64_t>(1, kMinChunkWeights / (group * p.k));
     ThreadPool::global().parallelFor(
-        groups,
-        [&](int64_t g0, int64_t g1) {
-            int64_t o0 = g0 * group, o1 = std::min(p.out, g1 * group);
-            if (blocked)
-                blockedRows(p, w, y, o0, o1);
-            else
-                streamRows(p, w, y, o0, o1);
-        },
-        minGroups);
+        groups, [&](int64_t g0, int64_t g1) { fn(g0 * group, std::min(p.out, g1 * group)); }, minGroups);
+}
+
+template <class W, class Y>
+void run(const Problem& p, bool blocked, const W& w, Y* y) {
+    forOutputRows(p, blocked ? kBlockRows : 1, [&](int64_t o0, int64_t o1) {
+        if (blocked)
+            blockedRows(p, w, y, o0, o1);
+        else
+            streamRows(p, w, y, o0, o1);
+    });
+}
+
+bool hasIntegerKernel(DType t) { return t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q4_K || t == DType::Q6_K; }
+
+// Quantizes every x row to the activation blocks that match weight type t.
+std::vector<uint8_t> quantizeX(const Problem& p, DType t) {
+    const bool superBlocks = dtypeBlockSize(t) == 256;
+    const size_t blockBytes = superBlocks ? sizeof(kernels::BlockQ8x256) : sizeof(kernels::BlockQ8x32);
+    const int64_t blocks = p.k / dtypeBlockSize(t);
+    std::vector<uint8_t> xq(size_t(p.rows * blocks) * blockBytes);
+    for (int64_t s = 0; s < p.rows; ++s) {
+        uint8_t* dst = xq.data() + size_t(s * blocks) * blockBytes;
+        if (superBlocks)
+            kernels::quantizeRowQ8x256(p.x + s * p.k, p.k, reinterpret_cast<kernels::BlockQ8x256*>(dst));
+        else
+            kernels::quantizeRowQ8x32(p.x + s * p.k, p.k, reinterpret_cast<kernels::BlockQ8x32*>(dst));
+    }
+    return xq;
 }
 
 }  // namespace
@@ -164,13 +249,17 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     if (!x.hasData() || !weights.hasData()) return Tensor::shapeOnly(outShape, x.dtype());
 
     Tensor y(outShape, x.dtype());
+    const DType wType = weights.dtype();
+    const kernels::KernelSet& kernel = kernels::active();
+    const bool integer = hasIntegerKernel(wType) && kernel.dotQ8_0;
+    const bool bf16Kernel = wType == DType::BF16 && kernel.dotBF16;
     int64_t k = weights.dim(1);
     Problem p{nullptr, k ? x.numel() / k : 0, k, weights.dim(0)};
     if (p.rows == 0 || p.out == 0) return y;
     // x is small next to the weights: widen it to F32 once rather than in every tile (and pad
     // it to whole tiles for the blocked path).
     std::vector<float> xf;
-    bool blocked = p.rows >= kPrefillMinRows;
+    const bool blocked = p.rows >= kPrefillMinRows && !integer;
     if (x.dtype() == DType::F32 && !blocked) {
         p.x = x.data<float>();
     } else {
@@ -181,25 +270,24 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
         });
         p.x = xf.data();
     }
-#ifdef __AVX512BW__
-    std::vector<float> xi;
-    if (!blocked && weights.dtype() == DType::BF16) {
-        xi.resize(size_t(p.rows * k));
-        for (int64_t s = 0; s < p.rows; ++s) detail::interleaveForUnpack(p.x + s * k, k, xi.data() + s * k);
-        p.xi = xi.data();
-    }
-#endif
-    if (!detail::isFloatType(weights.dtype())) {
-        BlockRows w{weights.dtype(), weights.data<uint8_t>(), dtypeBytes(weights.dtype(), k)};
-        detail::visitFloat(x.dtype(), [&](auto yTag) { run(p, blocked, w, y.mutableData<decltype(yTag)>()); });
-        return y;
-    }
-    detail::visitFloat(weights.dtype(), [&](auto wTag) {
-        using W = decltype(wTag);
-        detail::visitFloat(x.dtype(), [&](auto yTag) {
-            using Y = decltype(yTag);
-            run(p, blocked, weights.data<W>(), y.mutableData<Y>());
-        });
+
+    detail::visitFloat(x.dtype(), [&](auto yTag) {
+        using Y = decltype(yTag);
+        Y* out = y.mutableData<Y>();
+        if (integer) {
+            std::vector<uint8_t> xq = quantizeX(p, wType);
+            QuantizedWeights q{{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, xq.data(), k / dtypeBlockSize(wType)};
+            forOutputRows(p, p.rows > 1 ? kQuantBlockRows : 1, [&](int64_t o0, int64_t o1) { quantizedRows(p, q, out, o0, o1); });
+        } else if (bf16Kernel && !blocked) {
+            std::vector<float> prepared(size_t(p.rows * k));
+            for (int64_t s = 0; s < p.rows; ++s) kernel.prepareBF16(p.x + s * k, k, prepared.data() + s * k);
+            BF16Weights w{weights.data<uint16_t>(), prepared.data()};
+            forOutputRows(p, 1, [&](int64_t o0, int64_t o1) { streamRows(p, w, out, o0, o1); });
+        } else if (!detail::isFloatType(wType)) {
+            run(p, blocked, BlockRows{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, out);
+        } else {
+            detail::visitFloat(wType, [&](auto wTag) { run(p, blocked, weights.data<decltype(wTag)>(), out); });
+        }
     });
     return y;
 }

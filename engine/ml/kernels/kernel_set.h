@@ -1,0 +1,58 @@
+#pragma once
+// The inner loops of LinearTransformation, one implementation per instruction set, chosen when
+// the program starts from what the CPU reports (and overridable, so tests and `bench` can run
+// every path this CPU can execute):
+//   avx512  AVX-512 F/BW/VL with VNNI (Zen 4, Ice Lake and later)
+//   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
+//   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
+//   reference no kernels: LinearTransformation decodes quantized weights to F32 and dots them
+//           in F32 (the method before the integer kernels; what their tests compare with)
+// Each lives in its own source file compiled with its own -march (see CMakeLists.txt), so one
+// binary carries all three.
+//
+// Quantized weights are multiplied in integer arithmetic, as llama.cpp does: x is quantized
+// once per LinearTransformation to 8 bits in blocks that line up with the weight format's
+// blocks (activation_quant.h), then each block's dot product is a sum of int8 x int8 (or
+// uint4/uint6 x int8) products, scaled once per block by the two blocks' scales.
+//
+// Every kernel dots ONE weight row with nx rows of x (nx <= kMaxRows), so prefill reads and
+// unpacks each weight block once for several tokens, and decode is the nx = 1 case.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ml/kernels/activation_blocks.h"
+
+namespace llama::ml::kernels {
+
+constexpr int kMaxRows = 4;
+
+struct KernelSet {
+    const char* name;
+    // BF16 weights: out[s] = sum_i x[s * ldx + i] * w[i] for s < nx, F32 accumulation.
+    // x was passed through prepareBF16 (a path may rearrange it to suit its widening of w).
+    void (*prepareBF16)(const float* x, int64_t k, float* prepared);
+    void (*dotBF16)(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out);
+    // Block-quantized weight row of `blocks` blocks against nx quantized x rows (ldx blocks apart).
+    void (*dotQ8_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
+    void (*dotQ4_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
+    void (*dotQ4_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
+    void (*dotQ6_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
+};
+
+// The kernels in use: the fastest this CPU runs, unless LLAMA_KERNELS (reference, generic,
+// avx2, avx512) or useKernels() chose another.
+const KernelSet& active();
+// Names of the kernel paths this CPU can execute, slowest first ("generic" always; not
+// "reference", which is always available).
+std::vector<std::string> supportedPaths();
+// Switches every later LinearTransformation to the named path; throws std::invalid_argument
+// naming the supported ones if this CPU cannot run it.
+void useKernels(const std::string& name);
+
+// The three implementations (null where the compiler could not build one).
+const KernelSet* genericKernels();
+const KernelSet* avx2Kernels();
+const KernelSet* avx512Kernels();
+
+}  // namespace llama::ml::kernels

@@ -1,0 +1,12 @@
+// The AVX2 + FMA + F16C path (compiled with -march=x86-64-v3, see CMakeLists.txt).
+#include "ml/kernels/x86_kernels.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
+const KernelSet kAvx2{"avx2", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K};
+}
+
+const KernelSet* avx2Kernels() { return &kAvx2; }
+
+}  // namespace llama::ml::kernels

@@ -1,0 +1,13 @@
+// The AVX-512 path: F, BW, VL and VNNI (compiled with -march=x86-64-v4 -mavx512vnni, see
+// CMakeLists.txt).
+#include "ml/kernels/x86_kernels.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
+const KernelSet kAvx512{"avx512", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K};
+}
+
+const KernelSet* avx512Kernels() { return &kAvx512; }
+
+}  // namespace llama::ml::kernels

@@ -1,0 +1,132 @@
+// The portable path: plain C++ with the same integer arithmetic as the SIMD paths (each block's
+// integer sum is exact, so the paths differ only in the order F32 partial sums are added).
+// Also the readable statement of what the SIMD files compute.
+#include <cstring>
+
+#include "ml/kernels/kernel_set.h"
+#include "tensor/float16.h"
+#include "tensor/quant_blocks.h"
+
+namespace llama::ml::kernels {
+
+namespace {
+
+float scaleAt(const uint8_t* p) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return halfToFloatPortable(h);
+}
+
+void prepareBF16(const float* x, int64_t k, float* prepared) { std::memcpy(prepared, x, size_t(k) * sizeof(float)); }
+
+void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
+    for (int s = 0; s < nx; ++s) {
+        const float* xs = x + s * ldx;
+        float total = 0.0f;
+        for (int64_t i = 0; i < k; ++i) {
+            uint32_t bits = uint32_t(w[i]) << 16;
+            float wf;
+            std::memcpy(&wf, &bits, 4);
+            total += xs[i] * wf;
+        }
+        out[s] = total;
+    }
+}
+
+// Q8_0: 34-byte blocks, f16 d then int8 q[32].
+void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    for (int64_t b = 0; b < blocks; ++b, w += 34) {
+        const float dw = scaleAt(w);
+        const auto* q = reinterpret_cast<const int8_t*>(w + 2);
+        for (int s = 0; s < nx; ++s) {
+            const BlockQ8x32& xb = x[s * ldx + b];
+            int32_t sumi = 0;
+            for (int j = 0; j < 32; ++j) sumi += int32_t(q[j]) * xb.q[j];
+            out[s] += dw * xb.d * float(sumi);
+        }
+    }
+}
+
+// Q4_0: 18-byte blocks, f16 d then 16 bytes: weight j in the low nibble of byte j, j + 16 in
+// its high nibble; w = d * (q - 8), so the block's dot is d * dx * (sum(q * qx) - 8 * sum(qx)).
+void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    for (int64_t b = 0; b < blocks; ++b, w += 18) {
+        const float dw = scaleAt(w);
+        const uint8_t* qs = w + 2;
+        for (int s = 0; s < nx; ++s) {
+            const BlockQ8x32& xb = x[s * ldx + b];
+            int32_t sumi = 0;
+            for (int j = 0; j < 16; ++j) sumi += int32_t(qs[j] & 0x0f) * xb.q[j] + int32_t(qs[j] >> 4) * xb.q[j + 16];
+            out[s] += dw * xb.d * float(sumi - 8 * xb.sum);
+        }
+    }
+}
+
+// Q4_K: 144-byte super-blocks (quant_blocks.h). Sub-block j has w = d * sc[j] * q - dmin * m[j], so
+// its dot is d * sc[j] * sum(q * x) - dmin * m[j] * sum(x): the second sum is two of x's bsums.
+void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    for (int64_t b = 0; b < blocks; ++b, w += 144) {
+        const float d = scaleAt(w), dmin = scaleAt(w + 2);
+        uint8_t sc[8], m[8];
+        unpackQ4KScales(w + 4, sc, m);
+        const uint8_t* qs = w + 16;
+        for (int s = 0; s < nx; ++s) {
+            const BlockQ8x256& xb = x[s * ldx + b];
+            int32_t sumi = 0, summ = 0;
+            for (int pair = 0; pair < 4; ++pair) {
+                int32_t lo = 0, hi = 0;
+                for (int l = 0; l < 32; ++l) {
+                    lo += int32_t(qs[32 * pair + l] & 0x0f) * xb.q[64 * pair + l];
+                    hi += int32_t(qs[32 * pair + l] >> 4) * xb.q[64 * pair + 32 + l];
+                }
+                sumi += sc[2 * pair] * lo + sc[2 * pair + 1] * hi;
+            }
+            for (int j = 0; j < 8; ++j) summ += m[j] * (xb.bsums[2 * j] + xb.bsums[2 * j + 1]);
+            out[s] += xb.d * (d * float(sumi) - dmin * float(summ));
+        }
+    }
+}
+
+// Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) per group g of 16, so
+// a group's dot is d * scale[g] * (sum(q * x) - 32 * sum(x)).
+void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    for (int64_t b = 0; b < blocks; ++b, w += 210) {
+        const float d = scaleAt(w + 208);
+        const auto* scales = reinterpret_cast<const int8_t*>(w + 192);
+        // The 256 6-bit values in natural order, once for every x row.
+        uint8_t q[256];
+        for (int half = 0; half < 2; ++half) {
+            const uint8_t* ql = w + 64 * half;
+            const uint8_t* qh = w + 128 + 32 * half;
+            uint8_t* y = q + 128 * half;
+            for (int l = 0; l < 32; ++l) {
+                y[l] = uint8_t((ql[l] & 0x0f) | ((qh[l] & 3) << 4));
+                y[l + 32] = uint8_t((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4));
+                y[l + 64] = uint8_t((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4));
+                y[l + 96] = uint8_t((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4));
+            }
+        }
+        for (int s = 0; s < nx; ++s) {
+            const BlockQ8x256& xb = x[s * ldx + b];
+            int32_t sumi = 0;
+            for (int g = 0; g < 16; ++g) {
+                int32_t dot = 0;
+                for (int i = 0; i < 16; ++i) dot += int32_t(q[16 * g + i]) * xb.q[16 * g + i];
+                sumi += scales[g] * (dot - 32 * xb.bsums[g]);
+            }
+            out[s] += d * xb.d * float(sumi);
+        }
+    }
+}
+
+const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K};
+
+}  // namespace
+
+const KernelSet* genericKernels() { return &kGeneric; }
+
+}  // namespace llama::ml::kernels

@@ -1,0 +1,293 @@
+// The x86 SIMD kernels, written once and compiled twice: by kernels_avx2.cpp for AVX2 + FMA +
+// F16C and by kernels_avx512.cpp for AVX-512 with VNNI. The two differ where AVX-512 has a
+// better instruction: 16-wide BF16 widening, and VNNI's dpbusd, which does maddubs + madd
+// (u8 x s8 products summed four at a time into int32) in one step, without int16 saturation.
+//
+// Everything here has internal linkage and uses only intrinsics and plain C++: these files are
+// compiled with other -march flags than the rest of the program, and an inline function or
+// template they shared with it (say std::min) could be emitted here with AVX-512 instructions
+// and chosen by the linker for code that runs on a CPU without them.
+//
+// A weight block is loaded and unpacked once, then dotted with the same block of each of the
+// nx x rows (NX, a template parameter so the accumulators stay in registers).
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "ml/kernels/kernel_set.h"
+#include "tensor/quant_blocks.h"  // unpackQ4KScales: compiled in quant_blocks.cpp, not inline here
+
+namespace llama::ml::kernels {
+
+namespace {
+
+inline float halfAt(const uint8_t* p) {
+    uint16_t h;
+    std::memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+
+inline float hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// Sums of u8 x s8 products, four adjacent ones per int32 lane (8 lanes).
+inline __m256i dotU8S8(__m256i u, __m256i s) {
+#ifdef __AVX512VNNI__
+    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
+#else
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+#endif
+}
+
+// The same, each pair-sum multiplied by the int16 scale in its lane (K-quant sub-block scales):
+// maddubs' int16 pair sums (at most 63 * 127 * 2, no saturation for 4- and 6-bit weights)
+// times the scales, summed in pairs into int32.
+inline __m256i dotU8S8Scaled(__m256i u, __m256i s, __m256i scale16) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scale16);
+}
+
+// ---- BF16 ----------------------------------------------------------------------------------
+
+#ifdef __AVX512BW__
+// 32 weights (one 64-byte load) become two vectors of 16 floats with two in-lane unpacks
+// against zero. The unpacks take the low and high four weights of each 128-bit lane, so x is
+// rearranged once per call into the same order (x is reused for every weight row).
+void prepareBF16(const float* x, int64_t k, float* out) {
+    int64_t b = 0;
+    for (; b + 32 <= k; b += 32)
+        for (int half = 0; half < 2; ++half)
+            for (int lane = 0; lane < 4; ++lane)
+                for (int j = 0; j < 4; ++j) out[b + half * 16 + lane * 4 + j] = x[b + lane * 8 + half * 4 + j];
+    for (; b < k; ++b) out[b] = x[b];
+}
+
+inline float bf16ToF32(uint16_t v) {
+    uint32_t bits = uint32_t(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+template <int NX>
+void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* out) {
+    const __m512i zero = _mm512_setzero_si512();
+    constexpr int A = NX == 1 ? 2 : 1;  // independent pairs of accumulators per row
+    __m512 acc[NX][2 * A];
+    for (int s = 0; s < NX; ++s)
+        for (int a = 0; a < 2 * A; ++a) acc[s][a] = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 * A <= k; i += 32 * A)
+        for (int a = 0; a < A; ++a) {
+            __m512i raw = _mm512_loadu_si512(w + i + 32 * a);
+            __m512 lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, raw));
+            __m512 hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, raw));
+            for (int s = 0; s < NX; ++s) {
+                const float* xs = x + s * ldx + i + 32 * a;
+                acc[s][2 * a] = _mm512_fmadd_ps(_mm512_loadu_ps(xs), lo, acc[s][2 * a]);
+                acc[s][2 * a + 1] = _mm512_fmadd_ps(_mm512_loadu_ps(xs + 16), hi, acc[s][2 * a + 1]);
+            }
+        }
+    for (; i + 32 <= k; i += 32) {
+        __m512i raw = _mm512_loadu_si512(w + i);
+        __m512 lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, raw));
+        __m512 hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, raw));
+        for (int s = 0; s < NX; ++s) {
+            acc[s][0] = _mm512_fmadd_ps(_mm512_loadu_ps(x + s * ldx + i), lo, acc[s][0]);
+            acc[s][1] = _mm512_fmadd_ps(_mm512_loadu_ps(x + s * ldx + i + 16), hi, acc[s][1]);
+        }
+    }
+    for (int s = 0; s < NX; ++s) {
+        __m512 t = acc[s][0];
+        for (int a = 1; a < 2 * A; ++a) t = _mm512_add_ps(t, acc[s][a]);
+        float total = hsum(_mm256_add_ps(_mm512_castps512_ps256(t), _mm512_extractf32x8_ps(t, 1)));
+        for (int64_t j = i; j < k; ++j) total += x[s * ldx + j] * bf16ToF32(w[j]);
+        out[s] = total;
+    }
+}
+#else
+void prepareBF16(const float* x, int64_t k, float* out) { std::memcpy(out, x, size_t(k) * sizeof(float)); }
+
+// bf16 is the top half of an f32: widen 8 x u16 to u32 and shift them into the high half.
+inline __m256 loadBF16x8(const uint16_t* p) {
+    __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+}
+
+template <int NX>
+void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* out) {
+    constexpr int A = NX == 1 ? 4 : 2;  // accumulators per row, enough to hide the FMA latency
+    __m256 acc[NX][A];
+    for (int s = 0; s < NX; ++s)
+        for (int a = 0; a < A; ++a) acc[s][a] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 * A <= k; i += 8 * A)
+        for (int a = 0; a < A; ++a) {
+            __m256 wv = loadBF16x8(w + i + 8 * a);
+            for (int s = 0; s < NX; ++s) acc[s][a] = _mm256_fmadd_ps(_mm256_loadu_ps(x + s * ldx + i + 8 * a), wv, acc[s][a]);
+        }
+    for (; i + 8 <= k; i += 8) {
+        __m256 wv = loadBF16x8(w + i);
+        for (int s = 0; s < NX; ++s) acc[s][0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + s * ldx + i), wv, acc[s][0]);
+    }
+    for (int s = 0; s < NX; ++s) {
+        __m256 t = acc[s][0];
+        for (int a = 1; a < A; ++a) t = _mm256_add_ps(t, acc[s][a]);
+        float total = hsum(t);
+        for (int64_t j = i; j < k; ++j) {
+            uint32_t bits = uint32_t(w[j]) << 16;
+            float wf;
+            std::memcpy(&wf, &bits, 4);
+            total += x[s * ldx + j] * wf;
+        }
+        out[s] = total;
+    }
+}
+#endif
+
+// ---- 32-weight blocks: Q8_0, Q4_0 ----------------------------------------------------------
+
+template <int NX>
+void dotQ8_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks, float* out) {
+    __m256 acc[NX];
+    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b, w += 34) {
+        const __m256 dw = _mm256_set1_ps(halfAt(w));
+        const __m256i q = load32(w + 2);
+        const __m256i absQ = _mm256_sign_epi8(q, q);  // |q| as u8 (128 for -128)
+        for (int s = 0; s < NX; ++s) {
+            const BlockQ8x32& xb = x[s * ldx + b];
+            // q * qx = |q| * (qx with q's sign): unsigned x signed, as maddubs/dpbusd need.
+            __m256i p = dotU8S8(absQ, _mm256_sign_epi8(load32(xb.q), q));
+            acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), _mm256_cvtepi32_ps(p), acc[s]);
+        }
+    }
+    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]);
+}
+
+template <int NX>
+void dotQ4_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks, float* out) {
+    __m256 acc[NX];
+    float offset[NX];  // sum over blocks of dw * dx * sum(qx): the "- 8" of every weight
+    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps(), offset[s] = 0.0f;
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    for (int64_t b = 0; b < blocks; ++b, w += 18) {
+        const float dw = halfAt(w);
+        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 2));
+        // Weights 0..15 are the low nibbles, 16..31 the high ones: one 32-byte vector in x's order.
+        const __m256i q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4), _mm_and_si128(bytes, low4));
+        for (int s = 0; s < NX; ++s) {
+            const BlockQ8x32& xb = x[s * ldx + b];
+            const float d = dw * xb.d;
+            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
+            offset[s] += d * float(xb.sum);
+        }
+    }
+    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]) - 8.0f * offset[s];
+}
+
+// ---- 256-weight super-blocks: Q4_K, Q6_K ---------------------------------------------------
+
+template <int NX>
+void dotQ4_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t blocks, float* out) {
+    __m256 acc[NX];
+    __m256 mins[NX];  // sum over blocks of dmin * dx * sum_j m[j] * sum(x in sub-block j)
+    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps(), mins[s] = _mm256_setzero_ps();
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    for (int64_t b = 0; b < blocks; ++b, w += 144) {
+        const float d = halfAt(w), dmin = halfAt(w + 2);
+        uint8_t sc[8], m[8];
+        unpackQ4KScales(w + 4, sc, m);
+        // The mins times x's sums of 16: m[j] pairs with bsums[2j] and bsums[2j + 1].
+        alignas(32) int16_t m16[16];
+        for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
+        const __m256i mv = _mm256_load_si256(reinterpret_cast<const __m256i*>(m16));
+        // Sub-blocks 2p (low nibbles) and 2p + 1 (high nibbles) share 32 bytes of qs.
+        __m256i q[8], scale[8];
+        for (int p = 0; p < 4; ++p) {
+            const __m256i bytes = load32(w + 16 + 32 * p);
+            q[2 * p] = _mm256_and_si256(bytes, low4);
+            q[2 * p + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low4);
+        }
+        for (int j = 0; j < 8; ++j) scale[j] = _mm256_set1_epi16(sc[j]);
+        for (int s = 0; s < NX; ++s) {
+            const BlockQ8x256& xb = x[s * ldx + b];
+            __m256i sumi = _mm256_setzero_si256();
+            for (int j = 0; j < 8; ++j) sumi = _mm256_add_epi32(sumi, dotU8S8Scaled(q[j], load32(xb.q + 32 * j), scale[j]));
+            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d), _mm256_cvtepi32_ps(sumi), acc[s]);
+            const __m256i summ = _mm256_madd_epi16(load32(xb.bsums), mv);
+            mins[s] = _mm256_fmadd_ps(_mm256_set1_ps(dmin * xb.d), _mm256_cvtepi32_ps(summ), mins[s]);
+        }
+    }
+    for (int s = 0; s < NX; ++s) out[s] = hsum(_mm256_sub_ps(acc[s], mins[s]));
+}
+
+template <int NX>
+void dotQ6_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t blocks, float* out) {
+    __m256 acc[NX];
+    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps();
+    const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
+    for (int64_t b = 0; b < blocks; ++b, w += 210) {
+        const float d = halfAt(w + 208);
+        const auto* sc = reinterpret_cast<const int8_t*>(w + 192);
+        // The 256 6-bit values in natural order, 32 per vector: low 4 bits from ql, bits 4-5 from qh.
+        __m256i q[8], scale[8];
+        for (int half = 0; half < 2; ++half) {
+            const __m256i ql0 = load32(w + 64 * half), ql1 = load32(w + 64 * half + 32);
+            const __m256i qh = load32(w + 128 + 32 * half);
+            __m256i* y = q + 4 * half;
+            y[0] = _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45));
+            y[1] = _mm256_or_si256(_mm256_and_si256(ql1, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45));
+            y[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4), _mm256_and_si256(qh, bits45));
+            y[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45));
+        }
+        // Vector j holds groups 2j (low 128-bit lane) and 2j + 1 (high lane) of 16 values.
+        for (int j = 0; j < 8; ++j) scale[j] = _mm256_set_m128i(_mm_set1_epi16(sc[2 * j + 1]), _mm_set1_epi16(sc[2 * j]));
+        // The "- 32" of every weight: 32 * sum_g scale[g] * sum(x in group g).
+        const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
+        for (int s = 0; s < NX; ++s) {
+            const BlockQ8x256& xb = x[s * ldx + b];
+            __m256i sumi = _mm256_slli_epi32(_mm256_madd_epi16(load32(xb.bsums), scales16), 5);
+            sumi = _mm256_sub_epi32(_mm256_setzero_si256(), sumi);
+            for (int j = 0; j < 8; ++j) sumi = _mm256_add_epi32(sumi, dotU8S8Scaled(q[j], load32(xb.q + 32 * j), scale[j]));
+            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d), _mm256_cvtepi32_ps(sumi), acc[s]);
+        }
+    }
+    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]);
+}
+
+// ---- nx as a run-time argument -------------------------------------------------------------
+
+#define LLAMA_DISPATCH_NX(fn, ...)                 \
+    switch (nx) {                                  \
+        case 1: return fn<1>(__VA_ARGS__);         \
+        case 2: return fn<2>(__VA_ARGS__);         \
+        case 3: return fn<3>(__VA_ARGS__);         \
+        default: return fn<kMaxRows>(__VA_ARGS__); \
+    }
+
+void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
+    LLAMA_DISPATCH_NX(dotBF16N, x, ldx, w, k, out)
+}
+void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    LLAMA_DISPATCH_NX(dotQ8_0N, w, x, ldx, blocks, out)
+}
+void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    LLAMA_DISPATCH_NX(dotQ4_0N, w, x, ldx, blocks, out)
+}
+void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    LLAMA_DISPATCH_NX(dotQ4_KN, w, x, ldx, blocks, out)
+}
+void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    LLAMA_DISPATCH_NX(dotQ6_KN, w, x, ldx, blocks, out)
+}
+#undef LLAMA_DISPATCH_NX
+
+}  // namespace
+}  // namespace llama::ml::kernels

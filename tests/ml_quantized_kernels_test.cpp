@@ -1,0 +1,145 @@
+// LinearTransformation's kernel paths (kernel_set.h) against the reference path, which decodes
+// block-quantized weights to F32 and dots them in F32. The integer kernels quantize x to 8 bits
+// per block, so they differ from the reference by that rounding, and no more: each element of
+// x moves by at most half its block's step d / 2 = amax / 254, so |y - reference| is bounded by
+// sum_i |w_i| * amax(block of x_i) / 254 (plus F32 rounding). The test computes that bound for
+// every output element. The paths compute the same integer block sums, so they agree with each
+// other up to the order of F32 additions.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "ml/ops.h"
+#include "ml_test_util.h"
+#include "tensor/quant_blocks.h"
+#include "tensor/quantize.h"
+
+using namespace llama;
+using namespace llama::test;
+
+namespace {
+
+std::vector<float> gaussian(int64_t n, unsigned seed, float sigma) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v) x = dist(rng);
+    return v;
+}
+
+Tensor quantizedWeights(DType t, int64_t out, int64_t in, unsigned seed) {
+    auto w = gaussian(out * in, seed, 0.05f);
+    auto bytes = quantize(t, w.data(), out * in);
+    Tensor wq({out, in}, t);
+    std::memcpy(wq.mutableData<uint8_t>(), bytes.data(), bytes.size());
+    return wq;
+}
+
+Tensor decoded(const Tensor& wq) {
+    Tensor wf(wq.shape(), DType::F32);
+    dequantize(wq.dtype(), wq.data<uint8_t>(), wf.mutableData<float>(), wq.numel());
+    return wf;
+}
+
+// The bound in the file comment, for output (s, o).
+double xRoundingBound(const Tensor& x, const Tensor& wf, int64_t s, int64_t o, int64_t block) {
+    const int64_t in = wf.dim(1);
+    double bound = 0;
+    for (int64_t b = 0; b < in; b += block) {
+        double amax = 0, wsum = 0;
+        for (int64_t i = b; i < b + block; ++i) {
+            amax = std::max(amax, std::abs(double(x.floatAt(s * in + i))));
+            wsum += std::abs(double(wf.floatAt(o * in + i)));
+        }
+        bound += wsum * amax / 254.0;
+    }
+    return bound * 1.001 + 1e-5;
+}
+
+const DType kIntegerTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K};
+
+}  // namespace
+
+TEST_CASE("Every kernel path's integer dot products stay within x's rounding of the F32 reference",
+          "[ml][linear][quant][kernels]") {
+    const int64_t in = 768, out = 13;  // 3 super-blocks, 24 blocks of 32; 13 rows leaves partial chunks
+    for (DType t : kIntegerTypes)
+        for (const std::string& path : ml::kernels::supportedPaths()) {
+            DYNAMIC_SECTION(dtypeName(t) << " on " << path) {
+                Tensor wq = quantizedWeights(t, out, in, 7), wf = decoded(wq);
+                // 1 and 5 rows take the decode-style path, 6, 9 and 13 the prefill one (partial groups of 4).
+                for (int64_t rows : {1, 2, 5, 6, 9, 13}) {
+                    Tensor x = randomTensor({rows, in}, DType::F32, unsigned(rows));
+                    Tensor reference;
+                    {
+                        UsingKernels ref("reference");
+                        reference = ml::LinearTransformation(x, wf);
+                    }
+                    UsingKernels use(path);
+                    Tensor y = ml::LinearTransformation(x, wq);
+                    for (int64_t s = 0; s < rows; ++s)
+                        for (int64_t o = 0; o < out; ++o) {
+                            double got = y.floatAt(s * out + o), want = reference.floatAt(s * out + o);
+                            double bound = xRoundingBound(x, wf, s, o, dtypeBlockSize(t));
+                            INFO("rows " << rows << " element (" << s << ", " << o << "): got " << got << " want " << want
+                                         << " bound " << bound);
+                            REQUIRE(std::abs(got - want) <= bound);
+                        }
+                }
+            }
+        }
+}
+
+TEST_CASE("The kernel paths agree with each other on quantized weights", "[ml][linear][quant][kernels]") {
+    const auto paths = ml::kernels::supportedPaths();
+    const int64_t in = 2048, out = 37;
+    for (DType t : kIntegerTypes) {
+        DYNAMIC_SECTION(dtypeName(t)) {
+            Tensor wq = quantizedWeights(t, out, in, 11);
+            Tensor x = randomTensor({7, in}, DType::F32, 5, -3.0f, 3.0f);
+            Tensor first;
+            for (const std::string& path : paths) {
+                UsingKernels use(path);
+                Tensor y = ml::LinearTransformation(x, wq);
+                if (!first.hasData()) {
+                    first = y;
+                    continue;
+                }
+                for (int64_t i = 0; i < y.numel(); ++i) {
+                    INFO(path << " vs " << paths.front() << " at " << i);
+                    REQUIRE(y.floatAt(i) == Approx(first.floatAt(i)).epsilon(1e-4).margin(1e-4));
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("Every kernel path's BF16 dot product matches the F32 reference", "[ml][linear][bf16][kernels]") {
+    // k = 67 and 2051 leave tails after every vector width; 1-5 rows are the kernels' territory.
+    for (const std::string& path : ml::kernels::supportedPaths())
+        for (int64_t in : {67, 2051})
+            for (int64_t rows : {1, 3, 5}) {
+                Tensor x = randomTensor({rows, in}, DType::F32, unsigned(in + rows));
+                Tensor w = randomTensor({9, in}, DType::BF16, unsigned(in));
+                Tensor reference;
+                {
+                    UsingKernels ref("reference");
+                    reference = ml::LinearTransformation(x, w);
+                }
+                UsingKernels use(path);
+                Tensor y = ml::LinearTransformation(x, w);
+                for (int64_t i = 0; i < y.numel(); ++i) {
+                    INFO(path << " k " << in << " rows " << rows << " element " << i);
+                    REQUIRE(y.floatAt(i) == Approx(reference.floatAt(i)).margin(1e-5 * std::sqrt(double(in))));
+                }
+            }
+}
+
+TEST_CASE("Kernel paths: the CPU's best is chosen and unknown ones are refused", "[ml][kernels]") {
+    const auto paths = ml::kernels::supportedPaths();
+    REQUIRE(paths.front() == "generic");
+    REQUIRE(std::string(ml::kernels::active().name) == (std::getenv("LLAMA_KERNELS") ? std::getenv("LLAMA_KERNELS") : paths.back()));
+    REQUIRE_THROWS_WITH(ml::kernels::useKernels("neon"), Catch::Contains("not available on this CPU (available: generic"));
+}
