@@ -18,7 +18,7 @@ Tensor convertTo(const char* op, const Tensor& a, DType to) {
         using From = decltype(tag);
         const From* x = a.data<From>();
         To* out = y.mutableData<To>();
-        for (int64_t i = 0; i < a.numel(); ++i) out[i] = detail::fromF32<To>(detail::toF32(x[i]));
+        for (int64_t i = 0, n = a.numel(); i < n; ++i) out[i] = detail::fromF32<To>(detail::toF32(x[i]));
     });
     return y;
 }

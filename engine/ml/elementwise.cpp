@@ -139,7 +139,7 @@ Tensor unaryFloat(const char* op, const Tensor& a, Fn fn) {
         using T = decltype(tag);
         const T* x = a.data<T>();
         T* out = y.mutableData<T>();
-        for (int64_t i = 0; i < a.numel(); ++i) out[i] = fromF32<T>(fn(toF32(x[i])));
+        for (int64_t i = 0, n = a.numel(); i < n; ++i) out[i] = fromF32<T>(fn(toF32(x[i])));
     });
     return y;
 }

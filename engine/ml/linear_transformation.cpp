@@ -266,7 +266,7 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
         xf.assign(size_t((p.rows + kTileX - 1) / kTileX * kTileX * k), 0.0f);
         detail::visitFloat(x.dtype(), [&](auto tag) {
             const auto* xs = x.data<decltype(tag)>();
-            for (int64_t i = 0; i < x.numel(); ++i) xf[size_t(i)] = detail::toF32(xs[i]);
+            for (int64_t i = 0, n = x.numel(); i < n; ++i) xf[size_t(i)] = detail::toF32(xs[i]);
         });
         p.x = xf.data();
     }

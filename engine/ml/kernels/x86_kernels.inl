@@ -15,7 +15,6 @@
 #include <cstring>
 
 #include "ml/kernels/kernel_set.h"
-#include "tensor/quant_blocks.h"  // unpackQ4KScales: compiled in quant_blocks.cpp, not inline here
 
 namespace llama::ml::kernels {
 
@@ -193,6 +192,23 @@ void dotQ4_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks
 
 // ---- 256-weight super-blocks: Q4_K, Q6_K ---------------------------------------------------
 
+// Q4_K's eight 6-bit scales and eight 6-bit mins (layout in quant_blocks.h), unpacked with
+// 32-bit word operations into bytes sc[0..7] and m[0..7] (a call to unpackQ4KScales cost a
+// fifth of the decode time).
+inline void unpackScalesMins(const uint8_t* packed, __m128i& scales8, __m128i& mins8) {
+    uint32_t a[3];
+    std::memcpy(a, packed, 12);
+    const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, bits45 = 0x30303030;
+    const uint32_t scLo = a[0] & low6, mLo = a[1] & low6;
+    const uint32_t scHi = (a[2] & low4) | ((a[0] >> 2) & bits45);
+    const uint32_t mHi = ((a[2] >> 4) & low4) | ((a[1] >> 2) & bits45);
+    scales8 = _mm_set_epi32(0, 0, int(scHi), int(scLo));
+    mins8 = _mm_set_epi32(0, 0, int(mHi), int(mLo));
+}
+
+// Broadcasts int16 element j of v to every lane (a byte shuffle with a constant mask).
+inline __m256i broadcast16(__m256i v, int j) { return _mm256_shuffle_epi8(v, _mm256_set1_epi16(short(0x0100 + 0x0202 * j))); }
+
 template <int NX>
 void dotQ4_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t blocks, float* out) {
     __m256 acc[NX];
@@ -201,24 +217,23 @@ void dotQ4_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t block
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     for (int64_t b = 0; b < blocks; ++b, w += 144) {
         const float d = halfAt(w), dmin = halfAt(w + 2);
-        uint8_t sc[8], m[8];
-        unpackQ4KScales(w + 4, sc, m);
-        // The mins times x's sums of 16: m[j] pairs with bsums[2j] and bsums[2j + 1].
-        alignas(32) int16_t m16[16];
-        for (int j = 0; j < 16; ++j) m16[j] = m[j / 2];
-        const __m256i mv = _mm256_load_si256(reinterpret_cast<const __m256i*>(m16));
+        __m128i scales8, mins8;
+        unpackScalesMins(w + 4, scales8, mins8);
+        // m[j] pairs with x's bsums[2j] and bsums[2j + 1]: each min twice, as int16.
+        const __m256i mv = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mins8, mins8));
+        const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales8));
         // Sub-blocks 2p (low nibbles) and 2p + 1 (high nibbles) share 32 bytes of qs.
-        __m256i q[8], scale[8];
+        __m256i q[8];
         for (int p = 0; p < 4; ++p) {
             const __m256i bytes = load32(w + 16 + 32 * p);
             q[2 * p] = _mm256_and_si256(bytes, low4);
             q[2 * p + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low4);
         }
-        for (int j = 0; j < 8; ++j) scale[j] = _mm256_set1_epi16(sc[j]);
         for (int s = 0; s < NX; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
             __m256i sumi = _mm256_setzero_si256();
-            for (int j = 0; j < 8; ++j) sumi = _mm256_add_epi32(sumi, dotU8S8Scaled(q[j], load32(xb.q + 32 * j), scale[j]));
+            for (int j = 0; j < 8; ++j)
+                sumi = _mm256_add_epi32(sumi, dotU8S8Scaled(q[j], load32(xb.q + 32 * j), broadcast16(sc16, j)));
             acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d), _mm256_cvtepi32_ps(sumi), acc[s]);
             const __m256i summ = _mm256_madd_epi16(load32(xb.bsums), mv);
             mins[s] = _mm256_fmadd_ps(_mm256_set1_ps(dmin * xb.d), _mm256_cvtepi32_ps(summ), mins[s]);
