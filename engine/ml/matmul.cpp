@@ -1,8 +1,11 @@
 // Batched MatMul for attention (scores = q·kᵀ, output = probs·v): small matrices, many of them.
-// Both operands are widened to F32 once; each output row is accumulated in F32 over k in
-// i-k-j order (a row of b is contiguous, so the inner loop vectorises) and rounded once to the
-// result dtype, like PyTorch's bf16 bmm. The pool splits the batch × rows of the output.
+// Each output row is accumulated in F32 over k in i-k-j order (a row of b is contiguous, so the
+// inner loop vectorises, widening b's BF16 values in registers) and rounded once to the result
+// dtype, like PyTorch's bf16 bmm. Nothing is copied: at long context b is the whole key or
+// value cache of a layer, and widening it to F32 first cost more than the products (measured).
+// The pool splits the batch × rows of the output.
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "ml/op_util.h"
@@ -13,14 +16,13 @@ namespace llama::ml {
 
 namespace {
 
-std::vector<float> widened(const Tensor& t) {
-    std::vector<float> f(size_t(t.numel()));
-    detail::visitFloat(t.dtype(), [&](auto tag) {
-        using T = decltype(tag);
-        const T* p = t.data<T>();
-        for (size_t i = 0; i < f.size(); ++i) f[i] = detail::toF32(p[i]);
-    });
-    return f;
+// acc[j] += av * b[j] for j < n (the compiler vectorises both forms).
+inline void addScaledRow(float av, const float* b, float* acc, int64_t n) {
+    for (int64_t j = 0; j < n; ++j) acc[j] += av * b[j];
+}
+inline void addScaledRow(float av, const BFloat16* b, float* acc, int64_t n) {
+    const auto* bits = reinterpret_cast<const uint16_t*>(b);
+    for (int64_t j = 0; j < n; ++j) acc[j] += av * std::bit_cast<float>(uint32_t(bits[j]) << 16);
 }
 
 }  // namespace
@@ -35,29 +37,29 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
     Shape outShape{B, M, N};
     if (!a.hasData() || !b.hasData()) return Tensor::shapeOnly(outShape, a.dtype());
 
-    std::vector<float> af = widened(a), bf = widened(b);
     Tensor y(outShape, a.dtype());
-    detail::visitFloat(a.dtype(), [&](auto tag) {
-        using Y = decltype(tag);
-        Y* out = y.mutableData<Y>();
-        int64_t minRows = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K * N));
-        ThreadPool::global().parallelFor(
-            B * M,
-            [&](int64_t r0, int64_t r1) {
-                std::vector<float> acc(static_cast<size_t>(N));
-                for (int64_t r = r0; r < r1; ++r) {
-                    const float* ar = af.data() + r * K;
-                    const float* bm = bf.data() + (r / M) * K * N;
-                    std::fill(acc.begin(), acc.end(), 0.0f);
-                    for (int64_t k = 0; k < K; ++k) {
-                        float av = ar[k];
-                        const float* br = bm + k * N;
-                        for (int64_t n = 0; n < N; ++n) acc[size_t(n)] += av * br[n];
+    detail::visitFloat(a.dtype(), [&](auto aTag) {
+        using A = decltype(aTag);  // a's and the result's dtype
+        detail::visitFloat(b.dtype(), [&](auto bTag) {
+            using B_ = decltype(bTag);
+            const A* ap = a.data<A>();
+            const B_* bp = b.data<B_>();
+            A* out = y.mutableData<A>();
+            int64_t minRows = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K * N));
+            ThreadPool::global().parallelFor(
+                B * M,
+                [&](int64_t r0, int64_t r1) {
+                    std::vector<float> acc(static_cast<size_t>(N));
+                    for (int64_t r = r0; r < r1; ++r) {
+                        const A* ar = ap + r * K;
+                        const B_* bm = bp + (r / M) * K * N;
+                        std::fill(acc.begin(), acc.end(), 0.0f);
+                        for (int64_t k = 0; k < K; ++k) addScaledRow(detail::toF32(ar[k]), bm + k * N, acc.data(), N);
+                        for (int64_t n = 0; n < N; ++n) out[r * N + n] = detail::fromF32<A>(acc[size_t(n)]);
                     }
-                    for (int64_t n = 0; n < N; ++n) out[r * N + n] = detail::fromF32<Y>(acc[size_t(n)]);
-                }
-            },
-            minRows);
+                },
+                minRows);
+        });
     });
     return y;
 }

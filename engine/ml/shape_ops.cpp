@@ -1,10 +1,12 @@
 // Ops that move or reinterpret bytes without arithmetic: Transpose, Reshape, Slice, SetSlice,
 // and the complex/real views used by the rotary embedding.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
 #include "ml/op_util.h"
 #include "ml/ops.h"
+#include "ml/thread_pool.h"
 
 namespace llama::ml {
 
@@ -50,18 +52,42 @@ Tensor Transpose(const Tensor& a, int d0, int d1) {
         return p;
     };
     int64_t outer = prod(0, lo), A = a.dim(lo), mid = prod(lo + 1, hi), B = a.dim(hi), inner = prod(hi + 1, int(a.rank()));
-    size_t block = size_t(inner) * dtypeSize(a.dtype());
     Tensor y(outShape, a.dtype());
+    const size_t block = size_t(inner) * dtypeSize(a.dtype());
     const char* src = static_cast<const char*>(a.rawData());
     char* dst = y.mutableData<char>();
-    for (int64_t o = 0; o < outer; ++o)
+    // Attention transposes keys [heads, positions, headDim] -> [heads, headDim, positions]:
+    // single 2-byte elements, millions of them at long context, so those are copied as
+    // typed values in square tiles (both sides' cache lines reused) rather than by memcpy.
+    auto copyTiles = [&]<class E>(E, int64_t o, int64_t m) {
+        const E* s = reinterpret_cast<const E*>(src);
+        E* d = reinterpret_cast<E*>(dst);
+        constexpr int64_t kTile = 32;
+        for (int64_t i0 = 0; i0 < A; i0 += kTile)
+            for (int64_t b0 = 0; b0 < B; b0 += kTile)
+                for (int64_t i = i0; i < std::min(A, i0 + kTile); ++i)
+                    for (int64_t b = b0; b < std::min(B, b0 + kTile); ++b)
+                        d[((o * B + b) * mid + m) * A + i] = s[((o * A + i) * mid + m) * B + b];
+    };
+    auto copyBlocks = [&](int64_t o, int64_t m) {
+        switch (block) {
+            case 2: return copyTiles(uint16_t{}, o, m);
+            case 4: return copyTiles(uint32_t{}, o, m);
+            case 8: return copyTiles(uint64_t{}, o, m);
+        }
         for (int64_t b = 0; b < B; ++b)
-            for (int64_t m = 0; m < mid; ++m)
-                for (int64_t i = 0; i < A; ++i) {
-                    int64_t from = (((o * A + i) * mid + m) * B + b);
-                    int64_t to = (((o * B + b) * mid + m) * A + i);
-                    std::memcpy(dst + to * block, src + from * block, block);
-                }
+            for (int64_t i = 0; i < A; ++i) {
+                int64_t from = (((o * A + i) * mid + m) * B + b);
+                int64_t to = (((o * B + b) * mid + m) * A + i);
+                std::memcpy(dst + to * block, src + from * block, block);
+            }
+    };
+    ThreadPool::global().parallelFor(
+        outer * mid,
+        [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) copyBlocks(r / mid, r % mid);
+        },
+        std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, A * B * inner)));
     return y;
 }
 

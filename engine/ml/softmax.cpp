@@ -7,6 +7,7 @@
 
 #include "ml/op_util.h"
 #include "ml/ops.h"
+#include "ml/thread_pool.h"
 
 namespace llama::ml {
 
@@ -25,17 +26,23 @@ Tensor Softmax(const Tensor& a, int dim) {
     Tensor y(a.shape(), DType::F32);
     const float* x = a.data<float>();
     float* out = y.mutableData<float>();
-    for (int64_t o = 0; o < outer; ++o)
-        for (int64_t in = 0; in < inner; ++in) {
-            const float* xr = x + o * len * inner + in;
-            float* yr = out + o * len * inner + in;
-            float mx = -std::numeric_limits<float>::infinity();
-            for (int64_t i = 0; i < len; ++i) mx = std::max(mx, xr[i * inner]);
-            float sum = 0.0f;
-            for (int64_t i = 0; i < len; ++i) sum += (yr[i * inner] = std::exp(xr[i * inner] - mx));
-            float scale = 1.0f / sum;
-            for (int64_t i = 0; i < len; ++i) yr[i * inner] *= scale;
-        }
+    // Rows are independent: a 1024-token prefill has heads x 1024 of them per layer.
+    ThreadPool::global().parallelFor(
+        outer * inner,
+        [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) {
+                const int64_t o = r / inner, in = r % inner;
+                const float* xr = x + o * len * inner + in;
+                float* yr = out + o * len * inner + in;
+                float mx = -std::numeric_limits<float>::infinity();
+                for (int64_t i = 0; i < len; ++i) mx = std::max(mx, xr[i * inner]);
+                float sum = 0.0f;
+                for (int64_t i = 0; i < len; ++i) sum += (yr[i * inner] = std::exp(xr[i * inner] - mx));
+                float scale = 1.0f / sum;
+                for (int64_t i = 0; i < len; ++i) yr[i * inner] *= scale;
+            }
+        },
+        std::max<int64_t>(1, 8192 / std::max<int64_t>(1, len)));
     return y;
 }
 

@@ -1,7 +1,9 @@
 #include "ml/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +21,16 @@ std::unique_ptr<ThreadPool> gPool;
 // A few chunks per slot let threads that got a slower core (or a busy one) take fewer chunks.
 constexpr int64_t kChunksPerSlot = 4;
 
+// How long a thread polls for work before it sleeps: longer than the gap between two loops of
+// a decode step (a few to tens of microseconds), short next to a step.
+constexpr auto kPollFor = std::chrono::microseconds(50);
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 }  // namespace
 
 struct ThreadPool::Job {
@@ -27,7 +39,7 @@ struct ThreadPool::Job {
     int64_t chunkSize;
     int64_t chunks;
     int64_t nextChunk = 0;
-    int64_t doneChunks = 0;
+    std::atomic<int64_t> doneChunks = 0;
     std::exception_ptr error;
 };
 
@@ -68,9 +80,26 @@ ThreadPool::Job* ThreadPool::claimableJob(Job* preferred) const {
     return jobs_.empty() ? nullptr : jobs_.front();
 }
 
+template <class Done>
+void ThreadPool::pollBeforeSleeping(std::unique_lock<std::mutex>& lock, Done&& done) {
+    if (freeSlots_ == 0 || done()) return;
+    lock.unlock();
+    static const auto pollFor = getenv("LLAMA_POLL_US") ? std::chrono::microseconds(atoi(getenv("LLAMA_POLL_US"))) : kPollFor;
+    if (pollFor.count() == 0) { lock.lock(); return; }
+    const auto until = std::chrono::steady_clock::now() + pollFor;
+    for (int i = 1; !done(); ++i) {
+        cpuRelax();
+        if (i % 64 == 0 && std::chrono::steady_clock::now() > until) break;
+    }
+    lock.lock();
+}
+
 void ThreadPool::runChunk(Job& job, std::unique_lock<std::mutex>& lock) {
     int64_t c = job.nextChunk++;
-    if (job.nextChunk == job.chunks) std::erase(jobs_, &job);
+    if (job.nextChunk == job.chunks) {
+        std::erase(jobs_, &job);
+        claimable_.store(jobs_.size(), std::memory_order_relaxed);
+    }
     lock.unlock();
     int64_t begin = c * job.chunkSize, end = std::min(job.n, begin + job.chunkSize);
     std::exception_ptr error;
@@ -86,8 +115,10 @@ void ThreadPool::runChunk(Job& job, std::unique_lock<std::mutex>& lock) {
 
 void ThreadPool::workerLoop() {
     std::unique_lock lock(mutex_);
+    auto runnable = [&] { return stopping_ || (freeSlots_ > 0 && !jobs_.empty()); };
     while (true) {
-        changed_.wait(lock, [&] { return stopping_ || (freeSlots_ > 0 && !jobs_.empty()); });
+        if (!runnable()) pollBeforeSleeping(lock, [&] { return claimable_.load(std::memory_order_relaxed) > 0; });
+        changed_.wait(lock, runnable);
         if (stopping_) return;
         --freeSlots_;
         tHoldsSlot = true;
@@ -110,10 +141,16 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
 
     std::unique_lock lock(mutex_);
     jobs_.push_back(&job);
+    claimable_.store(jobs_.size(), std::memory_order_relaxed);
     if (job.chunks > 1) changed_.notify_all();
     while (job.doneChunks < job.chunks) {
         // Wait for a slot (and something to run), or for others to finish our job.
-        changed_.wait(lock, [&] { return job.doneChunks == job.chunks || (freeSlots_ > 0 && claimableJob(&job)); });
+        auto ready = [&] { return job.doneChunks == job.chunks || (freeSlots_ > 0 && claimableJob(&job)); };
+        if (!ready())
+            pollBeforeSleeping(lock, [&] {
+                return job.doneChunks.load(std::memory_order_acquire) == job.chunks || claimable_.load(std::memory_order_relaxed) > 0;
+            });
+        changed_.wait(lock, ready);
         if (job.doneChunks == job.chunks) break;
         --freeSlots_;
         tHoldsSlot = true;

@@ -8,6 +8,11 @@
 // threadCount() - 1 workers because the calling thread always works on its own job too.
 // A caller whose chunks have all been handed out gives its slot back while it waits, so no
 // slot sits idle while another job still has work.
+// A decode step is hundreds of short parallel loops a few microseconds apart, so a thread that
+// runs out of work first polls for a little while (only if a slot is free for it, so it never
+// takes a core from a thread that holds one) before it sleeps: a futex sleep and wake-up per
+// loop cost more than many loops' work.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -49,11 +54,15 @@ private:
     Job* claimableJob(Job* preferred) const;
     // Runs one chunk of job with mutex_ released; returns with it held again.
     void runChunk(Job& job, std::unique_lock<std::mutex>& lock);
+    // With mutex_ held: if a slot is free, releases the mutex and polls until done() or a while
+    // has passed, then takes the mutex back.
+    template <class Done> void pollBeforeSleeping(std::unique_lock<std::mutex>& lock, Done&& done);
 
     const int slots_;
     int freeSlots_;
     bool stopping_ = false;
     std::vector<Job*> jobs_;  // jobs that still have unclaimed chunks, oldest first
+    std::atomic<size_t> claimable_{0};  // jobs_.size(), for polling without the mutex
     std::mutex mutex_;
     std::condition_variable changed_;
     std::vector<std::thread> workers_;
