@@ -8,9 +8,11 @@
 // scaled once per block.
 // Prefill (many tokens) does seqLen multiply-adds per weight, so no weight may be re-read
 // per token: a quantized weight row is unpacked once for up to kernels::kMaxRows tokens, by
-// blocks of weight rows small enough to stay in L1 while x's rows pass over them; BF16 and
-// F32 weights are widened to F32 a block of rows at a time into cache-resident scratch, then
-// multiplied kTileX x rows by kTileW weight rows in registers (compute-bound).
+// blocks of weight rows small enough to stay in L1 while x's rows pass over them; BF16 weights
+// with BF16 x are multiplied as they are stored where the CPU has bf16 dot products
+// (AVX512_BF16); otherwise BF16 and F32 weights are widened to F32 a block of rows at a time
+// into cache-resident scratch, then multiplied kTileX x rows by kTileW weight rows in
+// registers (compute-bound).
 // Either way the output rows are split across the shared thread pool.
 // F16 weights, and every quantized type on the "reference" path, are decoded to F32 as they
 // are used (dequantize()): the straightforward method, kept as the reference the integer
@@ -123,6 +125,20 @@ void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0
                 for (int r = 0; r < nx; ++r) y[(s + r) * p.out + o] = fromF32<Y>(acc[r]);
             }
         }
+    }
+}
+
+// BF16 x and weights on a CPU that multiplies bf16 pairs natively: a block of weight rows at a
+// time (in L2 while every x row passes over it), straight from the stored values.
+template <class Y>
+void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
+    thread_local std::vector<float> block;
+    for (int64_t ob = o0; ob < o1; ob += kBlockRows) {
+        const int64_t n = std::min(kBlockRows, o1 - ob);
+        block.resize(size_t(p.rows * n));
+        kernels::active().bf16Rows(x, p.rows, w + ob * p.k, n, p.k, block.data(), n);
+        for (int64_t s = 0; s < p.rows; ++s)
+            for (int64_t c = 0; c < n; ++c) y[s * p.out + ob + c] = fromF32<Y>(block[size_t(s * n + c)]);
     }
 }
 
@@ -278,6 +294,10 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
             std::vector<uint8_t> xq = quantizeX(p, wType);
             QuantizedWeights q{{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, xq.data(), k / dtypeBlockSize(wType)};
             forOutputRows(p, p.rows > 1 ? kQuantBlockRows : 1, [&](int64_t o0, int64_t o1) { quantizedRows(p, q, out, o0, o1); });
+        } else if (blocked && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16) {
+            forOutputRows(p, kBlockRows, [&](int64_t o0, int64_t o1) {
+                nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), out, o0, o1);
+            });
         } else if (bf16Kernel && !blocked) {
             std::vector<float> prepared(size_t(p.rows * k));
             for (int64_t s = 0; s < p.rows; ++s) kernel.prepareBF16(p.x + s * k, k, prepared.data() + s * k);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -84,9 +83,7 @@ template <class Done>
 void ThreadPool::pollBeforeSleeping(std::unique_lock<std::mutex>& lock, Done&& done) {
     if (freeSlots_ == 0 || done()) return;
     lock.unlock();
-    static const auto pollFor = getenv("LLAMA_POLL_US") ? std::chrono::microseconds(atoi(getenv("LLAMA_POLL_US"))) : kPollFor;
-    if (pollFor.count() == 0) { lock.lock(); return; }
-    const auto until = std::chrono::steady_clock::now() + pollFor;
+    const auto until = std::chrono::steady_clock::now() + kPollFor;
     for (int i = 1; !done(); ++i) {
         cpuRelax();
         if (i % 64 == 0 && std::chrono::steady_clock::now() > until) break;

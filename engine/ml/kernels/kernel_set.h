@@ -2,6 +2,7 @@
 // The inner loops of LinearTransformation, one implementation per instruction set, chosen when
 // the program starts from what the CPU reports (and overridable, so tests and `bench` can run
 // every path this CPU can execute):
+//   avx512bf16  the avx512 path plus AVX512_BF16 for BF16 prefill (Zen 4, Sapphire Rapids)
 //   avx512  AVX-512 F/BW/VL with VNNI (Zen 4, Ice Lake and later)
 //   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
 //   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
@@ -38,6 +39,10 @@ struct KernelSet {
     void (*dotQ4_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ4_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ6_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
+    // Prefill with BF16 x and BF16 weights, where the CPU multiplies bf16 pairs natively (else
+    // null: the weights are widened to F32): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i]
+    // for s < rows, o < nw.
+    void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
 };
 
 // The kernels in use: the fastest this CPU runs, unless LLAMA_KERNELS (reference, generic,
@@ -50,9 +55,10 @@ std::vector<std::string> supportedPaths();
 // naming the supported ones if this CPU cannot run it.
 void useKernels(const std::string& name);
 
-// The three implementations (null where the compiler could not build one).
+// The implementations (null where the compiler could not build one).
 const KernelSet* genericKernels();
 const KernelSet* avx2Kernels();
 const KernelSet* avx512Kernels();
+const KernelSet* avx512Bf16Kernels();
 
 }  // namespace llama::ml::kernels

@@ -123,7 +123,7 @@ void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
     }
 }
 
-const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K};
+const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr};
 
 }  // namespace
 
