@@ -151,6 +151,7 @@ void run(const Problem& p, bool blocked, const W& w, Y* y) {
 }  // namespace
 
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
+    const OpScope profile(OpKind::LinearTransformation);
     constexpr const char* op = "LinearTransformation";
     detail::requireFloat(op, x, "x");
     if (!detail::isFloatType(weights.dtype()) && weights.dtype() != DType::F16 && !isQuantized(weights.dtype()))

@@ -26,6 +26,7 @@ std::vector<float> widened(const Tensor& t) {
 }  // namespace
 
 Tensor MatMul(const Tensor& a, const Tensor& b) {
+    const OpScope profile(OpKind::MatMul);
     constexpr const char* op = "MatMul";
     detail::requireFloat(op, a, "a");
     detail::requireFloat(op, b, "b");
