@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench_profile.h"
+#include "llama_bench.h"
 #include "ml/bandwidth_probe.h"
 #include "ml/op_profile.h"
 #include "ml/ops.h"
@@ -52,6 +53,8 @@ std::unique_ptr<StageObserver> makeObserver(const std::string& kind, const Model
 int runBench(const Options& o) {
     using Clock = std::chrono::steady_clock;
     const std::vector<int>& promptLengths = o.benchPromptTokens;
+    // Checked first: a wrong --model should not cost the whole measurement.
+    if (!o.benchLlamaBench.empty()) requireLlamaBenchInputs(o.benchLlamaBench, o.model, !o.synthetic.empty());
     Model model = loadSelectedModel(o);
     printModelSummary(model);
     for (int promptTokens : promptLengths)
@@ -108,13 +111,19 @@ int runBench(const Options& o) {
     const double bytesPerToken = double(bytesPerDecodeToken(model));
     const double decodeMedian = median(decodeTps);
     const double streamGBps = bytesPerToken * decodeMedian / 1e9;
+    std::vector<double> prefillMedians;
     fmt::print("\n");
-    for (size_t p = 0; p < promptLengths.size(); ++p) fmt::print("{}: {:.2f} tok/s (median)\n", prefillLabel(p), median(prefillTps[p]));
+    for (size_t p = 0; p < promptLengths.size(); ++p) {
+        prefillMedians.push_back(median(prefillTps[p]));
+        fmt::print("{}: {:.2f} tok/s (median)\n", prefillLabel(p), prefillMedians.back());
+    }
     fmt::print("decode:  {:.2f} tok/s (median), {:.1f} MB of weights per token\n", decodeMedian, bytesPerToken / 1e6);
     fmt::print("decode weight streaming: {:.2f} GB/s; machine read bandwidth (probe, median of {}): {:.2f} GB/s; ratio {:.0f}%\n",
                streamGBps, bw.runsGBps.size(), bw.medianGBps, 100 * streamGBps / bw.medianGBps);
     if (o.benchProfile) printOpProfile(prefillProfile, decodeProfile);
-    return 0;
+    if (o.benchLlamaBench.empty()) return 0;
+    return compareWithLlamaBench({o.benchLlamaBench, o.model, threads, promptLengths, o.benchDecodeTokens, o.benchRepeats,
+                                  prefillMedians, decodeMedian});
 }
 
 }  // namespace llama::cli

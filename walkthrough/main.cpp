@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
     bench->add_option("--observer", o.benchObserver, "What watches the stages: none, record (a trace without tensor data), log")
         ->check(CLI::IsMember({"none", "record", "log"}));
     bench->add_flag("--profile", o.benchProfile, "Time per kind of ml:: op (LinearTransformation, MatMul, ...), per token");
+    bench->add_option("--llama-bench", o.benchLlamaBench,
+                      "llama.cpp's llama-bench binary: run it on the same --model FILE.gguf with the same settings and compare");
 
     cli::CompareDocOptions compareDocOptions;
     CLI::App* compareDoc = cli::addCompareDocCommand(app, compareDocOptions);

@@ -35,6 +35,7 @@ struct Options {
     int benchRepeats = 3;
     std::string benchObserver = "none";  // none | record | log: what watches the stages
     bool benchProfile = false;           // time per kind of ml:: op (bench_profile.h)
+    std::string benchLlamaBench;         // llama.cpp's llama-bench, to compare with (llama_bench.h)
 };
 
 }  // namespace llama::cli
