@@ -6,7 +6,10 @@
 #include <chrono>
 #include <memory>
 
+#include "bench_profile.h"
+#include "llama_bench.h"
 #include "ml/bandwidth_probe.h"
+#include "ml/op_profile.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
 #include "model/llama_transformer.h"
@@ -31,6 +34,13 @@ size_t bytesPerDecodeToken(const Model& model) {
     return bytes;
 }
 
+// A fixed prompt of ordinary (non-special) token ids, the same every run.
+std::vector<int32_t> benchPrompt(int length) {
+    std::vector<int32_t> prompt;
+    for (int i = 0; i < length; ++i) prompt.push_back(int32_t((i * 7919 + 13) % 256));
+    return prompt;
+}
+
 // --observer: what watches every stage while we time. "none" must cost nothing; "record" is the
 // trace recorder keeping only the stage flow (no tensor data), whose cost must stay small.
 std::unique_ptr<StageObserver> makeObserver(const std::string& kind, const Model& model) {
@@ -42,48 +52,78 @@ std::unique_ptr<StageObserver> makeObserver(const std::string& kind, const Model
 
 int runBench(const Options& o) {
     using Clock = std::chrono::steady_clock;
+    const std::vector<int>& promptLengths = o.benchPromptTokens;
+    // Checked first: a wrong --model should not cost the whole measurement.
+    if (!o.benchLlamaBench.empty()) requireLlamaBenchInputs(o.benchLlamaBench, o.model, !o.synthetic.empty());
     Model model = loadSelectedModel(o);
     printModelSummary(model);
-    if (o.benchPromptTokens + o.benchDecodeTokens > model.args.max_seq_len)
-        throw std::invalid_argument(fmt::format("--prompt-tokens + --decode-tokens exceed the context length {}", model.args.max_seq_len));
+    for (int promptTokens : promptLengths)
+        if (promptTokens + o.benchDecodeTokens > model.args.max_seq_len)
+            throw std::invalid_argument(fmt::format("--prompt-tokens + --decode-tokens exceed the context length {}", model.args.max_seq_len));
     LlamaTransformer transformer(model);
     const int threads = ml::ThreadPool::global().threadCount();
-    fmt::print("\nbench: {} prompt tokens, {} decode tokens, {} repeats, {} threads, observer {}\n", o.benchPromptTokens,
-               o.benchDecodeTokens, o.benchRepeats, threads, o.benchObserver);
+    fmt::print("\nbench: {} prompt tokens, {} decode tokens, {} repeats, {} threads, observer {}{}\n", fmt::join(promptLengths, ","),
+               o.benchDecodeTokens, o.benchRepeats, threads, o.benchObserver, o.benchProfile ? ", op profile on" : "");
     std::unique_ptr<StageObserver> observer = makeObserver(o.benchObserver, model);
+    // With one prompt length the lines read as they always did.
+    auto prefillLabel = [&](size_t i) {
+        return promptLengths.size() == 1 ? std::string("prefill") : fmt::format("prefill ({} tokens)", promptLengths[i]);
+    };
 
-    // A fixed prompt of ordinary (non-special) token ids, the same every run.
-    std::vector<int32_t> prompt;
-    for (int i = 0; i < o.benchPromptTokens; ++i) prompt.push_back(int32_t((i * 7919 + 13) % 256));
-
-    std::vector<double> prefillTps, decodeTps;
+    ml::setOpProfiling(o.benchProfile);
+    PhaseProfile prefillProfile, decodeProfile;
+    std::vector<std::vector<double>> prefillTps(promptLengths.size());
+    std::vector<double> decodeTps;
     for (int r = 0; r < o.benchRepeats; ++r) {
-        InferenceContext ctx(model.args);
-        if (observer) ctx.addObserver(observer.get());
-        auto t0 = Clock::now();
-        Tensor logits = transformer.Forward(ctx, Tensor::fromInt32(prompt), 0);
-        double prefill = std::chrono::duration<double>(Clock::now() - t0).count();
-        int32_t next = int32_t(ml::Argmax(ml::Reshape(ml::Slice(logits, logits.dim(0) - 1, logits.dim(0)), {logits.dim(1)})));
-        auto t1 = Clock::now();
-        for (int i = 0; i < o.benchDecodeTokens; ++i) {
-            Tensor step = transformer.Forward(ctx, Tensor::fromInt32({next}), o.benchPromptTokens + i);
-            next = int32_t(ml::Argmax(ml::Reshape(step, {step.dim(1)})));
+        std::vector<std::string> line;
+        double decodeRate = 0;
+        for (size_t p = 0; p < promptLengths.size(); ++p) {
+            const int promptTokens = promptLengths[p];
+            InferenceContext ctx(model.args);
+            if (observer) ctx.addObserver(observer.get());
+            ml::resetOpProfile();
+            auto t0 = Clock::now();
+            Tensor logits = transformer.Forward(ctx, Tensor::fromInt32(benchPrompt(promptTokens)), 0);
+            double prefill = std::chrono::duration<double>(Clock::now() - t0).count();
+            if (o.benchProfile) prefillProfile.addSinceReset(promptTokens, 1, prefill);
+            prefillTps[p].push_back(promptTokens / prefill);
+            line.push_back(fmt::format("{} {:.2f} tok/s", prefillLabel(p), prefillTps[p].back()));
+            if (p > 0) continue;  // one decode per run, after the first prompt
+
+            int32_t next = int32_t(ml::Argmax(ml::Reshape(ml::Slice(logits, logits.dim(0) - 1, logits.dim(0)), {logits.dim(1)})));
+            ml::resetOpProfile();
+            auto t1 = Clock::now();
+            for (int i = 0; i < o.benchDecodeTokens; ++i) {
+                Tensor step = transformer.Forward(ctx, Tensor::fromInt32({next}), promptTokens + i);
+                next = int32_t(ml::Argmax(ml::Reshape(step, {step.dim(1)})));
+            }
+            double decode = std::chrono::duration<double>(Clock::now() - t1).count();
+            if (o.benchProfile) decodeProfile.addSinceReset(o.benchDecodeTokens, o.benchDecodeTokens, decode);
+            decodeRate = o.benchDecodeTokens / decode;
         }
-        double decode = std::chrono::duration<double>(Clock::now() - t1).count();
-        prefillTps.push_back(o.benchPromptTokens / prefill);
-        decodeTps.push_back(o.benchDecodeTokens / decode);
-        fmt::print("  run {}: prefill {:.2f} tok/s, decode {:.2f} tok/s\n", r + 1, prefillTps.back(), decodeTps.back());
+        decodeTps.push_back(decodeRate);
+        line.push_back(fmt::format("decode {:.2f} tok/s", decodeRate));
+        fmt::print("  run {}: {}\n", r + 1, fmt::join(line, ", "));
     }
+    ml::setOpProfiling(false);
 
     ml::BandwidthReport bw = ml::measureReadBandwidth();
     const double bytesPerToken = double(bytesPerDecodeToken(model));
     const double decodeMedian = median(decodeTps);
     const double streamGBps = bytesPerToken * decodeMedian / 1e9;
-    fmt::print("\nprefill: {:.2f} tok/s (median)\n", median(prefillTps));
+    std::vector<double> prefillMedians;
+    fmt::print("\n");
+    for (size_t p = 0; p < promptLengths.size(); ++p) {
+        prefillMedians.push_back(median(prefillTps[p]));
+        fmt::print("{}: {:.2f} tok/s (median)\n", prefillLabel(p), prefillMedians.back());
+    }
     fmt::print("decode:  {:.2f} tok/s (median), {:.1f} MB of weights per token\n", decodeMedian, bytesPerToken / 1e6);
     fmt::print("decode weight streaming: {:.2f} GB/s; machine read bandwidth (probe, median of {}): {:.2f} GB/s; ratio {:.0f}%\n",
                streamGBps, bw.runsGBps.size(), bw.medianGBps, 100 * streamGBps / bw.medianGBps);
-    return 0;
+    if (o.benchProfile) printOpProfile(prefillProfile, decodeProfile);
+    if (o.benchLlamaBench.empty()) return 0;
+    return compareWithLlamaBench({o.benchLlamaBench, o.model, threads, promptLengths, o.benchDecodeTokens, o.benchRepeats,
+                                  prefillMedians, decodeMedian});
 }
 
 }  // namespace llama::cli

@@ -5,6 +5,8 @@ namespace llama::cli {
 
 // `llama-walkthrough bench`: prefill and decode tok/s, and the decode weight-streaming rate
 // next to this machine's read bandwidth measured in the same run. Medians of --repeat runs.
+// --profile adds the time per kind of ml:: op (bench_profile.h); --llama-bench runs llama.cpp's
+// benchmark on the same GGUF file and compares (llama_bench.h).
 int runBench(const Options& options);
 
 }  // namespace llama::cli

@@ -91,11 +91,16 @@ int main(int argc, char** argv) {
 
     CLI::App* bench = app.add_subcommand("bench", "Measure prefill and decode speed and the weight-streaming rate");
     addModelOptions(*bench, o);
-    bench->add_option("--prompt-tokens", o.benchPromptTokens, "Prompt length for the prefill")->check(CLI::PositiveNumber);
+    bench->add_option("--prompt-tokens", o.benchPromptTokens, "Prompt lengths for the prefill: 32, or 32,128 (decode follows the first)")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber);
     bench->add_option("--decode-tokens", o.benchDecodeTokens, "Tokens to decode")->check(CLI::PositiveNumber);
     bench->add_option("--repeat", o.benchRepeats, "Repetitions (the median is reported)")->check(CLI::PositiveNumber);
     bench->add_option("--observer", o.benchObserver, "What watches the stages: none, record (a trace without tensor data), log")
         ->check(CLI::IsMember({"none", "record", "log"}));
+    bench->add_flag("--profile", o.benchProfile, "Time per kind of ml:: op (LinearTransformation, MatMul, ...), per token");
+    bench->add_option("--llama-bench", o.benchLlamaBench,
+                      "llama.cpp's llama-bench binary: run it on the same --model FILE.gguf with the same settings and compare");
 
     cli::CompareDocOptions compareDocOptions;
     CLI::App* compareDoc = cli::addCompareDocCommand(app, compareDocOptions);

@@ -2,6 +2,7 @@
 // The command line of llama-walkthrough, parsed with CLI11.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "generate/chat_template.h"
 #include "generate/sampler.h"
@@ -29,10 +30,12 @@ struct Options {
     int traceMaxPositions = 256;
     int traceTopK = 10;
     // bench
-    int benchPromptTokens = 32;
+    std::vector<int> benchPromptTokens = {32};  // one prefill per length; decode follows the first
     int benchDecodeTokens = 32;
     int benchRepeats = 3;
     std::string benchObserver = "none";  // none | record | log: what watches the stages
+    bool benchProfile = false;           // time per kind of ml:: op (bench_profile.h)
+    std::string benchLlamaBench;         // llama.cpp's llama-bench, to compare with (llama_bench.h)
 };
 
 }  // namespace llama::cli

@@ -17,21 +17,24 @@ namespace fs = std::filesystem;
 
 namespace {
 bool isMetaDirectory(const fs::path& dir) { return fs::is_regular_file(dir / "params.json"); }
+}  // namespace
+
 // By extension or by magic, so a GGUF file named otherwise is still recognised.
-bool isGgufFile(const fs::path& file) {
+bool isGgufFile(const std::string& path) {
+    const fs::path file(path);
+    if (!fs::is_regular_file(file)) return false;
     if (file.extension() == ".gguf") return true;
     char magic[4] = {};
     std::ifstream in(file, std::ios::binary);
     return in.read(magic, 4) && std::string_view(magic, 4) == "GGUF";
 }
-}  // namespace
 
 Model loadModel(const std::string& path, const LoadProgress& progress) {
     fs::path p(path);
     if (!fs::exists(p)) throw std::runtime_error(fmt::format("model path '{}' does not exist", path));
     if (fs::is_directory(p) && isMetaDirectory(p)) return loadMetaModel(path, progress);
     if (fs::is_directory(p) && isHfDirectory(path)) return loadHfModel(path, progress);
-    if (fs::is_regular_file(p) && isGgufFile(p)) return loadGgufModel(path, progress);
+    if (isGgufFile(path)) return loadGgufModel(path, progress);
     throw std::runtime_error(fmt::format(
         "'{}' is not a model this program can read: looked for a directory in Meta's layout (params.json, "
         "consolidated.00.pth, tokenizer.model) or in Hugging Face's (config.json, model.safetensors or "

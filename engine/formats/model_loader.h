@@ -14,6 +14,9 @@ namespace llama {
 // being read into memory.
 Model loadModel(const std::string& path, const LoadProgress& progress = {});
 
+// A regular file named *.gguf or starting with GGUF's magic.
+bool isGgufFile(const std::string& path);
+
 Model loadMetaModel(const std::string& dir, const LoadProgress& progress = {});
 
 // A Meta directory's tokenizer.model, either family: Llama 3's tiktoken file or Llama 2's

@@ -9,6 +9,7 @@ namespace llama::ml {
 // Ties keep the first index (strict >); a NaN counts as the maximum, as in torch.argmax.
 // A shape-only tensor has no values to compare, so the dry run gets index 0.
 int64_t Argmax(const Tensor& a) {
+    const OpScope profile(OpKind::Argmax);
     constexpr const char* op = "Argmax";
     detail::requireFloat(op, a, "a");
     if (a.rank() != 1 || a.dim(0) == 0) detail::fail(op, "expected a non-empty 1-D tensor, got " + a.shapeStr());

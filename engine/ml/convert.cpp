@@ -25,7 +25,13 @@ Tensor convertTo(const char* op, const Tensor& a, DType to) {
 
 }  // namespace
 
-Tensor ToFloat32(const Tensor& a) { return convertTo<float>("ToFloat32", a, DType::F32); }
-Tensor ToBFloat16(const Tensor& a) { return convertTo<BFloat16>("ToBFloat16", a, DType::BF16); }
+Tensor ToFloat32(const Tensor& a) {
+    const OpScope profile(OpKind::ToFloat32);
+    return convertTo<float>("ToFloat32", a, DType::F32);
+}
+Tensor ToBFloat16(const Tensor& a) {
+    const OpScope profile(OpKind::ToBFloat16);
+    return convertTo<BFloat16>("ToBFloat16", a, DType::BF16);
+}
 
 }  // namespace llama::ml

@@ -8,6 +8,7 @@
 namespace llama::ml {
 
 Tensor Full(const Shape& shape, DType dtype, float value) {
+    const OpScope profile(OpKind::Full);
     for (int64_t d : shape)
         if (d < 0) detail::fail("Full", "negative dimension in " + detail::shapeStr(shape));
     Tensor y(shape, dtype);
@@ -23,6 +24,7 @@ Tensor Full(const Shape& shape, DType dtype, float value) {
 }
 
 Tensor TriangularUpper(const Tensor& a, int64_t diagonal) {
+    const OpScope profile(OpKind::TriangularUpper);
     if (a.rank() != 2) detail::fail("TriangularUpper", "expected a 2-D tensor, got " + a.shapeStr());
     if (!a.hasData()) return Tensor::shapeOnly(a.shape(), a.dtype());
     Tensor y = a.clone();

@@ -147,20 +147,24 @@ Tensor unaryFloat(const char* op, const Tensor& a, Fn fn) {
 }  // namespace
 
 Tensor Add(const Tensor& a, const Tensor& b) {
+    const OpScope profile(OpKind::Add);
     return binaryFloat("Add", a, b, [](float x, float y) { return x + y; });
 }
 
 Tensor MultiplyElementwise(const Tensor& a, const Tensor& b) {
+    const OpScope profile(OpKind::MultiplyElementwise);
     if (a.dtype() == DType::Complex64) return multiplyComplex(a, b);
     return binaryFloat("MultiplyElementwise", a, b, [](float x, float y) { return x * y; });
 }
 
 Tensor DivToScalar(const Tensor& a, float scalar) {
+    const OpScope profile(OpKind::DivToScalar);
     return unaryFloat("DivToScalar", a, [scalar](float x) { return x / scalar; });
 }
 
 // PyTorch computes silu as x / (1 + exp(-x)) in F32 (then rounds BF16 once); same here.
 Tensor Silu(const Tensor& x) {
+    const OpScope profile(OpKind::Silu);
     return unaryFloat("Silu", x, [](float v) { return v / (1.0f + std::exp(-v)); });
 }
 

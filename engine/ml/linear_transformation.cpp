@@ -252,6 +252,7 @@ std::vector<uint8_t> quantizeX(const Problem& p, DType t) {
 }  // namespace
 
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
+    const OpScope profile(OpKind::LinearTransformation);
     constexpr const char* op = "LinearTransformation";
     detail::requireFloat(op, x, "x");
     if (!detail::isFloatType(weights.dtype()) && weights.dtype() != DType::F16 && !isQuantized(weights.dtype()))

@@ -28,6 +28,7 @@ inline void addScaledRow(float av, const BFloat16* b, float* acc, int64_t n) {
 }  // namespace
 
 Tensor MatMul(const Tensor& a, const Tensor& b) {
+    const OpScope profile(OpKind::MatMul);
     constexpr const char* op = "MatMul";
     detail::requireFloat(op, a, "a");
     detail::requireFloat(op, b, "b");

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ml/op_profile.h"  // every op opens an OpScope
 #include "tensor/tensor.h"
 
 namespace llama::ml::detail {

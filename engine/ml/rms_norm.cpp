@@ -35,6 +35,7 @@ void normRows(const X* x, const W* w, X* y, int64_t rows, int64_t dim, float eps
 }  // namespace
 
 Tensor RMSNorm(const Tensor& x, const Tensor& weight, float eps) {
+    const OpScope profile(OpKind::RMSNorm);
     constexpr const char* op = "RMSNorm";
     detail::requireFloat(op, x, "x");
     detail::requireFloat(op, weight, "weight");

@@ -8,6 +8,7 @@
 namespace llama::ml {
 
 Tensor Fwd_Get_Rows(const Tensor& table, const Tensor& tokens) {
+    const OpScope profile(OpKind::Fwd_Get_Rows);
     constexpr const char* op = "Fwd_Get_Rows";
     detail::requireDType(op, tokens, DType::I32, "tokens");
     if (table.rank() != 2 || tokens.rank() != 1)

@@ -38,6 +38,7 @@ void requireSameRows(const char* op, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor Transpose(const Tensor& a, int d0, int d1) {
+    const OpScope profile(OpKind::Transpose);
     constexpr const char* op = "Transpose";
     int lo = normaliseDim(op, a, d0), hi = normaliseDim(op, a, d1);
     if (lo > hi) std::swap(lo, hi);
@@ -92,6 +93,7 @@ Tensor Transpose(const Tensor& a, int d0, int d1) {
 }
 
 Tensor Reshape(const Tensor& a, const Shape& shape) {
+    const OpScope profile(OpKind::Reshape);
     if (shapeNumel(shape) != a.numel())
         fail("Reshape", "cannot reshape " + a.shapeStr() + " to " + shapeStr(shape));
     if (!a.hasData()) return Tensor::shapeOnly(shape, a.dtype());
@@ -99,6 +101,7 @@ Tensor Reshape(const Tensor& a, const Shape& shape) {
 }
 
 Tensor Slice(const Tensor& a, int64_t start, int64_t end) {
+    const OpScope profile(OpKind::Slice);
     constexpr const char* op = "Slice";
     if (a.rank() < 1 || start < 0 || start > end || end > a.dim(0))
         fail(op, "rows [" + std::to_string(start) + ", " + std::to_string(end) + ") out of range for " + a.shapeStr());
@@ -112,6 +115,7 @@ Tensor Slice(const Tensor& a, int64_t start, int64_t end) {
 }
 
 void SetSlice(Tensor& dst, int64_t start, const Tensor& src) {
+    const OpScope profile(OpKind::SetSlice);
     constexpr const char* op = "SetSlice";
     requireSameRows(op, dst, src);
     if (src.dtype() != dst.dtype())
@@ -126,6 +130,7 @@ void SetSlice(Tensor& dst, int64_t start, const Tensor& src) {
 }
 
 Tensor ViewAsComplex64WithReshape(const Tensor& a, const Shape& shape) {
+    const OpScope profile(OpKind::ViewAsComplex64WithReshape);
     constexpr const char* op = "ViewAsComplex64WithReshape";
     detail::requireDType(op, a, DType::F32, "a");
     if (a.rank() < 1 || a.dim(-1) % 2 != 0 || a.numel() != 2 * shapeNumel(shape))
@@ -136,6 +141,7 @@ Tensor ViewAsComplex64WithReshape(const Tensor& a, const Shape& shape) {
 }
 
 Tensor ViewAsFloat32WithReshape(const Tensor& a, const Shape& shape) {
+    const OpScope profile(OpKind::ViewAsFloat32WithReshape);
     constexpr const char* op = "ViewAsFloat32WithReshape";
     detail::requireDType(op, a, DType::Complex64, "a");
     if (shapeNumel(shape) != 2 * a.numel())

@@ -12,6 +12,7 @@
 namespace llama::ml {
 
 Tensor Softmax(const Tensor& a, int dim) {
+    const OpScope profile(OpKind::Softmax);
     constexpr const char* op = "Softmax";
     detail::requireDType(op, a, DType::F32, "a");
     int rank = int(a.rank());

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <future>
 
+#include "ml/op_profile.h"
 #include "ml/ops.h"
 
 namespace llama {
@@ -148,6 +149,7 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, int start
 }
 
 std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& xk, const Tensor& freqsCis) {
+    const ml::OpScope profile(ml::OpKind::RoPE);
     const Shape& qShape = xq.shape();
     const Shape& kShape = xk.shape();
     // xq [seqLen, N_Heads, HeadDim] BF16 -> F32 -> complex [seqLen, N_Heads, HeadDim/2]
@@ -161,6 +163,7 @@ std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& 
 }
 
 Tensor attentionRepeatKV(const Tensor& x, int N_Rep) {
+    const ml::OpScope profile(ml::OpKind::RepeatKV);
     if (N_Rep == 1) return x;
     const int64_t sequenceLength = x.dim(0), n_KVHeads = x.dim(1), headDim = x.dim(2);
     Shape expandedShape{sequenceLength, n_KVHeads * N_Rep, headDim};

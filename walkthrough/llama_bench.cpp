@@ -1,0 +1,164 @@
+#include "llama_bench.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include "formats/model_loader.h"
+
+extern char** environ;
+
+namespace llama::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct ProcessResult {
+    int exitCode = 0;  // 128 + the signal when it was killed
+    std::string out, err;
+};
+
+std::string readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Runs args[0] (looked up in PATH when it has no slash) without a shell, so paths need no
+// quoting; stdout and stderr go to temporary files, read back when it has ended.
+ProcessResult runProcess(const std::vector<std::string>& args) {
+    const fs::path stem = fs::temp_directory_path() / fmt::format("llama_walkthrough_llama_bench_{}", getpid());
+    const std::string outPath = stem.string() + ".out", errPath = stem.string() + ".err";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    if (rc == 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    ProcessResult result{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), readFile(outPath), readFile(errPath)};
+    fs::remove(outPath);
+    fs::remove(errPath);
+    if (rc != 0) throw std::runtime_error(fmt::format("cannot start '{}': {}", args[0], std::strerror(rc)));
+    return result;
+}
+
+// The last `count` lines of text, indented, for an error message.
+std::string lastLines(const std::string& text, size_t count) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    size_t first = lines.size() > count ? lines.size() - count : 0;
+    std::string out;
+    for (size_t i = first; i < lines.size(); ++i) out += "  | " + lines[i] + "\n";
+    return out.empty() ? "  (stderr was empty)\n" : out;
+}
+
+// stderrText: what llama-bench wrote there, when it ran at all.
+int failed(const std::string& why, const std::optional<std::string>& stderrText) {
+    fmt::print(stderr, "error: llama-bench gave no figures to compare with: {}\n", why);
+    if (stderrText) fmt::print(stderr, "its stderr ends with:\n{}", lastLines(*stderrText, 15));
+    fmt::print(stderr, "Our own figures above stand.\n");
+    return 1;
+}
+
+const LlamaBenchTest* findTest(const LlamaBenchReport& report, int nPrompt, int nGen) {
+    for (const LlamaBenchTest& t : report.tests)
+        if (t.nPrompt == nPrompt && t.nGen == nGen) return &t;
+    return nullptr;
+}
+
+void printRow(const std::string& label, const LlamaBenchTest* theirs, double ours) {
+    std::string theirsText = theirs ? fmt::format("{:.2f} ± {:.2f}", theirs->avgTokensPerSecond, theirs->stddevTokensPerSecond) : "(missing)";
+    std::string ratio = theirs && theirs->avgTokensPerSecond > 0 ? fmt::format("{:.2f}", ours / theirs->avgTokensPerSecond) : "-";
+    fmt::print("{:<22} {:>18} {:>20.2f} {:>15}\n", label, theirsText, ours, ratio);
+}
+
+}  // namespace
+
+LlamaBenchReport parseLlamaBenchJson(const std::string& text) {
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw std::runtime_error("llama-bench printed nothing on stdout");
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) throw std::runtime_error("llama-bench's output is not valid JSON");
+    if (!doc.is_array() || doc.empty()) throw std::runtime_error("llama-bench's output is not a JSON array of tests");
+    LlamaBenchReport report;
+    for (size_t i = 0; i < doc.size(); ++i) {
+        const json& t = doc[i];
+        auto field = [&](const char* key, bool integer) -> const json& {
+            if (!t.is_object() || !t.contains(key) || !(integer ? t[key].is_number_integer() : t[key].is_number()))
+                throw std::runtime_error(fmt::format("llama-bench's test {} has no {} '{}'", i, integer ? "integer" : "number", key));
+            return t[key];
+        };
+        report.tests.push_back({field("n_prompt", true).get<int>(), field("n_gen", true).get<int>(), field("avg_ts", false).get<double>(),
+                                field("stddev_ts", false).get<double>()});
+        if (report.buildCommit.empty() && t.contains("build_commit") && t["build_commit"].is_string())
+            report.buildCommit = t["build_commit"].get<std::string>();
+    }
+    return report;
+}
+
+void requireLlamaBenchInputs(const std::string& llamaBench, const std::string& model, bool synthetic) {
+    if (synthetic)
+        throw std::invalid_argument("--llama-bench runs llama.cpp on the same file: give --model FILE.gguf instead of --synthetic "
+                                    "(`convert --synthetic PRESET --to gguf-bf16 --out FILE.gguf` writes one)");
+    if (!isGgufFile(model))
+        throw std::invalid_argument(fmt::format("--llama-bench needs --model to be a GGUF file, the format llama.cpp reads; '{}' is not one "
+                                                "(`convert --model {} --to gguf-bf16 --out FILE.gguf` writes one)",
+                                                model, model));
+    // A bare name is looked up in PATH when it is started.
+    if (llamaBench.find('/') != std::string::npos && (!fs::is_regular_file(llamaBench) || access(llamaBench.c_str(), X_OK) != 0))
+        throw std::invalid_argument(fmt::format("--llama-bench '{}' is not an executable file", llamaBench));
+}
+
+int compareWithLlamaBench(const BenchComparison& c) {
+    const std::vector<std::string> args = {c.llamaBench, "-m", c.model, "-t", std::to_string(c.threads),
+                                           "-p", fmt::format("{}", fmt::join(c.promptTokens, ",")), "-n", std::to_string(c.decodeTokens),
+                                           "-r", std::to_string(c.repeats), "-o", "json"};
+    fmt::print("\nllama.cpp: {}\n", fmt::join(args, " "));
+    std::fflush(stdout);
+    ProcessResult run;
+    try {
+        run = runProcess(args);
+    } catch (const std::exception& e) {
+        return failed(e.what(), std::nullopt);
+    }
+    if (run.exitCode != 0) return failed(fmt::format("it exited with code {}", run.exitCode), run.err);
+    LlamaBenchReport report;
+    try {
+        report = parseLlamaBenchJson(run.out);
+    } catch (const std::exception& e) {
+        return failed(e.what(), run.err);
+    }
+
+    fmt::print("\n{:<22} {:>18} {:>20} {:>15}\n", "", "llama.cpp tok/s", "ours tok/s (median)", "ours/llama.cpp");
+    for (size_t i = 0; i < c.promptTokens.size(); ++i)
+        printRow(fmt::format("prefill ({} tokens)", c.promptTokens[i]), findTest(report, c.promptTokens[i], 0), c.oursPrefillTps[i]);
+    printRow(fmt::format("decode ({} tokens)", c.decodeTokens), findTest(report, 0, c.decodeTokens), c.oursDecodeTps);
+    fmt::print("llama.cpp{}: mean ± stddev over {} run{}; its decode starts from an empty context, ours after the first prompt.\n",
+               report.buildCommit.empty() ? "" : " " + report.buildCommit, c.repeats, c.repeats == 1 ? "" : "s");
+    return 0;
+}
+
+}  // namespace llama::cli
