@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <array>
+
 #include "ml/ops.h"
 #include "ml_test_util.h"
 
@@ -8,9 +10,10 @@ using namespace llama::ml;
 using namespace llama::test;
 
 TEST_CASE("Transpose of a 3-D tensor, every pair of dims", "[ml][shape_ops]") {
-    const int64_t D[3] = {2, 3, 5};
-    Tensor a = randomTensor({D[0], D[1], D[2]}, DType::BF16, 1);
+    // 2 x 3 x 5, and sizes that cross the 64-element tiles and 8 x 8 blocks with tails.
+    for (auto [D, dtype] : {std::pair{std::array<int64_t, 3>{2, 3, 5}, DType::BF16}, {{3, 70, 77}, DType::BF16}, {{3, 70, 77}, DType::F32}})
     for (auto [d0, d1] : {std::pair{0, 1}, {1, 2}, {0, 2}, {-1, 0}}) {
+        Tensor a = randomTensor({D[0], D[1], D[2]}, dtype, 1);
         Tensor t = Transpose(a, d0, d1);
         int n0 = d0 < 0 ? d0 + 3 : d0, n1 = d1 < 0 ? d1 + 3 : d1;
         int64_t od[3] = {D[0], D[1], D[2]};

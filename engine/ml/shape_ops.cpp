@@ -8,6 +8,10 @@
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
 
+#ifdef __SSE2__
+#include <immintrin.h>
+#endif
+
 namespace llama::ml {
 
 namespace {
@@ -27,6 +31,33 @@ int normaliseDim(const char* op, const Tensor& a, int d) {
 Tensor viewOf(const Tensor& a, Shape shape, DType dtype) {
     std::shared_ptr<const void> keep(std::make_shared<Tensor>(a), a.rawData());
     return Tensor::view(std::move(shape), dtype, std::move(keep), a.rawData());
+}
+
+// dst[c * dstStride + r] = src[r * srcStride + c] for an 8 x 8 block of 2-byte elements: eight
+// rows in registers, three rounds of interleaving (the keys' transpose at long context moves
+// millions of bf16 values per layer; one at a time that took ~1 ns each).
+inline void transpose8x8(const uint16_t* src, int64_t srcStride, uint16_t* dst, int64_t dstStride) {
+#ifdef __SSE2__
+    __m128i r[8], t[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * srcStride));
+    for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+    }
+    // t[0] = a0 b0 a1 b1 a2 b2 a3 b3, t[1] = a4 b4 .. a7 b7, t[2] = c0 d0 .., t[3] = c4 d4 .., ...
+    for (int h = 0; h < 2; ++h) {
+        __m128i ab_cd_lo = _mm_unpacklo_epi32(t[h], t[2 + h]), ab_cd_hi = _mm_unpackhi_epi32(t[h], t[2 + h]);
+        __m128i ef_gh_lo = _mm_unpacklo_epi32(t[4 + h], t[6 + h]), ef_gh_hi = _mm_unpackhi_epi32(t[4 + h], t[6 + h]);
+        // Column 4h + j of the block is row 4h + j of dst.
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 0) * dstStride), _mm_unpacklo_epi64(ab_cd_lo, ef_gh_lo));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 1) * dstStride), _mm_unpackhi_epi64(ab_cd_lo, ef_gh_lo));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 2) * dstStride), _mm_unpacklo_epi64(ab_cd_hi, ef_gh_hi));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 3) * dstStride), _mm_unpackhi_epi64(ab_cd_hi, ef_gh_hi));
+    }
+#else
+    for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 8; ++c) dst[c * dstStride + r] = src[r * srcStride + c];
+#endif
 }
 
 // Slice/SetSlice rows must keep every dimension but the first.
@@ -61,14 +92,31 @@ Tensor Transpose(const Tensor& a, int d0, int d1) {
     // single 2-byte elements, millions of them at long context, so those are copied as
     // typed values in square tiles (both sides' cache lines reused) rather than by memcpy.
     auto copyTiles = [&]<class E>(E, int64_t o, int64_t m) {
-        const E* s = reinterpret_cast<const E*>(src);
-        E* d = reinterpret_cast<E*>(dst);
-        constexpr int64_t kTile = 32;
-        for (int64_t i0 = 0; i0 < A; i0 += kTile)
-            for (int64_t b0 = 0; b0 < B; b0 += kTile)
-                for (int64_t i = i0; i < std::min(A, i0 + kTile); ++i)
-                    for (int64_t b = b0; b < std::min(B, b0 + kTile); ++b)
-                        d[((o * B + b) * mid + m) * A + i] = s[((o * A + i) * mid + m) * B + b];
+        // For this (o, m), element (i, b) sits at from[i * fromStride + b] and goes to
+        // to[b * toStride + i]; tiles keep both sides' cache lines in L1 while they are used.
+        const E* from = reinterpret_cast<const E*>(src) + (o * A * mid + m) * B;
+        E* to = reinterpret_cast<E*>(dst) + (o * B * mid + m) * A;
+        const int64_t fromStride = mid * B, toStride = mid * A;
+        constexpr int64_t kTile = 64;
+        for (int64_t i0 = 0; i0 < A; i0 += kTile) {
+            const int64_t i1 = std::min(A, i0 + kTile);
+            for (int64_t b0 = 0; b0 < B; b0 += kTile) {
+                const int64_t b1 = std::min(B, b0 + kTile);
+                int64_t i = i0;
+                if constexpr (sizeof(E) == 2)
+                    for (; i + 8 <= i1; i += 8) {
+                        int64_t b = b0;
+                        for (; b + 8 <= b1; b += 8) transpose8x8(from + i * fromStride + b, fromStride, to + b * toStride + i, toStride);
+                        for (; b < b1; ++b)
+                            for (int64_t r = i; r < i + 8; ++r) to[b * toStride + r] = from[r * fromStride + b];
+                    }
+                for (; i < i1; ++i) {
+                    const E* row = from + i * fromStride;
+                    E* col = to + i;
+                    for (int64_t b = b0; b < b1; ++b) col[b * toStride] = row[b];
+                }
+            }
+        }
     };
     auto copyBlocks = [&](int64_t o, int64_t m) {
         switch (block) {

@@ -155,18 +155,37 @@ template <int NX>
 void dotQ8_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks, float* out) {
     __m256 acc[NX];
     for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps();
+#ifdef __AVX512VNNI__
+    // dpbusd wants one unsigned operand: q + 128 (a flipped sign bit), and sum((q + 128) * qx) =
+    // sum(q * qx) + 128 * sum(qx), the second term from x's block sums. Exact, and no
+    // per-row sign fix-ups (maddubs could not do this: its int16 pair sums would saturate).
+    float offset[NX];
+    for (int s = 0; s < NX; ++s) offset[s] = 0.0f;
+    for (int64_t b = 0; b < blocks; ++b, w += 34) {
+        const float dw = halfAt(w);
+        const __m256i q = _mm256_xor_si256(load32(w + 2), _mm256_set1_epi8(char(0x80)));
+        for (int s = 0; s < NX; ++s) {
+            const BlockQ8x32& xb = x[s * ldx + b];
+            const float d = dw * xb.d;
+            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
+            offset[s] += d * float(xb.sum);
+        }
+    }
+    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]) - 128.0f * offset[s];
+#else
     for (int64_t b = 0; b < blocks; ++b, w += 34) {
         const __m256 dw = _mm256_set1_ps(halfAt(w));
         const __m256i q = load32(w + 2);
         const __m256i absQ = _mm256_sign_epi8(q, q);  // |q| as u8 (128 for -128)
         for (int s = 0; s < NX; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            // q * qx = |q| * (qx with q's sign): unsigned x signed, as maddubs/dpbusd need.
+            // q * qx = |q| * (qx with q's sign): unsigned x signed, as maddubs needs.
             __m256i p = dotU8S8(absQ, _mm256_sign_epi8(load32(xb.q), q));
             acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), _mm256_cvtepi32_ps(p), acc[s]);
         }
     }
     for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]);
+#endif
 }
 
 template <int NX>
