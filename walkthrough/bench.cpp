@@ -9,6 +9,7 @@
 #include "bench_profile.h"
 #include "llama_bench.h"
 #include "ml/bandwidth_probe.h"
+#include "ml/kernels/kernel_set.h"
 #include "ml/op_profile.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
@@ -64,6 +65,9 @@ int runBench(const Options& o) {
     const int threads = ml::ThreadPool::global().threadCount();
     fmt::print("\nbench: {} prompt tokens, {} decode tokens, {} repeats, {} threads, observer {}{}\n", fmt::join(promptLengths, ","),
                o.benchDecodeTokens, o.benchRepeats, threads, o.benchObserver, o.benchProfile ? ", op profile on" : "");
+    // Which LinearTransformation kernels run (ml/kernels/kernel_set.h); LLAMA_KERNELS picks another.
+    fmt::print("kernels: {} (this CPU runs {}; choose with LLAMA_KERNELS=NAME, or reference for the F32 method)\n",
+               ml::kernels::active().name, fmt::join(ml::kernels::supportedPaths(), ", "));
     std::unique_ptr<StageObserver> observer = makeObserver(o.benchObserver, model);
     // With one prompt length the lines read as they always did.
     auto prefillLabel = [&](size_t i) {
