@@ -7,11 +7,12 @@
 
 namespace llama::ml::kernels {
 
-// 32 values, for Q8_0 and Q4_0 weights: x[i] ~ d * q[i]. sum = the sum of q, so Q4_0's
-// "q - 8" costs one multiply per block instead of one subtraction per weight.
+// 32 values, for Q8_0 and Q4_0 weights: x[i] ~ d * q[i]. dsum = d * (the sum of q), the
+// block's sum of x as quantized: an offset on every weight (Q4_0's "q - 8", the VNNI path's
+// "q + 128") then costs one multiply-add per block instead of work per weight.
 struct BlockQ8x32 {
     float d;
-    int32_t sum;
+    float dsum;
     int8_t q[32];
 };
 

@@ -24,7 +24,7 @@ void quantizeRowQ8x32(const float* x, int64_t k, BlockQ8x32* out) {
         blk.d = quantizeBlock(x, 32, blk.q);
         int32_t sum = 0;
         for (int8_t v : blk.q) sum += v;
-        blk.sum = sum;
+        blk.dsum = blk.d * float(sum);
     }
 }
 

@@ -59,7 +59,7 @@ void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t
             const BlockQ8x32& xb = x[s * ldx + b];
             int32_t sumi = 0;
             for (int j = 0; j < 16; ++j) sumi += int32_t(qs[j] & 0x0f) * xb.q[j] + int32_t(qs[j] >> 4) * xb.q[j + 16];
-            out[s] += dw * xb.d * float(sumi - 8 * xb.sum);
+            out[s] += dw * (xb.d * float(sumi) - 8.0f * xb.dsum);
         }
     }
 }

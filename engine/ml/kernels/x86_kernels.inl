@@ -166,9 +166,8 @@ void dotQ8_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks
         const __m256i q = _mm256_xor_si256(load32(w + 2), _mm256_set1_epi8(char(0x80)));
         for (int s = 0; s < NX; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            const float d = dw * xb.d;
-            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
-            offset[s] += d * float(xb.sum);
+            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
+            offset[s] += dw * xb.dsum;
         }
     }
     for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]) - 128.0f * offset[s];
@@ -201,9 +200,8 @@ void dotQ4_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks
         const __m256i q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4), _mm_and_si128(bytes, low4));
         for (int s = 0; s < NX; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            const float d = dw * xb.d;
-            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
-            offset[s] += d * float(xb.sum);
+            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
+            offset[s] += dw * xb.dsum;
         }
     }
     for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]) - 8.0f * offset[s];
