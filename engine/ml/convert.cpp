@@ -13,7 +13,7 @@ Tensor convertTo(const char* op, const Tensor& a, DType to) {
     detail::requireFloat(op, a, "a");
     if (!a.hasData()) return Tensor::shapeOnly(a.shape(), to);
     if (a.dtype() == to) return a.clone();
-    Tensor y(a.shape(), to);
+    Tensor y = Tensor::uninitialized(a.shape(), to);
     detail::visitFloat(a.dtype(), [&](auto tag) {
         using From = decltype(tag);
         const From* x = a.data<From>();

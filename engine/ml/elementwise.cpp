@@ -82,7 +82,7 @@ Tensor binaryFloat(const char* op, const Tensor& a, const Tensor& b, Fn fn) {
     detail::requireFloat(op, b, "b");
     Broadcast p = planBroadcast(op, a.shape(), b.shape());
     if (!a.hasData() || !b.hasData()) return Tensor::shapeOnly(a.shape(), a.dtype());
-    Tensor y(a.shape(), a.dtype());
+    Tensor y = Tensor::uninitialized(a.shape(), a.dtype());
     detail::visitFloat(a.dtype(), [&](auto aTag) {
         using A = decltype(aTag);
         detail::visitFloat(b.dtype(), [&](auto bTag) {
@@ -135,7 +135,7 @@ template <class Fn>
 Tensor unaryFloat(const char* op, const Tensor& a, Fn fn) {
     detail::requireFloat(op, a, "a");
     if (!a.hasData()) return Tensor::shapeOnly(a.shape(), a.dtype());
-    Tensor y(a.shape(), a.dtype());
+    Tensor y = Tensor::uninitialized(a.shape(), a.dtype());
     detail::visitFloat(a.dtype(), [&](auto tag) {
         using T = decltype(tag);
         const T* x = a.data<T>();

@@ -265,7 +265,7 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     outShape.back() = weights.dim(0);
     if (!x.hasData() || !weights.hasData()) return Tensor::shapeOnly(outShape, x.dtype());
 
-    Tensor y(outShape, x.dtype());
+    Tensor y = Tensor::uninitialized(outShape, x.dtype());
     const DType wType = weights.dtype();
     const kernels::KernelSet& kernel = kernels::active();
     const bool integer = hasIntegerKernel(wType) && kernel.dotQ8_0;

@@ -38,7 +38,7 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
     Shape outShape{B, M, N};
     if (!a.hasData() || !b.hasData()) return Tensor::shapeOnly(outShape, a.dtype());
 
-    Tensor y(outShape, a.dtype());
+    Tensor y = Tensor::uninitialized(outShape, a.dtype());
     detail::visitFloat(a.dtype(), [&](auto aTag) {
         using A = decltype(aTag);  // a's and the result's dtype
         detail::visitFloat(b.dtype(), [&](auto bTag) {

@@ -84,7 +84,7 @@ Tensor Transpose(const Tensor& a, int d0, int d1) {
         return p;
     };
     int64_t outer = prod(0, lo), A = a.dim(lo), mid = prod(lo + 1, hi), B = a.dim(hi), inner = prod(hi + 1, int(a.rank()));
-    Tensor y(outShape, a.dtype());
+    Tensor y = Tensor::uninitialized(outShape, a.dtype());
     const size_t block = size_t(inner) * dtypeSize(a.dtype());
     const char* src = static_cast<const char*>(a.rawData());
     char* dst = y.mutableData<char>();
@@ -118,25 +118,30 @@ Tensor Transpose(const Tensor& a, int d0, int d1) {
             }
         }
     };
-    auto copyBlocks = [&](int64_t o, int64_t m) {
-        switch (block) {
-            case 2: return copyTiles(uint16_t{}, o, m);
-            case 4: return copyTiles(uint32_t{}, o, m);
-            case 8: return copyTiles(uint64_t{}, o, m);
-        }
-        for (int64_t b = 0; b < B; ++b)
-            for (int64_t i = 0; i < A; ++i) {
-                int64_t from = (((o * A + i) * mid + m) * B + b);
-                int64_t to = (((o * B + b) * mid + m) * A + i);
-                std::memcpy(dst + to * block, src + from * block, block);
-            }
-    };
+    if (block == 2 || block == 4 || block == 8) {
+        ThreadPool::global().parallelFor(
+            outer * mid,
+            [&](int64_t r0, int64_t r1) {
+                for (int64_t r = r0; r < r1; ++r) {
+                    if (block == 2) copyTiles(uint16_t{}, r / mid, r % mid);
+                    if (block == 4) copyTiles(uint32_t{}, r / mid, r % mid);
+                    if (block == 8) copyTiles(uint64_t{}, r / mid, r % mid);
+                }
+            },
+            std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, A * B * inner)));
+        return y;
+    }
+    // Runs of `inner` elements: one destination row (o, b, m) of A runs at a time.
     ThreadPool::global().parallelFor(
-        outer * mid,
+        outer * B * mid,
         [&](int64_t r0, int64_t r1) {
-            for (int64_t r = r0; r < r1; ++r) copyBlocks(r / mid, r % mid);
+            for (int64_t r = r0; r < r1; ++r) {
+                const int64_t o = r / (B * mid), b = r / mid % B, m = r % mid;
+                for (int64_t i = 0; i < A; ++i)
+                    std::memcpy(dst + (((o * B + b) * mid + m) * A + i) * block, src + (((o * A + i) * mid + m) * B + b) * block, block);
+            }
         },
-        std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, A * B * inner)));
+        std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, A * inner)));
     return y;
 }
 
@@ -156,7 +161,7 @@ Tensor Slice(const Tensor& a, int64_t start, int64_t end) {
     Shape outShape = a.shape();
     outShape[0] = end - start;
     if (!a.hasData()) return Tensor::shapeOnly(outShape, a.dtype());
-    Tensor y(outShape, a.dtype());
+    Tensor y = Tensor::uninitialized(outShape, a.dtype());
     size_t rowBytes = a.dim(0) ? a.byteSize() / size_t(a.dim(0)) : 0;
     std::memcpy(y.mutableData<char>(), static_cast<const char*>(a.rawData()) + size_t(start) * rowBytes, y.byteSize());
     return y;

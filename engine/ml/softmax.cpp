@@ -24,7 +24,7 @@ Tensor Softmax(const Tensor& a, int dim) {
     int64_t len = a.dim(d), inner = 1;
     for (int i = d + 1; i < rank; ++i) inner *= a.dim(i);
     int64_t outer = len * inner != 0 ? a.numel() / (len * inner) : 0;
-    Tensor y(a.shape(), DType::F32);
+    Tensor y = Tensor::uninitialized(a.shape(), DType::F32);
     const float* x = a.data<float>();
     float* out = y.mutableData<float>();
     // Rows are independent: a 1024-token prefill has heads x 1024 of them per layer.

@@ -169,7 +169,7 @@ Tensor attentionRepeatKV(const Tensor& x, int N_Rep) {
     Shape expandedShape{sequenceLength, n_KVHeads * N_Rep, headDim};
     if (!x.hasData()) return Tensor::shapeOnly(expandedShape, x.dtype());
     // An explicit copy loop, as in the walkthrough: row (i, j) goes to heads j*N_Rep .. j*N_Rep+N_Rep-1.
-    Tensor expanded(expandedShape, x.dtype());
+    Tensor expanded = Tensor::uninitialized(expandedShape, x.dtype());
     const size_t rowBytes = size_t(headDim) * dtypeSize(x.dtype());
     const auto* src = static_cast<const std::byte*>(x.rawData());
     auto* dst = expanded.mutableData<std::byte>();

@@ -38,17 +38,23 @@ namespace {
 }();
 }  // namespace
 
-Tensor::Tensor(Shape shape, DType dtype) : shape_(std::move(shape)), dtype_(dtype) {
-    for (int64_t d : shape_)
-        if (d < 0) throw std::invalid_argument("negative dimension in shape " + shapeToString(shape_));
-    size_t bytes = byteSize();
+Tensor::Tensor(Shape shape, DType dtype) : Tensor(uninitialized(std::move(shape), dtype)) {
+    std::memset(const_cast<void*>(data_), 0, byteSize());
+}
+
+Tensor Tensor::uninitialized(Shape shape, DType dtype) {
+    Tensor t;
+    t.shape_ = std::move(shape);
+    t.dtype_ = dtype;
+    for (int64_t d : t.shape_)
+        if (d < 0) throw std::invalid_argument("negative dimension in shape " + shapeToString(t.shape_));
+    size_t bytes = t.byteSize();
     // 64-byte alignment keeps SIMD loads on whole cache lines.
     void* p = ::operator new[](bytes ? bytes : 1, std::align_val_t(64));
-    std::memset(p, 0, bytes);
-    std::shared_ptr<void> buf(p, [](void* q) { ::operator delete[](q, std::align_val_t(64)); });
-    owner_ = buf;
-    data_ = p;
-    writable_ = true;
+    t.owner_ = std::shared_ptr<void>(p, [](void* q) { ::operator delete[](q, std::align_val_t(64)); });
+    t.data_ = p;
+    t.writable_ = true;
+    return t;
 }
 
 Tensor Tensor::view(Shape shape, DType dtype, std::shared_ptr<const void> owner, const void* data) {

@@ -28,6 +28,9 @@ public:
     Tensor() = default;
     // Allocates zero-filled storage.
     Tensor(Shape shape, DType dtype);
+    // Allocates storage the caller overwrites completely (an op's result): skipping the zero
+    // fill halves the memory traffic of copies such as attention's transposes at long context.
+    static Tensor uninitialized(Shape shape, DType dtype);
     // A view of bytes owned by someone else (e.g. a mapped file); `owner` keeps them alive.
     static Tensor view(Shape shape, DType dtype, std::shared_ptr<const void> owner, const void* data);
     // A 1-D Int32 tensor holding `values` (token ids).
