@@ -74,6 +74,14 @@ int runBench(const Options& o) {
         return promptLengths.size() == 1 ? std::string("prefill") : fmt::format("prefill ({} tokens)", promptLengths[i]);
     };
 
+    // One untimed pass first, as llama-bench does: the first touch of the mapped weights and of
+    // the heap would otherwise count against the first run.
+    {
+        InferenceContext ctx(model.args);
+        transformer.Forward(ctx, Tensor::fromInt32(benchPrompt(promptLengths.front())), 0);
+        transformer.Forward(ctx, Tensor::fromInt32({1}), promptLengths.front());
+    }
+
     ml::setOpProfiling(o.benchProfile);
     PhaseProfile prefillProfile, decodeProfile;
     std::vector<std::vector<double>> prefillTps(promptLengths.size());

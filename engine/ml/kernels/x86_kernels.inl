@@ -279,10 +279,19 @@ void dotQ6_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t block
             y[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
                                    _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45));
         }
-        // Vector j holds groups 2j (low 128-bit lane) and 2j + 1 (high lane) of 16 values.
-        for (int j = 0; j < 8; ++j) scale[j] = _mm256_set_m128i(_mm_set1_epi16(sc[2 * j + 1]), _mm_set1_epi16(sc[2 * j]));
-        // The "- 32" of every weight: 32 * sum_g scale[g] * sum(x in group g).
+        // The 16 scales as int16; vector j holds groups 2j (low 128-bit lane) and 2j + 1 (high
+        // lane) of 16 values, so scale[j] is scale 2j in its low lane and 2j + 1 in its high lane:
+        // one in-lane byte shuffle of the scales' half that holds them (broadcasting each scale
+        // from a register took four times the instructions).
         const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
+        const __m256i half[2] = {_mm256_permute2x128_si256(scales16, scales16, 0x00), _mm256_permute2x128_si256(scales16, scales16, 0x11)};
+        for (int j = 0; j < 8; ++j) {
+            const char lo = char(4 * (j % 4)), hi = char(4 * (j % 4) + 2);
+            const __m256i pick = _mm256_setr_epi8(lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1,
+                                                  hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1);
+            scale[j] = _mm256_shuffle_epi8(half[j / 4], pick);
+        }
+        // The "- 32" of every weight: 32 * sum_g scale[g] * sum(x in group g).
         for (int s = 0; s < NX; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
             __m256i sumi = _mm256_slli_epi32(_mm256_madd_epi16(load32(xb.bsums), scales16), 5);
