@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "formats/atomic_output.h"
 #include "formats/gguf_export.h"
 #include "formats/hf_export.h"
 #include "formats/model_loader.h"
@@ -51,6 +52,8 @@ CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
 int runConvert(const ConvertOptions& o) {
     // CLI11 refuses both; neither is checked here, with the same "error:" as any bad input.
     if (o.model.empty() && o.synthetic.empty()) throw std::invalid_argument("convert needs --model PATH or --synthetic PRESET");
+    // Writing over the model being read would replace (and, mapped, crash on) the source.
+    if (!o.model.empty()) refuseToOverwriteInput(o.model, o.out);
     // A synthetic model has a real vocabulary of the preset's size (the 256 bytes, fillers, Llama 3's
     // special tokens: synthetic.h); GGUF stores it as Llama 3's "gpt2" kind with no merges (no filler
     // is two tokens joined), which both our reader and llama.cpp load.
@@ -60,7 +63,7 @@ int runConvert(const ConvertOptions& o) {
     uintmax_t bytes = 0;
     if (std::filesystem::is_directory(o.out))
         for (const auto& entry : std::filesystem::directory_iterator(o.out)) bytes += entry.file_size();
-    else
+    else if (std::filesystem::is_regular_file(o.out))  // not /dev/null
         bytes = std::filesystem::file_size(o.out);
     fmt::print("Wrote {} ({}, {:.1f} MB) from {}\n", o.out, o.to, bytes / 1e6, model.format);
     return 0;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "formats/atomic_output.h"
 #include "formats/gguf_file.h"
 
 namespace llama {
@@ -79,8 +80,8 @@ void GgufWriter::write(const std::string& path) const {
     }
     head.pad();
 
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot create '" + path + "'");
+    AtomicOutputFile file(path);
+    std::ofstream& out = file.stream();
     out.write(head.bytes().data(), std::streamsize(head.bytes().size()));
     static const char zeros[kAlignment] = {};
     for (const auto& t : tensors_) {
@@ -91,7 +92,7 @@ void GgufWriter::write(const std::string& path) const {
         out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
         out.write(zeros, std::streamsize((kAlignment - bytes.size() % kAlignment) % kAlignment));
     }
-    if (!out.flush()) throw std::runtime_error("writing '" + path + "' failed");
+    file.commit();
 }
 
 }  // namespace llama

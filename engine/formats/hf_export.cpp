@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "formats/atomic_output.h"
 #include "formats/hf_weights.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/pretokenizer.h"
@@ -86,14 +87,23 @@ void writeSafetensors(const std::string& path, const std::vector<std::pair<std::
     header["__metadata__"] = {{"format", "pt"}};
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' ');  // so that the data section starts aligned
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw std::runtime_error("cannot write '" + path + "'");
+    AtomicOutputFile file(path);
+    std::ofstream& out = file.stream();
     const uint64_t n = text.size();
     for (int i = 0; i < 8; ++i) out.put(char((n >> (8 * i)) & 0xFF));
     out << text;
     for (const auto& [name, t] : tensors) out.write(static_cast<const char*>(t.rawData()), std::streamsize(t.byteSize()));
-    if (!out) throw std::runtime_error("error writing '" + path + "'");
+    file.commit();
 }
+
+namespace {
+// A small text file of the export, written as safely as the weights.
+void writeText(const fs::path& path, const std::string& text) {
+    AtomicOutputFile file(path.string());
+    file.stream() << text;
+    file.commit();
+}
+}  // namespace
 
 void exportHf(const Model& m, const std::string& outDir) {
     const auto* tok = dynamic_cast<const TiktokenTokenizer*>(m.tokenizer.get());
@@ -120,13 +130,13 @@ void exportHf(const Model& m, const std::string& outDir) {
     if (a.use_scaled_rope)
         config["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", a.rope_scale_factor}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
                                   {"original_max_position_embeddings", 8192}};
-    std::ofstream(dir / "config.json") << config.dump(2) << "\n";
-    std::ofstream(dir / "tokenizer.json") << tokenizerJson(*tok).dump();
+    writeText(dir / "config.json", config.dump(2) + "\n");
+    writeText(dir / "tokenizer.json", tokenizerJson(*tok).dump());
     const std::string chatTemplate =
         "{{ bos_token }}{% for message in messages %}{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + "
         "message['content'] | trim + '<|eot_id|>' }}{% endfor %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}";
-    std::ofstream(dir / "tokenizer_config.json")
-        << json{{"bos_token", "<|begin_of_text|>"}, {"eos_token", "<|end_of_text|>"}, {"chat_template", chatTemplate}}.dump(2) << "\n";
+    writeText(dir / "tokenizer_config.json",
+              json{{"bos_token", "<|begin_of_text|>"}, {"eos_token", "<|end_of_text|>"}, {"chat_template", chatTemplate}}.dump(2) + "\n");
 }
 
 }  // namespace llama
