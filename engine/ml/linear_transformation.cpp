@@ -277,9 +277,11 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     // it to whole tiles for the blocked path).
     std::vector<float> xf;
     const bool blocked = p.rows >= kPrefillMinRows && !integer;
+    // BF16 x against BF16 weights on a CPU with bf16 products: x is used as stored.
+    const bool nativeBF16 = blocked && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16;
     if (x.dtype() == DType::F32 && !blocked) {
         p.x = x.data<float>();
-    } else {
+    } else if (!nativeBF16) {
         xf.assign(size_t((p.rows + kTileX - 1) / kTileX * kTileX * k), 0.0f);
         detail::visitFloat(x.dtype(), [&](auto tag) {
             const auto* xs = x.data<decltype(tag)>();
@@ -295,7 +297,7 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
             std::vector<uint8_t> xq = quantizeX(p, wType);
             QuantizedWeights q{{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, xq.data(), k / dtypeBlockSize(wType)};
             forOutputRows(p, p.rows > 1 ? kQuantBlockRows : 1, [&](int64_t o0, int64_t o1) { quantizedRows(p, q, out, o0, o1); });
-        } else if (blocked && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16) {
+        } else if (nativeBF16) {
             forOutputRows(p, kBlockRows, [&](int64_t o0, int64_t o1) {
                 nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), out, o0, o1);
             });

@@ -53,6 +53,14 @@ inline __m256i dotU8S8Scaled(__m256i u, __m256i s, __m256i scale16) {
 
 // ---- BF16 ----------------------------------------------------------------------------------
 
+// bf16 is the top half of an f32 (the k % vector-width tails).
+inline float bf16ToF32(uint16_t v) {
+    uint32_t bits = uint32_t(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
 #ifdef __AVX512BW__
 // 32 weights (one 64-byte load) become two vectors of 16 floats with two in-lane unpacks
 // against zero. The unpacks take the low and high four weights of each 128-bit lane, so x is
@@ -64,13 +72,6 @@ void prepareBF16(const float* x, int64_t k, float* out) {
             for (int lane = 0; lane < 4; ++lane)
                 for (int j = 0; j < 4; ++j) out[b + half * 16 + lane * 4 + j] = x[b + lane * 8 + half * 4 + j];
     for (; b < k; ++b) out[b] = x[b];
-}
-
-inline float bf16ToF32(uint16_t v) {
-    uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
 }
 
 template <int NX>
@@ -138,12 +139,7 @@ void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* 
         __m256 t = acc[s][0];
         for (int a = 1; a < A; ++a) t = _mm256_add_ps(t, acc[s][a]);
         float total = hsum(t);
-        for (int64_t j = i; j < k; ++j) {
-            uint32_t bits = uint32_t(w[j]) << 16;
-            float wf;
-            std::memcpy(&wf, &bits, 4);
-            total += x[s * ldx + j] * wf;
-        }
+        for (int64_t j = i; j < k; ++j) total += x[s * ldx + j] * bf16ToF32(w[j]);
         out[s] = total;
     }
 }
