@@ -10,7 +10,7 @@
 #include "formats/model_loader.h"
 #include "generate/generator.h"
 #include "model/synthetic.h"
-#include "trace/chapter_shapes.h"
+#include "doccheck/chapter_shapes.h"
 
 using namespace llama;
 

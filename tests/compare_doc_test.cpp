@@ -12,7 +12,7 @@
 
 #include "generate/generator.h"
 #include "model/synthetic.h"
-#include "trace/doc_compare.h"
+#include "doccheck/doc_compare.h"
 
 namespace fs = std::filesystem;
 using namespace llama;

@@ -13,11 +13,11 @@
 #include <optional>
 
 #include "cli_run.h"
-#include "formats/hf_config.h"
-#include "formats/hf_export.h"
-#include "formats/hf_loader.h"
+#include "formats/hf/hf_config.h"
+#include "formats/hf/hf_export.h"
+#include "formats/hf/hf_loader.h"
 #include "formats/model_loader.h"
-#include "formats/safetensors.h"
+#include "formats/hf/safetensors.h"
 #include "generate/generator.h"
 
 using namespace llama;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "formats/mapped_file.h"
-#include "formats/pickle.h"
-#include "formats/zip_index.h"
+#include "formats/meta/pickle.h"
+#include "formats/meta/zip_index.h"
 #include "formats_fixtures.h"
 
 using namespace llama;

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "formats/torch_checkpoint.h"
+#include "formats/meta/torch_checkpoint.h"
 #include "formats_fixtures.h"
 
 using namespace llama;

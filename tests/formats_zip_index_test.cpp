@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "formats/mapped_file.h"
-#include "formats/zip_index.h"
+#include "formats/meta/zip_index.h"
 #include "formats_fixtures.h"
 
 using namespace llama;

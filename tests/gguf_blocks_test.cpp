@@ -10,7 +10,7 @@
 #include "ml_test_util.h"
 #include "tensor/float16.h"
 #include "tensor/quant_blocks.h"
-#include "tensor/quantize.h"
+#include "formats/gguf/quantize.h"
 
 using namespace llama;
 

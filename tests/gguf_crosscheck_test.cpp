@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "formats/gguf_export.h"
-#include "formats/gguf_file.h"
+#include "formats/gguf/gguf_export.h"
+#include "formats/gguf/gguf_file.h"
 #include "formats/model_loader.h"
 
 using namespace llama;

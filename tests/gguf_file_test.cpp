@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "formats/gguf_file.h"
-#include "formats/gguf_writer.h"
+#include "formats/gguf/gguf_file.h"
+#include "formats/gguf/gguf_writer.h"
 #include "formats_fixtures.h"
 
 using namespace llama;

@@ -10,7 +10,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
-#include "formats/gguf_export.h"
+#include "formats/gguf/gguf_export.h"
 #include "formats/model_loader.h"
 #include "generate/generator.h"
 #include "ml/ops.h"

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "formats/gguf_file.h"
-#include "formats/gguf_tokenizer.h"
-#include "formats/gguf_writer.h"
+#include "formats/gguf/gguf_file.h"
+#include "formats/gguf/gguf_tokenizer.h"
+#include "formats/gguf/gguf_writer.h"
 
 using namespace llama;
 

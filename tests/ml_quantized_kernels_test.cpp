@@ -14,7 +14,7 @@
 #include "ml/ops.h"
 #include "ml_test_util.h"
 #include "tensor/quant_blocks.h"
-#include "tensor/quantize.h"
+#include "formats/gguf/quantize.h"
 
 using namespace llama;
 using namespace llama::test;

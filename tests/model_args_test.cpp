@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "formats/meta/params_json.h"
 #include "model/model_args.h"
 #include "model/synthetic.h"
 

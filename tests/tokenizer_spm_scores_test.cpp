@@ -6,9 +6,9 @@
 
 #include <filesystem>
 
-#include "formats/gguf_file.h"
-#include "formats/gguf_tokenizer.h"
-#include "formats/gguf_writer.h"
+#include "formats/gguf/gguf_file.h"
+#include "formats/gguf/gguf_tokenizer.h"
+#include "formats/gguf/gguf_writer.h"
 #include "tokenizer/spm_scores_tokenizer.h"
 
 using namespace llama;

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/synthetic.h"
-#include "trace/chapter_shapes.h"
+#include "doccheck/chapter_shapes.h"
 
 using namespace llama;
 using Catch::Matchers::Contains;

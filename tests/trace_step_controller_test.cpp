@@ -10,7 +10,7 @@
 
 #include "generate/generator.h"
 #include "model/synthetic.h"
-#include "trace/step_controller.h"
+#include "stages/step_controller.h"
 
 using namespace llama;
 

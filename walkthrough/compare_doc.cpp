@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "trace/doc_compare.h"
+#include "doccheck/doc_compare.h"
 
 namespace llama::cli {
 

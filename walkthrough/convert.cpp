@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "formats/atomic_output.h"
-#include "formats/gguf_export.h"
-#include "formats/hf_export.h"
+#include "formats/gguf/gguf_export.h"
+#include "formats/hf/hf_export.h"
 #include "formats/model_loader.h"
 #include "model/synthetic.h"
 

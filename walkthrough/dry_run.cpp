@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "formats/meta/params_json.h"
 #include "formats/model_loader.h"
 #include "model/synthetic.h"
 

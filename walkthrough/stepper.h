@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/step_controller.h"
+#include "stages/step_controller.h"
 
 namespace llama::cli {
 

@@ -6,8 +6,9 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "formats/gguf_model.h"
-#include "formats/hf_loader.h"
+#include "formats/gguf/gguf_model.h"
+#include "formats/meta/params_json.h"
+#include "formats/hf/hf_loader.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 #include "tokenizer/tiktoken_tokenizer.h"
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "formats/torch_checkpoint.h"
+#include "formats/meta/torch_checkpoint.h"
 #include "model/model.h"
 
 namespace llama {

@@ -7,7 +7,7 @@
 
 #include "model/model_args.h"
 #include "tensor/tensor.h"
-#include "trace/stage_event.h"
+#include "stages/stage_event.h"
 
 namespace llama {
 

@@ -27,11 +27,9 @@ struct ModelArgs {
     int ffnHiddenDim() const;
 
     // Throws std::invalid_argument naming the field when the args cannot describe a Llama model.
-    void validate(const std::string& source) const;
+    // Llama 2's params.json leaves the vocabulary to the tokenizer (vocab_size -1).
+    enum class VocabSize { Stated, MayComeFromTokenizer };
+    void validate(const std::string& source, VocabSize vocab = VocabSize::Stated) const;
 };
-
-// Reads params.json; errors name the file and the field. vocab_size may be -1 (Llama 2:
-// the tokenizer's size, which the caller must fill in).
-ModelArgs loadParamsJson(const std::string& path);
 
 }  // namespace llama

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "trace/stage_event.h"
+#include "stages/stage_event.h"
 
 namespace llama {
 

@@ -20,7 +20,7 @@
 
 #include "model/model_args.h"
 #include "tensor/tensor.h"
-#include "trace/stage_catalog.h"
+#include "stages/stage_catalog.h"
 #include "trace/tensor_stats.h"
 #include "trace/trace_recorder.h"
 

@@ -14,7 +14,7 @@
 #include "generate/generator.h"
 #include "generate/sampler.h"
 #include "model/model.h"
-#include "trace/stage_event.h"
+#include "stages/stage_event.h"
 
 namespace llama {
 

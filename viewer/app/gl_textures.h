@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "colour_map.h"
+#include "state/colour_map.h"
 
 namespace llama::viewer {
 

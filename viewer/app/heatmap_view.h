@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "colour_map.h"
+#include "state/colour_map.h"
 #include "gl_textures.h"
-#include "tensor_slice.h"
+#include "state/tensor_slice.h"
 
 namespace llama::viewer {
 

@@ -13,7 +13,7 @@
 
 #include "fonts.h"
 #include "ml/thread_pool.h"
-#include "script.h"
+#include "state/script.h"
 #include "viewer_app.h"
 
 using namespace llama;

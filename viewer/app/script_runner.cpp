@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "tensor_export.h"
+#include "state/tensor_export.h"
 #include "viewer_app.h"
 
 namespace llama::viewer {

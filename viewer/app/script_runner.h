@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "script.h"
-#include "trace/step_controller.h"
+#include "state/script.h"
+#include "stages/step_controller.h"
 
 namespace llama::viewer {
 

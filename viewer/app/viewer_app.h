@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "engine_session.h"
+#include "state/engine_session.h"
 #include "gl_textures.h"
 #include "script_runner.h"
-#include "view_state.h"
+#include "state/view_state.h"
 
 namespace llama::viewer {
 

@@ -8,15 +8,15 @@
 #include <fstream>
 #include <limits>
 
-#include "attention_explain.h"
-#include "chapter_text.h"
-#include "colour_map.h"
-#include "dim_names.h"
-#include "script.h"
-#include "tensor_export.h"
-#include "tensor_slice.h"
-#include "timeline.h"
-#include "view_state.h"
+#include "state/attention_explain.h"
+#include "state/chapter_text.h"
+#include "state/colour_map.h"
+#include "state/dim_names.h"
+#include "state/script.h"
+#include "state/tensor_export.h"
+#include "state/tensor_slice.h"
+#include "state/timeline.h"
+#include "state/view_state.h"
 
 using namespace llama;
 using namespace llama::viewer;

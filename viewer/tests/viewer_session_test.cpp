@@ -5,8 +5,8 @@
 #include <chrono>
 #include <filesystem>
 
-#include "attention_explain.h"
-#include "engine_session.h"
+#include "state/attention_explain.h"
+#include "state/engine_session.h"
 #include "model/synthetic.h"
 #include "trace/trace_recorder.h"
 

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attention_explain.h"
+#include "state/attention_explain.h"
 #include "heatmap_view.h"
 #include "panels.h"
 

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "chapter_text.h"
+#include "state/chapter_text.h"
 #include "panels.h"
 
 namespace llama::viewer {

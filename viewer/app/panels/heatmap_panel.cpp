@@ -6,7 +6,7 @@
 
 #include "heatmap_view.h"
 #include "panels.h"
-#include "tensor_export.h"
+#include "state/tensor_export.h"
 
 namespace llama::viewer {
 

@@ -3,11 +3,11 @@
 #include <functional>
 #include <string>
 
-#include "capture_observer.h"
-#include "dim_names.h"
-#include "engine_session.h"
+#include "state/capture_observer.h"
+#include "state/dim_names.h"
+#include "state/engine_session.h"
 #include "gl_textures.h"
-#include "view_state.h"
+#include "state/view_state.h"
 
 namespace llama::viewer {
 

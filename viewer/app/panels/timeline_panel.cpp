@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "panels.h"
-#include "timeline.h"
+#include "state/timeline.h"
 
 namespace llama::viewer {
 

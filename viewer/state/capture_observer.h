@@ -1,0 +1,43 @@
+#pragma once
+// The observer the viewer puts in front of the StepController: it clones every stage's tensors
+// into a RunHistory on the engine thread, and the UI thread takes cheap snapshots of it (the
+// records are shared pointers, so a snapshot copies pointers, not tensors).
+#include <atomic>
+#include <mutex>
+
+#include "state/run_history.h"
+
+namespace llama::viewer {
+
+struct HistorySnapshot {
+    std::vector<std::shared_ptr<const StageRecord>> records;
+    std::vector<StepInfo> steps;
+    std::vector<int32_t> positionTokens, promptTokens;
+    std::string text;
+    uint64_t version = 0;
+};
+
+class CaptureObserver : public StageObserver {
+public:
+    // `topK` tokens are summarised at each sample stage with these settings' temperature.
+    CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy = {});
+
+    void onStage(const StageEvent& event) override;
+    // A stage read back from a trace: its top tokens were recorded, its values are F32 whatever
+    // the engine computed them in (`dtypes` restores what the panels show).
+    void onReplayedStage(const StageEvent& event, std::vector<TokenProbability> top, const std::vector<DType>& dtypes);
+    void appendText(const std::string& piece);
+
+    uint64_t version() const { return version_; }
+    // Refreshes `out` if the history changed since out.version.
+    void snapshot(HistorySnapshot& out) const;
+
+private:
+    Sampler sampler_;  // only for topTokens; the generation samples with its own
+    int topK_;
+    mutable std::mutex mutex_;
+    RunHistory history_;
+    std::atomic<uint64_t> version_{1};
+};
+
+}  // namespace llama::viewer

@@ -1,0 +1,243 @@
+#include "state/engine_session.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include "formats/model_loader.h"
+#include "model/synthetic.h"
+#include "state/trace_replay.h"
+
+namespace llama::viewer {
+
+struct EngineSession::Run {
+    // A replay computes nothing, so its context gets shape-only caches (no memory for them).
+    Run(const ModelArgs& args, const RunSettings& s, StepController::Mode mode, bool replay)
+        : controller(mode), capture(std::make_shared<CaptureObserver>(s.sampling, s.topK)), ctx(args, replay) {}
+    StepController controller;
+    std::shared_ptr<CaptureObserver> capture;
+    InferenceContext ctx;
+};
+
+namespace {
+// The engine's threads yield to the UI thread: the window stays responsive while a layer
+// computes, and the engine loses nothing when the UI is idle. On Linux the nice value is per
+// thread and the compute pool's threads, created from this thread on first use, inherit it.
+void yieldToTheUi() { setpriority(PRIO_PROCESS, 0, 10); }
+}  // namespace
+
+std::string ModelSource::describe() const {
+    if (kind == Kind::Trace) return fmt::format("trace {} (replay)", pathOrPreset);
+    return kind == Kind::Synthetic ? fmt::format("synthetic preset '{}' (random weights)", pathOrPreset) : pathOrPreset;
+}
+
+const char* stateName(SessionState s) {
+    switch (s) {
+        case SessionState::Empty: return "no model";
+        case SessionState::Loading: return "loading";
+        case SessionState::Ready: return "ready";
+        case SessionState::Running: return "running";
+        case SessionState::Paused: return "paused";
+        case SessionState::Finished: return "finished";
+        case SessionState::Failed: return "failed";
+    }
+    return "?";
+}
+
+EngineSession::~EngineSession() { stop(); }
+
+void EngineSession::join() {
+    if (worker_.joinable()) worker_.join();
+}
+
+void EngineSession::load(const ModelSource& source) {
+    stop();
+    {
+        std::lock_guard lock(mutex_);
+        state_ = SessionState::Loading;
+        message_ = "loading " + source.describe();
+        model_.reset();
+        transformer_.reset();
+        trace_.reset();
+        run_.reset();
+    }
+    worker_ = std::thread([this, source] {
+        yieldToTheUi();
+        try {
+            if (source.kind == ModelSource::Kind::Trace) {
+                auto trace = std::make_shared<const TraceRun>(readTrace(source.pathOrPreset));
+                auto model = std::make_shared<Model>(traceModel(*trace, source.pathOrPreset));
+                std::lock_guard lock(mutex_);
+                trace_ = std::move(trace);
+                model_ = std::move(model);
+                state_ = SessionState::Ready;
+                message_ = fmt::format("loaded {}: {} stages", source.describe(), trace_->stages.size());
+                return;
+            }
+            auto model = std::make_shared<Model>(source.kind == ModelSource::Kind::Synthetic
+                                                     ? makeSyntheticModel(source.pathOrPreset, source.seed, false)
+                                                     : loadModel(source.pathOrPreset));
+            auto transformer = std::make_unique<LlamaTransformer>(*model);
+            std::lock_guard lock(mutex_);
+            model_ = std::move(model);
+            transformer_ = std::move(transformer);
+            state_ = SessionState::Ready;
+            message_ = "loaded " + source.describe();
+        } catch (const std::exception& e) {
+            std::lock_guard lock(mutex_);
+            state_ = SessionState::Failed;
+            message_ = e.what();
+        }
+    });
+}
+
+void EngineSession::start(const RunSettings& settings, StepController::Mode initial, bool honourBreakpoints) {
+    stop();
+    std::lock_guard lock(mutex_);
+    if (!model_) {
+        state_ = SessionState::Failed;
+        message_ = "no model is loaded";
+        return;
+    }
+    settings_ = settings;
+    if (trace_) {
+        // The replay shows what was recorded: its prompt and sampling, not the prompt box's.
+        settings_.prompt = trace_->run.prompt;
+        settings_.sampling = trace_->run.sampling;
+        settings_.maxTokens = trace_->run.maxTokens;
+        settings_.mode = PromptMode::Completion;
+    }
+    auto run = std::make_shared<Run>(model_->args, settings_, initial, trace_ != nullptr);
+    run_ = run;
+    applyBreakpoints(honourBreakpoints);
+    run->controller.setPauseListener([this](const StageEvent& e) {
+        std::lock_guard l(mutex_);
+        held_ = HeldAt{e.stage, e.layer, e.step};
+    });
+    // Capture first, then the controller: when the engine is held, the stage is already recorded.
+    run->ctx.addObserver(run->capture.get());
+    run->ctx.addObserver(&run->controller);
+    state_ = SessionState::Running;
+    message_.clear();
+    held_.reset();
+    worker_ = std::thread([this, run, model = model_, transformer = transformer_.get(), trace = trace_, settings = settings_] {
+        yieldToTheUi();
+        std::string outcome;
+        bool failed = false;
+        try {
+            if (trace) {
+                outcome = "replayed the trace; the recorded run stopped by: " + replayTrace(*trace, *run->capture, run->controller);
+            } else {
+                Sampler sampler(settings.sampling);
+                Generator generator(*transformer, *model->tokenizer);
+                GenerationResult r = generator.generate(run->ctx, formatPrompt(settings.mode, settings.system, settings.prompt),
+                                                        settings.maxTokens, sampler,
+                                                        [&](const std::string& piece) { run->capture->appendText(piece); });
+                outcome = fmt::format("{} prompt tokens, {} generated, stopped by: {}", r.promptTokens.size(), r.generatedTokens.size(),
+                                      r.stopReason);
+            }
+        } catch (const GenerationStopped&) {
+            outcome = "stopped";
+        } catch (const std::exception& e) {
+            outcome = e.what();
+            failed = true;
+        }
+        std::lock_guard l(mutex_);
+        state_ = failed ? SessionState::Failed : SessionState::Finished;
+        message_ = outcome;
+        held_.reset();
+    });
+}
+
+void EngineSession::restart() { start(settings_, StepController::Mode::Stage, true); }
+
+void EngineSession::command(void (StepController::*fn)()) {
+    std::shared_ptr<Run> run;
+    {
+        std::lock_guard lock(mutex_);
+        run = run_;
+        held_.reset();
+    }
+    if (run) (run->controller.*fn)();
+}
+
+void EngineSession::step() { command(&StepController::step); }
+void EngineSession::nextLayer() { command(&StepController::nextLayer); }
+void EngineSession::nextToken() { command(&StepController::nextToken); }
+void EngineSession::pause() {
+    std::lock_guard lock(mutex_);
+    if (run_) run_->controller.pause();
+}
+
+void EngineSession::continueRun() {
+    {
+        std::lock_guard lock(mutex_);
+        applyBreakpoints(true);
+    }
+    command(&StepController::continueRun);
+}
+
+void EngineSession::runFree() {
+    {
+        std::lock_guard lock(mutex_);
+        applyBreakpoints(false);
+    }
+    command(&StepController::continueRun);
+}
+
+void EngineSession::stop() {
+    std::shared_ptr<Run> run;
+    {
+        std::lock_guard lock(mutex_);
+        run = run_;
+    }
+    if (run) {
+        run->controller.stop();  // releases a held engine
+        run->ctx.requestStop();  // and ends one that is computing at its next stage boundary
+    }
+    join();
+}
+
+void EngineSession::applyBreakpoints(bool honour) {
+    if (!run_) return;
+    run_->controller.clearBreakpoints();
+    if (honour)
+        for (const auto& b : breakpoints_) run_->controller.addBreakpoint(b);
+}
+
+void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {
+    std::lock_guard lock(mutex_);
+    breakpoints_ = std::move(breakpoints);
+    applyBreakpoints(true);
+}
+
+SessionStatus EngineSession::status() const {
+    std::lock_guard lock(mutex_);
+    SessionStatus s{state_, message_, held_};
+    if (state_ == SessionState::Running && run_ && run_->controller.isPaused()) s.state = SessionState::Paused;
+    if (s.state != SessionState::Paused) s.held.reset();
+    return s;
+}
+
+std::shared_ptr<const Model> EngineSession::model() const {
+    std::lock_guard lock(mutex_);
+    return model_;
+}
+
+std::shared_ptr<const CaptureObserver> EngineSession::capture() const {
+    std::lock_guard lock(mutex_);
+    return run_ ? run_->capture : nullptr;
+}
+
+bool EngineSession::waitUntilSettled(std::chrono::milliseconds timeout) const {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        SessionStatus s = status();
+        bool settled = s.state == SessionState::Ready || s.state == SessionState::Finished || s.state == SessionState::Failed ||
+                       (s.state == SessionState::Paused && s.held);
+        if (settled) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
+}  // namespace llama::viewer

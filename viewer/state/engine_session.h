@@ -1,0 +1,106 @@
+#pragma once
+// The engine on a worker thread, driven by the viewer: load a model, start a generation held by
+// a StepController, send it step/layer/token/continue/pause/stop commands from the UI thread,
+// and read what it captured through a CaptureObserver. Stop always ends the run: a held engine
+// is released with GenerationStopped and the worker is joined, so closing the window never hangs.
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "state/capture_observer.h"
+#include "generate/chat_template.h"
+#include "generate/generator.h"
+#include "model/model.h"
+#include "stages/step_controller.h"
+#include "trace/trace_reader.h"
+
+namespace llama::viewer {
+
+struct ModelSource {
+    enum class Kind { Meta, Synthetic, Trace } kind = Kind::Meta;
+    std::string pathOrPreset;
+    uint64_t seed = 0x5eed;  // synthetic weights
+    std::string describe() const;
+};
+
+struct RunSettings {
+    PromptMode mode = PromptMode::Completion;
+    std::string system = "You are a helpful assistant.";
+    std::string prompt = "And the LORD spake unto Moses, saying,";
+    SamplingSettings sampling;
+    int maxTokens = 8;
+    int topK = 10;  // tokens shown in the top-logits chart
+};
+
+enum class SessionState { Empty, Loading, Ready, Running, Paused, Finished, Failed };
+const char* stateName(SessionState s);
+
+struct HeldAt {
+    StageId stage;
+    int layer, step;
+};
+
+struct SessionStatus {
+    SessionState state = SessionState::Empty;
+    std::string message;  // the error, or how the run ended
+    std::optional<HeldAt> held;
+};
+
+class EngineSession {
+public:
+    EngineSession() = default;
+    ~EngineSession();
+    EngineSession(const EngineSession&) = delete;
+    EngineSession& operator=(const EngineSession&) = delete;
+
+    // Ends any run and loads the model on the worker thread (state Loading, then Ready or Failed).
+    void load(const ModelSource& source);
+    // Ends any run and starts a generation (or a trace's replay, whose prompt and settings are the
+    // recorded ones): Mode::Stage holds at the first stage, Continue runs.
+    // Breakpoints hold the engine unless `honourBreakpoints` is false ("Run" ignores them).
+    void start(const RunSettings& settings, StepController::Mode initial, bool honourBreakpoints);
+    void restart();  // the last settings again, held at the first stage
+
+    void step();
+    void nextLayer();
+    void nextToken();
+    void continueRun();  // to the next breakpoint
+    void runFree();      // to the end, ignoring breakpoints (Pause still holds it)
+    void pause();
+    void stop();         // ends the run and joins the worker
+
+    void setBreakpoints(std::vector<Breakpoint> breakpoints);
+    const std::vector<Breakpoint>& breakpoints() const { return breakpoints_; }
+
+    SessionStatus status() const;
+    std::shared_ptr<const Model> model() const;
+    // The current run's capture (nullptr before the first run).
+    std::shared_ptr<const CaptureObserver> capture() const;
+    const RunSettings& settings() const { return settings_; }
+
+    // Polls until the engine is held, finished or failed (tests and scripts without a window).
+    bool waitUntilSettled(std::chrono::milliseconds timeout) const;
+
+private:
+    struct Run;
+    void join();
+    void command(void (StepController::*fn)());
+    void applyBreakpoints(bool honour);
+
+    mutable std::mutex mutex_;
+    std::thread worker_;
+    SessionState state_ = SessionState::Empty;
+    std::string message_;
+    std::optional<HeldAt> held_;
+    std::shared_ptr<const Model> model_;
+    std::unique_ptr<LlamaTransformer> transformer_;
+    std::shared_ptr<const TraceRun> trace_;  // replaying instead of computing
+    std::shared_ptr<Run> run_;
+    RunSettings settings_;
+    std::vector<Breakpoint> breakpoints_;
+};
+
+}  // namespace llama::viewer

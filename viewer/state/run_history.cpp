@@ -1,0 +1,113 @@
+#include "state/run_history.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace llama::viewer {
+
+namespace {
+size_t dataBytes(const CapturedTensor& t) { return t.data ? t.data->byteSize() : 0; }
+}  // namespace
+
+const CapturedTensor* StageRecord::find(std::string_view name) const {
+    for (const auto& t : tensors)
+        if (t.name == name) return &t;
+    return nullptr;
+}
+
+int32_t parseSampledToken(const std::string& message) {
+    int id = -1;
+    if (std::sscanf(message.c_str(), "Sampled next token %d", &id) == 1) return id;
+    return -1;
+}
+
+void RunHistory::add(const StageEvent& event, std::vector<TokenProbability> top, const std::vector<DType>* dtypes) {
+    if (!steps_.empty() && event.step > steps_.back().step) dropOldTensors(event.step);
+
+    auto record = std::make_shared<StageRecord>();
+    record->index = int(records_.size());
+    record->stage = event.stage;
+    record->layer = event.layer;
+    record->step = event.step;
+    record->startPos = event.startPos;
+    record->message = event.message;
+    for (const auto& st : event.tensors) {
+        CapturedTensor c{st.name, st.tensor->shape(), st.tensor->dtype(), computeStats(*st.tensor), std::nullopt};
+        if (st.tensor->hasData()) c.data = st.tensor->clone();
+        if (dtypes && record->tensors.size() < dtypes->size()) c.dtype = (*dtypes)[record->tensors.size()];
+        tensorBytes_ += dataBytes(c);
+        record->tensors.push_back(std::move(c));
+    }
+
+    // The token ids: the prompt at stage 2, then each step's input tokens at their positions.
+    if (event.stage == StageId::TokensTensor && !record->tensors.empty() && record->tensors[0].data) {
+        const Tensor& t = *record->tensors[0].data;
+        promptTokens_.assign(t.data<int32_t>(), t.data<int32_t>() + t.numel());
+    }
+    if (event.stage == StageId::SequenceLoop && !record->tensors.empty()) {
+        const CapturedTensor& in = record->tensors[0];
+        StepInfo s;
+        s.step = event.step;
+        s.startPos = event.startPos;
+        s.seqLen = int(in.shape.at(0));
+        steps_.push_back(s);
+        if (in.data) {
+            positionTokens_.resize(size_t(event.startPos));
+            for (int64_t i = 0; i < in.data->numel(); ++i) positionTokens_.push_back(in.data->data<int32_t>()[i]);
+        }
+    }
+    if (!steps_.empty() && steps_.back().step == event.step) {
+        record->seqLen = steps_.back().seqLen;
+        if (event.stage == StageId::Sample) {
+            StepInfo& s = steps_.back();
+            s.top = std::move(top);
+            s.sampled = parseSampledToken(event.message);
+            for (const auto& t : s.top)
+                if (t.id == s.sampled) s.sampledProbability = t.probability;
+        }
+    }
+    records_.push_back(std::move(record));
+    enforceBudget();
+}
+
+void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
+
+void RunHistory::dropOldTensors(int currentStep) {
+    for (size_t i = firstUntrimmed_; i < records_.size(); ++i) {
+        if (records_[i]->step >= currentStep) break;
+        bool big = false;
+        for (const auto& t : records_[i]->tensors) big |= dataBytes(t) >= policy_.keepOldTensorsBelow;
+        if (big) {
+            // Records are shared with the UI's snapshot, so trim a copy and swap it in.
+            auto trimmed = std::make_shared<StageRecord>(*records_[i]);
+            for (auto& t : trimmed->tensors)
+                if (dataBytes(t) >= policy_.keepOldTensorsBelow) {
+                    tensorBytes_ -= dataBytes(t);
+                    t.data.reset();
+                }
+            replaceRecord(i, std::move(trimmed));
+        }
+        firstUntrimmed_ = i + 1;
+    }
+}
+
+void RunHistory::enforceBudget() {
+    for (size_t i = 0; i < records_.size() && tensorBytes_ > policy_.budget; ++i) {
+        if (std::none_of(records_[i]->tensors.begin(), records_[i]->tensors.end(), [](const auto& t) { return t.data.has_value(); }))
+            continue;
+        auto trimmed = std::make_shared<StageRecord>(*records_[i]);
+        for (auto& t : trimmed->tensors) {
+            tensorBytes_ -= dataBytes(t);
+            t.data.reset();
+        }
+        replaceRecord(i, std::move(trimmed));
+    }
+}
+
+const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {
+    for (auto it = records.rbegin(); it != records.rend(); ++it)
+        if ((*it)->step == step && (*it)->layer == layer && (*it)->stage == stage) return it->get();
+    return nullptr;
+}
+
+}  // namespace llama::viewer

@@ -1,0 +1,91 @@
+#pragma once
+// What the viewer remembers of a run: one record per stage event (with clones of its tensors),
+// one entry per token step (top logits, the sampled token) and the token at every position.
+// Memory: full tensors are kept for the current token step; when a new step starts, older
+// records keep only small tensors (masks, token ids, decode rows) and summaries of the rest,
+// and a byte budget drops the oldest tensors of a very large step (an 8B prefill).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generate/sampler.h"
+#include "stages/stage_event.h"
+#include "trace/tensor_stats.h"
+
+namespace llama::viewer {
+
+struct CapturedTensor {
+    std::string name;
+    Shape shape;
+    DType dtype = DType::F32;
+    TensorStats stats;
+    std::optional<Tensor> data;  // empty once dropped (or for a shape-only dry run)
+};
+
+struct StageRecord {
+    int index = 0;  // position in the history
+    StageId stage{};
+    int layer = -1;
+    int step = 0;
+    int startPos = 0;
+    int seqLen = 0;  // tokens going through this step's forward pass
+    std::string message;
+    std::vector<CapturedTensor> tensors;
+
+    const CapturedTensor* find(std::string_view name) const;
+    const StageInfo& info() const { return stageInfo(stage); }
+};
+
+struct StepInfo {
+    int step = 0;
+    int startPos = 0;
+    int seqLen = 0;
+    std::vector<TokenProbability> top;  // the most likely next tokens at the sampling temperature
+    int32_t sampled = -1;               // -1 until the sample stage
+    float sampledProbability = 0;       // 0 when the sampled token is outside `top`
+};
+
+struct MemoryPolicy {
+    size_t keepOldTensorsBelow = 64 * 1024;       // bytes: older steps keep tensors this small
+    size_t budget = size_t(768) * 1024 * 1024;    // bytes of tensor data in all
+};
+
+class RunHistory {
+public:
+    explicit RunHistory(MemoryPolicy policy = {}) : policy_(policy) {}
+
+    // Clones the event's tensors. `top` is given at the sample stage only; `dtypes`, when given,
+    // replaces the tensors' dtypes (a replayed trace holds F32 values of BF16 tensors).
+    void add(const StageEvent& event, std::vector<TokenProbability> top = {}, const std::vector<DType>* dtypes = nullptr);
+    void appendText(const std::string& piece) { text_ += piece; }
+
+    const std::vector<std::shared_ptr<const StageRecord>>& records() const { return records_; }
+    const std::vector<StepInfo>& steps() const { return steps_; }
+    const std::vector<int32_t>& positionTokens() const { return positionTokens_; }
+    const std::vector<int32_t>& promptTokens() const { return promptTokens_; }
+    const std::string& text() const { return text_; }
+    size_t tensorBytes() const { return tensorBytes_; }
+
+private:
+    void dropOldTensors(int currentStep);
+    void enforceBudget();
+    void replaceRecord(size_t i, std::shared_ptr<StageRecord> r);
+
+    MemoryPolicy policy_;
+    std::vector<std::shared_ptr<const StageRecord>> records_;
+    std::vector<StepInfo> steps_;
+    std::vector<int32_t> positionTokens_, promptTokens_;
+    std::string text_;
+    size_t tensorBytes_ = 0;
+    size_t firstUntrimmed_ = 0;  // records before this index are already trimmed
+};
+
+// The record of `stage` in `layer` at `step`, or nullptr (the latest if several).
+const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage);
+
+// The sampled token id in the sample stage's message ("Sampled next token 123 ..."), or -1.
+int32_t parseSampledToken(const std::string& message);
+
+}  // namespace llama::viewer

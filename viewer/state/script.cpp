@@ -1,0 +1,113 @@
+#include "state/script.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace llama::viewer {
+
+const std::vector<ScriptCommandInfo>& scriptCommands() {
+    static const std::vector<ScriptCommandInfo> commands = {
+        {"load", 0, 2, "[model PATH | synthetic PRESET | trace FILE]: load (default: the one on the command line) and wait"},
+        {"mode", 1, 1, "chat | completion"},
+        {"system", 1, 1, "\"system prompt\" (chat mode)"},
+        {"prompt", 1, 1, "\"prompt text\""},
+        {"max-tokens", 1, 1, "N"},
+        {"temperature", 1, 1, "T (0 = greedy)"},
+        {"top-k", 1, 1, "K"},
+        {"top-p", 1, 1, "P"},
+        {"seed", 1, 1, "S"},
+        {"start", 0, 0, "start a run held at the first stage"},
+        {"step", 0, 0, "next stage"},
+        {"step-layer", 0, 0, "next layer"},
+        {"step-token", 0, 0, "next token step"},
+        {"continue", 0, 0, "run to the next breakpoint"},
+        {"run", 0, 0, "run to the end (ignoring breakpoints) and wait for it"},
+        {"run-background", 0, 0, "run to the end but go on with the script at once (e.g. measure-fps while it computes)"},
+        {"step-to", 1, 3, "STAGE [LAYER [STEP]]: run until the engine is held there"},
+        {"breakpoint", 1, 2, "STAGE [LAYER]"},
+        {"stop", 0, 0, "end the run"},
+        {"restart", 0, 0, "start again with the current settings, held at the first stage"},
+        {"panel", 1, 1, "shapes | heatmap | mask | attention | logits | kv-cache | tokens | chapter"},
+        {"layer", 1, 1, "L: the layer the attention panel shows"},
+        {"head", 1, 1, "H: enlarge head H in the attention panel (-1: the grid of all heads)"},
+        {"cell", 2, 2, "ROW COL: explain this attention cell"},
+        {"scores", 1, 1, "softmax | masked: post-softmax probabilities or pre-softmax scores"},
+        {"select", 1, 1, "RECORD: show the stage captured at this timeline index"},
+        {"tensor", 1, 1, "NAME: the tensor the heatmap and shapes panels show"},
+        {"scale", 1, 1, "UI scale, 1.0 - 2.5"},
+        {"frames", 1, 1, "N: render N frames"},
+        {"measure-fps", 1, 1, "SECONDS: render for this long and print the frame rate"},
+        {"screenshot", 1, 1, "PATH.png: the whole window"},
+        {"export-png", 1, 1, "PATH.png: the current panel"},
+        {"export-csv", 1, 1, "PATH.csv: the heatmap's 2-D slice"},
+        {"export-npy", 1, 1, "PATH.npy: the heatmap's whole tensor"},
+        {"print", 1, 1, "\"text\" to stdout"},
+        {"quit", 0, 0, "close the window"},
+    };
+    return commands;
+}
+
+namespace {
+std::vector<std::string> splitWords(const std::string& line, const std::string& where) {
+    std::vector<std::string> words;
+    size_t i = 0;
+    while (i < line.size()) {
+        char c = line[i];
+        if (c == ' ' || c == '\t' || c == '\r') { ++i; continue; }
+        if (c == '#') break;
+        std::string w;
+        if (c == '"') {
+            ++i;
+            while (i < line.size() && line[i] != '"') {
+                if (line[i] == '\\' && i + 1 < line.size()) {
+                    ++i;
+                    w += line[i] == 'n' ? '\n' : line[i];
+                } else {
+                    w += line[i];
+                }
+                ++i;
+            }
+            if (i >= line.size()) throw std::invalid_argument(where + ": unterminated \"quoted text\"");
+            ++i;
+        } else {
+            while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') w += line[i++];
+        }
+        words.push_back(w);
+    }
+    return words;
+}
+}  // namespace
+
+std::vector<ScriptCommand> parseScript(const std::string& text, const std::string& sourceName) {
+    std::vector<ScriptCommand> out;
+    std::istringstream in(text);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n) {
+        std::string where = fmt::format("{}:{}", sourceName, n);
+        auto words = splitWords(line, where);
+        if (words.empty()) continue;
+        ScriptCommand cmd{n, words[0], {words.begin() + 1, words.end()}};
+        const ScriptCommandInfo* info = nullptr;
+        for (const auto& c : scriptCommands())
+            if (cmd.name == c.name) info = &c;
+        if (!info) throw std::invalid_argument(fmt::format("{}: unknown command '{}'", where, cmd.name));
+        int n_args = int(cmd.args.size());
+        if (n_args < info->minArgs || n_args > info->maxArgs)
+            throw std::invalid_argument(fmt::format("{}: '{}' takes {}", where, cmd.name, info->help));
+        out.push_back(std::move(cmd));
+    }
+    return out;
+}
+
+std::vector<ScriptCommand> loadScript(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::invalid_argument("cannot read script " + path);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    return parseScript(buffer.str(), path);
+}
+
+}  // namespace llama::viewer

@@ -1,0 +1,20 @@
+#include "state/timeline.h"
+
+namespace llama::viewer {
+
+std::vector<TimelineStep> buildTimeline(const std::vector<std::shared_ptr<const StageRecord>>& records) {
+    std::vector<TimelineStep> steps;
+    for (const auto& r : records) {
+        if (steps.empty() || steps.back().step != r->step) steps.push_back({r->step, {}, {}, {}});
+        TimelineStep& s = steps.back();
+        if (r->layer >= 0) {
+            if (int(s.layers.size()) <= r->layer) s.layers.resize(size_t(r->layer) + 1);
+            s.layers[size_t(r->layer)].push_back(r->index);
+        } else {
+            (s.layers.empty() ? s.before : s.after).push_back(r->index);
+        }
+    }
+    return steps;
+}
+
+}  // namespace llama::viewer

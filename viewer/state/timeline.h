@@ -1,0 +1,20 @@
+#pragma once
+// The stage timeline as the walkthrough walks it: token steps, each with the stages before the
+// blocks, one group per transformer layer, and the stages after the blocks.
+#include <memory>
+#include <vector>
+
+#include "state/run_history.h"
+
+namespace llama::viewer {
+
+struct TimelineStep {
+    int step = 0;
+    std::vector<int> before;               // record indices, layer -1 before the first block
+    std::vector<std::vector<int>> layers;  // layers[L]: record indices of layer L
+    std::vector<int> after;                // output and sampling
+};
+
+std::vector<TimelineStep> buildTimeline(const std::vector<std::shared_ptr<const StageRecord>>& records);
+
+}  // namespace llama::viewer

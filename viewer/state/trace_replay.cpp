@@ -1,0 +1,88 @@
+#include "state/trace_replay.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+namespace llama::viewer {
+
+namespace {
+// Knows only the tokens the trace named; enough for labels, tables and charts.
+class TraceTokenizer : public Tokenizer {
+public:
+    TraceTokenizer(const TraceRun& run) : vocab_(run.args.vocab_size) {
+        auto add = [&](int32_t id, const std::string& piece, bool special) { pieces_[id] = {piece, special}; };
+        for (const auto& t : run.promptTokens) add(t.id, t.piece, t.special);
+        for (const auto& t : run.generatedTokens) add(t.id, t.piece, t.special);
+        for (const auto& s : run.stages) {
+            for (const auto& t : s.top) pieces_.emplace(t.id, Piece{t.piece, false});
+            for (const auto& tensor : s.tensors)
+                for (const auto& t : tensor.tokens) add(t.id, t.piece, t.special);
+        }
+    }
+    std::vector<int32_t> encode(std::string_view, bool) const override {
+        throw std::logic_error("a trace replay cannot encode new text");
+    }
+    std::string decodeToken(int32_t id) const override {
+        auto it = pieces_.find(id);
+        return it == pieces_.end() ? fmt::format("<{}>", id) : it->second.text;
+    }
+    int32_t vocabSize() const override { return vocab_; }
+    bool isSpecial(int32_t id) const override {
+        auto it = pieces_.find(id);
+        return it != pieces_.end() && it->second.special;
+    }
+    std::optional<int32_t> specialId(std::string_view) const override { return std::nullopt; }
+    int32_t bosId() const override { return -1; }
+    std::vector<int32_t> stopIds() const override { return {}; }
+
+private:
+    struct Piece {
+        std::string text;
+        bool special;
+    };
+    std::map<int32_t, Piece> pieces_;
+    int32_t vocab_;
+};
+
+// Token-id tensors come back as F32 values plus their ids; the viewer reads them as Int32.
+Tensor replayTensor(const TracedTensor& t) {
+    if (!t.tokens.empty()) {
+        Tensor ids({int64_t(t.tokens.size())}, DType::I32);
+        for (size_t i = 0; i < t.tokens.size(); ++i) ids.mutableData<int32_t>()[i] = t.tokens[i].id;
+        return ids;
+    }
+    return t.hasValues() ? t.values : Tensor::shapeOnly(t.shape, t.dtype);
+}
+}  // namespace
+
+Model traceModel(const TraceRun& run, const std::string& path) {
+    Model m;
+    m.args = run.args;
+    m.format = fmt::format("trace of {}", run.modelFormat);
+    m.path = path;
+    m.tokenizer = std::make_shared<TraceTokenizer>(run);
+    return m;
+}
+
+std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepController& controller) {
+    size_t generated = 0;
+    for (const TracedStage& s : run.stages) {
+        std::vector<Tensor> tensors;
+        std::vector<DType> dtypes;
+        for (const auto& t : s.tensors) tensors.push_back(replayTensor(t)), dtypes.push_back(t.tokens.empty() ? t.dtype : DType::I32);
+        StageEvent event{s.stage, s.layer, s.step, s.startPos, s.message, {}};
+        for (size_t i = 0; i < tensors.size(); ++i) event.tensors.push_back({s.tensors[i].name, &tensors[i]});
+        std::vector<TokenProbability> top;
+        for (const auto& t : s.top) top.push_back({t.id, t.logit, t.probability});
+        capture.onReplayedStage(event, std::move(top), dtypes);
+        controller.onStage(event);
+        if (s.stage == StageId::Sample && generated < run.generatedTokens.size())
+            capture.appendText(run.generatedTokens[generated++].piece);
+    }
+    return run.stopReason;
+}
+
+}  // namespace llama::viewer

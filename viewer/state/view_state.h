@@ -1,0 +1,55 @@
+#pragma once
+// What the learner has selected, independent of drawing: the panel, the captured stage being
+// looked at, the tensor and its slice, the attention layer/head/cell, breakpoints, UI scale.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "state/tensor_slice.h"
+#include "stages/step_controller.h"
+
+namespace llama::viewer {
+
+enum class Panel { Shapes, Heatmap, Mask, Attention, Logits, KvCache, Tokens, Chapter };
+
+const std::vector<Panel>& allPanels();
+const char* panelTitle(Panel p);  // "Top logits"
+const char* panelKey(Panel p);    // "logits", as scripts name it
+std::optional<Panel> panelFromKey(std::string_view key);
+
+struct AttentionCell {
+    int row, col;
+};
+
+struct ViewState {
+    Panel panel = Panel::Attention;
+    int selectedRecord = -1;  // -1 follows the engine (the latest captured stage)
+    std::string tensorName;   // "" = the stage's first tensor
+    SliceSpec slice;
+    std::string sliceFor;     // "record/tensor" the slice was chosen for; another resets it
+    int attentionLayer = 0;
+    int head = -1;            // -1: the grid of every head
+    bool showMaskedScores = false;  // pre-softmax scores (with the mask) instead of probabilities
+    std::optional<AttentionCell> cell;
+    float uiScale = 1.0f;
+};
+
+// What the buttons, the keyboard shortcuts and scripts can do.
+enum class Action { Run, Continue, Pause, Step, StepLayer, StepToken, Stop, Restart, ToggleBreakpoint, ToggleLayerBreakpoint };
+
+struct ActionInfo {
+    Action action;
+    const char* label;
+    const char* shortcut;  // as shown in the UI
+    const char* help;
+};
+const std::vector<ActionInfo>& actionInfos();
+const ActionInfo& actionInfo(Action a);
+
+inline constexpr float kMinUiScale = 1.0f, kMaxUiScale = 2.5f;
+
+// Adds a breakpoint at stage (and layer, if given) or removes it if it is there; true if added.
+bool toggleBreakpoint(std::vector<Breakpoint>& breakpoints, StageId stage, std::optional<int> layer);
+bool hasBreakpoint(const std::vector<Breakpoint>& breakpoints, StageId stage, std::optional<int> layer);
+
+}  // namespace llama::viewer
