@@ -189,7 +189,7 @@ TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 read
     {
         TraceRecorder recorder(path.string(), model, TraceRunInfo{}, TraceOptions{});
         Tensor mask = Tensor::shapeOnly({2, 2}, DType::BF16);
-        recorder.onStage(StageEvent{StageId::Mask, -1, 0, 0, "say \"hi\" \\ now\n\tthen \xE2\x82 half", {{"mask", &mask}}});
+        recorder.onStage(StageEvent{.stage = StageId::Mask, .message = "say \"hi\" \\ now\n\tthen \xE2\x82 half", .tensors = {{"mask", &mask}}});
         recorder.finish(GenerationResult{});
     }
     TraceRun run = readTrace(path.string());

@@ -51,9 +51,6 @@ StepCommand invalid(std::string error) {
     return c;
 }
 
-// Stages 5-18 happen inside a transformer block; only those have a layer.
-bool insideLayers(const StageInfo& s) { return s.number >= 5 && s.number <= 18; }
-
 StepCommand parseBreak(const std::vector<std::string_view>& w) {
     if (w.size() < 2 || w.size() > 3) return invalid("usage: b STAGE [LAYER], e.g. b scores_softmax 3 or b 13");
     std::vector<const StageInfo*> stages;
@@ -70,7 +67,7 @@ StepCommand parseBreak(const std::vector<std::string_view>& w) {
     if (w.size() == 3) {
         auto n = parseInt(w[2]);
         if (!n || *n < 1) return invalid(fmt::format("layer '{}' is not a layer number (1, 2, ...)", w[2]));
-        if (!std::all_of(stages.begin(), stages.end(), [](auto* s) { return insideLayers(*s); }))
+        if (!std::all_of(stages.begin(), stages.end(), [](auto* s) { return s->inBlock; }))
             return invalid(fmt::format("stage {} is outside the transformer blocks: it has no layer", w[1]));
         layer = int(*n - 1);
     }

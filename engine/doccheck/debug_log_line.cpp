@@ -1,5 +1,7 @@
 #include "doccheck/debug_log_line.h"
 
+#include "stages/stage_catalog.h"
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -12,63 +14,60 @@ namespace llama {
 
 namespace {
 
-// Message beginnings (or, with a leading '*', fragments) -> the stage whose emit writes them.
-// More specific entries come first.
-struct StagePattern {
-    std::string_view text;
+// A line of a stage's wording as the literal pieces around its {fields}: a message is that
+// line when the pieces appear in it in order (the first at its start and the last at its end
+// unless a field stands there).
+struct WordingLine {
     std::string_view stage;
-};
-constexpr StagePattern kPatterns[] = {
-    {"Tokenized the prompt", "tokenize"},
-    {"Created input tokens tensor", "tokens_tensor"},
-    {"Running ", "sequence_loop"},
-    {"LlamaTransformer.prepare started", "input_embeddings"},
-    {"Calling ml.Fwd_Get_Rows", "input_embeddings"},
-    {"Slicing PrecomputedFreqsCis", "freqs_cis"},
-    {"LlamaTransformer.prepare finished", "mask"},
-    {"Calling LlamaTransformerBlock.Forward", "block"},
-    {"LlamaTransformerBlock.Forward started", "block"},
-    {"Calling RMSNorm for tensor x", "attention_norm"},
-    {"Calling LlamaAttention.Forward", "attention"},
-    {"[Scheduling goroutine] ml.LinearTransformation", "qkv"},
-    {"[Calling in goroutine] ml.LinearTransformation", "qkv"},  // the walkthrough's; we log only the scheduling
-    {"Parallel results", "qkv"},
-    {"Reshaping results", "reshape_heads"},
-    {"applyRotaryEmbeddings results", "rotary"},
-    {"Writing xk", "cache_write"},
-    {"Reading cached positions", "cache_read"},
-    {"attentionRepeatKV", "repeat_kv"},
-    {"Multiple transposing results", "transposes"},
-    {"Calling ml.MatMul for xq", "scores_matmul"},
-    {"Calling ml.DivToScalar", "scores_scale"},
-    {"Calling ml.Add to calculate scores", "scores_mask"},
-    {"Skipping addition scores + mask", "scores_mask"},
-    {"Converting scores tensor", "scores_softmax"},
-    {"Calling ml.Softmax", "scores_softmax"},
-    {"Calling ml.MatMul for scores", "attention_values"},
-    {"Transposing and reshaping output", "attention_reshape"},
-    {"*LlamaAttention.attn_wo", "attention_wo"},
-    {"Calling ml.Add to calculate x", "attention_residual"},
-    {"Calling RMSNorm for tensor h", "ffn_norm"},
-    {"*LlamaFeedForward.ffn_gate", "ffn_gate"},
-    {"Calling ml.Silu", "ffn_silu"},
-    {"*LlamaFeedForward.ffn_up", "ffn_up"},
-    {"Calling ml.MultiplyElementwise", "ffn_multiply"},
-    {"*LlamaFeedForward.ffn_down", "ffn_down"},
-    {"Calling ml.Add to calculate h", "ffn_residual"},
-    {"Calling RMSNorm for currentTensor", "output_norm"},
-    {"*LlamaTransformer.output weights", "output_projection"},
-    {"Converting output tensor", "logits"},
-    {"Sampled next token", "sample"},
-    {"Dry run:", "sample"},
+    std::vector<std::string_view> pieces;
+    bool fieldFirst = false, fieldLast = false;
+
+    bool matches(std::string_view message) const {
+        size_t at = 0;
+        for (size_t i = 0; i < pieces.size(); ++i) {
+            const bool atStart = i == 0 && !fieldFirst, atEnd = i + 1 == pieces.size() && !fieldLast;
+            size_t found = atEnd ? (message.ends_with(pieces[i]) ? message.size() - pieces[i].size() : std::string_view::npos)
+                         : atStart ? (message.starts_with(pieces[i]) ? 0 : std::string_view::npos)
+                                   : message.find(pieces[i], at);
+            if (found == std::string_view::npos || found < at || (atStart && atEnd && found != 0)) return false;
+            at = found + pieces[i].size();
+        }
+        return true;
+    }
 };
 
-// Stages that run outside the transformer blocks: a line of theirs ends the current layer.
-bool outsideBlocks(std::string_view stage) {
-    for (std::string_view s : {"tokenize", "tokens_tensor", "sequence_loop", "input_embeddings", "freqs_cis", "mask", "output_norm",
-                               "output_projection", "logits", "sample"})
-        if (stage == s) return true;
-    return false;
+std::vector<WordingLine> splitWording(std::string_view stage, std::string_view wording) {
+    std::vector<WordingLine> lines;
+    for (std::string_view rest = wording; !rest.empty();) {
+        size_t newline = rest.find('\n');
+        std::string_view text = rest.substr(0, newline);
+        rest = newline == std::string_view::npos ? std::string_view{} : rest.substr(newline + 1);
+        WordingLine line{stage, {}};
+        line.fieldFirst = text.starts_with('{');
+        line.fieldLast = text.ends_with('}');
+        for (size_t at = 0; at < text.size();) {
+            size_t open = text.find('{', at);
+            if (open > at) line.pieces.push_back(text.substr(at, open == std::string_view::npos ? std::string_view::npos : open - at));
+            if (open == std::string_view::npos) break;
+            at = text.find('}', open) + 1;
+        }
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
+// Every line the catalog's wordings can write, and the documents' lines we do not write.
+const std::vector<WordingLine>& knownLines() {
+    static const std::vector<WordingLine> lines = [] {
+        // The walkthrough prints these from inside each goroutine; our log has the scheduling lines.
+        std::vector<WordingLine> out = splitWording("qkv", "[Calling in goroutine] ml.LinearTransformation for x {x} and "
+                                                           "LlamaAttention.{weights} weights {w} -> tensor {target}");
+        for (const StageInfo& s : stageCatalog())
+            for (std::string_view wording : {s.wording, s.skipped})
+                for (WordingLine& l : splitWording(s.key, wording)) out.push_back(std::move(l));
+        return out;
+    }();
+    return lines;
 }
 
 Shape parseDims(const std::string& dims) {
@@ -184,15 +183,12 @@ std::string blankNumbersAndQuotes(const std::string& s) {
 
 }  // namespace
 
-std::string stageOfMessage(const std::string& message) {
-    for (const auto& p : kPatterns) {
-        if (p.text.front() == '*') {
-            if (message.find(p.text.substr(1)) != std::string::npos) return std::string(p.stage);
-        } else if (message.rfind(p.text, 0) == 0) {
-            return std::string(p.stage);
-        }
-    }
-    return "";
+std::vector<std::string> stagesOfMessage(const std::string& message) {
+    std::vector<std::string> stages;
+    for (const WordingLine& line : knownLines())
+        if (line.matches(message) && std::find(stages.begin(), stages.end(), line.stage) == stages.end())
+            stages.emplace_back(line.stage);
+    return stages;
 }
 
 std::vector<DebugLine> readDebugLines(std::istream& in) {
@@ -208,11 +204,13 @@ std::vector<DebugLine> readDebugLines(std::istream& in) {
         DebugLine d;
         d.lineNo = lineNo;
         d.message = std::move(message);
-        d.stage = stageOfMessage(d.message);
-        // "Returning tensor output: ..." closes whichever stage wrote the line before it.
-        if (d.stage.empty() && d.message.rfind("Returning tensor", 0) == 0) d.stage = previousStage;
+        // A line several stages write ("Returning tensor output: ...") belongs to the stage of
+        // the line before it when that is one of them.
+        const auto stages = stagesOfMessage(d.message);
+        if (!stages.empty())
+            d.stage = std::find(stages.begin(), stages.end(), previousStage) != stages.end() ? previousStage : stages.front();
         if (auto layer = numberAfter(d.message, "layer: ")) currentLayer = *layer;
-        else if (outsideBlocks(d.stage)) currentLayer = 0;
+        else if (const StageInfo* info = findStage(d.stage); info && !info->inBlock) currentLayer = 0;
         d.layer = d.stage.empty() ? 0 : currentLayer;
         if (auto pos = numberAfter(d.message, "startPos: ")) currentStartPos = *pos;
         else if (auto pos2 = numberAfter(d.message, "startPos ")) currentStartPos = *pos2;

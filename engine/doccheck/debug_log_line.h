@@ -28,9 +28,9 @@ struct DebugLine {
 std::vector<DebugLine> readDebugLines(std::istream& in);
 std::vector<DebugLine> readDebugLinesFile(const std::string& path);
 
-// The stage key whose log message this is, or "" (by the wording the engine writes, which is
-// the walkthrough's; see engine/model/*.cpp).
-std::string stageOfMessage(const std::string& message);
+// The keys of the stages whose wording (engine/stages/stage_catalog.cpp, the walkthrough's)
+// can write this message; empty for a line no stage writes.
+std::vector<std::string> stagesOfMessage(const std::string& message);
 
 // "xq=[22 32 128], keys=[32 128 22]"
 std::string formatShapes(const std::vector<std::pair<std::string, Shape>>& shapes);

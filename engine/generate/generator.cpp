@@ -28,11 +28,9 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
     Utf8StreamDecoder decoder;
     // A stop requested at any stage, the first ones included, ends the run with a result.
     try {
-        ctx.emit(StageId::Tokenize, -1, 0, [&] {
-            std::string pieces;
-            for (int32_t id : prompt) pieces += fmt::format(" {}", id);
-            return fmt::format("Tokenized the prompt into {} tokens:{}", prompt.size(), pieces);
-        }, {});
+        std::string ids;
+        for (int32_t id : prompt) ids += fmt::format(" {}", id);
+        ctx.stage(StageId::Tokenize, {{"count", int64_t(prompt.size())}, {"ids", ids}});
         if (int(prompt.size()) >= ctx.maxSeqLen)
             throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
                                                     prompt.size(), ctx.maxSeqLen));
@@ -40,9 +38,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
         // Stage 2: the tokens tensor, padded with nothing: we run one sequence.
         std::vector<int32_t> tokens = prompt;
         Tensor allTokens = Tensor::fromInt32(tokens);
-        ctx.emit(StageId::TokensTensor, -1, 0, [&] {
-            return fmt::format("Created input tokens tensor: {} Int32, prompt length {}", allTokens.shapeStr(), prompt.size());
-        }, {{"tokens", &allTokens}});
+        ctx.stage(StageId::TokensTensor, {{"tokens", allTokens}, {"count", int64_t(prompt.size())}});
 
         const auto stopIds = tokenizer_.stopIds();
         int startPos = 0;
@@ -58,10 +54,8 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
             }
             // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
             Tensor inputTokens = Tensor::fromInt32(stepTokens);
-            ctx.emit(StageId::SequenceLoop, -1, startPos, [&] {
-                return fmt::format("Running {} step {}: inputTokens {} at startPos {}", ctx.step == 0 ? "prefill" : "decoding",
-                                   ctx.step, inputTokens.shapeStr(), startPos);
-            }, {{"inputTokens", &inputTokens}});
+            const auto here = ctx.at(-1, startPos);
+            ctx.stage(StageId::SequenceLoop, {{"phase", ctx.step == 0 ? "prefill" : "decoding"}, {"inputTokens", inputTokens}});
 
             auto t0 = Clock::now();
             Tensor logits = transformer_.Forward(ctx, inputTokens, startPos);
@@ -73,12 +67,10 @@ GenerationResult Generator::generate(InferenceContext& ctx, const std::string& p
             if (ctx.step > 0) result.decodeSteps++;
 
             Tensor nextToken = Tensor::fromInt32({next});
-            ctx.emit(StageId::Sample, -1, startPos, [&] {
-                if (!lastLogits.hasData())
-                    return fmt::format("Dry run: no logits were computed, so token {} is picked as a fixed stand-in", next);
-                return fmt::format("Sampled next token {} {:?} from logits {} ({})", next, tokenizer_.decodeToken(next),
-                                   lastLogits.shapeStr(), sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax");
-            }, {{"logits", &lastLogits}, {"next", &nextToken}});
+            ctx.stage(StageId::Sample,
+                      {{"token", next}, {"piece", tokenizer_.decodeToken(next)}, {"logits", lastLogits}, {"next", nextToken},
+                       {"method", sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax"}},
+                      skippedIf(!lastLogits.hasData()));
 
             startPos += int(stepTokens.size());
             ctx.step++;

@@ -2,12 +2,41 @@
 
 namespace llama {
 
-InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly) : maxSeqLen(args.max_seq_len) {
+InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly)
+    : maxSeqLen(args.max_seq_len),
+      nLayers_(args.n_layers),
+      nHeads_(args.n_heads),
+      nKVHeads_(args.n_kv_heads),
+      nRep_(args.nRep()),
+      headDim_(args.headDim()) {
     Shape cacheShape{args.max_seq_len, args.n_kv_heads, args.headDim()};
     for (int i = 0; i < args.n_layers; ++i) {
         CacheK.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, DType::BF16) : Tensor(cacheShape, DType::BF16));
         CacheV.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, DType::BF16) : Tensor(cacheShape, DType::BF16));
     }
+}
+
+InferenceContext::Place::Place(InferenceContext& ctx, int layer, int startPos)
+    : ctx_(ctx), layer_(ctx.layer_), startPos_(ctx.startPos_) {
+    ctx.layer_ = layer;
+    ctx.startPos_ = startPos;
+}
+
+InferenceContext::Place::~Place() {
+    ctx_.layer_ = layer_;
+    ctx_.startPos_ = startPos_;
+}
+
+void InferenceContext::stage(StageId stage, std::initializer_list<StageField> fields, SkippedIf skipped) {
+    if (stopRequested_) throw GenerationStopped{};
+    if (observers_.empty()) return;
+    std::vector<StageField> all(fields);
+    for (auto [name, value] : {std::pair{"N_Layers", nLayers_}, {"N_Heads", nHeads_}, {"N_KVHeads", nKVHeads_}, {"N_Rep", nRep_},
+                               {"HeadDim", headDim_}})
+        all.emplace_back(name, value);
+    StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all));
+    for (auto* o : observers_) o->onStage(event);
+    if (stopRequested_) throw GenerationStopped{};
 }
 
 }  // namespace llama

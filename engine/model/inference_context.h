@@ -6,10 +6,16 @@
 #include <vector>
 
 #include "model/model_args.h"
-#include "tensor/tensor.h"
 #include "stages/stage_event.h"
+#include "tensor/tensor.h"
 
 namespace llama {
+
+// A stage mark's last argument when its operation may not run: skippedIf(!mask).
+struct SkippedIf {
+    bool skipped = false;
+};
+inline SkippedIf skippedIf(bool condition) { return {condition}; }
 
 class InferenceContext {
 public:
@@ -22,25 +28,35 @@ public:
     int step = 0;  // token step (0 = prefill)
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
-    bool observed() const { return !observers_.empty(); }
     // Asks the engine to end the generation at the next stage boundary (any thread).
     void requestStop() { stopRequested_ = true; }
     bool stopRequested() const { return stopRequested_; }
 
-    // Tells every observer that `stage` finished. The message is built only when someone
-    // listens, so an unobserved run pays nothing for logging.
-    template <typename MessageFn>
-    void emit(StageId stage, int layer, int startPos, MessageFn&& message, std::initializer_list<StageTensor> tensors) {
-        if (stopRequested_) throw GenerationStopped{};
-        if (observers_.empty()) return;
-        StageEvent event{stage, layer, step, startPos, message(), std::vector<StageTensor>(tensors)};
-        for (auto* o : observers_) o->onStage(event);
-        if (stopRequested_) throw GenerationStopped{};
-    }
+    // Where the stage marks that follow happen: set once per forward pass and once per block;
+    // the previous place comes back when the returned guard goes.
+    class Place {
+    public:
+        Place(InferenceContext& ctx, int layer, int startPos);
+        ~Place();
+        Place(const Place&) = delete;
+        Place& operator=(const Place&) = delete;
+
+    private:
+        InferenceContext& ctx_;
+        int layer_, startPos_;
+    };
+    [[nodiscard]] Place at(int layer, int startPos) { return Place(*this, layer, startPos); }
+
+    // A stage mark: tells every observer that `stage` finished, with the values its log line
+    // names. The line is written (from the catalog's wording) only when someone listens, so an
+    // unobserved run pays nothing for logging.
+    void stage(StageId stage, std::initializer_list<StageField> fields, SkippedIf skipped = {});
 
 private:
     std::vector<StageObserver*> observers_;
     std::atomic<bool> stopRequested_{false};
+    int layer_ = -1, startPos_ = 0;
+    int nLayers_, nHeads_, nKVHeads_, nRep_, headDim_;
 };
 
 }  // namespace llama

@@ -23,10 +23,6 @@ public:
     Tensor attn_wo;  // [Dim, N_Heads * HeadDim]   "layers.N.attention.wo.weight"
 };
 
-// Rotates xq and xk ([seqLen, heads, HeadDim], BF16) by freqs_cis ([seqLen, HeadDim/2], Complex64):
-// pairs become complex numbers in F32, multiply, back to BF16, as Meta's apply_rotary_emb.
-std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& xk, const Tensor& freqsCis);
-
 // [seqLen, N_KVHeads, HeadDim] -> [seqLen, N_KVHeads * N_Rep, HeadDim]: each KV head copied N_Rep
 // times, so every query head has its keys and values (grouped-query attention).
 Tensor attentionRepeatKV(const Tensor& x, int N_Rep);

@@ -8,9 +8,8 @@ namespace llama {
 class LlamaFeedForward {
 public:
     LlamaFeedForward(const Model& model, int layerIndex);
-    Tensor Forward(InferenceContext& ctx, const Tensor& x, int startPos) const;
+    Tensor Forward(InferenceContext& ctx, const Tensor& x) const;
 
-    int LayerIndex;
     int FFNHiddenDim;
     Tensor ffn_gate;  // [FFNHiddenDim, Dim] "layers.N.feed_forward.w1.weight"
     Tensor ffn_down;  // [Dim, FFNHiddenDim] "layers.N.feed_forward.w2.weight"

@@ -23,36 +23,27 @@ LlamaTransformer::LlamaTransformer(const Model& model)
 
 LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const {
     const int64_t sequenceLength = inputTokens.dim(0);
+    const int64_t endPos = startPos + sequenceLength;
     Prepared p;
     // Stage 4: one embedding row per token.
     p.inputTensor = ml::Fwd_Get_Rows(tok_embd, inputTokens);
     // The model computes in BF16 as Meta's reference does (the KV cache is BF16): rows of an
     // F32 or quantized table (GGUF files) are rounded to BF16 here.
     if (p.inputTensor.dtype() != DType::BF16) p.inputTensor = ml::ToBFloat16(p.inputTensor);
-    ctx.emit(StageId::InputEmbeddings, -1, startPos, [&] {
-        return fmt::format("LlamaTransformer.prepare started for inputTokens: {}, startPos: {}. sequenceLength: {}\n"
-                           "Calling ml.Fwd_Get_Rows for tok_embd {} and inputTokens {} -> tensor inputTensor {}",
-                           inputTokens.shapeStr(), startPos, sequenceLength, tok_embd.shapeStr(), inputTokens.shapeStr(),
-                           p.inputTensor.shapeStr());
-    }, {{"inputTensor", &p.inputTensor}});
+    ctx.stage(StageId::InputEmbeddings,
+              {{"inputTokens", inputTokens}, {"sequenceLength", sequenceLength}, {"tok_embd", tok_embd}, {"inputTensor", p.inputTensor}});
 
     // The rotation angles for exactly these positions.
-    p.freqsCis = ml::Slice(PrecomputedFreqsCis, startPos, startPos + sequenceLength);
-    ctx.emit(StageId::FreqsCis, -1, startPos, [&] {
-        return fmt::format("Slicing PrecomputedFreqsCis {} at positions [{}, {}) -> tensor freqsCis {}", PrecomputedFreqsCis.shapeStr(),
-                           startPos, startPos + sequenceLength, p.freqsCis.shapeStr());
-    }, {{"freqsCis", &p.freqsCis}});
+    p.freqsCis = ml::Slice(PrecomputedFreqsCis, startPos, endPos);
+    ctx.stage(StageId::FreqsCis, {{"PrecomputedFreqsCis", PrecomputedFreqsCis}, {"endPos", endPos}, {"freqsCis", p.freqsCis}});
 
     // A causal mask only when several tokens go through at once: row i may not look at columns
     // after startPos + i. Columns of earlier (cached) positions stay 0, like Meta's hstack of zeros.
     if (sequenceLength > 1) {
-        Tensor mask = ml::Full({sequenceLength, startPos + sequenceLength}, DType::BF16, -std::numeric_limits<float>::infinity());
+        Tensor mask = ml::Full({sequenceLength, endPos}, DType::BF16, -std::numeric_limits<float>::infinity());
         p.mask = ml::TriangularUpper(mask, startPos + 1);
     }
-    ctx.emit(StageId::Mask, -1, startPos, [&] {
-        return fmt::format("LlamaTransformer.prepare finished inputTensor: {}, freqsCis: {}, mask: {}", p.inputTensor.shapeStr(),
-                           p.freqsCis.shapeStr(), p.mask ? p.mask->shapeStr() : "shape([])");
-    }, p.mask ? std::initializer_list<StageTensor>{{"mask", &*p.mask}} : std::initializer_list<StageTensor>{});
+    ctx.stage(StageId::Mask, {{"inputTensor", p.inputTensor}, {"freqsCis", p.freqsCis}, {"mask", p.mask}});
     return p;
 }
 
@@ -60,7 +51,9 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
     const int64_t sequenceLength = inputTokens.dim(0);
     if (sequenceLength == 0) throw std::invalid_argument("empty token array");
     if (startPos + sequenceLength > ctx.maxSeqLen)
-        throw std::invalid_argument(fmt::format("positions up to {} exceed the context length {}", startPos + sequenceLength, ctx.maxSeqLen));
+        throw std::invalid_argument(
+            fmt::format("positions up to {} exceed the context length {}", startPos + sequenceLength, ctx.maxSeqLen));
+    const auto here = ctx.at(-1, startPos);
 
     auto [inputTensor, freqsCis, mask] = prepare(ctx, inputTokens, startPos);
 
@@ -69,25 +62,14 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
     for (const auto& layer : Layers) currentTensor = layer.Forward(ctx, currentTensor, startPos, freqsCis, mask);
 
     // Stage 19: final norm, projection to the vocabulary, logits as Float32.
-    Tensor normalized = output_norm.Forward(currentTensor);
-    ctx.emit(StageId::OutputNorm, -1, startPos, [&] {
-        return fmt::format("Calling RMSNorm for currentTensor {} (result of all transformer blocks) and LlamaTransformer.output_norm "
-                           "weights {} -> tensor currentTensor",
-                           currentTensor.shapeStr(), output_norm.weights.shapeStr());
-    }, {{"currentTensor", &normalized}});
+    currentTensor = output_norm.Forward(currentTensor);
+    ctx.stage(StageId::OutputNorm, {{"currentTensor", currentTensor}, {"output_norm", output_norm.weights}});
 
-    Tensor projected = ml::LinearTransformation(normalized, output);
-    ctx.emit(StageId::OutputProjection, -1, startPos, [&] {
-        return fmt::format("Calling ml.LinearTransformation for currentTensor (normalized result of all transformer blocks) {} and "
-                           "LlamaTransformer.output weights {} -> tensor output",
-                           normalized.shapeStr(), output.shapeStr());
-    }, {{"output", &projected}});
+    Tensor projected = ml::LinearTransformation(currentTensor, output);
+    ctx.stage(StageId::OutputProjection, {{"currentTensor", currentTensor}, {"outputWeights", output}, {"output", projected}});
 
     Tensor logits = ml::ToFloat32(projected);
-    ctx.emit(StageId::Logits, -1, startPos, [&] {
-        return fmt::format("Converting output tensor {} to Float32 tensor -> tensor output\nReturning tensor output: {}",
-                           projected.shapeStr(), logits.shapeStr());
-    }, {{"logits", &logits}});
+    ctx.stage(StageId::Logits, {{"output", projected}, {"logits", logits}});
     return logits;
 }
 

@@ -14,7 +14,6 @@ public:
                    const std::optional<Tensor>& mask) const;
 
     int LayerIndex;
-    int N_Layers;
     RMSNorm attn_norm;  // "layers.N.attention_norm.weight" [Dim]
     RMSNorm ffn_norm;   // "layers.N.ffn_norm.weight" [Dim]
     LlamaAttention attention;

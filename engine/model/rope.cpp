@@ -3,6 +3,9 @@
 #include <cmath>
 #include <numbers>
 
+#include "ml/op_profile.h"
+#include "ml/ops.h"
+
 namespace llama {
 
 void applyRopeScaling(std::vector<float>& freqs, float scaleFactor) {
@@ -39,6 +42,20 @@ Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bo
             out[int64_t(p) * (headDim / 2) + i] = std::polar(1.0f, angle);
         }
     return result;
+}
+
+std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& xk, const Tensor& freqsCis) {
+    const ml::OpScope profile(ml::OpKind::RoPE);
+    const Shape& qShape = xq.shape();
+    const Shape& kShape = xk.shape();
+    // xq [seqLen, N_Heads, HeadDim] BF16 -> F32 -> complex [seqLen, N_Heads, HeadDim/2]
+    Tensor xq_ = ml::ViewAsComplex64WithReshape(ml::ToFloat32(xq), {qShape[0], qShape[1], qShape[2] / 2});
+    Tensor xk_ = ml::ViewAsComplex64WithReshape(ml::ToFloat32(xk), {kShape[0], kShape[1], kShape[2] / 2});
+    // freqs_cis [seqLen, HeadDim/2] -> [seqLen, 1, HeadDim/2] so it broadcasts over the heads.
+    Tensor freqs = ml::Reshape(freqsCis, {qShape[0], 1, qShape[2] / 2});
+    Tensor xqOut = ml::ToBFloat16(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xq_, freqs), qShape));
+    Tensor xkOut = ml::ToBFloat16(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xk_, freqs), kShape));
+    return {xqOut, xkOut};
 }
 
 }  // namespace llama

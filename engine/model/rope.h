@@ -1,6 +1,7 @@
 #pragma once
 // Rotary position embeddings as Meta's reference computes them: each pair of a head's
 // dimensions is a complex number, rotated by multiplying with freqs_cis = e^(i * pos * freq).
+#include <utility>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -15,5 +16,9 @@ void applyRopeScaling(std::vector<float>& freqs, float scaleFactor = 8.0f);
 // Complex64 [end, headDim/2]: row p holds cos(p*f_i) + i sin(p*f_i), f_i = theta^(-2i/headDim).
 // Shape-only when `shapesOnly` (dry run).
 Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly = false, float scaleFactor = 8.0f);
+
+// Rotates xq and xk ([seqLen, heads, HeadDim], BF16) by freqs_cis ([seqLen, HeadDim/2], Complex64):
+// pairs become complex numbers in F32, multiply, back to BF16, as Meta's apply_rotary_emb.
+std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& xk, const Tensor& freqsCis);
 
 }  // namespace llama

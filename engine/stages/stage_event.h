@@ -1,14 +1,30 @@
 #pragma once
-// What the engine tells its observers after each stage: which stage, where in the run,
-// the log line(s) in the walkthrough's wording, and the tensors the stage produced.
-// Tensors are borrowed for the duration of the call; an observer that keeps one clones it.
+// What the engine tells its observers after each stage: which stage, where in the run, the
+// named values the stage's log line speaks of (tensors, numbers, text), the line(s) themselves
+// in the walkthrough's wording, and the tensors the stage produced. Tensors are borrowed for the
+// duration of the call; an observer that keeps one clones it.
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
-#include "tensor/tensor.h"
 #include "stages/stage_catalog.h"
+#include "tensor/tensor.h"
 
 namespace llama {
+
+// One named value at a stage mark: {"xq", xq}, {"N_Rep", 4}, {"phase", "prefill"}. A tensor is
+// borrowed; an absent optional tensor (no mask) is a null pointer and prints as shape([]).
+struct StageField {
+    StageField(const char* name, const Tensor& t) : name(name), value(&t) {}
+    StageField(const char* name, const std::optional<Tensor>& t) : name(name), value(t ? &*t : nullptr) {}
+    StageField(const char* name, int64_t v) : name(name), value(v) {}
+    StageField(const char* name, std::string v) : name(name), value(std::move(v)) {}
+
+    const char* name;
+    std::variant<const Tensor*, int64_t, std::string> value;
+};
 
 struct StageTensor {
     std::string name;
@@ -20,11 +36,17 @@ struct StageEvent {
     int layer = -1;     // 0-based transformer layer, -1 outside the blocks
     int step = 0;       // token step: 0 is the prefill, then one per generated token
     int startPos = 0;
+    bool skipped = false;  // the operation did not run (see StageInfo::skipped)
+    std::vector<StageField> fields;
     std::string message;  // one or more log lines, '\n'-separated
     std::vector<StageTensor> tensors;
 
     const StageInfo& info() const { return stageInfo(stage); }
 };
+
+// The event for a stage mark: the message written from the catalog's wording with `fields`,
+// and the tensors the catalog says the stage records.
+StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields);
 
 class StageObserver {
 public:

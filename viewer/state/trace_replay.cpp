@@ -73,7 +73,7 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
         std::vector<Tensor> tensors;
         std::vector<DType> dtypes;
         for (const auto& t : s.tensors) tensors.push_back(replayTensor(t)), dtypes.push_back(t.tokens.empty() ? t.dtype : DType::I32);
-        StageEvent event{s.stage, s.layer, s.step, s.startPos, s.message, {}};
+        StageEvent event{.stage = s.stage, .layer = s.layer, .step = s.step, .startPos = s.startPos, .message = s.message};
         for (size_t i = 0; i < tensors.size(); ++i) event.tensors.push_back({s.tensors[i].name, &tensors[i]});
         std::vector<TokenProbability> top;
         for (const auto& t : s.top) top.push_back({t.id, t.logit, t.probability});
