@@ -44,33 +44,48 @@ inline __m512 load16(const BFloat16* p) {
 }
 #endif
 
+// One SIMD width for dotRow: its register type and the four operations the loop needs.
+#if defined(__AVX512F__)
+struct Lanes {
+    using V = __m512;
+    static constexpr int kWidth = 16;
+    static V zero() { return _mm512_setzero_ps(); }
+    template <class W>
+    static V fma(const float* x, const W* w, V acc) { return _mm512_fmadd_ps(_mm512_loadu_ps(x), load16(w), acc); }
+    static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    static float sum(V v) { return _mm512_reduce_add_ps(v); }
+};
+#elif defined(__AVX2__)
+struct Lanes {
+    using V = __m256;
+    static constexpr int kWidth = 8;
+    static V zero() { return _mm256_setzero_ps(); }
+    template <class W>
+    static V fma(const float* x, const W* w, V acc) { return _mm256_fmadd_ps(_mm256_loadu_ps(x), load8(w), acc); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    static float sum(V v) { return horizontalSum(v); }
+};
+#endif
+
 // sum over i < k of x[i] * w[i], accumulated in F32.
 template <class W>
 inline float dotRow(const float* x, const W* w, int64_t k) {
     int64_t i = 0;
     float total = 0.0f;
-#if defined(__AVX512F__)
-    // 16 lanes: half the instructions per byte of weights, which is what lets one core keep
-    // up with the memory stream (measured: 256-bit lanes reached ~2/3 of the read bandwidth).
-    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    for (; i + 64 <= k; i += 64) {
-        s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), load16(w + i), s0);
-        s1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 16), load16(w + i + 16), s1);
-        s2 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 32), load16(w + i + 32), s2);
-        s3 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i + 48), load16(w + i + 48), s3);
+#if defined(__AVX512F__) || defined(__AVX2__)
+    // The widest lanes the build has: on AVX-512, half the instructions per byte of weights,
+    // which is what lets one core keep up with the memory stream (measured: 256-bit lanes
+    // reached ~2/3 of the read bandwidth).
+    constexpr int n = Lanes::kWidth;
+    auto s0 = Lanes::zero(), s1 = s0, s2 = s0, s3 = s0;
+    for (; i + 4 * n <= k; i += 4 * n) {
+        s0 = Lanes::fma(x + i, w + i, s0);
+        s1 = Lanes::fma(x + i + n, w + i + n, s1);
+        s2 = Lanes::fma(x + i + 2 * n, w + i + 2 * n, s2);
+        s3 = Lanes::fma(x + i + 3 * n, w + i + 3 * n, s3);
     }
-    for (; i + 16 <= k; i += 16) s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + i), load16(w + i), s0);
-    total = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
-#elif defined(__AVX2__)
-    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    for (; i + 32 <= k; i += 32) {
-        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load8(w + i), s0);
-        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), load8(w + i + 8), s1);
-        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 16), load8(w + i + 16), s2);
-        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 24), load8(w + i + 24), s3);
-    }
-    for (; i + 8 <= k; i += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load8(w + i), s0);
-    total = horizontalSum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+    for (; i + n <= k; i += n) s0 = Lanes::fma(x + i, w + i, s0);
+    total = Lanes::sum(Lanes::add(Lanes::add(s0, s1), Lanes::add(s2, s3)));
 #endif
     // The tail (everything without AVX2).
     for (; i < k; ++i) total += x[i] * toF32(w[i]);

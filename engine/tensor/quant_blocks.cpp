@@ -130,6 +130,9 @@ void dequantize(DType t, const void* blocks, float* out, int64_t count) {
     const auto* b = static_cast<const uint8_t*>(blocks);
     const int64_t bs = dtypeBlockSize(t);
     const size_t bb = dtypeBlockBytes(t);
+    auto eachBlock = [&](auto decodeBlock) {
+        for (int64_t i = 0; i < count; i += bs, b += bb) decodeBlock(b, out + i);
+    };
     switch (t) {
         case DType::F32: std::memcpy(out, blocks, size_t(count) * 4); return;
         case DType::BF16:
@@ -138,18 +141,10 @@ void dequantize(DType t, const void* blocks, float* out, int64_t count) {
         case DType::F16:
             for (int64_t i = 0; i < count; ++i) out[i] = halfToFloat(readU16(b + 2 * i));
             return;
-        case DType::Q8_0:
-            for (int64_t i = 0; i < count; i += bs, b += bb) q8_0(b, out + i);
-            return;
-        case DType::Q4_0:
-            for (int64_t i = 0; i < count; i += bs, b += bb) q4_0(b, out + i);
-            return;
-        case DType::Q4_K:
-            for (int64_t i = 0; i < count; i += bs, b += bb) q4_k(b, out + i);
-            return;
-        case DType::Q6_K:
-            for (int64_t i = 0; i < count; i += bs, b += bb) q6_k(b, out + i);
-            return;
+        case DType::Q8_0: return eachBlock(q8_0);
+        case DType::Q4_0: return eachBlock(q4_0);
+        case DType::Q4_K: return eachBlock(q4_k);
+        case DType::Q6_K: return eachBlock(q6_k);
         default: throw std::invalid_argument(std::string("cannot dequantize ") + dtypeName(t));
     }
 }
