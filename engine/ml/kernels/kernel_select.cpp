@@ -5,6 +5,10 @@
 
 #include "ml/kernels/kernel_set.h"
 
+#ifdef LLAMA_X86_KERNELS
+#include <cpuid.h>
+#endif
+
 namespace llama::ml::kernels {
 
 #ifndef LLAMA_X86_KERNELS
@@ -16,15 +20,38 @@ const KernelSet* avx512Bf16Kernels() { return nullptr; }
 
 namespace {
 
+#ifdef LLAMA_X86_KERNELS
+// The instruction sets each path needs, read from CPUID (the same with GCC and clang, whose
+// __builtin_cpu_supports know different feature names), and whether the OS saves the wider
+// registers (XCR0: YMM state for AVX2, opmask and ZMM state for AVX-512).
+struct CpuFeatures {
+    bool avx2 = false, avx512 = false, avx512bf16 = false;
+};
+
+CpuFeatures readCpuFeatures() {
+    CpuFeatures f;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+    const bool fma = c & (1u << 12), osxsave = c & (1u << 27), f16c = c & (1u << 29);
+    if (!osxsave) return f;
+    unsigned xcrLow, xcrHigh;
+    __asm__("xgetbv" : "=a"(xcrLow), "=d"(xcrHigh) : "c"(0));
+    const bool ymmSaved = (xcrLow & 0x6) == 0x6, zmmSaved = (xcrLow & 0xe6) == 0xe6;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+    f.avx2 = ymmSaved && fma && f16c && (b & (1u << 5));
+    const bool avx512f = b & (1u << 16), avx512bw = b & (1u << 30), avx512vl = b & (1u << 31), vnni = c & (1u << 11);
+    f.avx512 = f.avx2 && zmmSaved && avx512f && avx512bw && avx512vl && vnni;
+    f.avx512bf16 = f.avx512 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5));
+    return f;
+}
+#endif
+
 bool cpuRuns(const std::string& name) {
 #ifdef LLAMA_X86_KERNELS
-    __builtin_cpu_init();
-    if (name == "avx2")
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-    if (name == "avx512")
-        return cpuRuns("avx2") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
-    if (name == "avx512bf16") return cpuRuns("avx512") && __builtin_cpu_supports("avx512bf16");
+    static const CpuFeatures cpu = readCpuFeatures();
+    if (name == "avx2") return cpu.avx2;
+    if (name == "avx512") return cpu.avx512;
+    if (name == "avx512bf16") return cpu.avx512bf16;
 #endif
     return name == "generic" || name == "reference";
 }

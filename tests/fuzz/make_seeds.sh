@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Writes the seed corpus of every fuzz target into tests/fuzz/corpus/NAME/: small valid inputs,
+# so the fuzzer starts from files that get deep into each parser. Made from the project's own
+# fixtures and from a tiny synthetic model written by a built llama-walkthrough.
+# Usage: tests/fuzz/make_seeds.sh build/walkthrough/llama-walkthrough
+set -euo pipefail
+exe=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+corpus=$here/corpus
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rm -rf "$corpus"
+for t in pickle zip_index torch_checkpoint params_json config_json safetensors gguf tiktoken_file sentencepiece_model \
+         tokenizer_json trace viewer_script doc_lines encode; do mkdir -p "$corpus/$t"; done
+
+# Meta's layout: the small checkpoints of tests/fixtures/torch (made by torch, see its README),
+# the data.pkl inside each, and the bundled model's params.json.
+for pth in "$root"/tests/fixtures/torch/*.pth; do
+  cp "$pth" "$corpus/torch_checkpoint/"
+  cp "$pth" "$corpus/zip_index/"
+  python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+name = next(n for n in z.namelist() if n.endswith("/data.pkl"))
+open(sys.argv[2], "wb").write(z.read(name))' "$pth" "$corpus/pickle/$(basename "$pth" .pth).pkl"
+done
+cp "$root/assets/model/params.json" "$corpus/params_json/bundled.json"
+
+# Hugging Face and GGUF files of a tiny random model.
+"$exe" convert --synthetic tiny --to safetensors --out "$tmp/hf" > /dev/null
+cp "$tmp/hf/config.json" "$corpus/config_json/tiny.json"
+cp "$tmp/hf/tokenizer.json" "$corpus/tokenizer_json/tiny.json"
+# The model's safetensors is 400 KB: the seed is a small file of the same layout (u64 header
+# length, JSON header, data) with a tensor of each dtype we read.
+python3 -c 'import json, struct, sys
+tensors, data = {}, b""
+for name, dtype, shape, size in [("model.norm.weight", "BF16", [4], 2), ("lm_head.weight", "F32", [2, 3], 4), ("x", "F16", [3], 2)]:
+    n = size
+    for d in shape: n *= d
+    tensors[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + n]}
+    data += bytes(range(n))
+tensors["__metadata__"] = {"format": "pt"}
+header = json.dumps(tensors).encode()
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header + data)' "$corpus/safetensors/small.safetensors"
+"$exe" convert --synthetic tiny --to gguf-q4_0 --out "$corpus/gguf/tiny-q4_0.gguf" > /dev/null
+
+# Tokenizers.
+cp "$root/tests/fixtures/tokenizer/tiny.tiktoken" "$corpus/tiktoken_file/"
+cp "$root/tests/fixtures/sentencepiece/llama2_style.model" "$corpus/sentencepiece_model/"
+
+# A trace and a debug log of two tokens of the tiny model; documents quoting log lines.
+"$exe" --synthetic tiny -n 2 --trace "$corpus/trace/tiny.trace" --debug-log "$corpus/doc_lines/tiny.log" -q > /dev/null
+cp "$root"/tests/fixtures/compare_doc/*.md "$corpus/doc_lines/"
+cp "$root"/viewer/scripts/*.txt "$corpus/viewer_script/"
+
+# Text to encode: the first byte picks the tokenizer (bit 0) and special tokens (bit 1).
+printf '\x00And the LORD spake unto Moses, saying,' > "$corpus/encode/llama3-text"
+printf '\x02<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi 123 é 日本<|eot_id|>' > "$corpus/encode/llama3-special"
+printf '\x01 hello world, 123 é' > "$corpus/encode/llama2-text"
+printf '\x03<s>[INST] hi [/INST]' > "$corpus/encode/llama2-special"
+du -sh "$corpus"/*
