@@ -2,7 +2,8 @@
 # `make test` (set up, build, run the whole suite).
 BUILD ?= build
 JOBS ?= $(shell nproc)
-PROMPT ?= And the LORD spake unto Moses, saying,
+# Unset: the walkthrough's default prompt (engine/session/session.h).
+PROMPT ?=
 WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
 
 .PHONY: deps build run fixtures test test-sanitizers bench clean
@@ -15,7 +16,7 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(WALKTHROUGH) --model assets/model --prompt "$(PROMPT)" -n 48
+	$(WALKTHROUGH) --model assets/model $(if $(PROMPT),--prompt "$(PROMPT)") -n 48
 
 # The suite's environment: where prepare.sh put the reference tokenizers.
 TEST_ENV = LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model \

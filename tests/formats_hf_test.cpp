@@ -178,7 +178,7 @@ TEST_CASE("inspect: the bundled model's format, args, special tokens and tensor 
     const CliRun r = runWalkthrough("inspect --model " + std::string(ASSETS_DIR) + "/model");
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
-    for (const char* line : {"Format: Meta consolidated.00.pth", "  n_kv_heads 2 (N_Rep 4)", "  FFN hidden 1024", "  vocab_size 4096",
+    for (const char* line : {"Model: Meta consolidated.00.pth\n", " n_kv_heads 2 (N_Rep 4) |", " FFN hidden 1024\n", "  vocab_size 4096 |",
                              "     3840  <|begin_of_text|>            BOS", "     3849  <|eot_id|>                   stops generation",
                              "     3846  <|start_header_id|>\n", "  256 special tokens (248 reserved placeholders not listed)",
                              "Tensors: 75, 19407360 bytes (19.4 MB), dtype BF16",
@@ -190,7 +190,7 @@ TEST_CASE("inspect: a Hugging Face directory shows its chat template", "[hf][cli
     const CliRun r = runWalkthrough("inspect --model " + hfDir().string());
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
-    CHECK_THAT(r.output, Contains("Format: Hugging Face safetensors"));
+    CHECK_THAT(r.output, Contains("Model: Hugging Face safetensors"));
     CHECK_THAT(r.output, Contains("Chat template (tokenizer_config.json"));
     CHECK_THAT(r.output, Contains("  layers.0.attention.wq.weight     [256 256]       BF16         131072\n"));
 }

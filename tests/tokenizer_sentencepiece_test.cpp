@@ -2,7 +2,6 @@
 // (fixtures/sentencepiece/cases.json, made by make_fixture.py with a model trained with Llama 2's
 // settings), the [INST] chat template, and a Meta-layout directory that uses it.
 #include <catch2/catch.hpp>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include "cli_run.h"
 #include "formats/model_loader.h"
 #include "generate/chat_template.h"
+#include "llama2_model_dir.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
 
 using namespace llama;
@@ -25,21 +25,6 @@ nlohmann::json cases() {
     std::ifstream in(kFixtures + "/cases.json");
     REQUIRE(in);
     return nlohmann::json::parse(in);
-}
-
-// Llama 2's layout: the bundled model's weights (4096 tokens, like the fixture's vocabulary)
-// with the SentencePiece tokenizer.model and params.json saying vocab_size -1, as Llama 2's does.
-fs::path llama2Directory() {
-    const fs::path dir = fs::temp_directory_path() / ("llama_spm_test_" + std::to_string(::getpid())) / "llama2";
-    fs::create_directories(dir);
-    fs::remove(dir / "consolidated.00.pth");
-    fs::create_symlink(fs::path(ASSETS_DIR) / "model" / "consolidated.00.pth", dir / "consolidated.00.pth");
-    fs::copy_file(kFixtures + "/llama2_style.model", dir / "tokenizer.model", fs::copy_options::overwrite_existing);
-    std::ifstream in(fs::path(ASSETS_DIR) / "model" / "params.json");
-    auto params = nlohmann::json::parse(in);
-    params["vocab_size"] = -1;
-    std::ofstream(dir / "params.json") << params.dump(2);
-    return dir;
 }
 
 }  // namespace
@@ -79,7 +64,7 @@ TEST_CASE("Llama 2 chat template: [INST] and <<SYS>> as Meta's reference writes 
 }
 
 TEST_CASE("Llama 2 in Meta's layout: SentencePiece tokenizer, vocab_size -1, [INST] template", "[model][sentencepiece]") {
-    const fs::path dir = llama2Directory();
+    const fs::path dir = llama2ModelDirectory();
     const Model m = loadModel(dir.string());
     REQUIRE(m.args.vocab_size == 4096);
     REQUIRE(dynamic_cast<const SentencePieceTokenizer*>(m.tokenizer.get()));

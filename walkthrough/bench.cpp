@@ -14,6 +14,7 @@
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
 #include "model/llama_transformer.h"
+#include "model_summary.h"
 #include "session.h"
 #include "trace/debug_log_observer.h"
 #include "trace/trace_recorder.h"
@@ -56,7 +57,7 @@ int runBench(const Options& o) {
     const std::vector<int>& promptLengths = o.benchPromptTokens;
     // Checked first: a wrong --model should not cost the whole measurement.
     if (!o.benchLlamaBench.empty()) requireLlamaBenchInputs(o.benchLlamaBench, o.model, !o.synthetic.empty());
-    Model model = loadSelectedModel(o);
+    Model model = loadModelSource(selectedSource(o), loadOptions(o, false));
     printModelSummary(model);
     for (int promptTokens : promptLengths)
         if (promptTokens + o.benchDecodeTokens > model.args.max_seq_len)

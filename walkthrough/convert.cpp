@@ -9,8 +9,8 @@
 #include "formats/atomic_output.h"
 #include "formats/gguf/gguf_export.h"
 #include "formats/hf/hf_export.h"
-#include "formats/model_loader.h"
 #include "model/synthetic.h"
+#include "session/model_source.h"
 
 namespace llama::cli {
 
@@ -57,7 +57,8 @@ int runConvert(const ConvertOptions& o) {
     // A synthetic model has a real vocabulary of the preset's size (the 256 bytes, fillers, Llama 3's
     // special tokens: synthetic.h); GGUF stores it as Llama 3's "gpt2" kind with no merges (no filler
     // is two tokens joined), which both our reader and llama.cpp load.
-    Model model = o.synthetic.empty() ? loadModel(o.model) : makeSyntheticModel(o.synthetic, o.seed, false);
+    Model model = loadModelSource(o.synthetic.empty() ? ModelSource{ModelSource::Kind::Files, o.model}
+                                                      : ModelSource{ModelSource::Kind::Synthetic, o.synthetic, o.seed});
     targets().at(o.to)(model, o.out);
     // safetensors writes a directory: its files are summed.
     uintmax_t bytes = 0;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "model_summary.h"
+
 namespace llama::cli {
 
 CLI::App* addInspectCommand(CLI::App& app, std::string& modelPath) {
@@ -13,13 +15,8 @@ CLI::App* addInspectCommand(CLI::App& app, std::string& modelPath) {
 }
 
 void printModelInspection(const Model& m) {
-    const ModelArgs& a = m.args;
-    fmt::print("Format: {}\nPath: {}\n\n", m.format, m.path);
-    fmt::print("Args:\n  dim {}\n  n_layers {}\n  n_heads {}\n  n_kv_heads {} (N_Rep {})\n  HeadDim {}\n  FFN hidden {}\n", a.dim, a.n_layers,
-               a.n_heads, a.n_kv_heads, a.nRep(), a.headDim(), a.ffnHiddenDim());
-    fmt::print("  vocab_size {}\n  norm_eps {}\n  rope_theta {}\n  use_scaled_rope {}{}\n  context {}\n\n", a.vocab_size, a.norm_eps,
-               a.rope_theta, a.use_scaled_rope, a.use_scaled_rope ? fmt::format(" (factor {})", a.rope_scale_factor) : "",
-               a.max_seq_len);
+    printModelSummary(m);
+    fmt::print("\n");
 
     // Every special token with its role, except Llama 3's reserved placeholders, which are only counted.
     const Tokenizer& tok = *m.tokenizer;

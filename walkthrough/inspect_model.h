@@ -1,6 +1,7 @@
 #pragma once
-// `llama-walkthrough inspect --model PATH`: what a model on disk is, without running it:
-// its format, args, special tokens and every tensor (name, shape, dtype, bytes).
+// `llama-walkthrough inspect --model PATH`: what a model on disk is, without running it: the
+// summary `run` prints (format, args, weights), its special tokens and every tensor (name, shape,
+// dtype, bytes).
 #include <CLI/CLI.hpp>
 
 #include <string>

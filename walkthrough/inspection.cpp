@@ -21,21 +21,23 @@ void addInspectionOptions(CLI::App& app, Options& o) {
     app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::NonNegativeNumber)->needs(trace);
 }
 
-Inspection::Inspection(const Options& o, const Model& model, InferenceContext& ctx) : options_(o) {
+Inspection::Inspection(const Options& o, Session& session) : options_(o) {
+    const Model& model = *session.model();
     if (!o.trace.empty()) {
         TraceOptions t;
         t.attentionLayers = parseLayerSelection(o.traceAttention, model.args.n_layers);
         t.preSoftmax = o.tracePreSoftmax;
         t.maxPositions = o.traceMaxPositions;
         t.topK = o.traceTopK;
-        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{o.prompt, o.maxTokens, o.sampling, o.dryRun}, t);
-        ctx.addObserver(recorder_.get());
+        const GenerationSettings& g = o.generation;
+        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun}, t);
+        session.addObserver(recorder_.get());
     }
     if (o.step) {
         controller_ = std::make_unique<StepController>(StepController::Mode::Stage);
         stepper_ = std::make_unique<TerminalStepper>(*controller_, std::cin, std::cout, model.args.n_layers, !isatty(STDIN_FILENO));
         std::cout << "Stepping: the run pauses after each stage. h for help, Enter for the next stage.\n";
-        ctx.addObserver(controller_.get());
+        session.addObserver(controller_.get());
     }
 }
 

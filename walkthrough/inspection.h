@@ -5,7 +5,6 @@
 
 #include <memory>
 
-#include "generate/generator.h"
 #include "options.h"
 #include "stepper.h"
 #include "trace/trace_recorder.h"
@@ -18,7 +17,7 @@ void addInspectionOptions(CLI::App& app, Options& options);
 class Inspection {
 public:
     // Attaches the recorder first, so a stage is on disk before the stepper holds it.
-    Inspection(const Options& options, const Model& model, InferenceContext& ctx);
+    Inspection(const Options& options, Session& session);
     // Ends the trace with the result and says where it went.
     void finish(const GenerationResult& result);
 

@@ -10,12 +10,11 @@
 #include "bench.h"
 #include "compare_doc.h"
 #include "convert.h"
-#include "dry_run.h"
 #include "formats/model_loader.h"
-#include "generate/generator.h"
 #include "inspect_model.h"
 #include "inspection.h"
 #include "ml/thread_pool.h"
+#include "model_summary.h"
 #include "session.h"
 #include "trace/debug_log_observer.h"
 
@@ -30,27 +29,26 @@ void addModelOptions(CLI::App& app, cli::Options& o) {
     app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
         ->excludes(model);
     app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::PositiveNumber);
-    app.add_option("--seed", o.sampling.seed, "Random seed for sampling and synthetic weights");
+    app.add_option("--seed", o.generation.sampling.seed, "Random seed for sampling and synthetic weights");
     app.add_option("--max-seq-len", o.maxSeqLen, "Context length (default: the model's, else 2048)")->check(CLI::PositiveNumber);
 }
 
 int runGeneration(const cli::Options& o) {
-    Model model = o.dryRun ? cli::loadDryRunModel(o) : cli::loadSelectedModel(o);
+    Session session;
+    session.load(cli::selectedSource(o), cli::loadOptions(o, o.dryRun));
+    const Model& model = *session.model();
     if (!o.quiet) cli::printModelSummary(model);
-    LlamaTransformer transformer(model);
-    InferenceContext ctx(model.args, o.dryRun);
+    session.settings() = o.generation;
     std::unique_ptr<DebugLogObserver> debugLog;
     if (!o.debugLog.empty()) {
         debugLog = std::make_unique<DebugLogObserver>(o.debugLog);
-        ctx.addObserver(debugLog.get());
+        session.addObserver(debugLog.get());
     }
-    cli::Inspection inspection(o, model, ctx);
-    Sampler sampler(o.sampling);
-    Generator generator(transformer, *model.tokenizer);
-    std::string promptText = formatPrompt(o.mode, o.system, o.prompt, chatFormatFor(*model.tokenizer));
-    if (!o.quiet) fmt::print("\n{}", o.mode == PromptMode::Completion ? o.prompt : std::string());
+    cli::Inspection inspection(o, session);
+    const GenerationSettings& g = o.generation;
+    if (!o.quiet) fmt::print("\n{}", g.mode == PromptMode::Completion ? g.prompt : std::string());
     std::fflush(stdout);
-    GenerationResult r = generator.generate(ctx, promptText, o.maxTokens, sampler, [](const std::string& piece) {
+    GenerationResult r = session.run([](const std::string& piece) {
         fmt::print("{}", piece);
         std::fflush(stdout);
     });
@@ -63,7 +61,7 @@ int runGeneration(const cli::Options& o) {
                r.promptTokens.size(), r.generatedTokens.size(), prefillTps, decodeTps, r.stopReason);
     if (r.stopReason == "context length")
         fmt::print("The context length ({} positions) is full: start again with a shorter prompt or a larger --max-seq-len.\n",
-                   ctx.maxSeqLen);
+                   model.args.max_seq_len);
     if (debugLog) fmt::print("Debug log written to {}\n", o.debugLog);
     return 0;
 }
@@ -76,15 +74,15 @@ int main(int argc, char** argv) {
     cli::Options o;
     o.model = LLAMA_SOURCE_DIR "/assets/model";
     addModelOptions(app, o);
-    app.add_option("-p,--prompt", o.prompt, "Prompt text")->default_str("And the LORD spake unto Moses, saying,");
-    o.prompt = "And the LORD spake unto Moses, saying,";
-    app.add_option("--system", o.system, "System prompt (chat mode)");
-    auto* chat = app.add_flag_callback("--chat", [&] { o.mode = PromptMode::Chat; }, "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
-    app.add_flag_callback("--completion", [&] { o.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
-    app.add_option("-n,--max-tokens", o.maxTokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
-    app.add_option("--temperature", o.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
-    app.add_option("--top-k", o.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
-    app.add_option("--top-p", o.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
+    GenerationSettings& g = o.generation;
+    app.add_option("-p,--prompt", g.prompt, "Prompt text")->default_str(kDefaultPrompt);
+    app.add_option("--system", g.system, "System prompt (chat mode)");
+    auto* chat = app.add_flag_callback("--chat", [&] { g.mode = PromptMode::Chat; }, "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
+    app.add_flag_callback("--completion", [&] { g.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
+    app.add_option("-n,--max-tokens", g.maxTokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
+    app.add_option("--temperature", g.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
+    app.add_option("--top-k", g.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
+    app.add_option("--top-p", g.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
     cli::addInspectionOptions(app, o);

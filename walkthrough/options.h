@@ -4,24 +4,19 @@
 #include <string>
 #include <vector>
 
-#include "generate/chat_template.h"
-#include "generate/sampler.h"
+#include "session/session.h"
 
 namespace llama::cli {
 
 struct Options {
     std::string model;       // a model directory; empty with --synthetic
     std::string synthetic;   // preset name
-    std::string prompt;
-    std::string system;
-    PromptMode mode = PromptMode::Completion;
-    int maxTokens = 64;
+    GenerationSettings generation;  // --prompt, --chat, --max-tokens, sampling; --seed also seeds --synthetic
     int maxSeqLen = 0;       // 0: from the model (params.json's max_seq_len or 2048)
-    SamplingSettings sampling;
     int threads = 0;         // 0: every core
     std::string debugLog;
     bool quiet = false;      // no model summary (tests)
-    // inspection: --dry-run (dry_run.h), --step (stepper.h), --trace (inspection.h)
+    // inspection: --dry-run (session/model_source.h), --step (stepper.h), --trace (inspection.h)
     bool dryRun = false;
     bool step = false;
     std::string trace;

@@ -1,11 +1,13 @@
 #pragma once
-// What both `run` and `bench` need: the model loaded (or synthesized) and described.
-#include "model/model.h"
+// The model run, bench and --dry-run use, as the command line names it: --model or --synthetic
+// (with --seed), loaded by the engine's session facade (session/session.h).
 #include "options.h"
 
 namespace llama::cli {
 
-Model loadSelectedModel(const Options& options);
-void printModelSummary(const Model& model);
+ModelSource selectedSource(const Options& options);
+// shapesOnly for --dry-run; --max-seq-len; a progress bar on stderr while the weights are read
+// (not with -q).
+LoadOptions loadOptions(const Options& options, bool shapesOnly);
 
 }  // namespace llama::cli

@@ -14,7 +14,7 @@ enum class ChatFormat { Llama3, Llama2 };
 // By tokenizer family: Llama 3's has <|start_header_id|>, Llama 2's has <s> and no such token.
 ChatFormat chatFormatFor(const Tokenizer& tokenizer);
 
-std::string formatPrompt(PromptMode mode, const std::string& system, const std::string& user,
-                         ChatFormat format = ChatFormat::Llama3);
+// No default format: a Llama 2 model given Llama 3's <|begin_of_text|> would read it as text.
+std::string formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format);
 
 }  // namespace llama

@@ -83,12 +83,12 @@ int runWindow(AppOptions options, int width, int height) {
 int main(int argc, char** argv) {
     CLI::App cli{"llama-viewer: watch a Llama model compute, stage by stage"};
     AppOptions o;
-    o.source.pathOrPreset = LLAMA_SOURCE_DIR "/assets/model";
+    o.source.model.pathOrPreset = LLAMA_SOURCE_DIR "/assets/model";
     o.chaptersDir = LLAMA_SOURCE_DIR "/chapters";
     o.fontPath = kDefaultFontPath;
     std::string synthetic, mode = "completion";
     int threads = 0, width = 1280, height = 800;
-    auto* model = cli.add_option("--model", o.source.pathOrPreset, "Model directory in Meta's layout (default: the bundled model)");
+    auto* model = cli.add_option("--model", o.source.model.pathOrPreset, "Model directory in Meta's layout (default: the bundled model)");
     auto* synth = cli.add_option("--synthetic", synthetic, "Random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")->excludes(model);
     std::string trace;
     cli.add_option("--trace", trace, "Replay a trace written by llama-walkthrough --trace")->excludes(model)->excludes(synth);
@@ -118,12 +118,8 @@ int main(int argc, char** argv) {
         for (const auto& c : scriptCommands()) fmt::print("  {:<15} {}\n", c.name, c.help);
         return 0;
     }
-    if (!synthetic.empty()) {
-        o.source.kind = ModelSource::Kind::Synthetic;
-        o.source.pathOrPreset = synthetic;
-        o.source.seed = o.settings.sampling.seed;
-    }
-    if (!trace.empty()) o.source.kind = ModelSource::Kind::Trace, o.source.pathOrPreset = trace;
+    if (!synthetic.empty()) o.source.model = {ModelSource::Kind::Synthetic, synthetic, o.settings.sampling.seed};
+    o.source.trace = trace;
     o.settings.mode = mode == "chat" ? PromptMode::Chat : PromptMode::Completion;
     try {
         if (!o.scriptPath.empty()) loadScript(o.scriptPath);  // report script errors before opening a window

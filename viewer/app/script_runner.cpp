@@ -130,12 +130,12 @@ void ScriptRunner::execute(ViewerApp& app, const ScriptCommand& c) {
     auto frames = [&](int count) { wait_ = Wait::Frames, frames_ = count; };
 
     if (n == "load") {
-        ModelSource src = app.options().source;
+        ViewerSource src = app.options().source;
         if (!a.empty()) {
             if (a.size() != 2 || (a[0] != "model" && a[0] != "synthetic" && a[0] != "trace"))
                 throw std::invalid_argument("load [model PATH | synthetic PRESET | trace FILE]");
-            src.kind = a[0] == "synthetic" ? ModelSource::Kind::Synthetic : a[0] == "trace" ? ModelSource::Kind::Trace : ModelSource::Kind::Meta;
-            src.pathOrPreset = a[1];
+            src.trace = a[0] == "trace" ? a[1] : "";
+            if (a[0] != "trace") src.model = {a[0] == "synthetic" ? ModelSource::Kind::Synthetic : ModelSource::Kind::Files, a[1], src.model.seed};
         }
         app.load(src);
         settle(Wait::Loaded);

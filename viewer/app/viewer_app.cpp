@@ -28,7 +28,7 @@ ViewerApp::ViewerApp(AppOptions options) : options_(std::move(options)), setting
 
 ViewerApp::~ViewerApp() { session_.stop(); }
 
-void ViewerApp::load(const ModelSource& source) {
+void ViewerApp::load(const ViewerSource& source) {
     source_ = source;
     session_.load(source);
 }

@@ -15,7 +15,7 @@
 namespace llama::viewer {
 
 struct AppOptions {
-    ModelSource source;
+    ViewerSource source;
     RunSettings settings;
     std::string scriptPath;
     float uiScale = 1.0f;
@@ -38,7 +38,7 @@ public:
 
     // Used by the buttons, the shortcuts and the script runner.
     void perform(Action action);
-    void load(const ModelSource& source);
+    void load(const ViewerSource& source);
     void showPanel(Panel panel);
     void requestCapture(const std::string& path, bool panelOnly);
     void requestQuit(int exitCode) { quit_ = true, exitCode_ = exitCode; }
@@ -56,7 +56,7 @@ private:
     bool runActive() const;
 
     AppOptions options_;
-    ModelSource source_;  // the one loaded last
+    ViewerSource source_;  // the one loaded last
     EngineSession session_;
     ViewState view_;
     RunSettings settings_;

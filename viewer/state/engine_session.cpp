@@ -3,19 +3,14 @@
 #include <fmt/format.h>
 #include <sys/resource.h>
 
-#include "formats/model_loader.h"
-#include "model/synthetic.h"
 #include "state/trace_replay.h"
 
 namespace llama::viewer {
 
 struct EngineSession::Run {
-    // A replay computes nothing, so its context gets shape-only caches (no memory for them).
-    Run(const ModelArgs& args, const RunSettings& s, StepController::Mode mode, bool replay)
-        : controller(mode), capture(std::make_shared<CaptureObserver>(s.sampling, s.topK)), ctx(args, replay) {}
+    Run(const RunSettings& s, StepController::Mode mode) : controller(mode), capture(std::make_shared<CaptureObserver>(s.sampling, s.topK)) {}
     StepController controller;
     std::shared_ptr<CaptureObserver> capture;
-    InferenceContext ctx;
 };
 
 namespace {
@@ -25,10 +20,7 @@ namespace {
 void yieldToTheUi() { setpriority(PRIO_PROCESS, 0, 10); }
 }  // namespace
 
-std::string ModelSource::describe() const {
-    if (kind == Kind::Trace) return fmt::format("trace {} (replay)", pathOrPreset);
-    return kind == Kind::Synthetic ? fmt::format("synthetic preset '{}' (random weights)", pathOrPreset) : pathOrPreset;
-}
+std::string ViewerSource::describe() const { return trace.empty() ? model.describe() : fmt::format("trace {} (replay)", trace); }
 
 const char* stateName(SessionState s) {
     switch (s) {
@@ -49,23 +41,23 @@ void EngineSession::join() {
     if (worker_.joinable()) worker_.join();
 }
 
-void EngineSession::load(const ModelSource& source) {
+void EngineSession::load(const ViewerSource& source) {
     stop();
     {
         std::lock_guard lock(mutex_);
         state_ = SessionState::Loading;
         message_ = "loading " + source.describe();
+        engine_.reset();
         model_.reset();
-        transformer_.reset();
         trace_.reset();
         run_.reset();
     }
     worker_ = std::thread([this, source] {
         yieldToTheUi();
         try {
-            if (source.kind == ModelSource::Kind::Trace) {
-                auto trace = std::make_shared<const TraceRun>(readTrace(source.pathOrPreset));
-                auto model = std::make_shared<Model>(traceModel(*trace, source.pathOrPreset));
+            if (!source.trace.empty()) {
+                auto trace = std::make_shared<const TraceRun>(readTrace(source.trace));
+                auto model = std::make_shared<Model>(traceModel(*trace, source.trace));
                 std::lock_guard lock(mutex_);
                 trace_ = std::move(trace);
                 model_ = std::move(model);
@@ -73,13 +65,11 @@ void EngineSession::load(const ModelSource& source) {
                 message_ = fmt::format("loaded {}: {} stages", source.describe(), trace_->stages.size());
                 return;
             }
-            auto model = std::make_shared<Model>(source.kind == ModelSource::Kind::Synthetic
-                                                     ? makeSyntheticModel(source.pathOrPreset, source.seed, false)
-                                                     : loadModel(source.pathOrPreset));
-            auto transformer = std::make_unique<LlamaTransformer>(*model);
+            auto engine = std::make_shared<Session>();
+            engine->load(source.model);
             std::lock_guard lock(mutex_);
-            model_ = std::move(model);
-            transformer_ = std::move(transformer);
+            model_ = engine->model();
+            engine_ = std::move(engine);
             state_ = SessionState::Ready;
             message_ = "loaded " + source.describe();
         } catch (const std::exception& e) {
@@ -106,20 +96,25 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         settings_.maxTokens = trace_->run.maxTokens;
         settings_.mode = PromptMode::Completion;
     }
-    auto run = std::make_shared<Run>(model_->args, settings_, initial, trace_ != nullptr);
+    auto run = std::make_shared<Run>(settings_, initial);
     run_ = run;
     applyBreakpoints(honourBreakpoints);
     run->controller.setPauseListener([this](const StageEvent& e) {
         std::lock_guard l(mutex_);
         held_ = HeldAt{e.stage, e.layer, e.step};
     });
-    // Capture first, then the controller: when the engine is held, the stage is already recorded.
-    run->ctx.addObserver(run->capture.get());
-    run->ctx.addObserver(&run->controller);
+    if (engine_) {
+        // No run is in progress (stop joined it), so the facade is the UI thread's to set up.
+        engine_->settings() = settings_;
+        // Capture first, then the controller: when the engine is held, the stage is already recorded.
+        engine_->clearObservers();
+        engine_->addObserver(run->capture.get());
+        engine_->addObserver(&run->controller);
+    }
     state_ = SessionState::Running;
     message_.clear();
     held_.reset();
-    worker_ = std::thread([this, run, model = model_, transformer = transformer_.get(), trace = trace_, settings = settings_] {
+    worker_ = std::thread([this, run, engine = engine_, trace = trace_] {
         yieldToTheUi();
         std::string outcome;
         bool failed = false;
@@ -127,11 +122,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
             if (trace) {
                 outcome = "replayed the trace; the recorded run stopped by: " + replayTrace(*trace, *run->capture, run->controller);
             } else {
-                Sampler sampler(settings.sampling);
-                Generator generator(*transformer, *model->tokenizer);
-                GenerationResult r = generator.generate(run->ctx, formatPrompt(settings.mode, settings.system, settings.prompt),
-                                                        settings.maxTokens, sampler,
-                                                        [&](const std::string& piece) { run->capture->appendText(piece); });
+                GenerationResult r = engine->run([&](const std::string& piece) { run->capture->appendText(piece); });
                 outcome = fmt::format("{} prompt tokens, {} generated, stopped by: {}", r.promptTokens.size(), r.generatedTokens.size(),
                                       r.stopReason);
             }
@@ -186,14 +177,14 @@ void EngineSession::runFree() {
 
 void EngineSession::stop() {
     std::shared_ptr<Run> run;
+    std::shared_ptr<Session> engine;
     {
         std::lock_guard lock(mutex_);
         run = run_;
+        engine = engine_;
     }
-    if (run) {
-        run->controller.stop();  // releases a held engine
-        run->ctx.requestStop();  // and ends one that is computing at its next stage boundary
-    }
+    if (run) run->controller.stop();  // releases a held engine
+    if (engine) engine->requestStop();  // and ends one that is computing at its next stage boundary
     join();
 }
 

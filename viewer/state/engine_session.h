@@ -1,8 +1,10 @@
 #pragma once
 // The engine on a worker thread, driven by the viewer: load a model, start a generation held by
 // a StepController, send it step/layer/token/continue/pause/stop commands from the UI thread,
-// and read what it captured through a CaptureObserver. Stop always ends the run: a held engine
-// is released with GenerationStopped and the worker is joined, so closing the window never hangs.
+// and read what it captured through a CaptureObserver. Loading, the prompt and the run itself
+// are the engine's session facade's (session/session.h), as in the CLI. Stop always ends the
+// run: a held engine is released with GenerationStopped and the worker is joined, so closing the
+// window never hangs.
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -10,28 +12,27 @@
 #include <string>
 #include <thread>
 
-#include "state/capture_observer.h"
-#include "generate/chat_template.h"
-#include "generate/generator.h"
 #include "model/model.h"
+#include "session/session.h"
 #include "stages/step_controller.h"
+#include "state/capture_observer.h"
 #include "trace/trace_reader.h"
 
 namespace llama::viewer {
 
-struct ModelSource {
-    enum class Kind { Meta, Synthetic, Trace } kind = Kind::Meta;
-    std::string pathOrPreset;
-    uint64_t seed = 0x5eed;  // synthetic weights
+// What the viewer opens: a model the engine computes with, or a recorded run it replays.
+struct ViewerSource {
+    ModelSource model;
+    std::string trace = {};  // a trace file (llama-walkthrough --trace): replayed instead of the model
     std::string describe() const;
 };
 
-struct RunSettings {
-    PromptMode mode = PromptMode::Completion;
-    std::string system = "You are a helpful assistant.";
-    std::string prompt = "And the LORD spake unto Moses, saying,";
-    SamplingSettings sampling;
-    int maxTokens = 8;
+// The engine's settings of a generation, with the viewer's defaults, and what the viewer shows.
+struct RunSettings : GenerationSettings {
+    RunSettings() {
+        system = "You are a helpful assistant.";
+        maxTokens = 8;
+    }
     int topK = 10;  // tokens shown in the top-logits chart
 };
 
@@ -57,7 +58,7 @@ public:
     EngineSession& operator=(const EngineSession&) = delete;
 
     // Ends any run and loads the model on the worker thread (state Loading, then Ready or Failed).
-    void load(const ModelSource& source);
+    void load(const ViewerSource& source);
     // Ends any run and starts a generation (or a trace's replay, whose prompt and settings are the
     // recorded ones): Mode::Stage holds at the first stage, Continue runs.
     // Breakpoints hold the engine unless `honourBreakpoints` is false ("Run" ignores them).
@@ -95,8 +96,8 @@ private:
     SessionState state_ = SessionState::Empty;
     std::string message_;
     std::optional<HeldAt> held_;
-    std::shared_ptr<const Model> model_;
-    std::unique_ptr<LlamaTransformer> transformer_;
+    std::shared_ptr<Session> engine_;         // the loaded model's facade (none for a trace)
+    std::shared_ptr<const Model> model_;     // the engine's model, or the trace's
     std::shared_ptr<const TraceRun> trace_;  // replaying instead of computing
     std::shared_ptr<Run> run_;
     RunSettings settings_;

@@ -23,7 +23,7 @@ RunSettings tinySettings() {
 }
 
 void loadTiny(EngineSession& session) {
-    session.load({ModelSource::Kind::Synthetic, "tiny", 7});
+    session.load({{ModelSource::Kind::Synthetic, "tiny", 7}});
     REQUIRE(session.waitUntilSettled(60s));
     REQUIRE(session.status().state == SessionState::Ready);
 }
@@ -147,7 +147,9 @@ TEST_CASE("a recorded trace replays through the same controls: held, stepped, wi
         recorder.finish(generator.generate(ctx, info.prompt, info.maxTokens, sampler, {}));
     }
     EngineSession session;
-    session.load({ModelSource::Kind::Trace, path, 0});
+    ViewerSource replay;
+    replay.trace = path;
+    session.load(replay);
     REQUIRE(session.waitUntilSettled(30s));
     REQUIRE(session.status().state == SessionState::Ready);
     session.setBreakpoints({{StageId::ScoresSoftmax, 1, std::nullopt}});

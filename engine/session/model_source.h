@@ -1,0 +1,33 @@
+#pragma once
+// Where a model comes from, as the front ends name it: model files (Meta's directory, Hugging
+// Face's directory or a GGUF file, told apart by formats/model_loader.h) or a synthetic preset
+// with its seed. One loader for every front end, dry runs included.
+#include <cstdint>
+#include <string>
+
+#include "formats/model_loader.h"
+#include "generate/sampler.h"
+#include "model/model.h"
+
+namespace llama {
+
+struct ModelSource {
+    enum class Kind { Files, Synthetic } kind = Kind::Files;
+    std::string pathOrPreset;
+    uint64_t seed = SamplingSettings{}.seed;  // synthetic weights; a run's default sampling seed
+    // The path, or "synthetic preset 'tiny' (random weights)".
+    std::string describe() const;
+};
+
+struct LoadOptions {
+    // A dry run: weights with shapes and dtypes but no bytes. Of model files only params.json
+    // and tokenizer.model are read, so Llama 3.1 8B's shapes are shown without its 16 GB.
+    bool shapesOnly = false;
+    int maxSeqLen = 0;      // 0: the model's own context length
+    LoadProgress progress = {};  // follows the weights being read in
+};
+
+// Errors name the path and what was looked for (formats/model_loader.h).
+Model loadModelSource(const ModelSource& source, const LoadOptions& options = {});
+
+}  // namespace llama

@@ -1,0 +1,72 @@
+#pragma once
+// What a front end does with the engine, in one place: load a model, hold the settings of the
+// next generation, build its prompt in the chat format of the loaded tokenizer's family, run it
+// with observers watching, and stop it from another thread. The CLI (walkthrough/) and the
+// viewer's EngineSession both drive the engine through a Session.
+//
+//   Session session;
+//   session.load({ModelSource::Kind::Files, "assets/model"});
+//   session.settings().prompt = "In the beginning";
+//   session.addObserver(&debugLog);
+//   GenerationResult r = session.run([](const std::string& piece) { std::cout << piece; });
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "generate/chat_template.h"
+#include "generate/generator.h"
+#include "generate/sampler.h"
+#include "session/model_source.h"
+
+namespace llama {
+
+inline constexpr const char* kDefaultPrompt = "And the LORD spake unto Moses, saying,";
+
+struct GenerationSettings {
+    PromptMode mode = PromptMode::Completion;
+    std::string system;  // chat mode's system prompt; none when empty
+    std::string prompt = kDefaultPrompt;
+    SamplingSettings sampling;
+    int maxTokens = 64;
+};
+
+class Session {
+public:
+    // Loads (or synthesizes) the model and binds a transformer to it, replacing any loaded one.
+    void load(const ModelSource& source, const LoadOptions& options = {});
+    // Null before a load. Shared, so a UI thread can keep showing it.
+    std::shared_ptr<const Model> model() const { return model_; }
+
+    GenerationSettings& settings() { return settings_; }
+    const GenerationSettings& settings() const { return settings_; }
+
+    // The text the model is given: the settings' prompt in the loaded tokenizer's chat format
+    // (Llama 3's headers or Llama 2's [INST]), and its tokens, BOS first.
+    std::string promptText() const;
+    std::vector<int32_t> promptTokens() const;
+
+    // Observers watch every stage of the runs that follow, in the order added.
+    void addObserver(StageObserver* observer) { observers_.push_back(observer); }
+    void clearObservers() { observers_.clear(); }
+
+    // One generation with the settings, in a fresh context (KV caches, shape-only in a dry run).
+    // onText receives the generated text in whole UTF-8 characters as it comes.
+    GenerationResult run(const std::function<void(const std::string&)>& onText = {});
+    // From any thread: the run in progress ends at its next stage boundary, stopped by "stopped".
+    void requestStop();
+
+private:
+    const Model& loadedModel() const;
+
+    std::shared_ptr<const Model> model_;
+    std::unique_ptr<LlamaTransformer> transformer_;
+    bool shapesOnly_ = false;
+    GenerationSettings settings_;
+    std::vector<StageObserver*> observers_;
+    std::mutex runningMutex_;
+    InferenceContext* running_ = nullptr;  // the run in progress, for requestStop
+};
+
+}  // namespace llama
