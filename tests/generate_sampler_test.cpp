@@ -63,11 +63,11 @@ TEST_CASE("bad sampling settings are refused", "[generate][sampler][errors]") {
 }
 
 TEST_CASE("Llama 3 chat template", "[generate][template]") {
-    REQUIRE(formatPrompt(PromptMode::Completion, "", "Hello", ChatFormat::Llama3) == "<|begin_of_text|>Hello");
-    REQUIRE(formatPrompt(PromptMode::Chat, "Be brief.", "Hi", ChatFormat::Llama3) ==
+    REQUIRE(formatPrompt(PromptMode::Completion, "", "Hello", ChatFormat::Llama3, false).text() == "<|begin_of_text|>Hello");
+    REQUIRE(formatPrompt(PromptMode::Chat, "Be brief.", "Hi", ChatFormat::Llama3, false).text() ==
             "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
             "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
-    REQUIRE(formatPrompt(PromptMode::Chat, "", "Hi", ChatFormat::Llama3) ==
+    REQUIRE(formatPrompt(PromptMode::Chat, "", "Hi", ChatFormat::Llama3, false).text() ==
             "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
             "<|start_header_id|>assistant<|end_header_id|>\n\n");
 }

@@ -57,10 +57,10 @@ TEST_CASE("SentencePiece: tokenizer.model is told from tiktoken by its contents"
 }
 
 TEST_CASE("Llama 2 chat template: [INST] and <<SYS>> as Meta's reference writes them", "[tokenizer][sentencepiece]") {
-    CHECK(formatPrompt(PromptMode::Chat, "You are terse.", "Explain attention in one line.", ChatFormat::Llama2) ==
+    CHECK(formatPrompt(PromptMode::Chat, "You are terse.", "Explain attention in one line.", ChatFormat::Llama2, false).text() ==
           "<s>[INST] <<SYS>>\nYou are terse.\n<</SYS>>\n\nExplain attention in one line. [/INST]");
-    CHECK(formatPrompt(PromptMode::Chat, "", "What is RoPE?", ChatFormat::Llama2) == "<s>[INST] What is RoPE? [/INST]");
-    CHECK(formatPrompt(PromptMode::Completion, "", "Once", ChatFormat::Llama2) == "<s>Once");
+    CHECK(formatPrompt(PromptMode::Chat, "", "What is RoPE?", ChatFormat::Llama2, false).text() == "<s>[INST] What is RoPE? [/INST]");
+    CHECK(formatPrompt(PromptMode::Completion, "", "Once", ChatFormat::Llama2, false).text() == "<s>Once");
 }
 
 TEST_CASE("Llama 2 in Meta's layout: SentencePiece tokenizer, vocab_size -1, [INST] template", "[model][sentencepiece]") {

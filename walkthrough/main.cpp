@@ -13,6 +13,7 @@
 #include "formats/model_loader.h"
 #include "inspect_model.h"
 #include "inspection.h"
+#include "interrupt.h"
 #include "ml/thread_pool.h"
 #include "model_summary.h"
 #include "session.h"
@@ -35,7 +36,12 @@ void addModelOptions(CLI::App& app, cli::Options& o) {
 
 int runGeneration(const cli::Options& o) {
     Session session;
+    cli::InterruptHandling interrupts(session);
     session.load(cli::selectedSource(o), cli::loadOptions(o, o.dryRun));
+    if (interrupts.stopReason() == "interrupt") {
+        fmt::print(stderr, "interrupted while loading the model: nothing was run\n");
+        return 130;  // as a shell reports a Ctrl-C
+    }
     const Model& model = *session.model();
     if (!o.quiet) cli::printModelSummary(model);
     session.settings() = o.generation;
@@ -46,14 +52,18 @@ int runGeneration(const cli::Options& o) {
     }
     cli::Inspection inspection(o, session);
     const GenerationSettings& g = o.generation;
-    if (!o.quiet) fmt::print("\n{}", g.mode == PromptMode::Completion ? g.prompt : std::string());
-    std::fflush(stdout);
-    GenerationResult r = session.run([](const std::string& piece) {
-        fmt::print("{}", piece);
-        std::fflush(stdout);
-    });
-    fmt::print("\n\n");
+    if (!o.quiet) interrupts.writeOut("\n" + (g.mode == PromptMode::Completion ? g.prompt : std::string()));
+    GenerationResult r = session.run([&](const std::string& piece) { interrupts.writeOut(piece); });
+    // A stop we asked for (Ctrl-C, a closed stdout) says which; the stepper's q stays "stopped".
+    if (std::string why = interrupts.stopReason(); r.stopReason == "stopped" && !why.empty()) r.stopReason = why;
+    interrupts.writeOut("\n\n");
     inspection.finish(r);
+    if (interrupts.stdoutClosed()) {
+        // Nobody reads the summary any more; the files are complete, and stderr says so.
+        fmt::print(stderr, "stdout was closed: stopped with {} tokens generated{}\n", r.generatedTokens.size(),
+                   debugLog ? "; the debug log is complete" : "");
+        return 0;
+    }
     if (o.dryRun) fmt::print("Dry run: shapes only; the generated tokens are fixed stand-ins.\n");
     double prefillTps = r.prefillSeconds > 0 ? r.promptTokens.size() / r.prefillSeconds : 0;
     double decodeTps = r.decodeSeconds > 0 ? r.decodeSteps / r.decodeSeconds : 0;
@@ -79,6 +89,9 @@ int main(int argc, char** argv) {
     app.add_option("--system", g.system, "System prompt (chat mode)");
     auto* chat = app.add_flag_callback("--chat", [&] { g.mode = PromptMode::Chat; }, "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
     app.add_flag_callback("--completion", [&] { g.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
+    app.add_flag("--allow-special", g.allowSpecial,
+                 "In --chat mode, special-token text in --prompt and --system becomes control tokens (completion prompts always do)")
+        ->needs(chat);
     app.add_option("-n,--max-tokens", g.maxTokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
     app.add_option("--temperature", g.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
     app.add_option("--top-k", g.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);

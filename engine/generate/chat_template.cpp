@@ -1,11 +1,17 @@
 #include "generate/chat_template.h"
 
+#include <stdexcept>
+
 namespace llama {
 
 namespace {
-std::string message(const std::string& role, const std::string& content) {
-    return "<|start_header_id|>" + role + "<|end_header_id|>\n\n" + content + "<|eot_id|>";
+
+// Llama 3's turn: header tokens around the role, the content, <|eot_id|>.
+void addMessage(std::vector<Prompt::Part>& parts, const std::string& role, const std::string& content) {
+    parts.insert(parts.end(), {{"<|start_header_id|>", true}, {role, false}, {"<|end_header_id|>", true}, {"\n\n" + content, false},
+                               {"<|eot_id|>", true}});
 }
+
 }  // namespace
 
 ChatFormat chatFormatFor(const Tokenizer& tokenizer) {
@@ -13,18 +19,52 @@ ChatFormat chatFormatFor(const Tokenizer& tokenizer) {
     return ChatFormat::Llama3;
 }
 
-std::string formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format) {
-    if (format == ChatFormat::Llama2) {
-        if (mode == PromptMode::Completion) return "<s>" + user;
-        const std::string content = system.empty() ? user : "<<SYS>>\n" + system + "\n<</SYS>>\n\n" + user;
-        return "<s>[INST] " + content + " [/INST]";
+std::string Prompt::text() const {
+    std::string out;
+    for (const Part& p : parts) out += p.text;
+    return out;
+}
+
+std::vector<int32_t> Prompt::encode(const Tokenizer& tokenizer) const {
+    std::vector<int32_t> ids;
+    std::string pending;
+    auto flush = [&] {
+        if (pending.empty()) return;
+        auto more = tokenizer.encode(pending, specialsInText);
+        ids.insert(ids.end(), more.begin(), more.end());
+        pending.clear();
+    };
+    for (const Part& p : parts) {
+        if (!p.control) {
+            pending += p.text;
+            continue;
+        }
+        flush();
+        auto id = tokenizer.specialId(p.text);
+        if (!id) throw std::invalid_argument("the tokenizer has no special token " + p.text + " for the chat template");
+        ids.push_back(*id);
     }
-    std::string text = "<|begin_of_text|>";
-    if (mode == PromptMode::Completion) return text + user;
-    if (!system.empty()) text += message("system", system);
-    text += message("user", user);
-    // The assistant's header is left open: the model writes the reply and ends it with <|eot_id|>.
-    return text + "<|start_header_id|>assistant<|end_header_id|>\n\n";
+    flush();
+    return ids;
+}
+
+Prompt formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format, bool allowSpecial) {
+    const bool llama2 = format == ChatFormat::Llama2;
+    std::vector<Prompt::Part> parts{{llama2 ? "<s>" : "<|begin_of_text|>", true}};
+    if (mode == PromptMode::Completion) {
+        parts.push_back({user, false});
+        return Prompt(std::move(parts), true);
+    }
+    if (llama2) {
+        const std::string content = system.empty() ? user : "<<SYS>>\n" + system + "\n<</SYS>>\n\n" + user;
+        parts.push_back({"[INST] " + content + " [/INST]", false});
+    } else {
+        if (!system.empty()) addMessage(parts, "system", system);
+        addMessage(parts, "user", user);
+        // The assistant's header is left open: the model writes the reply and ends it with <|eot_id|>.
+        parts.insert(parts.end(), {{"<|start_header_id|>", true}, {"assistant", false}, {"<|end_header_id|>", true}, {"\n\n", false}});
+    }
+    return Prompt(std::move(parts), allowSpecial);
 }
 
 }  // namespace llama

@@ -16,13 +16,13 @@ namespace {
 constexpr int32_t kDryRunToken = 0;
 }  // namespace
 
-GenerationResult Generator::generate(InferenceContext& ctx, const std::string& promptText, int maxTokens, Sampler& sampler,
+GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& formatted, int maxTokens, Sampler& sampler,
                                      const std::function<void(const std::string&)>& onText) const {
     using Clock = std::chrono::steady_clock;
     GenerationResult result;
 
     // Stage 1: text to token ids.
-    result.promptTokens = tokenizer_.encode(promptText, true);
+    result.promptTokens = formatted.encode(tokenizer_);
     const auto& prompt = result.promptTokens;
     if (prompt.empty()) throw std::invalid_argument("the prompt encodes to no tokens");
     Utf8StreamDecoder decoder;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "generate/chat_template.h"
 #include "generate/sampler.h"
 #include "model/llama_transformer.h"
 
@@ -24,9 +25,9 @@ class Generator {
 public:
     Generator(const LlamaTransformer& transformer, const Tokenizer& tokenizer) : transformer_(transformer), tokenizer_(tokenizer) {}
 
-    // Tokenizes `promptText` (special tokens recognised), generates up to maxTokens, calls onText
-    // with each piece of complete UTF-8 text as it becomes available.
-    GenerationResult generate(InferenceContext& ctx, const std::string& promptText, int maxTokens, Sampler& sampler,
+    // Tokenizes the prompt, generates up to maxTokens, calls onText with each piece of complete
+    // UTF-8 text as it becomes available.
+    GenerationResult generate(InferenceContext& ctx, const Prompt& formatted, int maxTokens, Sampler& sampler,
                               const std::function<void(const std::string&)>& onText) const;
 
 private:

@@ -1,6 +1,9 @@
 #include "ml/thread_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
@@ -46,7 +49,16 @@ struct ThreadPool::Job {
 
 ThreadPool::ThreadPool(int threads) : slots_(threads), freeSlots_(threads) {
     if (threads < 1) throw std::invalid_argument("ThreadPool: thread count must be >= 1, got " + std::to_string(threads));
-    for (int i = 0; i + 1 < threads; ++i) workers_.emplace_back([this] { workerLoop(); });
+    for (int i = 0; i + 1 < threads; ++i)
+        workers_.emplace_back([this] {
+            // Signals go to the thread that started the work: Ctrl-C must wake a stepper waiting
+            // for a command on stdin, not a worker waiting for a chunk.
+            sigset_t signals;
+            sigemptyset(&signals);
+            sigaddset(&signals, SIGINT);
+            pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+            workerLoop();
+        });
 }
 
 ThreadPool::~ThreadPool() {

@@ -28,7 +28,7 @@ InferenceContext::Place::~Place() {
 }
 
 void InferenceContext::stage(StageId stage, std::initializer_list<StageField> fields, SkippedIf skipped) {
-    if (stopRequested_) throw GenerationStopped{};
+    if (stopRequested()) throw GenerationStopped{};
     if (observers_.empty()) return;
     std::vector<StageField> all(fields);
     for (auto [name, value] : {std::pair{"N_Layers", nLayers_}, {"N_Heads", nHeads_}, {"N_KVHeads", nKVHeads_}, {"N_Rep", nRep_},
@@ -36,7 +36,7 @@ void InferenceContext::stage(StageId stage, std::initializer_list<StageField> fi
         all.emplace_back(name, value);
     StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all));
     for (auto* o : observers_) o->onStage(event);
-    if (stopRequested_) throw GenerationStopped{};
+    if (stopRequested()) throw GenerationStopped{};
 }
 
 }  // namespace llama

@@ -28,9 +28,10 @@ public:
     int step = 0;  // token step (0 = prefill)
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
-    // Asks the engine to end the generation at the next stage boundary (any thread).
-    void requestStop() { stopRequested_ = true; }
-    bool stopRequested() const { return stopRequested_; }
+    // The generation ends at the next stage boundary once `flag` is set (from any thread, or a
+    // signal handler: setting a lock-free atomic is all it takes).
+    void stopWhen(const std::atomic<bool>* flag) { stop_ = flag; }
+    bool stopRequested() const { return stop_ && stop_->load(); }
 
     // Where the stage marks that follow happen: set once per forward pass and once per block;
     // the previous place comes back when the returned guard goes.
@@ -54,7 +55,7 @@ public:
 
 private:
     std::vector<StageObserver*> observers_;
-    std::atomic<bool> stopRequested_{false};
+    const std::atomic<bool>* stop_ = nullptr;
     int layer_ = -1, startPos_ = 0;
     int nLayers_, nHeads_, nKVHeads_, nRep_, headDim_;
 };

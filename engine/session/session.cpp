@@ -16,12 +16,12 @@ const Model& Session::loadedModel() const {
     return *model_;
 }
 
-std::string Session::promptText() const {
+Prompt Session::prompt() const {
     const GenerationSettings& s = settings_;
-    return formatPrompt(s.mode, s.system, s.prompt, chatFormatFor(*loadedModel().tokenizer));
+    return formatPrompt(s.mode, s.system, s.prompt, chatFormatFor(*loadedModel().tokenizer), s.allowSpecial);
 }
 
-std::vector<int32_t> Session::promptTokens() const { return loadedModel().tokenizer->encode(promptText(), true); }
+std::vector<int32_t> Session::promptTokens() const { return prompt().encode(*loadedModel().tokenizer); }
 
 GenerationResult Session::run(const std::function<void(const std::string&)>& onText) {
     const Model& model = loadedModel();
@@ -29,24 +29,11 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     for (StageObserver* o : observers_) ctx.addObserver(o);
     Sampler sampler(settings_.sampling);
     Generator generator(*transformer_, *model.tokenizer);
-    // Published for requestStop while the run lasts, however it ends.
-    struct Running {
-        Session& s;
-        Running(Session& session, InferenceContext& ctx) : s(session) {
-            std::lock_guard lock(s.runningMutex_);
-            s.running_ = &ctx;
-        }
-        ~Running() {
-            std::lock_guard lock(s.runningMutex_);
-            s.running_ = nullptr;
-        }
-    } running(*this, ctx);
-    return generator.generate(ctx, promptText(), settings_.maxTokens, sampler, onText);
+    stop_ = false;
+    ctx.stopWhen(&stop_);
+    return generator.generate(ctx, prompt(), settings_.maxTokens, sampler, onText);
 }
 
-void Session::requestStop() {
-    std::lock_guard lock(runningMutex_);
-    if (running_) running_->requestStop();
-}
+void Session::requestStop() { stop_ = true; }
 
 }  // namespace llama

@@ -11,7 +11,7 @@
 //   GenerationResult r = session.run([](const std::string& piece) { std::cout << piece; });
 #include <functional>
 #include <memory>
-#include <mutex>
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -30,6 +30,9 @@ struct GenerationSettings {
     std::string prompt = kDefaultPrompt;
     SamplingSettings sampling;
     int maxTokens = 64;
+    // In chat mode, special-token text typed in the prompt or the system prompt becomes control
+    // tokens (a completion prompt's always does; see chat_template.h).
+    bool allowSpecial = false;
 };
 
 class Session {
@@ -42,9 +45,10 @@ public:
     GenerationSettings& settings() { return settings_; }
     const GenerationSettings& settings() const { return settings_; }
 
-    // The text the model is given: the settings' prompt in the loaded tokenizer's chat format
-    // (Llama 3's headers or Llama 2's [INST]), and its tokens, BOS first.
-    std::string promptText() const;
+    // What the model is given: the settings' prompt in the loaded tokenizer's chat format
+    // (Llama 3's headers or Llama 2's [INST]), as text and as tokens, BOS first.
+    Prompt prompt() const;
+    std::string promptText() const { return prompt().text(); }
     std::vector<int32_t> promptTokens() const;
 
     // Observers watch every stage of the runs that follow, in the order added.
@@ -54,7 +58,8 @@ public:
     // One generation with the settings, in a fresh context (KV caches, shape-only in a dry run).
     // onText receives the generated text in whole UTF-8 characters as it comes.
     GenerationResult run(const std::function<void(const std::string&)>& onText = {});
-    // From any thread: the run in progress ends at its next stage boundary, stopped by "stopped".
+    // From any thread or a signal handler: the run in progress ends at its next stage boundary,
+    // stopped by "stopped". The next run starts afresh.
     void requestStop();
 
 private:
@@ -65,8 +70,8 @@ private:
     bool shapesOnly_ = false;
     GenerationSettings settings_;
     std::vector<StageObserver*> observers_;
-    std::mutex runningMutex_;
-    InferenceContext* running_ = nullptr;  // the run in progress, for requestStop
+    std::atomic<bool> stop_{false};
+    static_assert(std::atomic<bool>::is_always_lock_free);
 };
 
 }  // namespace llama
