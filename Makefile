@@ -37,7 +37,8 @@ SAN_BUILD = $(BUILD)-asan
 TSAN_BUILD = $(BUILD)-tsan
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
-    UBSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/ubsan.supp:halt_on_error=1:print_stacktrace=1
+    UBSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
+    LLAMA_VIEWER_PRELOAD=libGL.so.1:libGLX_mesa.so.0:/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so
 
 test-sanitizers: fixtures
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_FUZZ=ON

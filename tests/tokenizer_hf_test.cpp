@@ -148,7 +148,9 @@ TEST_CASE("tokenizer.json: SentencePiece flavour matches transformers.js on a re
     REQUIRE(tok.stopIds() == Ids{2});
     REQUIRE(llama::chatFormatFor(tok) == llama::ChatFormat::Llama2);
     std::ifstream in(kFixtures + "/llama2_cases.json");
-    for (const json& c : json::parse(in)["cases"]) {
+    // Held in a variable: a range-for over json::parse(in)["cases"] would iterate a destroyed temporary.
+    const json cases = json::parse(in)["cases"];
+    for (const json& c : cases) {
         const std::string text = c["text"];
         INFO(text);
         const Ids ids = c["ids"];

@@ -7,7 +7,9 @@ viewer=$1 check=$2 script=$3 out=$4
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out"
-xvfb-run -a -s "-screen 0 1280x800x24" "$viewer" --script "$script" > viewer.out 2>&1 || { cat viewer.out; exit 1; }
+# Sanitizer builds set LLAMA_VIEWER_PRELOAD (see tests/sanitizers/README.md).
+xvfb-run -a -s "-screen 0 1280x800x24" env ${LLAMA_VIEWER_PRELOAD:+LD_PRELOAD=$LLAMA_VIEWER_PRELOAD} "$viewer" --script "$script" \
+    > viewer.out 2>&1 || { cat viewer.out; exit 1; }
 cat viewer.out
 grep -q "script finished" viewer.out
 
