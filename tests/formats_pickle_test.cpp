@@ -149,3 +149,26 @@ TEST_CASE("unpickler refuses malformed streams with the offset", "[formats][pick
                             Catch::Contains("does not fit in 64 bits"));
     }
 }
+
+TEST_CASE("unpickler bounds nesting: 200,000 nested tuples are refused, not a stack overflow", "[formats][pickle][hostile]") {
+    // \x80\x02 ) then 200,000 TUPLE1 then STOP: ((((...(),),),...),)
+    const std::string deep = bytes("\x80\x02)") + std::string(200000, '\x85') + ".";
+    REQUIRE_THROWS_WITH(parse(deep), Catch::Contains("test.pkl") && Catch::Contains("nest more than 100 deep") &&
+                                         Catch::Contains("at offset 103"));
+    // As deep as the limit is fine.
+    CHECK_NOTHROW(parse(bytes("\x80\x02)") + std::string(kMaxNesting, '\x85') + "."));
+}
+
+TEST_CASE("unpickler refuses a container that would contain itself", "[formats][pickle][hostile]") {
+    // d = {}; d["x"] = d  (EMPTY_DICT, BINPUT 0, "x", BINGET 0, SETITEM)
+    REQUIRE_THROWS_WITH(parse(bytes("\x80\x02}q\x00X\x01\x00\x00\x00xh\x00s.")), Catch::Contains("cannot contain itself"));
+    // l = []; t = (l,); l.append(t): the list changes after it was placed in the tuple.
+    REQUIRE_THROWS_WITH(parse(bytes("\x80\x02]q\x00h\x00\x85q\x01h\x00h\x01" "a.")),
+                        Catch::Contains("changed after it was placed"));
+}
+
+TEST_CASE("unpickler bounds the number of values", "[formats][pickle][hostile]") {
+    // A MARK, then None pushed 2^22 + 1 times.
+    const std::string many = bytes("\x80\x02(") + std::string(kMaxValues + 1, 'N') + "t.";
+    REQUIRE_THROWS_WITH(parse(many), Catch::Contains("more than 4194304 values"));
+}

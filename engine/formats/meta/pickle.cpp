@@ -1,5 +1,6 @@
 #include "formats/meta/pickle.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
@@ -39,7 +40,6 @@ const std::array<std::pair<const char*, const char*>, 6> kAllowedGlobals = {{
     {"torch", "HalfStorage"},
 }};
 
-template <typename T> ValuePtr make(T x) { return std::make_shared<Value>(Value{std::move(x)}); }
 
 class Unpickler {
 public:
@@ -96,6 +96,22 @@ private:
     Value& top() {
         if (stack_.size() <= floor()) fail("pickle stack underflow");
         return *stack_.back();
+    }
+    template <typename T> ValuePtr make(T x) {
+        if (++values_ > kMaxValues) fail("pickle has more than " + std::to_string(kMaxValues) + " values");
+        auto v = std::make_shared<Value>(Value{std::move(x)});
+        if (auto* t = std::get_if<Tuple>(&v->v))
+            for (const ValuePtr& item : t->items) place(*v, item);
+        return v;
+    }
+    // `child` goes into `container`: bound the nesting, and freeze the child so that no later
+    // change can put a container inside itself (state dicts never change a placed container).
+    void place(Value& container, const ValuePtr& child) {
+        if (container.placed) fail(std::string("a ") + container.typeName() + " is changed after it was placed in another value");
+        if (child.get() == &container) fail(std::string("a ") + container.typeName() + " cannot contain itself");
+        if (child->depth + 1 > kMaxNesting) fail("values nest more than " + std::to_string(kMaxNesting) + " deep");
+        child->placed = true;
+        container.depth = std::max(container.depth, child->depth + 1);
     }
     std::vector<ValuePtr> popMark() {
         if (marks_.empty()) fail("pickle has no MARK to pop to");
@@ -261,24 +277,34 @@ private:
             case SETITEM: {
                 ValuePtr value = pop();
                 ValuePtr key = pop();
-                as<Dict>(top(), "the SETITEM target").items.emplace_back(std::move(key), std::move(value));
+                Value& target = top();
+                auto& dict = as<Dict>(target, "the SETITEM target");
+                place(target, key), place(target, value);
+                dict.items.emplace_back(std::move(key), std::move(value));
                 return;
             }
             case SETITEMS: {
                 std::vector<ValuePtr> kv = popMark();
                 if (kv.size() % 2) fail("SETITEMS with an odd number of items");
-                auto& dict = as<Dict>(top(), "the SETITEMS target");
+                Value& target = top();
+                auto& dict = as<Dict>(target, "the SETITEMS target");
+                for (const ValuePtr& item : kv) place(target, item);
                 for (size_t i = 0; i < kv.size(); i += 2) dict.items.emplace_back(kv[i], kv[i + 1]);
                 return;
             }
             case APPEND: {
                 ValuePtr value = pop();
-                as<List>(top(), "the APPEND target").items.push_back(std::move(value));
+                Value& target = top();
+                auto& list = as<List>(target, "the APPEND target");
+                place(target, value);
+                list.items.push_back(std::move(value));
                 return;
             }
             case APPENDS: {
                 std::vector<ValuePtr> items = popMark();
-                auto& list = as<List>(top(), "the APPENDS target");
+                Value& target = top();
+                auto& list = as<List>(target, "the APPENDS target");
+                for (const ValuePtr& item : items) place(target, item);
                 list.items.insert(list.items.end(), items.begin(), items.end());
                 return;
             }
@@ -295,6 +321,7 @@ private:
     std::vector<ValuePtr> stack_;
     std::vector<size_t> marks_;
     std::unordered_map<uint64_t, ValuePtr> memo_;
+    size_t values_ = 0;
 };
 
 }  // namespace

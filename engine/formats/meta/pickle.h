@@ -59,10 +59,21 @@ struct Value {
     std::variant<None, bool, int64_t, double, std::string, Bytes, Tuple, List, Dict, Global, StorageRef, TensorRef> v;
     // "None", "bool", "int", ... for error messages.
     const char* typeName() const;
+    // The reader's bookkeeping: how deeply containers nest inside this value, and whether it
+    // has been placed inside another container (after which it may not change, so no value
+    // can ever contain itself).
+    uint32_t depth = 0;
+    bool placed = false;
 };
 
+// Limits a hostile pickle meets long before memory or the stack runs out: a state dict nests
+// about five containers deep and holds some ten values per tensor.
+inline constexpr uint32_t kMaxNesting = 100;
+inline constexpr size_t kMaxValues = 1u << 22;
+
 // Throws std::runtime_error naming `source` and the byte offset for anything outside
-// the supported subset: unknown opcodes, disallowed globals, truncation, bad arity.
+// the supported subset: unknown opcodes, disallowed globals, truncation, bad arity, nesting
+// deeper than kMaxNesting, more than kMaxValues values, a container changed after it was placed.
 ValuePtr unpickle(std::span<const std::byte> data, const std::string& source);
 
 }  // namespace llama::pickle
