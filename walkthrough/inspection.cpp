@@ -16,9 +16,9 @@ void addInspectionOptions(CLI::App& app, Options& o) {
         ->needs(trace);
     app.add_flag("--trace-presoftmax", o.tracePreSoftmax, "Also store the masked scores before the softmax")->needs(trace);
     app.add_option("--trace-max-positions", o.traceMaxPositions, "Store no scores for steps past this many positions")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0, ModelArgs::kMaxPositions))
         ->needs(trace);
-    app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::NonNegativeNumber)->needs(trace);
+    app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::Range(0, ModelArgs::kMaxVocab))->needs(trace);
 }
 
 Inspection::Inspection(const Options& o, Session& session) : options_(o) {

@@ -29,9 +29,10 @@ void addModelOptions(CLI::App& app, cli::Options& o) {
                                  "Hugging Face's (config.json, *.safetensors, tokenizer.json) or a .gguf file; default: the bundled model");
     app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
         ->excludes(model);
-    app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::PositiveNumber);
+    app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));
     app.add_option("--seed", o.generation.sampling.seed, "Random seed for sampling and synthetic weights");
-    app.add_option("--max-seq-len", o.maxSeqLen, "Context length (default: the model's, else 2048)")->check(CLI::PositiveNumber);
+    app.add_option("--max-seq-len", o.maxSeqLen, "Context length (default: the model's, else 2048)")
+        ->check(CLI::Range(1, ModelArgs::kMaxPositions));
 }
 
 int runGeneration(const cli::Options& o) {
@@ -58,6 +59,7 @@ int runGeneration(const cli::Options& o) {
     if (std::string why = interrupts.stopReason(); r.stopReason == "stopped" && !why.empty()) r.stopReason = why;
     interrupts.writeOut("\n\n");
     inspection.finish(r);
+    if (debugLog) debugLog->finish();
     if (interrupts.stdoutClosed()) {
         // Nobody reads the summary any more; the files are complete, and stderr says so.
         fmt::print(stderr, "stdout was closed: stopped with {} tokens generated{}\n", r.generatedTokens.size(),
@@ -92,9 +94,9 @@ int main(int argc, char** argv) {
     app.add_flag("--allow-special", g.allowSpecial,
                  "In --chat mode, special-token text in --prompt and --system becomes control tokens (completion prompts always do)")
         ->needs(chat);
-    app.add_option("-n,--max-tokens", g.maxTokens, "Tokens to generate")->check(CLI::NonNegativeNumber);
+    app.add_option("-n,--max-tokens", g.maxTokens, "Tokens to generate")->check(CLI::Range(0, ModelArgs::kMaxPositions));
     app.add_option("--temperature", g.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
-    app.add_option("--top-k", g.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::NonNegativeNumber);
+    app.add_option("--top-k", g.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::Range(0, ModelArgs::kMaxVocab));
     app.add_option("--top-p", g.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
@@ -104,9 +106,9 @@ int main(int argc, char** argv) {
     addModelOptions(*bench, o);
     bench->add_option("--prompt-tokens", o.benchPromptTokens, "Prompt lengths for the prefill: 32, or 32,128 (decode follows the first)")
         ->delimiter(',')
-        ->check(CLI::PositiveNumber);
-    bench->add_option("--decode-tokens", o.benchDecodeTokens, "Tokens to decode")->check(CLI::PositiveNumber);
-    bench->add_option("--repeat", o.benchRepeats, "Repetitions (the median is reported)")->check(CLI::PositiveNumber);
+        ->check(CLI::Range(1, ModelArgs::kMaxPositions));
+    bench->add_option("--decode-tokens", o.benchDecodeTokens, "Tokens to decode")->check(CLI::Range(1, ModelArgs::kMaxPositions));
+    bench->add_option("--repeat", o.benchRepeats, "Repetitions (the median is reported)")->check(CLI::Range(1, 1000));
     bench->add_option("--observer", o.benchObserver, "What watches the stages: none, record (a trace without tensor data), log")
         ->check(CLI::IsMember({"none", "record", "log"}));
     bench->add_flag("--profile", o.benchProfile, "Time per kind of ml:: op (LinearTransformation, MatMul, ...), per token");

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 namespace llama {
@@ -21,6 +23,31 @@ nlohmann::json readJsonObject(const std::string& path) {
     nlohmann::json j = readJsonFile(path);
     if (!j.is_object()) throw std::runtime_error(path + ": expected a JSON object");
     return j;
+}
+
+void JsonFields::fail(const std::string& what) const { throw std::runtime_error(path_ + ": " + what); }
+
+double JsonFields::number(const char* key, std::optional<double> fallback) const {
+    if (!has(key)) {
+        if (!fallback) fail(fmt::format("missing field '{}'", key));
+        return *fallback;
+    }
+    if (!o_[key].is_number()) fail(fmt::format("field '{}' must be a number", key));
+    return o_[key].get<double>();
+}
+
+int JsonFields::integer(const char* key, std::optional<int> fallback) const {
+    const double v = number(key, fallback);
+    constexpr double lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+    if (!(v >= lo && v <= hi) || v != std::floor(v))
+        fail(fmt::format("field '{}' is {}: expected a whole number from {} to {}", key, o_[key].dump(), int(lo), int(hi)));
+    return int(v);
+}
+
+bool JsonFields::boolean(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    if (!o_[key].is_boolean()) fail(fmt::format("field '{}' must be true or false", key));
+    return o_[key].get<bool>();
 }
 
 }  // namespace llama

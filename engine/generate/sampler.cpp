@@ -1,5 +1,7 @@
 #include "generate/sampler.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -10,6 +12,9 @@
 namespace llama {
 
 Sampler::Sampler(SamplingSettings settings) : settings_(settings), rng_(settings.seed) {
+    // Written so that NaN fails too.
+    if (!(settings.temperature >= 0 && settings.temperature <= 100))
+        throw std::invalid_argument(fmt::format("temperature {} is outside 0 to 100", settings.temperature));
     if (settings.topK < 0) throw std::invalid_argument("top-k must be 0 (off) or positive");
     if (!(settings.topP > 0.0f && settings.topP <= 1.0f)) throw std::invalid_argument("top-p must be in (0, 1]");
 }

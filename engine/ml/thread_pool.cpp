@@ -48,7 +48,9 @@ struct ThreadPool::Job {
 };
 
 ThreadPool::ThreadPool(int threads) : slots_(threads), freeSlots_(threads) {
-    if (threads < 1) throw std::invalid_argument("ThreadPool: thread count must be >= 1, got " + std::to_string(threads));
+    if (threads < 1 || threads > maxThreads())
+        throw std::invalid_argument("thread count " + std::to_string(threads) + " is outside 1 to " + std::to_string(maxThreads()) +
+                                    " (4x this machine's cores)");
     for (int i = 0; i + 1 < threads; ++i)
         workers_.emplace_back([this] {
             // Signals go to the thread that started the work: Ctrl-C must wake a stepper waiting
@@ -80,6 +82,8 @@ void ThreadPool::configureGlobal(int threads) {
         throw std::logic_error("ThreadPool: global pool already created with " + std::to_string(gPool->threadCount()) +
                                " threads, cannot change to " + std::to_string(threads));
 }
+
+int ThreadPool::maxThreads() { return 4 * std::max(1, int(std::thread::hardware_concurrency())); }
 
 ThreadPool& ThreadPool::global() {
     std::call_once(gCreated, [] {

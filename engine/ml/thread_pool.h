@@ -31,7 +31,9 @@ public:
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
 
-    // Sets the size of the global pool (from --threads). Must be called before the first
+    // More compute threads than this only add switching (and each one's stack): 4x the cores.
+    static int maxThreads();
+    // Sets the size of the global pool (from --threads), 1 to maxThreads(). Must be called before the first
     // global(); calling it later with a different count throws std::logic_error.
     static void configureGlobal(int threads);
     // The process-wide pool, created on first use (default: hardware_concurrency).

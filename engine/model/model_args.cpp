@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace llama {
@@ -15,22 +16,34 @@ int ModelArgs::ffnHiddenDim() const {
     return multiple_of * ((hidden + multiple_of - 1) / multiple_of);
 }
 
-void ModelArgs::validate(const std::string& source, VocabSize vocab) const {
+void ModelArgs::validate(const std::string& source, VocabSize vocab, const ModelArgKeys& k) const {
     auto fail = [&](const std::string& what) { throw std::invalid_argument(source + ": " + what); };
-    if (dim <= 0) fail("'dim' must be positive");
-    if (n_layers <= 0) fail("'n_layers' must be positive");
-    if (n_heads <= 0) fail("'n_heads' must be positive");
-    if (n_kv_heads <= 0) fail("'n_kv_heads' must be positive");
-    const bool fromTokenizer = vocab == VocabSize::MayComeFromTokenizer && vocab_size == -1;
-    if (vocab_size <= 0 && !fromTokenizer) fail("'vocab_size' must be positive (got " + std::to_string(vocab_size) + ")");
-    if (multiple_of <= 0) fail("'multiple_of' must be positive");
-    if (dim % n_heads) fail(fmt::format("'dim' ({}) must be divisible by 'n_heads' ({})", dim, n_heads));
-    if (n_heads % n_kv_heads) fail(fmt::format("'n_heads' ({}) must be divisible by 'n_kv_heads' ({})", n_heads, n_kv_heads));
+    auto inRange = [&](const char* key, int64_t value, int64_t max) {
+        if (value <= 0 || value > max) fail(fmt::format("'{}' is {}: expected 1 to {}", key, value, max));
+    };
+    inRange(k.dim, dim, kMaxDim);
+    inRange(k.n_layers, n_layers, kMaxLayers);
+    inRange(k.n_heads, n_heads, kMaxHeads);
+    inRange(k.n_kv_heads, n_kv_heads, kMaxHeads);
+    if (!(vocab == VocabSize::MayComeFromTokenizer && vocab_size == -1)) inRange(k.vocab_size, vocab_size, kMaxVocab);
+    inRange("multiple_of", multiple_of, kMaxFfn);
+    inRange(k.max_seq_len, max_seq_len, kMaxPositions);
+    if (dim % n_heads) fail(fmt::format("'{}' ({}) must be divisible by '{}' ({})", k.dim, dim, k.n_heads, n_heads));
+    if (n_heads % n_kv_heads) fail(fmt::format("'{}' ({}) must be divisible by '{}' ({})", k.n_heads, n_heads, k.n_kv_heads, n_kv_heads));
     if (headDim() % 2) fail(fmt::format("head dimension {} must be even for RoPE", headDim()));
-    if (!(norm_eps > 0)) fail("'norm_eps' must be positive");
-    if (!(rope_theta > 0)) fail("'rope_theta' must be positive");
-    if (max_seq_len <= 0) fail("context length must be positive");
-    if (ffn_hidden_dim && *ffn_hidden_dim <= 0) fail("'intermediate_size' must be positive");
+    if (!(norm_eps > 0 && norm_eps < 1)) fail(fmt::format("'{}' is {}: expected a small positive number", k.norm_eps, norm_eps));
+    if (!(rope_theta > 0 && std::isfinite(rope_theta))) fail(fmt::format("'{}' is {}: expected a positive number", k.rope_theta, rope_theta));
+    // Llama 3 uses 1.3 and 405B 1.2: the multiplier scales the FFN width, it cannot flip or explode it.
+    if (ffn_dim_multiplier && !(*ffn_dim_multiplier > 0 && *ffn_dim_multiplier <= 16))
+        fail(fmt::format("'{}' is {}: expected more than 0 and at most 16", k.ffn, *ffn_dim_multiplier));
+    if (ffn_hidden_dim) inRange(k.ffn, *ffn_hidden_dim, kMaxFfn);
+    else inRange("FFN hidden size (from dim, ffn_dim_multiplier and multiple_of)", ffnHiddenDim(), kMaxFfn);
+}
+
+int64_t ModelArgs::runBytes() const {
+    const int64_t kvCache = 2 * int64_t(n_layers) * max_seq_len * n_kv_heads * headDim() * 2;
+    const int64_t rope = 2 * int64_t(max_seq_len) * (headDim() / 2) * 8;
+    return kvCache + rope;
 }
 
 }  // namespace llama

@@ -5,6 +5,20 @@
 
 namespace llama {
 
+// What the file being checked calls each field of ModelArgs, so that errors use its words
+// (config.json says num_attention_heads where params.json says n_heads).
+struct ModelArgKeys {
+    const char* dim = "dim";
+    const char* n_layers = "n_layers";
+    const char* n_heads = "n_heads";
+    const char* n_kv_heads = "n_kv_heads";
+    const char* vocab_size = "vocab_size";
+    const char* ffn = "ffn_dim_multiplier";
+    const char* norm_eps = "norm_eps";
+    const char* rope_theta = "rope_theta";
+    const char* max_seq_len = "max_seq_len";
+};
+
 struct ModelArgs {
     int dim = 0;
     int n_layers = 0;
@@ -26,10 +40,21 @@ struct ModelArgs {
     int nRep() const { return n_heads / n_kv_heads; }
     int ffnHiddenDim() const;
 
-    // Throws std::invalid_argument naming the field when the args cannot describe a Llama model.
-    // Llama 2's params.json leaves the vocabulary to the tokenizer (vocab_size -1).
+    // Bounds far above every Llama released (405B: dim 16384, 126 layers, 128 heads, 128256
+    // tokens, 131072 positions, FFN 53248) and low enough that no size derived from them
+    // overflows int.
+    static constexpr int kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 22, kMaxPositions = 1 << 24,
+                         kMaxFfn = 1 << 20;
+
+    // Throws std::invalid_argument naming the field when the args cannot describe a Llama model,
+    // or describe one far larger than any Llama (a hostile file's 1e9 layers). Llama 2's
+    // params.json leaves the vocabulary to the tokenizer (vocab_size -1).
     enum class VocabSize { Stated, MayComeFromTokenizer };
-    void validate(const std::string& source, VocabSize vocab = VocabSize::Stated) const;
+    void validate(const std::string& source, VocabSize vocab = VocabSize::Stated, const ModelArgKeys& keys = {}) const;
+
+    // Bytes a run allocates for max_seq_len positions: the KV cache (BF16 keys and values of
+    // every layer) and the RoPE table (Complex64, twice the positions, as Meta's).
+    int64_t runBytes() const;
 };
 
 }  // namespace llama

@@ -8,9 +8,7 @@
 
 namespace llama {
 
-DebugLogObserver::DebugLogObserver(const std::string& path) : out_(path), last_(std::chrono::steady_clock::now()) {
-    if (!out_) throw std::runtime_error("cannot open debug log '" + path + "' for writing");
-}
+DebugLogObserver::DebugLogObserver(const std::string& path) : out_(path), path_(path), last_(std::chrono::steady_clock::now()) {}
 
 void DebugLogObserver::line(const std::string& message) {
     auto nowSteady = std::chrono::steady_clock::now();
@@ -21,13 +19,14 @@ void DebugLogObserver::line(const std::string& message) {
     std::time_t t = std::chrono::system_clock::to_time_t(now);
     std::tm tm{};
     localtime_r(&t, &tm);
-    out_ << fmt::format("[DEBUG]{:%H:%M:%S}.{:06d} {} ({:.4f} secs)\n", tm, micros, message, secs);
+    out_.stream() << fmt::format("[DEBUG]{:%H:%M:%S}.{:06d} {} ({:.4f} secs)\n", tm, micros, message, secs);
 }
 
 void DebugLogObserver::onStage(const StageEvent& event) {
     std::istringstream lines(event.message);
     for (std::string l; std::getline(lines, l);) line(l);
-    out_.flush();
+    // A full disk ends the run here rather than after hours of lines that went nowhere.
+    if (!out_.stream().flush()) throw std::runtime_error("writing the debug log '" + path_ + "' failed (disk full?)");
 }
 
 }  // namespace llama

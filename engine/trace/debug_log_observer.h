@@ -1,10 +1,11 @@
 #pragma once
 // The walkthrough's debug.log: "[DEBUG]HH:MM:SS.micro <message> (N.NNNN secs)", where the
-// seconds are the time since the previous line.
+// seconds are the time since the previous line. Written under a temporary name and moved into
+// place by finish(), so a failed or interrupted run never leaves half a log behind.
 #include <chrono>
-#include <fstream>
 #include <string>
 
+#include "formats/atomic_output.h"
 #include "stages/stage_event.h"
 
 namespace llama {
@@ -15,9 +16,12 @@ public:
     void onStage(const StageEvent& event) override;
     // Lines outside the stage flow (e.g. start-up notes).
     void line(const std::string& message);
+    // Checks every line was written and moves the log into place; throws naming the file if not.
+    void finish() { out_.commit(); }
 
 private:
-    std::ofstream out_;
+    AtomicOutputFile out_;
+    std::string path_;
     std::chrono::steady_clock::time_point last_;
 };
 

@@ -135,10 +135,9 @@ void appendValues(const Tensor& t, std::string& data, std::string& j) {
 }  // namespace
 
 TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options)
-    : out_(path, std::ios::binary), path_(path), tokenizer_(model.tokenizer), sampler_(run.sampling), options_(options) {
-    if (!out_) throw std::runtime_error(fmt::format("cannot open trace '{}' for writing", path));
-    out_.write(trace::kMagic.data(), trace::kMagic.size());
-    out_.write(reinterpret_cast<const char*>(&trace::kVersion), sizeof trace::kVersion);
+    : out_(path), path_(path), tokenizer_(model.tokenizer), sampler_(run.sampling), options_(options) {
+    out_.stream().write(trace::kMagic.data(), trace::kMagic.size());
+    out_.stream().write(reinterpret_cast<const char*>(&trace::kVersion), sizeof trace::kVersion);
     written_ = trace::kMagic.size() + sizeof trace::kVersion;
     json attention = options.attentionLayers ? json(*options.attentionLayers) : json("all");
     json meta = {{"model", {{"format", model.format}, {"path", model.path}, {"args", argsJson(model.args)}}},
@@ -221,19 +220,19 @@ void TraceRecorder::finish(const GenerationResult& r) {
                 {"prefillSeconds", r.prefillSeconds},
                 {"decodeSeconds", r.decodeSeconds}};
     writeRecord(trace::kEndRecord, text(end), {});
-    out_.close();
-    if (!out_) throw std::runtime_error(fmt::format("writing trace '{}' failed", path_));
+    out_.commit();
 }
 
 void TraceRecorder::writeRecord(std::string_view kind, const std::string& json, const std::string& data) {
     const uint32_t jsonBytes = uint32_t(json.size());
     const uint64_t dataBytes = data.size();
-    out_.write(kind.data(), 4);
-    out_.write(reinterpret_cast<const char*>(&jsonBytes), sizeof jsonBytes);
-    out_.write(reinterpret_cast<const char*>(&dataBytes), sizeof dataBytes);
-    out_.write(json.data(), std::streamsize(json.size()));
-    out_.write(data.data(), std::streamsize(data.size()));
-    if (!out_) throw std::runtime_error(fmt::format("writing trace '{}' failed", path_));
+    std::ofstream& out = out_.stream();
+    out.write(kind.data(), 4);
+    out.write(reinterpret_cast<const char*>(&jsonBytes), sizeof jsonBytes);
+    out.write(reinterpret_cast<const char*>(&dataBytes), sizeof dataBytes);
+    out.write(json.data(), std::streamsize(json.size()));
+    out.write(data.data(), std::streamsize(data.size()));
+    if (!out) throw std::runtime_error(fmt::format("writing trace '{}' failed", path_));
     written_ += trace::kRecordHeaderBytes + json.size() + data.size();
 }
 

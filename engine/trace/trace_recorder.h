@@ -14,6 +14,7 @@
 #include "generate/generator.h"
 #include "generate/sampler.h"
 #include "model/model.h"
+#include "formats/atomic_output.h"
 #include "stages/stage_event.h"
 
 namespace llama {
@@ -56,7 +57,7 @@ private:
     bool storesValues(const StageEvent& event, const Tensor& t) const;
     void writeRecord(std::string_view kind, const std::string& json, const std::string& data);
 
-    std::ofstream out_;
+    AtomicOutputFile out_;  // moved into place by finish(): no trace without its END record
     std::string path_;
     std::shared_ptr<const Tokenizer> tokenizer_;
     Sampler sampler_;  // top tokens at the run's temperature, as the sampler saw them

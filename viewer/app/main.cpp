@@ -98,13 +98,13 @@ int main(int argc, char** argv) {
     cli.add_option("-p,--prompt", o.settings.prompt, "Prompt text");
     cli.add_option("--system", o.settings.system, "System prompt (chat mode)");
     cli.add_option("--mode", mode, "chat or completion")->check(CLI::IsMember({"chat", "completion"}));
-    cli.add_option("-n,--max-tokens", o.settings.maxTokens, "Tokens to generate")->check(CLI::PositiveNumber);
+    cli.add_option("-n,--max-tokens", o.settings.maxTokens, "Tokens to generate")->check(CLI::Range(1, ModelArgs::kMaxPositions));
     cli.add_option("--temperature", o.settings.sampling.temperature, "0 = greedy")->check(CLI::Range(0.0, 100.0));
-    cli.add_option("--top-k", o.settings.sampling.topK, "0 = all")->check(CLI::NonNegativeNumber);
+    cli.add_option("--top-k", o.settings.sampling.topK, "0 = all")->check(CLI::Range(0, ModelArgs::kMaxVocab));
     cli.add_option("--top-p", o.settings.sampling.topP, "Nucleus threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
     cli.add_option("--seed", o.settings.sampling.seed, "Sampling seed (and synthetic weights)");
     cli.add_option("--scale", o.uiScale, "UI scale for projectors")->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)));
-    cli.add_option("--threads", threads, "Engine compute threads (default: every core)")->check(CLI::PositiveNumber);
+    cli.add_option("--threads", threads, "Engine compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));
     cli.add_option("--width", width, "Window width")->check(CLI::Range(640, 7680));
     cli.add_option("--height", height, "Window height")->check(CLI::Range(480, 4320));
     cli.add_option("--chapters", o.chaptersDir, "Directory of the chapter files");

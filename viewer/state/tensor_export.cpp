@@ -2,25 +2,21 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <stdexcept>
+
+#include "formats/atomic_output.h"
 
 namespace llama::viewer {
 
-namespace {
-std::ofstream openOut(const std::string& path) {
-    std::ofstream out(path, std::ios::binary);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    return out;
-}
-}  // namespace
-
+// Both exports go through AtomicOutputFile: a failed write never leaves half a file.
 void writeCsv(const std::string& path, const Slice2D& s) {
-    auto out = openOut(path);
+    AtomicOutputFile file(path);
+    std::ofstream& out = file.stream();
     for (int64_t r = 0; r < s.rows; ++r) {
         for (int64_t c = 0; c < s.cols; ++c) out << (c ? "," : "") << fmt::format("{}", s.at(r, c));
         out << '\n';
     }
+    file.commit();
 }
 
 void writeNpy(const std::string& path, const Tensor& t) {
@@ -33,7 +29,8 @@ void writeNpy(const std::string& path, const Tensor& t) {
     size_t total = 10 + header.size() + 1;
     header.append((64 - total % 64) % 64, ' ');
     header += '\n';
-    auto out = openOut(path);
+    AtomicOutputFile file(path);
+    std::ofstream& out = file.stream();
     out.write("\x93NUMPY\x01\x00", 8);
     uint16_t len = uint16_t(header.size());
     out.put(char(len & 0xff)).put(char(len >> 8));
@@ -42,7 +39,7 @@ void writeNpy(const std::string& path, const Tensor& t) {
         float v = t.floatAt(i);
         out.write(reinterpret_cast<const char*>(&v), 4);
     }
-    if (!out) throw std::runtime_error("cannot write " + path);
+    file.commit();
 }
 
 }  // namespace llama::viewer

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace llama {
 
@@ -193,8 +194,12 @@ GgufFile GgufFile::open(const std::string& path) {
     uint64_t kvCount = c.readCount("metadata count", 13);
 
     uint64_t arrayItems = 0;
+    std::unordered_set<std::string> keys;
     for (uint64_t i = 0; i < kvCount; ++i) {
+        at = c.pos();
         std::string key = c.readString(fmt::format("metadata[{}] key", i), kMaxNameLength);
+        // Which of two values a reader takes is up to the reader: refuse rather than guess.
+        if (!keys.insert(key).second) c.fail(at, fmt::format("metadata[{}] key", i), fmt::format("'{}' appears twice", key));
         GgufType type = readType(c, "metadata '" + key + "' type");
         g.metadata_.emplace_back(key, readValue(c, type, "metadata '" + key + "'", 0, arrayItems));
     }

@@ -103,7 +103,11 @@ Model loadGgufModel(const std::string& path, const LoadProgress& progress) {
     a.norm_eps = md.number("llama.attention.layer_norm_rms_epsilon").value_or(-1);
     a.rope_theta = md.number("llama.rope.freq_base").value_or(10000.0);
     a.max_seq_len = int(std::min(md.positiveInt("llama.context_length", false).value_or(kDefaultContext), kDefaultContext));
-    a.validate(path);
+    a.validate(path, ModelArgs::VocabSize::Stated,
+               {.dim = "llama.embedding_length", .n_layers = "llama.block_count", .n_heads = "llama.attention.head_count",
+                .n_kv_heads = "llama.attention.head_count_kv", .vocab_size = "tokenizer.ggml.tokens", .ffn = "llama.feed_forward_length",
+                .norm_eps = "llama.attention.layer_norm_rms_epsilon", .rope_theta = "llama.rope.freq_base",
+                .max_seq_len = "llama.context_length"});
     if (auto rotated = md.positiveInt("llama.rope.dimension_count", false); rotated && *rotated != a.headDim())
         md.fail(fmt::format("llama.rope.dimension_count {} differs from the head dimension {} (partial RoPE is not supported)", *rotated,
                             a.headDim()));
