@@ -211,3 +211,21 @@ TEST_CASE("GGUF reader refuses hostile files with clear messages", "[gguf][forma
         CHECK_THAT(broken([&](Builder& w) { w.set<uint64_t>(l.tensorNe0, uint64_t(1) << 62); }), Contains("tensor 't' ne"));
     }
 }
+
+TEST_CASE("GGUF reader refuses a metadata key that appears twice", "[gguf][formats][hostile]") {
+    // A second llama.rope.freq_base would silently win or lose, depending on the reader.
+    Builder w;
+    w.b = "GGUF";
+    w.put<uint32_t>(3);
+    w.put<uint64_t>(0);
+    w.put<uint64_t>(2);
+    size_t second = 0;
+    for (int i = 0; i < 2; ++i) {
+        size_t at = w.putString("llama.rope.freq_base");
+        if (i == 1) second = at;
+        w.put<uint32_t>(uint32_t(GgufType::F32));
+        w.put<float>(i ? 10000.0f : 500000.0f);
+    }
+    const std::string e = openError(w.b);
+    CHECK_THAT(e, Catch::Contains("'llama.rope.freq_base' appears twice") && Catch::Contains("offset " + std::to_string(second)));
+}
