@@ -1,7 +1,11 @@
 // Traces: a recorded run reads back with its stages, values and metadata; bad files fail clearly.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
 #include <filesystem>
 #include <fstream>
 
@@ -198,4 +202,81 @@ TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 read
     CHECK(run.stages[0].tensor("mask")->shape == Shape{2, 2});
     CHECK_FALSE(run.stages[0].tensor("mask")->stats);
     fs::remove(path);
+}
+
+namespace {
+// A trace's records, to edit one field and frame them again (docs/trace-format.md).
+struct Record {
+    std::string kind;
+    nlohmann::json json;
+    std::string data;
+};
+
+std::vector<Record> splitRecords(const std::string& bytes) {
+    std::vector<Record> out;
+    for (size_t pos = 12; pos < bytes.size();) {
+        uint32_t jsonBytes;
+        uint64_t dataBytes;
+        std::memcpy(&jsonBytes, bytes.data() + pos + 4, 4);
+        std::memcpy(&dataBytes, bytes.data() + pos + 8, 8);
+        out.push_back({bytes.substr(pos, 4), nlohmann::json::parse(bytes.substr(pos + 16, jsonBytes)),
+                       bytes.substr(pos + 16 + jsonBytes, dataBytes)});
+        pos += 16 + jsonBytes + dataBytes;
+    }
+    return out;
+}
+
+std::string joinRecords(const std::string& header, const std::vector<Record>& records) {
+    std::string out = header.substr(0, 12);
+    for (const Record& r : records) {
+        const std::string json = r.json.dump();
+        const uint32_t jsonBytes = uint32_t(json.size());
+        const uint64_t dataBytes = r.data.size();
+        out += r.kind;
+        out.append(reinterpret_cast<const char*>(&jsonBytes), 4).append(reinterpret_cast<const char*>(&dataBytes), 8);
+        out += json + r.data;
+    }
+    return out;
+}
+}  // namespace
+
+TEST_CASE("trace: what the viewer indexes with is validated, naming record and field", "[trace][hostile]") {
+    const fs::path good = tempTrace("hostile_good"), bad = tempTrace("hostile_bad");
+    record(good, TraceOptions{});
+    std::ifstream in(good, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<Record> records = splitRecords(bytes);
+    auto edited = [&](auto change) {
+        std::vector<Record> copy = records;
+        change(copy);
+        std::ofstream(bad, std::ios::binary) << joinRecords(bytes, copy);
+    };
+    // The first stage inside a block, and the first stage with a mask.
+    auto stageIndex = [&](const char* key) {
+        for (size_t i = 0; i < records.size(); ++i)
+            if (records[i].kind == "STAG" && records[i].json["stage"] == key) return i;
+        FAIL("no stage " << key);
+        return size_t(0);
+    };
+
+    edited([](auto& r) { r[0].json["model"]["args"]["n_heads"] = 0; });  // the viewer divided by it
+    requireTraceError(bad, "record 0 (META): model.args: 'n_heads' is 0");
+    edited([](auto& r) { r[0].json["model"]["args"]["n_layers"] = 2000000000; });
+    requireTraceError(bad, "'n_layers' is 2000000000: expected 1 to 1024");
+
+    const size_t mask = stageIndex("mask");
+    edited([&](auto& r) { r[mask].json["tensors"][0]["shape"] = {4294967296LL, 4294967296LL}; });
+    requireTraceError(bad, fmt::format("record {} (STAG): shape [4294967296,4294967296] has more than", mask));
+    edited([&](auto& r) { r[mask].json["tensors"][0]["shape"] = {3}; });
+    requireTraceError(bad, "tensor 'mask' has shape [3]: expected [rows, positions]");
+    edited([&](auto& r) { r[mask].json["message"] = std::string(2 << 20, 'x'); });
+    requireTraceError(bad, "the message has 2097152 bytes");
+
+    const size_t block = stageIndex("attention_norm");
+    edited([&](auto& r) { r[block].json["layer"] = 999; });
+    requireTraceError(bad, fmt::format("record {} (STAG): field 'layer' is 999: expected 0 to 1", block));
+    edited([&](auto& r) { r[block].json["layer"] = 1.5; });
+    requireTraceError(bad, "field 'layer' must be an integer");
+    fs::remove(good);
+    fs::remove(bad);
 }

@@ -30,6 +30,35 @@ std::vector<int> TraceRun::cacheFill(size_t stageIndex) const {
 }
 
 namespace {
+// Everything the viewer and replay index with is checked here, so a hostile trace is refused
+// with the record and field named instead of crashing them.
+constexpr size_t kMaxMessageBytes = 64 * 1024;
+constexpr int64_t kMaxElements = int64_t(1) << 36;  // 64 G elements: beyond any stored or shown tensor
+constexpr size_t kMaxRank = 8;
+
+int64_t integer(const json& j, const char* key, int64_t lo, int64_t hi) {
+    const json& v = j.at(key);
+    if (!v.is_number_integer()) throw TraceError(fmt::format("field '{}' must be an integer", key));
+    const int64_t n = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
+    if (n < lo || n > hi) throw TraceError(fmt::format("field '{}' is {}: expected {} to {}", key, v.dump(), lo, hi));
+    return n;
+}
+
+Shape shapeFrom(const json& j) {
+    if (!j.is_array() || j.size() > kMaxRank) throw TraceError(fmt::format("a shape must be an array of at most {} sizes", kMaxRank));
+    Shape shape;
+    int64_t elements = 1;
+    for (const json& d : j) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 0) throw TraceError(fmt::format("shape {} has a size that is not >= 0", j.dump()));
+        const int64_t n = d.get<int64_t>();
+        if (n > kMaxElements || (n && elements > kMaxElements / n))
+            throw TraceError(fmt::format("shape {} has more than {} elements", j.dump(), kMaxElements));
+        elements *= n;
+        shape.push_back(n);
+    }
+    return shape;
+}
+
 float number(const json& j) {
     if (j.is_number()) return j.get<float>();
     const auto s = j.get<std::string>();
@@ -45,7 +74,9 @@ DType dtypeFromName(const std::string& name) {
     throw TraceError(fmt::format("unknown dtype '{}'", name));
 }
 
-TraceToken token(const json& j) { return {j.at("id").get<int32_t>(), j.at("piece").get<std::string>(), j.at("special").get<bool>()}; }
+TraceToken token(const json& j) {
+    return {int32_t(integer(j, "id", 0, ModelArgs::kMaxVocab)), j.at("piece").get<std::string>(), j.at("special").get<bool>()};
+}
 
 std::vector<TraceToken> tokens(const json& j) {
     std::vector<TraceToken> out;
@@ -55,17 +86,23 @@ std::vector<TraceToken> tokens(const json& j) {
 
 ModelArgs argsFrom(const json& j) {
     ModelArgs a;
-    a.dim = j.at("dim");
-    a.n_layers = j.at("n_layers");
-    a.n_heads = j.at("n_heads");
-    a.n_kv_heads = j.at("n_kv_heads");
-    a.vocab_size = j.at("vocab_size");
-    a.multiple_of = j.at("multiple_of");
+    auto field = [&](const char* key) { return int(integer(j, key, INT32_MIN, INT32_MAX)); };
+    a.dim = field("dim");
+    a.n_layers = field("n_layers");
+    a.n_heads = field("n_heads");
+    a.n_kv_heads = field("n_kv_heads");
+    a.vocab_size = field("vocab_size");
+    a.multiple_of = field("multiple_of");
     if (!j.at("ffn_dim_multiplier").is_null()) a.ffn_dim_multiplier = j.at("ffn_dim_multiplier").get<double>();
     a.norm_eps = j.at("norm_eps");
     a.rope_theta = j.at("rope_theta");
     a.use_scaled_rope = j.at("use_scaled_rope");
-    a.max_seq_len = j.at("max_seq_len");
+    a.max_seq_len = field("max_seq_len");
+    try {
+        a.validate("model.args");
+    } catch (const std::invalid_argument& e) {
+        throw TraceError(e.what());
+    }
     return a;
 }
 
@@ -76,9 +113,9 @@ void readMeta(const json& j, TraceRun& run) {
     run.args = argsFrom(model.at("args"));
     const json& r = j.at("run");
     run.run.prompt = r.at("prompt");
-    run.run.maxTokens = r.at("maxTokens");
+    run.run.maxTokens = int(integer(r, "maxTokens", 0, ModelArgs::kMaxPositions));
     run.run.sampling.temperature = r.at("temperature");
-    run.run.sampling.topK = r.at("topK");
+    run.run.sampling.topK = int(integer(r, "topK", 0, ModelArgs::kMaxVocab));
     run.run.sampling.topP = r.at("topP");
     run.run.sampling.seed = r.at("seed");
     run.run.dryRun = r.at("dryRun");
@@ -86,8 +123,8 @@ void readMeta(const json& j, TraceRun& run) {
     run.options.summaries = t.at("summaries");
     if (t.at("attentionLayers").is_array()) run.options.attentionLayers = t.at("attentionLayers").get<std::set<int>>();
     run.options.preSoftmax = t.at("preSoftmax");
-    run.options.maxPositions = t.at("maxPositions");
-    run.options.topK = t.at("topK");
+    run.options.maxPositions = int(integer(t, "maxPositions", 0, ModelArgs::kMaxPositions));
+    run.options.topK = int(integer(t, "topK", 0, ModelArgs::kMaxVocab));
 }
 
 // bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`.
@@ -117,20 +154,34 @@ Tensor valuesFrom(const json& v, const Shape& shape, std::string_view data) {
     return t;
 }
 
-TracedStage readStage(const json& j, std::string_view data) {
+// What the viewer's panels index: scores are [heads, rows, positions], the mask [rows, positions].
+void checkRank(const TracedTensor& t, const ModelArgs& args) {
+    if (t.name == "scores" || t.name == "xqMatMulKeys") {
+        if (t.shape.size() != 3 || t.shape[0] != args.n_heads)
+            throw TraceError(fmt::format("tensor '{}' has shape {}: expected [{} heads, rows, positions]", t.name, shapeToString(t.shape),
+                                         args.n_heads));
+    } else if (t.name == "mask" && t.shape.size() != 2) {
+        throw TraceError(fmt::format("tensor 'mask' has shape {}: expected [rows, positions]", shapeToString(t.shape)));
+    }
+}
+
+TracedStage readStage(const json& j, std::string_view data, const ModelArgs& args) {
     TracedStage s;
     const std::string key = j.at("stage");
     const StageInfo* info = findStage(key);
     if (!info) throw TraceError(fmt::format("unknown stage '{}'", key));
     s.stage = info->id;
-    s.layer = j.at("layer");
-    s.step = j.at("step");
-    s.startPos = j.at("startPos");
+    s.layer = int(info->inBlock ? integer(j, "layer", 0, args.n_layers - 1) : integer(j, "layer", -1, -1));
+    s.step = int(integer(j, "step", 0, args.max_seq_len));
+    s.startPos = int(integer(j, "startPos", 0, args.max_seq_len));
     s.message = j.at("message");
+    if (s.message.size() > kMaxMessageBytes)
+        throw TraceError(fmt::format("the message has {} bytes: a stage's log lines are at most {}", s.message.size(), kMaxMessageBytes));
     for (const json& d : j.at("tensors")) {
         TracedTensor t;
         t.name = d.at("name");
-        t.shape = d.at("shape").get<Shape>();
+        t.shape = shapeFrom(d.at("shape"));
+        checkRank(t, args);
         t.dtype = dtypeFromName(d.at("dtype"));
         if (d.contains("stats")) {
             const json& st = d["stats"];
@@ -143,8 +194,10 @@ TracedStage readStage(const json& j, std::string_view data) {
         s.tensors.push_back(std::move(t));
     }
     if (j.contains("top"))
-        for (const json& p : j["top"]) s.top.push_back({p.at("id"), p.at("piece"), number(p.at("logit")), number(p.at("probability"))});
-    if (j.contains("cacheFilled")) s.cacheFilled = j["cacheFilled"].get<int>();
+        for (const json& p : j["top"])
+            s.top.push_back({int32_t(integer(p, "id", 0, args.vocab_size - 1)), p.at("piece"), number(p.at("logit")),
+                             number(p.at("probability"))});
+    if (j.contains("cacheFilled")) s.cacheFilled = int(integer(j, "cacheFilled", 0, args.max_seq_len));
     return s;
 }
 
@@ -198,7 +251,7 @@ TraceRun readTrace(const std::string& path) {
         try {
             const json j = json::parse(jsonText);
             if (kind == trace::kMetaRecord) readMeta(j, run);
-            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, data));
+            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, data, run.args));
             else if (kind == trace::kEndRecord) {
                 readEnd(j, run);
                 ended = true;
