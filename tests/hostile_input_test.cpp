@@ -82,3 +82,9 @@ TEST_CASE("CLI: a debug log that cannot be written fails the run", "[hostile][cl
     CHECK(r.exitCode == 1);
     CHECK_THAT(r.output, Contains("writing the debug log '/dev/full' failed") && !Contains("Debug log written"));
 }
+
+TEST_CASE("stepper: a breakpoint on a layer the model does not have is refused", "[hostile][cli][step]") {
+    const CliRun r = runWalkthrough("--synthetic tiny --step -n 1", std::string("b attention_norm 999\nc\n"));
+    CHECK_THAT(r.output, Contains("layer 999 does not exist: this model has layers 1 to 2") && !Contains("breakpoint: stage"));
+    CHECK(r.exitCode == 0);
+}

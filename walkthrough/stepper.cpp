@@ -235,6 +235,10 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
             controller_.stop();
             return true;
         case K::Break:
+            if (c.breakpoints.front().layer && *c.breakpoints.front().layer >= nLayers_) {
+                out_ << fmt::format("layer {} does not exist: this model has layers 1 to {}\n", *c.breakpoints.front().layer + 1, nLayers_);
+                return false;
+            }
             for (const auto& b : c.breakpoints) {
                 controller_.addBreakpoint(b);
                 const StageInfo& s = stageInfo(b.stage);

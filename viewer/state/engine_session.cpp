@@ -1,6 +1,8 @@
 #include "state/engine_session.h"
 
 #include <fmt/format.h>
+
+#include <stdexcept>
 #include <sys/resource.h>
 
 #include "state/trace_replay.h"
@@ -197,6 +199,10 @@ void EngineSession::applyBreakpoints(bool honour) {
 
 void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {
     std::lock_guard lock(mutex_);
+    const int layers = model_ ? model_->args.n_layers : 0;
+    for (const Breakpoint& b : breakpoints)
+        if (b.layer && layers && *b.layer >= layers)
+            throw std::invalid_argument(fmt::format("no layer {}: this model has layers 1 to {}", *b.layer + 1, layers));
     breakpoints_ = std::move(breakpoints);
     applyBreakpoints(true);
 }

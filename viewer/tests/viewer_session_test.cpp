@@ -177,3 +177,12 @@ TEST_CASE("a recorded trace replays through the same controls: held, stepped, wi
     CHECK(!snap.steps[0].top.empty());
     CHECK(snap.steps[0].sampled == snap.steps[0].top[0].id);
 }
+
+TEST_CASE("a breakpoint on a layer the model does not have is refused") {
+    EngineSession session;
+    loadTiny(session);
+    // The tiny preset has 2 layers: layer index 998 is layer 999.
+    REQUIRE_THROWS_WITH(session.setBreakpoints({Breakpoint{StageId::AttentionNorm, 998, std::nullopt}}),
+                        Catch::Contains("no layer 999: this model has layers 1 to 2"));
+    REQUIRE_NOTHROW(session.setBreakpoints({Breakpoint{StageId::AttentionNorm, 1, std::nullopt}}));
+}
