@@ -2,6 +2,7 @@
 // exit code 1 (or a thrown error) and a message naming the file, field or flag, never a crash,
 // a gigabyte allocation or silent acceptance.
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +10,9 @@
 #include "cli_run.h"
 #include "formats/hf/hf_config.h"
 #include "formats/meta/params_json.h"
+#include "formats/meta/pickle.h"
+#include "formats/model_loader.h"
+#include "tokenizer/hf_tokenizer.h"
 
 using namespace llama;
 using Catch::Contains;
@@ -87,4 +91,38 @@ TEST_CASE("stepper: a breakpoint on a layer the model does not have is refused",
     const CliRun r = runWalkthrough("--synthetic tiny --step -n 1", std::string("b attention_norm 999\nc\n"));
     CHECK_THAT(r.output, Contains("layer 999 does not exist: this model has layers 1 to 2") && !Contains("breakpoint: stage"));
     CHECK(r.exitCode == 0);
+}
+
+TEST_CASE("messages name what is wrong with a model directory's files", "[hostile][formats]") {
+    const fs::path dir = fs::temp_directory_path() / ("llama_hostile_dir_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    fs::copy_file(ASSETS_DIR "/model/params.json", dir / "params.json");
+    fs::copy_file(ASSETS_DIR "/model/tokenizer.model", dir / "tokenizer.model");
+    REQUIRE(mkfifo((dir / "consolidated.00.pth").c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(loadModel(dir.string()), Contains("consolidated.00.pth is a FIFO, not a regular file"));
+    fs::remove(dir / "consolidated.00.pth");
+    fs::copy_file(ASSETS_DIR "/model/consolidated.00.pth", dir / "consolidated.00.pth");
+    std::ofstream(dir / "tokenizer.model", std::ios::trunc).close();
+    CHECK_THROWS_WITH(loadModel(dir.string()), Contains("tokenizer.model is empty"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("a pickle global with control bytes is shown escaped, not cut short", "[hostile][formats]") {
+    const std::string pkl = std::string("\x80\x02" "cos\0x\nsystem\n.", 16);
+    CHECK_THROWS_WITH(pickle::unpickle(std::as_bytes(std::span(pkl.data(), pkl.size())), "data.pkl"),
+                      Contains("pickle global 'os\\x00x.system' is not allowed"));
+}
+
+TEST_CASE("tokenizer.json: an empty or broken pre-tokenizer regex is refused naming the file", "[hostile][tokenizer]") {
+    auto withPattern = [](const std::string& pattern) {
+        return writeTemp("tok.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+                {"type": "Split", "pattern": {"Regex": ")" + pattern + R"("}, "behavior": "Isolated", "invert": false},
+                {"type": "ByteLevel", "use_regex": false}]}})");
+    };
+    const std::string empty = withPattern("");
+    CHECK_THROWS_WITH(HfTokenizer(empty, ""), Contains(empty) && Contains("Regex pattern is empty"));
+    const std::string broken = withPattern("(a");
+    CHECK_THROWS_WITH(HfTokenizer(broken, ""), Contains(broken) && Contains("does not compile"));
 }

@@ -63,10 +63,16 @@ std::shared_ptr<const Tokenizer> loadMetaTokenizer(const std::string& dir, Model
 
 Model loadMetaModel(const std::string& dir, const LoadProgress& progress) {
     fs::path d(dir);
-    for (const char* name : {"params.json", "tokenizer.model", "consolidated.00.pth"})
-        if (!fs::is_regular_file(d / name))
+    for (const char* name : {"params.json", "tokenizer.model", "consolidated.00.pth"}) {
+        const fs::file_status st = fs::status(d / name);
+        if (!fs::exists(st))
             throw std::runtime_error(fmt::format("{}: missing {} (Meta's layout has params.json, consolidated.00.pth, tokenizer.model)",
                                                  dir, name));
+        if (!fs::is_regular_file(st))
+            throw std::runtime_error(fmt::format("{}: {} is a {}, not a regular file", dir, name,
+                                                 fs::is_directory(st) ? "directory" : fs::is_fifo(st) ? "FIFO" : "special file"));
+        if (fs::file_size(d / name) == 0) throw std::runtime_error(fmt::format("{}: {} is empty", dir, name));
+    }
     Model m;
     m.format = "Meta consolidated.00.pth";
     m.path = dir;

@@ -66,6 +66,8 @@ HfTokenizer::HfTokenizer(const std::string& path, const std::string& configPath)
             if (p.value("behavior", "Isolated") != "Isolated" || p.value("invert", false))
                 fail("only Split pre-tokenizers with behavior Isolated and invert false are supported");
             splitPattern = p["pattern"]["Regex"].get<std::string>();
+            // An empty pattern matches nowhere: every text would encode to nothing.
+            if (splitPattern.empty()) fail("the Split pre-tokenizer's Regex pattern is empty");
         } else {
             fail(fmt::format("pre-tokenizer '{}' is not supported", type));
         }
@@ -81,7 +83,11 @@ HfTokenizer::HfTokenizer(const std::string& path, const std::string& configPath)
     if (!byteLevel && !(prepend && replace))
         fail("neither byte-level (ByteLevel pre-tokenizer) nor SentencePiece-style (Prepend and Replace \"▁\" normalizer)");
     flavour_ = byteLevel ? Flavour::ByteLevel : Flavour::SentencePiece;
-    if (!splitPattern.empty()) splitter_ = std::make_unique<RegexSplitter>(splitPattern);
+    try {
+        if (!splitPattern.empty()) splitter_ = std::make_unique<RegexSplitter>(splitPattern);
+    } catch (const std::invalid_argument& e) {
+        fail(e.what());
+    }
 
     // Ids: the model's vocabulary plus added tokens, together 0..V-1 without gaps.
     std::vector<std::optional<std::string>> byId;

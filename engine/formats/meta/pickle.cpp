@@ -139,10 +139,24 @@ private:
         push(it->second);
     }
 
+    // Names from the stream shown safely: a NUL or control byte would cut or garble the message.
+    static std::string printable(const std::string& s) {
+        std::string out;
+        for (unsigned char c : s) {
+            if (c >= 0x20 && c < 0x7f) out += char(c);
+            else {
+                char hex[8];
+                std::snprintf(hex, sizeof hex, "\\x%02x", c);
+                out += hex;
+            }
+        }
+        return out;
+    }
+
     void pushGlobal(std::string module, std::string name) {
         for (auto [m, n] : kAllowedGlobals)
             if (module == m && name == n) return push(make(Global{std::move(module), std::move(name)}));
-        fail("pickle global '" + module + "." + name +
+        fail("pickle global '" + printable(module) + "." + printable(name) +
              "' is not allowed: a checkpoint may only name OrderedDict, torch's tensor rebuild "
              "functions and the Float/BFloat16/Half storage classes");
     }
