@@ -63,8 +63,8 @@ RunSettings settings(PromptMode mode) {
 }
 }  // namespace
 
-TEST_CASE("viewer and CLI: the same prompt tokens for a Llama 3 model, with Llama 3's template") {
-    const std::string dir = std::string(ASSETS_DIR) + "/model";
+// The viewer's tokens equal the CLI's, and both are the template text for this model's family.
+static void checkSamePromptTokens(const std::string& dir, const std::string& completion, const std::string& chat) {
     Session engine;
     engine.load({ModelSource::Kind::Files, dir});
     const Tokenizer& tok = *engine.model()->tokenizer;
@@ -72,29 +72,20 @@ TEST_CASE("viewer and CLI: the same prompt tokens for a Llama 3 model, with Llam
         const RunSettings s = settings(mode);
         const Ids viewer = viewerPromptTokens(dir, s);
         CHECK(viewer == cliPromptTokens(dir, s));
-        const std::string expected = mode == PromptMode::Completion
-                                         ? "<|begin_of_text|>What is RoPE?"
-                                         : "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
-                                           "<|start_header_id|>user<|end_header_id|>\n\nWhat is RoPE?<|eot_id|>"
-                                           "<|start_header_id|>assistant<|end_header_id|>\n\n";
-        CHECK(viewer == tok.encode(expected, true));
+        CHECK(viewer == tok.encode(mode == PromptMode::Completion ? completion : chat, true));
+        REQUIRE(!viewer.empty());
+        CHECK(viewer.front() == tok.bosId());
     }
 }
 
+TEST_CASE("viewer and CLI: the same prompt tokens for a Llama 3 model, with Llama 3's template") {
+    checkSamePromptTokens(std::string(ASSETS_DIR) + "/model", "<|begin_of_text|>What is RoPE?",
+                          "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+                          "<|start_header_id|>user<|end_header_id|>\n\nWhat is RoPE?<|eot_id|>"
+                          "<|start_header_id|>assistant<|end_header_id|>\n\n");
+}
+
 TEST_CASE("viewer and CLI: the same prompt tokens for a Llama 2 model, with [INST] and no <|begin_of_text|>") {
-    const std::string dir = llama2ModelDirectory().string();
-    Session engine;
-    engine.load({ModelSource::Kind::Files, dir});
-    const Tokenizer& tok = *engine.model()->tokenizer;
-    for (PromptMode mode : {PromptMode::Chat, PromptMode::Completion}) {
-        const RunSettings s = settings(mode);
-        const Ids viewer = viewerPromptTokens(dir, s);
-        CHECK(viewer == cliPromptTokens(dir, s));
-        const std::string expected = mode == PromptMode::Completion ? "<s>What is RoPE?"
-                                                                    : "<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nWhat is RoPE? [/INST]";
-        CHECK(viewer == tok.encode(expected, true));
-        REQUIRE(!viewer.empty());
-        CHECK(viewer.front() == tok.bosId());
-        CHECK(tok.decode(viewer).find("begin_of_text") == std::string::npos);
-    }
+    checkSamePromptTokens(llama2ModelDirectory().string(), "<s>What is RoPE?",
+                          "<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nWhat is RoPE? [/INST]");
 }
