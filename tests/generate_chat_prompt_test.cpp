@@ -67,3 +67,12 @@ TEST_CASE("chat prompt: Llama 2's <s> typed in a chat message stays text", "[gen
     CHECK(ids.front() == bos);
     CHECK(countOf(formatPrompt(PromptMode::Chat, "", "a <s> b", ChatFormat::Llama2, true).encode(tok), bos) == 2);
 }
+
+TEST_CASE("chat prompt: invalid UTF-8 is reported at its offset within what was typed", "[generate][template][hostile]") {
+    for (PromptMode mode : {PromptMode::Chat, PromptMode::Completion}) {
+        REQUIRE_THROWS_WITH(formatPrompt(mode, "", "ab\xff", ChatFormat::Llama3, false),
+                            "the prompt is not valid UTF-8: byte 0xFF at byte offset 2");
+        REQUIRE_THROWS_WITH(formatPrompt(mode, "\xc3", "hi", ChatFormat::Llama2, false),
+                            "the system prompt is not valid UTF-8: byte 0xC3 at byte offset 0");
+    }
+}

@@ -1,6 +1,11 @@
 #include "generate/chat_template.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
+#include <utility>
+
+#include "tokenizer/utf8.h"
 
 namespace llama {
 
@@ -49,6 +54,12 @@ std::vector<int32_t> Prompt::encode(const Tokenizer& tokenizer) const {
 }
 
 Prompt formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format, bool allowSpecial) {
+    // Checked here, where an offset still counts within what was typed; the tokenizer would
+    // count from the start of the whole template.
+    for (const auto& [name, text] : {std::pair{"prompt", &user}, {"system prompt", &system}})
+        if (const auto bad = firstInvalidUtf8(*text))
+            throw std::invalid_argument(fmt::format("the {} is not valid UTF-8: byte 0x{:02X} at byte offset {}", name,
+                                                    static_cast<unsigned char>((*text)[*bad]), *bad));
     const bool llama2 = format == ChatFormat::Llama2;
     std::vector<Prompt::Part> parts{{llama2 ? "<s>" : "<|begin_of_text|>", true}};
     if (mode == PromptMode::Completion) {
