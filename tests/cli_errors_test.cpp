@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_run.h"
+#include "formats_fixtures.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -64,4 +65,12 @@ TEST_CASE("CLI: unknown synthetic preset and bad flag values", "[cli][errors]") 
     INFO(r.output);
     REQUIRE(r.exitCode != 0);
     REQUIRE(r.output.find("--top-p") != std::string::npos);
+}
+
+TEST_CASE("CLI: a checkpoint whose pickle nests 200,000 tuples deep is refused by run and inspect", "[cli][errors][hostile]") {
+    fs::path dir = modelCopy("deep_pickle");
+    const std::string pickle = "\x80\x02)" + std::string(200000, '\x85') + ".";
+    std::ofstream(dir / "consolidated.00.pth", std::ios::binary) << formats_test::storedZip("consolidated/data.pkl", pickle);
+    for (const std::string command : {"--prompt hi --model ", "inspect --model "})
+        requireOneClearError(runWalkthrough(command + dir.string()), "values nest more than 100 deep");
 }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 
 namespace llama::ml {
 
@@ -51,19 +52,29 @@ ThreadPool::ThreadPool(int threads) : slots_(threads), freeSlots_(threads) {
     if (threads < 1 || threads > maxThreads())
         throw std::invalid_argument("thread count " + std::to_string(threads) + " is outside 1 to " + std::to_string(maxThreads()) +
                                     " (4x this machine's cores)");
-    for (int i = 0; i + 1 < threads; ++i)
-        workers_.emplace_back([this] {
-            // Signals go to the thread that started the work: Ctrl-C must wake a stepper waiting
-            // for a command on stdin, not a worker waiting for a chunk.
-            sigset_t signals;
-            sigemptyset(&signals);
-            sigaddset(&signals, SIGINT);
-            pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-            workerLoop();
-        });
+    try {
+        for (int i = 0; i + 1 < threads; ++i)
+            workers_.emplace_back([this] {
+                // Signals go to the thread that started the work: Ctrl-C must wake a stepper waiting
+                // for a command on stdin, not a worker waiting for a chunk.
+                sigset_t signals;
+                sigemptyset(&signals);
+                sigaddset(&signals, SIGINT);
+                pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+                workerLoop();
+            });
+    } catch (const std::system_error& e) {
+        // Threads already started must be joined: destroying a joinable std::thread terminates
+        // (what --threads 1000 under a 4 GB address-space limit did).
+        stop();
+        throw std::runtime_error("ThreadPool: could not start " + std::to_string(threads) + " threads (started " +
+                                 std::to_string(workers_.size() + 1) + "): " + e.what());
+    }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop(); }
+
+void ThreadPool::stop() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;

@@ -52,6 +52,7 @@ private:
     struct Job;
 
     void workerLoop();
+    void stop();  // tells the workers to finish and joins them
     // The oldest job with unclaimed chunks, or nullptr. Caller holds mutex_.
     Job* claimableJob(Job* preferred) const;
     // Runs one chunk of job with mutex_ released; returns with it held again.
