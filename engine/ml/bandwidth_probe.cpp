@@ -53,6 +53,7 @@ BandwidthReport measureReadBandwidth(size_t bytes, int runs) {
     });
 
     BandwidthReport report;
+    report.bytesPerRun = size_t(n) * sizeof(float);
     for (int r = 0; r < runs; ++r) {
         std::atomic<double> sink = 0;
         auto t0 = std::chrono::steady_clock::now();
@@ -61,7 +62,9 @@ BandwidthReport measureReadBandwidth(size_t bytes, int runs) {
             sink.fetch_add(s);  // keeps the sum observable so the reads are not optimised away
         });
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        report.runsGBps.push_back(double(n) * sizeof(float) / seconds / 1e9);
+        report.runsGBps.push_back(double(report.bytesPerRun) / seconds / 1e9);
+        report.runsSeconds.push_back(seconds);
+        report.runsSums.push_back(sink.load());
     }
     std::vector<double> sorted = report.runsGBps;
     std::sort(sorted.begin(), sorted.end());

@@ -9,6 +9,9 @@ namespace llama::ml {
 struct BandwidthReport {
     double medianGBps = 0;       // GB = 1e9 bytes
     std::vector<double> runsGBps;  // each run, in the order measured
+    size_t bytesPerRun = 0;        // the buffer actually read each run (rounded down to whole pages)
+    std::vector<double> runsSeconds;  // each run's duration, so runsGBps can be checked against it
+    std::vector<double> runsSums;     // each run's sum of the buffer (all 1.0f): the floats actually read
 };
 
 // Sums a `bytes`-sized buffer of floats with every thread of the global pool, `runs` times.

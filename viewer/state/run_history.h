@@ -66,7 +66,6 @@ public:
     const std::vector<int32_t>& positionTokens() const { return positionTokens_; }
     const std::vector<int32_t>& promptTokens() const { return promptTokens_; }
     const std::string& text() const { return text_; }
-    size_t tensorBytes() const { return tensorBytes_; }
 
 private:
     void dropOldTensors(int currentStep);
