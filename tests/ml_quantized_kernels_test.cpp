@@ -69,8 +69,10 @@ TEST_CASE("Every kernel path's integer dot products stay within x's rounding of 
         for (const std::string& path : ml::kernels::supportedPaths()) {
             DYNAMIC_SECTION(dtypeName(t) << " on " << path) {
                 Tensor wq = quantizedWeights(t, out, in, 7), wf = decoded(wq);
-                // 1 and 5 rows take the decode-style path, 6, 9 and 13 the prefill one (partial groups of 4).
-                for (int64_t rows : {1, 2, 5, 6, 9, 13}) {
+                // Fewer rows than a path's panel width (8 or 16 lanes) take the dot kernels, 4 rows
+                // per weight load (1, 2, 5, 6 rows: partial groups of 4); more take the int16
+                // panels (9, 17 and 33 rows leave a partly padded last group on every width).
+                for (int64_t rows : {1, 2, 5, 6, 9, 13, 16, 17, 33}) {
                     Tensor x = randomTensor({rows, in}, DType::F32, unsigned(rows));
                     Tensor reference;
                     {
@@ -95,25 +97,26 @@ TEST_CASE("Every kernel path's integer dot products stay within x's rounding of 
 TEST_CASE("The kernel paths agree with each other on quantized weights", "[ml][linear][quant][kernels]") {
     const auto paths = ml::kernels::supportedPaths();
     const int64_t in = 2048, out = 37;
-    for (DType t : kIntegerTypes) {
-        DYNAMIC_SECTION(dtypeName(t)) {
-            Tensor wq = quantizedWeights(t, out, in, 11);
-            Tensor x = randomTensor({7, in}, DType::F32, 5, -3.0f, 3.0f);
-            Tensor first;
-            for (const std::string& path : paths) {
-                UsingKernels use(path);
-                Tensor y = ml::LinearTransformation(x, wq);
-                if (!first.hasData()) {
-                    first = y;
-                    continue;
-                }
-                for (int64_t i = 0; i < y.numel(); ++i) {
-                    INFO(path << " vs " << paths.front() << " at " << i);
-                    REQUIRE(y.floatAt(i) == Approx(first.floatAt(i)).epsilon(1e-4).margin(1e-4));
+    for (DType t : kIntegerTypes)
+        for (int64_t rows : {7, 19}) {  // the dot kernels on every path, then the panels
+            DYNAMIC_SECTION(dtypeName(t) << ", " << rows << " rows") {
+                Tensor wq = quantizedWeights(t, out, in, 11);
+                Tensor x = randomTensor({rows, in}, DType::F32, 5, -3.0f, 3.0f);
+                Tensor first;
+                for (const std::string& path : paths) {
+                    UsingKernels use(path);
+                    Tensor y = ml::LinearTransformation(x, wq);
+                    if (!first.hasData()) {
+                        first = y;
+                        continue;
+                    }
+                    for (int64_t i = 0; i < y.numel(); ++i) {
+                        INFO(path << " vs " << paths.front() << " at " << i);
+                        REQUIRE(y.floatAt(i) == Approx(first.floatAt(i)).epsilon(1e-4).margin(1e-4));
+                    }
                 }
             }
         }
-    }
 }
 
 TEST_CASE("Every kernel path's BF16 dot product matches the F32 reference", "[ml][linear][bf16][kernels]") {

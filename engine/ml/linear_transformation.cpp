@@ -7,8 +7,9 @@
 // blocks once per call, and each block's dot product is a sum of small-integer products,
 // scaled once per block.
 // Prefill (many tokens) does seqLen multiply-adds per weight, so no weight may be re-read
-// per token: a quantized weight row is unpacked once for up to kernels::kMaxRows tokens, by
-// blocks of weight rows small enough to stay in L1 while x's rows pass over them; BF16 weights
+// per token: quantized weights are unpacked a block of rows at a time into int16 panels in
+// cache, and multiplied with x quantized and interleaved a vector's width of rows at a time
+// (kernel_set.h), so each weight load serves 8 or 16 tokens; BF16 weights
 // with BF16 x are multiplied as they are stored where the CPU has bf16 dot products
 // (AVX512_BF16); otherwise BF16 and F32 weights are widened to F32 a block of rows at a time
 // into cache-resident scratch, then multiplied kTileX x rows by kTileW weight rows in
@@ -128,6 +129,44 @@ void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0
     }
 }
 
+// Quantized prefill: each block of weight rows is unpacked to int16 once (thread-local scratch,
+// in L2), then multiplied with every group of x rows, kMaxPanelRows weight rows per call.
+struct PanelWeights {
+    kernels::BlockFormat format;
+    BlockRows w;
+    const kernels::PackedActivations* x;
+};
+
+template <class Y>
+void panelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64_t o1) {
+    const kernels::KernelSet& kernel = kernels::active();
+    const kernels::PackedActivations& x = *pw.x;
+    const int lanes = x.lanes;
+    thread_local std::vector<int16_t> q, mins;
+    thread_local std::vector<float> d, dmin;
+    q.resize(size_t(kQuantBlockRows * p.k));
+    d.resize(size_t(kQuantBlockRows * x.blocks));
+    dmin.resize(d.size());
+    mins.resize(d.size() * 8);
+    const kernels::Int16Rows panel{q.data(), d.data(), mins.data(), dmin.data()};
+    std::vector<float> out(size_t(kernels::kMaxPanelRows * lanes));
+    for (int64_t ob = o0; ob < o1; ob += kQuantBlockRows) {
+        const int64_t n = std::min(kQuantBlockRows, o1 - ob);
+        kernel.unpackRows(pw.format, pw.w.base + size_t(ob) * pw.w.rowBytes, pw.w.rowBytes, n, p.k, panel);
+        for (int64_t g = 0; g < x.groups; ++g) {
+            const kernels::PackedX group = x.group(g);
+            const int64_t validLanes = std::min<int64_t>(lanes, p.rows - g * lanes);
+            for (int64_t r0 = 0; r0 < n; r0 += kernels::kMaxPanelRows) {
+                const int nr = int(std::min<int64_t>(kernels::kMaxPanelRows, n - r0));
+                kernel.panel(pw.format, panel, r0, nr, p.k, group, out.data());
+                for (int r = 0; r < nr; ++r)
+                    for (int64_t lane = 0; lane < validLanes; ++lane)
+                        y[(g * lanes + lane) * p.out + ob + r0 + r] = fromF32<Y>(out[size_t(r * lanes + lane)]);
+            }
+        }
+    }
+}
+
 // BF16 x and weights on a CPU that multiplies bf16 pairs natively: a block of weight rows at a
 // time (in L2 while every x row passes over it), straight from the stored values.
 template <class Y>
@@ -233,6 +272,15 @@ void run(const Problem& p, bool blocked, const W& w, Y* y) {
 
 bool hasIntegerKernel(DType t) { return t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q4_K || t == DType::Q6_K; }
 
+kernels::BlockFormat blockFormat(DType t) {
+    switch (t) {
+        case DType::Q8_0: return kernels::BlockFormat::Q8_0;
+        case DType::Q4_0: return kernels::BlockFormat::Q4_0;
+        case DType::Q4_K: return kernels::BlockFormat::Q4_K;
+        default: return kernels::BlockFormat::Q6_K;
+    }
+}
+
 // Quantizes every x row to the activation blocks that match weight type t.
 std::vector<uint8_t> quantizeX(const Problem& p, DType t) {
     const bool superBlocks = dtypeBlockSize(t) == 256;
@@ -293,7 +341,12 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     detail::visitFloat(x.dtype(), [&](auto yTag) {
         using Y = decltype(yTag);
         Y* out = y.mutableData<Y>();
-        if (integer) {
+        if (integer && kernel.lanes && p.rows >= kernel.lanes) {
+            const kernels::PackedActivations xp =
+                kernels::packActivations(p.x, p.rows, k, dtypeBlockSize(wType), wType == DType::Q4_K, kernel.lanes);
+            PanelWeights pw{blockFormat(wType), {wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, &xp};
+            forOutputRows(p, kQuantBlockRows, [&](int64_t o0, int64_t o1) { panelRows(p, pw, out, o0, o1); });
+        } else if (integer) {
             std::vector<uint8_t> xq = quantizeX(p, wType);
             QuantizedWeights q{{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, xq.data(), k / dtypeBlockSize(wType)};
             forOutputRows(p, p.rows > 1 ? kQuantBlockRows : 1, [&](int64_t o0, int64_t o1) { quantizedRows(p, q, out, o0, o1); });

@@ -40,4 +40,38 @@ void quantizeRowQ8x256(const float* x, int64_t k, BlockQ8x256* out) {
     }
 }
 
+PackedX PackedActivations::group(int64_t g) const {
+    return {q.data() + g * k * lanes, d.data() + g * blocks * lanes, sums.empty() ? nullptr : sums.data() + g * blocks * 8 * lanes};
+}
+
+PackedActivations packActivations(const float* x, int64_t rows, int64_t k, int64_t blockSize, bool withSums, int lanes) {
+    PackedActivations p;
+    p.lanes = lanes;
+    p.k = k;
+    p.blocks = k / blockSize;
+    p.groups = (rows + lanes - 1) / lanes;
+    p.q.assign(size_t(p.groups * k * lanes), 0);
+    p.d.assign(size_t(p.groups * p.blocks * lanes), 0.0f);
+    if (withSums) p.sums.assign(size_t(p.groups * p.blocks * 8 * lanes), 0);
+    std::vector<int8_t> q(static_cast<size_t>(blockSize));
+    for (int64_t s = 0; s < rows; ++s) {
+        const int64_t g = s / lanes, lane = s % lanes;
+        int16_t* gq = p.q.data() + g * k * lanes;
+        for (int64_t b = 0; b < p.blocks; ++b) {
+            p.d[size_t((g * p.blocks + b) * lanes + lane)] = quantizeBlock(x + s * k + b * blockSize, int(blockSize), q.data());
+            for (int64_t i = 0; i < blockSize; ++i) {
+                const int64_t at = b * blockSize + i;  // pair at / 2, lane, then at % 2
+                gq[(at / 2) * 2 * lanes + 2 * lane + at % 2] = q[size_t(i)];
+            }
+            if (withSums)
+                for (int64_t j = 0; j < blockSize / 32; ++j) {
+                    int sum = 0;
+                    for (int64_t i = 0; i < 32; ++i) sum += q[size_t(32 * j + i)];
+                    p.sums[size_t((((g * p.blocks + b) * 4 + j / 2) * lanes + lane) * 2 + j % 2)] = int16_t(sum);
+                }
+        }
+    }
+    return p;
+}
+
 }  // namespace llama::ml::kernels

@@ -16,8 +16,10 @@
 // blocks (activation_quant.h), then each block's dot product is a sum of int8 x int8 (or
 // uint4/uint6 x int8) products, scaled once per block by the two blocks' scales.
 //
-// Every kernel dots ONE weight row with nx rows of x (nx <= kMaxRows), so prefill reads and
-// unpacks each weight block once for several tokens, and decode is the nx = 1 case.
+// Every dot kernel dots ONE weight row with nx rows of x (nx <= kMaxRows): decode is the
+// nx = 1 case. Prefill with quantized weights is a matrix product instead (the int16 panels
+// below): each weight is used for `lanes` x rows per load, and each block's integer sums are
+// scaled to F32 once for all of them.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +29,31 @@
 namespace llama::ml::kernels {
 
 constexpr int kMaxRows = 4;
+
+// The block formats with integer kernels (tensor/dtype.h's DType is not used here: these files
+// must not share inline code with the rest of the program, see x86_kernels.inl).
+enum class BlockFormat { Q8_0, Q4_0, Q4_K, Q6_K };
+
+// ---- prefill panels -------------------------------------------------------------------------
+// Weight rows unpacked to int16 with every scale folded in that is not F32: block b of row r
+// holds w ~ d[r][b] * q[r][b * B + i] (B = 32 for Q8_0/Q4_0, 256 for the K-quants; Q6_K's
+// int8 sub-block scales and Q4_K's 6-bit ones are multiplied into q, |q| <= 4096), minus, for
+// Q4_K, dmin[r][b] * mins[r][b][j] on every weight of 32-wide sub-block j.
+struct Int16Rows {
+    int16_t* q;     // [rows][k]
+    float* d;       // [rows][blocks]
+    int16_t* mins;  // [rows][blocks][8], Q4_K only
+    float* dmin;    // [rows][blocks], Q4_K only
+};
+// `lanes` x rows quantized as in activation_blocks.h and interleaved, so one vector load
+// gives the same two values of every row: x ~ d[b][lane] * q[i / 2][lane][i % 2] for i in
+// block b, and sums[b][j / 2][lane][j % 2] = the sum of q over x's 32-wide sub-block j (Q4_K).
+struct PackedX {
+    const int16_t* q;     // [k / 2][lanes][2]
+    const float* d;       // [blocks][lanes]
+    const int16_t* sums;  // [blocks][4][lanes][2]
+};
+constexpr int kMaxPanelRows = 4;  // weight rows per call of KernelSet::panel
 
 struct KernelSet {
     const char* name;
@@ -43,6 +70,13 @@ struct KernelSet {
     // null: the weights are widened to F32): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i]
     // for s < rows, o < nw.
     void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
+    // Quantized prefill: x rows per PackedX (the vector width in int32 lanes; 0 where the dot
+    // kernels above serve prefill too), rows weight rows of rowBytes each unpacked into out
+    // (first row at out's start), and out[r * lanes + lane] = weight row r0 + r (r < nr <=
+    // kMaxPanelRows) dotted with x row `lane` of the group.
+    int lanes;
+    void (*unpackRows)(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const Int16Rows& out);
+    void (*panel)(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out);
 };
 
 // The kernels in use: the fastest this CPU runs, unless LLAMA_KERNELS (reference, generic,

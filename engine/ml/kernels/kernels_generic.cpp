@@ -5,17 +5,25 @@
 
 #include "ml/kernels/kernel_set.h"
 #include "tensor/float16.h"
-#include "tensor/quant_blocks.h"
 
 namespace llama::ml::kernels {
 
 namespace {
 
-float scaleAt(const uint8_t* p) {
+float halfAt(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, 2);
     return halfToFloatPortable(h);
 }
+
+}  // namespace
+}  // namespace llama::ml::kernels
+
+#include "ml/kernels/int16_panels.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
 
 void prepareBF16(const float* x, int64_t k, float* prepared) { std::memcpy(prepared, x, size_t(k) * sizeof(float)); }
 
@@ -37,7 +45,7 @@ void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, 
 void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 34) {
-        const float dw = scaleAt(w);
+        const float dw = halfAt(w);
         const auto* q = reinterpret_cast<const int8_t*>(w + 2);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
@@ -53,7 +61,7 @@ void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t
 void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 18) {
-        const float dw = scaleAt(w);
+        const float dw = halfAt(w);
         const uint8_t* qs = w + 2;
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
@@ -69,7 +77,7 @@ void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t
 void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 144) {
-        const float d = scaleAt(w), dmin = scaleAt(w + 2);
+        const float d = halfAt(w), dmin = halfAt(w + 2);
         uint8_t sc[8], m[8];
         unpackQ4KScales(w + 4, sc, m);
         const uint8_t* qs = w + 16;
@@ -95,21 +103,10 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
 void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 210) {
-        const float d = scaleAt(w + 208);
+        const float d = halfAt(w + 208);
         const auto* scales = reinterpret_cast<const int8_t*>(w + 192);
-        // The 256 6-bit values in natural order, once for every x row.
-        uint8_t q[256];
-        for (int half = 0; half < 2; ++half) {
-            const uint8_t* ql = w + 64 * half;
-            const uint8_t* qh = w + 128 + 32 * half;
-            uint8_t* y = q + 128 * half;
-            for (int l = 0; l < 32; ++l) {
-                y[l] = uint8_t((ql[l] & 0x0f) | ((qh[l] & 3) << 4));
-                y[l + 32] = uint8_t((ql[l + 32] & 0x0f) | (((qh[l] >> 2) & 3) << 4));
-                y[l + 64] = uint8_t((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4));
-                y[l + 96] = uint8_t((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4));
-            }
-        }
+        uint8_t q[256];  // once for every x row
+        q6kValues(w, q);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
             int32_t sumi = 0;
@@ -123,7 +120,36 @@ void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
     }
 }
 
-const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr};
+// Quantized prefill (kernel_set.h): out[r][lane] = sum over blocks of d_w * d_x * (the block's
+// integer dot), minus dmin_w * d_x * sum_j mins[j] * sums[j] for Q4_K.
+constexpr int kLanes = 8;
+
+void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
+    const int64_t size = panelBlockSize(f), blocks = k / size;
+    for (int r = 0; r < nr; ++r) {
+        const int64_t row = r0 + r;
+        const int16_t* wq = w.q + row * k;
+        float acc[kLanes] = {};
+        for (int64_t b = 0; b < blocks; ++b) {
+            int32_t sum[kLanes] = {};
+            for (int64_t i = b * size; i < (b + 1) * size; i += 2) {
+                const int16_t* xv = x.q + (i / 2) * 2 * kLanes;
+                for (int lane = 0; lane < kLanes; ++lane) sum[lane] += wq[i] * xv[2 * lane] + wq[i + 1] * xv[2 * lane + 1];
+            }
+            int32_t minSum[kLanes] = {};
+            if (f == BlockFormat::Q4_K)
+                for (int j = 0; j < 8; ++j)
+                    for (int lane = 0; lane < kLanes; ++lane)
+                        minSum[lane] += w.mins[(row * blocks + b) * 8 + j] * x.sums[((b * 4 + j / 2) * kLanes + lane) * 2 + j % 2];
+            const float dmin = f == BlockFormat::Q4_K ? w.dmin[row * blocks + b] : 0.0f;
+            for (int lane = 0; lane < kLanes; ++lane)
+                acc[lane] += x.d[b * kLanes + lane] * (w.d[row * blocks + b] * float(sum[lane]) - dmin * float(minSum[lane]));
+        }
+        for (int lane = 0; lane < kLanes; ++lane) out[r * kLanes + lane] = acc[lane];
+    }
+}
+
+const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, unpackRows, panel};
 
 }  // namespace
 

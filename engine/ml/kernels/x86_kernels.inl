@@ -14,6 +14,13 @@
 
 #include <cstring>
 
+// GCC 12's avx512fintrin.h initialises its "undefined" vectors from themselves, which
+// -Wmaybe-uninitialized reports wherever _mm512_cvtepi32_ps is inlined (GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
 #include "ml/kernels/kernel_set.h"
 
 namespace llama::ml::kernels {
@@ -325,6 +332,116 @@ void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
     LLAMA_DISPATCH_NX(dotQ6_KN, w, x, ldx, blocks, out)
 }
 #undef LLAMA_DISPATCH_NX
+
+}  // namespace
+}  // namespace llama::ml::kernels
+
+#include "ml/kernels/int16_panels.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
+
+// ---- quantized prefill: int16 panels (kernel_set.h) ----------------------------------------
+// One vector holds the same two values of kLanes x rows; a weight pair broadcast to every
+// int32 lane multiplies all of them with one pmaddwd (two int16 products summed into int32,
+// exact: |w| <= 4096, |x| <= 127), or with VNNI's vpdpwssd, which also adds them up. A
+// block's sums are scaled to F32 once for all lanes.
+
+#ifdef __AVX512F__
+constexpr int kLanes = 16;
+using VecI = __m512i;
+using VecF = __m512;
+inline VecI loadI(const int16_t* p) { return _mm512_loadu_si512(p); }
+inline VecI broadcastPair(const int16_t* p) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return _mm512_set1_epi32(v);
+}
+inline VecI addPairProducts(VecI acc, VecI w, VecI x) {
+#ifdef __AVX512VNNI__
+    return _mm512_dpwssd_epi32(acc, w, x);
+#else
+    return _mm512_add_epi32(acc, _mm512_madd_epi16(w, x));
+#endif
+}
+inline VecI zeroI() { return _mm512_setzero_si512(); }
+inline VecF zeroF() { return _mm512_setzero_ps(); }
+inline VecF toF(VecI v) { return _mm512_cvtepi32_ps(v); }
+inline VecF loadF(const float* p) { return _mm512_loadu_ps(p); }
+inline VecF fmaddF(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
+inline VecF fnmaddF(VecF a, VecF b, VecF c) { return _mm512_fnmadd_ps(a, b, c); }
+inline VecF scaled(float s, VecF v) { return _mm512_mul_ps(_mm512_set1_ps(s), v); }
+inline void storeF(float* p, VecF v) { _mm512_storeu_ps(p, v); }
+#else
+constexpr int kLanes = 8;
+using VecI = __m256i;
+using VecF = __m256;
+inline VecI loadI(const int16_t* p) { return load32(p); }
+inline VecI broadcastPair(const int16_t* p) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return _mm256_set1_epi32(v);
+}
+inline VecI addPairProducts(VecI acc, VecI w, VecI x) { return _mm256_add_epi32(acc, _mm256_madd_epi16(w, x)); }
+inline VecI zeroI() { return _mm256_setzero_si256(); }
+inline VecF zeroF() { return _mm256_setzero_ps(); }
+inline VecF toF(VecI v) { return _mm256_cvtepi32_ps(v); }
+inline VecF loadF(const float* p) { return _mm256_loadu_ps(p); }
+inline VecF fmaddF(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
+inline VecF fnmaddF(VecF a, VecF b, VecF c) { return _mm256_fnmadd_ps(a, b, c); }
+inline VecF scaled(float s, VecF v) { return _mm256_mul_ps(_mm256_set1_ps(s), v); }
+inline void storeF(float* p, VecF v) { _mm256_storeu_ps(p, v); }
+#endif
+
+// NR weight rows (accumulators in registers) against one group of x rows, blocks of SIZE.
+template <int NR, int SIZE, bool MINS>
+void panelN(const Int16Rows& w, int64_t r0, int64_t k, const PackedX& x, float* out) {
+    const int64_t blocks = k / SIZE;
+    VecF acc[NR];
+    for (int r = 0; r < NR; ++r) acc[r] = zeroF();
+    for (int64_t b = 0; b < blocks; ++b) {
+        VecI sum[NR];
+        for (int r = 0; r < NR; ++r) sum[r] = zeroI();
+        const int16_t* xq = x.q + b * SIZE * kLanes;  // SIZE / 2 pairs of kLanes x 2 values
+        const int16_t* wq = w.q + r0 * k + b * SIZE;
+        for (int i = 0; i < SIZE; i += 2) {
+            const VecI xv = loadI(xq + i * kLanes);
+            for (int r = 0; r < NR; ++r) sum[r] = addPairProducts(sum[r], broadcastPair(wq + r * k + i), xv);
+        }
+        const VecF dx = loadF(x.d + b * kLanes);
+        for (int r = 0; r < NR; ++r) acc[r] = fmaddF(toF(sum[r]), scaled(w.d[(r0 + r) * blocks + b], dx), acc[r]);
+        if constexpr (MINS) {  // Q4_K: minus dmin * dx * sum_j mins[j] * (x's sum over sub-block j)
+            for (int r = 0; r < NR; ++r) sum[r] = zeroI();
+            for (int j = 0; j < 8; j += 2) {
+                const VecI xs = loadI(x.sums + (b * 4 + j / 2) * 2 * kLanes);
+                for (int r = 0; r < NR; ++r) sum[r] = addPairProducts(sum[r], broadcastPair(w.mins + ((r0 + r) * blocks + b) * 8 + j), xs);
+            }
+            for (int r = 0; r < NR; ++r) acc[r] = fnmaddF(toF(sum[r]), scaled(w.dmin[(r0 + r) * blocks + b], dx), acc[r]);
+        }
+    }
+    for (int r = 0; r < NR; ++r) storeF(out + r * kLanes, acc[r]);
+}
+
+template <int SIZE, bool MINS>
+void panelRows(const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
+    static_assert(kMaxPanelRows == 4);
+    switch (nr) {
+        case 1: return panelN<1, SIZE, MINS>(w, r0, k, x, out);
+        case 2: return panelN<2, SIZE, MINS>(w, r0, k, x, out);
+        case 3: return panelN<3, SIZE, MINS>(w, r0, k, x, out);
+        default: return panelN<4, SIZE, MINS>(w, r0, k, x, out);
+    }
+}
+
+void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
+    switch (f) {
+        case BlockFormat::Q8_0:
+        case BlockFormat::Q4_0: return panelRows<32, false>(w, r0, nr, k, x, out);
+        case BlockFormat::Q4_K: return panelRows<256, true>(w, r0, nr, k, x, out);
+        case BlockFormat::Q6_K: return panelRows<256, false>(w, r0, nr, k, x, out);
+    }
+}
 
 }  // namespace
 }  // namespace llama::ml::kernels
