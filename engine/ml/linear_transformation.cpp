@@ -130,7 +130,7 @@ void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0
 }
 
 // Quantized prefill: each block of weight rows is unpacked to int16 once (thread-local scratch,
-// in L2), then multiplied with every group of x rows, kMaxPanelRows weight rows per call.
+// in L2), then multiplied with every group of x rows, kernel.panelRows weight rows per call.
 struct PanelWeights {
     kernels::BlockFormat format;
     BlockRows w;
@@ -149,15 +149,15 @@ void panelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64
     dmin.resize(d.size());
     mins.resize(d.size() * 8);
     const kernels::Int16Rows panel{q.data(), d.data(), mins.data(), dmin.data()};
-    std::vector<float> out(size_t(kernels::kMaxPanelRows * lanes));
+    std::vector<float> out(size_t(kernel.panelRows * lanes));
     for (int64_t ob = o0; ob < o1; ob += kQuantBlockRows) {
         const int64_t n = std::min(kQuantBlockRows, o1 - ob);
         kernel.unpackRows(pw.format, pw.w.base + size_t(ob) * pw.w.rowBytes, pw.w.rowBytes, n, p.k, panel);
         for (int64_t g = 0; g < x.groups; ++g) {
             const kernels::PackedX group = x.group(g);
             const int64_t validLanes = std::min<int64_t>(lanes, p.rows - g * lanes);
-            for (int64_t r0 = 0; r0 < n; r0 += kernels::kMaxPanelRows) {
-                const int nr = int(std::min<int64_t>(kernels::kMaxPanelRows, n - r0));
+            for (int64_t r0 = 0; r0 < n; r0 += kernel.panelRows) {
+                const int nr = int(std::min<int64_t>(kernel.panelRows, n - r0));
                 kernel.panel(pw.format, panel, r0, nr, p.k, group, out.data());
                 for (int r = 0; r < nr; ++r)
                     for (int64_t lane = 0; lane < validLanes; ++lane)

@@ -53,7 +53,7 @@ struct PackedX {
     const float* d;       // [blocks][lanes]
     const int16_t* sums;  // [blocks][4][lanes][2]
 };
-constexpr int kMaxPanelRows = 4;  // weight rows per call of KernelSet::panel
+constexpr int kMaxPanelRows = 8;  // the most weight rows any path's KernelSet::panel takes per call
 
 struct KernelSet {
     const char* name;
@@ -71,10 +71,12 @@ struct KernelSet {
     // for s < rows, o < nw.
     void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
     // Quantized prefill: x rows per PackedX (the vector width in int32 lanes; 0 where the dot
-    // kernels above serve prefill too), rows weight rows of rowBytes each unpacked into out
-    // (first row at out's start), and out[r * lanes + lane] = weight row r0 + r (r < nr <=
-    // kMaxPanelRows) dotted with x row `lane` of the group.
+    // kernels above serve prefill too), weight rows per panel call (as many as the registers
+    // hold accumulators for), rows weight rows of rowBytes each unpacked into out (first row at
+    // out's start), and out[r * lanes + lane] = weight row r0 + r (r < nr <= panelRows) dotted
+    // with x row `lane` of the group.
     int lanes;
+    int panelRows;
     void (*unpackRows)(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const Int16Rows& out);
     void (*panel)(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out);
 };

@@ -122,7 +122,7 @@ void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
 
 // Quantized prefill (kernel_set.h): out[r][lane] = sum over blocks of d_w * d_x * (the block's
 // integer dot), minus dmin_w * d_x * sum_j mins[j] * sums[j] for Q4_K.
-constexpr int kLanes = 8;
+constexpr int kLanes = 8, kPanelRows = 4;
 
 void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
     const int64_t size = panelBlockSize(f), blocks = k / size;
@@ -149,7 +149,7 @@ void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, con
     }
 }
 
-const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, unpackRows, panel};
+const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel};
 
 }  // namespace
 

@@ -349,7 +349,8 @@ namespace {
 // block's sums are scaled to F32 once for all lanes.
 
 #ifdef __AVX512F__
-constexpr int kLanes = 16;
+// 32 registers: 8 rows' int32 and F32 accumulators; with 16 (AVX2), 4 rows (8 spill, measured).
+constexpr int kLanes = 16, kPanelRows = 8;
 using VecI = __m512i;
 using VecF = __m512;
 inline VecI loadI(const int16_t* p) { return _mm512_loadu_si512(p); }
@@ -374,7 +375,7 @@ inline VecF fnmaddF(VecF a, VecF b, VecF c) { return _mm512_fnmadd_ps(a, b, c); 
 inline VecF scaled(float s, VecF v) { return _mm512_mul_ps(_mm512_set1_ps(s), v); }
 inline void storeF(float* p, VecF v) { _mm512_storeu_ps(p, v); }
 #else
-constexpr int kLanes = 8;
+constexpr int kLanes = 8, kPanelRows = 4;
 using VecI = __m256i;
 using VecF = __m256;
 inline VecI loadI(const int16_t* p) { return load32(p); }
@@ -423,14 +424,20 @@ void panelN(const Int16Rows& w, int64_t r0, int64_t k, const PackedX& x, float* 
     for (int r = 0; r < NR; ++r) storeF(out + r * kLanes, acc[r]);
 }
 
+constexpr int atMostPanelRows(int n) { return n < kPanelRows ? n : kPanelRows; }
+
 template <int SIZE, bool MINS>
 void panelRows(const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
-    static_assert(kMaxPanelRows == 4);
+    static_assert(kPanelRows <= 8 && kPanelRows <= kMaxPanelRows);
     switch (nr) {
         case 1: return panelN<1, SIZE, MINS>(w, r0, k, x, out);
         case 2: return panelN<2, SIZE, MINS>(w, r0, k, x, out);
         case 3: return panelN<3, SIZE, MINS>(w, r0, k, x, out);
-        default: return panelN<4, SIZE, MINS>(w, r0, k, x, out);
+        case 4: return panelN<4, SIZE, MINS>(w, r0, k, x, out);
+        case 5: return panelN<atMostPanelRows(5), SIZE, MINS>(w, r0, k, x, out);
+        case 6: return panelN<atMostPanelRows(6), SIZE, MINS>(w, r0, k, x, out);
+        case 7: return panelN<atMostPanelRows(7), SIZE, MINS>(w, r0, k, x, out);
+        default: return panelN<kPanelRows, SIZE, MINS>(w, r0, k, x, out);
     }
 }
 
