@@ -121,12 +121,14 @@ TEST_CASE("The kernel paths agree with each other on quantized weights", "[ml][l
 
 TEST_CASE("Every kernel path's BF16 dot product matches the F32 reference", "[ml][linear][bf16][kernels]") {
     // k = 67 and 2051 leave tails after every vector width; 1-5 rows are the decode kernels'
-    // territory, 6-13 rows of BF16 x the prefill's (bf16 pairs multiplied natively on
-    // avx512bf16, partial tiles of 4 x 4 at 9 and 13 rows and 9 weight rows).
+    // territory (one row of BF16 x: both operands widened in registers), 6-13 rows of BF16 x
+    // the prefill's (bf16 pairs multiplied natively on avx512bf16, partial tiles of 4 x 4 at 9
+    // and 13 rows and 9 weight rows).
     for (const std::string& path : ml::kernels::supportedPaths())
         for (int64_t in : {67, 2051})
-            for (int64_t rows : {1, 3, 5, 6, 9, 13}) {
-                Tensor x = randomTensor({rows, in}, rows > 5 ? DType::BF16 : DType::F32, unsigned(in + rows));
+            for (auto [rows, xType] : {std::pair{int64_t(1), DType::F32}, {1, DType::BF16}, {3, DType::F32}, {5, DType::F32},
+                                       {6, DType::BF16}, {9, DType::BF16}, {13, DType::BF16}}) {
+                Tensor x = randomTensor({rows, in}, xType, unsigned(in + rows));
                 Tensor w = randomTensor({9, in}, DType::BF16, unsigned(in));
                 Tensor reference;
                 {
@@ -136,7 +138,7 @@ TEST_CASE("Every kernel path's BF16 dot product matches the F32 reference", "[ml
                 UsingKernels use(path);
                 Tensor y = ml::LinearTransformation(x, w);
                 for (int64_t i = 0; i < y.numel(); ++i) {
-                    INFO(path << " k " << in << " rows " << rows << " element " << i);
+                    INFO(path << " k " << in << " rows " << rows << " of " << dtypeName(xType) << " element " << i);
                     // A BF16 result is rounded once: the reference's value or a neighbour.
                     const double tolerance = x.dtype() == DType::BF16 ? bf16Step(reference.floatAt(i)) : 1e-5 * std::sqrt(double(in));
                     REQUIRE(y.floatAt(i) == Approx(reference.floatAt(i)).margin(tolerance));

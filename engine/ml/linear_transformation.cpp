@@ -82,12 +82,17 @@ void dotAllRows(int64_t rows, int64_t out, int64_t o, Y* y, Dot&& dot) {
 // x prepared for the BF16 kernel, and the kernel.
 struct BF16Weights {
     const uint16_t* w;
-    const float* x;  // prepareBF16(x row) for every row
+    const float* x;          // prepareBF16(x row) for every row
+    const uint16_t* xBF16;   // decode: x as stored when it is BF16 too (else null)
 };
 
 template <class Y>
 void streamRows(const Problem& p, const BF16Weights& w, Y* y, int64_t o0, int64_t o1) {
     const kernels::KernelSet& kernel = kernels::active();
+    if (w.xBF16) {
+        for (int64_t o = o0; o < o1; ++o) y[o] = fromF32<Y>(kernel.dotBF16Pair(w.xBF16, w.w + o * p.k, p.k));
+        return;
+    }
     for (int64_t o = o0; o < o1; ++o)
         dotAllRows(p.rows, p.out, o, y, [&](int64_t s, int nx, float* acc) {
             kernel.dotBF16(w.x + s * p.k, p.k, nx, w.w + o * p.k, p.k, acc);
@@ -355,9 +360,10 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
                 nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), out, o0, o1);
             });
         } else if (bf16Kernel && !blocked) {
-            std::vector<float> prepared(size_t(p.rows * k));
-            for (int64_t s = 0; s < p.rows; ++s) kernel.prepareBF16(p.x + s * k, k, prepared.data() + s * k);
-            BF16Weights w{weights.data<uint16_t>(), prepared.data()};
+            const bool decodeBF16X = p.rows == 1 && x.dtype() == DType::BF16;
+            std::vector<float> prepared(decodeBF16X ? 0 : size_t(p.rows * k));
+            for (int64_t s = 0; s < p.rows && !decodeBF16X; ++s) kernel.prepareBF16(p.x + s * k, k, prepared.data() + s * k);
+            BF16Weights w{weights.data<uint16_t>(), prepared.data(), decodeBF16X ? x.data<uint16_t>() : nullptr};
             forOutputRows(p, 1, [&](int64_t o0, int64_t o1) { streamRows(p, w, out, o0, o1); });
         } else if (!detail::isFloatType(wType)) {
             run(p, blocked, BlockRows{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, out);

@@ -61,6 +61,11 @@ struct KernelSet {
     // x was passed through prepareBF16 (a path may rearrange it to suit its widening of w).
     void (*prepareBF16)(const float* x, int64_t k, float* prepared);
     void (*dotBF16)(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out);
+    // Decode with BF16 x: x . w, both as stored (widened in registers, F32 accumulation). x in
+    // F32 is twice the size of a weight row, and at k = 5632 (an FFN's down projection) it no
+    // longer stayed in L1 beside the streaming weights: that matrix streamed at 70% of the
+    // others' rate, and at 95-100% with x in BF16.
+    float (*dotBF16Pair)(const uint16_t* x, const uint16_t* w, int64_t k);
     // Block-quantized weight row of `blocks` blocks against nx quantized x rows (ldx blocks apart).
     void (*dotQ8_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ4_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);

@@ -25,20 +25,28 @@ namespace llama::ml::kernels {
 
 namespace {
 
+float bf16ToF32(uint16_t v) {
+    const uint32_t bits = uint32_t(v) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
 void prepareBF16(const float* x, int64_t k, float* prepared) { std::memcpy(prepared, x, size_t(k) * sizeof(float)); }
 
 void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
     for (int s = 0; s < nx; ++s) {
         const float* xs = x + s * ldx;
         float total = 0.0f;
-        for (int64_t i = 0; i < k; ++i) {
-            uint32_t bits = uint32_t(w[i]) << 16;
-            float wf;
-            std::memcpy(&wf, &bits, 4);
-            total += xs[i] * wf;
-        }
+        for (int64_t i = 0; i < k; ++i) total += xs[i] * bf16ToF32(w[i]);
         out[s] = total;
     }
+}
+
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
+    float total = 0.0f;
+    for (int64_t i = 0; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
+    return total;
 }
 
 // Q8_0: 34-byte blocks, f16 d then int8 q[32].
@@ -149,7 +157,7 @@ void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, con
     }
 }
 
-const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel};
+const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel};
 
 }  // namespace
 

@@ -117,6 +117,25 @@ void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* 
         out[s] = total;
     }
 }
+// Both operands are widened by the same two unpacks, so their elements line up whatever order
+// the unpacks leave them in.
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+    int64_t i = 0;
+    for (; i + 64 <= k; i += 64)
+        for (int a = 0; a < 2; ++a) {
+            const __m512i xr = _mm512_loadu_si512(x + i + 32 * a), wr = _mm512_loadu_si512(w + i + 32 * a);
+            acc[2 * a] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, xr)),
+                                         _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, wr)), acc[2 * a]);
+            acc[2 * a + 1] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, xr)),
+                                             _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, wr)), acc[2 * a + 1]);
+        }
+    const __m512 t = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
+    float total = hsum(_mm256_add_ps(_mm512_castps512_ps256(t), _mm512_extractf32x8_ps(t, 1)));
+    for (; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
+    return total;
+}
 #else
 void prepareBF16(const float* x, int64_t k, float* out) { std::memcpy(out, x, size_t(k) * sizeof(float)); }
 
@@ -149,6 +168,24 @@ void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* 
         for (int64_t j = i; j < k; ++j) total += x[s * ldx + j] * bf16ToF32(w[j]);
         out[s] = total;
     }
+}
+
+// As the AVX-512 version: the same in-lane unpacks widen 16 values of x and of w alike.
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
+    const __m256i zero = _mm256_setzero_si256();
+    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    int64_t i = 0;
+    for (; i + 32 <= k; i += 32)
+        for (int a = 0; a < 2; ++a) {
+            const __m256i xr = load32(x + i + 16 * a), wr = load32(w + i + 16 * a);
+            acc[2 * a] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, xr)),
+                                         _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, wr)), acc[2 * a]);
+            acc[2 * a + 1] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, xr)),
+                                             _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, wr)), acc[2 * a + 1]);
+        }
+    float total = hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+    for (; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
+    return total;
 }
 #endif
 
