@@ -9,7 +9,8 @@ namespace {
 // One block of n values: its scale, and q = round(x / d) in [-127, 127].
 float quantizeBlock(const float* x, int n, int8_t* q) {
     float amax = 0.0f;
-    for (int i = 0; i < n; ++i) amax = std::fmax(amax, std::fabs(x[i]));
+    // A plain comparison, not std::fmax (whose NaN rules keep the loop from being vectorized).
+    for (int i = 0; i < n; ++i) amax = std::fabs(x[i]) > amax ? std::fabs(x[i]) : amax;
     const float d = amax / 127.0f;
     const float inv = d > 0.0f ? 1.0f / d : 0.0f;
     for (int i = 0; i < n; ++i) q[i] = int8_t(std::nearbyint(x[i] * inv));
