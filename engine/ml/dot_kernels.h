@@ -19,6 +19,14 @@
 #include <immintrin.h>
 #endif
 
+// GCC 12's avx512fintrin.h initialises its "undefined" vectors from themselves, which
+// -Wmaybe-uninitialized reports wherever the conversions below are inlined (GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
 namespace llama::ml::detail {
 
 #ifdef __AVX2__
@@ -122,3 +130,7 @@ inline void dotTile(const float* x, int64_t ldx, const float* w, int64_t ldw, in
 }
 
 }  // namespace llama::ml::detail
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

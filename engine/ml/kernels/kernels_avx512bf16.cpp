@@ -7,16 +7,32 @@
 
 #include <cstdint>
 
+// GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized (GCC bug 105593; x86_kernels.inl).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
 namespace llama::ml::kernels {
 
 namespace {
 
-inline float reduce(__m512 v) {
-    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
+// The 16 sums of 16 vectors at once: a[i]'s elements added up land in element i. Halving
+// the vectors at each level (pairs of elements, then of 64-bit pairs, then of 128-bit lanes
+// twice) takes 45 instructions where summing each vector on its own took about 150, a tenth
+// of a 4 x 4 tile's work at k = 2048.
+inline __m512 sum16(const __m512 a[16]) {
+    __m512 t[8], u[4], v[2];
+    for (int i = 0; i < 8; ++i)
+        t[i] = _mm512_add_ps(_mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]), _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]));
+    for (int i = 0; i < 4; ++i) {
+        const __m512d x = _mm512_castps_pd(t[2 * i]), y = _mm512_castps_pd(t[2 * i + 1]);
+        u[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
+    }
+    for (int i = 0; i < 2; ++i)
+        v[i] = _mm512_add_ps(_mm512_shuffle_f32x4(u[2 * i], u[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                             _mm512_shuffle_f32x4(u[2 * i], u[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm512_add_ps(_mm512_shuffle_f32x4(v[0], v[1], _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_f32x4(v[0], v[1], _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
 constexpr int kRX = 4, kRW = 4;  // 16 accumulators + 8 loaded vectors fit the 32 registers
@@ -24,6 +40,7 @@ constexpr int kRX = 4, kRW = 4;  // 16 accumulators + 8 loaded vectors fit the 3
 // out[r * ldo + c] for a kRX x kRW tile; rows past the last valid one repeat it (their results
 // are discarded), so every tile runs the same code.
 void tile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], int64_t k, float* out, int64_t ldo, int nx, int nw) {
+    static_assert(kRX * kRW == 16);
     __m512 acc[kRX][kRW];
     for (int r = 0; r < kRX; ++r)
         for (int c = 0; c < kRW; ++c) acc[r][c] = _mm512_setzero_ps();
@@ -45,8 +62,10 @@ void tile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], int64_t 
             for (int c = 0; c < kRW; ++c) acc[r][c] = _mm512_dpbf16_ps(acc[r][c], xv, (__m512bh)wv[c]);
         }
     }
+    alignas(64) float sums[16];
+    _mm512_store_ps(sums, sum16(&acc[0][0]));
     for (int r = 0; r < nx; ++r)
-        for (int c = 0; c < nw; ++c) out[r * ldo + c] = reduce(acc[r][c]);
+        for (int c = 0; c < nw; ++c) out[r * ldo + c] = sums[r * kRW + c];
 }
 
 }  // namespace
