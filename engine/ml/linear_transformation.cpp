@@ -158,6 +158,11 @@ void panelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64
     for (int64_t ob = o0; ob < o1; ob += kQuantBlockRows) {
         const int64_t n = std::min(kQuantBlockRows, o1 - ob);
         kernel.unpackRows(pw.format, pw.w.base + size_t(ob) * pw.w.rowBytes, pw.w.rowBytes, n, p.k, panel);
+        // The next block's weights start coming from memory while this one is multiplied
+        // (unpacking waited for them: 15% of Q8_0 prefill at 32 tokens).
+        const uint8_t* next = pw.w.base + size_t(ob + n) * pw.w.rowBytes;
+        const size_t nextBytes = size_t(std::min(kQuantBlockRows, o1 - ob - n)) * pw.w.rowBytes;
+        for (size_t b = 0; ob + n < o1 && b < nextBytes; b += 64) __builtin_prefetch(next + b, 0, 2);
         for (int64_t g = 0; g < x.groups; ++g) {
             const kernels::PackedX group = x.group(g);
             const int64_t validLanes = std::min<int64_t>(lanes, p.rows - g * lanes);
