@@ -19,14 +19,6 @@
 #include <immintrin.h>
 #endif
 
-// GCC 12's avx512fintrin.h initialises its "undefined" vectors from themselves, which
-// -Wmaybe-uninitialized reports wherever the conversions below are inlined (GCC bug 105593).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-
 namespace llama::ml::detail {
 
 #ifdef __AVX2__
@@ -44,26 +36,11 @@ inline float horizontalSum(__m256 v) {
 }
 #endif
 
-#ifdef __AVX512F__
-inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
-inline __m512 load16(const BFloat16* p) {
-    __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
-}
-#endif
-
-// One SIMD width for dotRow: its register type and the four operations the loop needs.
-#if defined(__AVX512F__)
-struct Lanes {
-    using V = __m512;
-    static constexpr int kWidth = 16;
-    static V zero() { return _mm512_setzero_ps(); }
-    template <class W>
-    static V fma(const float* x, const W* w, V acc) { return _mm512_fmadd_ps(_mm512_loadu_ps(x), load16(w), acc); }
-    static V add(V a, V b) { return _mm512_add_ps(a, b); }
-    static float sum(V v) { return _mm512_reduce_add_ps(v); }
-};
-#elif defined(__AVX2__)
+// One SIMD width for dotRow: its register type and the four operations the loop needs. 256
+// bits also on AVX-512 builds: dotRow now serves only F32 and F16 weights and the reference
+// path (BF16 and block-quantized weights have their own kernels), and an F32 weight stream is
+// memory-bound at this width.
+#if defined(__AVX2__)
 struct Lanes {
     using V = __m256;
     static constexpr int kWidth = 8;
@@ -80,10 +57,7 @@ template <class W>
 inline float dotRow(const float* x, const W* w, int64_t k) {
     int64_t i = 0;
     float total = 0.0f;
-#if defined(__AVX512F__) || defined(__AVX2__)
-    // The widest lanes the build has: on AVX-512, half the instructions per byte of weights,
-    // which is what lets one core keep up with the memory stream (measured: 256-bit lanes
-    // reached ~2/3 of the read bandwidth).
+#if defined(__AVX2__)
     constexpr int n = Lanes::kWidth;
     auto s0 = Lanes::zero(), s1 = s0, s2 = s0, s3 = s0;
     for (; i + 4 * n <= k; i += 4 * n) {
@@ -130,7 +104,3 @@ inline void dotTile(const float* x, int64_t ldx, const float* w, int64_t ldw, in
 }
 
 }  // namespace llama::ml::detail
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
