@@ -34,8 +34,9 @@ int byteOfPiece(const std::string& p) {
 
 SpmScoresTokenizer::SpmScoresTokenizer(std::vector<std::string> pieces, std::vector<float> scores, std::vector<int32_t> types,
                                        int32_t bosId, std::vector<int32_t> stopIds, bool addSpacePrefix)
-    : pieces_(std::move(pieces)), scores_(std::move(scores)), types_(std::move(types)), bos_(bosId), stops_(std::move(stopIds)),
-      addSpacePrefix_(addSpacePrefix) {
+    : pieces_(std::move(pieces)), scores_(std::move(scores)), types_(std::move(types)), addSpacePrefix_(addSpacePrefix) {
+    bos_ = bosId;
+    stops_ = std::move(stopIds);
     const size_t n = pieces_.size();
     if (scores_.size() != n || types_.size() != n)
         throw std::invalid_argument("SentencePiece vocabulary: " + std::to_string(n) + " pieces but " + std::to_string(scores_.size()) +
