@@ -9,6 +9,7 @@
 #include "formats/model_loader.h"
 #include "generate/generator.h"
 #include "ml/ops.h"
+#include "tokenizer/tiktoken_tokenizer.h"
 
 using namespace llama;
 
@@ -109,6 +110,8 @@ TEST_CASE("bundled tokenizer matches the training tokenizer's ids", "[golden][to
     const Model& model = bundledModel();
     auto cases = readJson(std::string(ASSETS_DIR) + "/golden/tokenizer_cases.json");
     REQUIRE(model.tokenizer->bosId() == cases["bos_id"].get<int32_t>());
+    // The C++ list of Llama 3's special tokens is written independently of the Python reference's.
+    REQUIRE(TiktokenTokenizer::llama3SpecialTokens() == cases["special_tokens"].get<std::vector<std::string>>());
     for (const auto& c : cases["cases"]) {
         std::string text = c["text"];
         std::vector<int32_t> ids = c["ids"];

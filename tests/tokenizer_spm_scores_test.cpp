@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "formats/gguf/gguf_file.h"
@@ -82,6 +83,9 @@ TEST_CASE("SPM scores tokenizer decodes pieces, bytes and specials", "[tokenizer
     CHECK(t.bosId() == 1);
     CHECK(t.stopIds() == std::vector<int32_t>{2});
     CHECK_THROWS_WITH(SpmScoresTokenizer({"a"}, {0, 1}, {1}, 0, {0}, true), Catch::Contains("1 pieces but 2 scores"));
+    // A piece that can be merged needs a score that orders it.
+    CHECK_THROWS_WITH(SpmScoresTokenizer({"<s>", "a"}, {0, std::nanf("")}, {T::Control, T::Normal}, 0, {0}, true),
+                      Catch::Contains("piece 1 has a score that is not a number"));
 }
 
 TEST_CASE("GGUF 'llama' tokenizer metadata gives the SPM scores tokenizer", "[tokenizer][spm][gguf]") {

@@ -100,7 +100,10 @@ def main():
         assert tok.decode(c["ids"]) == c["text"], c
     with open(os.path.join(GOLD, "tokenizer_cases.json"), "w") as f:
         json.dump({"n_base": tok.n_base, "vocab_size": tok.n_words, "bos_id": tok.bos_id,
-                   "eot_id": tok.eot_id, "cases": cases}, f, indent=1, ensure_ascii=False)
+                   "eot_id": tok.eot_id,
+                   # In id order: the C++ tokenizer's own list is checked against it.
+                   "special_tokens": sorted(tok.special_tokens, key=tok.special_tokens.get),
+                   "cases": cases}, f, indent=1, ensure_ascii=False)
         f.write("\n")
     print(f"{len(cases)} tokenizer cases")
 

@@ -12,62 +12,55 @@
 namespace llama {
 
 namespace {
+// The message is made (errno read) before the throw unwinds anything, e.g. closes the descriptor.
 [[noreturn]] void fail(const std::string& what, const std::string& path) {
     throw std::runtime_error(what + " '" + path + "': " + std::strerror(errno));
 }
+
+// Closes the descriptor however the constructor leaves: the mapping, once made, keeps the
+// file's pages reachable without it.
+struct Descriptor {
+    int fd;
+    ~Descriptor() {
+        if (fd >= 0) ::close(fd);
+    }
+};
 }  // namespace
 
-MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
-    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) fail("cannot open", path_);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        int saved = errno;
-        ::close(fd);
-        errno = saved;
-        fail("cannot stat", path_);
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw std::runtime_error("cannot map '" + path_ + "': not a regular file");
-    }
-    size_ = size_t(st.st_size);
-    if (size_ > 0) {
-        data_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (data_ == MAP_FAILED) {
-            int saved = errno;
-            data_ = nullptr;
-            ::close(fd);
-            errno = saved;
-            fail("cannot mmap", path_);
-        }
-    }
-    // The mapping keeps the file's pages reachable; the descriptor is no longer needed.
-    ::close(fd);
-}
+void MappedFile::Unmap::operator()(const std::byte* p) const { ::munmap(const_cast<std::byte*>(p), length); }
 
-MappedFile::~MappedFile() {
-    if (data_) ::munmap(data_, size_);
+MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
+    const Descriptor file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (file.fd < 0) fail("cannot open", path_);
+    struct stat st {};
+    if (::fstat(file.fd, &st) != 0) fail("cannot stat", path_);
+    if (!S_ISREG(st.st_mode)) throw std::runtime_error("cannot map '" + path_ + "': not a regular file");
+    const size_t length = size_t(st.st_size);
+    if (length == 0) return;
+    void* p = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, file.fd, 0);
+    if (p == MAP_FAILED) fail("cannot mmap", path_);
+    data_ = {static_cast<const std::byte*>(p), Unmap{length}};
 }
 
 void MappedFile::prefault(const std::function<void(size_t, size_t)>& progress) const {
+    const size_t size = this->size();
     if (!data_) {
         if (progress) progress(0, 0);
         return;
     }
     // WILLNEED starts asynchronous read-ahead; touching a byte per page then waits for
     // each page in order, which is what makes the progress numbers meaningful.
-    ::madvise(data_, size_, MADV_WILLNEED);
+    ::madvise(const_cast<std::byte*>(data_.get()), size, MADV_WILLNEED);
     const size_t page = size_t(::sysconf(_SC_PAGESIZE));
     const size_t step = size_t(64) << 20;  // report every 64 MiB
-    const volatile unsigned char* p = static_cast<const unsigned char*>(data_);
+    const volatile unsigned char* p = reinterpret_cast<const unsigned char*>(data_.get());
     unsigned char sink = 0;
-    for (size_t off = 0; off < size_; off += page) {
+    for (size_t off = 0; off < size; off += page) {
         sink ^= p[off];
-        if (progress && off % step == 0 && off) progress(off, size_);
+        if (progress && off % step == 0 && off) progress(off, size);
     }
     (void)sink;
-    if (progress) progress(size_, size_);
+    if (progress) progress(size, size);
 }
 
 }  // namespace llama

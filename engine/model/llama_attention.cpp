@@ -29,10 +29,9 @@ LlamaAttention::LlamaAttention(const Model& model, int layerIndex)
     attn_wo = model.tensor(layerName(layerIndex, "attention.wo.weight"), {dim, N_Heads * HeadDim});
 }
 
-Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, int startPos, const Tensor& freqsCis,
-                               const std::optional<Tensor>& mask) const {
+Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
     const int64_t sequenceLength = x.dim(0);
-    const int64_t endPos = startPos + sequenceLength;
+    const int64_t endPos = pass.startPos + sequenceLength;
 
     // Stage 8: xq, xk, xv. The walkthrough runs these as three goroutines; here they are three
     // std::async tasks (the log keeps the walkthrough's words so the two can be diffed).
@@ -52,14 +51,14 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, int start
     ctx.stage(StageId::ReshapeHeads, {{"xq", xq}, {"xk", xk}, {"xv", xv}});
 
     // Stage 10: rotary embeddings on queries and keys (values are not rotated).
-    std::tie(xq, xk) = applyRotaryEmbeddings(xq, xk, freqsCis);
+    std::tie(xq, xk) = applyRotaryEmbeddings(xq, xk, pass.freqsCis);
     ctx.stage(StageId::Rotary, {{"xq", xq}, {"xk", xk}});
 
     // Stage 11: remember this step's keys and values, then read back everything cached so far.
     Tensor& cacheK = ctx.CacheK[LayerIndex];
     Tensor& cacheV = ctx.CacheV[LayerIndex];
-    ml::SetSlice(cacheK, startPos, xk);
-    ml::SetSlice(cacheV, startPos, xv);
+    ml::SetSlice(cacheK, pass.startPos, xk);
+    ml::SetSlice(cacheV, pass.startPos, xv);
     ctx.stage(StageId::CacheWrite, {{"xk", xk}, {"xv", xv}, {"cacheK", cacheK}, {"endPos", endPos}});
 
     Tensor keys = ml::Slice(cacheK, 0, endPos);
@@ -85,8 +84,8 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, int start
     Tensor scores = ml::DivToScalar(xqMatMulKeys, roundToBF16(std::sqrt(float(HeadDim))));
     ctx.stage(StageId::ScoresScale, {{"xqMatMulKeys", xqMatMulKeys}, {"scores", scores}});
 
-    if (mask) scores = ml::Add(scores, *mask);
-    ctx.stage(StageId::ScoresMask, {{"scores", scores}, {"mask", mask}}, skippedIf(!mask));
+    if (pass.mask) scores = ml::Add(scores, *pass.mask);
+    ctx.stage(StageId::ScoresMask, {{"scores", scores}, {"mask", pass.mask}}, skippedIf(!pass.mask));
 
     scores = ml::ToFloat32(scores);
     scores = ml::Softmax(scores, int(scores.rank()) - 1);

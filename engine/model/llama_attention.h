@@ -7,13 +7,21 @@
 
 namespace llama {
 
+// The positions one forward pass covers, made once by LlamaTransformer.prepare and handed
+// unchanged to every block and on to its attention (the walkthrough passes them as three
+// arguments, startPos, freqsCis and mask, at every level).
+struct PassPositions {
+    int startPos = 0;            // the first position: where the KV cache is written
+    Tensor freqsCis;             // [seqLen, HeadDim/2] Complex64: RoPE angles of exactly these positions
+    std::optional<Tensor> mask;  // [seqLen, startPos+seqLen] when seqLen > 1 (prefill); none for one token
+};
+
 class LlamaAttention {
 public:
     LlamaAttention(const Model& model, int layerIndex);
 
-    // x: normalizedX [seqLen, Dim] -> [seqLen, Dim]. mask is [seqLen, startPos+seqLen] in prefill.
-    Tensor Forward(InferenceContext& ctx, const Tensor& x, int startPos, const Tensor& freqsCis,
-                   const std::optional<Tensor>& mask) const;
+    // x: normalizedX [seqLen, Dim] -> [seqLen, Dim].
+    Tensor Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const;
 
     int LayerIndex;
     int N_Heads, N_KVHeads, N_Rep, HeadDim;

@@ -25,6 +25,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
     const int64_t sequenceLength = inputTokens.dim(0);
     const int64_t endPos = startPos + sequenceLength;
     Prepared p;
+    p.pass.startPos = startPos;
     // Stage 4: one embedding row per token.
     p.inputTensor = ml::Fwd_Get_Rows(tok_embd, inputTokens);
     // The model computes in BF16 as Meta's reference does (the KV cache is BF16): rows of an
@@ -34,16 +35,16 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
               {{"inputTokens", inputTokens}, {"sequenceLength", sequenceLength}, {"tok_embd", tok_embd}, {"inputTensor", p.inputTensor}});
 
     // The rotation angles for exactly these positions.
-    p.freqsCis = ml::Slice(PrecomputedFreqsCis, startPos, endPos);
-    ctx.stage(StageId::FreqsCis, {{"PrecomputedFreqsCis", PrecomputedFreqsCis}, {"endPos", endPos}, {"freqsCis", p.freqsCis}});
+    p.pass.freqsCis = ml::Slice(PrecomputedFreqsCis, startPos, endPos);
+    ctx.stage(StageId::FreqsCis, {{"PrecomputedFreqsCis", PrecomputedFreqsCis}, {"endPos", endPos}, {"freqsCis", p.pass.freqsCis}});
 
     // A causal mask only when several tokens go through at once: row i may not look at columns
     // after startPos + i. Columns of earlier (cached) positions stay 0, like Meta's hstack of zeros.
     if (sequenceLength > 1) {
         Tensor mask = ml::Full({sequenceLength, endPos}, DType::BF16, -std::numeric_limits<float>::infinity());
-        p.mask = ml::TriangularUpper(mask, startPos + 1);
+        p.pass.mask = ml::TriangularUpper(mask, startPos + 1);
     }
-    ctx.stage(StageId::Mask, {{"inputTensor", p.inputTensor}, {"freqsCis", p.freqsCis}, {"mask", p.mask}});
+    ctx.stage(StageId::Mask, {{"inputTensor", p.inputTensor}, {"freqsCis", p.pass.freqsCis}, {"mask", p.pass.mask}});
     return p;
 }
 
@@ -55,11 +56,11 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
             fmt::format("positions up to {} exceed the context length {}", startPos + sequenceLength, ctx.maxSeqLen));
     const auto here = ctx.at(-1, startPos);
 
-    auto [inputTensor, freqsCis, mask] = prepare(ctx, inputTokens, startPos);
+    const auto [inputTensor, pass] = prepare(ctx, inputTokens, startPos);
 
     // Stage 5: through every transformer block in turn.
     Tensor currentTensor = inputTensor;
-    for (const auto& layer : Layers) currentTensor = layer.Forward(ctx, currentTensor, startPos, freqsCis, mask);
+    for (const auto& layer : Layers) currentTensor = layer.Forward(ctx, currentTensor, pass);
 
     // Stage 19: final norm, projection to the vocabulary, logits as Float32.
     currentTensor = output_norm.Forward(currentTensor);

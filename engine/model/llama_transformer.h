@@ -1,5 +1,4 @@
 #pragma once
-#include <optional>
 #include <vector>
 
 #include "model/llama_transformer_block.h"
@@ -25,8 +24,8 @@ public:
 
 private:
     struct Prepared {
-        Tensor inputTensor, freqsCis;
-        std::optional<Tensor> mask;
+        Tensor inputTensor;
+        PassPositions pass;
     };
     Prepared prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const;
 };

@@ -13,19 +13,18 @@ LlamaTransformerBlock::LlamaTransformerBlock(const Model& model, int layerIndex)
       attention(model, layerIndex),
       feedForward(model, layerIndex) {}
 
-Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, int startPos, const Tensor& freqsCis,
-                                      const std::optional<Tensor>& mask) const {
-    const auto here = ctx.at(LayerIndex, startPos);
+Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
+    const auto here = ctx.at(LayerIndex, pass.startPos);
     // Stage 5: into the block.
-    ctx.stage(StageId::BlockForward, {{"x", x}, {"freqsCis", freqsCis}, {"mask", mask}});
+    ctx.stage(StageId::BlockForward, {{"x", x}, {"freqsCis", pass.freqsCis}, {"mask", pass.mask}});
 
     // Stage 6: attention pre-normalization.
     Tensor normalizedX = attn_norm.Forward(x);
     ctx.stage(StageId::AttentionNorm, {{"x", x}, {"attn_norm", attn_norm.weights}, {"normalizedX", normalizedX}});
 
     // Stage 7: the attention module (stages 8-14 happen inside).
-    ctx.stage(StageId::AttentionForward, {{"normalizedX", normalizedX}, {"freqsCis", freqsCis}, {"mask", mask}});
-    Tensor h = attention.Forward(ctx, normalizedX, startPos, freqsCis, mask);
+    ctx.stage(StageId::AttentionForward, {{"normalizedX", normalizedX}, {"freqsCis", pass.freqsCis}, {"mask", pass.mask}});
+    Tensor h = attention.Forward(ctx, normalizedX, pass);
 
     // Stage 15: residual connection around attention.
     h = ml::Add(x, h);

@@ -1,6 +1,4 @@
 #pragma once
-#include <optional>
-
 #include "model/llama_attention.h"
 #include "model/llama_feed_forward.h"
 #include "model/rms_norm.h"
@@ -10,8 +8,7 @@ namespace llama {
 class LlamaTransformerBlock {
 public:
     LlamaTransformerBlock(const Model& model, int layerIndex);
-    Tensor Forward(InferenceContext& ctx, const Tensor& x, int startPos, const Tensor& freqsCis,
-                   const std::optional<Tensor>& mask) const;
+    Tensor Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const;
 
     int LayerIndex;
     RMSNorm attn_norm;  // "layers.N.attention_norm.weight" [Dim]

@@ -24,15 +24,20 @@ void applyRopeScaling(std::vector<float>& freqs, float scaleFactor) {
     }
 }
 
+std::vector<float> ropeFrequencies(int headDim, double theta) {
+    std::vector<float> freqs(size_t(headDim / 2));
+    for (int i = 0; i < headDim / 2; ++i) {
+        float exponent = float(2 * i) / float(headDim);
+        freqs[size_t(i)] = 1.0f / std::pow(float(theta), exponent);
+    }
+    return freqs;
+}
+
 Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bool shapesOnly, float scaleFactor) {
     Shape shape{end, headDim / 2};
     if (shapesOnly) return Tensor::shapeOnly(shape, DType::Complex64);
     // As Meta: freqs in float32, t = arange(end) in float32, outer product, polar(1, angle).
-    std::vector<float> freqs(headDim / 2);
-    for (int i = 0; i < headDim / 2; ++i) {
-        float exponent = float(2 * i) / float(headDim);
-        freqs[i] = 1.0f / std::pow(float(theta), exponent);
-    }
+    std::vector<float> freqs = ropeFrequencies(headDim, theta);
     if (useScaled) applyRopeScaling(freqs, scaleFactor);
     Tensor result(shape, DType::Complex64);
     auto* out = result.mutableData<Complex64>();

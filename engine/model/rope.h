@@ -8,6 +8,10 @@
 
 namespace llama {
 
+// The headDim/2 rotation frequencies of a head, f_i = theta^(-2i/headDim), in float32 as Meta
+// computes them.
+std::vector<float> ropeFrequencies(int headDim, double theta);
+
 // Llama 3.1's frequency scaling (scale factor 8, low/high frequency factors 1 and 4, original
 // context 8192): long wavelengths are slowed down, short ones kept, a smooth blend between.
 // Llama 3.2 1B/3B use the same scheme with scale factor 32.

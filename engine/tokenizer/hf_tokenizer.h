@@ -35,10 +35,8 @@ public:
     int32_t vocabSize() const override { return int32_t(bytes_.size()); }
     bool isSpecial(int32_t id) const override;
     std::optional<int32_t> specialId(std::string_view name) const override;
-    int32_t bosId() const override { return bos_; }
-    // EOS, and <|eot_id|> / <|end_of_text|> when the vocabulary has them (a Llama 3 Instruct
+    // Stops: EOS, and <|eot_id|> / <|end_of_text|> when the vocabulary has them (a Llama 3 Instruct
     // model ends its turns with <|eot_id|>; a base model ends text with <|end_of_text|>).
-    std::vector<int32_t> stopIds() const override { return stops_; }
 
     Flavour flavour() const { return flavour_; }
     // tokenizer_config.json's Jinja chat_template, verbatim ("" if none). Shown, not executed.
@@ -59,8 +57,6 @@ private:
     bool ignoreMerges_ = false;        // a piece that is a whole token is taken as is
     bool byteFallback_ = false;
     std::optional<int32_t> unk_;
-    int32_t bos_ = -1;
-    std::vector<int32_t> stops_;
     std::string chatTemplate_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-// The byte-pair merge loop shared by tiktoken's ranks (bpe.cpp) and tokenizer.json's merge
-// lists (merges_bpe.cpp): the two differ only in how an adjacent pair is ranked.
+// The byte-pair merge loop shared by tiktoken's ranks (bpe.cpp), tokenizer.json's merge
+// lists (merges_bpe.cpp) and the piece scores of GGUF's SentencePiece vocabulary
+// (spm_scores_tokenizer.cpp): they differ only in how an adjacent pair is ranked.
 #include <cstdint>
 #include <functional>
 #include <queue>

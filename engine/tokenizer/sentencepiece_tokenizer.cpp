@@ -38,6 +38,8 @@ SentencePieceTokenizer::SentencePieceTokenizer(const std::string& path)
         bytes_.push_back(std::move(piece));
     }
     if (sp_->bos_id() < 0 || sp_->eos_id() < 0) throw std::runtime_error(path + ": the SentencePiece model has no <s> or </s>");
+    bos_ = sp_->bos_id();
+    stops_ = {sp_->eos_id()};
 }
 
 SentencePieceTokenizer::~SentencePieceTokenizer() = default;
@@ -93,9 +95,5 @@ std::optional<int32_t> SentencePieceTokenizer::specialId(std::string_view name) 
     if (!isSpecial(id) || sp_->IdToPiece(id) != name) return std::nullopt;
     return id;
 }
-
-int32_t SentencePieceTokenizer::bosId() const { return sp_->bos_id(); }
-
-std::vector<int32_t> SentencePieceTokenizer::stopIds() const { return {sp_->eos_id()}; }
 
 }  // namespace llama

@@ -32,8 +32,6 @@ public:
     int32_t vocabSize() const override;
     bool isSpecial(int32_t id) const override;
     std::optional<int32_t> specialId(std::string_view name) const override;
-    int32_t bosId() const override;
-    std::vector<int32_t> stopIds() const override;
 
 private:
     void encodeOrdinary(std::string_view text, std::vector<int32_t>& out) const;

@@ -1,9 +1,12 @@
 #include "tokenizer/spm_scores_tokenizer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <queue>
+#include <functional>
 #include <stdexcept>
 
+#include "tokenizer/merge_loop.h"
 #include "tokenizer/utf8.h"
 
 namespace llama {
@@ -34,11 +37,12 @@ int byteOfPiece(const std::string& p) {
 
 SpmScoresTokenizer::SpmScoresTokenizer(std::vector<std::string> pieces, std::vector<float> scores, std::vector<int32_t> types,
                                        int32_t bosId, std::vector<int32_t> stopIds, bool addSpacePrefix)
-    : pieces_(std::move(pieces)), scores_(std::move(scores)), types_(std::move(types)), bos_(bosId), stops_(std::move(stopIds)),
-      addSpacePrefix_(addSpacePrefix) {
+    : pieces_(std::move(pieces)), types_(std::move(types)), addSpacePrefix_(addSpacePrefix) {
+    bos_ = bosId;
+    stops_ = std::move(stopIds);
     const size_t n = pieces_.size();
-    if (scores_.size() != n || types_.size() != n)
-        throw std::invalid_argument("SentencePiece vocabulary: " + std::to_string(n) + " pieces but " + std::to_string(scores_.size()) +
+    if (scores.size() != n || types_.size() != n)
+        throw std::invalid_argument("SentencePiece vocabulary: " + std::to_string(n) + " pieces but " + std::to_string(scores.size()) +
                                     " scores and " + std::to_string(types_.size()) + " token types");
     auto checkId = [&](int32_t id, const char* what) {
         if (id < 0 || size_t(id) >= n) throw std::invalid_argument(std::string("SentencePiece vocabulary: ") + what + " id " + std::to_string(id) + " is not a token");
@@ -56,9 +60,20 @@ SpmScoresTokenizer::SpmScoresTokenizer(std::vector<std::string> pieces, std::vec
             case Unknown:
                 if (unk_ < 0) unk_ = id;
                 break;
-            default: pieceIds_.emplace(p, id);
+            default:
+                if (std::isnan(scores[size_t(id)]))
+                    throw std::invalid_argument("SentencePiece vocabulary: piece " + std::to_string(id) + " has a score that is not a number");
+                pieceIds_.emplace(p, id);
         }
     }
+    std::vector<float> distinct;
+    for (const auto& [piece, id] : pieceIds_) distinct.push_back(scores[size_t(id)]);
+    std::sort(distinct.begin(), distinct.end(), std::greater<>());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    mergeRanks_.assign(n, kNoMerge);
+    for (const auto& [piece, id] : pieceIds_)
+        mergeRanks_[size_t(id)] =
+            int32_t(std::lower_bound(distinct.begin(), distinct.end(), scores[size_t(id)], std::greater<>()) - distinct.begin());
 }
 
 bool SpmScoresTokenizer::isSpecial(int32_t id) const { return id >= 0 && id < vocabSize() && types_[size_t(id)] == Control; }
@@ -118,60 +133,32 @@ std::vector<int32_t> SpmScoresTokenizer::encode(std::string_view text, bool allo
 
 void SpmScoresTokenizer::encodeOrdinary(std::string text, std::vector<int32_t>& out) const {
     text = escapeSpaces(text);
-    // Symbols as a linked list over the text: [begin, begin + len), merged ones have len 0.
-    struct Symbol {
-        size_t begin, len;
-        int prev, next;
-    };
-    std::vector<Symbol> sym;
-    for (size_t i = 0; i < text.size();) {
-        size_t len = utf8SequenceAt(text, i).length;
-        sym.push_back({i, len, int(sym.size()) - 1, int(sym.size()) + 1});
-        i += len;
-    }
-    if (sym.empty()) return;
-    sym.back().next = -1;
-
-    struct Bigram {
-        float score;
-        int left;
-        size_t len;  // the pair's combined length when queued: stale entries no longer match
-        bool operator<(const Bigram& o) const { return score < o.score || (score == o.score && left > o.left); }
-    };
-    std::priority_queue<Bigram> queue;
-    auto tryPair = [&](int l) {
-        if (l < 0 || sym[size_t(l)].next < 0) return;
-        const Symbol& a = sym[size_t(l)];
-        const Symbol& b = sym[size_t(a.next)];
-        auto it = pieceIds_.find(text.substr(a.begin, a.len + b.len));
-        if (it != pieceIds_.end()) queue.push({scores_[size_t(it->second)], l, a.len + b.len});
-    };
-    for (int i = 0; i + 1 < int(sym.size()); ++i) tryPair(i);
-    while (!queue.empty()) {
-        Bigram top = queue.top();
-        queue.pop();
-        Symbol& l = sym[size_t(top.left)];
-        if (l.len == 0 || l.next < 0 || l.len + sym[size_t(l.next)].len != top.len) continue;
-        Symbol& r = sym[size_t(l.next)];
-        l.len += r.len;
-        r.len = 0;
-        l.next = r.next;
-        if (l.next >= 0) sym[size_t(l.next)].prev = top.left;
-        tryPair(l.prev);
-        tryPair(top.left);
-    }
-    for (int i = 0; i >= 0; i = sym[size_t(i)].next) {
-        std::string piece = text.substr(sym[size_t(i)].begin, sym[size_t(i)].len);
-        if (auto it = pieceIds_.find(piece); it != pieceIds_.end()) {
-            out.push_back(it->second);
-            continue;
-        }
-        for (unsigned char b : piece) {
-            int32_t id = byteIds_[b] >= 0 ? byteIds_[b] : unk_;
-            if (id < 0) throw std::invalid_argument("cannot encode byte " + std::to_string(b) + ": no <0xNN> token and no unknown token");
-            out.push_back(id);
-        }
-    }
+    // Units are the text's UTF-8 characters (unit u is bytes [start[u], start[u + 1])); a pair
+    // is ranked by the score of the piece it spells.
+    std::vector<size_t> start;
+    for (size_t i = 0; i < text.size(); i += utf8SequenceAt(text, i).length) start.push_back(i);
+    const int32_t units = int32_t(start.size());
+    start.push_back(text.size());
+    auto spelled = [&](int32_t begin, int32_t end) { return std::string_view(text).substr(start[begin], start[end] - start[begin]); };
+    mergeAdjacentPairs(
+        units,
+        [&](int32_t left, int32_t, int32_t rightEnd) {
+            const auto it = pieceIds_.find(std::string(spelled(left, rightEnd)));
+            return it == pieceIds_.end() ? kNoMerge : mergeRanks_[size_t(it->second)];
+        },
+        [](int32_t, int32_t) {},
+        [&](int32_t begin, int32_t end) {
+            const std::string_view piece = spelled(begin, end);
+            if (auto it = pieceIds_.find(std::string(piece)); it != pieceIds_.end()) {
+                out.push_back(it->second);
+                return;
+            }
+            for (unsigned char b : piece) {
+                int32_t id = byteIds_[b] >= 0 ? byteIds_[b] : unk_;
+                if (id < 0) throw std::invalid_argument("cannot encode byte " + std::to_string(b) + ": no <0xNN> token and no unknown token");
+                out.push_back(id);
+            }
+        });
 }
 
 }  // namespace llama

@@ -31,21 +31,19 @@ public:
     int32_t vocabSize() const override { return int32_t(pieces_.size()); }
     bool isSpecial(int32_t id) const override;
     std::optional<int32_t> specialId(std::string_view name) const override;
-    int32_t bosId() const override { return bos_; }
-    std::vector<int32_t> stopIds() const override { return stops_; }
 
 private:
     void encodeOrdinary(std::string text, std::vector<int32_t>& out) const;
 
     std::vector<std::string> pieces_;
-    std::vector<float> scores_;
     std::vector<int32_t> types_;
     std::unordered_map<std::string, int32_t> pieceIds_;    // mergeable pieces (not control, not byte)
+    // Per id, a mergeable piece's rank for merge_loop.h (lowest merged first): its place among
+    // the distinct scores, highest first, so equal scores tie and the leftmost pair wins.
+    std::vector<int32_t> mergeRanks_;
     std::unordered_map<std::string, int32_t> controlIds_;  // control token text -> id
     std::array<int32_t, 256> byteIds_;                     // <0xNN> ids, -1 when absent
     int32_t unk_ = -1;
-    int32_t bos_ = 0;
-    std::vector<int32_t> stops_;
     bool addSpacePrefix_ = true;
 };
 

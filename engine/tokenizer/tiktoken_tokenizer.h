@@ -41,9 +41,10 @@ public:
     int32_t vocabSize() const override { return int32_t(tokens_.size()); }
     bool isSpecial(int32_t id) const override { return id >= numBaseTokens_ && id < vocabSize(); }
     std::optional<int32_t> specialId(std::string_view name) const override;
-    // <|begin_of_text|>
+    // Looked up by name among the special tokens this tokenizer was given (std::logic_error,
+    // when asked, if one is missing): <|begin_of_text|>, and <|eot_id|> (end of a chat turn)
+    // and <|end_of_text|>.
     int32_t bosId() const override;
-    // <|eot_id|> (end of a chat turn) and <|end_of_text|>.
     std::vector<int32_t> stopIds() const override;
 
     // N: ids below it are BPE tokens, ids from it on are special.

@@ -1,8 +1,9 @@
 #pragma once
 // What the rest of the engine needs from a tokenizer: text -> token ids for the prompt,
 // id -> bytes for printing generated tokens, and the ids that start and stop generation.
-// Llama 3's tiktoken tokenizer implements it (tiktoken_tokenizer.h); SentencePiece and
-// Hugging Face tokenizer.json readers are meant to implement the same interface.
+// Llama 3's tiktoken tokenizer (tiktoken_tokenizer.h), Llama 2's SentencePiece
+// (sentencepiece_tokenizer.h), tokenizer.json (hf_tokenizer.h) and GGUF's scores-only
+// SentencePiece (spm_scores_tokenizer.h) implement it.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,15 +28,20 @@ public:
     virtual int32_t vocabSize() const = 0;
     virtual bool isSpecial(int32_t id) const = 0;
     virtual std::optional<int32_t> specialId(std::string_view name) const = 0;
-    virtual int32_t bosId() const = 0;
-    // Generation stops at any of these.
-    virtual std::vector<int32_t> stopIds() const = 0;
+    // The id a sequence starts with, and the ids generation stops at (any of them). By default
+    // the ones a tokenizer read from its files while being made (bos_, stops_).
+    virtual int32_t bosId() const { return bos_; }
+    virtual std::vector<int32_t> stopIds() const { return stops_; }
 
     // All tokens' bytes concatenated (decode(encode(s)) == s for valid UTF-8 s).
     std::string decode(std::span<const int32_t> ids) const;
     // One token made readable for token tables: \n \r \t and other control characters
     // escaped, bytes that are only part of a UTF-8 character shown as <0xE2>.
     std::string pieceForDisplay(int32_t id) const;
+
+protected:
+    int32_t bos_ = -1;
+    std::vector<int32_t> stops_;
 };
 
 }  // namespace llama

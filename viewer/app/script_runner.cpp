@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 #include "state/tensor_export.h"
 #include "viewer_app.h"
@@ -33,14 +35,35 @@ bool matches(const Breakpoint& b, const HeldAt& h) {
     return b.stage == h.stage && (!b.layer || *b.layer == h.layer) && (!b.step || *b.step == h.step);
 }
 
-// The captured tensor the heatmap shows, and its slice (as the heatmap panel chose it).
-const CapturedTensor* heatmapTensor(ViewerApp& app) {
+// The data of the captured tensor the heatmap shows.
+const Tensor& heatmapData(ViewerApp& app) {
     const StageRecord* r = app.currentRecord();
-    if (!r || r->tensors.empty()) return nullptr;
-    const CapturedTensor* t = r->find(app.view().tensorName);
-    return t ? t : &r->tensors[0];
+    const CapturedTensor* t = nullptr;
+    if (r && !r->tensors.empty()) {
+        t = r->find(app.view().tensorName);
+        if (!t) t = &r->tensors[0];
+    }
+    if (!t || !t->data) throw std::invalid_argument("the current stage has no tensor data to export");
+    return *t->data;
+}
+
+// step-to and breakpoint: STAGE [LAYER [STEP]].
+Breakpoint breakpointArgs(const ScriptCommand& c) {
+    const StageInfo* info = findStage(c.args[0]);
+    if (!info) throw std::invalid_argument("no stage '" + c.args[0] + "' (use the catalog's keys, e.g. scores_softmax)");
+    Breakpoint b{info->id, std::nullopt, std::nullopt};
+    if (c.args.size() > 1) b.layer = toInt(c.args[1], c);
+    if (c.args.size() > 2) b.step = toInt(c.args[2], c);
+    return b;
 }
 }  // namespace
+
+ScriptRunner::ScriptRunner(std::vector<ScriptCommand> commands) : commands_(std::move(commands)) {
+    // The parser accepts exactly the commands of scriptCommands(): each needs a handler here.
+    for (const ScriptCommandInfo& info : scriptCommands())
+        if (!handlers().count(info.name)) throw std::logic_error(fmt::format("script command '{}' has no handler", info.name));
+    if (handlers().size() != scriptCommands().size()) throw std::logic_error("a script handler has no command in scriptCommands()");
+}
 
 void ScriptRunner::fail(ViewerApp& app, const std::string& message) {
     std::fprintf(stderr, "script error: %s\n", message.c_str());
@@ -121,120 +144,129 @@ void ScriptRunner::update(ViewerApp& app) {
 }
 
 void ScriptRunner::execute(ViewerApp& app, const ScriptCommand& c) {
-    const std::string& n = c.name;
-    const auto& a = c.args;
-    RunSettings& s = app.settings();
-    ViewState& v = app.view();
     waitStart_ = std::chrono::steady_clock::now();
-    auto settle = [&](Wait w) { wait_ = w; };
-    auto frames = [&](int count) { wait_ = Wait::Frames, frames_ = count; };
+    handlers().at(c.name)(*this, app, c);
+}
 
-    if (n == "load") {
-        ViewerSource src = app.options().source;
-        if (!a.empty()) {
-            if (a.size() != 2 || (a[0] != "model" && a[0] != "synthetic" && a[0] != "trace"))
-                throw std::invalid_argument("load [model PATH | synthetic PRESET | trace FILE]");
-            src.trace = a[0] == "trace" ? a[1] : "";
-            if (a[0] != "trace") src.model = {a[0] == "synthetic" ? ModelSource::Kind::Synthetic : ModelSource::Kind::Files, a[1], src.model.seed};
-        }
-        app.load(src);
-        settle(Wait::Loaded);
-    } else if (n == "mode") {
-        if (a[0] != "chat" && a[0] != "completion") throw std::invalid_argument("mode chat | completion");
-        s.mode = a[0] == "chat" ? PromptMode::Chat : PromptMode::Completion;
-    } else if (n == "system") {
-        s.system = a[0];
-    } else if (n == "prompt") {
-        s.prompt = a[0];
-    } else if (n == "max-tokens") {
-        s.maxTokens = toInt(a[0], c);
-    } else if (n == "temperature") {
-        s.sampling.temperature = toFloat(a[0], c);
-    } else if (n == "top-k") {
-        s.sampling.topK = toInt(a[0], c);
-    } else if (n == "top-p") {
-        s.sampling.topP = toFloat(a[0], c);
-    } else if (n == "seed") {
-        s.sampling.seed = uint64_t(toInt(a[0], c));
-    } else if (n == "start") {
-        app.session().start(s, StepController::Mode::Stage, true);
-        settle(Wait::Settled);
-    } else if (n == "step" || n == "step-layer" || n == "step-token" || n == "continue" || n == "restart") {
-        app.perform(n == "step" ? Action::Step : n == "step-layer" ? Action::StepLayer : n == "step-token" ? Action::StepToken
-                    : n == "continue" ? Action::Continue : Action::Restart);
-        settle(Wait::Settled);
-    } else if (n == "run" || n == "run-background") {
-        app.perform(Action::Run);
-        if (n == "run") settle(Wait::Finished);
-    } else if (n == "stop") {
-        app.perform(Action::Stop);
-    } else if (n == "step-to" || n == "breakpoint") {
-        const StageInfo* info = findStage(a[0]);
-        if (!info) throw std::invalid_argument("no stage '" + a[0] + "' (use the catalog's keys, e.g. scores_softmax)");
-        Breakpoint b{info->id, std::nullopt, std::nullopt};
-        if (a.size() > 1) b.layer = toInt(a[1], c);
-        if (a.size() > 2) b.step = toInt(a[2], c);
-        if (n == "breakpoint") {
-            auto all = app.session().breakpoints();
-            all.push_back(b);
-            app.session().setBreakpoints(all);
-            return;
-        }
-        SessionStatus st = app.session().status();
-        if (st.held && matches(b, *st.held)) return;
-        userBreakpoints_ = app.session().breakpoints();
-        stepTarget_ = b;
-        auto withTarget = userBreakpoints_;
-        withTarget.push_back(b);
-        app.session().setBreakpoints(withTarget);
-        if (st.state == SessionState::Running || st.state == SessionState::Paused) app.session().continueRun();
-        else app.session().start(s, StepController::Mode::Continue, true);
-        settle(Wait::StepTo);
-    } else if (n == "panel") {
-        auto p = panelFromKey(a[0]);
-        if (!p) throw std::invalid_argument("no panel '" + a[0] + "'");
-        app.showPanel(*p);
-        frames(kSettleFrames);
-    } else if (n == "layer") {
-        v.attentionLayer = toInt(a[0], c);
-    } else if (n == "head") {
-        v.head = toInt(a[0], c);
-        v.cell.reset();
-    } else if (n == "cell") {
-        v.cell = AttentionCell{toInt(a[0], c), toInt(a[1], c)};
-    } else if (n == "scores") {
-        if (a[0] != "softmax" && a[0] != "masked") throw std::invalid_argument("scores softmax | masked");
-        v.showMaskedScores = a[0] == "masked";
-    } else if (n == "select") {
-        v.selectedRecord = toInt(a[0], c);
-    } else if (n == "tensor") {
-        v.tensorName = a[0];
-    } else if (n == "scale") {
-        app.requestedUiScale() = std::clamp(toFloat(a[0], c), kMinUiScale, kMaxUiScale);
-        frames(kSettleFrames);
-    } else if (n == "frames") {
-        frames(std::max(1, toInt(a[0], c)));
-    } else if (n == "measure-fps") {
-        SessionStatus st = app.session().status();
-        fpsWhere_ = st.held ? fmt::format("paused at {}", stageInfo(st.held->stage).key) : stateName(st.state);
-        fpsFrames_ = 0;
-        fpsEnd_ = waitStart_ + std::chrono::milliseconds(int(toFloat(a[0], c) * 1000));
-        wait_ = Wait::Fps;
-    } else if (n == "screenshot" || n == "export-png") {
-        pendingScreenshot_ = a[0];
-        pendingPanelOnly_ = n == "export-png";
-        frames(kSettleFrames);
-    } else if (n == "export-csv" || n == "export-npy") {
-        const CapturedTensor* t = heatmapTensor(app);
-        if (!t || !t->data) throw std::invalid_argument("the current stage has no tensor data to export");
-        if (n == "export-npy") writeNpy(a[0], *t->data);
-        else writeCsv(a[0], extractSlice(*t->data, v.sliceFor.empty() ? defaultSlice(*t->data) : v.slice));
-    } else if (n == "print") {
-        std::printf("%s\n", a[0].c_str());
-        std::fflush(stdout);
-    } else if (n == "quit") {
-        app.requestQuit(0);
-    }
+void ScriptRunner::waitFrames(int count) {
+    wait_ = Wait::Frames;
+    frames_ = count;
+}
+
+const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner::handlers() {
+    // Every handler is given (runner, app, command); being defined in a member, it may set the
+    // runner's waits.
+    using R = ScriptRunner;
+    using A = ViewerApp;
+    using C = ScriptCommand;
+    static const std::unordered_map<std::string_view, Handler> table = {
+        {"load", [](R& r, A& app, const C& c) {
+             const auto& a = c.args;
+             ViewerSource src = app.options().source;
+             if (!a.empty()) {
+                 if (a.size() != 2 || (a[0] != "model" && a[0] != "synthetic" && a[0] != "trace"))
+                     throw std::invalid_argument("load [model PATH | synthetic PRESET | trace FILE]");
+                 src.trace = a[0] == "trace" ? a[1] : "";
+                 if (a[0] != "trace") src.model = {a[0] == "synthetic" ? ModelSource::Kind::Synthetic : ModelSource::Kind::Files, a[1], src.model.seed};
+             }
+             app.load(src);
+             r.wait_ = Wait::Loaded;
+         }},
+        {"mode", [](R&, A& app, const C& c) {
+             if (c.args[0] != "chat" && c.args[0] != "completion") throw std::invalid_argument("mode chat | completion");
+             app.settings().mode = c.args[0] == "chat" ? PromptMode::Chat : PromptMode::Completion;
+         }},
+        {"system", [](R&, A& app, const C& c) { app.settings().system = c.args[0]; }},
+        {"prompt", [](R&, A& app, const C& c) { app.settings().prompt = c.args[0]; }},
+        {"max-tokens", [](R&, A& app, const C& c) { app.settings().maxTokens = toInt(c.args[0], c); }},
+        {"temperature", [](R&, A& app, const C& c) { app.settings().sampling.temperature = toFloat(c.args[0], c); }},
+        {"top-k", [](R&, A& app, const C& c) { app.settings().sampling.topK = toInt(c.args[0], c); }},
+        {"top-p", [](R&, A& app, const C& c) { app.settings().sampling.topP = toFloat(c.args[0], c); }},
+        {"seed", [](R&, A& app, const C& c) { app.settings().sampling.seed = uint64_t(toInt(c.args[0], c)); }},
+        {"start", [](R& r, A& app, const C&) {
+             app.session().start(app.settings(), StepController::Mode::Stage, true);
+             r.wait_ = Wait::Settled;
+         }},
+        {"step", [](R& r, A& app, const C&) { app.perform(Action::Step); r.wait_ = Wait::Settled; }},
+        {"step-layer", [](R& r, A& app, const C&) { app.perform(Action::StepLayer); r.wait_ = Wait::Settled; }},
+        {"step-token", [](R& r, A& app, const C&) { app.perform(Action::StepToken); r.wait_ = Wait::Settled; }},
+        {"continue", [](R& r, A& app, const C&) { app.perform(Action::Continue); r.wait_ = Wait::Settled; }},
+        {"restart", [](R& r, A& app, const C&) { app.perform(Action::Restart); r.wait_ = Wait::Settled; }},
+        {"run", [](R& r, A& app, const C&) { app.perform(Action::Run); r.wait_ = Wait::Finished; }},
+        {"run-background", [](R&, A& app, const C&) { app.perform(Action::Run); }},
+        {"stop", [](R&, A& app, const C&) { app.perform(Action::Stop); }},
+        {"breakpoint", [](R&, A& app, const C& c) {
+             const Breakpoint b = breakpointArgs(c);
+             auto all = app.session().breakpoints();
+             all.push_back(b);
+             app.session().setBreakpoints(all);
+         }},
+        {"step-to", [](R& r, A& app, const C& c) {
+             const Breakpoint b = breakpointArgs(c);
+             SessionStatus st = app.session().status();
+             if (st.held && matches(b, *st.held)) return;
+             r.userBreakpoints_ = app.session().breakpoints();
+             r.stepTarget_ = b;
+             auto withTarget = r.userBreakpoints_;
+             withTarget.push_back(b);
+             app.session().setBreakpoints(withTarget);
+             if (st.state == SessionState::Running || st.state == SessionState::Paused) app.session().continueRun();
+             else app.session().start(app.settings(), StepController::Mode::Continue, true);
+             r.wait_ = Wait::StepTo;
+         }},
+        {"panel", [](R& r, A& app, const C& c) {
+             auto p = panelFromKey(c.args[0]);
+             if (!p) throw std::invalid_argument("no panel '" + c.args[0] + "'");
+             app.showPanel(*p);
+             r.waitFrames(kSettleFrames);
+         }},
+        {"layer", [](R&, A& app, const C& c) { app.view().attentionLayer = toInt(c.args[0], c); }},
+        {"head", [](R&, A& app, const C& c) {
+             app.view().head = toInt(c.args[0], c);
+             app.view().cell.reset();
+         }},
+        {"cell", [](R&, A& app, const C& c) { app.view().cell = AttentionCell{toInt(c.args[0], c), toInt(c.args[1], c)}; }},
+        {"scores", [](R&, A& app, const C& c) {
+             if (c.args[0] != "softmax" && c.args[0] != "masked") throw std::invalid_argument("scores softmax | masked");
+             app.view().showMaskedScores = c.args[0] == "masked";
+         }},
+        {"select", [](R&, A& app, const C& c) { app.view().selectedRecord = toInt(c.args[0], c); }},
+        {"tensor", [](R&, A& app, const C& c) { app.view().tensorName = c.args[0]; }},
+        {"scale", [](R& r, A& app, const C& c) {
+             app.requestedUiScale() = std::clamp(toFloat(c.args[0], c), kMinUiScale, kMaxUiScale);
+             r.waitFrames(kSettleFrames);
+         }},
+        {"frames", [](R& r, A&, const C& c) { r.waitFrames(std::max(1, toInt(c.args[0], c))); }},
+        {"measure-fps", [](R& r, A& app, const C& c) {
+             SessionStatus st = app.session().status();
+             r.fpsWhere_ = st.held ? fmt::format("paused at {}", stageInfo(st.held->stage).key) : stateName(st.state);
+             r.fpsFrames_ = 0;
+             r.fpsEnd_ = r.waitStart_ + std::chrono::milliseconds(int(toFloat(c.args[0], c) * 1000));
+             r.wait_ = Wait::Fps;
+         }},
+        {"screenshot", [](R& r, A&, const C& c) {
+             r.pendingScreenshot_ = c.args[0];
+             r.pendingPanelOnly_ = false;
+             r.waitFrames(kSettleFrames);
+         }},
+        {"export-png", [](R& r, A&, const C& c) {
+             r.pendingScreenshot_ = c.args[0];
+             r.pendingPanelOnly_ = true;
+             r.waitFrames(kSettleFrames);
+         }},
+        {"export-csv", [](R&, A& app, const C& c) {
+             const Tensor& data = heatmapData(app);
+             const ViewState& v = app.view();
+             writeCsv(c.args[0], extractSlice(data, v.sliceFor.empty() ? defaultSlice(data) : v.slice));
+         }},
+        {"export-npy", [](R&, A& app, const C& c) { writeNpy(c.args[0], heatmapData(app)); }},
+        {"print", [](R&, A&, const C& c) {
+             std::printf("%s\n", c.args[0].c_str());
+             std::fflush(stdout);
+         }},
+        {"quit", [](R&, A& app, const C&) { app.requestQuit(0); }},
+    };
+    return table;
 }
 
 }  // namespace llama::viewer

@@ -4,6 +4,8 @@
 // caught up, and an error ends the program with a message naming the script line.
 #include <chrono>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "state/script.h"
@@ -15,14 +17,19 @@ class ViewerApp;
 
 class ScriptRunner {
 public:
-    explicit ScriptRunner(std::vector<ScriptCommand> commands) : commands_(std::move(commands)) {}
+    explicit ScriptRunner(std::vector<ScriptCommand> commands);
     // Called once per frame before drawing.
     void update(ViewerApp& app);
 
 private:
     enum class Wait { None, Loaded, Settled, Finished, StepTo, Frames, Fps };
+    // What each command of scriptCommands() does, by its name.
+    using Handler = void (*)(ScriptRunner&, ViewerApp&, const ScriptCommand&);
+    static const std::unordered_map<std::string_view, Handler>& handlers();
+
     bool waitDone(ViewerApp& app);
     void execute(ViewerApp& app, const ScriptCommand& c);
+    void waitFrames(int count);
     void fail(ViewerApp& app, const std::string& message);
 
     std::vector<ScriptCommand> commands_;

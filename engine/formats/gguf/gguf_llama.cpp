@@ -1,6 +1,5 @@
 #include "formats/gguf/gguf_llama.h"
 
-#include <cmath>
 #include <regex>
 #include <utility>
 
@@ -38,8 +37,7 @@ std::optional<std::string> metaNameOfGguf(const std::string& name) { return tran
 std::optional<std::string> ggufNameOfMeta(const std::string& name) { return translate(name, false); }
 
 std::vector<float> llama31RopeFactors(int headDim, double theta, float scaleFactor) {
-    std::vector<float> freqs(size_t(headDim / 2));
-    for (int i = 0; i < headDim / 2; ++i) freqs[size_t(i)] = 1.0f / std::pow(float(theta), float(2 * i) / float(headDim));
+    std::vector<float> freqs = ropeFrequencies(headDim, theta);
     std::vector<float> scaled = freqs;
     applyRopeScaling(scaled, scaleFactor);
     for (size_t i = 0; i < freqs.size(); ++i) freqs[i] /= scaled[i];

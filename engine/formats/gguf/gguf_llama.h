@@ -22,8 +22,8 @@ std::optional<std::string> metaNameOfGguf(const std::string& ggufName);
 std::optional<std::string> ggufNameOfMeta(const std::string& metaName);
 
 // rope_freqs.weight as llama.cpp writes it for Llama 3.1/3.2 (rope_type "llama3"): per
-// frequency, the divisor that turns the plain frequency into the scaled one (applyRopeScaling
-// in rope.h). The lowest frequencies are divided by the whole scale factor (8 or 32).
+// frequency, the divisor that turns the plain frequency into the scaled one (ropeFrequencies
+// and applyRopeScaling in rope.h: no RoPE formula of its own). The lowest frequencies are divided by the whole scale factor (8 or 32).
 std::vector<float> llama31RopeFactors(int headDim, double theta, float scaleFactor);
 
 }  // namespace llama
