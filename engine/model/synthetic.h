@@ -12,7 +12,10 @@ namespace llama {
 std::vector<std::string> syntheticPresets();
 ModelArgs syntheticArgs(const std::string& preset);  // throws listing the presets
 // shapesOnly: weights carry shapes and dtypes but no bytes (dry runs of 8B without 16 GB).
-Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly);
+// Without a tokenizer, a byte tokenizer of the preset's family (Llama 3's specials for tiny and
+// llama3.1-8b, Llama 2's for tinyllama-1.1b and llama2-7b); a given one must have the preset's
+// vocabulary size (the caller checks it, naming the file: session/model_source.h).
+Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly, std::shared_ptr<const Tokenizer> tokenizer = nullptr);
 // Every weight a Llama model with `args` has, named as Meta's checkpoints name them (a dry run of
 // a real model directory uses them shape-only).
 std::vector<std::pair<std::string, Tensor>> syntheticWeights(const ModelArgs& args, uint64_t seed, bool shapesOnly);
