@@ -79,7 +79,8 @@ Tensor randomTensor(const Shape& shape, uint64_t seed, float scale, bool constan
 // decodes to something visible ("[N]" fillers up to the vocabulary size).
 // Llama 3: the 256 bytes, the fillers, then Llama 3's special tokens (chat: Llama 3's headers).
 // Llama 2: <unk> <s> </s>, then <0x00>..<0xFF> at ids 3..258 as in Llama 2's SentencePiece
-// model, then the fillers (chat: Llama 2's [INST], as <|start_header_id|> does not exist).
+// model, "▁" (a space) at 259, then the fillers (chat: Llama 2's [INST], as there is no
+// <|start_header_id|>).
 std::shared_ptr<const Tokenizer> makeByteTokenizer(int vocabSize, Family family) {
     if (family == Family::Llama3) {
         const auto specials = TiktokenTokenizer::llama3SpecialTokens();
@@ -92,6 +93,7 @@ std::shared_ptr<const Tokenizer> makeByteTokenizer(int vocabSize, Family family)
     std::vector<std::string> pieces{"<unk>", "<s>", "</s>"};
     std::vector<int32_t> types{T::Unknown, T::Control, T::Control};
     for (int b = 0; b < 256; ++b) pieces.push_back(fmt::format("<0x{:02X}>", b)), types.push_back(T::Byte);
+    pieces.push_back("\u2581"), types.push_back(T::Normal);  // "▁", SentencePiece's space: one token, not its three bytes
     while (int(pieces.size()) < vocabSize) pieces.push_back(fmt::format("[{}]", pieces.size())), types.push_back(T::Unused);
     std::vector<float> scores(pieces.size(), 0.0f);
     // No space prefix: the text's bytes and nothing else, as the Llama 3 byte tokenizer does.
