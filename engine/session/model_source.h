@@ -17,7 +17,7 @@ struct ModelSource {
     uint64_t seed = SamplingSettings{}.seed;  // synthetic weights; a run's default sampling seed
     // A synthetic preset's tokenizer file (formats/model_loader.h: loadTokenizerFile); empty: a
     // byte tokenizer of the preset's family.
-    std::string tokenizer;
+    std::string tokenizer = {};
     // The path, or "synthetic preset 'tiny' (random weights)".
     std::string describe() const;
 };
