@@ -36,12 +36,10 @@ void promptSettings(PanelContext& c) {
     // Repetition penalties (generate/sampler.h), kept inside the ranges the sampler accepts.
     ImGui::InputFloat("repeat penalty", &s.sampling.repeatPenalty, 0.05f, 0.2f, "%.2f");
     s.sampling.repeatPenalty = std::clamp(s.sampling.repeatPenalty, 0.05f, 10.0f);
-    ImGui::SameLine();
-    ImGui::InputInt("window", &s.sampling.repeatLastN);
+    ImGui::InputInt("penalty window", &s.sampling.repeatLastN);
     s.sampling.repeatLastN = std::max(-1, s.sampling.repeatLastN);
     ImGui::InputFloat("frequency penalty", &s.sampling.frequencyPenalty, 0.1f, 0.5f, "%.2f");
     s.sampling.frequencyPenalty = std::clamp(s.sampling.frequencyPenalty, -10.0f, 10.0f);
-    ImGui::SameLine();
     ImGui::InputFloat("presence penalty", &s.sampling.presencePenalty, 0.1f, 0.5f, "%.2f");
     s.sampling.presencePenalty = std::clamp(s.sampling.presencePenalty, -10.0f, 10.0f);
     ImGui::InputInt("max tokens", &s.maxTokens);
