@@ -239,19 +239,29 @@ std::string joinRecords(const std::string& header, const std::vector<Record>& re
     }
     return out;
 }
+// A good trace's records, written to `out` with a change: hostile variants of it.
+struct RecordEditor {
+    std::string bytes;
+    std::vector<Record> records;
+    fs::path out;
+    RecordEditor(const fs::path& good, fs::path bad) : out(std::move(bad)) {
+        std::ifstream in(good, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        records = splitRecords(bytes);
+    }
+    template <class Change> void operator()(Change change) const {
+        std::vector<Record> copy = records;
+        change(copy);
+        std::ofstream(out, std::ios::binary) << joinRecords(bytes, copy);
+    }
+};
 }  // namespace
 
 TEST_CASE("trace: what the viewer indexes with is validated, naming record and field", "[trace][hostile]") {
     const fs::path good = tempTrace("hostile_good"), bad = tempTrace("hostile_bad");
     record(good, TraceOptions{});
-    std::ifstream in(good, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::vector<Record> records = splitRecords(bytes);
-    auto edited = [&](auto change) {
-        std::vector<Record> copy = records;
-        change(copy);
-        std::ofstream(bad, std::ios::binary) << joinRecords(bytes, copy);
-    };
+    const RecordEditor edited(good, bad);
+    const std::vector<Record>& records = edited.records;
     // The first stage inside a block, and the first stage with a mask.
     auto stageIndex = [&](const char* key) {
         for (size_t i = 0; i < records.size(); ++i)
@@ -317,14 +327,8 @@ TEST_CASE("trace: with repetition penalties, the top tokens before and after the
     record(bad, TraceOptions{});
     for (const auto& s : readTrace(bad.string()).stages) CHECK(s.topPenalized.empty());
 
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::vector<Record> records = splitRecords(bytes);
-    auto edited = [&](auto change) {
-        std::vector<Record> copy = records;
-        change(copy);
-        std::ofstream(bad, std::ios::binary) << joinRecords(bytes, copy);
-    };
+    const RecordEditor edited(path, bad);
+    const std::vector<Record>& records = edited.records;
     edited([](auto& r) {
         for (const char* k : {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"}) r[0].json["run"].erase(k);
     });
