@@ -44,7 +44,7 @@ TEST_CASE("synthetic byte tokenizers follow the preset's family", "[synthetic][t
     }
 }
 
-TEST_CASE("--tokenizer gives a preset real token counts and its family's chat template", "[synthetic][tokenizer]") {
+TEST_CASE("a preset given a tokenizer file gets its real token counts and its family's chat template", "[synthetic][tokenizer]") {
     SECTION("Llama 3's tiktoken tokenizer.model on llama3.1-8b") {
         const auto s = dryRun("llama3.1-8b", referenceTokenizerPath("LLAMA3_TIKTOKEN_MODEL"), PromptMode::Completion,
                                  "The cat sat on the mat");

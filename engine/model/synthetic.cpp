@@ -12,14 +12,10 @@
 namespace llama {
 
 namespace {
-// Which tokenizer family the real model of a preset's size has: it decides the byte
-// tokenizer's special tokens, and so the chat template (generate/chat_template.h).
-enum class Family { Llama3, Llama2 };
-
 struct Preset {
     const char* name;
     ModelArgs args;
-    Family family;
+    TokenizerFamily family;
 };
 
 ModelArgs makeArgs(int dim, int layers, int heads, int kvHeads, int vocab, int multipleOf, std::optional<double> multiplier,
@@ -40,10 +36,10 @@ ModelArgs makeArgs(int dim, int layers, int heads, int kvHeads, int vocab, int m
 
 const std::vector<Preset>& presets() {
     static const std::vector<Preset> p = {
-        {"tiny", makeArgs(64, 2, 4, 2, 768, 32, std::nullopt, 10000.0, false), Family::Llama3},
-        {"tinyllama-1.1b", makeArgs(2048, 22, 32, 4, 32000, 256, std::nullopt, 10000.0, false), Family::Llama2},
-        {"llama3.1-8b", makeArgs(4096, 32, 32, 8, 128256, 1024, 1.3, 500000.0, true), Family::Llama3},
-        {"llama2-7b", makeArgs(4096, 32, 32, 32, 32000, 256, std::nullopt, 10000.0, false), Family::Llama2},
+        {"tiny", makeArgs(64, 2, 4, 2, 768, 32, std::nullopt, 10000.0, false), TokenizerFamily::Llama3},
+        {"tinyllama-1.1b", makeArgs(2048, 22, 32, 4, 32000, 256, std::nullopt, 10000.0, false), TokenizerFamily::Llama2},
+        {"llama3.1-8b", makeArgs(4096, 32, 32, 8, 128256, 1024, 1.3, 500000.0, true), TokenizerFamily::Llama3},
+        {"llama2-7b", makeArgs(4096, 32, 32, 32, 32000, 256, std::nullopt, 10000.0, false), TokenizerFamily::Llama2},
     };
     return p;
 }
@@ -75,14 +71,20 @@ Tensor randomTensor(const Shape& shape, uint64_t seed, float scale, bool constan
     });
     return t;
 }
-// A byte tokenizer of the preset's family: prompts encode byte by byte, and any generated id
-// decodes to something visible ("[N]" fillers up to the vocabulary size).
+
+const Preset& presetNamed(const std::string& preset) {
+    for (const auto& p : presets())
+        if (preset == p.name) return p;
+    throw std::invalid_argument(fmt::format("unknown synthetic preset '{}'; known presets: {}", preset, fmt::join(syntheticPresets(), ", ")));
+}
+}  // namespace
+
 // Llama 3: the 256 bytes, the fillers, then Llama 3's special tokens (chat: Llama 3's headers).
 // Llama 2: <unk> <s> </s>, then <0x00>..<0xFF> at ids 3..258 as in Llama 2's SentencePiece
 // model, "▁" (a space) at 259, then the fillers (chat: Llama 2's [INST], as there is no
 // <|start_header_id|>).
-std::shared_ptr<const Tokenizer> makeByteTokenizer(int vocabSize, Family family) {
-    if (family == Family::Llama3) {
+std::shared_ptr<const Tokenizer> syntheticByteTokenizer(int vocabSize, TokenizerFamily family) {
+    if (family == TokenizerFamily::Llama3) {
         const auto specials = TiktokenTokenizer::llama3SpecialTokens();
         std::vector<std::string> ranks;
         for (int b = 0; b < 256; ++b) ranks.push_back(std::string(1, char(b)));
@@ -99,13 +101,6 @@ std::shared_ptr<const Tokenizer> makeByteTokenizer(int vocabSize, Family family)
     // No space prefix: the text's bytes and nothing else, as the Llama 3 byte tokenizer does.
     return std::make_shared<T>(std::move(pieces), std::move(scores), std::move(types), 1, std::vector<int32_t>{2}, false);
 }
-
-const Preset& presetNamed(const std::string& preset) {
-    for (const auto& p : presets())
-        if (preset == p.name) return p;
-    throw std::invalid_argument(fmt::format("unknown synthetic preset '{}'; known presets: {}", preset, fmt::join(syntheticPresets(), ", ")));
-}
-}  // namespace
 
 std::vector<std::string> syntheticPresets() {
     std::vector<std::string> names;
@@ -154,7 +149,7 @@ Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOn
     m.path = "synthetic:" + preset;
     m.randomWeights = true;
     m.tensors = syntheticWeights(m.args, seed, shapesOnly);
-    m.tokenizer = tokenizer ? std::move(tokenizer) : makeByteTokenizer(m.args.vocab_size, p.family);
+    m.tokenizer = tokenizer ? std::move(tokenizer) : syntheticByteTokenizer(m.args.vocab_size, p.family);
     return m;
 }
 

@@ -9,7 +9,14 @@
 
 namespace llama {
 
+// Which tokenizer family the real model of a preset's size has: it decides the byte tokenizer's
+// special tokens, and so the chat template (generate/chat_template.h).
+enum class TokenizerFamily { Llama3, Llama2 };
+
 std::vector<std::string> syntheticPresets();
+// A preset's tokenizer without --tokenizer: prompts encode byte by byte, and any generated id
+// decodes to something visible ("[N]" fillers up to the vocabulary size).
+std::shared_ptr<const Tokenizer> syntheticByteTokenizer(int vocabSize, TokenizerFamily family);
 ModelArgs syntheticArgs(const std::string& preset);  // throws listing the presets
 // shapesOnly: weights carry shapes and dtypes but no bytes (dry runs of 8B without 16 GB).
 // Without a tokenizer, a byte tokenizer of the preset's family (Llama 3's specials for tiny and

@@ -36,6 +36,14 @@ GgufValue GgufValue::ofString(std::string s) {
     return v;
 }
 
+GgufValue GgufValue::ofBool(bool x) {
+    GgufValue v;
+    v.type = GgufType::Bool;
+    v.integer = x;
+    v.uinteger = x;
+    return v;
+}
+
 GgufValue GgufValue::ofU32(uint32_t x) {
     GgufValue v;
     v.type = GgufType::U32;
