@@ -12,6 +12,13 @@
 
 namespace llama {
 
+namespace {
+void requireLogits(const Tensor& logits) {
+    if (logits.rank() != 1 || logits.dtype() != DType::F32)
+        throw std::invalid_argument("Sampler expects F32 logits [VocabSize], got " + logits.shapeStr());
+}
+}  // namespace
+
 void validateSamplingSettings(const SamplingSettings& s) {
     // Written so that NaN fails too.
     if (!(s.temperature >= 0 && s.temperature <= 100))
@@ -36,8 +43,7 @@ void Sampler::accept(int32_t token) {
 }
 
 Tensor Sampler::penalize(const Tensor& logits) const {
-    if (logits.rank() != 1 || logits.dtype() != DType::F32)
-        throw std::invalid_argument("Sampler expects F32 logits [VocabSize], got " + logits.shapeStr());
+    requireLogits(logits);
     Tensor out = logits.clone();
     if (!settings_.penalizes()) return out;
     std::unordered_map<int32_t, int> count;
@@ -78,8 +84,7 @@ std::vector<TokenProbability> Sampler::topTokens(const Tensor& logits, int k) co
 }
 
 std::vector<TokenProbability> Sampler::kept(const Tensor& logits) const {
-    if (logits.rank() != 1 || logits.dtype() != DType::F32)
-        throw std::invalid_argument("Sampler expects F32 logits [VocabSize], got " + logits.shapeStr());
+    requireLogits(logits);
     auto sorted = sortedProbabilities(logits, settings_.temperature);
     size_t keep = sorted.size();
     if (settings_.topK > 0) keep = std::min(keep, size_t(settings_.topK));
@@ -97,7 +102,10 @@ std::vector<TokenProbability> Sampler::kept(const Tensor& logits) const {
     return sorted;
 }
 
+int32_t Sampler::sample(const Tensor& logits) { return settings_.penalizes() ? choose(penalize(logits)) : choose(logits); }
+
 std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const {
+    requireLogits(logits);
     if (settings_.temperature <= 0) {
         const auto id = int32_t(ml::Argmax(logits));
         return {{id, logits.data<float>()[id], 1.0f}};
@@ -110,6 +118,7 @@ std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const 
 }
 
 int32_t Sampler::choose(const Tensor& logits) {
+    requireLogits(logits);
     if (settings_.temperature <= 0) return int32_t(ml::Argmax(logits));
     const auto tokens = kept(logits);
     double total = 0;

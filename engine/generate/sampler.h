@@ -53,7 +53,7 @@ public:
     // What choose() draws from, most likely first, renormalized (greedy: the argmax, 1).
     std::vector<TokenProbability> distribution(const Tensor& penalizedLogits) const;
     // The whole chain: choose(penalize(logits)). logits: F32 [VocabSize].
-    int32_t sample(const Tensor& logits) { return choose(penalize(logits)); }
+    int32_t sample(const Tensor& logits);
     // The k most likely tokens with their probabilities (for display and traces).
     std::vector<TokenProbability> topTokens(const Tensor& logits, int k) const;
     const SamplingSettings& settings() const { return settings_; }
