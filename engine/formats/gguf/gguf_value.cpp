@@ -37,10 +37,8 @@ GgufValue GgufValue::ofString(std::string s) {
 }
 
 GgufValue GgufValue::ofBool(bool x) {
-    GgufValue v;
+    GgufValue v = ofU32(x);  // 0 or 1, written as one byte
     v.type = GgufType::Bool;
-    v.integer = x;
-    v.uinteger = x;
     return v;
 }
 
