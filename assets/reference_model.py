@@ -52,9 +52,8 @@ class RMSNorm(torch.nn.Module):
         return output * self.weight
 
 
-def apply_scaling(freqs: torch.Tensor):
-    # Llama 3.1 long-context frequency scaling (only used if use_scaled_rope)
-    scale_factor = 8
+def apply_scaling(freqs: torch.Tensor, scale_factor: float = 8):
+    # Llama 3.1 long-context frequency scaling (only used if use_scaled_rope); Llama 3.2 1B/3B: 32
     low_freq_factor = 1
     high_freq_factor = 4
     old_context_len = 8192
@@ -73,11 +72,11 @@ def apply_scaling(freqs: torch.Tensor):
     return torch.tensor(new_freqs, dtype=freqs.dtype, device=freqs.device)
 
 
-def precompute_freqs_cis(dim: int, end: int, theta: float = 10000.0, use_scaled: bool = False):
+def precompute_freqs_cis(dim: int, end: int, theta: float = 10000.0, use_scaled: bool = False, scale_factor: float = 8):
     freqs = 1.0 / (theta ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))
     t = torch.arange(end, device=freqs.device, dtype=torch.float32)
     if use_scaled:
-        freqs = apply_scaling(freqs)
+        freqs = apply_scaling(freqs, scale_factor)
     freqs = torch.outer(t, freqs)
     freqs_cis = torch.polar(torch.ones_like(freqs), freqs)  # complex64
     return freqs_cis

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <limits>
 #include <map>
 
 #include "generate/chat_template.h"
@@ -60,6 +61,29 @@ TEST_CASE("topTokens lists probabilities in order", "[generate][sampler]") {
 TEST_CASE("bad sampling settings are refused", "[generate][sampler][errors]") {
     REQUIRE_THROWS_WITH(Sampler({.temperature = 1, .topK = 0, .topP = 0.0f}), Catch::Contains("top-p"));
     REQUIRE_THROWS_WITH(Sampler({.temperature = 1, .topK = -2}), Catch::Contains("top-k"));
+}
+
+TEST_CASE("bad penalty settings are refused with the setting and its range", "[generate][sampler][penalties][errors]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    REQUIRE_THROWS_WITH(Sampler({.repeatPenalty = nan}), Catch::Contains("repeat penalty nan must be in (0, 10]"));
+    REQUIRE_THROWS_WITH(Sampler({.repeatPenalty = 0}), Catch::Contains("repeat penalty 0 must be in (0, 10]"));
+    REQUIRE_THROWS_WITH(Sampler({.repeatLastN = -2}), Catch::Contains("repeat-last-n -2"));
+    REQUIRE_THROWS_WITH(Sampler({.frequencyPenalty = nan}), Catch::Contains("frequency penalty nan"));
+    REQUIRE_THROWS_WITH(Sampler({.presencePenalty = -11}), Catch::Contains("presence penalty -11 must be in [-10, 10]"));
+    REQUIRE_THROWS_WITH(Sampler({.temperature = nan}), Catch::Contains("temperature nan"));
+}
+
+TEST_CASE("the penalties' window holds the last repeat-last-n accepted tokens", "[generate][sampler][penalties]") {
+    Sampler s({.repeatLastN = 2, .presencePenalty = 1.0f});
+    for (int32_t id : {0, 1, 2}) s.accept(id);  // 0 has left the window
+    const Tensor p = s.penalize(logitsOf({1.0f, 1.0f, 1.0f, 1.0f}));
+    CHECK(p.floatAt(0) == 1.0f);
+    CHECK(p.floatAt(1) == 0.0f);
+    CHECK(p.floatAt(2) == 0.0f);
+    CHECK(p.floatAt(3) == 1.0f);
+    Sampler all({.repeatLastN = -1, .presencePenalty = 1.0f});
+    for (int32_t id : {0, 1, 2}) all.accept(id);
+    CHECK(all.penalize(logitsOf({1.0f, 1.0f, 1.0f, 1.0f})).floatAt(0) == 0.0f);
 }
 
 TEST_CASE("Llama 3 chat template", "[generate][template]") {

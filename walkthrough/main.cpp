@@ -16,6 +16,7 @@
 #include "interrupt.h"
 #include "ml/thread_pool.h"
 #include "model_summary.h"
+#include "penalty_options.h"
 #include "session.h"
 #include "trace/debug_log_observer.h"
 
@@ -27,8 +28,12 @@ void addModelOptions(CLI::App& app, cli::Options& o) {
     auto* model = app.add_option("--model", o.model,
                                  "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model) or "
                                  "Hugging Face's (config.json, *.safetensors, tokenizer.json) or a .gguf file; default: the bundled model");
-    app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
+    auto* synthetic = app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
         ->excludes(model);
+    app.add_option("--tokenizer", o.tokenizer,
+                   "The preset's tokenizer: a tiktoken or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary "
+                   "size (default: byte by byte)")
+        ->needs(synthetic);
     app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));
     app.add_option("--seed", o.generation.sampling.seed, "Random seed for sampling and synthetic weights");
     app.add_option("--max-seq-len", o.maxSeqLen, "Context length (default: the model's, else 2048)")
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
     app.add_option("--temperature", g.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
     app.add_option("--top-k", g.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::Range(0, ModelArgs::kMaxVocab));
     app.add_option("--top-p", g.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
+    cli::addPenaltyOptions(app, g.sampling);
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
     cli::addInspectionOptions(app, o);

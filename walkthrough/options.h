@@ -11,6 +11,7 @@ namespace llama::cli {
 struct Options {
     std::string model;       // a model directory; empty with --synthetic
     std::string synthetic;   // preset name
+    std::string tokenizer;   // --tokenizer: a real tokenizer for the preset (empty: bytes)
     GenerationSettings generation;  // --prompt, --chat, --max-tokens, sampling; --seed also seeds --synthetic
     int maxSeqLen = 0;       // 0: from the model (params.json's max_seq_len or 2048)
     int threads = 0;         // 0: every core

@@ -7,7 +7,8 @@
 namespace llama::cli {
 
 ModelSource selectedSource(const Options& options) {
-    if (!options.synthetic.empty()) return {ModelSource::Kind::Synthetic, options.synthetic, options.generation.sampling.seed};
+    if (!options.synthetic.empty())
+        return {ModelSource::Kind::Synthetic, options.synthetic, options.generation.sampling.seed, options.tokenizer};
     return {ModelSource::Kind::Files, options.model};
 }
 

@@ -24,4 +24,9 @@ Model loadMetaModel(const std::string& dir, const LoadProgress& progress = {});
 // and fills that in when params.json left it to the tokenizer (-1, as Llama 2's does).
 std::shared_ptr<const Tokenizer> loadMetaTokenizer(const std::string& dir, ModelArgs& args);
 
+// A tokenizer file of any family, told apart by content: Hugging Face's tokenizer.json (JSON;
+// with tokenizer_config.json when one is beside it), Llama 2's SentencePiece tokenizer.model or
+// Llama 3's tiktoken tokenizer.model. Errors name the file.
+std::shared_ptr<const Tokenizer> loadTokenizerFile(const std::string& path);
+
 }  // namespace llama

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 #include "ml/ops.h"
@@ -48,6 +49,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
         std::copy(prompt.begin(), prompt.end(), tokens.mutableData<int32_t>());
         ctx.stage(StageId::TokensTensor, {{"tokens", tokens}, {"count", int64_t(prompt.size())}});
 
+        for (int32_t id : prompt) sampler.accept(id);
         const auto stopIds = tokenizer_.stopIds();
         int startPos = 0;                  // the walkthrough's prevPos
         int curPos = int(prompt.size());  // this pass reads tokens [startPos, curPos)
@@ -70,15 +72,21 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             Tensor logits = transformer_.Forward(ctx, inputTokens, startPos);
             Tensor lastLogits = ml::Slice(logits, logits.dim(0) - 1, logits.dim(0));
             lastLogits = ml::Reshape(lastLogits, {logits.dim(1)});
-            int32_t next = lastLogits.hasData() ? sampler.sample(lastLogits) : kDryRunToken;
+            // The logits after the repetition penalties, when there are any.
+            std::optional<Tensor> penalized;
+            if (lastLogits.hasData() && sampler.settings().penalizes()) penalized = sampler.penalize(lastLogits);
+            int32_t next = lastLogits.hasData() ? sampler.choose(penalized ? *penalized : lastLogits) : kDryRunToken;
             double secs = std::chrono::duration<double>(Clock::now() - t0).count();
             (ctx.step == 0 ? result.prefillSeconds : result.decodeSeconds) += secs;
             if (ctx.step > 0) result.decodeSteps++;
 
             Tensor nextToken = Tensor::fromInt32({next});
+            // Observers show the top tokens before and after the penalties (kPenalizedLogits).
             ctx.stage(StageId::Sample,
                       {{"token", next}, {"piece", tokenizer_.decodeToken(next)}, {"logits", lastLogits}, {"next", nextToken},
-                       {"method", sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax"}},
+                       {"method", std::string(sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax") +
+                                      (penalized ? " after repetition penalties" : "")},
+                       {kPenalizedLogits, penalized}},
                       skippedIf(!lastLogits.hasData()));
 
             if (curPos < ctx.maxSeqLen) tokens.mutableData<int32_t>()[curPos] = next;
@@ -89,6 +97,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
                 break;
             }
             result.generatedTokens.push_back(next);
+            sampler.accept(next);
             std::string piece = decoder.feed(tokenizer_.decodeToken(next));
             result.text += piece;
             if (onText && !piece.empty()) onText(piece);

@@ -6,17 +6,56 @@
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "ml/ops.h"
 
 namespace llama {
 
-Sampler::Sampler(SamplingSettings settings) : settings_(settings), rng_(settings.seed) {
+namespace {
+void requireLogits(const Tensor& logits) {
+    if (logits.rank() != 1 || logits.dtype() != DType::F32)
+        throw std::invalid_argument("Sampler expects F32 logits [VocabSize], got " + logits.shapeStr());
+}
+}  // namespace
+
+void validateSamplingSettings(const SamplingSettings& s) {
     // Written so that NaN fails too.
-    if (!(settings.temperature >= 0 && settings.temperature <= 100))
-        throw std::invalid_argument(fmt::format("temperature {} is outside 0 to 100", settings.temperature));
-    if (settings.topK < 0) throw std::invalid_argument("top-k must be 0 (off) or positive");
-    if (!(settings.topP > 0.0f && settings.topP <= 1.0f)) throw std::invalid_argument("top-p must be in (0, 1]");
+    if (!(s.temperature >= 0 && s.temperature <= 100))
+        throw std::invalid_argument(fmt::format("temperature {} is outside 0 to 100", s.temperature));
+    if (s.topK < 0) throw std::invalid_argument("top-k must be 0 (off) or positive");
+    if (!(s.topP > 0.0f && s.topP <= 1.0f)) throw std::invalid_argument(fmt::format("top-p {} must be in (0, 1]", s.topP));
+    if (!(s.repeatPenalty > 0.0f && s.repeatPenalty <= 10.0f))
+        throw std::invalid_argument(fmt::format("repeat penalty {} must be in (0, 10] (1 is off)", s.repeatPenalty));
+    if (s.repeatLastN < -1) throw std::invalid_argument(fmt::format("repeat-last-n {} must be -1 (the whole context), 0 (off) or positive", s.repeatLastN));
+    if (!(s.frequencyPenalty >= -10.0f && s.frequencyPenalty <= 10.0f))
+        throw std::invalid_argument(fmt::format("frequency penalty {} must be in [-10, 10] (0 is off)", s.frequencyPenalty));
+    if (!(s.presencePenalty >= -10.0f && s.presencePenalty <= 10.0f))
+        throw std::invalid_argument(fmt::format("presence penalty {} must be in [-10, 10] (0 is off)", s.presencePenalty));
+}
+
+Sampler::Sampler(SamplingSettings settings) : settings_(settings), rng_(settings.seed) { validateSamplingSettings(settings); }
+
+void Sampler::accept(int32_t token) {
+    if (!settings_.penalizes()) return;
+    window_.push_back(token);
+    if (settings_.repeatLastN > 0 && int(window_.size()) > settings_.repeatLastN) window_.pop_front();
+}
+
+Tensor Sampler::penalize(const Tensor& logits) const {
+    requireLogits(logits);
+    Tensor out = logits.clone();
+    if (!settings_.penalizes()) return out;
+    std::unordered_map<int32_t, int> count;
+    for (int32_t id : window_) count[id]++;
+    float* l = out.mutableData<float>();
+    for (const auto& [id, c] : count) {
+        if (id < 0 || id >= out.numel()) continue;
+        float& x = l[id];
+        x = x <= 0 ? x * settings_.repeatPenalty : x / settings_.repeatPenalty;
+        x -= float(c) * settings_.frequencyPenalty + settings_.presencePenalty;
+    }
+    return out;
 }
 
 double Sampler::uniform() { return double(rng_() >> 11) * 0x1.0p-53; }
@@ -44,11 +83,8 @@ std::vector<TokenProbability> Sampler::topTokens(const Tensor& logits, int k) co
     return sorted;
 }
 
-int32_t Sampler::sample(const Tensor& logits) {
-    if (logits.rank() != 1 || logits.dtype() != DType::F32)
-        throw std::invalid_argument("Sampler::sample expects F32 logits [VocabSize], got " + logits.shapeStr());
-    if (settings_.temperature <= 0) return int32_t(ml::Argmax(logits));
-
+std::vector<TokenProbability> Sampler::kept(const Tensor& logits) const {
+    requireLogits(logits);
     auto sorted = sortedProbabilities(logits, settings_.temperature);
     size_t keep = sorted.size();
     if (settings_.topK > 0) keep = std::min(keep, size_t(settings_.topK));
@@ -62,14 +98,37 @@ int32_t Sampler::sample(const Tensor& logits) {
         }
         keep = i;
     }
-    double total = 0;
-    for (size_t i = 0; i < keep; ++i) total += sorted[i].probability;
-    double r = uniform() * total;
-    for (size_t i = 0; i < keep; ++i) {
-        r -= sorted[i].probability;
-        if (r < 0) return sorted[i].id;
+    sorted.resize(keep);
+    return sorted;
+}
+
+int32_t Sampler::sample(const Tensor& logits) { return settings_.penalizes() ? choose(penalize(logits)) : choose(logits); }
+
+std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const {
+    requireLogits(logits);
+    if (settings_.temperature <= 0) {
+        const auto id = int32_t(ml::Argmax(logits));
+        return {{id, logits.data<float>()[id], 1.0f}};
     }
-    return sorted[keep - 1].id;
+    auto tokens = kept(logits);
+    double total = 0;
+    for (const auto& t : tokens) total += t.probability;
+    for (auto& t : tokens) t.probability = float(t.probability / total);
+    return tokens;
+}
+
+int32_t Sampler::choose(const Tensor& logits) {
+    requireLogits(logits);
+    if (settings_.temperature <= 0) return int32_t(ml::Argmax(logits));
+    const auto tokens = kept(logits);
+    double total = 0;
+    for (const auto& t : tokens) total += t.probability;
+    double r = uniform() * total;
+    for (const auto& t : tokens) {
+        r -= t.probability;
+        if (r < 0) return t.id;
+    }
+    return tokens.back().id;
 }
 
 }  // namespace llama

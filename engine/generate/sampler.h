@@ -2,7 +2,16 @@
 // Picks the next token from the logits of the last position. Greedy (argmax) by default, as
 // the walkthrough does; with a temperature, top-k and top-p narrow the choice and a seeded
 // generator draws from it, so a run is reproducible run to run and machine to machine.
+//
+// Repetition penalties (off by default) follow llama.cpp's penalties sampler and its place in
+// llama.cpp's default chain: first, on the raw logits, before temperature, top-k and top-p (and
+// before argmax when greedy). Over the last `repeatLastN` tokens (prompt included, as llama.cpp
+// accepts the prompt into its window), a token seen c > 0 times gets
+//   logit = logit <= 0 ? logit * repeatPenalty : logit / repeatPenalty
+//   logit -= c * frequencyPenalty + presencePenalty
+// Our order after the penalties stays Meta's: softmax(logits / temperature), top-k, top-p.
 #include <cstdint>
+#include <deque>
 #include <random>
 #include <vector>
 
@@ -15,7 +24,16 @@ struct SamplingSettings {
     int topK = 0;              // 0: no limit
     float topP = 1.0f;         // 1: no limit
     uint64_t seed = 0x5eed;
+    float repeatPenalty = 1.0f;     // 1: off; > 1 discourages repeats
+    int repeatLastN = 64;           // the penalties' window in tokens; 0: off, -1: the whole context
+    float frequencyPenalty = 0.0f;  // subtracted once per occurrence in the window
+    float presencePenalty = 0.0f;   // subtracted once if the token occurs in the window
+
+    bool penalizes() const { return repeatLastN != 0 && (repeatPenalty != 1.0f || frequencyPenalty != 0.0f || presencePenalty != 0.0f); }
 };
+
+// Throws std::invalid_argument naming the setting and its range (NaN included).
+void validateSamplingSettings(const SamplingSettings& settings);
 
 struct TokenProbability {
     int32_t id;
@@ -26,16 +44,27 @@ struct TokenProbability {
 class Sampler {
 public:
     explicit Sampler(SamplingSettings settings);
-    // logits: F32 [VocabSize].
+    // A token of the sequence (prompt or generated): it enters the penalties' window.
+    void accept(int32_t token);
+    // The logits after the repetition penalties (a copy; the same values when they are off).
+    Tensor penalize(const Tensor& logits) const;
+    // Chooses from logits that have been through penalize(): argmax, or top-k, top-p and a draw.
+    int32_t choose(const Tensor& penalizedLogits);
+    // What choose() draws from, most likely first, renormalized (greedy: the argmax, 1).
+    std::vector<TokenProbability> distribution(const Tensor& penalizedLogits) const;
+    // The whole chain: choose(penalize(logits)). logits: F32 [VocabSize].
     int32_t sample(const Tensor& logits);
     // The k most likely tokens with their probabilities (for display and traces).
     std::vector<TokenProbability> topTokens(const Tensor& logits, int k) const;
     const SamplingSettings& settings() const { return settings_; }
 
 private:
+    // The tokens top-k and top-p keep, most likely first, with their softmax probabilities.
+    std::vector<TokenProbability> kept(const Tensor& logits) const;
     double uniform();  // [0, 1), from the 53 high bits: identical on every platform
     SamplingSettings settings_;
     std::mt19937_64 rng_;
+    std::deque<int32_t> window_;  // the last repeatLastN accepted tokens (all with -1)
 };
 
 }  // namespace llama

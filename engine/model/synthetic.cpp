@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ml/thread_pool.h"
+#include "tokenizer/spm_scores_tokenizer.h"
 #include "tokenizer/tiktoken_tokenizer.h"
 
 namespace llama {
@@ -14,6 +15,7 @@ namespace {
 struct Preset {
     const char* name;
     ModelArgs args;
+    TokenizerFamily family;
 };
 
 ModelArgs makeArgs(int dim, int layers, int heads, int kvHeads, int vocab, int multipleOf, std::optional<double> multiplier,
@@ -34,10 +36,10 @@ ModelArgs makeArgs(int dim, int layers, int heads, int kvHeads, int vocab, int m
 
 const std::vector<Preset>& presets() {
     static const std::vector<Preset> p = {
-        {"tiny", makeArgs(64, 2, 4, 2, 768, 32, std::nullopt, 10000.0, false)},
-        {"tinyllama-1.1b", makeArgs(2048, 22, 32, 4, 32000, 256, std::nullopt, 10000.0, false)},
-        {"llama3.1-8b", makeArgs(4096, 32, 32, 8, 128256, 1024, 1.3, 500000.0, true)},
-        {"llama2-7b", makeArgs(4096, 32, 32, 32, 32000, 256, std::nullopt, 10000.0, false)},
+        {"tiny", makeArgs(64, 2, 4, 2, 768, 32, std::nullopt, 10000.0, false), TokenizerFamily::Llama3},
+        {"tinyllama-1.1b", makeArgs(2048, 22, 32, 4, 32000, 256, std::nullopt, 10000.0, false), TokenizerFamily::Llama2},
+        {"llama3.1-8b", makeArgs(4096, 32, 32, 8, 128256, 1024, 1.3, 500000.0, true), TokenizerFamily::Llama3},
+        {"llama2-7b", makeArgs(4096, 32, 32, 32, 32000, 256, std::nullopt, 10000.0, false), TokenizerFamily::Llama2},
     };
     return p;
 }
@@ -69,16 +71,36 @@ Tensor randomTensor(const Shape& shape, uint64_t seed, float scale, bool constan
     });
     return t;
 }
-// The 256 bytes, then filler tokens "[N]" up to the preset's vocabulary size, then Llama 3's
-// special tokens: prompts encode byte by byte, and any generated id decodes to something visible.
-std::shared_ptr<const Tokenizer> makeSyntheticTokenizer(int vocabSize) {
-    const auto specials = TiktokenTokenizer::llama3SpecialTokens();
-    std::vector<std::string> ranks;
-    for (int b = 0; b < 256; ++b) ranks.push_back(std::string(1, char(b)));
-    while (int(ranks.size() + specials.size()) < vocabSize) ranks.push_back(fmt::format("[{}]", ranks.size()));
-    return std::make_shared<TiktokenTokenizer>(std::move(ranks), specials);
+
+const Preset& presetNamed(const std::string& preset) {
+    for (const auto& p : presets())
+        if (preset == p.name) return p;
+    throw std::invalid_argument(fmt::format("unknown synthetic preset '{}'; known presets: {}", preset, fmt::join(syntheticPresets(), ", ")));
 }
 }  // namespace
+
+// Llama 3: the 256 bytes, the fillers, then Llama 3's special tokens (chat: Llama 3's headers).
+// Llama 2: <unk> <s> </s>, then <0x00>..<0xFF> at ids 3..258 as in Llama 2's SentencePiece
+// model, "▁" (a space) at 259, then the fillers (chat: Llama 2's [INST], as there is no
+// <|start_header_id|>).
+std::shared_ptr<const Tokenizer> syntheticByteTokenizer(int vocabSize, TokenizerFamily family) {
+    if (family == TokenizerFamily::Llama3) {
+        const auto specials = TiktokenTokenizer::llama3SpecialTokens();
+        std::vector<std::string> ranks;
+        for (int b = 0; b < 256; ++b) ranks.push_back(std::string(1, char(b)));
+        while (int(ranks.size() + specials.size()) < vocabSize) ranks.push_back(fmt::format("[{}]", ranks.size()));
+        return std::make_shared<TiktokenTokenizer>(std::move(ranks), specials);
+    }
+    using T = SpmScoresTokenizer;
+    std::vector<std::string> pieces{"<unk>", "<s>", "</s>"};
+    std::vector<int32_t> types{T::Unknown, T::Control, T::Control};
+    for (int b = 0; b < 256; ++b) pieces.push_back(fmt::format("<0x{:02X}>", b)), types.push_back(T::Byte);
+    pieces.push_back("\u2581"), types.push_back(T::Normal);  // "▁", SentencePiece's space: one token, not its three bytes
+    while (int(pieces.size()) < vocabSize) pieces.push_back(fmt::format("[{}]", pieces.size())), types.push_back(T::Unused);
+    std::vector<float> scores(pieces.size(), 0.0f);
+    // No space prefix: the text's bytes and nothing else, as the Llama 3 byte tokenizer does.
+    return std::make_shared<T>(std::move(pieces), std::move(scores), std::move(types), 1, std::vector<int32_t>{2}, false);
+}
 
 std::vector<std::string> syntheticPresets() {
     std::vector<std::string> names;
@@ -86,11 +108,7 @@ std::vector<std::string> syntheticPresets() {
     return names;
 }
 
-ModelArgs syntheticArgs(const std::string& preset) {
-    for (const auto& p : presets())
-        if (preset == p.name) return p.args;
-    throw std::invalid_argument(fmt::format("unknown synthetic preset '{}'; known presets: {}", preset, fmt::join(syntheticPresets(), ", ")));
-}
+ModelArgs syntheticArgs(const std::string& preset) { return presetNamed(preset).args; }
 
 std::vector<std::pair<std::string, Tensor>> syntheticWeights(const ModelArgs& a, uint64_t seed, bool shapesOnly) {
     std::vector<std::pair<std::string, Tensor>> tensors;
@@ -121,14 +139,17 @@ std::vector<std::pair<std::string, Tensor>> syntheticWeights(const ModelArgs& a,
     return tensors;
 }
 
-Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly) {
+Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly, std::shared_ptr<const Tokenizer> tokenizer) {
+    const Preset& p = presetNamed(preset);
+    if (tokenizer && tokenizer->vocabSize() != p.args.vocab_size)
+        throw std::logic_error(fmt::format("a tokenizer of {} tokens for preset '{}' ({})", tokenizer->vocabSize(), preset, p.args.vocab_size));
     Model m;
-    m.args = syntheticArgs(preset);
+    m.args = p.args;
     m.format = fmt::format("synthetic preset '{}' (seeded random weights, seed {})", preset, seed);
     m.path = "synthetic:" + preset;
     m.randomWeights = true;
     m.tensors = syntheticWeights(m.args, seed, shapesOnly);
-    m.tokenizer = makeSyntheticTokenizer(m.args.vocab_size);
+    m.tokenizer = tokenizer ? std::move(tokenizer) : syntheticByteTokenizer(m.args.vocab_size, p.family);
     return m;
 }
 

@@ -9,10 +9,20 @@
 
 namespace llama {
 
+// Which tokenizer family the real model of a preset's size has: it decides the byte tokenizer's
+// special tokens, and so the chat template (generate/chat_template.h).
+enum class TokenizerFamily { Llama3, Llama2 };
+
 std::vector<std::string> syntheticPresets();
+// A preset's tokenizer without --tokenizer: prompts encode byte by byte, and any generated id
+// decodes to something visible ("[N]" fillers up to the vocabulary size).
+std::shared_ptr<const Tokenizer> syntheticByteTokenizer(int vocabSize, TokenizerFamily family);
 ModelArgs syntheticArgs(const std::string& preset);  // throws listing the presets
 // shapesOnly: weights carry shapes and dtypes but no bytes (dry runs of 8B without 16 GB).
-Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly);
+// Without a tokenizer, a byte tokenizer of the preset's family (Llama 3's specials for tiny and
+// llama3.1-8b, Llama 2's for tinyllama-1.1b and llama2-7b); a given one must have the preset's
+// vocabulary size (the caller checks it, naming the file: session/model_source.h).
+Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOnly, std::shared_ptr<const Tokenizer> tokenizer = nullptr);
 // Every weight a Llama model with `args` has, named as Meta's checkpoints name them (a dry run of
 // a real model directory uses them shape-only).
 std::vector<std::pair<std::string, Tensor>> syntheticWeights(const ModelArgs& args, uint64_t seed, bool shapesOnly);

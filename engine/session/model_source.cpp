@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "formats/gguf/gguf_model.h"
+#include "formats/hf/hf_loader.h"
 #include "formats/meta/params_json.h"
 #include "model/synthetic.h"
 
@@ -18,18 +20,27 @@ namespace llama {
 namespace fs = std::filesystem;
 
 namespace {
-// A dry run of a model directory: its params.json and tokenizer.model, and shape-only weights of
-// the right names (consolidated.00.pth is not read).
+// A dry run of model files: what the format says about the model and its tokenizer, with
+// shape-only weights. Meta's layout: params.json and tokenizer.model (consolidated.00.pth is not
+// read); Hugging Face's: config.json and tokenizer.json; GGUF: the header and metadata.
 Model loadShapesOnly(const std::string& path) {
     const fs::path dir(path);
-    for (const char* name : {"params.json", "tokenizer.model"})
-        if (!fs::is_regular_file(dir / name))
-            throw std::runtime_error(fmt::format("{}: missing {} (a dry run reads params.json and tokenizer.model)", path, name));
+    if (!fs::exists(dir)) throw std::runtime_error(fmt::format("model path '{}' does not exist", path));
+    if (isGgufFile(path)) return loadGgufModel(path, {}, true);
     Model model;
-    model.args = loadParamsJson((dir / "params.json").string());
-    model.tokenizer = loadMetaTokenizer(path, model.args);
+    if (fs::is_directory(dir) && !fs::exists(dir / "params.json") && fs::exists(dir / "config.json")) {
+        loadHfModelWithoutWeights(path, model);
+    } else {
+        for (const char* name : {"params.json", "tokenizer.model"})
+            if (!fs::is_regular_file(dir / name))
+                throw std::runtime_error(fmt::format("{}: missing {} (a dry run reads params.json and tokenizer.model of Meta's layout, "
+                                                     "config.json and tokenizer.json of Hugging Face's, or a .gguf file's metadata)",
+                                                     path, name));
+        model.args = loadParamsJson((dir / "params.json").string());
+        model.tokenizer = loadMetaTokenizer(path, model.args);
+        model.path = path;
+    }
     model.tensors = syntheticWeights(model.args, 0, true);
-    model.path = path;
     return model;
 }
 }  // namespace
@@ -42,9 +53,24 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (options.maxSeqLen > ModelArgs::kMaxPositions)
         throw std::invalid_argument(fmt::format("context length {} is more than {} positions", options.maxSeqLen, ModelArgs::kMaxPositions));
     Model model;
-    if (source.kind == ModelSource::Kind::Synthetic) model = makeSyntheticModel(source.pathOrPreset, source.seed, options.shapesOnly);
-    else if (options.shapesOnly) model = loadShapesOnly(source.pathOrPreset);
-    else model = loadModel(source.pathOrPreset, options.progress);
+    if (!source.tokenizer.empty() && source.kind != ModelSource::Kind::Synthetic)
+        throw std::invalid_argument("--tokenizer is for --synthetic presets: a model's files bring their own tokenizer");
+    if (source.kind == ModelSource::Kind::Synthetic) {
+        std::shared_ptr<const Tokenizer> tokenizer;
+        if (!source.tokenizer.empty()) {
+            tokenizer = loadTokenizerFile(source.tokenizer);
+            // Checked before 8B's weights are made.
+            if (const int presetVocab = syntheticArgs(source.pathOrPreset).vocab_size; tokenizer->vocabSize() != presetVocab)
+                throw std::invalid_argument(fmt::format("{}: the tokenizer has {} tokens, but the synthetic preset '{}' has a vocabulary of {}: "
+                                                        "choose a tokenizer of that size (or none, for a byte tokenizer)",
+                                                        source.tokenizer, tokenizer->vocabSize(), source.pathOrPreset, presetVocab));
+        }
+        model = makeSyntheticModel(source.pathOrPreset, source.seed, options.shapesOnly, tokenizer);
+    } else if (options.shapesOnly) {
+        model = loadShapesOnly(source.pathOrPreset);
+    } else {
+        model = loadModel(source.pathOrPreset, options.progress);
+    }
     if (options.shapesOnly) model.format += (model.format.empty() ? "" : ", ") + std::string("dry run: shape-only weights");
     if (options.maxSeqLen > 0) model.args.max_seq_len = options.maxSeqLen;
     // Refused before anything is allocated: a context length the machine (or the process's

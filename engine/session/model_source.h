@@ -15,6 +15,9 @@ struct ModelSource {
     enum class Kind { Files, Synthetic } kind = Kind::Files;
     std::string pathOrPreset;
     uint64_t seed = SamplingSettings{}.seed;  // synthetic weights; a run's default sampling seed
+    // A synthetic preset's tokenizer file (formats/model_loader.h: loadTokenizerFile); empty: a
+    // byte tokenizer of the preset's family.
+    std::string tokenizer = {};
     // The path, or "synthetic preset 'tiny' (random weights)".
     std::string describe() const;
 };

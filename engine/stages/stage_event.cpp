@@ -33,6 +33,13 @@ const Tensor* recordedTensor(const StageInfo& info, const std::vector<StageField
 
 }  // namespace
 
+const Tensor* StageEvent::tensorField(std::string_view name) const {
+    for (const StageField& f : fields)
+        if (f.name == name)
+            if (const auto* t = std::get_if<const Tensor*>(&f.value)) return *t;
+    return nullptr;
+}
+
 StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields) {
     const StageInfo& info = stageInfo(stage);
     fields.emplace_back("layer", layer);

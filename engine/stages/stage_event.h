@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -42,7 +43,12 @@ struct StageEvent {
     std::vector<StageTensor> tensors;
 
     const StageInfo& info() const { return stageInfo(stage); }
+    // A tensor among the fields that the catalog does not record; nullptr when absent.
+    const Tensor* tensorField(std::string_view name) const;
 };
+
+// The sample stage's field holding the logits after the repetition penalties (absent when off).
+inline constexpr const char* kPenalizedLogits = "penalizedLogits";
 
 // The event for a stage mark: the message written from the catalog's wording with `fields`,
 // and the tensors the catalog says the stage records.

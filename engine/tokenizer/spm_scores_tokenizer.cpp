@@ -74,6 +74,7 @@ SpmScoresTokenizer::SpmScoresTokenizer(std::vector<std::string> pieces, std::vec
     for (const auto& [piece, id] : pieceIds_)
         mergeRanks_[size_t(id)] =
             int32_t(std::lower_bound(distinct.begin(), distinct.end(), scores[size_t(id)], std::greater<>()) - distinct.begin());
+    scores_ = std::move(scores);
 }
 
 bool SpmScoresTokenizer::isSpecial(int32_t id) const { return id >= 0 && id < vocabSize() && types_[size_t(id)] == Control; }

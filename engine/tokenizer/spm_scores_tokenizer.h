@@ -32,10 +32,17 @@ public:
     bool isSpecial(int32_t id) const override;
     std::optional<int32_t> specialId(std::string_view name) const override;
 
+    // The vocabulary as given, for writing it out again (formats/gguf/gguf_tokenizer.h).
+    const std::vector<std::string>& pieces() const { return pieces_; }
+    const std::vector<float>& scores() const { return scores_; }
+    const std::vector<int32_t>& types() const { return types_; }
+    bool addSpacePrefix() const { return addSpacePrefix_; }
+
 private:
     void encodeOrdinary(std::string text, std::vector<int32_t>& out) const;
 
     std::vector<std::string> pieces_;
+    std::vector<float> scores_;
     std::vector<int32_t> types_;
     std::unordered_map<std::string, int32_t> pieceIds_;    // mergeable pieces (not control, not byte)
     // Per id, a mergeable piece's rank for merge_loop.h (lowest merged first): its place among

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -118,6 +119,21 @@ void readMeta(const json& j, TraceRun& run) {
     run.run.sampling.topK = int(integer(r, "topK", 0, ModelArgs::kMaxVocab));
     run.run.sampling.topP = r.at("topP");
     run.run.sampling.seed = r.at("seed");
+    // The penalties came later in version 1: all four or none (a run without them).
+    const char* penalties[] = {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"};
+    const int present = int(std::count_if(std::begin(penalties), std::end(penalties), [&](const char* k) { return r.contains(k); }));
+    if (present != 0 && present != 4) throw TraceError("run: the penalties repeatPenalty, repeatLastN, frequencyPenalty and presencePenalty come together");
+    if (present) {
+        run.run.sampling.repeatPenalty = r.at("repeatPenalty");
+        run.run.sampling.repeatLastN = int(integer(r, "repeatLastN", -1, INT32_MAX));
+        run.run.sampling.frequencyPenalty = r.at("frequencyPenalty");
+        run.run.sampling.presencePenalty = r.at("presencePenalty");
+    }
+    try {
+        validateSamplingSettings(run.run.sampling);
+    } catch (const std::invalid_argument& e) {
+        throw TraceError(std::string("run: ") + e.what());
+    }
     run.run.dryRun = r.at("dryRun");
     const json& t = j.at("trace");
     run.options.summaries = t.at("summaries");
@@ -199,10 +215,20 @@ TracedStage readStage(const json& j, std::string_view data, const ModelArgs& arg
         }
         s.tensors.push_back(std::move(t));
     }
-    if (j.contains("top"))
-        for (const json& p : j["top"])
-            s.top.push_back({int32_t(integer(p, "id", 0, args.vocab_size - 1)), p.at("piece"), number(p.at("logit")),
-                             number(p.at("probability"))});
+    auto topTokens = [&](const char* key) {
+        std::vector<TraceTopToken> out;
+        for (const json& p : j[key]) {
+            const float probability = number(p.at("probability"));
+            if (!(probability >= 0 && probability <= 1)) throw TraceError(fmt::format("{}: probability {} is outside [0, 1]", key, probability));
+            out.push_back({int32_t(integer(p, "id", 0, args.vocab_size - 1)), p.at("piece"), number(p.at("logit")), probability});
+        }
+        return out;
+    };
+    if (j.contains("top")) s.top = topTokens("top");
+    if (j.contains("topPenalized")) {
+        if (!j.contains("top")) throw TraceError("topPenalized without top");
+        s.topPenalized = topTokens("topPenalized");
+    }
     if (j.contains("cacheFilled")) s.cacheFilled = int(integer(j, "cacheFilled", 0, args.max_seq_len));
     return s;
 }

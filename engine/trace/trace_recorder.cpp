@@ -148,6 +148,10 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"topK", run.sampling.topK},
                    {"topP", run.sampling.topP},
                    {"seed", run.sampling.seed},
+                   {"repeatPenalty", run.sampling.repeatPenalty},
+                   {"repeatLastN", run.sampling.repeatLastN},
+                   {"frequencyPenalty", run.sampling.frequencyPenalty},
+                   {"presencePenalty", run.sampling.presencePenalty},
                    {"dryRun", run.dryRun}}},
                  {"trace",
                   {{"summaries", options.summaries},
@@ -197,11 +201,15 @@ void TraceRecorder::onStage(const StageEvent& e) {
         }
         j += '}';
         if (e.stage == StageId::Sample && name == "logits" && options_.topK > 0 && t->hasData()) {
-            json top = json::array();
-            for (const auto& p : sampler_.topTokens(*t, options_.topK))
-                top.push_back({{"id", p.id}, {"piece", tokenizer_->pieceForDisplay(p.id)}, {"logit", number(p.logit)},
-                               {"probability", p.probability}});
-            extra += R"(,"top":)" + text(top);
+            auto topJson = [&](const Tensor& logits) {
+                json top = json::array();
+                for (const auto& p : sampler_.topTokens(logits, options_.topK))
+                    top.push_back({{"id", p.id}, {"piece", tokenizer_->pieceForDisplay(p.id)}, {"logit", number(p.logit)},
+                                   {"probability", p.probability}});
+                return text(top);
+            };
+            extra += R"(,"top":)" + topJson(*t);
+            if (const Tensor* penalized = e.tensorField(kPenalizedLogits)) extra += R"(,"topPenalized":)" + topJson(*penalized);
         }
         if (e.stage == StageId::CacheWrite && name == "xk") extra += fmt::format(R"(,"cacheFilled":{})", e.startPos + t->dim(0));
     }

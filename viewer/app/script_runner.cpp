@@ -183,6 +183,10 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"top-k", [](R&, A& app, const C& c) { app.settings().sampling.topK = toInt(c.args[0], c); }},
         {"top-p", [](R&, A& app, const C& c) { app.settings().sampling.topP = toFloat(c.args[0], c); }},
         {"seed", [](R&, A& app, const C& c) { app.settings().sampling.seed = uint64_t(toInt(c.args[0], c)); }},
+        {"repeat-penalty", [](R&, A& app, const C& c) { app.settings().sampling.repeatPenalty = toFloat(c.args[0], c); }},
+        {"repeat-last-n", [](R&, A& app, const C& c) { app.settings().sampling.repeatLastN = toInt(c.args[0], c); }},
+        {"frequency-penalty", [](R&, A& app, const C& c) { app.settings().sampling.frequencyPenalty = toFloat(c.args[0], c); }},
+        {"presence-penalty", [](R&, A& app, const C& c) { app.settings().sampling.presencePenalty = toFloat(c.args[0], c); }},
         {"start", [](R& r, A& app, const C&) {
              app.session().start(app.settings(), StepController::Mode::Stage, true);
              r.wait_ = Wait::Settled;

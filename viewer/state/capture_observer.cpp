@@ -6,17 +6,20 @@ CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPoli
     : sampler_(sampling), topK_(topK), history_(policy) {}
 
 void CaptureObserver::onStage(const StageEvent& event) {
-    std::vector<TokenProbability> top;
-    if (event.stage == StageId::Sample && !event.tensors.empty())
-        top = sampler_.topTokens(*event.tensors[0].tensor, topK_);  // outside the lock: sorts the vocabulary
+    SampleTops tops;
+    if (event.stage == StageId::Sample && !event.tensors.empty()) {
+        // Outside the lock: sorts the vocabulary.
+        tops.top = sampler_.topTokens(*event.tensors[0].tensor, topK_);
+        if (const Tensor* penalized = event.tensorField(kPenalizedLogits)) tops.penalized = sampler_.topTokens(*penalized, topK_);
+    }
     std::lock_guard lock(mutex_);
-    history_.add(event, std::move(top));
+    history_.add(event, std::move(tops));
     ++version_;
 }
 
-void CaptureObserver::onReplayedStage(const StageEvent& event, std::vector<TokenProbability> top, const std::vector<DType>& dtypes) {
+void CaptureObserver::onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes) {
     std::lock_guard lock(mutex_);
-    history_.add(event, std::move(top), &dtypes);
+    history_.add(event, std::move(tops), &dtypes);
     ++version_;
 }
 

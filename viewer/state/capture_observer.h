@@ -19,13 +19,14 @@ struct HistorySnapshot {
 
 class CaptureObserver : public StageObserver {
 public:
-    // `topK` tokens are summarised at each sample stage with these settings' temperature.
+    // `topK` tokens are summarised at each sample stage with these settings' temperature, before
+    // and (when the run penalizes repeats) after the repetition penalties.
     CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy = {});
 
     void onStage(const StageEvent& event) override;
     // A stage read back from a trace: its top tokens were recorded, its values are F32 whatever
     // the engine computed them in (`dtypes` restores what the panels show).
-    void onReplayedStage(const StageEvent& event, std::vector<TokenProbability> top, const std::vector<DType>& dtypes);
+    void onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes);
     void appendText(const std::string& piece);
 
     uint64_t version() const { return version_; }

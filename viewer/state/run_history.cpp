@@ -23,7 +23,7 @@ int32_t parseSampledToken(const std::string& message) {
     return -1;
 }
 
-void RunHistory::add(const StageEvent& event, std::vector<TokenProbability> top, const std::vector<DType>* dtypes) {
+void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector<DType>* dtypes) {
     if (!steps_.empty() && event.step > steps_.back().step) dropOldTensors(event.step);
 
     auto record = std::make_shared<StageRecord>();
@@ -61,9 +61,10 @@ void RunHistory::add(const StageEvent& event, std::vector<TokenProbability> top,
         record->seqLen = steps_.back().seqLen;
         if (event.stage == StageId::Sample) {
             StepInfo& s = steps_.back();
-            s.top = std::move(top);
+            s.top = std::move(tops.top);
+            s.topPenalized = std::move(tops.penalized);
             s.sampled = parseSampledToken(event.message);
-            for (const auto& t : s.top)
+            for (const auto& t : s.topPenalized.empty() ? s.top : s.topPenalized)
                 if (t.id == s.sampled) s.sampledProbability = t.probability;
         }
     }

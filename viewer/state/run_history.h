@@ -38,13 +38,20 @@ struct StageRecord {
     const StageInfo& info() const { return stageInfo(stage); }
 };
 
+// A sample stage's most likely next tokens, as the model gave them and after the repetition
+// penalties (empty when they are off): what the sampler chose from.
+struct SampleTops {
+    std::vector<TokenProbability> top, penalized;
+};
+
 struct StepInfo {
     int step = 0;
     int startPos = 0;
     int seqLen = 0;
     std::vector<TokenProbability> top;  // the most likely next tokens at the sampling temperature
+    std::vector<TokenProbability> topPenalized;  // the same after the repetition penalties; empty when off
     int32_t sampled = -1;               // -1 until the sample stage
-    float sampledProbability = 0;       // 0 when the sampled token is outside `top`
+    float sampledProbability = 0;       // 0 when the sampled token is outside `top` (`topPenalized` when penalized)
 };
 
 struct MemoryPolicy {
@@ -56,9 +63,9 @@ class RunHistory {
 public:
     explicit RunHistory(MemoryPolicy policy = {}) : policy_(policy) {}
 
-    // Clones the event's tensors. `top` is given at the sample stage only; `dtypes`, when given,
+    // Clones the event's tensors. `tops` is given at the sample stage only; `dtypes`, when given,
     // replaces the tensors' dtypes (a replayed trace holds F32 values of BF16 tensors).
-    void add(const StageEvent& event, std::vector<TokenProbability> top = {}, const std::vector<DType>* dtypes = nullptr);
+    void add(const StageEvent& event, SampleTops tops = {}, const std::vector<DType>* dtypes = nullptr);
     void appendText(const std::string& piece) { text_ += piece; }
 
     const std::vector<std::shared_ptr<const StageRecord>>& records() const { return records_; }

@@ -20,7 +20,8 @@ public:
         for (const auto& t : run.promptTokens) add(t.id, t.piece, t.special);
         for (const auto& t : run.generatedTokens) add(t.id, t.piece, t.special);
         for (const auto& s : run.stages) {
-            for (const auto& t : s.top) pieces_.emplace(t.id, Piece{t.piece, false});
+            for (const auto* top : {&s.top, &s.topPenalized})
+                for (const auto& t : *top) pieces_.emplace(t.id, Piece{t.piece, false});
             for (const auto& tensor : s.tensors)
                 for (const auto& t : tensor.tokens) add(t.id, t.piece, t.special);
         }
@@ -79,9 +80,12 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
         for (const auto& t : s.tensors) tensors.push_back(replayTensor(t)), dtypes.push_back(t.tokens.empty() ? t.dtype : DType::I32);
         StageEvent event{.stage = s.stage, .layer = s.layer, .step = s.step, .startPos = s.startPos, .message = s.message};
         for (size_t i = 0; i < tensors.size(); ++i) event.tensors.push_back({s.tensors[i].name, &tensors[i]});
-        std::vector<TokenProbability> top;
-        for (const auto& t : s.top) top.push_back({t.id, t.logit, t.probability});
-        capture.onReplayedStage(event, std::move(top), dtypes);
+        auto probabilities = [](const std::vector<TraceTopToken>& tokens) {
+            std::vector<TokenProbability> out;
+            for (const auto& t : tokens) out.push_back({t.id, t.logit, t.probability});
+            return out;
+        };
+        capture.onReplayedStage(event, {probabilities(s.top), probabilities(s.topPenalized)}, dtypes);
         controller.onStage(event);
         if (s.stage == StageId::Sample && generated < run.generatedTokens.size())
             capture.appendText(run.generatedTokens[generated++].piece);

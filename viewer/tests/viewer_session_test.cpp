@@ -28,6 +28,19 @@ void loadTiny(EngineSession& session) {
     REQUIRE(session.status().state == SessionState::Ready);
 }
 
+// Records a run of the tiny model the way `llama-walkthrough --trace` does.
+void recordTinyTrace(const std::string& path, const SamplingSettings& sampling) {
+    Model model = makeSyntheticModel("tiny", 7, false);
+    LlamaTransformer transformer(model);
+    InferenceContext ctx(model.args);
+    TraceRunInfo info{"hello world", 2, sampling, false};
+    TraceRecorder recorder(path, model, info, TraceOptions{});
+    ctx.addObserver(&recorder);
+    Sampler sampler(info.sampling);
+    Generator generator(transformer, *model.tokenizer);
+    recorder.finish(generator.generate(ctx, info.prompt, info.maxTokens, sampler, {}));
+}
+
 HistorySnapshot snapshotOf(const EngineSession& s) {
     HistorySnapshot snap;
     s.capture()->snapshot(snap);
@@ -133,19 +146,8 @@ TEST_CASE("next token holds at the start of the next step") {
 }
 
 TEST_CASE("a recorded trace replays through the same controls: held, stepped, with its scores and top tokens") {
-    // Record a run of the tiny model the way `llama-walkthrough --trace` does.
     const std::string path = (std::filesystem::temp_directory_path() / "viewer_test_tiny.trace").string();
-    {
-        Model model = makeSyntheticModel("tiny", 7, false);
-        LlamaTransformer transformer(model);
-        InferenceContext ctx(model.args);
-        TraceRunInfo info{"hello world", 2, {}, false};
-        TraceRecorder recorder(path, model, info, TraceOptions{});
-        ctx.addObserver(&recorder);
-        Sampler sampler(info.sampling);
-        Generator generator(transformer, *model.tokenizer);
-        recorder.finish(generator.generate(ctx, info.prompt, info.maxTokens, sampler, {}));
-    }
+    recordTinyTrace(path, {});
     EngineSession session;
     ViewerSource replay;
     replay.trace = path;
@@ -185,4 +187,46 @@ TEST_CASE("a breakpoint on a layer the model does not have is refused") {
     REQUIRE_THROWS_WITH(session.setBreakpoints({Breakpoint{StageId::AttentionNorm, 998, std::nullopt}}),
                         Catch::Contains("no layer 999: this model has layers 1 to 2"));
     REQUIRE_NOTHROW(session.setBreakpoints({Breakpoint{StageId::AttentionNorm, 1, std::nullopt}}));
+}
+
+TEST_CASE("with repetition penalties, each step has the top tokens after them too, live and replayed") {
+    const SamplingSettings sampling{.repeatPenalty = 2.0f, .repeatLastN = -1, .presencePenalty = 1.0f};
+    auto check = [](const HistorySnapshot& snap) {
+        REQUIRE(!snap.steps.empty());
+        for (const auto& st : snap.steps) {
+            if (st.sampled < 0) continue;
+            REQUIRE(st.topPenalized.size() == st.top.size());
+            CHECK(st.sampled == st.topPenalized[0].id);  // greedy, after the penalties
+            CHECK(st.sampledProbability == st.topPenalized[0].probability);
+        }
+    };
+    EngineSession session;
+    loadTiny(session);
+    RunSettings settings = tinySettings();
+    settings.sampling = sampling;
+    session.start(settings, StepController::Mode::Continue, false);
+    REQUIRE(session.waitUntilSettled(60s));
+    REQUIRE(session.status().state == SessionState::Finished);
+    check(snapshotOf(session));
+
+    const std::string path = (std::filesystem::temp_directory_path() / "viewer_test_tiny_penalties.trace").string();
+    recordTinyTrace(path, sampling);
+    EngineSession replaying;
+    ViewerSource replay;
+    replay.trace = path;
+    replaying.load(replay);
+    REQUIRE(replaying.waitUntilSettled(30s));
+    replaying.start(RunSettings{}, StepController::Mode::Continue, false);
+    REQUIRE(replaying.waitUntilSettled(30s));
+    REQUIRE(replaying.status().state == SessionState::Finished);
+    check(snapshotOf(replaying));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("without penalties no step has penalized top tokens") {
+    EngineSession session;
+    loadTiny(session);
+    session.start(tinySettings(), StepController::Mode::Continue, false);
+    REQUIRE(session.waitUntilSettled(60s));
+    for (const auto& st : snapshotOf(session).steps) CHECK(st.topPenalized.empty());
 }

@@ -39,8 +39,10 @@ DType typeFor(const Tensor& t, DType wanted) {
 }  // namespace
 
 void exportGguf(const Model& model, DType weightType, const std::string& outPath) {
-    const auto* tokenizer = dynamic_cast<const TiktokenTokenizer*>(model.tokenizer.get());
-    if (!tokenizer) throw std::runtime_error("GGUF export needs a Llama 3 (tiktoken) tokenizer");
+    const auto* tiktoken = dynamic_cast<const TiktokenTokenizer*>(model.tokenizer.get());
+    const auto* spm = dynamic_cast<const SpmScoresTokenizer*>(model.tokenizer.get());
+    if (!tiktoken && !spm)
+        throw std::runtime_error("GGUF export needs Llama 3's tiktoken tokenizer or a SentencePiece vocabulary with scores (a GGUF file's)");
     const ModelArgs& a = model.args;
     GgufWriter w;
     w.add("general.architecture", GgufValue::ofString("llama"));
@@ -57,7 +59,8 @@ void exportGguf(const Model& model, DType weightType, const std::string& outPath
     w.add("general.file_type", GgufValue::ofU32(fileType(weightType)));
     w.add("llama.vocab_size", GgufValue::ofU32(uint32_t(a.vocab_size)));
     w.add("llama.rope.dimension_count", GgufValue::ofU32(uint32_t(a.headDim())));
-    addGgufTokenizer(w, *tokenizer);
+    if (tiktoken) addGgufTokenizer(w, *tiktoken);
+    else addGgufTokenizer(w, *spm);
     if (!model.chatTemplate.empty()) w.add("tokenizer.chat_template", GgufValue::ofString(model.chatTemplate));
     w.add("general.quantization_version", GgufValue::ofU32(2));
 

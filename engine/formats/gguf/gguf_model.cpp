@@ -59,7 +59,7 @@ private:
 // Llama 3.1's scaling is the only one we implement: accepted when rope_freqs.weight holds
 // exactly its factors (what llama.cpp writes for rope_type "llama3"), whose last entry is the
 // scale factor (8 for Llama 3.1, 32 for 3.2 1B/3B); sets a.rope_scale_factor.
-bool usesLlama31Scaling(const Metadata& md, const GgufFile& f, ModelArgs& a) {
+bool usesLlama31Scaling(const Metadata& md, const GgufFile& f, ModelArgs& a, bool shapesOnly) {
     if (auto type = md.string("llama.rope.scaling.type"); type && *type != "none")
         md.fail(fmt::format("llama.rope.scaling.type '{}' is not supported (only Llama 3.1's rope_freqs factors are)", *type));
     for (const auto& info : f.tensors()) {
@@ -67,6 +67,7 @@ bool usesLlama31Scaling(const Metadata& md, const GgufFile& f, ModelArgs& a) {
         const int64_t n = a.headDim() / 2;
         if (info.shape != Shape{n} || info.dtype != DType::F32)
             md.fail(fmt::format("rope_freqs.weight is {} {}, expected F32 [{}]", dtypeName(info.dtype), shapeToString(info.shape), n));
+        if (shapesOnly) return true;  // a dry run reads no tensor data: the factors are not checked
         Tensor t = f.tensor(info);
         a.rope_scale_factor = t.floatAt(n - 1);
         std::vector<float> want = llama31RopeFactors(a.headDim(), a.rope_theta, float(a.rope_scale_factor));
@@ -81,7 +82,7 @@ bool usesLlama31Scaling(const Metadata& md, const GgufFile& f, ModelArgs& a) {
 
 }  // namespace
 
-Model loadGgufModel(const std::string& path, const LoadProgress& progress) {
+Model loadGgufModel(const std::string& path, const LoadProgress& progress, bool shapesOnly) {
     GgufFile f = GgufFile::open(path);
     Metadata md(f);
     std::string arch = md.string("general.architecture").value_or("(absent)");
@@ -111,12 +112,13 @@ Model loadGgufModel(const std::string& path, const LoadProgress& progress) {
     if (auto rotated = md.positiveInt("llama.rope.dimension_count", false); rotated && *rotated != a.headDim())
         md.fail(fmt::format("llama.rope.dimension_count {} differs from the head dimension {} (partial RoPE is not supported)", *rotated,
                             a.headDim()));
-    a.use_scaled_rope = usesLlama31Scaling(md, f, a);
+    a.use_scaled_rope = usesLlama31Scaling(md, f, a, shapesOnly);
 
     std::map<std::string, size_t> count;
     for (const auto& info : f.tensors()) {
         count[dtypeName(info.dtype)]++;
-        if (auto meta = metaNameOfGguf(info.name)) m.tensors.emplace_back(*meta, f.tensor(info));
+        if (auto meta = metaNameOfGguf(info.name))
+            m.tensors.emplace_back(*meta, shapesOnly ? Tensor::shapeOnly(info.shape, info.dtype) : f.tensor(info));
     }
     // Tied embeddings (Llama 3.2 1B/3B): no output.weight, the token embedding is reused.
     auto has = [&](const char* name) {
@@ -131,7 +133,7 @@ Model loadGgufModel(const std::string& path, const LoadProgress& progress) {
     std::string types;
     for (const auto& [name, n] : count) types += fmt::format("{}{} {}", types.empty() ? "" : ", ", n, name);
     m.format = fmt::format("GGUF v{} ({})", f.version(), types);
-    f.file().prefault(progress);
+    if (!shapesOnly) f.file().prefault(progress);
     return m;
 }
 

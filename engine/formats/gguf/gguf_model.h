@@ -8,6 +8,8 @@
 
 namespace llama {
 
-Model loadGgufModel(const std::string& path, const LoadProgress& progress = {});
+// shapesOnly (a dry run): only the header and metadata are read; the weights are shape-only, and
+// rope_freqs.weight's presence (not its values) says Llama 3.1's scaling is used.
+Model loadGgufModel(const std::string& path, const LoadProgress& progress = {}, bool shapesOnly = false);
 
 }  // namespace llama

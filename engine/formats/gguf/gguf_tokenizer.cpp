@@ -181,4 +181,14 @@ void addGgufTokenizer(GgufWriter& w, const TiktokenTokenizer& t) {
     w.add("tokenizer.ggml.eos_token_id", GgufValue::ofU32(uint32_t(*t.specialId("<|end_of_text|>"))));
 }
 
+void addGgufTokenizer(GgufWriter& w, const SpmScoresTokenizer& t) {
+    w.add("tokenizer.ggml.model", GgufValue::ofString("llama"));
+    w.add("tokenizer.ggml.tokens", GgufValue::ofStrings(t.pieces()));
+    w.add("tokenizer.ggml.scores", GgufValue::ofF32s(t.scores()));
+    w.add("tokenizer.ggml.token_type", GgufValue::ofI32s(t.types()));
+    w.add("tokenizer.ggml.bos_token_id", GgufValue::ofU32(uint32_t(t.bosId())));
+    w.add("tokenizer.ggml.eos_token_id", GgufValue::ofU32(uint32_t(t.stopIds().at(0))));
+    w.add("tokenizer.ggml.add_space_prefix", GgufValue::ofBool(t.addSpacePrefix()));
+}
+
 }  // namespace llama

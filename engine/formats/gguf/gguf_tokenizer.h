@@ -13,6 +13,7 @@
 
 #include "formats/gguf/gguf_file.h"
 #include "formats/gguf/gguf_writer.h"
+#include "tokenizer/spm_scores_tokenizer.h"
 #include "tokenizer/tiktoken_tokenizer.h"
 
 namespace llama {
@@ -24,5 +25,8 @@ std::shared_ptr<const Tokenizer> loadGgufTokenizer(const GgufFile& file);
 // merges are those Hugging Face's tiktoken converter derives (every split of a token into
 // two tokens, ordered by the token's rank, then by the parts' ranks).
 void addGgufTokenizer(GgufWriter& writer, const TiktokenTokenizer& tokenizer);
+// tokenizer.ggml.model = "llama": the pieces, scores and token types, bos/eos and
+// add_space_prefix, as loadGgufTokenizer reads them back (a Llama 2 vocabulary).
+void addGgufTokenizer(GgufWriter& writer, const SpmScoresTokenizer& tokenizer);
 
 }  // namespace llama

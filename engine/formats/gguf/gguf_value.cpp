@@ -36,6 +36,12 @@ GgufValue GgufValue::ofString(std::string s) {
     return v;
 }
 
+GgufValue GgufValue::ofBool(bool x) {
+    GgufValue v = ofU32(x);  // 0 or 1, written as one byte
+    v.type = GgufType::Bool;
+    return v;
+}
+
 GgufValue GgufValue::ofU32(uint32_t x) {
     GgufValue v;
     v.type = GgufType::U32;

@@ -30,6 +30,7 @@ struct GgufValue {
     bool isFloat() const { return type == GgufType::F32 || type == GgufType::F64; }
 
     static GgufValue ofString(std::string s);
+    static GgufValue ofBool(bool v);
     static GgufValue ofU32(uint32_t v);
     static GgufValue ofI32(int32_t v);
     static GgufValue ofF32(float v);

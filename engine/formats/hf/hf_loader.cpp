@@ -59,14 +59,13 @@ bool isHfDirectory(const std::string& dir) {
            (fs::is_regular_file(d / "model.safetensors") || fs::is_regular_file(d / "model.safetensors.index.json"));
 }
 
-Model loadHfModel(const std::string& dir, const LoadProgress& progress) {
+HfConfig loadHfModelWithoutWeights(const std::string& dir, Model& m) {
     const fs::path d(dir);
     for (const char* name : {"config.json", "tokenizer.json"})
         if (!fs::is_regular_file(d / name))
             throw std::runtime_error(fmt::format("{}: missing {} (a Hugging Face model has config.json, *.safetensors, tokenizer.json)",
                                                  dir, name));
-    const HfConfig config = loadHfConfig((d / "config.json").string());
-    Model m;
+    HfConfig config = loadHfConfig((d / "config.json").string());
     m.format = "Hugging Face safetensors";
     m.path = dir;
     m.args = config.args;
@@ -78,6 +77,13 @@ Model loadHfModel(const std::string& dir, const LoadProgress& progress) {
                                              m.args.vocab_size, tokenizer->vocabSize()));
     m.chatTemplate = tokenizer->chatTemplate();
     m.tokenizer = tokenizer;
+    return config;
+}
+
+Model loadHfModel(const std::string& dir, const LoadProgress& progress) {
+    const fs::path d(dir);
+    Model m;
+    const HfConfig config = loadHfModelWithoutWeights(dir, m);
 
     std::vector<SafetensorsFile> files;
     size_t total = 0, done = 0;

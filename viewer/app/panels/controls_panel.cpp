@@ -33,6 +33,15 @@ void promptSettings(PanelContext& c) {
     ImGui::SameLine();
     int seed = int(s.sampling.seed);
     if (ImGui::InputInt("seed", &seed)) s.sampling.seed = uint64_t(std::max(0, seed));
+    // Repetition penalties (generate/sampler.h), kept inside the ranges the sampler accepts.
+    ImGui::InputFloat("repeat penalty", &s.sampling.repeatPenalty, 0.05f, 0.2f, "%.2f");
+    s.sampling.repeatPenalty = std::clamp(s.sampling.repeatPenalty, 0.05f, 10.0f);
+    ImGui::InputInt("penalty window", &s.sampling.repeatLastN);
+    s.sampling.repeatLastN = std::max(-1, s.sampling.repeatLastN);
+    ImGui::InputFloat("frequency penalty", &s.sampling.frequencyPenalty, 0.1f, 0.5f, "%.2f");
+    s.sampling.frequencyPenalty = std::clamp(s.sampling.frequencyPenalty, -10.0f, 10.0f);
+    ImGui::InputFloat("presence penalty", &s.sampling.presencePenalty, 0.1f, 0.5f, "%.2f");
+    s.sampling.presencePenalty = std::clamp(s.sampling.presencePenalty, -10.0f, 10.0f);
     ImGui::InputInt("max tokens", &s.maxTokens);
     s.maxTokens = std::clamp(s.maxTokens, 1, 4096);
     ImGui::PopItemWidth();

@@ -1,6 +1,7 @@
 // The next-token choice: the top-k tokens' logits and probabilities at the sampling
 // temperature (greedy runs show temperature 1), the sampled token highlighted, and the
-// history of chosen tokens.
+// history of chosen tokens. With repetition penalties, the tokens after them (what the sampler
+// chose from) above the tokens as the model gave them.
 #include <imgui.h>
 
 #include <fmt/format.h>
@@ -21,15 +22,15 @@ const StepInfo* shownStep(const PanelContext& c) {
     return found;
 }
 
-void barChart(PanelContext& c, const StepInfo& s) {
+void barChart(PanelContext& c, const StepInfo& s, const std::vector<TokenProbability>& top) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float font = ImGui::GetFontSize();
     const float labelW = font * 9, valueW = ImGui::CalcTextSize("p 0.000  logit -00.00  #000000").x + font;
     const float barMax = std::max(font * 4, ImGui::GetContentRegionAvail().x - labelW - valueW);
     const float rowH = font * 1.5f;
     float maxP = 0;
-    for (const auto& t : s.top) maxP = std::max(maxP, t.probability);
-    for (const auto& t : s.top) {
+    for (const auto& t : top) maxP = std::max(maxP, t.probability);
+    for (const auto& t : top) {
         ImVec2 p = ImGui::GetCursorScreenPos();
         bool chosen = t.id == s.sampled;
         std::string label = c.piece(t.id);
@@ -57,7 +58,12 @@ void drawLogitsPanel(PanelContext& c) {
     exportPngButton(c, "logits");
     if (temperature > 0) ImGui::TextDisabled("probabilities = softmax(logits / %.2f); the highlighted token was drawn from them", double(temperature));
     else ImGui::TextDisabled("greedy: temperature 0 picks the largest logit; probabilities shown at temperature 1");
-    barChart(c, *s);
+    if (!s->topPenalized.empty()) {
+        ImGui::TextUnformatted("After the repetition penalties (what the sampler chose from):");
+        barChart(c, *s, s->topPenalized);
+        ImGui::TextUnformatted("Before them, as the model gave them:");
+    }
+    barChart(c, *s, s->top);
     if (s->sampled >= 0 && s->sampledProbability == 0)
         ImGui::TextDisabled("sampled %s (#%d), outside the top %zu", c.piece(s->sampled).c_str(), s->sampled, s->top.size());
     ImGui::Separator();
