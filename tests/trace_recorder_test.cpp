@@ -11,6 +11,7 @@
 
 #include "generate/generator.h"
 #include "model/synthetic.h"
+#include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_recorder.h"
 
@@ -67,7 +68,7 @@ TEST_CASE("trace: a recorded run reads back", "[trace]") {
     Recorded rec = record(path, TraceOptions{});
     TraceRun run = readTrace(path.string());
 
-    CHECK(run.version == 1);
+    CHECK(run.version == trace::kVersion);
     CHECK(run.args.dim == 64);
     CHECK(run.args.n_layers == 2);
     CHECK(run.run.prompt == "hi");
@@ -167,7 +168,7 @@ TEST_CASE("trace: bad files give clear errors", "[trace]") {
     std::string newer = bytes;
     newer[8] = 99;
     write(bad, newer);
-    requireTraceError(bad, "is trace format version 99; this build reads version 1");
+    requireTraceError(bad, fmt::format("is trace format version 99; this build reads version {}", trace::kVersion));
 
     write(bad, bytes.substr(0, bytes.size() / 2));
     requireTraceError(bad, "is truncated: record");

@@ -21,7 +21,7 @@ void addInspectionOptions(CLI::App& app, Options& o) {
     app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::Range(0, ModelArgs::kMaxVocab))->needs(trace);
 }
 
-Inspection::Inspection(const Options& o, Session& session) : options_(o) {
+Inspection::Inspection(const Options& o, Session& session) : options_(o), lens_(session.transformer()) {
     const Model& model = *session.model();
     if (!o.trace.empty()) {
         TraceOptions t;
@@ -30,12 +30,16 @@ Inspection::Inspection(const Options& o, Session& session) : options_(o) {
         t.maxPositions = o.traceMaxPositions;
         t.topK = o.traceTopK;
         const GenerationSettings& g = o.generation;
-        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun}, t);
+        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf}, t,
+                                                    &lens_);
         session.addObserver(recorder_.get());
     }
     if (o.step) {
         controller_ = std::make_unique<StepController>(StepController::Mode::Stage);
         stepper_ = std::make_unique<TerminalStepper>(*controller_, std::cin, std::cout, model.args.n_layers, !isatty(STDIN_FILENO));
+        lensCollector_ = std::make_unique<LensCollector>(lens_, *model.tokenizer);
+        stepper_->setLens([this](int k) { return lensCollector_->describe(k); });
+        session.addObserver(lensCollector_.get());
         std::cout << "Stepping: the run pauses after each stage. h for help, Enter for the next stage.\n";
         session.addObserver(controller_.get());
     }

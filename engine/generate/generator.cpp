@@ -14,6 +14,11 @@ namespace llama {
 namespace {
 // The dry run's stand-in for sampling: no logits exist, so a fixed token keeps the loop going.
 constexpr int32_t kDryRunToken = 0;
+
+std::vector<int32_t> concatenated(std::vector<int32_t> a, const std::vector<int32_t>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
 }  // namespace
 
 GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& formatted, int maxTokens, Sampler& sampler,
@@ -83,6 +88,8 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             result.text += piece;
             if (onText && !piece.empty()) onText(piece);
             stepTokens = {next};
+            // What-if --no-kv-cache: the whole sequence again from position 0, nothing read from the cache.
+            if (ctx.whatIf.noKvCache) stepTokens = concatenated(prompt, result.generatedTokens), startPos = 0;
         }
     } catch (const GenerationStopped&) {
         result.stopReason = "stopped";

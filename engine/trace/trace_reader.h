@@ -61,6 +61,7 @@ struct TracedStage {
     std::string message;
     std::vector<TracedTensor> tensors;
     std::vector<TraceTopToken> top;    // sample: the most likely next tokens, most likely first
+    std::vector<std::vector<TraceTopToken>> lens;  // ffn_residual: the logit lens, per position its top tokens
     std::optional<int> cacheFilled;    // cache_write: positions held in this layer's cache after it
 
     const StageInfo& info() const { return stageInfo(stage); }

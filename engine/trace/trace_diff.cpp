@@ -1,0 +1,150 @@
+#include "trace/trace_diff.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace llama {
+
+namespace {
+// 0 for equal values (two -inf included), else |a - b|.
+float gap(float a, float b) {
+    if (a == b || (std::isnan(a) && std::isnan(b))) return 0;
+    const float d = std::fabs(a - b);
+    return std::isnan(d) ? std::numeric_limits<float>::infinity() : d;
+}
+
+struct TensorDifference {
+    float difference = 0;
+    bool exact = true;
+    std::string note;
+};
+
+TensorDifference compare(const TracedTensor& a, const TracedTensor& b) {
+    TensorDifference d;
+    if (a.shape != b.shape) {
+        d.note = fmt::format("{} has shape {} vs {}", a.name, shapeToString(a.shape), shapeToString(b.shape));
+        return d;
+    }
+    if (a.hasValues() && b.hasValues()) {
+        for (int64_t i = 0, n = a.values.numel(); i < n; ++i) d.difference = std::max(d.difference, gap(a.values.floatAt(i), b.values.floatAt(i)));
+        return d;
+    }
+    d.exact = false;
+    if (!a.stats || !b.stats) return d;  // dry runs: shapes only
+    const TensorStats &x = *a.stats, &y = *b.stats;
+    d.difference = std::max({gap(x.min, y.min), gap(x.max, y.max), gap(x.mean, y.mean)});
+    for (size_t i = 0; i < std::min(x.first.size(), y.first.size()); ++i) d.difference = std::max(d.difference, gap(x.first[i], y.first[i]));
+    if (x.negInf != y.negInf) d.note = fmt::format("{} has {} vs {} -inf values", a.name, x.negInf, y.negInf);
+    return d;
+}
+
+StageDifference compare(const TracedStage& a, const TracedStage& b) {
+    StageDifference s;
+    s.stage = a.stage, s.layer = a.layer, s.step = a.step;
+    auto note = [&s](const std::string& name, const std::string& text, bool mismatch) {
+        if (s.note.empty()) s.note = text, s.tensor = name;
+        s.mismatch = s.mismatch || mismatch;
+    };
+    for (const TracedTensor& ta : a.tensors) {
+        const TracedTensor* tb = b.tensor(ta.name);
+        if (!tb) {
+            note(ta.name, ta.name + " only in A", true);
+            continue;
+        }
+        const TensorDifference d = compare(ta, *tb);
+        if (!d.note.empty()) note(ta.name, d.note, ta.shape != tb->shape);
+        if (d.difference > s.difference) s.difference = d.difference, s.exact = d.exact, s.tensor = ta.name;
+        else if (d.difference == s.difference) s.exact = s.exact && d.exact;
+    }
+    for (const TracedTensor& tb : b.tensors)
+        if (!a.tensor(tb.name)) note(tb.name, tb.name + " only in B", true);
+    if (a.message != b.message) note("", "message differs", false);
+    return s;
+}
+
+std::string cell(float difference, bool exact) {
+    if (difference == 0) return "0";
+    return fmt::format("{}{:.3g}", exact ? "" : ">=", difference);
+}
+}  // namespace
+
+TraceDiff diffTraces(const TraceRun& a, const TraceRun& b) {
+    using Key = std::tuple<int, int, StageId, int>;  // step, layer, stage, occurrence
+    auto keys = [](const TraceRun& run) {
+        std::map<std::tuple<int, int, StageId>, int> seen;
+        std::vector<Key> out;
+        for (const auto& s : run.stages) out.emplace_back(s.step, s.layer, s.stage, seen[{s.step, s.layer, s.stage}]++);
+        return out;
+    };
+    const std::vector<Key> keysA = keys(a), keysB = keys(b);
+    std::map<Key, size_t> inB;
+    for (size_t i = 0; i < keysB.size(); ++i) inB[keysB[i]] = i;
+    TraceDiff diff;
+    for (size_t i = 0; i < keysA.size(); ++i) {
+        auto it = inB.find(keysA[i]);
+        if (it == inB.end()) {
+            diff.unpairedA++;
+            continue;
+        }
+        StageDifference s = compare(a.stages[i], b.stages[it->second]);
+        s.indexA = i, s.indexB = it->second;
+        if (!diff.firstDivergence && s.diverges()) diff.firstDivergence = diff.stages.size();
+        diff.stages.push_back(std::move(s));
+    }
+    diff.unpairedB = keysB.size() - diff.stages.size();
+    return diff;
+}
+
+std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const TraceRun& b, const std::string& nameA, const std::string& nameB,
+                            std::optional<int> step) {
+    auto describe = [](const TraceRun& r) {
+        std::string w = r.run.whatIf.describe();
+        return fmt::format("{} ({}), prompt {:?}, temperature {}, what-if: {}", r.modelPath, r.modelFormat, r.run.prompt,
+                           r.run.sampling.temperature, w.empty() ? "none" : w);
+    };
+    std::string out = fmt::format("A: {}\n   {}\nB: {}\n   {}\n", nameA, describe(a), nameB, describe(b));
+    out += fmt::format("Paired {} stages; {} only in A, {} only in B.\n", diff.stages.size(), diff.unpairedA, diff.unpairedB);
+    if (!diff.firstDivergence) {
+        out += fmt::format("No divergence: every paired stage is identical{}.\n",
+                           std::all_of(diff.stages.begin(), diff.stages.end(), [](const auto& s) { return s.exact; })
+                               ? ""
+                               : " (exactly where values were stored, in their summaries elsewhere)");
+        return out;
+    }
+    const StageDifference& f = diff.stages[*diff.firstDivergence];
+    const StageInfo& info = stageInfo(f.stage);
+    const std::string where = f.layer < 0 ? "outside the layers" : fmt::format("layer {}", f.layer + 1);
+    out += fmt::format("First divergence: step {}, {}, stage {} {}: {}\n", f.step, where, info.number, info.key,
+                       f.note.empty() ? fmt::format("{} differs by {}", f.tensor, cell(f.difference, f.exact)) : f.note);
+
+    // The table: stages in catalog order, "-" for the layers where a stage does not happen.
+    const int nLayers = std::max(a.args.n_layers, 0);
+    std::map<StageId, std::vector<std::optional<std::pair<float, bool>>>> table;
+    for (const auto& s : diff.stages) {
+        if (step && s.step != *step) continue;
+        auto& row = table[s.stage];
+        row.resize(size_t(nLayers) + 1);
+        auto& c = row[size_t(s.layer + 1)];
+        const float d = s.mismatch ? std::numeric_limits<float>::infinity() : s.difference;
+        if (!c || d > c->first) c = std::pair{d, s.exact};
+    }
+    out += fmt::format("\nLargest difference per stage and layer, max |A - B| over {} (>= : a lower bound from summaries; inf: "
+                       "a tensor one run lacks or shapes differ, or -inf against a number):\n",
+                       step ? fmt::format("step {}", *step) : std::string("all steps"));
+    out += fmt::format("{:<20} {:>9}", "stage", "outside");
+    for (int l = 0; l < nLayers; ++l) out += fmt::format(" {:>9}", fmt::format("L{}", l + 1));
+    out += "\n";
+    for (const auto& [stage, row] : table) {
+        out += fmt::format("{:<20}", stageInfo(stage).key);
+        for (const auto& c : row) out += fmt::format(" {:>9}", c ? cell(c->first, c->second) : "-");
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace llama
