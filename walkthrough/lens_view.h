@@ -3,6 +3,7 @@
 // residual stream each block has handed on so far.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "generate/logit_lens.h"
 #include "tokenizer/tokenizer.h"
@@ -24,6 +25,7 @@ private:
     const Tokenizer& tokenizer_;
     int step_ = -1, startPos_ = 0;
     std::map<int, Tensor> residuals_;  // layer -> output [seqLen, Dim]
+    std::vector<int32_t> inputs_;      // the step's input tokens
 };
 
 }  // namespace llama::cli

@@ -30,6 +30,12 @@ TensorDifference compare(const TracedTensor& a, const TracedTensor& b) {
         d.note = fmt::format("{} has shape {} vs {}", a.name, shapeToString(a.shape), shapeToString(b.shape));
         return d;
     }
+    if (!a.tokens.empty() && !b.tokens.empty()) {  // ids are names, not quantities: equal or not
+        for (size_t i = 0; i < std::min(a.tokens.size(), b.tokens.size()); ++i)
+            if (a.tokens[i].id != b.tokens[i].id)
+                return {0, true, fmt::format("{} holds token {:?} vs {:?}", a.name, a.tokens[i].piece, b.tokens[i].piece)};
+        return d;
+    }
     if (a.hasValues() && b.hasValues()) {
         for (int64_t i = 0, n = a.values.numel(); i < n; ++i) d.difference = std::max(d.difference, gap(a.values.floatAt(i), b.values.floatAt(i)));
         return d;
@@ -70,6 +76,19 @@ StageDifference compare(const TracedStage& a, const TracedStage& b) {
 std::string cell(float difference, bool exact) {
     if (difference == 0) return "0";
     return fmt::format("{}{:.3g}", exact ? "" : ">=", difference);
+}
+
+// A table cell: "absent" (a tensor one run lacks, or other shapes), the difference, "differs"
+// (other token ids, -inf counts or messages with equal numbers), or 0.
+std::string cell(const StageDifference& s) {
+    if (s.mismatch) return "absent";
+    if (s.difference == 0 && !s.note.empty()) return "differs";
+    return cell(s.difference, s.exact);
+}
+
+// Which of two differences of one table cell to show: the more telling.
+bool moreTelling(const StageDifference& a, const StageDifference& b) {
+    return std::tuple(a.mismatch, a.difference, a.diverges()) > std::tuple(b.mismatch, b.difference, b.diverges());
 }
 }  // namespace
 
@@ -124,24 +143,24 @@ std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const Trac
 
     // The table: stages in catalog order, "-" for the layers where a stage does not happen.
     const int nLayers = std::max(a.args.n_layers, 0);
-    std::map<StageId, std::vector<std::optional<std::pair<float, bool>>>> table;
+    std::map<StageId, std::vector<const StageDifference*>> table;
     for (const auto& s : diff.stages) {
         if (step && s.step != *step) continue;
         auto& row = table[s.stage];
         row.resize(size_t(nLayers) + 1);
-        auto& c = row[size_t(s.layer + 1)];
-        const float d = s.mismatch ? std::numeric_limits<float>::infinity() : s.difference;
-        if (!c || d > c->first) c = std::pair{d, s.exact};
+        const StageDifference*& c = row[size_t(s.layer + 1)];
+        if (!c || moreTelling(s, *c)) c = &s;
     }
     out += fmt::format("\nLargest difference per stage and layer, max |A - B| over {} (>= : a lower bound from summaries; inf: "
-                       "a tensor one run lacks or shapes differ, or -inf against a number):\n",
+                       "-inf against a number; absent: a tensor one run lacks or other shapes; differs: other token ids or "
+                       "log lines):\n",
                        step ? fmt::format("step {}", *step) : std::string("all steps"));
     out += fmt::format("{:<20} {:>9}", "stage", "outside");
     for (int l = 0; l < nLayers; ++l) out += fmt::format(" {:>9}", fmt::format("L{}", l + 1));
     out += "\n";
     for (const auto& [stage, row] : table) {
         out += fmt::format("{:<20}", stageInfo(stage).key);
-        for (const auto& c : row) out += fmt::format(" {:>9}", c ? cell(c->first, c->second) : "-");
+        for (const StageDifference* c : row) out += fmt::format(" {:>9}", c ? cell(*c) : "-");
         out += "\n";
     }
     return out;
