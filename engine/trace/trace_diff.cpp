@@ -78,19 +78,32 @@ std::string cell(float difference, bool exact) {
     return fmt::format("{}{:.3g}", exact ? "" : ">=", difference);
 }
 
-// A table cell: "absent" (a tensor one run lacks, or other shapes), the difference, "differs"
-// (other token ids, -inf counts or messages with equal numbers), or 0.
-std::string cell(const StageDifference& s) {
-    if (s.mismatch) return "absent";
-    if (s.difference == 0 && !s.note.empty()) return "differs";
-    return cell(s.difference, s.exact);
-}
-
 // Which of two differences of one table cell to show: the more telling.
 bool moreTelling(const StageDifference& a, const StageDifference& b) {
     return std::tuple(a.mismatch, a.difference, a.diverges()) > std::tuple(b.mismatch, b.difference, b.diverges());
 }
 }  // namespace
+
+std::string diffCell(const StageDifference& s) {
+    if (s.mismatch) return "absent";
+    if (s.difference == 0 && !s.note.empty()) return "differs";
+    return cell(s.difference, s.exact);
+}
+
+DiffTable diffTable(const TraceDiff& diff, int nLayers, std::optional<int> step) {
+    std::map<StageId, std::vector<const StageDifference*>> rows;
+    for (const auto& s : diff.stages) {
+        if (step && s.step != *step) continue;
+        auto& row = rows[s.stage];
+        row.resize(size_t(std::max(nLayers, 0)) + 1);
+        if (s.layer + 1 >= int(row.size())) continue;
+        const StageDifference*& c = row[size_t(s.layer + 1)];
+        if (!c || moreTelling(s, *c)) c = &s;
+    }
+    DiffTable t;
+    for (auto& [stage, row] : rows) t.stages.push_back(stage), t.cells.push_back(std::move(row));
+    return t;
+}
 
 TraceDiff diffTraces(const TraceRun& a, const TraceRun& b) {
     using Key = std::tuple<int, int, StageId, int>;  // step, layer, stage, occurrence
@@ -141,16 +154,9 @@ std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const Trac
     out += fmt::format("First divergence: step {}, {}, stage {} {}: {}\n", f.step, where, info.number, info.key,
                        f.note.empty() ? fmt::format("{} differs by {}", f.tensor, cell(f.difference, f.exact)) : f.note);
 
-    // The table: stages in catalog order, "-" for the layers where a stage does not happen.
+    // The table, "-" for the layers where a stage does not happen.
     const int nLayers = std::max(a.args.n_layers, 0);
-    std::map<StageId, std::vector<const StageDifference*>> table;
-    for (const auto& s : diff.stages) {
-        if (step && s.step != *step) continue;
-        auto& row = table[s.stage];
-        row.resize(size_t(nLayers) + 1);
-        const StageDifference*& c = row[size_t(s.layer + 1)];
-        if (!c || moreTelling(s, *c)) c = &s;
-    }
+    const DiffTable table = diffTable(diff, nLayers, step);
     out += fmt::format("\nLargest difference per stage and layer, max |A - B| over {} (>= : a lower bound from summaries; inf: "
                        "-inf against a number; absent: a tensor one run lacks or other shapes; differs: other token ids or "
                        "log lines):\n",
@@ -158,9 +164,9 @@ std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const Trac
     out += fmt::format("{:<20} {:>9}", "stage", "outside");
     for (int l = 0; l < nLayers; ++l) out += fmt::format(" {:>9}", fmt::format("L{}", l + 1));
     out += "\n";
-    for (const auto& [stage, row] : table) {
-        out += fmt::format("{:<20}", stageInfo(stage).key);
-        for (const StageDifference* c : row) out += fmt::format(" {:>9}", c ? cell(*c) : "-");
+    for (size_t r = 0; r < table.stages.size(); ++r) {
+        out += fmt::format("{:<20}", stageInfo(table.stages[r]).key);
+        for (const StageDifference* c : table.cells[r]) out += fmt::format(" {:>9}", c ? diffCell(*c) : "-");
         out += "\n";
     }
     return out;

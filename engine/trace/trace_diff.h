@@ -34,6 +34,21 @@ struct TraceDiff {
 
 TraceDiff diffTraces(const TraceRun& a, const TraceRun& b);
 
+// The largest difference per stage and layer, over all steps or only `step`: rows are the stages
+// that happened, in catalog order; columns are "outside the layers" then layers 0..nLayers-1.
+// A cell is the most telling of its pairs (a mismatch, then the largest difference), or null
+// where the stage does not happen.
+struct DiffTable {
+    std::vector<StageId> stages;
+    std::vector<std::vector<const StageDifference*>> cells;  // [row][layer + 1], pointing into the TraceDiff
+};
+DiffTable diffTable(const TraceDiff& diff, int nLayers, std::optional<int> step = std::nullopt);
+
+// A cell as the report prints it: "absent" (a tensor one run lacks, or other shapes), the
+// difference (">=" when from summaries), "differs" (other token ids, -inf counts or log lines
+// with equal numbers), or "0".
+std::string diffCell(const StageDifference& s);
+
 // The report `diff` prints: both runs, where they first diverge, and a table of the largest
 // difference per stage (rows) and layer (columns), over all steps or only `step`.
 std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const TraceRun& b, const std::string& nameA, const std::string& nameB,

@@ -2,21 +2,28 @@
 
 namespace llama::viewer {
 
-CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy)
-    : sampler_(sampling), topK_(topK), history_(policy) {}
+namespace {
+constexpr int kLensTopK = 5;
+}
+
+CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy, const LogitLens* lens)
+    : sampler_(sampling), topK_(topK), lens_(lens), history_(policy) {}
 
 void CaptureObserver::onStage(const StageEvent& event) {
     std::vector<TokenProbability> top;
     if (event.stage == StageId::Sample && !event.tensors.empty())
         top = sampler_.topTokens(*event.tensors[0].tensor, topK_);  // outside the lock: sorts the vocabulary
+    std::vector<std::vector<TokenProbability>> lens;
+    if (event.stage == StageId::FfnResidual && lens_) lens = lens_->topTokens(*event.tensors[0].tensor, kLensTopK);
     std::lock_guard lock(mutex_);
-    history_.add(event, std::move(top));
+    history_.add(event, std::move(top), nullptr, std::move(lens));
     ++version_;
 }
 
-void CaptureObserver::onReplayedStage(const StageEvent& event, std::vector<TokenProbability> top, const std::vector<DType>& dtypes) {
+void CaptureObserver::onReplayedStage(const StageEvent& event, std::vector<TokenProbability> top, const std::vector<DType>& dtypes,
+                                      std::vector<std::vector<TokenProbability>> lens) {
     std::lock_guard lock(mutex_);
-    history_.add(event, std::move(top), &dtypes);
+    history_.add(event, std::move(top), &dtypes, std::move(lens));
     ++version_;
 }
 

@@ -18,6 +18,8 @@ public:
         for (const auto& t : run.generatedTokens) add(t.id, t.piece, t.special);
         for (const auto& s : run.stages) {
             for (const auto& t : s.top) pieces_.emplace(t.id, Piece{t.piece, false});
+            for (const auto& position : s.lens)
+                for (const auto& t : position) pieces_.emplace(t.id, Piece{t.piece, false});
             for (const auto& tensor : s.tensors)
                 for (const auto& t : tensor.tokens) add(t.id, t.piece, t.special);
         }
@@ -77,7 +79,12 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
         for (size_t i = 0; i < tensors.size(); ++i) event.tensors.push_back({s.tensors[i].name, &tensors[i]});
         std::vector<TokenProbability> top;
         for (const auto& t : s.top) top.push_back({t.id, t.logit, t.probability});
-        capture.onReplayedStage(event, std::move(top), dtypes);
+        std::vector<std::vector<TokenProbability>> lens;
+        for (const auto& position : s.lens) {
+            lens.emplace_back();
+            for (const auto& t : position) lens.back().push_back({t.id, t.logit, t.probability});
+        }
+        capture.onReplayedStage(event, std::move(top), dtypes, std::move(lens));
         controller.onStage(event);
         if (s.stage == StageId::Sample && generated < run.generatedTokens.size())
             capture.appendText(run.generatedTokens[generated++].piece);

@@ -24,6 +24,10 @@ DimContext PanelContext::dims(const StageRecord& r) const {
     return d;
 }
 
+bool hoveringRect(ImVec2 a, ImVec2 b) {
+    return !(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse) && ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b);
+}
+
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension) {
     std::string where = c.current ? fmt::format("-{}-L{}-s{}", c.current->info().key, c.current->layer, c.current->step) : "";
     return fmt::format("llama-viewer-{}{}.{}", what, where, extension);
