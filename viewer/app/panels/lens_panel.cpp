@@ -39,14 +39,13 @@ void drawLensPanel(PanelContext& c) {
     ImGui::TextDisabled("colour: probability of the top token (temperature 1); the last row is the model's own prediction");
 
     const float font = ImGui::GetFontSize();
-    const float labelW = font * 5, cellW = font * 6, cellH = font * 1.6f;
+    const float labelW = font * 4.5f, cellW = font * 4.6f, cellH = font * 1.6f;
     ImGui::BeginChild("lens-grid", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     // Column heads: the input token at each position.
     for (int col = 0; col < g.positions; ++col) {
-        std::string label = c.positionLabel(g.startPos + col);
-        if (label.size() > 10) label = label.substr(0, 9) + "…";
+        const std::string label = fitText(c.positionLabel(g.startPos + col), cellW - 4);
         dl->AddText(ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), label.c_str());
     }
     const float top = origin.y + cellH;
@@ -59,8 +58,7 @@ void drawLensPanel(PanelContext& c) {
             const float p = tokens.front().probability;
             const ImVec2 a(origin.x + labelW + float(col) * cellW, y), b(a.x + cellW - 2, y + cellH - 2);
             dl->AddRectFilled(a, b, toImColour(rampColour(std::clamp(p, 0.0f, 1.0f), false)));
-            std::string piece = c.piece(tokens.front().id);
-            while (piece.size() > 1 && ImGui::CalcTextSize(piece.c_str()).x > cellW - 6) piece.pop_back();
+            const std::string piece = fitText(c.piece(tokens.front().id), cellW - 6);
             const ImU32 text = p > 0.55f ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255);
             dl->AddText(ImVec2(a.x + 3, y + (cellH - font) / 2), text, piece.c_str());
             if (hoveringRect(a, b)) cellTooltip(c, g, row, col);

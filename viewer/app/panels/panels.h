@@ -56,6 +56,9 @@ void drawLogPanel(PanelContext& c);
 // The pointer is over [a, b] of the current window (never while scripts ignore the mouse).
 bool hoveringRect(ImVec2 a, ImVec2 b);
 
+// `text` cut at a character boundary to fit `width` pixels.
+std::string fitText(std::string text, float width);
+
 // A path under the working directory for an export, named after what is exported.
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension);
 // "Export PNG" for the current panel, right-aligned after the last item; hover shows the path written.
