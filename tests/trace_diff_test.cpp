@@ -2,7 +2,10 @@
 // logit lens they record.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <string>
 
 #include "generate/logit_lens.h"
 #include "session/session.h"
@@ -17,7 +20,8 @@ const char* const kPrompt = "In the beginning God created the heaven and the ear
 
 // Records a greedy run of 3 tokens with `whatIf` and reads it back.
 TraceRun recorded(const std::string& name, const WhatIf& whatIf, float temperature = 0) {
-    const fs::path path = fs::temp_directory_path() / ("llama_trace_diff_" + name + ".trace");
+    // The process id in the name: ctest runs these test cases in parallel processes.
+    const fs::path path = fs::temp_directory_path() / ("llama_trace_diff_" + name + "_" + std::to_string(getpid()) + ".trace");
     Session s;
     s.load({ModelSource::Kind::Files, std::string(ASSETS_DIR) + "/model"});
     s.settings().prompt = kPrompt;
