@@ -58,7 +58,7 @@ int runGeneration(const cli::Options& o) {
     if (g.whatIf.any()) {
         const std::string note = "What-if experiment, not the model's own computation: " + g.whatIf.describe();
         if (debugLog) debugLog->line(note);
-        if (!o.quiet) fmt::print("{}\n", note);
+        fmt::print("{}\n", note);  // even with -q: an experiment's output must not pass for the model's
     }
     cli::StepLogits stepLogits;
     if (g.whatIf.noKvCache) session.addObserver(&stepLogits);
