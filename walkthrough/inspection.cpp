@@ -19,6 +19,11 @@ void addInspectionOptions(CLI::App& app, Options& o) {
         ->check(CLI::Range(0, ModelArgs::kMaxPositions))
         ->needs(trace);
     app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::Range(0, ModelArgs::kMaxVocab))->needs(trace);
+    app.add_option("--trace-lens-top-k", o.traceLensTopK, "Logit lens: top tokens per position after every layer (0: none)")
+        ->check(CLI::Range(0, 100))
+        ->needs(trace);
+    app.add_flag("--trace-no-residual", o.traceNoResidual, "Leave out the residual stream's values (diff then compares it by summaries)")
+        ->needs(trace);
 }
 
 Inspection::Inspection(const Options& o, Session& session) : options_(o), lens_(session.transformer()) {
@@ -29,6 +34,8 @@ Inspection::Inspection(const Options& o, Session& session) : options_(o), lens_(
         t.preSoftmax = o.tracePreSoftmax;
         t.maxPositions = o.traceMaxPositions;
         t.topK = o.traceTopK;
+        t.lensTopK = o.traceLensTopK;
+        t.residual = !o.traceNoResidual;
         const GenerationSettings& g = o.generation;
         recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf}, t,
                                                     &lens_);

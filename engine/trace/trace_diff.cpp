@@ -136,10 +136,10 @@ std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const Trac
                             std::optional<int> step) {
     auto describe = [](const TraceRun& r) {
         std::string w = r.run.whatIf.describe();
-        return fmt::format("{} ({}), prompt {:?}, temperature {}, what-if: {}", r.modelPath, r.modelFormat, r.run.prompt,
-                           r.run.sampling.temperature, w.empty() ? "none" : w);
+        return fmt::format("{} ({}), temperature {}, what-if: {}\n   prompt {:?}", r.modelPath, r.modelFormat, r.run.sampling.temperature,
+                           w.empty() ? "none" : w, r.run.prompt);
     };
-    std::string out = fmt::format("A: {}\n   {}\nB: {}\n   {}\n", nameA, describe(a), nameB, describe(b));
+    std::string out = fmt::format("A: {}: {}\nB: {}: {}\n", nameA, describe(a), nameB, describe(b));
     out += fmt::format("Paired {} stages; {} only in A, {} only in B.\n", diff.stages.size(), diff.unpairedA, diff.unpairedB);
     if (!diff.firstDivergence) {
         out += fmt::format("No divergence: every paired stage is identical{}.\n",
@@ -157,9 +157,9 @@ std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const Trac
     // The table, "-" for the layers where a stage does not happen.
     const int nLayers = std::max(a.args.n_layers, 0);
     const DiffTable table = diffTable(diff, nLayers, step);
-    out += fmt::format("\nLargest difference per stage and layer, max |A - B| over {} (>= : a lower bound from summaries; inf: "
-                       "-inf against a number; absent: a tensor one run lacks or other shapes; differs: other token ids or "
-                       "log lines):\n",
+    out += fmt::format("\nLargest difference per stage and layer, max |A - B| over {}\n"
+                       "(>= a lower bound from the recorded summaries; inf: -inf against a number; absent: a tensor one run\n"
+                       " lacks, or other shapes; differs: other token ids or log lines)\n",
                        step ? fmt::format("step {}", *step) : std::string("all steps"));
     out += fmt::format("{:<20} {:>9}", "stage", "outside");
     for (int l = 0; l < nLayers; ++l) out += fmt::format(" {:>9}", fmt::format("L{}", l + 1));
