@@ -29,6 +29,17 @@ HistorySnapshot runToEnd(EngineSession& session, const RunSettings& settings) {
     return snap;
 }
 
+// Loads the tiny model and runs "hello world" for `maxTokens` with `whatIf`.
+HistorySnapshot runTiny(EngineSession& session, int maxTokens, const WhatIf& whatIf = {}) {
+    session.load({kTiny});
+    REQUIRE(session.waitUntilSettled(60s));
+    RunSettings settings;
+    settings.prompt = "hello world";
+    settings.maxTokens = maxTokens;
+    settings.whatIf = whatIf;
+    return runToEnd(session, settings);
+}
+
 // Records a greedy run of the tiny model as `llama-walkthrough --trace` does, lens included.
 std::string recordTrace(const std::string& name, const WhatIf& whatIf) {
     const std::string path = (std::filesystem::temp_directory_path() / ("viewer_experiment_" + name + ".trace")).string();
@@ -47,12 +58,7 @@ std::string recordTrace(const std::string& name, const WhatIf& whatIf) {
 
 TEST_CASE("a live run captures the logit lens; its last layer is the sampled prediction") {
     EngineSession session;
-    session.load({kTiny});
-    REQUIRE(session.waitUntilSettled(60s));
-    RunSettings settings;
-    settings.prompt = "hello world";
-    settings.maxTokens = 2;
-    const HistorySnapshot snap = runToEnd(session, settings);
+    const HistorySnapshot snap = runTiny(session, 2);
     const LensGrid grid = lensGrid(snap.records, 0);
     REQUIRE(grid.layers == std::vector<int>{0, 1});
     CHECK(grid.positions == snap.steps[0].seqLen);
@@ -66,13 +72,7 @@ TEST_CASE("a live run captures the logit lens; its last layer is the sampled pre
 
 TEST_CASE("a what-if run from the viewer is that experiment, and says so in its settings") {
     EngineSession session;
-    session.load({kTiny});
-    REQUIRE(session.waitUntilSettled(60s));
-    RunSettings settings;
-    settings.prompt = "hello world";
-    settings.maxTokens = 1;
-    settings.whatIf.noMask = true;
-    const HistorySnapshot snap = runToEnd(session, settings);
+    const HistorySnapshot snap = runTiny(session, 1, WhatIf{.noMask = true});
     CHECK(session.settings().whatIf.noMask);
     const StageRecord* mask = findRecord(snap.records, 0, -1, StageId::Mask);
     REQUIRE(mask);
