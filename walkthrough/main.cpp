@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
     CLI::App* compareDoc = cli::addCompareDocCommand(app, compareDocOptions);
     cli::ConvertOptions convertOptions;
     CLI::App* convert = cli::addConvertCommand(app, convertOptions);
-    CLI::App* inspect = cli::addInspectCommand(app, o.model);
+    cli::InspectOptions inspectOptions;
+    CLI::App* inspect = cli::addInspectCommand(app, o.model, inspectOptions);
     cli::DiffOptions diffOptions;
     CLI::App* diff = cli::addDiffCommand(app, diffOptions);
 
@@ -147,7 +148,9 @@ int main(int argc, char** argv) {
         if (*convert) return cli::runConvert(convertOptions);
         if (*diff) return cli::runDiff(diffOptions);
         if (*inspect) {
-            cli::printModelInspection(loadModel(o.model));
+            const Model model = loadModel(o.model);
+            if (inspectOptions.block.first.empty()) cli::printModelInspection(model);
+            else cli::printBlockInspection(model, inspectOptions);
             return 0;
         }
         return runGeneration(o);
