@@ -106,29 +106,30 @@ DiffTable diffTable(const TraceDiff& diff, int nLayers, std::optional<int> step)
 }
 
 TraceDiff diffTraces(const TraceRun& a, const TraceRun& b) {
-    using Key = std::tuple<int, int, StageId, int>;  // step, layer, stage, occurrence
-    auto keys = [](const TraceRun& run) {
-        std::map<std::tuple<int, int, StageId>, int> seen;
-        std::vector<Key> out;
-        for (const auto& s : run.stages) out.emplace_back(s.step, s.layer, s.stage, seen[{s.step, s.layer, s.stage}]++);
-        return out;
-    };
-    const std::vector<Key> keysA = keys(a), keysB = keys(b);
-    std::map<Key, size_t> inB;
-    for (size_t i = 0; i < keysB.size(); ++i) inB[keysB[i]] = i;
+    // B's stages by step, layer and stage, in order. A stage of A takes the first unpaired one with
+    // the same log lines, else the first unpaired one: marks made from concurrent tasks (qkv_task)
+    // come in any order, the rest in the order they ran.
+    using Key = std::tuple<int, int, StageId>;
+    std::map<Key, std::vector<size_t>> inB;
+    for (size_t i = 0; i < b.stages.size(); ++i) inB[{b.stages[i].step, b.stages[i].layer, b.stages[i].stage}].push_back(i);
     TraceDiff diff;
-    for (size_t i = 0; i < keysA.size(); ++i) {
-        auto it = inB.find(keysA[i]);
-        if (it == inB.end()) {
+    for (size_t i = 0; i < a.stages.size(); ++i) {
+        const TracedStage& sa = a.stages[i];
+        auto it = inB.find({sa.step, sa.layer, sa.stage});
+        if (it == inB.end() || it->second.empty()) {
             diff.unpairedA++;
             continue;
         }
-        StageDifference s = compare(a.stages[i], b.stages[it->second]);
-        s.indexA = i, s.indexB = it->second;
+        std::vector<size_t>& candidates = it->second;
+        auto pick = std::find_if(candidates.begin(), candidates.end(), [&](size_t j) { return b.stages[j].message == sa.message; });
+        if (pick == candidates.end()) pick = candidates.begin();
+        StageDifference s = compare(sa, b.stages[*pick]);
+        s.indexA = i, s.indexB = *pick;
+        candidates.erase(pick);
         if (!diff.firstDivergence && s.diverges()) diff.firstDivergence = diff.stages.size();
         diff.stages.push_back(std::move(s));
     }
-    diff.unpairedB = keysB.size() - diff.stages.size();
+    diff.unpairedB = b.stages.size() - diff.stages.size();
     return diff;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Two recorded runs side by side (`llama-walkthrough diff A.trace B.trace`, the viewer's
-// --compare): their stages are paired by token step, layer, stage and occurrence, and each pair's
-// tensors compared. Where both traces stored a tensor's values (token ids, mask, attention scores,
+// --compare): their stages are paired by token step, layer, stage and order (the same log lines
+// first, for marks made by concurrent tasks), and each pair's tensors compared. Where both traces stored a tensor's values (token ids, mask, attention scores,
 // the residual stream; docs/trace-format.md) the difference is exact, max |A - B|; elsewhere it
 // comes from the recorded summaries (min, max, mean, -inf count, first values) and is a lower
 // bound.
