@@ -97,11 +97,11 @@ void whatIfSettings(PanelContext& c) {
     }
     static int skip = 0, ablateLayer = 0, ablateHead = 0;
     ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
-    ImGui::InputInt("skip layer (0: none)", &skip);
+    ImGui::InputInt("skip layer (1-based as on the CLI; 0: none)", &skip);
     skip = std::clamp(skip, 0, layers);
     w.skipLayers.clear();
     if (skip > 0) w.skipLayers.insert(skip - 1);
-    ImGui::InputInt("ablate layer", &ablateLayer);
+    ImGui::InputInt("ablate layer (1-based)", &ablateLayer);
     ImGui::SameLine();
     ImGui::InputInt("head (0: none)", &ablateHead);
     ablateLayer = std::clamp(ablateLayer, 1, layers), ablateHead = std::clamp(ablateHead, 0, heads);
