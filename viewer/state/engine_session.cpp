@@ -109,7 +109,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         settings_.mode = PromptMode::Completion;
         settings_.whatIf = trace_->run.whatIf;
     }
-    auto run = std::make_shared<Run>(settings_, initial, engine_ ? &engine_->transformer() : nullptr);
+    auto run = std::make_shared<Run>(settings_, initial, engine_ && settings_.lens ? &engine_->transformer() : nullptr);
     run_ = run;
     applyBreakpoints(honourBreakpoints);
     run->controller.setPauseListener([this](const StageEvent& e) {

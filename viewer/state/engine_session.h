@@ -36,6 +36,9 @@ struct RunSettings : GenerationSettings {
         maxTokens = 8;
     }
     int topK = 10;  // tokens shown in the top-logits chart
+    // The logit lens after every block: one more output projection per layer (on Llama 3.1 8B
+    // the work of two blocks and more), so it can be turned off for large models.
+    bool lens = true;
 };
 
 enum class SessionState { Empty, Loading, Ready, Running, Paused, Finished, Failed };

@@ -29,14 +29,15 @@ HistorySnapshot runToEnd(EngineSession& session, const RunSettings& settings) {
     return snap;
 }
 
-// Loads the tiny model and runs "hello world" for `maxTokens` with `whatIf`.
-HistorySnapshot runTiny(EngineSession& session, int maxTokens, const WhatIf& whatIf = {}) {
+// Loads the tiny model and runs "hello world" for `maxTokens` with `whatIf` (and the lens if `lens`).
+HistorySnapshot runTiny(EngineSession& session, int maxTokens, const WhatIf& whatIf = {}, bool lens = true) {
     session.load({kTiny});
     REQUIRE(session.waitUntilSettled(60s));
     RunSettings settings;
     settings.prompt = "hello world";
     settings.maxTokens = maxTokens;
     settings.whatIf = whatIf;
+    settings.lens = lens;
     return runToEnd(session, settings);
 }
 
@@ -68,6 +69,11 @@ TEST_CASE("a live run captures the logit lens; its last layer is the sampled pre
     CHECK(last.front().probability == Approx(snap.steps[0].top.front().probability));
     CHECK(lensGrid(snap.records, 5).empty());  // no such step
     CHECK_FALSE(session.settings().whatIf.any());
+}
+
+TEST_CASE("the live logit lens can be turned off") {
+    EngineSession session;
+    CHECK(lensGrid(runTiny(session, 1, {}, false).records, 0).empty());
 }
 
 TEST_CASE("a what-if run from the viewer is that experiment, and says so in its settings") {

@@ -37,6 +37,8 @@ void promptSettings(PanelContext& c) {
     s.maxTokens = std::clamp(s.maxTokens, 1, 4096);
     ImGui::PopItemWidth();
     if (s.sampling.temperature <= 0) ImGui::TextDisabled("temperature 0: greedy (argmax), top-k/top-p unused");
+    ImGui::Checkbox("logit lens", &s.lens);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("after every block: one more output projection per layer (slow on large models)");
 }
 
 void buttons(PanelContext& c) {

@@ -30,7 +30,8 @@ void drawLensPanel(PanelContext& c) {
     const LensGrid g = lensGrid(c.snap.records, step);
     if (g.empty()) {
         ImGui::TextWrapped("No logit lens for step %d yet: it appears as each block finishes (stage 18, ffn_residual). A dry run has "
-                           "no values, and a trace recorded with --trace-lens-top-k 0 has no lens.",
+                           "no values, a run with \"logit lens\" unticked computes none, and a trace recorded with "
+                           "--trace-lens-top-k 0 has none.",
                            step);
         return;
     }
