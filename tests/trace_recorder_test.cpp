@@ -12,6 +12,7 @@
 #include "generate/generator.h"
 #include "model/synthetic.h"
 #include "session/session.h"
+#include "trace/trace_format.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_recorder.h"
 
@@ -39,7 +40,8 @@ Recorded record(const fs::path& path, const TraceOptions& options, const Samplin
     Model model = makeSyntheticModel("tiny", 11, false);
     LlamaTransformer transformer(model);
     InferenceContext ctx(model.args);
-    TraceRecorder recorder(path.string(), model, TraceRunInfo{"hi", 4, sampling, false}, options);
+    LogitLens lens(transformer);
+    TraceRecorder recorder(path.string(), model, TraceRunInfo{"hi", 4, sampling, false}, options, &lens);
     ScoresCopy copy(1);
     ctx.addObserver(&recorder);
     ctx.addObserver(&copy);
@@ -68,7 +70,7 @@ TEST_CASE("trace: a recorded run reads back", "[trace]") {
     Recorded rec = record(path, TraceOptions{});
     TraceRun run = readTrace(path.string());
 
-    CHECK(run.version == 1);
+    CHECK(run.version == trace::kVersion);
     CHECK(run.args.dim == 64);
     CHECK(run.args.n_layers == 2);
     CHECK(run.run.prompt == "hi");
@@ -168,7 +170,7 @@ TEST_CASE("trace: bad files give clear errors", "[trace]") {
     std::string newer = bytes;
     newer[8] = 99;
     write(bad, newer);
-    requireTraceError(bad, "is trace format version 99; this build reads version 1");
+    requireTraceError(bad, fmt::format("is trace format version 99; this build reads version {}", trace::kVersion));
 
     write(bad, bytes.substr(0, bytes.size() / 2));
     requireTraceError(bad, "is truncated: record");
@@ -288,6 +290,32 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     requireTraceError(bad, fmt::format("record {} (STAG): field 'layer' is 999: expected 0 to 1", block));
     edited([&](auto& r) { r[block].json["layer"] = 1.5; });
     requireTraceError(bad, "field 'layer' must be an integer");
+
+    // The what-if switches: layers and heads within the model, flags as booleans.
+    edited([](auto& r) { r[0].json["whatIf"]["skipLayers"] = {5}; });
+    requireTraceError(bad, "record 0 (META): field 'skipLayers' is 5: expected 0 to 1");
+    edited([](auto& r) { r[0].json["whatIf"]["ablateHeads"] = {{0, 99}}; });
+    requireTraceError(bad, "record 0 (META): field 'ablateHeads head' is 99: expected 0 to 3");
+    edited([](auto& r) { r[0].json["whatIf"]["ablateHeads"] = {7}; });
+    requireTraceError(bad, "whatIf: field 'ablateHeads' must hold [layer, head] pairs");
+    edited([](auto& r) { r[0].json["whatIf"]["noMask"] = "yes"; });
+    requireTraceError(bad, "field 'noMask' must be true or false");
+    edited([](auto& r) { r[0].json["whatIf"]["ropeTheta"] = -3; });
+    requireTraceError(bad, "whatIf: --rope-theta -3: expected a finite base frequency above 1");
+    edited([](auto& r) { r[0].json.erase("whatIf"); });
+    requireTraceError(bad, "record 0 (META) is malformed");
+
+    // The logit lens: one list per row of the block's output, ids in the vocabulary.
+    const size_t lens = stageIndex("ffn_residual");
+    REQUIRE(records[lens].json.contains("lens"));
+    edited([&](auto& r) { r[lens].json["lens"].erase(0); });
+    requireTraceError(bad, fmt::format("record {} (STAG): field 'lens' belongs to ffn_residual stages, one list", lens));
+    edited([&](auto& r) { r[lens].json["lens"][0][0]["id"] = 1 << 30; });
+    requireTraceError(bad, "field 'id' is 1073741824: expected 0 to");
+    edited([&](auto& r) { r[lens].json["lens"][0][0]["probability"] = 2; });
+    requireTraceError(bad, "lens: probability 2 is outside [0, 1]");
+    edited([&](auto& r) { r[block].json["lens"] = r[lens].json["lens"]; });
+    requireTraceError(bad, fmt::format("record {} (STAG): field 'lens' belongs to ffn_residual stages", block));
     fs::remove(good);
     fs::remove(bad);
 }

@@ -19,9 +19,14 @@ void addInspectionOptions(CLI::App& app, Options& o) {
         ->check(CLI::Range(0, ModelArgs::kMaxPositions))
         ->needs(trace);
     app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::Range(0, ModelArgs::kMaxVocab))->needs(trace);
+    app.add_option("--trace-lens-top-k", o.traceLensTopK, "Logit lens: top tokens per position after every layer (0: none)")
+        ->check(CLI::Range(0, 100))
+        ->needs(trace);
+    app.add_flag("--trace-no-residual", o.traceNoResidual, "Leave out the residual stream's values (diff then compares it by summaries)")
+        ->needs(trace);
 }
 
-Inspection::Inspection(const Options& o, Session& session) : options_(o) {
+Inspection::Inspection(const Options& o, Session& session) : options_(o), lens_(session.transformer()) {
     const Model& model = *session.model();
     if (!o.trace.empty()) {
         TraceOptions t;
@@ -29,13 +34,19 @@ Inspection::Inspection(const Options& o, Session& session) : options_(o) {
         t.preSoftmax = o.tracePreSoftmax;
         t.maxPositions = o.traceMaxPositions;
         t.topK = o.traceTopK;
+        t.lensTopK = o.traceLensTopK;
+        t.residual = !o.traceNoResidual;
         const GenerationSettings& g = o.generation;
-        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun}, t);
+        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf}, t,
+                                                    &lens_);
         session.addObserver(recorder_.get());
     }
     if (o.step) {
         controller_ = std::make_unique<StepController>(StepController::Mode::Stage);
         stepper_ = std::make_unique<TerminalStepper>(*controller_, std::cin, std::cout, model.args.n_layers, !isatty(STDIN_FILENO));
+        lensCollector_ = std::make_unique<LensCollector>(lens_, *model.tokenizer);
+        stepper_->setLens([this](int k) { return lensCollector_->describe(k); });
+        session.addObserver(lensCollector_.get());
         std::cout << "Stepping: the run pauses after each stage. h for help, Enter for the next stage.\n";
         session.addObserver(controller_.get());
     }

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "options.h"
+#include "lens_view.h"
 #include "stepper.h"
 #include "trace/trace_recorder.h"
 
@@ -23,9 +24,11 @@ public:
 
 private:
     const Options& options_;
+    LogitLens lens_;
     std::unique_ptr<TraceRecorder> recorder_;
     std::unique_ptr<StepController> controller_;
     std::unique_ptr<TerminalStepper> stepper_;
+    std::unique_ptr<LensCollector> lensCollector_;
 };
 
 }  // namespace llama::cli

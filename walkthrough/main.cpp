@@ -10,6 +10,7 @@
 #include "bench.h"
 #include "compare_doc.h"
 #include "convert.h"
+#include "diff.h"
 #include "formats/model_loader.h"
 #include "inspect_model.h"
 #include "inspection.h"
@@ -19,6 +20,7 @@
 #include "penalty_options.h"
 #include "session.h"
 #include "trace/debug_log_observer.h"
+#include "what_if.h"
 
 using namespace llama;
 
@@ -56,8 +58,16 @@ int runGeneration(const cli::Options& o) {
         debugLog = std::make_unique<DebugLogObserver>(o.debugLog);
         session.addObserver(debugLog.get());
     }
-    cli::Inspection inspection(o, session);
     const GenerationSettings& g = o.generation;
+    g.whatIf.validate(model.args.n_layers, model.args.n_heads);
+    if (g.whatIf.any()) {
+        const std::string note = "What-if experiment, not the model's own computation: " + g.whatIf.describe();
+        if (debugLog) debugLog->line(note);
+        fmt::print("{}\n", note);  // even with -q: an experiment's output must not pass for the model's
+    }
+    cli::StepLogits stepLogits;
+    if (g.whatIf.noKvCache) session.addObserver(&stepLogits);
+    cli::Inspection inspection(o, session);
     if (!o.quiet) interrupts.writeOut("\n" + (g.mode == PromptMode::Completion ? g.prompt : std::string()));
     GenerationResult r = session.run([&](const std::string& piece) { interrupts.writeOut(piece); });
     // A stop we asked for (Ctrl-C, a closed stdout) says which; the stepper's q stays "stopped".
@@ -80,6 +90,7 @@ int runGeneration(const cli::Options& o) {
         fmt::print("The context length ({} positions) is full: start again with a shorter prompt or a larger --max-seq-len.\n",
                    model.args.max_seq_len);
     if (debugLog) fmt::print("Debug log written to {}\n", o.debugLog);
+    if (g.whatIf.noKvCache && !o.dryRun && r.stopReason != "stopped") cli::reportKvCacheExperiment(session, r, stepLogits);
     return 0;
 }
 
@@ -107,6 +118,7 @@ int main(int argc, char** argv) {
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
     cli::addInspectionOptions(app, o);
+    cli::addWhatIfOptions(app, g.whatIf);
 
     CLI::App* bench = app.add_subcommand("bench", "Measure prefill and decode speed and the weight-streaming rate");
     addModelOptions(*bench, o);
@@ -127,6 +139,8 @@ int main(int argc, char** argv) {
     CLI::App* convert = cli::addConvertCommand(app, convertOptions);
     cli::InspectOptions inspectOptions;
     CLI::App* inspect = cli::addInspectCommand(app, o.model, inspectOptions);
+    cli::DiffOptions diffOptions;
+    CLI::App* diff = cli::addDiffCommand(app, diffOptions);
 
     try {
         app.parse(argc, argv);
@@ -138,6 +152,7 @@ int main(int argc, char** argv) {
         if (*bench) return cli::runBench(o);
         if (*compareDoc) return cli::runCompareDoc(compareDocOptions);
         if (*convert) return cli::runConvert(convertOptions);
+        if (*diff) return cli::runDiff(diffOptions);
         if (*inspect) {
             const Model model = loadModel(o.model);
             if (inspectOptions.block.first.empty()) cli::printModelInspection(model);

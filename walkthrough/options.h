@@ -25,6 +25,8 @@ struct Options {
     bool tracePreSoftmax = false;
     int traceMaxPositions = 256;
     int traceTopK = 10;
+    int traceLensTopK = 5;       // 0: no logit lens in the trace
+    bool traceNoResidual = false;
     // bench
     std::vector<int> benchPromptTokens = {32};  // one prefill per length; decode follows the first
     int benchDecodeTokens = 32;

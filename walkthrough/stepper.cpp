@@ -21,6 +21,7 @@ const char* const kStepHelp =
     "  b STAGE [LAYER] break at a stage: a key (scores_softmax) or a number (13 = all of its stages),\n"
     "                  optionally only in LAYER (1-based, as the log counts)\n"
     "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0, e.g. the head)\n"
+    "  lens [K]        logit lens: the top token each layer so far would predict (K: the last position's top K)\n"
     "  h               this help\n"
     "  q               quit: end the generation here\n"
     "End of input continues to the end.\n";
@@ -90,6 +91,18 @@ StepCommand parsePrint(const std::vector<std::string_view>& w) {
     return c;
 }
 
+StepCommand parseLens(const std::vector<std::string_view>& w) {
+    StepCommand c;
+    c.kind = StepCommand::Kind::Lens;
+    if (w.size() > 2) return invalid("usage: lens [K], e.g. lens or lens 5");
+    if (w.size() == 2) {
+        auto n = parseInt(w[1]);
+        if (!n || *n < 1 || *n > 100) return invalid(fmt::format("K '{}' is not a number from 1 to 100", w[1]));
+        c.index = *n;
+    }
+    return c;
+}
+
 // Width on screen: UTF-8 continuation bytes take no column ("…" is one).
 size_t displayWidth(const std::string& s) {
     return size_t(std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
@@ -128,6 +141,7 @@ StepCommand parseStepCommand(std::string_view line) {
     }
     if (w[0] == "b") return parseBreak(w);
     if (w[0] == "p") return parsePrint(w);
+    if (w[0] == "lens") return parseLens(w);
     if (w.size() == 1) {
         if (w[0] == "l") c.kind = K::NextLayer;
         else if (w[0] == "t") c.kind = K::NextToken;
@@ -257,6 +271,7 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
                                    : fmt::format("no tensor '{}' at this stage; it has: {}\n", c.tensor, names));
             return false;
         }
+        case K::Lens: out_ << (lens_ ? lens_(int(c.index)) : "the logit lens is not available in this run\n"); return false;
         case K::Help: out_ << kStepHelp; return false;
         case K::Invalid: out_ << c.error << "\n"; return false;
     }

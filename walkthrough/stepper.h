@@ -3,6 +3,7 @@
 // reads one command line. Plain lines in and out (no raw terminal mode), so it works over ssh,
 // in tmux and with a script piped in; the end of the input lets the run finish.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -14,11 +15,11 @@
 namespace llama::cli {
 
 struct StepCommand {
-    enum class Kind { NextStage, NextLayer, NextToken, Continue, Break, Print, Help, Quit, Invalid };
+    enum class Kind { NextStage, NextLayer, NextToken, Continue, Break, Print, Lens, Help, Quit, Invalid };
     Kind kind = Kind::Invalid;
     std::vector<Breakpoint> breakpoints;  // Break: one per stage it names (a number names several)
     std::string tensor;                   // Print: a tensor of the current stage
-    int64_t index = 0;                    // Print: which slice of a 3-D tensor (e.g. the head)
+    int64_t index = 0;                    // Print: which slice of a 3-D tensor (e.g. the head); Lens: K
     std::string error;                    // Invalid: what was wrong, for the user
 };
 
@@ -41,6 +42,8 @@ public:
     // Becomes `controller`'s pause listener; prompts on `out`, reads commands from `in`. With
     // `echo` each command is repeated after the prompt, so a transcript of piped input reads well.
     TerminalStepper(StepController& controller, std::istream& in, std::ostream& out, int nLayers, bool echo);
+    // What `lens [K]` prints (lens_view.h); without it the command says the lens is unavailable.
+    void setLens(std::function<std::string(int k)> describe) { lens_ = std::move(describe); }
 
 private:
     void onPause(const StageEvent& event);
@@ -52,6 +55,7 @@ private:
     std::ostream& out_;
     int nLayers_;
     bool echo_;
+    std::function<std::string(int)> lens_;
 };
 
 }  // namespace llama::cli

@@ -91,6 +91,8 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
 
             if (curPos < ctx.maxSeqLen) tokens.mutableData<int32_t>()[curPos] = next;
             startPos = curPos++;
+            // What-if --no-kv-cache: the whole sequence again from position 0, nothing read from the cache.
+            if (ctx.whatIf.noKvCache) startPos = 0;
             ctx.step++;
             if (std::find(stopIds.begin(), stopIds.end(), next) != stopIds.end()) {
                 result.stopReason = "end of turn token";

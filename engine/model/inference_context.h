@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/model_args.h"
+#include "model/what_if.h"
 #include "stages/stage_event.h"
 #include "tensor/tensor.h"
 
@@ -27,6 +28,7 @@ public:
     std::vector<Tensor> CacheV;
     int maxSeqLen;
     int step = 0;  // token step (0 = prefill)
+    WhatIf whatIf;  // the experiment this run is, if any (default: the model itself)
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
     // The generation ends at the next stage boundary once `flag` is set (from any thread, or a

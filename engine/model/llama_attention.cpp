@@ -61,8 +61,9 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     ctx.stage(StageId::ReshapeHeads, {{"xq", xq}, {"xk", xk}, {"xv", xv}});
 
     // Stage 10: rotary embeddings on queries and keys (values are not rotated).
-    std::tie(xq, xk) = applyRotaryEmbeddings(xq, xk, pass.freqsCis);
-    ctx.stage(StageId::Rotary, {{"xq", xq}, {"xk", xk}});
+    // What-if --no-rope: not rotated, so attention cannot tell positions apart.
+    if (!ctx.whatIf.noRope) std::tie(xq, xk) = applyRotaryEmbeddings(xq, xk, pass.freqsCis);
+    ctx.stage(StageId::Rotary, {{"xq", xq}, {"xk", xk}}, skippedIf(ctx.whatIf.noRope));
 
     // Stage 11: remember this step's keys and values, then read back everything cached so far.
     Tensor& cacheK = ctx.CacheK[LayerIndex];
@@ -104,6 +105,8 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
 
     // Stage 14: weight the values by the scores, heads back together, project with attn_wo.
     Tensor output = ml::MatMul(scores, values);  // [N_Heads, seqLen, HeadDim]
+    // What-if --ablate-head: the chosen heads of this layer contribute nothing.
+    for (int head : ctx.whatIf.headsAblatedIn(LayerIndex)) ml::SetSlice(output, head, ml::Full({1, sequenceLength, HeadDim}, output.dtype(), 0));
     ctx.stage(StageId::AttentionValues, {{"scores", scores}, {"values", values}, {"output", output}});
 
     output = ml::Transpose(output, 0, 1);  // [seqLen, N_Heads, HeadDim]

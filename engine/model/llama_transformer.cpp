@@ -10,14 +10,15 @@
 
 namespace llama {
 
-LlamaTransformer::LlamaTransformer(const Model& model)
+LlamaTransformer::LlamaTransformer(const Model& model, const WhatIf& whatIf)
     : args(model.args),
       tok_embd(model.tensor("tok_embeddings.weight", {model.args.vocab_size, model.args.dim})),
       output_norm(float(model.args.norm_eps), model.tensor("norm.weight", {model.args.dim})),
       output(model.tensor("output.weight", {model.args.vocab_size, model.args.dim})) {
     for (int i = 0; i < args.n_layers; ++i) Layers.emplace_back(model, i);
     // As Meta: twice the context length, so positions past max_seq_len still have angles.
-    PrecomputedFreqsCis = precomputeFreqsCis(args.headDim(), args.max_seq_len * 2, args.rope_theta, args.use_scaled_rope,
+    // What-if --rope-theta X: the angles of another base frequency.
+    PrecomputedFreqsCis = precomputeFreqsCis(args.headDim(), args.max_seq_len * 2, whatIf.ropeTheta.value_or(args.rope_theta), args.use_scaled_rope,
                                              !tok_embd.hasData(), float(args.rope_scale_factor));
 }
 
@@ -40,7 +41,8 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
 
     // A causal mask only when several tokens go through at once: row i may not look at columns
     // after startPos + i. Columns of earlier (cached) positions stay 0, like Meta's hstack of zeros.
-    if (sequenceLength > 1) {
+    // What-if --no-mask: no mask at all, so every token also sees the ones after it.
+    if (sequenceLength > 1 && !ctx.whatIf.noMask) {
         Tensor mask = ml::Full({sequenceLength, endPos}, DType::BF16, -std::numeric_limits<float>::infinity());
         p.pass.mask = ml::TriangularUpper(mask, startPos + 1);
     }

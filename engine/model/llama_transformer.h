@@ -9,8 +9,8 @@ namespace llama {
 class LlamaTransformer {
 public:
     // Binds to the model's weights (views; nothing is copied). Errors name a missing or
-    // misshaped tensor.
-    explicit LlamaTransformer(const Model& model);
+    // misshaped tensor. whatIf.ropeTheta, if set, replaces the model's RoPE base frequency.
+    explicit LlamaTransformer(const Model& model, const WhatIf& whatIf = {});
 
     // tokens: I32 [seqLen] at positions [startPos, startPos+seqLen) -> logits F32 [seqLen, VocabSize].
     Tensor Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const;

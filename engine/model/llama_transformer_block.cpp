@@ -16,7 +16,8 @@ LlamaTransformerBlock::LlamaTransformerBlock(const Model& model, int layerIndex)
 Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
     const auto here = ctx.at(LayerIndex, pass.startPos);
     // Stage 5: into the block.
-    ctx.stage(StageId::BlockForward, {{"x", x}, {"freqsCis", pass.freqsCis}, {"mask", pass.mask}});
+    ctx.stage(StageId::BlockForward, {{"x", x}, {"freqsCis", pass.freqsCis}, {"mask", pass.mask}}, skippedIf(ctx.whatIf.skipsLayer(LayerIndex)));
+    if (ctx.whatIf.skipsLayer(LayerIndex)) return x;  // what-if --skip-layer: the residual stream passes by
 
     // Stage 6: attention pre-normalization.
     Tensor normalizedX = attn_norm.Forward(x);

@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include <optional>
 #include <stdexcept>
 
 namespace llama {
@@ -16,6 +17,11 @@ const Model& Session::loadedModel() const {
     return *model_;
 }
 
+const LlamaTransformer& Session::transformer() const {
+    loadedModel();
+    return *transformer_;
+}
+
 Prompt Session::prompt() const {
     const GenerationSettings& s = settings_;
     return formatPrompt(s.mode, s.system, s.prompt, chatFormatFor(*loadedModel().tokenizer), s.allowSpecial);
@@ -25,10 +31,15 @@ std::vector<int32_t> Session::promptTokens() const { return prompt().encode(*loa
 
 GenerationResult Session::run(const std::function<void(const std::string&)>& onText) {
     const Model& model = loadedModel();
+    settings_.whatIf.validate(model.args.n_layers, model.args.n_heads);
     InferenceContext ctx(model.args, shapesOnly_);
+    ctx.whatIf = settings_.whatIf;
+    // --rope-theta binds a transformer with other angles for this run; the loaded one stays.
+    std::optional<LlamaTransformer> experiment;
+    if (settings_.whatIf.ropeTheta) experiment.emplace(model, settings_.whatIf);
     for (StageObserver* o : observers_) ctx.addObserver(o);
     Sampler sampler(settings_.sampling);
-    Generator generator(*transformer_, *model.tokenizer);
+    Generator generator(experiment ? *experiment : *transformer_, *model.tokenizer);
     stop_ = false;
     ctx.stopWhen(&stop_);
     return generator.generate(ctx, prompt(), settings_.maxTokens, sampler, onText);

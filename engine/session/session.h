@@ -33,6 +33,8 @@ struct GenerationSettings {
     // In chat mode, special-token text typed in the prompt or the system prompt becomes control
     // tokens (a completion prompt's always does; see chat_template.h).
     bool allowSpecial = false;
+    // An experiment instead of the model (model/what_if.h); the default is the model itself.
+    WhatIf whatIf;
 };
 
 class Session {
@@ -41,6 +43,8 @@ public:
     void load(const ModelSource& source, const LoadOptions& options = {});
     // Null before a load. Shared, so a UI thread can keep showing it.
     std::shared_ptr<const Model> model() const { return model_; }
+    // The loaded model's transformer (its weights, for the logit lens). Throws before a load.
+    const LlamaTransformer& transformer() const;
 
     GenerationSettings& settings() { return settings_; }
     const GenerationSettings& settings() const { return settings_; }

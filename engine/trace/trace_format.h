@@ -13,7 +13,8 @@ namespace llama::trace {
 static_assert(std::endian::native == std::endian::little, "trace files are little-endian; this build writes them raw");
 
 inline constexpr std::string_view kMagic = "LLMTRACE";
-inline constexpr uint32_t kVersion = 1;
+// 2: META has "whatIf"; residual-stream values and the logit lens ("lens") in stage records.
+inline constexpr uint32_t kVersion = 2;
 inline constexpr size_t kRecordHeaderBytes = 4 + 4 + 8;
 
 inline constexpr std::string_view kMetaRecord = "META";

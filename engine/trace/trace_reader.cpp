@@ -37,13 +37,16 @@ constexpr size_t kMaxMessageBytes = 64 * 1024;
 constexpr int64_t kMaxElements = int64_t(1) << 36;  // 64 G elements: beyond any stored or shown tensor
 constexpr size_t kMaxRank = 8;
 
-int64_t integer(const json& j, const char* key, int64_t lo, int64_t hi) {
-    const json& v = j.at(key);
+int64_t checkedInteger(const json& v, const char* key, int64_t lo, int64_t hi) {
     if (!v.is_number_integer()) throw TraceError(fmt::format("field '{}' must be an integer", key));
     const int64_t n = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
     if (n < lo || n > hi) throw TraceError(fmt::format("field '{}' is {}: expected {} to {}", key, v.dump(), lo, hi));
     return n;
 }
+
+int64_t integer(const json& j, const char* key, int64_t lo, int64_t hi) { return checkedInteger(j.at(key), key, lo, hi); }
+// An array's element, named after the array in errors.
+int64_t integer(const json& j, size_t index, const char* name, int64_t lo, int64_t hi) { return checkedInteger(j.at(index), name, lo, hi); }
 
 Shape shapeFrom(const json& j) {
     if (!j.is_array() || j.size() > kMaxRank) throw TraceError(fmt::format("a shape must be an array of at most {} sizes", kMaxRank));
@@ -107,6 +110,37 @@ ModelArgs argsFrom(const json& j) {
     return a;
 }
 
+bool boolean(const json& j, const char* key) {
+    const json& v = j.at(key);
+    if (!v.is_boolean()) throw TraceError(fmt::format("field '{}' must be true or false", key));
+    return v.get<bool>();
+}
+
+// Version 1 traces predate the what-if switches: they are runs of the model itself.
+WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
+    WhatIf w;
+    w.noMask = boolean(j, "noMask");
+    w.noKvCache = boolean(j, "noKvCache");
+    w.noRope = boolean(j, "noRope");
+    if (const json& theta = j.at("ropeTheta"); !theta.is_null()) {
+        if (!theta.is_number()) throw TraceError("whatIf: field 'ropeTheta' must be a number or null");
+        w.ropeTheta = theta.get<double>();
+    }
+    for (const json& h : j.at("ablateHeads")) {
+        if (!h.is_array() || h.size() != 2) throw TraceError("whatIf: field 'ablateHeads' must hold [layer, head] pairs");
+        w.ablateHeads.insert({int(integer(h, 0, "ablateHeads layer", 0, args.n_layers - 1)),
+                              int(integer(h, 1, "ablateHeads head", 0, args.n_heads - 1))});
+    }
+    const json& skip = j.at("skipLayers");
+    for (size_t i = 0; i < skip.size(); ++i) w.skipLayers.insert(int(integer(skip, i, "skipLayers", 0, args.n_layers - 1)));
+    try {
+        w.validate(args.n_layers, args.n_heads);
+    } catch (const std::invalid_argument& e) {
+        throw TraceError(fmt::format("whatIf: {}", e.what()));
+    }
+    return w;
+}
+
 void readMeta(const json& j, TraceRun& run) {
     const json& model = j.at("model");
     run.modelFormat = model.at("format");
@@ -141,6 +175,14 @@ void readMeta(const json& j, TraceRun& run) {
     run.options.preSoftmax = t.at("preSoftmax");
     run.options.maxPositions = int(integer(t, "maxPositions", 0, ModelArgs::kMaxPositions));
     run.options.topK = int(integer(t, "topK", 0, ModelArgs::kMaxVocab));
+    if (run.version >= 2) {
+        run.run.whatIf = whatIfFrom(j.at("whatIf"), run.args);
+        run.options.residual = boolean(t, "residual");
+        run.options.lensTopK = int(integer(t, "lensTopK", 0, ModelArgs::kMaxVocab));
+    } else {
+        run.options.residual = false;
+        run.options.lensTopK = 0;
+    }
 }
 
 // bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`.
@@ -181,6 +223,20 @@ void checkRank(const TracedTensor& t, const ModelArgs& args) {
     }
 }
 
+// A "top" or "lens" list: ids in the vocabulary, probabilities in [0, 1].
+// `field` names the list in messages: "top", "topPenalized", "lens".
+std::vector<TraceTopToken> topTokens(const json& j, const ModelArgs& args, std::string_view field) {
+    if (!j.is_array()) throw TraceError("a list of top tokens must be an array");
+    std::vector<TraceTopToken> out;
+    for (const json& p : j) {
+        TraceTopToken t{int32_t(integer(p, "id", 0, args.vocab_size - 1)), p.at("piece"), number(p.at("logit")), number(p.at("probability"))};
+        if (!(t.probability >= 0 && t.probability <= 1))
+            throw TraceError(fmt::format("{}: probability {} is outside [0, 1]", field, t.probability));
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
 TracedStage readStage(const json& j, std::string_view data, const ModelArgs& args) {
     TracedStage s;
     const std::string key = j.at("stage");
@@ -215,19 +271,18 @@ TracedStage readStage(const json& j, std::string_view data, const ModelArgs& arg
         }
         s.tensors.push_back(std::move(t));
     }
-    auto topTokens = [&](const char* key) {
-        std::vector<TraceTopToken> out;
-        for (const json& p : j[key]) {
-            const float probability = number(p.at("probability"));
-            if (!(probability >= 0 && probability <= 1)) throw TraceError(fmt::format("{}: probability {} is outside [0, 1]", key, probability));
-            out.push_back({int32_t(integer(p, "id", 0, args.vocab_size - 1)), p.at("piece"), number(p.at("logit")), probability});
-        }
-        return out;
-    };
-    if (j.contains("top")) s.top = topTokens("top");
+    if (j.contains("top")) s.top = topTokens(j["top"], args, "top");
     if (j.contains("topPenalized")) {
         if (!j.contains("top")) throw TraceError("topPenalized without top");
-        s.topPenalized = topTokens("topPenalized");
+        s.topPenalized = topTokens(j["topPenalized"], args, "topPenalized");
+    }
+    if (j.contains("lens")) {
+        const json& lens = j["lens"];
+        const TracedTensor* residual = s.tensor("output");
+        if (s.stage != StageId::FfnResidual || !residual || residual->shape.size() != 2 || !lens.is_array() ||
+            lens.size() != size_t(residual->shape[0]))
+            throw TraceError("field 'lens' belongs to ffn_residual stages, one list of top tokens per row of its output");
+        for (const json& position : lens) s.lens.push_back(topTokens(position, args, "lens"));
     }
     if (j.contains("cacheFilled")) s.cacheFilled = int(integer(j, "cacheFilled", 0, args.max_seq_len));
     return s;

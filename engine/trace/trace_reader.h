@@ -62,6 +62,7 @@ struct TracedStage {
     std::vector<TracedTensor> tensors;
     std::vector<TraceTopToken> top;    // sample: the most likely next tokens, most likely first
     std::vector<TraceTopToken> topPenalized;  // sample: the same after the repetition penalties (empty when off)
+    std::vector<std::vector<TraceTopToken>> lens;  // ffn_residual: the logit lens, per position its top tokens
     std::optional<int> cacheFilled;    // cache_write: positions held in this layer's cache after it
 
     const StageInfo& info() const { return stageInfo(stage); }

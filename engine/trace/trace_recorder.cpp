@@ -23,6 +23,8 @@ TraceOptions TraceOptions::metadataOnly() {
     o.attentionLayers = std::set<int>{};
     o.maxPositions = 0;
     o.topK = 0;
+    o.residual = false;
+    o.lensTopK = 0;
     return o;
 }
 
@@ -74,6 +76,27 @@ json argsJson(const ModelArgs& a) {
 json tokenJson(const Tokenizer& tok, int32_t id) {
     return {{"id", id}, {"piece", tok.pieceForDisplay(id)}, {"special", tok.isSpecial(id)}};
 }
+
+// The most likely tokens of a sample stage, or of one position in the logit lens.
+json topJson(const Tokenizer& tok, const std::vector<TokenProbability>& top) {
+    json out = json::array();
+    for (const auto& p : top)
+        out.push_back({{"id", p.id}, {"piece", tok.pieceForDisplay(p.id)}, {"logit", number(p.logit)}, {"probability", p.probability}});
+    return out;
+}
+
+json whatIfJson(const WhatIf& w) {
+    json heads = json::array();
+    for (auto [layer, head] : w.ablateHeads) heads.push_back({layer, head});
+    return {{"noMask", w.noMask},
+            {"noKvCache", w.noKvCache},
+            {"ropeTheta", w.ropeTheta ? json(*w.ropeTheta) : json(nullptr)},
+            {"noRope", w.noRope},
+            {"ablateHeads", heads},
+            {"skipLayers", w.skipLayers}};
+}
+
+bool residualStage(StageId s) { return s == StageId::InputEmbeddings || s == StageId::AttentionResidual || s == StageId::FfnResidual; }
 
 // Stage records are written by hand rather than as nlohmann objects: there are hundreds per
 // token, and a recording without tensor data must stay within a few percent of an unobserved run.
@@ -134,8 +157,9 @@ void appendValues(const Tensor& t, std::string& data, std::string& j) {
 }
 }  // namespace
 
-TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options)
-    : out_(path), path_(path), tokenizer_(model.tokenizer), sampler_(run.sampling), options_(options) {
+TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options,
+                             const LogitLens* lens)
+    : out_(path), path_(path), tokenizer_(model.tokenizer), sampler_(run.sampling), lens_(lens), options_(options) {
     out_.stream().write(trace::kMagic.data(), trace::kMagic.size());
     out_.stream().write(reinterpret_cast<const char*>(&trace::kVersion), sizeof trace::kVersion);
     written_ = trace::kMagic.size() + sizeof trace::kVersion;
@@ -153,18 +177,23 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"frequencyPenalty", run.sampling.frequencyPenalty},
                    {"presencePenalty", run.sampling.presencePenalty},
                    {"dryRun", run.dryRun}}},
+                 {"whatIf", whatIfJson(run.whatIf)},
                  {"trace",
                   {{"summaries", options.summaries},
                    {"attentionLayers", attention},
                    {"preSoftmax", options.preSoftmax},
                    {"maxPositions", options.maxPositions},
-                   {"topK", options.topK}}}};
+                   {"topK", options.topK},
+                   {"residual", options.residual},
+                   {"lensTopK", lens ? options.lensTopK : 0}}}};
     writeRecord(trace::kMetaRecord, text(meta), {});
 }
 
 bool TraceRecorder::storesValues(const StageEvent& e, const Tensor& t) const {
     if (!t.hasData()) return false;
     if (t.dtype() == DType::I32) return true;  // token ids: a few bytes, and every view needs them
+    // The residual stream [seqLen, Dim]: what `diff` compares layer by layer.
+    if (residualStage(e.stage)) return options_.residual && t.dim(0) <= options_.maxPositions;
     // The last dimension of the mask and the scores is the number of positions attended to.
     if (t.dim(-1) > options_.maxPositions) return false;
     if (e.stage == StageId::Mask) return true;
@@ -201,15 +230,15 @@ void TraceRecorder::onStage(const StageEvent& e) {
         }
         j += '}';
         if (e.stage == StageId::Sample && name == "logits" && options_.topK > 0 && t->hasData()) {
-            auto topJson = [&](const Tensor& logits) {
-                json top = json::array();
-                for (const auto& p : sampler_.topTokens(logits, options_.topK))
-                    top.push_back({{"id", p.id}, {"piece", tokenizer_->pieceForDisplay(p.id)}, {"logit", number(p.logit)},
-                                   {"probability", p.probability}});
-                return text(top);
-            };
-            extra += R"(,"top":)" + topJson(*t);
-            if (const Tensor* penalized = e.tensorField(kPenalizedLogits)) extra += R"(,"topPenalized":)" + topJson(*penalized);
+            extra += R"(,"top":)" + text(topJson(*tokenizer_, sampler_.topTokens(*t, options_.topK)));
+            if (const Tensor* penalized = e.tensorField(kPenalizedLogits))
+                extra += R"(,"topPenalized":)" + text(topJson(*tokenizer_, sampler_.topTokens(*penalized, options_.topK)));
+        }
+        if (e.stage == StageId::FfnResidual && name == "output" && lens_ && options_.lensTopK > 0 && t->dim(0) <= options_.maxPositions &&
+            t->hasData()) {
+            json lens = json::array();
+            for (const auto& position : lens_->topTokens(*t, options_.lensTopK)) lens.push_back(topJson(*tokenizer_, position));
+            extra += R"(,"lens":)" + text(lens);
         }
         if (e.stage == StageId::CacheWrite && name == "xk") extra += fmt::format(R"(,"cacheFilled":{})", e.startPos + t->dim(0));
     }

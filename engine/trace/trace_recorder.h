@@ -2,7 +2,8 @@
 // Records a run into a trace file (docs/trace-format.md) that the viewer replays: every stage
 // with each tensor's name, shape, dtype and summary, plus the values a viewer draws: token ids
 // with their pieces, the causal mask, the attention scores per layer and head, the top tokens
-// at each sampling step and the KV-cache fill. Other tensors keep summaries only, which is what
+// at each sampling step, the KV-cache fill, the residual stream and the logit lens after every
+// layer. Other tensors keep summaries only, which is what
 // keeps an 8B trace to megabytes instead of gigabytes.
 #include <cstdint>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "generate/generator.h"
+#include "generate/logit_lens.h"
 #include "generate/sampler.h"
 #include "model/model.h"
 #include "formats/atomic_output.h"
@@ -25,6 +27,8 @@ struct TraceOptions {
     bool preSoftmax = false;                        // also the masked scores before the softmax
     int maxPositions = 256;                         // no values for steps that reach past this many positions
     int topK = 10;                                  // top tokens recorded at each sampling step
+    bool residual = true;                           // values of the residual stream (embeddings, both residual adds)
+    int lensTopK = 5;                               // logit lens: top tokens per position after every layer (0: none)
 
     // The stage flow alone (keys, layers, shapes, dtypes, messages, and the token ids, a few bytes):
     // the floor of what recording costs, which `bench --observer record` measures.
@@ -41,12 +45,15 @@ struct TraceRunInfo {
     int maxTokens = 0;
     SamplingSettings sampling;
     bool dryRun = false;
+    WhatIf whatIf = {};  // the experiment, if the run was one
 };
 
 class TraceRecorder : public StageObserver {
 public:
     // Creates `path` and writes the META record; throws when the file cannot be written.
-    TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options);
+    // `lens` (borrowed) computes the logit lens records; none are written without it.
+    TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options,
+                  const LogitLens* lens = nullptr);
 
     void onStage(const StageEvent& event) override;
     // Writes the END record (prompt and generated tokens, text, stop reason) and closes the file.
@@ -61,6 +68,7 @@ private:
     std::string path_;
     std::shared_ptr<const Tokenizer> tokenizer_;
     Sampler sampler_;  // top tokens at the run's temperature, as the sampler saw them
+    const LogitLens* lens_;
     TraceOptions options_;
     uint64_t written_ = 0;
     std::string json_, data_;  // one stage record, reused so recording allocates little

@@ -91,7 +91,10 @@ int main(int argc, char** argv) {
     auto* model = cli.add_option("--model", o.source.model.pathOrPreset, "Model directory in Meta's layout (default: the bundled model)");
     auto* synth = cli.add_option("--synthetic", synthetic, "Random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")->excludes(model);
     std::string trace;
-    cli.add_option("--trace", trace, "Replay a trace written by llama-walkthrough --trace")->excludes(model)->excludes(synth);
+    auto* traceOption = cli.add_option("--trace", trace, "Replay a trace written by llama-walkthrough --trace")->excludes(model)->excludes(synth);
+    cli.add_option("--compare", o.source.compare, "A second trace to compare the replayed one with, stage by stage (the Compare panel)")
+        ->needs(traceOption)
+        ->check(CLI::ExistingFile);
     cli.add_option("--script", o.scriptPath, "Run a scripted walk-through (see --help-script)");
     bool helpScript = false;
     cli.add_flag("--help-script", helpScript, "List the script commands");

@@ -175,6 +175,7 @@ void ViewerApp::drawFrame() {
     if (ImGui::Begin("Panels", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
         ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
         panelRect_[0] = p.x, panelRect_[1] = p.y, panelRect_[2] = s.x, panelRect_[3] = s.y;
+        drawWhatIfBanner(c);
         if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) {
             for (Panel panel : allPanels()) {
                 ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;
@@ -186,6 +187,8 @@ void ViewerApp::drawFrame() {
                     case Panel::Mask: drawMaskPanel(c); break;
                     case Panel::Attention: drawAttentionPanel(c); break;
                     case Panel::Logits: drawLogitsPanel(c); break;
+                    case Panel::Lens: drawLensPanel(c); break;
+                    case Panel::Compare: drawComparePanel(c); break;
                     case Panel::KvCache: drawKvCachePanel(c); break;
                     case Panel::Tokens: drawTokensPanel(c); break;
                     case Panel::Chapter: drawChapterPanel(c); break;

@@ -2,8 +2,12 @@
 
 namespace llama::viewer {
 
-CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy)
-    : sampler_(sampling), topK_(topK), history_(policy) {}
+namespace {
+constexpr int kLensTopK = 5;
+}
+
+CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy, const LogitLens* lens)
+    : sampler_(sampling), topK_(topK), lens_(lens), history_(policy) {}
 
 void CaptureObserver::onStage(const StageEvent& event) {
     SampleTops tops;
@@ -12,14 +16,17 @@ void CaptureObserver::onStage(const StageEvent& event) {
         tops.top = sampler_.topTokens(*event.tensors[0].tensor, topK_);
         if (const Tensor* penalized = event.tensorField(kPenalizedLogits)) tops.penalized = sampler_.topTokens(*penalized, topK_);
     }
+    std::vector<std::vector<TokenProbability>> lens;
+    if (event.stage == StageId::FfnResidual && lens_) lens = lens_->topTokens(*event.tensors[0].tensor, kLensTopK);
     std::lock_guard lock(mutex_);
-    history_.add(event, std::move(tops));
+    history_.add(event, std::move(tops), nullptr, std::move(lens));
     ++version_;
 }
 
-void CaptureObserver::onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes) {
+void CaptureObserver::onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes,
+                                      std::vector<std::vector<TokenProbability>> lens) {
     std::lock_guard lock(mutex_);
-    history_.add(event, std::move(tops), &dtypes);
+    history_.add(event, std::move(tops), &dtypes, std::move(lens));
     ++version_;
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "generate/logit_lens.h"
 #include "state/run_history.h"
 
 namespace llama::viewer {
@@ -20,13 +21,15 @@ struct HistorySnapshot {
 class CaptureObserver : public StageObserver {
 public:
     // `topK` tokens are summarised at each sample stage with these settings' temperature, before
-    // and (when the run penalizes repeats) after the repetition penalties.
-    CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy = {});
+    // and (when the run penalizes repeats) after the repetition penalties; with `lens` (borrowed),
+    // the logit lens at each block's output.
+    CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy = {}, const LogitLens* lens = nullptr);
 
     void onStage(const StageEvent& event) override;
     // A stage read back from a trace: its top tokens were recorded, its values are F32 whatever
     // the engine computed them in (`dtypes` restores what the panels show).
-    void onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes);
+    void onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes,
+                         std::vector<std::vector<TokenProbability>> lens);
     void appendText(const std::string& piece);
 
     uint64_t version() const { return version_; }
@@ -36,6 +39,7 @@ public:
 private:
     Sampler sampler_;  // only for topTokens; the generation samples with its own
     int topK_;
+    const LogitLens* lens_;
     mutable std::mutex mutex_;
     RunHistory history_;
     std::atomic<uint64_t> version_{1};

@@ -10,8 +10,12 @@
 namespace llama::viewer {
 
 struct EngineSession::Run {
-    Run(const RunSettings& s, StepController::Mode mode) : controller(mode), capture(std::make_shared<CaptureObserver>(s.sampling, s.topK)) {}
+    // `transformer`: the engine's, for the logit lens (none when replaying a trace, which recorded it).
+    Run(const RunSettings& s, StepController::Mode mode, const LlamaTransformer* transformer)
+        : controller(mode), lens(transformer ? std::make_unique<LogitLens>(*transformer) : nullptr),
+          capture(std::make_shared<CaptureObserver>(s.sampling, s.topK, MemoryPolicy{}, lens.get())) {}
     StepController controller;
+    std::unique_ptr<LogitLens> lens;
     std::shared_ptr<CaptureObserver> capture;
 };
 
@@ -22,7 +26,10 @@ namespace {
 void yieldToTheUi() { setpriority(PRIO_PROCESS, 0, 10); }
 }  // namespace
 
-std::string ViewerSource::describe() const { return trace.empty() ? model.describe() : fmt::format("trace {} (replay)", trace); }
+std::string ViewerSource::describe() const {
+    if (trace.empty()) return model.describe();
+    return compare.empty() ? fmt::format("trace {} (replay)", trace) : fmt::format("trace {} (replay), compared with {}", trace, compare);
+}
 
 const char* stateName(SessionState s) {
     switch (s) {
@@ -52,6 +59,7 @@ void EngineSession::load(const ViewerSource& source) {
         engine_.reset();
         model_.reset();
         trace_.reset();
+        comparison_.reset();
         run_.reset();
     }
     worker_ = std::thread([this, source] {
@@ -60,8 +68,10 @@ void EngineSession::load(const ViewerSource& source) {
             if (!source.trace.empty()) {
                 auto trace = std::make_shared<const TraceRun>(readTrace(source.trace));
                 auto model = std::make_shared<Model>(traceModel(*trace, source.trace));
+                auto comparison = source.compare.empty() ? nullptr : compareTraces(trace, source.trace, source.compare);
                 std::lock_guard lock(mutex_);
                 trace_ = std::move(trace);
+                comparison_ = std::move(comparison);
                 model_ = std::move(model);
                 state_ = SessionState::Ready;
                 message_ = fmt::format("loaded {}: {} stages", source.describe(), trace_->stages.size());
@@ -97,8 +107,9 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         settings_.sampling = trace_->run.sampling;
         settings_.maxTokens = trace_->run.maxTokens;
         settings_.mode = PromptMode::Completion;
+        settings_.whatIf = trace_->run.whatIf;
     }
-    auto run = std::make_shared<Run>(settings_, initial);
+    auto run = std::make_shared<Run>(settings_, initial, engine_ && settings_.lens ? &engine_->transformer() : nullptr);
     run_ = run;
     applyBreakpoints(honourBreakpoints);
     run->controller.setPauseListener([this](const StageEvent& e) {
@@ -218,6 +229,11 @@ SessionStatus EngineSession::status() const {
 std::shared_ptr<const Model> EngineSession::model() const {
     std::lock_guard lock(mutex_);
     return model_;
+}
+
+std::shared_ptr<const TraceComparison> EngineSession::comparison() const {
+    std::lock_guard lock(mutex_);
+    return comparison_;
 }
 
 std::shared_ptr<const CaptureObserver> EngineSession::capture() const {

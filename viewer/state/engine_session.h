@@ -16,6 +16,7 @@
 #include "session/session.h"
 #include "stages/step_controller.h"
 #include "state/capture_observer.h"
+#include "state/trace_comparison.h"
 #include "trace/trace_reader.h"
 
 namespace llama::viewer {
@@ -24,6 +25,7 @@ namespace llama::viewer {
 struct ViewerSource {
     ModelSource model;
     std::string trace = {};  // a trace file (llama-walkthrough --trace): replayed instead of the model
+    std::string compare = {};  // a second trace, paired with `trace` for the Compare panel
     std::string describe() const;
 };
 
@@ -34,6 +36,9 @@ struct RunSettings : GenerationSettings {
         maxTokens = 8;
     }
     int topK = 10;  // tokens shown in the top-logits chart
+    // The logit lens after every block: one more output projection per layer (on Llama 3.1 8B
+    // the work of two blocks and more), so it can be turned off for large models.
+    bool lens = true;
 };
 
 enum class SessionState { Empty, Loading, Ready, Running, Paused, Finished, Failed };
@@ -80,6 +85,8 @@ public:
     std::shared_ptr<const Model> model() const;
     // The current run's capture (nullptr before the first run).
     std::shared_ptr<const CaptureObserver> capture() const;
+    // The loaded traces paired (--compare), or nullptr.
+    std::shared_ptr<const TraceComparison> comparison() const;
     const RunSettings& settings() const { return settings_; }
 
     // Polls until the engine is held, finished or failed (tests and scripts without a window).
@@ -99,6 +106,7 @@ private:
     std::shared_ptr<Session> engine_;         // the loaded model's facade (none for a trace)
     std::shared_ptr<const Model> model_;     // the engine's model, or the trace's
     std::shared_ptr<const TraceRun> trace_;  // replaying instead of computing
+    std::shared_ptr<const TraceComparison> comparison_;
     std::shared_ptr<Run> run_;
     RunSettings settings_;
     std::vector<Breakpoint> breakpoints_;

@@ -23,7 +23,8 @@ int32_t parseSampledToken(const std::string& message) {
     return -1;
 }
 
-void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector<DType>* dtypes) {
+void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector<DType>* dtypes,
+                     std::vector<std::vector<TokenProbability>> lens) {
     if (!steps_.empty() && event.step > steps_.back().step) dropOldTensors(event.step);
 
     auto record = std::make_shared<StageRecord>();
@@ -33,6 +34,7 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     record->step = event.step;
     record->startPos = event.startPos;
     record->message = event.message;
+    record->lens = std::move(lens);
     for (const auto& st : event.tensors) {
         CapturedTensor c{st.name, st.tensor->shape(), st.tensor->dtype(), computeStats(*st.tensor), std::nullopt};
         if (st.tensor->hasData()) c.data = st.tensor->clone();

@@ -33,6 +33,7 @@ struct StageRecord {
     int seqLen = 0;  // tokens going through this step's forward pass
     std::string message;
     std::vector<CapturedTensor> tensors;
+    std::vector<std::vector<TokenProbability>> lens;  // ffn_residual: the logit lens, per position its top tokens
 
     const CapturedTensor* find(std::string_view name) const;
     const StageInfo& info() const { return stageInfo(stage); }
@@ -64,8 +65,10 @@ public:
     explicit RunHistory(MemoryPolicy policy = {}) : policy_(policy) {}
 
     // Clones the event's tensors. `tops` is given at the sample stage only; `dtypes`, when given,
-    // replaces the tensors' dtypes (a replayed trace holds F32 values of BF16 tensors).
-    void add(const StageEvent& event, SampleTops tops = {}, const std::vector<DType>* dtypes = nullptr);
+    // replaces the tensors' dtypes (a replayed trace holds F32 values of BF16 tensors); `lens` at
+    // ffn_residual stages.
+    void add(const StageEvent& event, SampleTops tops = {}, const std::vector<DType>* dtypes = nullptr,
+             std::vector<std::vector<TokenProbability>> lens = {});
     void appendText(const std::string& piece) { text_ += piece; }
 
     const std::vector<std::shared_ptr<const StageRecord>>& records() const { return records_; }

@@ -34,7 +34,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"breakpoint", 1, 2, "STAGE [LAYER]"},
         {"stop", 0, 0, "end the run"},
         {"restart", 0, 0, "start again with the current settings, held at the first stage"},
-        {"panel", 1, 1, "shapes | heatmap | mask | attention | logits | kv-cache | tokens | chapter"},
+        {"panel", 1, 1, "shapes | heatmap | mask | attention | logits | lens | kv-cache | tokens | compare | chapter"},
         {"layer", 1, 1, "L: the layer the attention panel shows"},
         {"head", 1, 1, "H: enlarge head H in the attention panel (-1: the grid of all heads)"},
         {"cell", 2, 2, "ROW COL: explain this attention cell"},

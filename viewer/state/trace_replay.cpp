@@ -22,6 +22,8 @@ public:
         for (const auto& s : run.stages) {
             for (const auto* top : {&s.top, &s.topPenalized})
                 for (const auto& t : *top) pieces_.emplace(t.id, Piece{t.piece, false});
+            for (const auto& position : s.lens)
+                for (const auto& t : position) pieces_.emplace(t.id, Piece{t.piece, false});
             for (const auto& tensor : s.tensors)
                 for (const auto& t : tensor.tokens) add(t.id, t.piece, t.special);
         }
@@ -85,7 +87,9 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
             for (const auto& t : tokens) out.push_back({t.id, t.logit, t.probability});
             return out;
         };
-        capture.onReplayedStage(event, {probabilities(s.top), probabilities(s.topPenalized)}, dtypes);
+        std::vector<std::vector<TokenProbability>> lens;
+        for (const auto& position : s.lens) lens.push_back(probabilities(position));
+        capture.onReplayedStage(event, {probabilities(s.top), probabilities(s.topPenalized)}, dtypes, std::move(lens));
         controller.onStage(event);
         if (s.stage == StageId::Sample && generated < run.generatedTokens.size())
             capture.appendText(run.generatedTokens[generated++].piece);

@@ -13,8 +13,9 @@ struct PanelName {
 constexpr PanelName kPanels[] = {
     {Panel::Shapes, "Shapes", "shapes"},       {Panel::Heatmap, "Tensor heatmap", "heatmap"},
     {Panel::Mask, "Mask", "mask"},             {Panel::Attention, "Attention", "attention"},
-    {Panel::Logits, "Top logits", "logits"},   {Panel::KvCache, "KV cache", "kv-cache"},
-    {Panel::Tokens, "Tokens", "tokens"},       {Panel::Chapter, "Chapter", "chapter"},
+    {Panel::Logits, "Top logits", "logits"},   {Panel::Lens, "Logit lens", "lens"},
+    {Panel::KvCache, "KV cache", "kv-cache"},  {Panel::Tokens, "Tokens", "tokens"},
+    {Panel::Compare, "Compare", "compare"},    {Panel::Chapter, "Chapter", "chapter"},
 };
 
 bool sameBreakpoint(const Breakpoint& b, StageId stage, std::optional<int> layer) {

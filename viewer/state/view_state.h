@@ -10,7 +10,7 @@
 
 namespace llama::viewer {
 
-enum class Panel { Shapes, Heatmap, Mask, Attention, Logits, KvCache, Tokens, Chapter };
+enum class Panel { Shapes, Heatmap, Mask, Attention, Logits, Lens, KvCache, Tokens, Compare, Chapter };
 
 const std::vector<Panel>& allPanels();
 const char* panelTitle(Panel p);  // "Top logits"
@@ -32,6 +32,7 @@ struct ViewState {
     bool showMaskedScores = false;  // pre-softmax scores (with the mask) instead of probabilities
     std::optional<AttentionCell> cell;
     float uiScale = 1.0f;
+    float sweepTemperature = 1.0f;  // the logits panel's what-if temperature (the run keeps its own)
 };
 
 // What the buttons, the keyboard shortcuts and scripts can do.

@@ -46,6 +46,8 @@ void promptSettings(PanelContext& c) {
     s.maxTokens = std::clamp(s.maxTokens, 1, 4096);
     ImGui::PopItemWidth();
     if (s.sampling.temperature <= 0) ImGui::TextDisabled("temperature 0: greedy (argmax), top-k/top-p unused");
+    ImGui::Checkbox("logit lens", &s.lens);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("after every block: one more output projection per layer (slow on large models)");
 }
 
 void buttons(PanelContext& c) {
@@ -85,6 +87,39 @@ void status(PanelContext& c) {
     }
     if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
     ImGui::TextDisabled("%.0f fps", c.fps);
+}
+
+// The next run's experiment (model/what_if.h): off by default, shown in the banner when on.
+void whatIfSettings(PanelContext& c) {
+    WhatIf& w = c.settings.whatIf;
+    const int layers = c.model ? c.model->args.n_layers : 1, heads = c.model ? c.model->args.n_heads : 1;
+    ImGui::Checkbox("no mask", &w.noMask);
+    ImGui::SameLine();
+    ImGui::Checkbox("no KV cache", &w.noKvCache);
+    ImGui::SameLine();
+    ImGui::Checkbox("no RoPE", &w.noRope);
+    bool theta = w.ropeTheta.has_value();
+    if (ImGui::Checkbox("RoPE theta", &theta)) w.ropeTheta = theta ? std::optional<double>(10000.0) : std::nullopt;
+    if (w.ropeTheta) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        ImGui::InputDouble("##theta", &*w.ropeTheta, 0, 0, "%.0f");
+        w.ropeTheta = std::max(2.0, *w.ropeTheta);
+    }
+    static int skip = 0, ablateLayer = 0, ablateHead = 0;
+    ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
+    ImGui::InputInt("skip layer (1-based as on the CLI; 0: none)", &skip);
+    skip = std::clamp(skip, 0, layers);
+    w.skipLayers.clear();
+    if (skip > 0) w.skipLayers.insert(skip - 1);
+    ImGui::InputInt("ablate layer (1-based)", &ablateLayer);
+    ImGui::SameLine();
+    ImGui::InputInt("head (0: none)", &ablateHead);
+    ablateLayer = std::clamp(ablateLayer, 1, layers), ablateHead = std::clamp(ablateHead, 0, heads);
+    w.ablateHeads.clear();
+    if (ablateHead > 0) w.ablateHeads.insert({ablateLayer - 1, ablateHead - 1});
+    ImGui::PopItemWidth();
+    if (w.any()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.2f, 1), "next run: %s", w.describe().c_str());
 }
 
 void breakpointEditor(PanelContext& c) {
@@ -144,6 +179,7 @@ void drawControlsPanel(PanelContext& c) {
     const bool replay = c.model && c.model->format.rfind("trace", 0) == 0;
     if (replay) ImGui::TextWrapped("Replaying a recorded trace: its own prompt and sampling are used; panels show what it recorded.");
     else if (ImGui::CollapsingHeader("Prompt and sampling", ImGuiTreeNodeFlags_DefaultOpen)) promptSettings(c);
+    if (!replay && ImGui::CollapsingHeader("What-if experiments")) whatIfSettings(c);
     buttons(c);
     status(c);
     if (ImGui::CollapsingHeader("Breakpoints (F9: selected stage, Shift+F9: its layer only)")) breakpointEditor(c);

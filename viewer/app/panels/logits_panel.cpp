@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "panels.h"
+#include "state/temperature_sweep.h"
 
 namespace llama::viewer {
 
@@ -45,6 +46,19 @@ void barChart(PanelContext& c, const StepInfo& s, const std::vector<TokenProbabi
         ImGui::Dummy(ImVec2(labelW + barMax + valueW, rowH));
     }
 }
+// The same logits at another temperature: how the choice would spread. The run is unchanged.
+void temperatureSweep(PanelContext& c, const StepInfo& s) {
+    ImGui::Separator();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    ImGui::SliderFloat("what-if temperature", &c.view.sweepTemperature, 0.0f, 3.0f, "%.2f");
+    const StageRecord* sample = findRecord(c.snap.records, s.step, -1, StageId::Sample);
+    const CapturedTensor* logits = sample ? sample->find("logits") : nullptr;
+    const SweptTokens swept = tokensAtTemperature(logits && logits->data ? &*logits->data : nullptr, s.top, c.view.sweepTemperature,
+                                                  int(s.top.size()));
+    ImGui::TextDisabled("%s", swept.wholeVocabulary ? "softmax(logits / T) over the whole vocabulary"
+                                                    : "softmax over the recorded top tokens only (a trace keeps no other logits)");
+    barChart(c, s, swept.top);
+}
 }  // namespace
 
 void drawLogitsPanel(PanelContext& c) {
@@ -66,6 +80,7 @@ void drawLogitsPanel(PanelContext& c) {
     barChart(c, *s, s->top);
     if (s->sampled >= 0 && s->sampledProbability == 0)
         ImGui::TextDisabled("sampled %s (#%d), outside the top %zu", c.piece(s->sampled).c_str(), s->sampled, s->top.size());
+    temperatureSweep(c, *s);
     ImGui::Separator();
     ImGui::TextUnformatted("Chosen tokens");
     if (ImGui::BeginTable("history", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {

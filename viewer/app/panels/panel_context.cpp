@@ -24,6 +24,18 @@ DimContext PanelContext::dims(const StageRecord& r) const {
     return d;
 }
 
+bool hoveringRect(ImVec2 a, ImVec2 b) {
+    return !(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse) && ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b);
+}
+
+std::string fitText(std::string text, float width) {
+    while (text.size() > 1 && ImGui::CalcTextSize(text.c_str()).x > width) {
+        while (text.size() > 1 && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();  // continuation bytes
+        text.pop_back();
+    }
+    return text;
+}
+
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension) {
     std::string where = c.current ? fmt::format("-{}-L{}-s{}", c.current->info().key, c.current->layer, c.current->step) : "";
     return fmt::format("llama-viewer-{}{}.{}", what, where, extension);

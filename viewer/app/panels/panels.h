@@ -1,5 +1,7 @@
 #pragma once
 // One function per panel; each draws into the current ImGui window from a PanelContext.
+#include <imgui.h>
+
 #include <functional>
 #include <string>
 
@@ -41,11 +43,21 @@ void drawHeatmapPanel(PanelContext& c);
 void drawMaskPanel(PanelContext& c);
 void drawAttentionPanel(PanelContext& c);
 void drawLogitsPanel(PanelContext& c);
+void drawLensPanel(PanelContext& c);
+void drawComparePanel(PanelContext& c);
+// The what-if banner above the panels: shown when the run is an experiment, never for the model.
+void drawWhatIfBanner(PanelContext& c);
 void drawKvCachePanel(PanelContext& c);
 void drawTokensPanel(PanelContext& c);
 void drawOutputPanel(PanelContext& c);
 void drawChapterPanel(PanelContext& c);
 void drawLogPanel(PanelContext& c);
+
+// The pointer is over [a, b] of the current window (never while scripts ignore the mouse).
+bool hoveringRect(ImVec2 a, ImVec2 b);
+
+// `text` cut at a character boundary to fit `width` pixels.
+std::string fitText(std::string text, float width);
 
 // A path under the working directory for an export, named after what is exported.
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension);

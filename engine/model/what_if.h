@@ -1,0 +1,36 @@
+#pragma once
+// The what-if switches: experiments that change the computation on purpose, so a learner can see
+// what each piece does by taking it away (--no-mask, --no-kv-cache, --rope-theta X, --no-rope,
+// --ablate-head LAYER:HEAD, --skip-layer L). A default WhatIf is the model itself; every switch
+// is recorded in the debug log, the trace and the viewer so an experiment is never mistaken for
+// the model.
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llama {
+
+struct WhatIf {
+    bool noMask = false;                       // prefill without the causal mask: tokens see the future
+    bool noKvCache = false;                    // every decode step recomputes the whole sequence from position 0
+    std::optional<double> ropeTheta;           // RoPE angles from another base frequency
+    bool noRope = false;                       // queries and keys are not rotated: no position information
+    std::set<std::pair<int, int>> ablateHeads; // 0-based {layer, head}: that head's attention output is zeroed
+    std::set<int> skipLayers;                  // 0-based layers the residual stream bypasses
+
+    bool any() const { return noMask || noKvCache || ropeTheta || noRope || !ablateHeads.empty() || !skipLayers.empty(); }
+    bool skipsLayer(int layer) const { return skipLayers.count(layer) > 0; }
+    std::vector<int> headsAblatedIn(int layer) const;
+    // The switches as they are typed, layers and heads 1-based as the log counts ("" for none).
+    std::string describe() const;
+
+    // Throws std::invalid_argument when a layer, head or theta does not fit the model.
+    void validate(int nLayers, int nHeads) const;
+};
+
+// "3:2" (1-based LAYER:HEAD, as the log counts) -> 0-based {layer, head}; throws std::invalid_argument.
+std::pair<int, int> parseLayerHead(const std::string& text);
+
+}  // namespace llama

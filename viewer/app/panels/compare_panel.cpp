@@ -1,0 +1,129 @@
+// Two traces side by side (--trace A --compare B): where they first diverge, a heatmap of the
+// largest difference per stage (rows) and layer (columns) at the shown step, and for the shown
+// stage the element-wise |A - B| of the tensor that differs most, when both traces stored it.
+// Layers are 0-based, as everywhere in the viewer.
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "heatmap_view.h"
+#include "panels.h"
+#include "state/colour_map.h"
+
+namespace llama::viewer {
+
+namespace {
+ImU32 toImColour(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
+
+// 0 dark, then log10 of the difference from 1e-3 (dim) to 10 (bright); "absent" magenta,
+// "differs" with equal numbers orange.
+ImU32 cellColour(const StageDifference& s) {
+    if (s.mismatch) return toImColour(kPosInfColour);
+    if (s.difference == 0) return s.note.empty() ? IM_COL32(45, 45, 55, 255) : IM_COL32(230, 140, 40, 255);
+    const float t = std::clamp((std::log10(std::min(s.difference, 1e30f)) + 3.0f) / 4.0f, 0.05f, 1.0f);
+    return toImColour(rampColour(t, false));
+}
+
+void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
+    const int nLayers = cmp.a->args.n_layers;
+    const DiffTable table = diffTable(cmp.diff, nLayers, step);
+    const float font = ImGui::GetFontSize();
+    const float labelW = font * 9, cellW = font * 2.2f, cellH = font * 1.1f;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    for (int col = 0; col <= nLayers; ++col)
+        dl->AddText(ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                    col == 0 ? "out" : fmt::format("L{}", col - 1).c_str());
+    for (size_t row = 0; row < table.stages.size(); ++row) {
+        const float y = origin.y + cellH * float(row + 1);
+        const bool shown = c.current && c.current->stage == table.stages[row];
+        dl->AddText(ImVec2(origin.x, y), shown ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text),
+                    std::string(stageInfo(table.stages[row]).key).c_str());
+        for (int col = 0; col <= nLayers; ++col) {
+            const StageDifference* s = table.cells[row][size_t(col)];
+            if (!s) continue;
+            const ImVec2 a(origin.x + labelW + float(col) * cellW, y), b(a.x + cellW - 1, y + cellH - 1);
+            dl->AddRectFilled(a, b, cellColour(*s));
+            if (shown && c.current->layer == col - 1) dl->AddRect(a, b, IM_COL32(255, 215, 90, 255), 0, 0, 2);
+            if (hoveringRect(a, b))
+                ImGui::SetTooltip("%s, %s: %s%s%s", std::string(stageInfo(s->stage).key).c_str(),
+                                  col == 0 ? "outside the layers" : fmt::format("layer {}", col - 1).c_str(), diffCell(*s).c_str(),
+                                  s->tensor.empty() ? "" : (" in " + s->tensor).c_str(), s->note.empty() ? "" : (" (" + s->note + ")").c_str());
+        }
+    }
+    ImGui::Dummy(ImVec2(labelW + cellW * float(nLayers + 1), cellH * float(table.stages.size() + 1)));
+}
+
+// |A - B| of the tensor of the shown stage that differs most, when both traces stored its values.
+void elementDifference(PanelContext& c, const TraceComparison& cmp) {
+    const StageDifference* pair = c.current ? cmp.pairOf(c.current->index) : nullptr;
+    if (!pair) {
+        ImGui::TextDisabled("The shown stage has no partner in B (a skipped layer, or a step B did not run).");
+        return;
+    }
+    ImGui::Text("This stage in B: %s%s", diffCell(*pair).c_str(), pair->tensor.empty() ? "" : (" in " + pair->tensor).c_str());
+    if (!pair->note.empty()) ImGui::TextDisabled("%s", pair->note.c_str());
+    const TracedTensor* a = cmp.a->stages[pair->indexA].tensor(pair->tensor);
+    const TracedTensor* b = cmp.b.stages[pair->indexB].tensor(pair->tensor);
+    if (!a || !b || !a->hasValues() || !b->hasValues() || a->shape != b->shape || pair->difference == 0) {
+        if (pair->difference != 0 && !pair->exact)
+            ImGui::TextDisabled("Only summaries of %s were recorded: the difference above is a lower bound.", pair->tensor.c_str());
+        return;
+    }
+    Tensor d(a->shape, DType::F32);
+    for (int64_t i = 0; i < d.numel(); ++i) {
+        const float x = a->values.floatAt(i), y = b->values.floatAt(i);
+        d.mutableData<float>()[i] = x == y ? 0.0f : std::fabs(x - y);
+    }
+    const Slice2D slice = extractSlice(d, defaultSlice(d));
+    const ColourScale scale = scaleFor(slice.values);
+    ImGui::TextDisabled("|A - B| of %s %s (the last two axes; a 3-D tensor at index 0)", pair->tensor.c_str(), shapeToString(a->shape).c_str());
+    drawLegend(scale, false, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 20));
+    HeatmapHit hit = drawHeatmap(fmt::format("cmp/{}/{}", pair->indexA, pair->tensor), slice, scale, c.textures, ImGui::GetContentRegionAvail(),
+                                 nullptr, 24.0f);
+    valueTooltip(hit, slice, nullptr);
+}
+}  // namespace
+
+void drawComparePanel(PanelContext& c) {
+    const auto cmp = c.session.comparison();
+    if (!cmp) {
+        ImGui::TextWrapped("Open two traces to compare them: llama-viewer --trace A.trace --compare B.trace (record them with "
+                           "llama-walkthrough --trace; `llama-walkthrough diff A.trace B.trace` prints the same comparison).");
+        return;
+    }
+    auto describe = [](const TraceRun& r) {
+        const std::string w = r.run.whatIf.describe();
+        return fmt::format("temperature {}, what-if: {}", r.run.sampling.temperature, w.empty() ? "none" : w);
+    };
+    ImGui::Text("A: %s (%s)", cmp->pathA.c_str(), describe(*cmp->a).c_str());
+    exportPngButton(c, "compare");
+    ImGui::Text("B: %s (%s)", cmp->pathB.c_str(), describe(cmp->b).c_str());
+    if (cmp->diff.firstDivergence) {
+        const StageDifference& f = cmp->diff.stages[*cmp->diff.firstDivergence];
+        ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "First divergence: step %d, %s, stage %d %s: %s", f.step,
+                           f.layer < 0 ? "outside the layers" : fmt::format("layer {}", f.layer).c_str(), stageInfo(f.stage).number,
+                           std::string(stageInfo(f.stage).key).c_str(), f.note.empty() ? (f.tensor + " differs by " + diffCell(f)).c_str() : f.note.c_str());
+    } else {
+        ImGui::TextColored(ImVec4(0.4f, 1, 0.4f, 1), "No divergence: every paired stage is identical");
+    }
+    const int step = c.current ? c.current->step : 0;
+    ImGui::TextDisabled("Largest |A - B| per stage and layer at step %d (%zu stages only in A, %zu only in B). Dark: 0; brighter: larger "
+                        "(log scale, 0.001 to 10); magenta: a tensor one run lacks; orange: other tokens or log lines.",
+                        step, cmp->diff.unpairedA, cmp->diff.unpairedB);
+    // The table on the left, the shown stage's element-wise difference beside it.
+    const float tableW = ImGui::GetFontSize() * (9 + 2.2f * float(cmp->a->args.n_layers + 1)) + ImGui::GetStyle().ScrollbarSize + 8;
+    ImGui::BeginChild("compare-table", ImVec2(std::min(tableW, ImGui::GetContentRegionAvail().x * 0.6f), 0), false,
+                      ImGuiWindowFlags_HorizontalScrollbar);
+    stageTable(c, *cmp, step);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("compare-stage", ImVec2(0, 0));
+    elementDifference(c, *cmp);
+    ImGui::EndChild();
+}
+
+}  // namespace llama::viewer

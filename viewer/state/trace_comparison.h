@@ -1,0 +1,26 @@
+#pragma once
+// `llama-viewer --trace A --compare B`: A is replayed as usual; B is read beside it and paired
+// with it stage by stage (trace/trace_diff.h) for the Compare panel.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "trace/trace_diff.h"
+
+namespace llama::viewer {
+
+struct TraceComparison {
+    std::string pathA, pathB;
+    std::shared_ptr<const TraceRun> a;
+    TraceRun b;
+    TraceDiff diff;
+    std::vector<int> pairOfA;  // per stage of A, its index in diff.stages, or -1 when B has no partner
+
+    // The pair of A's stage `indexA` (a replayed record's index is its stage's index), or nullptr.
+    const StageDifference* pairOf(int indexA) const;
+};
+
+// Reads B (throws TraceError) and pairs it with A.
+std::shared_ptr<const TraceComparison> compareTraces(std::shared_ptr<const TraceRun> a, const std::string& pathA, const std::string& pathB);
+
+}  // namespace llama::viewer

@@ -1,0 +1,38 @@
+#pragma once
+// The what-if switches on the command line (model/what_if.h), and what --no-kv-cache reports:
+// the run's timing next to the same run with the cache, and whether their logits agree.
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "session/session.h"
+
+namespace llama::cli {
+
+// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L.
+void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
+
+// Keeps the logits of every step's last position (stage 20), to compare two runs.
+class StepLogits : public StageObserver {
+public:
+    void onStage(const StageEvent& event) override;
+    const std::vector<Tensor>& logits() const { return logits_; }
+
+private:
+    std::vector<Tensor> logits_;
+};
+
+// The largest |a - b| over the steps both runs have, and whether they have the same steps.
+struct LogitsComparison {
+    bool sameSteps = true;
+    float maxDifference = 0;
+    int worstStep = 0;
+};
+LogitsComparison compareStepLogits(const std::vector<Tensor>& a, const std::vector<Tensor>& b);
+
+// After a --no-kv-cache run: runs the same generation with the cache (observed only by a
+// StepLogits) and prints both decode timings and whether the logits are equal.
+void reportKvCacheExperiment(Session& session, const GenerationResult& without, const StepLogits& withoutLogits);
+
+}  // namespace llama::cli
