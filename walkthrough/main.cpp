@@ -17,6 +17,7 @@
 #include "ml/thread_pool.h"
 #include "model_summary.h"
 #include "session.h"
+#include "tokenize.h"
 #include "trace/debug_log_observer.h"
 
 using namespace llama;
@@ -120,6 +121,8 @@ int main(int argc, char** argv) {
     cli::ConvertOptions convertOptions;
     CLI::App* convert = cli::addConvertCommand(app, convertOptions);
     CLI::App* inspect = cli::addInspectCommand(app, o.model);
+    cli::TokenizeOptions tokenizeOptions{.model = o.model};
+    CLI::App* tokenize = cli::addTokenizeCommand(app, tokenizeOptions);
 
     try {
         app.parse(argc, argv);
@@ -131,6 +134,7 @@ int main(int argc, char** argv) {
         if (*bench) return cli::runBench(o);
         if (*compareDoc) return cli::runCompareDoc(compareDocOptions);
         if (*convert) return cli::runConvert(convertOptions);
+        if (*tokenize) return cli::runTokenize(tokenizeOptions);
         if (*inspect) {
             cli::printModelInspection(loadModel(o.model));
             return 0;
