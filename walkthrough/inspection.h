@@ -24,6 +24,7 @@ public:
 private:
     const Options& options_;
     std::unique_ptr<TraceRecorder> recorder_;
+    std::unique_ptr<PositionTokens> tokens_;
     std::unique_ptr<StepController> controller_;
     std::unique_ptr<TerminalStepper> stepper_;
 };
