@@ -23,7 +23,10 @@ std::string quotedList(const std::vector<std::string>& parts) {
 void printMerges(const TiktokenTokenizer& tok, std::string_view piece) {
     const BpeTrace trace = tok.traceMerges(piece);
     fmt::print("\nBPE merges for {}:\n  start: {}\n", shown(piece), quotedList(trace.start));
-    if (trace.wholePiece) fmt::print("  the whole piece is token {}: taken as is, no merges\n", trace.ids.front());
+    if (trace.wholePiece) {
+        fmt::print("  the whole piece is token {}: taken as is, no merges\n", trace.ids.front());
+        return;
+    }
     for (size_t i = 0; i < trace.steps.size(); ++i) {
         const BpeMergeStep& s = trace.steps[i];
         fmt::print("  {:>2}. {} + {} -> {} (rank {}): {}\n", i + 1, shown(s.left), shown(s.right), shown(s.left + s.right), s.rank,
