@@ -70,7 +70,7 @@ TEST_CASE("try-it: malformed markers and blocks are errors naming file and line"
 TEST_CASE("try-it: timestamps, durations, speeds and spacing are ignored", "[try-it]") {
     CHECK(normalizeOutputLine("[DEBUG]05:21:26.423582 Calling ml.Silu for h shape([9 1024]) -> tensor h (0.0001 secs)") ==
           "[DEBUG] Calling ml.Silu for h shape([9 1024]) -> tensor h");
-    CHECK(normalizeOutputLine("prefill: 146.9 tok/s |  decode:   0.0 tok/s  ") == "prefill: N tok/s | decode: N tok/s");
+    CHECK(normalizeOutputLine("  prefill: 146.9 tok/s |  decode:   0.0 tok/s  ") == "prefill: N tok/s | decode: N tok/s");
     CHECK(normalizeOutputLine("\rLoading weights:  50%\rLoading weights: 100% (19.4 / 19.4 MB)") == "Loading weights: 100% (19.4 / 19.4 MB)");
     CHECK(tryItLineMatches("[DEBUG]... Sampled next token 44 \",\"", "[DEBUG]07:44:25.102402 Sampled next token 44 \",\" (0.0001 secs)", -1));
     CHECK_FALSE(tryItLineMatches("[DEBUG]... Sampled next token 268 \" of\"", "[DEBUG]07:44:25.102402 Sampled next token 44 \",\"", -1));

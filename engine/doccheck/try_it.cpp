@@ -158,7 +158,7 @@ std::string normalizeOutputLine(const std::string& line) {
     std::string out;
     for (char c : s) {
         if (c == '\t') c = ' ';
-        if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+        if (c == ' ' && (out.empty() || out.back() == ' ')) continue;  // leading spaces too: tables are re-aligned
         out += c;
     }
     return trimRight(out);

@@ -17,7 +17,7 @@
 //   match as text.
 // exit=N: the exit status expected of the commands (default 0).
 // Always: timestamps ([DEBUG]05:21:26.423582), durations ((0.0005 secs)) and speeds (N tok/s)
-// are ignored, runs of spaces count as one, trailing spaces are dropped, and `...` in an
+// are ignored, runs of spaces count as one, leading and trailing spaces are dropped, `...` in an
 // expected line stands for any text. A command line ending in `\` continues on the next line.
 // Blocks under a "## Exercises" heading are exercises' answer checks.
 #include <string>
