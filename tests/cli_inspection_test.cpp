@@ -21,8 +21,10 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 
 TEST_CASE("CLI --step: a scripted session steps, prints, breaks and runs to the end", "[cli][step]") {
     // tokenize -> tokens_tensor -> sequence_loop -(l)-> block of layer 1 -> attention_norm ->
-    // attention -> qkv: print xq, break at the softmax, continue to it; then end of input.
-    CliRun r = runWalkthrough("--synthetic tiny --step -n 2 -q -p \"In the beginning God created\"", "\n\nl\n\n\n\np xq\nb scores_softmax\nc\n");
+    // attention -> three qkv_schedule and three qkv_task marks -> qkv: print xq, break at the
+    // softmax, continue to it; then end of input.
+    CliRun r = runWalkthrough("--synthetic tiny --step -n 2 -q -p \"In the beginning God created\"",
+                              "\n\nl\n\n\n\n\n\n\n\n\n\np xq\nb scores_softmax\nc\n");
     INFO(r.output);
     CHECK(r.exitCode == 0);
     CHECK(contains(r.output, "-- Stage 1: Tokenization [tokenize] chapters/08-tokenization.md"));

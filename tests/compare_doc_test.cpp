@@ -5,7 +5,9 @@
 #include "cli_run.h"
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <tuple>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -38,6 +40,106 @@ TEST_CASE("compare-doc: chapter 10's excerpt matches a fresh run of the bundled 
     CHECK(cmp.output.find(" 0 mismatch, 0 without a partner") != std::string::npos);
 }
 
+namespace {
+const std::string kWalkthrough = kFixtures + "walkthrough/";
+
+// A shapes-only run of a preset, as the walkthrough's documents ran it: one forward pass of the
+// prompt (-n 1) with a 200-position context.
+fs::path presetLog(const std::string& preset, const std::string& prompt) {
+    fs::path log = fs::temp_directory_path() / ("llama_compare_doc_" + preset + ".log");
+    CliRun gen = runWalkthrough("--synthetic " + preset + " --dry-run --max-seq-len 200 -n 1 -q -p \"" + prompt + "\" --debug-log " + log.string());
+    INFO(gen.output);
+    REQUIRE(gen.exitCode == 0);
+    return log;
+}
+
+std::vector<std::string> messagesOf(const fs::path& file) {
+    std::vector<std::string> out;
+    for (const DebugLine& l : readDebugLinesFile(file.string())) out.push_back(l.message);
+    return out;
+}
+}  // namespace
+
+// The walkthrough's own quoted lines (tests/fixtures/compare_doc/walkthrough, extracted from its
+// documents by extract.sh): with the byte tokenizer, a 21-character prompt is its 22 tokens and a
+// 31-character one Llama 2's 32.
+TEST_CASE("compare-doc: the walkthrough's Llama 3.1 8B and Llama 2 7B lines, word for word", "[compare-doc]") {
+    struct Case {
+        std::string preset, prompt, document, summary;
+        std::vector<std::string> inconsistencies;
+    };
+    for (const Case& c : {Case{"llama3.1-8b", "Tell me a short story", "llama3.1-8b.md",
+                               "46 documented lines: 45 match, 0 mismatch, 0 without a partner, 1 documented inconsistencies",
+                               {"llama3.1-8b.md:17: documented inconsistency in block (layer 1): mask is shape([]) here, but line 19 "
+                                "documents shape([22 22])"}},
+                          Case{"llama2-7b", "Tell me a short story about cats", "llama2-7b.md",
+                               "46 documented lines: 44 match, 0 mismatch, 0 without a partner, 2 documented inconsistencies",
+                               {"llama2-7b.md:16: documented inconsistency in block (layer 1): startPos is 32 here, but line 19 documents 0",
+                                "llama2-7b.md:17: documented inconsistency in block (layer 1): mask is shape([]) here, but line 19 documents "
+                                "shape([32 32])",
+                                "llama2-7b.md:17: documented inconsistency in block (layer 1): startPos is 32 here, but line 19 documents 0"}}}) {
+        INFO(c.preset);
+        fs::path log = presetLog(c.preset, c.prompt.substr(0, c.preset == "llama2-7b" ? 31 : 21));
+        CliRun cmp = runWalkthrough("compare-doc " + kWalkthrough + c.document + " --log " + log.string());
+        INFO(cmp.output);
+        CHECK(cmp.exitCode == 0);
+        CHECK(cmp.output.find(c.summary) != std::string::npos);
+        for (const auto& line : c.inconsistencies) CHECK(cmp.output.find(line) != std::string::npos);
+
+        // Word for word: every documented message is a message of the log, but the lines the
+        // document contradicts itself on (the block lines).
+        const auto logged = messagesOf(log);
+        int missing = 0;
+        for (const DebugLine& d : readDebugLinesFile(kWalkthrough + c.document))
+            if (std::find(logged.begin(), logged.end(), d.message) == logged.end()) {
+                UNSCOPED_INFO("not in the log: " << d.message);
+                ++missing;
+            }
+        CHECK(missing == int(c.preset == "llama2-7b" ? 2 : 1));
+    }
+}
+
+TEST_CASE("compare-doc --any-length: a document for 22 or 32 tokens checks a log of another prompt", "[compare-doc]") {
+    for (auto [preset, document, seqLen] : {std::tuple{"llama3.1-8b", "llama3.1-8b.md", 22}, std::tuple{"llama2-7b", "llama2-7b.md", 32}}) {
+        fs::path log = presetLog(preset, "Hi there");  // 9 tokens with the byte tokenizer
+        CliRun strict = runWalkthrough("compare-doc " + kWalkthrough + document + " --log " + log.string());
+        CHECK(strict.exitCode == 1);
+        CliRun cmp = runWalkthrough("compare-doc " + kWalkthrough + document + " --log " + log.string() + " --any-length");
+        INFO(cmp.output);
+        CHECK(cmp.exitCode == 0);
+        CHECK(cmp.output.find(fmt::format("Sequence length: documented {} stands for logged 9", seqLen)) != std::string::npos);
+        CHECK(cmp.output.find(" 0 mismatch, 0 without a partner") != std::string::npos);
+    }
+}
+
+TEST_CASE("doc comparison: values are compared, not only shapes", "[compare-doc]") {
+    const std::string logged =
+        "[DEBUG]... [Scheduling goroutine] ml.LinearTransformation for x shape([9 256]) and LlamaAttention.attn_wq weights "
+        "shape([256 256]) -> tensor xq\n"
+        "[DEBUG]... Calling ml.Softmax for scores shape([8 9 9]) and dim 2 -> tensor scores\n"
+        "[DEBUG]... Converting scores tensor shape([8 9 9]) to BFloat16 tensor -> tensor scores\n"
+        "[DEBUG]... Sampled next token 44 \",\" from logits shape([4096]) (greedy: argmax)\n";
+    auto c = compareDocToLog(linesOf("[DEBUG]... [Scheduling goroutine] ml.LinearTransformation for x shape([9 256]) and "
+                                     "LlamaAttention.attn_wq weights shape([256 256]) -> tensor xk\n"
+                                     "[DEBUG]... Calling ml.Softmax for scores shape([8 9 9]) and dim 1 -> tensor scores\n"
+                                     "[DEBUG]... Converting scores tensor shape([8 9 9]) to Float32 tensor -> tensor scores\n"
+                                     "[DEBUG]... Sampled next token 268 \" of\" from logits shape([4096]) (greedy: argmax)\n"),
+                             linesOf(logged));
+    REQUIRE(c.rows.size() == 4);
+    CHECK(c.mismatches() == 4);
+    auto only = [&](int row) {
+        REQUIRE(c.rows[row].differences.size() >= 1);
+        const auto& d = c.rows[row].differences[0];
+        return d.name + ": " + d.documented + " / " + d.logged;
+    };
+    CHECK(only(0) == "target: xk / xq");
+    CHECK(only(1) == "dim: 1 / 2");
+    CHECK(only(2) == "dtype: Float32 / BFloat16");
+    CHECK(only(3) == "token: 268 / 44");
+    CHECK(c.rows[3].differences.at(1).documented == "\" of\"");
+    CHECK(compareDocToLog(linesOf(logged), linesOf(logged)).ok());
+}
+
 TEST_CASE("compare-doc: elided timestamps, missing durations, layers out of order", "[compare-doc]") {
     CliRun r = runWalkthrough("compare-doc " + kFixtures + "good.md --log " + kFixtures + "run.log");
     INFO(r.output);
@@ -49,8 +151,8 @@ TEST_CASE("compare-doc: a wrong shape is named and fails", "[compare-doc]") {
     CliRun r = runWalkthrough("compare-doc " + kFixtures + "wrong_shape.md --log " + kFixtures + "run.log");
     INFO(r.output);
     CHECK(r.exitCode == 1);
-    CHECK(r.output.find("wrong_shape.md:8: shape mismatch in scores_softmax (layer 1): documented scores=[32 22 22], logged "
-                        "scores=[8 9 9]") != std::string::npos);
+    CHECK(r.output.find("wrong_shape.md:8: mismatch in scores_softmax (layer 1): scores documented shape([32 22 22]), logged "
+                        "shape([8 9 9])") != std::string::npos);
 }
 
 TEST_CASE("compare-doc: a documented line without a partner is named and fails", "[compare-doc]") {
@@ -82,7 +184,9 @@ TEST_CASE("debug lines: stage, layer, named shapes and the pairing signature", "
     CHECK(lines[1].layer == 3);
     CHECK(lines[1].lineNo == 3);
     CHECK(formatShapes(lines[1].shapes) == "xq=[32 22 128], keys=[32 128 22]");
-    CHECK(lines[1].signature == "Calling ml.MatMul for xq shape(?) and keys shape(?) -> tensor xqMatMulKeys");
+    CHECK(lines[1].signature == "Calling ml.MatMul for xq shape(?) and keys shape(?) -> tensor ?");
+    CHECK(formatValues(lines[1].values) == "target=xqMatMulKeys");
+    CHECK(formatValues(lines[0].values) == "layer=3 / 32, startPos=0, target=currentTensor");
     CHECK(lines[2].stage == "attention_wo");
     CHECK(formatShapes(lines[2].shapes) == "output=[22 4096], LlamaAttention.attn_wo=[4096 4096]");
     CHECK(lines[3].stage == "attention_wo");  // "Returning ..." belongs to the line before

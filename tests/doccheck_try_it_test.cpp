@@ -33,6 +33,8 @@ TEST_CASE("try-it: markers, commands, continuations, indented blocks, exercises"
     auto blocks = blocksOf(
         "# Title\n"
         "```\n$ not a try-it: a plain fence\n```\n"
+        "```console\n$ an illustration: no marker, not run\n```\n"
+        "<!-- try-it -->\n"
         "```console\n$ llama-walkthrough -q \\\n  -n 1\nout 1\n\n$ echo two\ntwo\n```\n"
         "<!-- try-it: compare=exact tolerance=1e-3 exit=1 -->\n"
         "```console\n$ false\n```\n"
@@ -41,7 +43,7 @@ TEST_CASE("try-it: markers, commands, continuations, indented blocks, exercises"
         "   <!-- try-it: compare=lines-any-order -->\n"
         "   ```console\n   $ echo a\n   a\n   ```\n");
     REQUIRE(blocks.size() == 3);
-    CHECK(blocks[0].line == 5);
+    CHECK(blocks[0].line == 9);
     CHECK(blocks[0].commands == std::vector<std::string>{"llama-walkthrough -q \\\n  -n 1", "echo two"});
     CHECK(blocks[0].expected == std::vector<std::string>{"out 1", "", "two"});
     CHECK(blocks[0].compare == TryItBlock::Compare::LinesPresent);
@@ -63,8 +65,8 @@ TEST_CASE("try-it: malformed markers and blocks are errors naming file and line"
     CHECK_THROWS_WITH(blocksOf("<!-- try-it -->\nsome text\n```console\n$ x\n```\n"),
                       Catch::Contains(":1: try-it marker not followed by a ```console block"));
     CHECK_THROWS_WITH(blocksOf("<!-- try-it -->\n```text\nx\n```\n"), Catch::Contains(":1: try-it marker not followed"));
-    CHECK_THROWS_WITH(blocksOf("```console\nonly output\n```\n"), Catch::Contains(":1: console block without a '$ ' command"));
-    CHECK_THROWS_WITH(blocksOf("```console\n$ x\n"), Catch::Contains("not closed"));
+    CHECK_THROWS_WITH(blocksOf("<!-- try-it -->\n```console\nonly output\n```\n"), Catch::Contains(":2: console block without a '$ ' command"));
+    CHECK_THROWS_WITH(blocksOf("<!-- try-it -->\n```console\n$ x\n"), Catch::Contains("not closed"));
 }
 
 TEST_CASE("try-it: timestamps, durations, speeds and spacing are ignored", "[try-it]") {

@@ -3,14 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "model_summary.h"
+#include "tensor/quant_block_explain.h"
 
 namespace llama::cli {
 
-CLI::App* addInspectCommand(CLI::App& app, std::string& modelPath) {
+CLI::App* addInspectCommand(CLI::App& app, std::string& modelPath, InspectOptions& o) {
     CLI::App* inspect = app.add_subcommand("inspect", "Describe a model on disk: format, args, special tokens, tensor table");
-    inspect->add_option("--model", modelPath, "Model directory (Meta's or Hugging Face's layout); default: the bundled model");
+    inspect->add_option("--model", modelPath, "Model directory (Meta's or Hugging Face's layout) or .gguf file; default: the bundled model");
+    auto* block = inspect->add_option("--block", o.block,
+                                      "TENSOR ROW: take one quantized block of a GGUF tensor apart, byte by byte "
+                                      "(names as the tensor table prints them, rows from 0)");
+    inspect->add_option("--block-index", o.blockIndex, "Which block of the row (default: the first)")->needs(block)->check(CLI::NonNegativeNumber);
     return inspect;
 }
 
@@ -47,6 +53,51 @@ void printModelInspection(const Model& m) {
     for (const auto& [name, t] : m.tensors)
         fmt::print("  {:<{}}  {:<14}  {:<5}  {:>12}\n", name, nameWidth, shapeToString(t.shape()), dtypeName(t.dtype()),
                    t.byteSize());
+}
+
+void printBlockInspection(const Model& m, const InspectOptions& o) {
+    const auto& [name, row] = o.block;
+    auto it = std::find_if(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.first == name; });
+    if (it == m.tensors.end()) throw std::invalid_argument(fmt::format("{} has no tensor '{}' (inspect --model lists them)", m.path, name));
+    const Tensor& t = it->second;
+    if (!isQuantized(t.dtype()))
+        throw std::invalid_argument(fmt::format("tensor '{}' is {}: not block-quantized, its weights are stored one by one "
+                                                "(convert --to gguf-q8_0, gguf-q4_0, gguf-q4_k or gguf-q6_k makes a file that is)",
+                                                name, dtypeName(t.dtype())));
+    const int64_t rows = t.rank() > 1 ? t.numel() / t.dim(-1) : 1, width = t.dim(-1);
+    const int64_t blocksPerRow = width / dtypeBlockSize(t.dtype());
+    if (row < 0 || row >= rows) throw std::invalid_argument(fmt::format("tensor '{}' has rows 0..{}, not {}", name, rows - 1, row));
+    if (o.blockIndex >= blocksPerRow)
+        throw std::invalid_argument(fmt::format("a row of '{}' has blocks 0..{}, not {}", name, blocksPerRow - 1, o.blockIndex));
+    const size_t blockBytes = dtypeBlockBytes(t.dtype());
+    const size_t at = size_t(row * blocksPerRow + o.blockIndex) * blockBytes;
+    const uint8_t* block = t.data<uint8_t>() + at;
+    const BlockExplanation e = explainBlock(t.dtype(), block);
+    const int64_t first = o.blockIndex * dtypeBlockSize(t.dtype());
+
+    fmt::print("{}: {}, shape {}; a row of {} weights is {} block{} of {} bytes\n", name, dtypeName(t.dtype()), shapeToString(t.shape()),
+               width, blocksPerRow, blocksPerRow == 1 ? "" : "s", blockBytes);
+    fmt::print("Block {} of row {}: weights {}..{} of the row, bytes {}..{} of the tensor's data\n", o.blockIndex, row, first,
+               first + dtypeBlockSize(t.dtype()) - 1, at, at + blockBytes - 1);
+    fmt::print("Every weight: {}\n\n", e.formula);
+    fmt::print("  {:<9} {:<7} {}\n", "bytes", "field", "what they hold");
+    for (const BlockField& f : e.fields)
+        fmt::print("  {:<9} {:<7} {}\n", fmt::format("{}..{}", f.offset, f.offset + f.bytes - 1), f.name, f.meaning);
+    fmt::print("\nThe block's bytes (hex):\n");
+    for (size_t i = 0; i < blockBytes; i += 16) {
+        fmt::print("  {:4}: ", i);
+        for (size_t j = i; j < std::min(blockBytes, i + 16); ++j) fmt::print("{:02x} ", block[j]);
+        fmt::print("\n");
+    }
+    // The first weights, as w = a * q - b: a and b are what the format's formula makes of the
+    // block's scales for the weight's group.
+    const size_t shown = std::min<size_t>(e.weights.size(), 32);
+    fmt::print("\nThe first {} of its {} weights, each w = a * q - b:\n", shown, e.weights.size());
+    fmt::print("  {:>5} {:>5} {:>4} {:>12} {:>12} {:>12}\n", "j", "group", "q", "a", "b", "w");
+    for (size_t j = 0; j < shown; ++j) {
+        const BlockWeight& w = e.weights[j];
+        fmt::print("  {:>5} {:>5} {:>4} {:>12.6g} {:>12.6g} {:>12.6g}\n", first + int64_t(j), w.group, w.q, w.a, w.b, w.value());
+    }
 }
 
 }  // namespace llama::cli

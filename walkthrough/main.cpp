@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
     CLI::App* compareDoc = cli::addCompareDocCommand(app, compareDocOptions);
     cli::ConvertOptions convertOptions;
     CLI::App* convert = cli::addConvertCommand(app, convertOptions);
-    CLI::App* inspect = cli::addInspectCommand(app, o.model);
+    cli::InspectOptions inspectOptions;
+    CLI::App* inspect = cli::addInspectCommand(app, o.model, inspectOptions);
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     CLI::App* tokenize = cli::addTokenizeCommand(app, tokenizeOptions);
 
@@ -136,7 +137,9 @@ int main(int argc, char** argv) {
         if (*convert) return cli::runConvert(convertOptions);
         if (*tokenize) return cli::runTokenize(tokenizeOptions);
         if (*inspect) {
-            cli::printModelInspection(loadModel(o.model));
+            const Model model = loadModel(o.model);
+            if (inspectOptions.block.first.empty()) cli::printModelInspection(model);
+            else cli::printBlockInspection(model, inspectOptions);
             return 0;
         }
         return runGeneration(o);

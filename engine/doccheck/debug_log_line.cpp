@@ -59,9 +59,7 @@ std::vector<WordingLine> splitWording(std::string_view stage, std::string_view w
 // Every line the catalog's wordings can write, and the documents' lines we do not write.
 const std::vector<WordingLine>& knownLines() {
     static const std::vector<WordingLine> lines = [] {
-        // The walkthrough prints these from inside each goroutine; our log has the scheduling lines.
-        std::vector<WordingLine> out = splitWording("qkv", "[Calling in goroutine] ml.LinearTransformation for x {x} and "
-                                                           "LlamaAttention.{weights} weights {w} -> tensor {target}");
+        std::vector<WordingLine> out;
         for (const StageInfo& s : stageCatalog())
             for (std::string_view wording : {s.wording, s.skipped})
                 for (WordingLine& l : splitWording(s.key, wording)) out.push_back(std::move(l));
@@ -146,37 +144,87 @@ std::optional<int> numberAfter(const std::string& message, std::string_view labe
     return std::stoi(message.substr(begin, end - begin));
 }
 
-// Numbers (a run of them, like a token list or "[0, 9)", counts as one) become '#' and quoted
-// text becomes "?": what differs between runs of the same operation.
-std::string blankNumbersAndQuotes(const std::string& s) {
+bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The word a value is written after: "startPos: 0" -> startPos, "CacheK[0]" -> CacheK; words
+// without a letter ("/", "1") are passed over.
+std::string labelBefore(std::string_view text) {
+    std::istringstream in{std::string(text)};
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    for (auto w = words.rbegin(); w != words.rend(); ++w) {
+        std::string word = *w;
+        while (!word.empty() && !isWordChar(word.back())) word.pop_back();
+        while (!word.empty() && !isWordChar(word.front())) word.erase(word.begin());
+        if (word.find('[') != std::string::npos) word.erase(word.find('['));
+        if (std::any_of(word.begin(), word.end(), [](unsigned char c) { return std::isalpha(c); })) return word;
+    }
+    return "?";
+}
+
+const std::vector<std::string_view> kDtypeWords = {"BFloat16", "Float32", "Float16", "Int32", "Complex64", "BF16", "F32", "F16"};
+
+// Blanks every value of a message whose shapes are already blanked: numbers (a run of them,
+// like a token list, "[0, 9)" or "1 / 32", counts as one) become '#', quoted text "?", dtype
+// words and the tensor after "-> tensor " '?'. What is left pairs the same operation across
+// runs; the values go to `values`.
+std::string blankValues(const std::string& s, std::vector<LineValue>& values) {
     auto digit = [&](size_t i) { return i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); };
-    auto numberAt = [&](size_t i) { return digit(i) || (i < s.size() && s[i] == '-' && digit(i + 1)); };
+    // A digit inside a word ("attn_wq", "Float32", "w1") is part of the word.
+    auto numberAt = [&](size_t i) {
+        if (i > 0 && isWordChar(s[i - 1])) return false;
+        return digit(i) || (i < s.size() && s[i] == '-' && digit(i + 1));
+    };
     auto skipNumber = [&](size_t i) {
         if (s[i] == '-') ++i;
         while (digit(i) || (i < s.size() && s[i] == '.' && digit(i + 1))) ++i;
         return i;
     };
+    auto wordAt = [&](size_t i, std::string_view w) {
+        return s.compare(i, w.size(), w) == 0 && (i == 0 || !isWordChar(s[i - 1])) &&
+               (i + w.size() == s.size() || !isWordChar(s[i + w.size()]));
+    };
+    static constexpr std::string_view kTarget = "-> tensor ";
     std::string out;
     for (size_t i = 0; i < s.size();) {
+        size_t end = i;
+        std::string blank;
+        std::string name;
         if (s[i] == '"') {
-            size_t j = i + 1;
-            while (j < s.size() && s[j] != '"') j += s[j] == '\\' ? 2 : 1;
-            out += "\"?\"";
-            i = std::min(j + 1, s.size());
+            end = i + 1;
+            while (end < s.size() && s[end] != '"') end += s[end] == '\\' ? 2 : 1;
+            end = std::min(end + 1, s.size());
+            blank = "\"?\"";
         } else if (numberAt(i)) {
-            i = skipNumber(i);
+            end = skipNumber(i);
             // Separators followed by another number belong to the same run.
-            for (size_t j = i; j < s.size() && (s[j] == ' ' || s[j] == ',');) {
-                if (numberAt(j + 1)) {
-                    i = j = skipNumber(j + 1);
-                } else {
-                    ++j;
-                }
+            for (size_t j = end;;) {
+                size_t k = j;
+                while (k < s.size() && (s[k] == ' ' || s[k] == ',' || s[k] == '/')) ++k;
+                if (k == j || !numberAt(k)) break;
+                end = j = skipNumber(k);
             }
-            out += '#';
+            blank = "#";
+        } else if (s.compare(i, kTarget.size(), kTarget) == 0) {
+            out += kTarget;
+            i += kTarget.size();
+            end = i;
+            while (end < s.size() && isWordChar(s[end])) ++end;
+            if (end == i) continue;
+            blank = "?";
+            name = "target";
+        } else if (auto w = std::find_if(kDtypeWords.begin(), kDtypeWords.end(), [&](std::string_view d) { return wordAt(i, d); });
+                   w != kDtypeWords.end()) {
+            end = i + w->size();
+            blank = "?";
+            name = "dtype";
         } else {
             out += s[i++];
+            continue;
         }
+        values.push_back({name.empty() ? labelBefore(std::string_view(s).substr(0, i)) : name, s.substr(i, end - i)});
+        out += blank;
+        i = end;
     }
     return out;
 }
@@ -228,7 +276,7 @@ std::vector<DebugLine> readDebugLines(std::istream& in) {
         }
         blanked += d.message.substr(last);
         d.exactText = blanked;
-        d.signature = blankNumbersAndQuotes(blanked);
+        d.signature = blankValues(blanked, d.values);
         previousStage = d.stage;
         out.push_back(std::move(d));
     }
@@ -239,6 +287,12 @@ std::vector<DebugLine> readDebugLinesFile(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot open '" + path + "'");
     return readDebugLines(in);
+}
+
+std::string formatValues(const std::vector<LineValue>& values) {
+    std::string s;
+    for (const auto& [name, text] : values) s += (s.empty() ? "" : ", ") + name + "=" + text;
+    return s.empty() ? "-" : s;
 }
 
 std::string formatShapes(const std::vector<std::pair<std::string, Shape>>& shapes) {

@@ -12,6 +12,15 @@
 
 namespace llama {
 
+// A value written in a line besides its shapes: a number (or a run of them: "1 / 32", a token
+// list), quoted text, a dtype word or the target tensor after "-> tensor", with the word it is
+// written after ("startPos", "dim", "token") or "dtype" / "target".
+struct LineValue {
+    std::string name;
+    std::string text;
+    bool operator==(const LineValue&) const = default;
+};
+
 struct DebugLine {
     int lineNo = 0;       // in the file it was read from
     std::string message;  // without timestamp and duration
@@ -19,7 +28,8 @@ struct DebugLine {
     int layer = 0;        // 1-based as the log prints it ("layer: 1 / 32"); 0 outside the blocks
     int startPos = -1;    // of the forward pass, from the last "startPos: N" seen; -1 before any
     std::vector<std::pair<std::string, Shape>> shapes;  // each shape(...) with the name written before it
-    std::string signature;  // the message with shapes, numbers and quoted text blanked: what pairs lines
+    std::vector<LineValue> values;                      // in the order written
+    std::string signature;  // the message with shapes and values blanked: what pairs lines
     std::string exactText;  // the message with only the shapes blanked: prefers the same positions
 };
 
@@ -32,6 +42,8 @@ std::vector<DebugLine> readDebugLinesFile(const std::string& path);
 // can write this message; empty for a line no stage writes.
 std::vector<std::string> stagesOfMessage(const std::string& message);
 
+// "startPos=0, target=xq"
+std::string formatValues(const std::vector<LineValue>& values);
 // "xq=[22 32 128], keys=[32 128 22]"
 std::string formatShapes(const std::vector<std::pair<std::string, Shape>>& shapes);
 

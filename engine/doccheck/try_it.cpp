@@ -121,8 +121,8 @@ std::vector<TryItBlock> parseTryItBlocks(const std::string& path) {
         if (body.rfind("## ", 0) == 0) inExercises = body == "## Exercises";
         if (body.rfind("```", 0) == 0) {
             fence = std::string(indent, ' ') + "```";
-            if (body == "```console") {
-                blocks.push_back(markerLine ? pending : TryItBlock{});
+            if (body == "```console" && markerLine) {
+                blocks.push_back(pending);
                 open = &blocks.back();
                 open->file = file;
                 open->line = lineNo;

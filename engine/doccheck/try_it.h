@@ -1,7 +1,7 @@
 #pragma once
 // "Try it" blocks of chapters/*.md: a fenced `console` block whose `$ ` lines are commands and
-// whose other lines are what they print, optionally preceded by a marker comment stating how the
-// output is compared:
+// whose other lines are what they print, preceded by a marker comment stating how the output is
+// compared (a console block without one is an illustration, not run):
 //
 //     <!-- try-it: compare=lines-present tolerance=1e-3 exit=0 -->
 //     ```console
@@ -37,7 +37,7 @@ struct TryItBlock {
     bool exercise = false;  // under "## Exercises"
 };
 
-// Every console block of the Markdown file. Throws std::runtime_error naming file:line for a
+// Every marked console block of the Markdown file. Throws std::runtime_error naming file:line for a
 // marker that is malformed or not followed by a console block, or a block without a command.
 std::vector<TryItBlock> parseTryItBlocks(const std::string& path);
 

@@ -14,7 +14,13 @@ namespace llama {
 namespace {
 // The dry run's stand-in for sampling: no logits exist, so a fixed token keeps the loop going.
 constexpr int32_t kDryRunToken = 0;
+
 }  // namespace
+
+std::vector<int32_t> tokensBeforePad(const Tensor& row) {
+    const int32_t* ids = row.data<int32_t>();
+    return {ids, std::find(ids, ids + row.numel(), kPadId)};
+}
 
 GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& formatted, int maxTokens, Sampler& sampler,
                                      const std::function<void(const std::string&)>& onText) const {
@@ -38,27 +44,30 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
                                                     prompt.size(), ctx.maxSeqLen));
 
-        // Stage 2: the tokens tensor, padded with nothing: we run one sequence.
-        std::vector<int32_t> tokens = prompt;
-        Tensor allTokens = Tensor::fromInt32(tokens);
-        ctx.stage(StageId::TokensTensor, {{"tokens", allTokens}, {"count", int64_t(prompt.size())}});
+        // Stage 2: the tokens tensor. As in the walkthrough (and Meta's code), one Int32 row as long
+        // as the context, filled with the pad id and the prompt at its start; each sampled token is
+        // written after it, and every pass reads its input tokens as a slice of this row.
+        Tensor tokens = ml::Full({ctx.maxSeqLen}, DType::I32, float(kPadId));
+        std::copy(prompt.begin(), prompt.end(), tokens.mutableData<int32_t>());
+        ctx.stage(StageId::TokensTensor, {{"tokens", tokens}, {"count", int64_t(prompt.size())}});
 
         const auto stopIds = tokenizer_.stopIds();
-        int startPos = 0;
-        std::vector<int32_t> stepTokens = prompt;
+        int startPos = 0;                  // the walkthrough's prevPos
+        int curPos = int(prompt.size());  // this pass reads tokens [startPos, curPos)
         while (true) {
             if (int(result.generatedTokens.size()) >= maxTokens) {
                 result.stopReason = "max tokens";
                 break;
             }
-            if (startPos + int(stepTokens.size()) > ctx.maxSeqLen) {
+            if (curPos > ctx.maxSeqLen) {
                 result.stopReason = "context length";
                 break;
             }
             // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
-            Tensor inputTokens = Tensor::fromInt32(stepTokens);
+            Tensor inputTokens = ml::Slice(tokens, startPos, curPos);
             const auto here = ctx.at(-1, startPos);
-            ctx.stage(StageId::SequenceLoop, {{"phase", ctx.step == 0 ? "prefill" : "decoding"}, {"inputTokens", inputTokens}});
+            ctx.stage(StageId::SequenceLoop,
+                      {{"phase", ctx.step == 0 ? "prefill" : "decoding"}, {"curPos", curPos}, {"inputTokens", inputTokens}});
 
             auto t0 = Clock::now();
             Tensor logits = transformer_.Forward(ctx, inputTokens, startPos);
@@ -75,7 +84,8 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
                        {"method", sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax"}},
                       skippedIf(!lastLogits.hasData()));
 
-            startPos += int(stepTokens.size());
+            if (curPos < ctx.maxSeqLen) tokens.mutableData<int32_t>()[curPos] = next;
+            startPos = curPos++;
             ctx.step++;
             if (std::find(stopIds.begin(), stopIds.end(), next) != stopIds.end()) {
                 result.stopReason = "end of turn token";
@@ -85,7 +95,6 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             std::string piece = decoder.feed(tokenizer_.decodeToken(next));
             result.text += piece;
             if (onText && !piece.empty()) onText(piece);
-            stepTokens = {next};
         }
     } catch (const GenerationStopped&) {
         result.stopReason = "stopped";

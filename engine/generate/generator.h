@@ -11,6 +11,12 @@
 
 namespace llama {
 
+// The tokens tensor (stage 2) is one row as long as the context, filled with this pad id (Meta's
+// pad_id for Llama 2's and Llama 3's tokenizers: no token has it) after the tokens known so far.
+constexpr int32_t kPadId = -1;
+// The ids of such a row up to its first pad: the tokens it holds.
+std::vector<int32_t> tokensBeforePad(const Tensor& row);
+
 struct GenerationResult {
     std::vector<int32_t> promptTokens;
     std::vector<int32_t> generatedTokens;

@@ -35,7 +35,10 @@ void InferenceContext::stage(StageId stage, std::initializer_list<StageField> fi
                                {"HeadDim", headDim_}})
         all.emplace_back(name, value);
     StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all));
-    for (auto* o : observers_) o->onStage(event);
+    {
+        const std::lock_guard<std::mutex> oneAtATime(deliver_);
+        for (auto* o : observers_) o->onStage(event);
+    }
     if (stopRequested()) throw GenerationStopped{};
 }
 

@@ -3,6 +3,7 @@
 // the observers watching the stages, and where we are in the run.
 #include <atomic>
 #include <initializer_list>
+#include <mutex>
 #include <vector>
 
 #include "model/model_args.h"
@@ -50,11 +51,13 @@ public:
 
     // A stage mark: tells every observer that `stage` finished, with the values its log line
     // names. The line is written (from the catalog's wording) only when someone listens, so an
-    // unobserved run pays nothing for logging.
+    // unobserved run pays nothing for logging. Safe to call from the Q/K/V tasks: marks are
+    // delivered one at a time, in the order they are made.
     void stage(StageId stage, std::initializer_list<StageField> fields, SkippedIf skipped = {});
 
 private:
     std::vector<StageObserver*> observers_;
+    std::mutex deliver_;  // one mark at a time reaches the observers
     const std::atomic<bool>* stop_ = nullptr;
     int layer_ = -1, startPos_ = 0;
     int nLayers_, nHeads_, nKVHeads_, nRep_, headDim_;

@@ -34,15 +34,25 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     const int64_t endPos = pass.startPos + sequenceLength;
 
     // Stage 8: xq, xk, xv. The walkthrough runs these as three goroutines; here they are three
-    // std::async tasks (the log keeps the walkthrough's words so the two can be diffed).
-    auto xqTask = std::async(std::launch::async, [&] { return ml::LinearTransformation(x, attn_wq); });
-    auto xkTask = std::async(std::launch::async, [&] { return ml::LinearTransformation(x, attn_wk); });
-    auto xvTask = std::async(std::launch::async, [&] { return ml::LinearTransformation(x, attn_wv); });
+    // std::async tasks (the log keeps the walkthrough's words so the two can be diffed). Each is
+    // marked when scheduled and again from inside the task when it starts, as the goroutines log.
+    auto schedule = [&](const char* weightsName, const Tensor& weights, const char* target) {
+        auto mark = [&ctx, &x, &weights, weightsName, target](StageId stage) {
+            ctx.stage(stage, {{"x", x}, {"weightsName", weightsName}, {"weights", weights}, {"target", target}});
+        };
+        mark(StageId::QKVSchedule);
+        return std::async(std::launch::async, [mark, &x, &weights] {
+            mark(StageId::QKVTask);
+            return ml::LinearTransformation(x, weights);
+        });
+    };
+    auto xqTask = schedule("attn_wq", attn_wq, "xq");
+    auto xkTask = schedule("attn_wk", attn_wk, "xk");
+    auto xvTask = schedule("attn_wv", attn_wv, "xv");
     Tensor xq = xqTask.get();
     Tensor xk = xkTask.get();
     Tensor xv = xvTask.get();
-    ctx.stage(StageId::QKV, {{"x", x}, {"attn_wq", attn_wq}, {"attn_wk", attn_wk}, {"attn_wv", attn_wv},
-                             {"xq", xq}, {"xk", xk}, {"xv", xv}});
+    ctx.stage(StageId::QKV, {{"xq", xq}, {"xk", xk}, {"xv", xv}});
 
     // Stage 9: split the last dimension into heads.
     xq = ml::Reshape(xq, {sequenceLength, N_Heads, HeadDim});

@@ -35,6 +35,7 @@ Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, co
     ctx.stage(StageId::FfnNorm, {{"h", h}, {"ffn_norm", ffn_norm.weights}, {"normalizedH", normalizedH}});
 
     // Stage 17: the feed-forward module.
+    ctx.stage(StageId::FfnForward, {{"normalizedH", normalizedH}});
     Tensor ffnOutput = feedForward.Forward(ctx, normalizedH);
 
     // Stage 18: residual connection around the feed-forward.

@@ -51,7 +51,8 @@ StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool
 class StageObserver {
 public:
     virtual ~StageObserver() = default;
-    // Called on the engine's thread, in order. Blocking here holds the engine at this stage.
+    // Called one mark at a time, in order; the Q/K/V tasks' marks (qkv_task) come from their
+    // own threads. Blocking here holds the engine at this stage.
     virtual void onStage(const StageEvent& event) = 0;
 };
 

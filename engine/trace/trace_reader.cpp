@@ -190,7 +190,13 @@ TracedStage readStage(const json& j, std::string_view data, const ModelArgs& arg
             t.stats = stats;
         }
         if (d.contains("values")) t.values = valuesFrom(d["values"], t.shape, data);
-        if (d.contains("tokens")) t.tokens = tokens(d["tokens"]);
+        if (d.contains("tokens")) {
+            t.tokens = tokens(d["tokens"]);
+            // Token ids fill a row of at most the context length, from its start.
+            if (t.shape.size() != 1 || t.shape[0] > args.max_seq_len || int64_t(t.tokens.size()) > t.shape[0])
+                throw TraceError(fmt::format("tensor '{}' of shape {} lists {} tokens: expected a row of at most {} positions holding them",
+                                             t.name, shapeToString(t.shape), t.tokens.size(), args.max_seq_len));
+        }
         s.tensors.push_back(std::move(t));
     }
     if (j.contains("top"))

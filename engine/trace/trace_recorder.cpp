@@ -191,7 +191,7 @@ void TraceRecorder::onStage(const StageEvent& e) {
             appendValues(*t, data, j);
             if (t->dtype() == DType::I32) {
                 json tokens = json::array();
-                for (int64_t k = 0; k < t->numel(); ++k) tokens.push_back(tokenJson(*tokenizer_, t->data<int32_t>()[k]));
+                for (int32_t id : tokensBeforePad(*t)) tokens.push_back(tokenJson(*tokenizer_, id));
                 j += R"(,"tokens":)" + text(tokens);
             }
         }

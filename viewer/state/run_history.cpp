@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "generate/generator.h"
+
 namespace llama::viewer {
 
 namespace {
@@ -41,8 +43,7 @@ void RunHistory::add(const StageEvent& event, std::vector<TokenProbability> top,
 
     // The token ids: the prompt at stage 2, then each step's input tokens at their positions.
     if (event.stage == StageId::TokensTensor && !record->tensors.empty() && record->tensors[0].data) {
-        const Tensor& t = *record->tensors[0].data;
-        promptTokens_.assign(t.data<int32_t>(), t.data<int32_t>() + t.numel());
+        promptTokens_ = tokensBeforePad(*record->tensors[0].data);
     }
     if (event.stage == StageId::SequenceLoop && !record->tensors.empty()) {
         const CapturedTensor& in = record->tensors[0];

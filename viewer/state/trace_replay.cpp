@@ -4,6 +4,9 @@
 
 #include <cstring>
 #include <map>
+
+#include "generate/generator.h"
+#include "ml/ops.h"
 #include <stdexcept>
 
 namespace llama::viewer {
@@ -47,10 +50,11 @@ private:
     int32_t vocab_;
 };
 
-// Token-id tensors come back as F32 values plus their ids; the viewer reads them as Int32.
+// Token-id tensors come back as F32 values plus their ids up to the first pad; the viewer reads
+// them as Int32, padded as they were.
 Tensor replayTensor(const TracedTensor& t) {
     if (!t.tokens.empty()) {
-        Tensor ids({int64_t(t.tokens.size())}, DType::I32);
+        Tensor ids = ml::Full(t.shape, DType::I32, float(kPadId));
         for (size_t i = 0; i < t.tokens.size(); ++i) ids.mutableData<int32_t>()[i] = t.tokens[i].id;
         return ids;
     }

@@ -1,0 +1,81 @@
+// Stage 8's three tasks: each is marked when scheduled (on the block's thread, in the order xq,
+// xk, xv) and again from inside the task when it starts; observers get one mark at a time.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "generate/generator.h"
+#include "model/synthetic.h"
+
+using namespace llama;
+
+namespace {
+struct Mark {
+    StageId stage;
+    int layer, step;
+    std::string target;
+    std::thread::id thread;
+};
+
+class MarkRecorder : public StageObserver {
+public:
+    std::vector<Mark> marks;
+    int overlaps = 0;
+    void onStage(const StageEvent& e) override {
+        if (inside_.fetch_add(1) != 0) ++overlaps;
+        std::string target;
+        for (const StageField& f : e.fields)
+            if (std::string_view(f.name) == "target") target = std::get<std::string>(f.value);
+        std::this_thread::yield();  // widen the window a second delivery would need
+        marks.push_back({e.stage, e.layer, e.step, target, std::this_thread::get_id()});
+        inside_.fetch_sub(1);
+    }
+
+private:
+    std::atomic<int> inside_{0};
+};
+}  // namespace
+
+TEST_CASE("qkv tasks: scheduled in order, started from their own threads, delivered one at a time", "[step][model]") {
+    Model model = makeSyntheticModel("tiny", 3, false);
+    LlamaTransformer transformer(model);
+    InferenceContext ctx(model.args);
+    MarkRecorder recorder;
+    ctx.addObserver(&recorder);
+    Sampler sampler(SamplingSettings{});
+    Generator(transformer, *model.tokenizer).generate(ctx, "Hi there", 3, sampler, {});
+    const auto engineThread = std::this_thread::get_id();
+
+    CHECK(recorder.overlaps == 0);
+    // Per (step, layer): the schedule marks, the task marks and where the results come.
+    std::map<std::pair<int, int>, std::vector<const Mark*>> byBlock;
+    for (const Mark& m : recorder.marks)
+        if (m.stage == StageId::QKVSchedule || m.stage == StageId::QKVTask || m.stage == StageId::QKV) byBlock[{m.step, m.layer}].push_back(&m);
+    REQUIRE(byBlock.size() == size_t(3 * model.args.n_layers));
+    for (const auto& [where, marks] : byBlock) {
+        INFO("step " << where.first << ", layer " << where.second);
+        REQUIRE(marks.size() == 7);
+        std::vector<std::string> scheduled;
+        std::set<std::string> started;
+        for (size_t i = 0; i < marks.size(); ++i) {
+            const Mark& m = *marks[i];
+            if (m.stage == StageId::QKVSchedule) {
+                CHECK(m.thread == engineThread);
+                scheduled.push_back(m.target);
+            } else if (m.stage == StageId::QKVTask) {
+                CHECK(m.thread != engineThread);
+                // A task starts only after it was scheduled.
+                CHECK(std::find(scheduled.begin(), scheduled.end(), m.target) != scheduled.end());
+                started.insert(m.target);
+            } else {
+                CHECK(i == marks.size() - 1);  // the results come last
+                CHECK(m.thread == engineThread);
+            }
+        }
+        CHECK(scheduled == std::vector<std::string>{"xq", "xk", "xv"});
+        CHECK(started == std::set<std::string>{"xq", "xk", "xv"});
+    }
+}
