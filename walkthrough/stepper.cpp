@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cmath>
-#include <numeric>
 #include <istream>
 #include <ostream>
 
+#include "generate/sampler.h"
+#include "ml/ops.h"
 #include "trace/tensor_stats.h"
 
 namespace llama::cli {
@@ -212,23 +212,15 @@ std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t 
 
 std::string formatTopLogits(const Tensor& logits, const Tokenizer& tokenizer, int k) {
     if (!logits.hasData()) return "no logits: a dry run computes shapes only\n";
-    const int64_t vocab = logits.dim(-1), base = logits.numel() - vocab;  // the last row
-    std::vector<double> v(vocab);
-    for (int64_t i = 0; i < vocab; ++i) v[i] = logits.floatAt(base + i);
-    std::vector<int32_t> order(vocab);
-    std::iota(order.begin(), order.end(), 0);
-    k = int(std::min<int64_t>(k, vocab));
-    // Ties keep the lower id first, as the greedy argmax does.
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int32_t a, int32_t b) { return v[a] > v[b] || (v[a] == v[b] && a < b); });
-    double sum = 0;
-    for (double x : v) sum += std::exp(x - v[order[0]]);
-    std::string out = fmt::format("top {} of {} logits{}:\n  rank      id     logit    prob  piece\n", k, vocab,
+    const int64_t vocab = logits.dim(-1), rows = logits.numel() / vocab;
+    // The last row, as the sampler sees it; its probabilities at temperature 1.
+    const Tensor row = ml::Reshape(ml::Slice(ml::Reshape(logits, {rows, vocab}), rows - 1, rows), {vocab});
+    const auto top = Sampler(SamplingSettings{}).topTokens(row, k);
+    std::string out = fmt::format("top {} of {} logits{}:\n  rank      id     logit    prob  piece\n", top.size(), vocab,
                                   logits.rank() == 2 ? " (the last position's row)" : "");
-    for (int i = 0; i < k; ++i) {
-        const int32_t id = order[i];
-        out += fmt::format("  {:>4}  {:>6}  {:>8.4f}  {:.4f}  \"{}\"\n", i + 1, id, v[id], std::exp(v[id] - v[order[0]]) / sum,
-                           tokenizer.pieceForDisplay(id));
-    }
+    for (size_t i = 0; i < top.size(); ++i)
+        out += fmt::format("  {:>4}  {:>6}  {:>8.4f}  {:.4f}  \"{}\"\n", i + 1, top[i].id, top[i].logit, top[i].probability,
+                           tokenizer.pieceForDisplay(top[i].id));
     return out;
 }
 
