@@ -47,6 +47,22 @@ TEST_CASE("CLI --step: q ends the generation cleanly", "[cli][step]") {
     CHECK(contains(r.output, "stopped by: stopped"));
 }
 
+TEST_CASE("CLI --step: token pieces at stage 1, attention labelled with tokens, top K at the logits", "[cli][step]") {
+    CliRun r = runWalkthrough("--step -n 1 -q -p \"The cat sat on the mat\"", "b scores_mask 2\nc\np scores 0\nb logits\nc\ntop 3\n\ntop 2\nq\n");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.output.find("   | Token pieces: \"<|begin_of_text|>\" \"The\" \" c\" \"at\" \" sat\" \" on\" \" the\" \" m\" \"at\"\n") !=
+          std::string::npos);
+    // The scores' rows are the queries, their columns the keys: both positions carry their token.
+    CHECK(r.output.find("[2] \" c\"") != std::string::npos);
+    CHECK(r.output.find("  5 \" on\"") != std::string::npos);
+    CHECK(r.output.find("top 3 of 4096 logits (the last position's row):\n  rank      id     logit    prob  piece\n     1      44") !=
+          std::string::npos);
+    CHECK(r.output.find("\",\"\n") != std::string::npos);
+    // At the sampling stage the logits are one row; elsewhere top explains where it works.
+    CHECK(r.output.find("top 2 of 4096 logits:\n") != std::string::npos);
+}
+
 TEST_CASE("CLI --dry-run: Llama 3.1 8B's shapes, without its weights, in seconds", "[cli][dryrun]") {
     fs::path log = fs::temp_directory_path() / "llama_cli_dry_run_8b.log";
     auto t0 = std::chrono::steady_clock::now();

@@ -3,6 +3,11 @@
 
 #include <limits>
 
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "session/model_source.h"
 #include "stepper.h"
 
 using namespace llama;
@@ -83,4 +88,44 @@ TEST_CASE("stepper: tensor slices are aligned, indexed and elided", "[step][cli]
     CHECK(s.find(" 29") != std::string::npos);
 
     CHECK(formatTensorSlice("xq", Tensor::shapeOnly({6, 32, 128}, DType::BF16)).find("no values (dry run") != std::string::npos);
+}
+
+TEST_CASE("stepper: top [K]", "[step][cli]") {
+    StepCommand c = parseStepCommand("top");
+    REQUIRE(c.kind == K::Top);
+    CHECK(c.index == 10);
+    CHECK(parseStepCommand("top 3").index == 3);
+    CHECK(parseStepCommand("top 0").error.find("K '0' is not a number from 1 to 1000") != std::string::npos);
+    CHECK(parseStepCommand("top 2 3").kind == K::Invalid);
+}
+
+TEST_CASE("stepper: a slice labelled with tokens, rows left-aligned", "[step][cli]") {
+    Tensor t({2, 2}, DType::F32);
+    float* d = t.mutableData<float>();
+    d[0] = 0.5f, d[1] = 0.25f, d[2] = 1.0f, d[3] = 2.0f;
+    CHECK(formatTensorSlice("mask", t, 0, 8, 8, {{"\"a\"", "\"bc\""}, {"\"x\"", "\"yz\""}}) ==
+          "mask [2 2] F32\n"
+          "          0 \"x\"  1 \"yz\"\n"
+          "[0] \"a\"     0.5    0.25\n"
+          "[1] \"bc\"      1       2\n");
+    // Labels that do not fit the tensor are not used.
+    CHECK(formatTensorSlice("mask", t, 0, 8, 8, {{"\"a\""}, {"\"x\""}}) == formatTensorSlice("mask", t));
+}
+
+TEST_CASE("stepper: top K logits with probabilities and pieces (bundled tokenizer)", "[step][cli]") {
+    const Model m = loadModelSource({ModelSource::Kind::Files, ASSETS_DIR "/model"}, {.shapesOnly = true});
+    Tensor logits({2, 4096}, DType::F32);  // the last row counts
+    float* d = logits.mutableData<float>();
+    d[4096 + 44] = std::log(3.0f);  // "," three times as likely as each of the others ...
+    d[4096 + 58] = std::log(2.0f);  // ":" twice
+    d[7] = 100;                     // the first row is ignored
+    const std::string top = formatTopLogits(logits, *m.tokenizer, 3);
+    const double rest = 3 + 2 + 4094;
+    CHECK(top == fmt::format("top 3 of 4096 logits (the last position's row):\n"
+                             "  rank      id     logit    prob  piece\n"
+                             "     1      44    1.0986  {:.4f}  \",\"\n"
+                             "     2      58    0.6931  {:.4f}  \":\"\n"
+                             "     3       0    0.0000  {:.4f}  \"\\x00\"\n",
+                             3 / rest, 2 / rest, 1 / rest));
+    CHECK(formatTopLogits(Tensor::shapeOnly({4096}, DType::F32), *m.tokenizer, 3).find("dry run") != std::string::npos);
 }

@@ -43,11 +43,14 @@ Inspection::Inspection(const Options& o, Session& session) : options_(o), lens_(
     }
     if (o.step) {
         controller_ = std::make_unique<StepController>(StepController::Mode::Stage);
-        stepper_ = std::make_unique<TerminalStepper>(*controller_, std::cin, std::cout, model.args.n_layers, !isatty(STDIN_FILENO));
+        tokens_ = std::make_unique<PositionTokens>(*model.tokenizer);
+        stepper_ = std::make_unique<TerminalStepper>(*controller_, std::cin, std::cout, model.args.n_layers, !isatty(STDIN_FILENO),
+                                                     tokens_.get());
         lensCollector_ = std::make_unique<LensCollector>(lens_, *model.tokenizer);
         stepper_->setLens([this](int k) { return lensCollector_->describe(k); });
         session.addObserver(lensCollector_.get());
         std::cout << "Stepping: the run pauses after each stage. h for help, Enter for the next stage.\n";
+        session.addObserver(tokens_.get());  // before the controller: it knows a stage's tokens when the run pauses
         session.addObserver(controller_.get());
     }
 }

@@ -26,6 +26,7 @@ private:
     const Options& options_;
     LogitLens lens_;
     std::unique_ptr<TraceRecorder> recorder_;
+    std::unique_ptr<PositionTokens> tokens_;
     std::unique_ptr<StepController> controller_;
     std::unique_ptr<TerminalStepper> stepper_;
     std::unique_ptr<LensCollector> lensCollector_;

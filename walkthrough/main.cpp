@@ -19,6 +19,7 @@
 #include "model_summary.h"
 #include "penalty_options.h"
 #include "session.h"
+#include "tokenize.h"
 #include "trace/debug_log_observer.h"
 #include "what_if.h"
 
@@ -141,6 +142,8 @@ int main(int argc, char** argv) {
     CLI::App* inspect = cli::addInspectCommand(app, o.model, inspectOptions);
     cli::DiffOptions diffOptions;
     CLI::App* diff = cli::addDiffCommand(app, diffOptions);
+    cli::TokenizeOptions tokenizeOptions{.model = o.model};
+    CLI::App* tokenize = cli::addTokenizeCommand(app, tokenizeOptions);
 
     try {
         app.parse(argc, argv);
@@ -153,6 +156,7 @@ int main(int argc, char** argv) {
         if (*compareDoc) return cli::runCompareDoc(compareDocOptions);
         if (*convert) return cli::runConvert(convertOptions);
         if (*diff) return cli::runDiff(diffOptions);
+        if (*tokenize) return cli::runTokenize(tokenizeOptions);
         if (*inspect) {
             const Model model = loadModel(o.model);
             if (inspectOptions.block.first.empty()) cli::printModelInspection(model);

@@ -8,6 +8,8 @@
 #include <istream>
 #include <ostream>
 
+#include "generate/sampler.h"
+#include "ml/ops.h"
 #include "trace/tensor_stats.h"
 
 namespace llama::cli {
@@ -20,7 +22,9 @@ const char* const kStepHelp =
     "  c               continue to the next breakpoint (or the end)\n"
     "  b STAGE [LAYER] break at a stage: a key (scores_softmax) or a number (13 = all of its stages),\n"
     "                  optionally only in LAYER (1-based, as the log counts)\n"
-    "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0, e.g. the head)\n"
+    "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0, e.g. the head);\n"
+    "                  attention scores and the mask are labelled with the tokens\n"
+    "  top [K]         the K most likely next tokens (default 10), at the logits and sampling stages\n"
     "  lens [K]        logit lens: the top token each layer so far would predict (K: the last position's top K)\n"
     "  h               this help\n"
     "  q               quit: end the generation here\n"
@@ -123,6 +127,22 @@ std::vector<int64_t> pickIndices(int64_t n, int max) {
     return out;
 }
 
+StepCommand parseTop(const std::vector<std::string_view>& w) {
+    StepCommand c;
+    c.kind = StepCommand::Kind::Top;
+    c.index = 10;
+    if (w.size() > 2) return invalid("usage: top [K], e.g. top 5");
+    if (w.size() == 2) {
+        auto n = parseInt(w[1]);
+        if (!n || *n < 1 || *n > 1000) return invalid(fmt::format("K '{}' is not a number from 1 to 1000", w[1]));
+        c.index = *n;
+    }
+    return c;
+}
+
+// The tensors whose rows are this pass's queries and whose columns are all positions so far.
+bool isAttentionTensor(const std::string& name) { return name == "xqMatMulKeys" || name == "scores" || name == "mask"; }
+
 std::string tensorLine(const StageTensor& st) {
     const Tensor& t = *st.tensor;
     std::string head = fmt::format("   {:<14} {:<16} {:<9}", st.name, shapeToString(t.shape()), dtypeName(t.dtype()));
@@ -142,6 +162,7 @@ StepCommand parseStepCommand(std::string_view line) {
     if (w[0] == "b") return parseBreak(w);
     if (w[0] == "p") return parsePrint(w);
     if (w[0] == "lens") return parseLens(w);
+    if (w[0] == "top") return parseTop(w);
     if (w.size() == 1) {
         if (w[0] == "l") c.kind = K::NextLayer;
         else if (w[0] == "t") c.kind = K::NextToken;
@@ -153,7 +174,7 @@ StepCommand parseStepCommand(std::string_view line) {
     return invalid(fmt::format("unknown command '{}' (h for help)", std::string(w[0])));
 }
 
-std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols) {
+std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols, const SliceLabels& labels) {
     const std::string what = fmt::format("{} {} {}", name, shapeToString(t.shape()), dtypeName(t.dtype()));
     if (!t.hasData()) return what + ": no values (dry run: shapes only)\n";
     if (t.rank() < 1 || t.rank() > 3) return what + ": only 1-D, 2-D and 3-D tensors can be printed\n";
@@ -173,9 +194,11 @@ std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t 
     const auto rowIdx = pickIndices(rows, maxRows), colIdx = pickIndices(cols, maxCols);
     // table[0] is the column header; column 0 the row labels.
     std::vector<std::vector<std::string>> table(rowIdx.size() + 1, std::vector<std::string>(colIdx.size() + 1));
-    for (size_t c = 0; c < colIdx.size(); ++c) table[0][c + 1] = colIdx[c] < 0 ? "…" : std::to_string(colIdx[c]);
+    const bool labelled = labels.rows.size() == size_t(rows) && labels.cols.size() == size_t(cols);
+    for (size_t c = 0; c < colIdx.size(); ++c)
+        table[0][c + 1] = colIdx[c] < 0 ? "…" : std::to_string(colIdx[c]) + (labelled ? " " + labels.cols[colIdx[c]] : "");
     for (size_t r = 0; r < rowIdx.size(); ++r) {
-        table[r + 1][0] = rowIdx[r] < 0 ? "…" : fmt::format("[{}]", rowIdx[r]);
+        table[r + 1][0] = rowIdx[r] < 0 ? "…" : fmt::format("[{}]", rowIdx[r]) + (labelled ? " " + labels.rows[rowIdx[r]] : "");
         for (size_t c = 0; c < colIdx.size(); ++c) {
             if (rowIdx[r] < 0 || colIdx[c] < 0) {
                 table[r + 1][c + 1] = "…";
@@ -191,8 +214,55 @@ std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t 
     std::string out = title + "\n";
     for (const auto& row : table) {
         std::string line;
-        for (size_t c = 0; c < row.size(); ++c) line += (c ? "  " : "") + padLeft(row[c], width[c]);
+        for (size_t c = 0; c < row.size(); ++c) {
+            // Token labels read better left-aligned; numbers right-aligned.
+            if (c == 0 && labelled) line += row[c] + std::string(width[c] - displayWidth(row[c]), ' ');
+            else line += (c ? "  " : "") + padLeft(row[c], width[c]);
+        }
         out += line + "\n";
+    }
+    return out;
+}
+
+std::string formatTopLogits(const Tensor& logits, const Tokenizer& tokenizer, int k) {
+    if (!logits.hasData()) return "no logits: a dry run computes shapes only\n";
+    const int64_t vocab = logits.dim(-1), rows = logits.numel() / vocab;
+    // The last row, as the sampler sees it; its probabilities at temperature 1.
+    const Tensor row = ml::Reshape(ml::Slice(ml::Reshape(logits, {rows, vocab}), rows - 1, rows), {vocab});
+    const auto top = Sampler(SamplingSettings{}).topTokens(row, k);
+    std::string out = fmt::format("top {} of {} logits{}:\n  rank      id     logit    prob  piece\n", top.size(), vocab,
+                                  logits.rank() == 2 ? " (the last position's row)" : "");
+    for (size_t i = 0; i < top.size(); ++i)
+        out += fmt::format("  {:>4}  {:>6}  {:>8.4f}  {:.4f}  \"{}\"\n", i + 1, top[i].id, top[i].logit, top[i].probability,
+                           tokenizer.pieceForDisplay(top[i].id));
+    return out;
+}
+
+void PositionTokens::onStage(const StageEvent& e) {
+    for (const auto& f : e.fields) {
+        if (e.stage == StageId::TokensTensor && std::string_view(f.name) == "tokens") {
+            const Tensor& t = *std::get<const Tensor*>(f.value);
+            ids_.clear();
+            for (int64_t i = 0; i < t.numel(); ++i) ids_.push_back(int32_t(t.floatAt(i)));
+        } else if (e.stage == StageId::Sample && !e.skipped && std::string_view(f.name) == "token") {
+            ids_.push_back(int32_t(std::get<int64_t>(f.value)));
+        }
+    }
+}
+
+std::vector<std::string> PositionTokens::labels(int64_t begin, int64_t end) const {
+    std::vector<std::string> out;
+    for (int64_t pos = begin; pos < end; ++pos) {
+        if (pos >= int64_t(ids_.size())) {
+            out.push_back("?");
+            continue;
+        }
+        std::string piece = tokenizer_.pieceForDisplay(ids_[pos]);
+        // Long pieces (<|begin_of_text|>) would widen every column: cut at 10 characters.
+        size_t chars = 0, cut = 0;
+        while (cut < piece.size() && chars < 10) chars += (static_cast<unsigned char>(piece[cut++]) & 0xC0) != 0x80;
+        while (cut < piece.size() && (static_cast<unsigned char>(piece[cut]) & 0xC0) == 0x80) ++cut;
+        out.push_back("\"" + piece.substr(0, cut) + (cut < piece.size() ? "…" : "") + "\"");
     }
     return out;
 }
@@ -213,8 +283,9 @@ std::string describeStage(const StageEvent& e, int nLayers) {
     return out;
 }
 
-TerminalStepper::TerminalStepper(StepController& controller, std::istream& in, std::ostream& out, int nLayers, bool echo)
-    : controller_(controller), in_(in), out_(out), nLayers_(nLayers), echo_(echo) {
+TerminalStepper::TerminalStepper(StepController& controller, std::istream& in, std::ostream& out, int nLayers, bool echo,
+                                 const PositionTokens* tokens)
+    : controller_(controller), in_(in), out_(out), nLayers_(nLayers), echo_(echo), tokens_(tokens) {
     controller_.setPauseListener([this](const StageEvent& e) { onPause(e); });
 }
 
@@ -262,7 +333,13 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
         case K::Print: {
             auto it = std::find_if(event.tensors.begin(), event.tensors.end(), [&](const StageTensor& t) { return t.name == c.tensor; });
             if (it != event.tensors.end()) {
-                out_ << formatTensorSlice(it->name, *it->tensor, c.index);
+                SliceLabels labels;
+                const Tensor& t = *it->tensor;
+                if (tokens_ && isAttentionTensor(it->name) && t.rank() >= 2) {
+                    labels.rows = tokens_->labels(event.startPos, event.startPos + t.dim(-2));
+                    labels.cols = tokens_->labels(0, t.dim(-1));
+                }
+                out_ << formatTensorSlice(it->name, t, c.index, 8, 8, labels);
                 return false;
             }
             std::string names;
@@ -272,6 +349,14 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
             return false;
         }
         case K::Lens: out_ << (lens_ ? lens_(int(c.index)) : "the logit lens is not available in this run\n"); return false;
+        case K::Top: {
+            auto it = std::find_if(event.tensors.begin(), event.tensors.end(), [](const StageTensor& t) { return t.name == "logits"; });
+            if (it == event.tensors.end() || !tokens_)
+                out_ << "no logits at this stage: top works at stage 19 (logits) and 20 (sampling); b logits, then c\n";
+            else
+                out_ << formatTopLogits(*it->tensor, tokens_->tokenizer(), int(c.index));
+            return false;
+        }
         case K::Help: out_ << kStepHelp; return false;
         case K::Invalid: out_ << c.error << "\n"; return false;
     }

@@ -35,9 +35,12 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
     Utf8StreamDecoder decoder;
     // A stop requested at any stage, the first ones included, ends the run with a result.
     try {
-        std::string ids;
-        for (int32_t id : prompt) ids += fmt::format(" {}", id);
-        ctx.stage(StageId::Tokenize, {{"count", int64_t(prompt.size())}, {"ids", ids}});
+        std::string ids, pieces;
+        for (int32_t id : prompt) {
+            ids += fmt::format(" {}", id);
+            pieces += fmt::format(" \"{}\"", tokenizer_.pieceForDisplay(id));
+        }
+        ctx.stage(StageId::Tokenize, {{"count", int64_t(prompt.size())}, {"ids", ids}, {"pieces", pieces}});
         if (int(prompt.size()) >= ctx.maxSeqLen)
             throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
                                                     prompt.size(), ctx.maxSeqLen));

@@ -1,6 +1,7 @@
 #include "tokenizer/bpe.h"
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 
 #include "tokenizer/merge_loop.h"
@@ -34,6 +35,31 @@ void bytePairEncode(std::string_view piece, const RankMap& ranks, std::vector<in
             if (rank == kNoMerge) throw std::logic_error("BPE part has no rank (missing single-byte token?)");
             out.push_back(rank);
         });
+}
+
+BpeTrace traceBytePairEncode(std::string_view piece, const RankMap& ranks) {
+    BpeTrace trace;
+    for (char c : piece) trace.start.emplace_back(1, c);
+    bytePairEncode(piece, ranks, trace.ids);
+    if (piece.empty()) return trace;
+    trace.wholePiece = rankOf(ranks, piece) != kNoMerge;
+    if (trace.wholePiece) return trace;
+    // The parts as they stand: first unit -> end unit.
+    std::map<int32_t, int32_t> parts;
+    for (int32_t i = 0; i < int32_t(piece.size()); ++i) parts[i] = i + 1;
+    auto bytes = [&](int32_t begin, int32_t end) { return std::string(piece.substr(begin, end - begin)); };
+    mergeAdjacentPairs(
+        int32_t(piece.size()), [&](int32_t left, int32_t, int32_t rightEnd) { return rankOf(ranks, piece.substr(left, rightEnd - left)); },
+        [&](int32_t left, int32_t right) {
+            BpeMergeStep step{bytes(left, right), bytes(right, parts[right]), 0, {}};
+            parts[left] = parts[right];
+            parts.erase(right);
+            step.rank = rankOf(ranks, piece.substr(left, parts[left] - left));
+            for (const auto& [begin, end] : parts) step.parts.push_back(bytes(begin, end));
+            trace.steps.push_back(std::move(step));
+        },
+        [](int32_t, int32_t) {});
+    return trace;
 }
 
 }  // namespace llama

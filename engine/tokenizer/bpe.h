@@ -22,4 +22,19 @@ using RankMap = std::unordered_map<std::string, int32_t, StringHash, std::equal_
 // O(n log n) in the piece length: a heap of candidate merges, a linked list of parts.
 void bytePairEncode(std::string_view piece, const RankMap& ranks, std::vector<int32_t>& out);
 
+// bytePairEncode step by step, for teaching (`llama-walkthrough tokenize`): the same merges in
+// the same order, each with the parts it leaves.
+struct BpeMergeStep {
+    std::string left, right;  // the adjacent pair merged
+    int32_t rank = 0;         // of left + right: the lowest among the adjacent pairs
+    std::vector<std::string> parts;  // the piece's parts after this merge
+};
+struct BpeTrace {
+    std::vector<std::string> start;  // the single bytes
+    bool wholePiece = false;         // the piece is a token itself: taken as is, no merges
+    std::vector<BpeMergeStep> steps;
+    std::vector<int32_t> ids;        // what bytePairEncode appends
+};
+BpeTrace traceBytePairEncode(std::string_view piece, const RankMap& ranks);
+
 }  // namespace llama

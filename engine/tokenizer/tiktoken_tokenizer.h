@@ -47,6 +47,11 @@ public:
     int32_t bosId() const override;
     std::vector<int32_t> stopIds() const override;
 
+    // The two passes of encoding ordinary text, one at a time, for teaching: the pre-tokenizer's
+    // pieces (views into `text`, which must be valid UTF-8), and one piece's BPE merges.
+    std::vector<std::string_view> pretokenize(std::string_view text) const { return splitter_.split(text); }
+    BpeTrace traceMerges(std::string_view piece) const { return traceBytePairEncode(piece, ranks_); }
+
     // N: ids below it are BPE tokens, ids from it on are special.
     int32_t numBaseTokens() const { return numBaseTokens_; }
 

@@ -12,8 +12,7 @@ std::string Tokenizer::decode(std::span<const int32_t> ids) const {
     return out;
 }
 
-std::string Tokenizer::pieceForDisplay(int32_t id) const {
-    const std::string bytes = decodeToken(id);
+std::string Tokenizer::bytesForDisplay(std::string_view bytes) {
     std::string out;
     char buf[8];
     size_t pos = 0;

@@ -37,7 +37,9 @@ public:
     std::string decode(std::span<const int32_t> ids) const;
     // One token made readable for token tables: \n \r \t and other control characters
     // escaped, bytes that are only part of a UTF-8 character shown as <0xE2>.
-    std::string pieceForDisplay(int32_t id) const;
+    std::string pieceForDisplay(int32_t id) const { return bytesForDisplay(decodeToken(id)); }
+    // The same for any bytes (a pre-tokenizer piece, a part during BPE).
+    static std::string bytesForDisplay(std::string_view bytes);
 
 protected:
     int32_t bos_ = -1;

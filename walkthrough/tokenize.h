@@ -1,0 +1,19 @@
+#pragma once
+// `llama-walkthrough tokenize TEXT`: chapter 8's two passes shown on real text with a real
+// vocabulary: the pre-tokenizer's pieces, one piece's BPE merges step by step, then the ids.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace llama::cli {
+
+struct TokenizeOptions {
+    std::string model;  // set to the bundled model by main
+    std::string text;
+    std::string word;   // the piece whose merges are shown; default: the longest
+};
+
+CLI::App* addTokenizeCommand(CLI::App& app, TokenizeOptions& options);
+int runTokenize(const TokenizeOptions& options);
+
+}  // namespace llama::cli
