@@ -56,7 +56,9 @@ void printModelInspection(const Model& m) {
 }
 
 void printBlockInspection(const Model& m, const InspectOptions& o) {
-    const auto& [name, row] = o.block;
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string& name = o.block.first;
+    const int64_t row = o.block.second;
     auto it = std::find_if(m.tensors.begin(), m.tensors.end(), [&](const auto& t) { return t.first == name; });
     if (it == m.tensors.end()) throw std::invalid_argument(fmt::format("{} has no tensor '{}' (inspect --model lists them)", m.path, name));
     const Tensor& t = it->second;
