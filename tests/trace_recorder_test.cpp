@@ -277,6 +277,20 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     edited([](auto& r) { r[0].json["model"]["args"]["n_layers"] = 2000000000; });
     requireTraceError(bad, "'n_layers' is 2000000000: expected 1 to 1024");
 
+    // The tokens row holds at most the context length, its ids from the start (the replay pads it).
+    const size_t tokensRow = stageIndex("tokens_tensor");
+    auto tokensShape = [&](int64_t n) {
+        edited([&](auto& r) {
+            r[tokensRow].json["tensors"][0].erase("values");
+            r[tokensRow].json["tensors"][0]["shape"] = {n};
+        });
+    };
+    tokensShape(int64_t(1) << 20);
+    requireTraceError(bad, fmt::format("record {} (STAG): tensor 'tokens' of shape [1048576] lists 3 tokens: expected a row of at most",
+                                       tokensRow));
+    tokensShape(1);
+    requireTraceError(bad, "tensor 'tokens' of shape [1] lists 3 tokens");
+
     const size_t mask = stageIndex("mask");
     edited([&](auto& r) { r[mask].json["tensors"][0]["shape"] = {4294967296LL, 4294967296LL}; });
     requireTraceError(bad, fmt::format("record {} (STAG): shape [4294967296,4294967296] has more than", mask));
