@@ -32,6 +32,10 @@ std::vector<float> gaussian(int64_t n, unsigned seed, float sigma) {
 Tensor quantizedWeights(DType t, int64_t out, int64_t in, unsigned seed) {
     auto w = gaussian(out * in, seed, 0.05f);
     auto bytes = quantize(t, w.data(), out * in);
+    // Our quantizer and llama.cpp's use -127..127, but -128 is a valid Q8_0 value a file may
+    // hold: put it in every fifth block, where the 8-bit kernels' offsets would overflow first.
+    if (t == DType::Q8_0)
+        for (size_t b = 0; b < bytes.size() / 34; b += 5) bytes[b * 34 + 2 + b % 32] = 0x80;
     Tensor wq({out, in}, t);
     std::memcpy(wq.mutableData<uint8_t>(), bytes.data(), bytes.size());
     return wq;
@@ -70,8 +74,9 @@ TEST_CASE("Every kernel path's integer dot products stay within x's rounding of 
             DYNAMIC_SECTION(dtypeName(t) << " on " << path) {
                 Tensor wq = quantizedWeights(t, out, in, 7), wf = decoded(wq);
                 // Fewer rows than a path's panel width (8 or 16 lanes) take the dot kernels, 4 rows
-                // per weight load (1, 2, 5, 6 rows: partial groups of 4); more take the int16
-                // panels (9, 17 and 33 rows leave a partly padded last group on every width).
+                // per weight load (1, 2, 5, 6 rows: partial groups of 4); more take the panels,
+                // int16 or (Q8_0 and Q4_0 with VNNI) byte ones (9, 17 and 33 rows leave a partly
+                // padded last group on every width).
                 for (int64_t rows : {1, 2, 5, 6, 9, 13, 16, 17, 33}) {
                     Tensor x = randomTensor({rows, in}, DType::F32, unsigned(rows));
                     Tensor reference;

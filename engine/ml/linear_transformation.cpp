@@ -9,7 +9,8 @@
 // Prefill (many tokens) does seqLen multiply-adds per weight, so no weight may be re-read
 // per token: quantized weights are unpacked a block of rows at a time into int16 panels in
 // cache, and multiplied with x quantized and interleaved a vector's width of rows at a time
-// (kernel_set.h), so each weight load serves 8 or 16 tokens; BF16 weights
+// (kernel_set.h), so each weight load serves 8 or 16 tokens (Q8_0 and Q4_0 weights stay bytes
+// where the CPU has 8-bit dot products: byte panels, four products per int32 lane); BF16 weights
 // with BF16 x are multiplied as they are stored where the CPU has bf16 dot products
 // (AVX512_BF16); otherwise BF16 and F32 weights are widened to F32 a block of rows at a time
 // into cache-resident scratch, then multiplied kTileX x rows by kTileW weight rows in
@@ -134,47 +135,76 @@ void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0
     }
 }
 
-// Quantized prefill: each block of weight rows is unpacked to int16 once (thread-local scratch,
-// in L2), then multiplied with every group of x rows, kernel.panelRows weight rows per call.
-struct PanelWeights {
-    kernels::BlockFormat format;
-    BlockRows w;
-    const kernels::PackedActivations* x;
-};
-
-template <class Y>
-void panelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64_t o1) {
-    const kernels::KernelSet& kernel = kernels::active();
-    const kernels::PackedActivations& x = *pw.x;
-    const int lanes = x.lanes;
-    thread_local std::vector<int16_t> q, mins;
-    thread_local std::vector<float> d, dmin;
-    q.resize(size_t(kQuantBlockRows * p.k));
-    d.resize(size_t(kQuantBlockRows * x.blocks));
-    dmin.resize(d.size());
-    mins.resize(d.size() * 8);
-    const kernels::Int16Rows panel{q.data(), d.data(), mins.data(), dmin.data()};
-    std::vector<float> out(size_t(kernel.panelRows * lanes));
+// Quantized prefill: each block of weight rows is unpacked once (unpack(first row, rows), into
+// thread-local scratch, in L2), then multiplied with every group of x rows, kernel.panelRows
+// weight rows per multiply(group, first row in the block, rows, out) call.
+template <class Y, class Unpack, class Multiply>
+void panelBlocks(const Problem& p, const BlockRows& w, int lanes, int64_t groups, Unpack&& unpack, Multiply&& multiply,
+                 Y* y, int64_t o0, int64_t o1) {
+    const int panelRows = kernels::active().panelRows;
+    std::vector<float> out(size_t(panelRows * lanes));
     for (int64_t ob = o0; ob < o1; ob += kQuantBlockRows) {
         const int64_t n = std::min(kQuantBlockRows, o1 - ob);
-        kernel.unpackRows(pw.format, pw.w.base + size_t(ob) * pw.w.rowBytes, pw.w.rowBytes, n, p.k, panel);
+        unpack(w.base + size_t(ob) * w.rowBytes, n);
         // The next block's weights start coming from memory while this one is multiplied
         // (unpacking waited for them: 15% of Q8_0 prefill at 32 tokens).
-        const uint8_t* next = pw.w.base + size_t(ob + n) * pw.w.rowBytes;
-        const size_t nextBytes = size_t(std::min(kQuantBlockRows, o1 - ob - n)) * pw.w.rowBytes;
+        const uint8_t* next = w.base + size_t(ob + n) * w.rowBytes;
+        const size_t nextBytes = size_t(std::min(kQuantBlockRows, o1 - ob - n)) * w.rowBytes;
         for (size_t b = 0; ob + n < o1 && b < nextBytes; b += 64) __builtin_prefetch(next + b, 0, 2);
-        for (int64_t g = 0; g < x.groups; ++g) {
-            const kernels::PackedX group = x.group(g);
+        for (int64_t g = 0; g < groups; ++g) {
             const int64_t validLanes = std::min<int64_t>(lanes, p.rows - g * lanes);
-            for (int64_t r0 = 0; r0 < n; r0 += kernel.panelRows) {
-                const int nr = int(std::min<int64_t>(kernel.panelRows, n - r0));
-                kernel.panel(pw.format, panel, r0, nr, p.k, group, out.data());
+            for (int64_t r0 = 0; r0 < n; r0 += panelRows) {
+                const int nr = int(std::min<int64_t>(panelRows, n - r0));
+                multiply(g, r0, nr, out.data());
                 for (int r = 0; r < nr; ++r)
                     for (int64_t lane = 0; lane < validLanes; ++lane)
                         y[(g * lanes + lane) * p.out + ob + r0 + r] = fromF32<Y>(out[size_t(r * lanes + lane)]);
             }
         }
     }
+}
+
+struct PanelWeights {
+    kernels::BlockFormat format;
+    BlockRows w;
+    const kernels::PackedActivations* x;
+};
+
+// Int16 panels (every quantized format).
+template <class Y>
+void panelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64_t o1) {
+    const kernels::KernelSet& kernel = kernels::active();
+    const kernels::PackedActivations& x = *pw.x;
+    thread_local std::vector<int16_t> q, mins;
+    thread_local std::vector<float> d, dmin;
+    q.resize(size_t(kQuantBlockRows * p.k));
+    d.resize(size_t(kQuantBlockRows * x.blocks));
+    const bool minsToo = pw.format == kernels::BlockFormat::Q4_K;  // only Q4_K has minimums
+    dmin.resize(minsToo ? d.size() : 0);
+    mins.resize(minsToo ? d.size() * 8 : 0);
+    const kernels::Int16Rows panel{q.data(), d.data(), mins.data(), dmin.data()};
+    panelBlocks(
+        p, pw.w, x.lanes, x.groups,
+        [&](const uint8_t* rows, int64_t n) { kernel.unpackRows(pw.format, rows, pw.w.rowBytes, n, p.k, panel); },
+        [&](int64_t g, int64_t r0, int nr, float* out) { kernel.panel(pw.format, panel, r0, nr, p.k, x.group(g), out); }, y, o0, o1);
+}
+
+// Byte panels (Q8_0 and Q4_0 where the CPU has 8-bit dot products).
+template <class Y>
+void bytePanelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64_t o1) {
+    const kernels::KernelSet& kernel = kernels::active();
+    const kernels::PackedActivations& x = *pw.x;
+    thread_local std::vector<int8_t> q;
+    thread_local std::vector<float> d;
+    thread_local std::vector<int32_t> offset;
+    q.resize(size_t(kQuantBlockRows * p.k));
+    d.resize(size_t(kQuantBlockRows * x.blocks));
+    offset.resize(d.size());
+    const kernels::ByteRows panel{q.data(), d.data(), offset.data()};
+    panelBlocks(
+        p, pw.w, x.lanes, x.groups,
+        [&](const uint8_t* rows, int64_t n) { kernel.unpackByteRows(pw.format, rows, pw.w.rowBytes, n, p.k, panel); },
+        [&](int64_t g, int64_t r0, int nr, float* out) { kernel.bytePanel(panel, r0, nr, p.k, x.byteGroup(g), out); }, y, o0, o1);
 }
 
 // BF16 x and weights on a CPU that multiplies bf16 pairs natively: a block of weight rows at a
@@ -335,11 +365,13 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     // it to whole tiles for the blocked path).
     std::vector<float> xf;
     const bool blocked = p.rows >= kPrefillMinRows && !integer;
-    // BF16 x against BF16 weights on a CPU with bf16 products: x is used as stored.
+    // BF16 x against BF16 weights on a CPU with bf16 products (prefill), or with the BF16 pair
+    // kernel (decode): x is used as stored.
     const bool nativeBF16 = blocked && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16;
+    const bool decodeBF16X = bf16Kernel && !blocked && p.rows == 1 && x.dtype() == DType::BF16;
     if (x.dtype() == DType::F32 && !blocked) {
         p.x = x.data<float>();
-    } else if (!nativeBF16) {
+    } else if (!nativeBF16 && !decodeBF16X) {
         xf.assign(size_t((p.rows + kTileX - 1) / kTileX * kTileX * k), 0.0f);
         detail::visitFloat(x.dtype(), [&](auto tag) {
             const auto* xs = x.data<decltype(tag)>();
@@ -352,10 +384,17 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
         using Y = decltype(yTag);
         Y* out = y.mutableData<Y>();
         if (integer && kernel.lanes && p.rows >= kernel.lanes) {
+            const bool bytes = kernel.bytePanel && (wType == DType::Q8_0 || wType == DType::Q4_0);
             const kernels::PackedActivations xp =
-                kernels::packActivations(p.x, p.rows, k, dtypeBlockSize(wType), wType == DType::Q4_K, kernel.lanes);
+                bytes ? kernels::packActivationBytes(p.x, p.rows, k, kernel.lanes)
+                      : kernels::packActivations(p.x, p.rows, k, dtypeBlockSize(wType), wType == DType::Q4_K, kernel.lanes);
             PanelWeights pw{blockFormat(wType), {wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, &xp};
-            forOutputRows(p, kQuantBlockRows, [&](int64_t o0, int64_t o1) { panelRows(p, pw, out, o0, o1); });
+            forOutputRows(p, kQuantBlockRows, [&](int64_t o0, int64_t o1) {
+                if (bytes)
+                    bytePanelRows(p, pw, out, o0, o1);
+                else
+                    panelRows(p, pw, out, o0, o1);
+            });
         } else if (integer) {
             std::vector<uint8_t> xq = quantizeX(p, wType);
             QuantizedWeights q{{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, xq.data(), k / dtypeBlockSize(wType)};
@@ -365,7 +404,6 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
                 nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), out, o0, o1);
             });
         } else if (bf16Kernel && !blocked) {
-            const bool decodeBF16X = p.rows == 1 && x.dtype() == DType::BF16;
             std::vector<float> prepared(decodeBF16X ? 0 : size_t(p.rows * k));
             for (int64_t s = 0; s < p.rows && !decodeBF16X; ++s) kernel.prepareBF16(p.x + s * k, k, prepared.data() + s * k);
             BF16Weights w{weights.data<uint16_t>(), prepared.data(), decodeBF16X ? x.data<uint16_t>() : nullptr};

@@ -45,6 +45,31 @@ PackedX PackedActivations::group(int64_t g) const {
     return {q.data() + g * k * lanes, d.data() + g * blocks * lanes, sums.empty() ? nullptr : sums.data() + g * blocks * 8 * lanes};
 }
 
+PackedXBytes PackedActivations::byteGroup(int64_t g) const { return {bytes.data() + g * k * lanes, d.data() + g * blocks * lanes}; }
+
+PackedActivations packActivationBytes(const float* x, int64_t rows, int64_t k, int lanes) {
+    PackedActivations p;
+    p.lanes = lanes;
+    p.k = k;
+    p.blocks = k / 32;
+    p.groups = (rows + lanes - 1) / lanes;
+    p.bytes.assign(size_t(p.groups * k * lanes), 128);  // padding rows are x = 0
+    p.d.assign(size_t(p.groups * p.blocks * lanes), 0.0f);
+    int8_t q[32];
+    for (int64_t s = 0; s < rows; ++s) {
+        const int64_t g = s / lanes, lane = s % lanes;
+        uint8_t* gq = p.bytes.data() + g * k * lanes;
+        for (int64_t b = 0; b < p.blocks; ++b) {
+            p.d[size_t((g * p.blocks + b) * lanes + lane)] = quantizeBlock(x + s * k + b * 32, 32, q);
+            for (int64_t i = 0; i < 32; ++i) {
+                const int64_t at = b * 32 + i;  // group of four at / 4, lane, then at % 4
+                gq[(at / 4) * 4 * lanes + 4 * lane + at % 4] = uint8_t(q[i] + 128);
+            }
+        }
+    }
+    return p;
+}
+
 PackedActivations packActivations(const float* x, int64_t rows, int64_t k, int64_t blockSize, bool withSums, int lanes) {
     PackedActivations p;
     p.lanes = lanes;

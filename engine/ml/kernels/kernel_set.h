@@ -55,6 +55,23 @@ struct PackedX {
 };
 constexpr int kMaxPanelRows = 8;  // the most weight rows any path's KernelSet::panel takes per call
 
+// Q8_0 and Q4_0 prefill where the CPU has 8-bit dot products (VNNI's vpdpbusd: four u8 x s8
+// products added into each int32 lane, twice the int16 panels' multiply-adds per instruction).
+// The weights stay signed bytes (Q4_0's nibbles minus 8), so a weight group of four can be
+// broadcast straight from memory into the instruction; x is the unsigned side, shifted by
+// 128, which adds 128 * (the sum of the weight block's q) to each block's sum: `offset` holds
+// that term negated, and each block's sum starts from it.
+struct ByteRows {
+    int8_t* q;        // [rows][k]
+    float* d;         // [rows][blocks of 32]
+    int32_t* offset;  // [rows][blocks]: -128 * sum of the block's q
+};
+// x quantized in blocks of 32 (activation_blocks.h), x ~ d[b][lane] * (q[i / 4][lane][i % 4] - 128).
+struct PackedXBytes {
+    const uint8_t* q;  // [k / 4][lanes][4]
+    const float* d;    // [blocks][lanes]
+};
+
 struct KernelSet {
     const char* name;
     // BF16 weights: out[s] = sum_i x[s * ldx + i] * w[i] for s < nx, F32 accumulation.
@@ -84,6 +101,10 @@ struct KernelSet {
     int panelRows;
     void (*unpackRows)(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const Int16Rows& out);
     void (*panel)(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out);
+    // Q8_0/Q4_0 prefill with byte panels (ByteRows; null where the CPU has no 8-bit dot
+    // product): the same contract as unpackRows and panel, `lanes` x rows per PackedXBytes.
+    void (*unpackByteRows)(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const ByteRows& out);
+    void (*bytePanel)(const ByteRows& w, int64_t r0, int nr, int64_t k, const PackedXBytes& x, float* out);
 };
 
 // The kernels in use: the fastest this CPU runs, unless LLAMA_KERNELS (reference, generic,

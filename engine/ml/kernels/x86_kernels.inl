@@ -491,5 +491,80 @@ void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, con
     }
 }
 
+#ifdef __AVX512VNNI__
+// ---- Q8_0 / Q4_0 prefill: byte panels (kernel_set.h, ByteRows) ------------------------------
+
+// The sum of a block's 32 signed bytes: sad against zero sums 8 unsigned bytes at a time, so
+// the bytes are first shifted to unsigned (+128 each, taken off at the end).
+inline int32_t sumBytes(__m256i q) {
+    const __m256i s = _mm256_sad_epu8(_mm256_xor_si256(q, _mm256_set1_epi8(char(0x80))), _mm256_setzero_si256());
+    const __m128i t = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    return int32_t(_mm_cvtsi128_si32(_mm_add_epi64(t, _mm_unpackhi_epi64(t, t)))) - 32 * 128;
+}
+
+void unpackByteRows(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const ByteRows& out) {
+    const int64_t blocks = k / 32;
+    const size_t blockBytes = f == BlockFormat::Q8_0 ? 34 : 18;
+    // Locals, not out's members: stores through int8_t* may alias them, and the compiler would
+    // reload every pointer after every store.
+    int8_t* q = out.q;
+    float* d = out.d;
+    int32_t* offset = out.offset;
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t b = 0; b < blocks; ++b, q += 32) {
+            const uint8_t* blk = w + size_t(r) * rowBytes + size_t(b) * blockBytes;
+            __m256i v;
+            if (f == BlockFormat::Q8_0) {
+                v = load32(blk + 2);
+            } else {  // Q4_0: weight i in byte i's low nibble, i + 16 in its high one, minus 8
+                const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2)), low = _mm_set1_epi8(0x0f);
+                v = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), low), _mm_and_si128(packed, low));
+                v = _mm256_sub_epi8(v, _mm256_set1_epi8(8));
+            }
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), v);
+            d[r * blocks + b] = halfAt(blk);
+            offset[r * blocks + b] = -128 * sumBytes(v);
+        }
+}
+
+// NR weight rows against one group of 16 x rows. Each step is one x load and, per weight row,
+// one vpdpbusd whose weight operand is broadcast from memory ({1to16}): 64 multiply-adds.
+template <int NR>
+void bytePanelN(const ByteRows& w, int64_t r0, int64_t k, const PackedXBytes& x, float* out) {
+    const int64_t blocks = k / 32;
+    __m512 acc[NR];
+    for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b) {
+        __m512i sum[NR];
+        for (int r = 0; r < NR; ++r) sum[r] = _mm512_set1_epi32(w.offset[(r0 + r) * blocks + b]);
+        const uint8_t* xq = x.q + b * 32 * kLanes;  // 8 groups of 4 values of 16 rows
+        const int8_t* wq = w.q + r0 * k + b * 32;
+        for (int i = 0; i < 32; i += 4) {
+            const __m512i xv = _mm512_loadu_si512(xq + i * kLanes);
+            // Inline assembly for the in-place update and the broadcast operand (see addPairProducts).
+            for (int r = 0; r < NR; ++r)
+                asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(sum[r]) : "v"(xv), "m"(*reinterpret_cast<const int32_t*>(wq + r * k + i)));
+        }
+        const __m512 dx = _mm512_loadu_ps(x.d + b * kLanes);
+        for (int r = 0; r < NR; ++r)
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[r]), _mm512_mul_ps(_mm512_set1_ps(w.d[(r0 + r) * blocks + b]), dx), acc[r]);
+    }
+    for (int r = 0; r < NR; ++r) _mm512_storeu_ps(out + r * kLanes, acc[r]);
+}
+
+void bytePanel(const ByteRows& w, int64_t r0, int nr, int64_t k, const PackedXBytes& x, float* out) {
+    switch (nr) {
+        case 1: return bytePanelN<1>(w, r0, k, x, out);
+        case 2: return bytePanelN<2>(w, r0, k, x, out);
+        case 3: return bytePanelN<3>(w, r0, k, x, out);
+        case 4: return bytePanelN<4>(w, r0, k, x, out);
+        case 5: return bytePanelN<5>(w, r0, k, x, out);
+        case 6: return bytePanelN<6>(w, r0, k, x, out);
+        case 7: return bytePanelN<7>(w, r0, k, x, out);
+        default: return bytePanelN<kPanelRows>(w, r0, k, x, out);
+    }
+}
+#endif
+
 }  // namespace
 }  // namespace llama::ml::kernels
