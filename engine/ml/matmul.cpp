@@ -3,9 +3,10 @@
 // inner loop vectorises, widening b's BF16 values in registers) and rounded once to the result
 // dtype, like PyTorch's bf16 bmm. Nothing is copied: at long context b is the whole key or
 // value cache of a layer, and widening it to F32 first cost more than the products (measured).
-// The pool splits the batch × rows of the output.
+// The columns are taken kCols at a time with their sums in registers for the whole k loop
+// (summing into a row in memory loaded and stored every sum once per k: 5.6% of BF16 prefill
+// at 128 tokens, for 1% of its multiply-adds). The pool splits the batch × rows of the output.
 #include <algorithm>
-#include <bit>
 #include <vector>
 
 #include "ml/op_util.h"
@@ -16,13 +17,44 @@ namespace llama::ml {
 
 namespace {
 
-// acc[j] += av * b[j] for j < n (the compiler vectorises both forms).
-inline void addScaledRow(float av, const float* b, float* acc, int64_t n) {
-    for (int64_t j = 0; j < n; ++j) acc[j] += av * b[j];
+// GCC/Clang vector extension: the compiler maps it onto whatever SIMD the target has (one
+// AVX-512 register, two AVX2 ones, four SSE ones), so the sums stay in registers on each.
+typedef float Cols __attribute__((vector_size(64)));
+constexpr int64_t kColsWidth = 16, kCols = 4 * kColsWidth;
+
+template <class B_>
+inline Cols loadCols(const B_* b) {
+    Cols v;
+    for (int j = 0; j < kColsWidth; ++j) v[j] = detail::toF32(b[j]);
+    return v;
 }
-inline void addScaledRow(float av, const BFloat16* b, float* acc, int64_t n) {
-    const auto* bits = reinterpret_cast<const uint16_t*>(b);
-    for (int64_t j = 0; j < n; ++j) acc[j] += av * std::bit_cast<float>(uint32_t(bits[j]) << 16);
+
+// y[j] = sum_k a[k] * b[k * ldb + j] for j < kCols: four named sums (an array of them was kept
+// in memory, a store and a reload per multiply-add).
+template <class B_>
+void columnTile(const float* a, const B_* b, int64_t K, int64_t ldb, float* y) {
+    Cols s0 = {}, s1 = {}, s2 = {}, s3 = {};
+    for (int64_t k = 0; k < K; ++k) {
+        const B_* bk = b + k * ldb;
+        s0 += a[k] * loadCols(bk);
+        s1 += a[k] * loadCols(bk + kColsWidth);
+        s2 += a[k] * loadCols(bk + 2 * kColsWidth);
+        s3 += a[k] * loadCols(bk + 3 * kColsWidth);
+    }
+    for (int j = 0; j < kColsWidth; ++j) {
+        y[j] = s0[j];
+        y[kColsWidth + j] = s1[j];
+        y[2 * kColsWidth + j] = s2[j];
+        y[3 * kColsWidth + j] = s3[j];
+    }
+}
+
+// The same for the last n < kCols columns.
+template <class B_>
+void columnTail(const float* a, const B_* b, int64_t K, int64_t ldb, int64_t n, float* y) {
+    std::fill_n(y, n, 0.0f);
+    for (int64_t k = 0; k < K; ++k)
+        for (int64_t j = 0; j < n; ++j) y[j] += a[k] * detail::toF32(b[k * ldb + j]);
 }
 
 }  // namespace
@@ -50,13 +82,14 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
             ThreadPool::global().parallelFor(
                 B * M,
                 [&](int64_t r0, int64_t r1) {
-                    std::vector<float> acc(static_cast<size_t>(N));
+                    std::vector<float> arow(static_cast<size_t>(K)), yrow(static_cast<size_t>(N));
                     for (int64_t r = r0; r < r1; ++r) {
-                        const A* ar = ap + r * K;
+                        for (int64_t k = 0; k < K; ++k) arow[size_t(k)] = detail::toF32(ap[r * K + k]);
                         const B_* bm = bp + (r / M) * K * N;
-                        std::fill(acc.begin(), acc.end(), 0.0f);
-                        for (int64_t k = 0; k < K; ++k) addScaledRow(detail::toF32(ar[k]), bm + k * N, acc.data(), N);
-                        for (int64_t n = 0; n < N; ++n) out[r * N + n] = detail::fromF32<A>(acc[size_t(n)]);
+                        int64_t j = 0;
+                        for (; j + kCols <= N; j += kCols) columnTile(arow.data(), bm + j, K, N, yrow.data() + j);
+                        if (j < N) columnTail(arow.data(), bm + j, K, N, N - j, yrow.data() + j);
+                        for (int64_t n = 0; n < N; ++n) out[r * N + n] = detail::fromF32<A>(yrow[size_t(n)]);
                     }
                 },
                 minRows);
