@@ -2,6 +2,7 @@
 // BF16 follows PyTorch's CPU kernels: widen to F32, compute, round to BF16 once.
 #include <cmath>
 
+#include "ml/exp_approx.h"
 #include "ml/op_util.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
@@ -172,10 +173,11 @@ Tensor DivToScalar(const Tensor& a, float scalar) {
     return unaryFloat("DivToScalar", a, [scalar](float x) { return x / scalar; });
 }
 
-// PyTorch computes silu as x / (1 + exp(-x)) in F32 (then rounds BF16 once); same here.
+// PyTorch computes silu as x / (1 + exp(-x)) in F32 (then rounds BF16 once), with its
+// vectorised exp; same here (exp_approx.h).
 Tensor Silu(const Tensor& x) {
     const OpScope profile(OpKind::Silu);
-    return unaryFloat("Silu", x, [](float v) { return v / (1.0f + std::exp(-v)); });
+    return unaryFloat("Silu", x, [](float v) { return v / (1.0f + detail::expApprox(-v)); });
 }
 
 }  // namespace llama::ml
