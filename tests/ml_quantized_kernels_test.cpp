@@ -126,13 +126,14 @@ TEST_CASE("The kernel paths agree with each other on quantized weights", "[ml][l
 
 TEST_CASE("Every kernel path's BF16 dot product matches the F32 reference", "[ml][linear][bf16][kernels]") {
     // k = 67 and 2051 leave tails after every vector width; 1-5 rows are the decode kernels'
-    // territory (one row of BF16 x: both operands widened in registers), 6-13 rows of BF16 x
-    // the prefill's (bf16 pairs multiplied natively on avx512bf16, partial tiles of 4 x 4 at 9
-    // and 13 rows and 9 weight rows).
+    // territory (one row of BF16 x: both operands widened in registers), 6-37 rows of BF16 x
+    // the prefill's (bf16 pairs multiplied natively on avx512bf16, widened in registers on avx2
+    // and avx512: partial tiles of 4 x 4, 4 x 3 and 6 x 4 at 9, 13 and 37 rows and 9 weight
+    // rows; 37 rows are two passes of 32 over the weights).
     for (const std::string& path : ml::kernels::supportedPaths())
         for (int64_t in : {67, 2051})
             for (auto [rows, xType] : {std::pair{int64_t(1), DType::F32}, {1, DType::BF16}, {3, DType::F32}, {5, DType::F32},
-                                       {6, DType::BF16}, {9, DType::BF16}, {13, DType::BF16}}) {
+                                       {6, DType::BF16}, {9, DType::BF16}, {13, DType::BF16}, {37, DType::BF16}}) {
                 Tensor x = randomTensor({rows, in}, xType, unsigned(in + rows));
                 Tensor w = randomTensor({9, in}, DType::BF16, unsigned(in));
                 Tensor reference;

@@ -11,10 +11,10 @@
 // cache, and multiplied with x quantized and interleaved a vector's width of rows at a time
 // (kernel_set.h), so each weight load serves 8 or 16 tokens (Q8_0 and Q4_0 weights stay bytes
 // where the CPU has 8-bit dot products: byte panels, four products per int32 lane); BF16 weights
-// with BF16 x are multiplied as they are stored where the CPU has bf16 dot products
-// (AVX512_BF16); otherwise BF16 and F32 weights are widened to F32 a block of rows at a time
-// into cache-resident scratch, then multiplied kTileX x rows by kTileW weight rows in
-// registers (compute-bound).
+// with BF16 x are multiplied as they are stored, by bf16 dot products (AVX512_BF16) or widened
+// in registers as they are loaded (AVX2, AVX-512); otherwise (F32 weights, F32 x, the generic
+// path) weights are widened to F32 a block of rows at a time into cache-resident scratch,
+// then multiplied kTileX x rows by kTileW weight rows in registers.
 // Either way the output rows are split across the shared thread pool.
 // F16 weights, and every quantized type on the "reference" path, are decoded to F32 as they
 // are used (dequantize()): the straightforward method, kept as the reference the integer
@@ -50,6 +50,8 @@ constexpr int kTileX = 6, kTileW = 4;
 constexpr int kTileX = 6, kTileW = 2;
 #endif
 constexpr int64_t kBlockRows = 8 * kTileW;  // weight rows widened per block: a few hundred KiB, stays in L2
+// Weight rows per block for KernelSet::bf16Rows: whole tiles of every path's (3, 4 or 6 rows).
+constexpr int64_t kBF16BlockRows = 24;
 // With fewer x rows than one tile, padding wastes more than the blocking saves (measured).
 constexpr int64_t kPrefillMinRows = kTileX;
 constexpr int64_t kQuantBlockRows = 16;     // quantized weight rows per block in prefill (~2-4 KiB each)
@@ -207,13 +209,13 @@ void bytePanelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, i
         [&](int64_t g, int64_t r0, int nr, float* out) { kernel.bytePanel(panel, r0, nr, p.k, x.byteGroup(g), out); }, y, o0, o1);
 }
 
-// BF16 x and weights on a CPU that multiplies bf16 pairs natively: a block of weight rows at a
-// time (in L2 while every x row passes over it), straight from the stored values.
+// BF16 x and weights with the path's BF16 kernel: a block of weight rows at a time (in L2
+// while every x row passes over it), straight from the stored values.
 template <class Y>
 void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
     thread_local std::vector<float> block;
-    for (int64_t ob = o0; ob < o1; ob += kBlockRows) {
-        const int64_t n = std::min(kBlockRows, o1 - ob);
+    for (int64_t ob = o0; ob < o1; ob += kBF16BlockRows) {
+        const int64_t n = std::min(kBF16BlockRows, o1 - ob);
         block.resize(size_t(p.rows * n));
         kernels::active().bf16Rows(x, p.rows, w + ob * p.k, n, p.k, block.data(), n);
         for (int64_t s = 0; s < p.rows; ++s)
@@ -365,8 +367,7 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     // it to whole tiles for the blocked path).
     std::vector<float> xf;
     const bool blocked = p.rows >= kPrefillMinRows && !integer;
-    // BF16 x against BF16 weights on a CPU with bf16 products (prefill), or with the BF16 pair
-    // kernel (decode): x is used as stored.
+    // BF16 x against BF16 weights with the path's BF16 kernels (prefill, decode): x is used as stored.
     const bool nativeBF16 = blocked && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16;
     const bool decodeBF16X = bf16Kernel && !blocked && p.rows == 1 && x.dtype() == DType::BF16;
     if (x.dtype() == DType::F32 && !blocked) {
@@ -400,7 +401,7 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
             QuantizedWeights q{{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, xq.data(), k / dtypeBlockSize(wType)};
             forOutputRows(p, p.rows > 1 ? kQuantBlockRows : 1, [&](int64_t o0, int64_t o1) { quantizedRows(p, q, out, o0, o1); });
         } else if (nativeBF16) {
-            forOutputRows(p, kBlockRows, [&](int64_t o0, int64_t o1) {
+            forOutputRows(p, kBF16BlockRows, [&](int64_t o0, int64_t o1) {
                 nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), out, o0, o1);
             });
         } else if (bf16Kernel && !blocked) {

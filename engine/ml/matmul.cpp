@@ -17,10 +17,17 @@ namespace llama::ml {
 
 namespace {
 
-// GCC/Clang vector extension: the compiler maps it onto whatever SIMD the target has (one
-// AVX-512 register, two AVX2 ones, four SSE ones), so the sums stay in registers on each.
-typedef float Cols __attribute__((vector_size(64)));
-constexpr int64_t kColsWidth = 16, kCols = 4 * kColsWidth;
+// GCC/Clang vector extension, one register of the target's widest float vectors (wider ones
+// are split into several, and GCC 12 then kept them on the stack).
+#if defined(__AVX512F__)
+constexpr int kColsWidth = 16;
+#elif defined(__AVX__)
+constexpr int kColsWidth = 8;
+#else
+constexpr int kColsWidth = 4;
+#endif
+typedef float Cols __attribute__((vector_size(kColsWidth * sizeof(float))));
+constexpr int64_t kCols = 4 * kColsWidth;
 
 template <class B_>
 inline Cols loadCols(const B_* b) {

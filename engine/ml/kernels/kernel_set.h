@@ -88,9 +88,9 @@ struct KernelSet {
     void (*dotQ4_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ4_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ6_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
-    // Prefill with BF16 x and BF16 weights, where the CPU multiplies bf16 pairs natively (else
-    // null: the weights are widened to F32): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i]
-    // for s < rows, o < nw.
+    // Prefill with BF16 x and BF16 weights, both as stored (bf16 dot products on AVX512_BF16,
+    // else widened in registers; null on the generic path, where the weights are widened to F32
+    // scratch): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i] for s < rows, o < nw.
     void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
     // Quantized prefill: x rows per PackedX (the vector width in int32 lanes; 0 where the dot
     // kernels above serve prefill too), weight rows per panel call (as many as the registers
