@@ -12,7 +12,9 @@
 // nx x rows (NX, a template parameter so the accumulators stay in registers).
 #include <immintrin.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 // GCC 12's avx512fintrin.h initialises its "undefined" vectors from themselves, which
 // -Wmaybe-uninitialized reports wherever _mm512_cvtepi32_ps is inlined (GCC bug 105593).
@@ -190,10 +192,13 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
 #endif
 
 // ---- BF16 prefill, for CPUs without bf16 products (KernelSet::bf16Rows) ---------------------
-// x and the weights stay BF16 in cache and are widened in registers as they are loaded (as
-// llama.cpp's tinyBLAS does), and x is taken kWideChunkRows rows at a time so it stays in L2. Widening a block of weights into F32 scratch first (the portable
-// path's way) doubled the bytes every tile pulls from L2, and L2's bandwidth, not the FMAs,
-// then set the pace: 43-47 tok/s against llama.cpp's 66 in a true AVX2 (-march=znver3) build.
+// The weights stay BF16 in cache and are widened in registers as they are loaded (as
+// llama.cpp's tinyBLAS does); x is widened to F32 once, kWideChunkRows rows at a time (in L2),
+// in the order the weights' widening gives, so the tile's shifts are the weights' alone
+// (widening x in the tile too: 53-57 against 61-62 tok/s at 32 tokens, AVX2 build). Widening
+// a block of weights into F32 scratch first (the portable path's way) doubled the bytes every
+// tile pulls from L2, and L2's bandwidth, not the FMAs, then set the pace: 43-47 tok/s against
+// llama.cpp's 66 in a true AVX2 (-march=znver3) build.
 
 // 16 bf16 values widen into their even- and odd-numbered halves: a bf16 is the top half of a
 // float, so the even ones shifted up by 16 bits and the odd ones with the low 16 bits cleared
@@ -210,48 +215,75 @@ constexpr int kWideRX = 4, kWideRW = 3;  // 12 + 3 + 1 of 16
 #endif
 constexpr int64_t kWideChunkRows = 32;  // x rows per pass over a block of weights (128 KiB at k = 2048, in L2)
 
+// x rows widened to F32 once per call, each 16 values as their 8 even then 8 odd ones (the
+// order evenBF16/oddBF16 give the weights), so the tile widens only the weights.
+void widenEvenOdd(const uint16_t* x, int64_t k, float* out) {
+    int64_t i = 0;
+    for (; i + 16 <= k; i += 16)
+        for (int j = 0; j < 8; ++j) {
+            out[i + j] = bf16ToF32(x[i + 2 * j]);
+            out[i + 8 + j] = bf16ToF32(x[i + 2 * j + 1]);
+        }
+    for (; i < k; ++i) out[i] = bf16ToF32(x[i]);
+}
+
 // out[r * ldo + c] for a kWideRX x kWideRW tile; rows past the last valid one repeat it (their
 // results are discarded), so every tile runs the same code. Not inlined: inside its caller's
 // loops GCC 12 kept two of the sums on the stack.
-__attribute__((noinline)) void widenedTile(const uint16_t* const xr[kWideRX], const uint16_t* const wr[kWideRW], int64_t k, float* out, int64_t ldo, int nx, int nw) {
+__attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const uint16_t* const wr[kWideRW], int64_t k, float* out, int64_t ldo, int nx, int nw) {
     __m256 acc[kWideRX][kWideRW];
     for (int r = 0; r < kWideRX; ++r)
         for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
         __m256 wv[kWideRW];
-        // The even halves, then the odd ones: the weights are loaded twice (from L1) so only one
-        // half of them needs registers at a time.
         for (int c = 0; c < kWideRW; ++c) wv[c] = evenBF16(load32(wr[c] + i));
         for (int r = 0; r < kWideRX; ++r) {
-            const __m256 xv = evenBF16(load32(xr[r] + i));
+            const __m256 xv = _mm256_loadu_ps(xr[r] + i);
             for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm256_fmadd_ps(xv, wv[c], acc[r][c]);
         }
         for (int c = 0; c < kWideRW; ++c) wv[c] = oddBF16(load32(wr[c] + i));
         for (int r = 0; r < kWideRX; ++r) {
-            const __m256 xv = oddBF16(load32(xr[r] + i));
+            const __m256 xv = _mm256_loadu_ps(xr[r] + i + 8);
             for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm256_fmadd_ps(xv, wv[c], acc[r][c]);
         }
     }
     for (int r = 0; r < nx; ++r)
         for (int c = 0; c < nw; ++c) {
             float total = hsum(acc[r][c]);
-            for (int64_t j = i; j < k; ++j) total += bf16ToF32(xr[r][j]) * bf16ToF32(wr[c][j]);
+            for (int64_t j = i; j < k; ++j) total += xr[r][j] * bf16ToF32(wr[c][j]);
             out[r * ldo + c] = total;
         }
 }
 
 void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    // Per thread, grown as needed and freed when the thread ends (malloc, not a std container:
+    // see the top of this file).
+    struct Scratch {
+        float* data = nullptr;
+        int64_t capacity = 0;
+        ~Scratch() { std::free(data); }
+    };
+    static thread_local Scratch scratch;
+    const int64_t chunk = rows < kWideChunkRows ? rows : kWideChunkRows;
+    if (scratch.capacity < chunk * k) {
+        std::free(scratch.data);
+        scratch.data = static_cast<float*>(std::malloc(size_t(chunk * k) * sizeof(float)));
+        if (!scratch.data) throw std::bad_alloc();
+        scratch.capacity = chunk * k;
+    }
+    float* xf = scratch.data;
     for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
         const int64_t s1 = rows - s0 < kWideChunkRows ? rows : s0 + kWideChunkRows;
+        for (int64_t s = s0; s < s1; ++s) widenEvenOdd(x + s * k, k, xf + (s - s0) * k);
         for (int64_t o = 0; o < nw; o += kWideRW) {
             const int nwt = int(nw - o < kWideRW ? nw - o : kWideRW);
             const uint16_t* wr[kWideRW];
             for (int c = 0; c < kWideRW; ++c) wr[c] = w + (o + (c < nwt ? c : nwt - 1)) * k;
             for (int64_t s = s0; s < s1; s += kWideRX) {
                 const int nxt = int(s1 - s < kWideRX ? s1 - s : kWideRX);
-                const uint16_t* xr[kWideRX];
-                for (int r = 0; r < kWideRX; ++r) xr[r] = x + (s + (r < nxt ? r : nxt - 1)) * k;
+                const float* xr[kWideRX];
+                for (int r = 0; r < kWideRX; ++r) xr[r] = xf + (s - s0 + (r < nxt ? r : nxt - 1)) * k;
                 widenedTile(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt);
             }
         }
