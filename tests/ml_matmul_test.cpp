@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 
 #include "ml/ops.h"
 #include "ml_test_util.h"
@@ -37,4 +38,34 @@ TEST_CASE("MatMul shape-only and errors", "[ml][matmul]") {
     REQUIRE(y.shapeStr() == "shape([32 22 22])");
     REQUIRE_THROWS_WITH(MatMul(Tensor({2, 3, 4}, DType::F32), Tensor({2, 5, 6}, DType::F32)),
                         Catch::StartsWith("MatMul: cannot multiply shape([2 3 4]) by shape([2 5 6])"));
+}
+
+TEST_CASE("MatMul reads transposed views exactly as their row-major copies", "[ml][matmul]") {
+    // Attention's operands: xq [S, H, HD] and keys/values [L, H, HD] (repeated, row-major), made
+    // head-major by Transpose views; keys transposed once more to [H, HD, L]. Odd sizes cross the
+    // column tiles, the 8 x 8 transposed blocks of the keys' packing, and the pool's chunks.
+    for (DType type : {DType::BF16, DType::F32})
+        for (auto [S, L] : {std::pair<int64_t, int64_t>{1, 77}, {5, 131}, {37, 37}}) {
+            const int64_t H = 6, HD = 20;
+            Tensor xq = Transpose(randomTensor({S, H, HD}, type, 3), 0, 1);
+            Tensor keysRows = randomTensor({L, H, HD}, type, 4);
+            Tensor keys = Transpose(Transpose(keysRows, 0, 1), 1, 2);
+            Tensor values = Transpose(randomTensor({L, H, HD}, type, 5), 0, 1);
+            REQUIRE_FALSE(xq.isContiguous());
+            REQUIRE_FALSE(keys.isContiguous());
+
+            Tensor scores = MatMul(xq, keys);
+            REQUIRE(scores.shape() == Shape{H, S, L});
+            Tensor expected = MatMul(Contiguous(xq), Contiguous(keys));
+            REQUIRE(std::memcmp(scores.rawData(), expected.rawData(), scores.byteSize()) == 0);
+
+            Tensor output = MatMul(scores, values);
+            REQUIRE(output.shape() == Shape{H, S, HD});
+            Tensor expectedOutput = MatMul(scores, Contiguous(values));
+            REQUIRE(std::memcmp(output.rawData(), expectedOutput.rawData(), output.byteSize()) == 0);
+
+            // And the row-major copies themselves hold the right elements (one spot check per head).
+            for (int64_t h = 0; h < H; ++h)
+                REQUIRE(Contiguous(keys).floatAt((h * HD + HD - 1) * L + L - 1) == keysRows.floatAt(((L - 1) * H + h) * HD + HD - 1));
+        }
 }

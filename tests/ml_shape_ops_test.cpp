@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cstring>
 
 #include "ml/ops.h"
 #include "ml_test_util.h"
@@ -37,6 +38,37 @@ TEST_CASE("Transpose(1, 2) of [B, S, H, HD] as attention does", "[ml][shape_ops]
         for (int64_t h = 0; h < 4; ++h)
             for (int64_t d = 0; d < 5; ++d) REQUIRE(t.floatAt((h * 3 + s) * 5 + d) == a.floatAt((s * 4 + h) * 5 + d));
     REQUIRE_THROWS_WITH(Transpose(a, 0, 4), "Transpose: dim 4 out of range for shape([1 3 4 5])");
+}
+
+TEST_CASE("Transpose is a strided view; Contiguous and Reshape copy it into row-major order", "[ml][shape_ops]") {
+    for (DType dtype : {DType::BF16, DType::F32}) {
+        // [L, H, HD] -> [H, HD, L], the keys' two transposes; 21 rows cross the 8-row blocks.
+        Tensor a = randomTensor({19, 3, 21}, dtype, 6);
+        Tensor t = Transpose(Transpose(a, 0, 1), 1, 2);
+        REQUIRE(t.shapeStr() == "shape([3 21 19])");
+        REQUIRE_FALSE(t.isContiguous());
+        REQUIRE(t.strides() == Strides{21, 1, 63});
+        REQUIRE(t.viewData<char>() == a.rawData());  // no bytes moved
+        REQUIRE_THROWS_WITH(t.rawData(), Catch::Contains("strided view"));
+        REQUIRE_THROWS_WITH(Add(t, t), Catch::Contains("strided view"));
+
+        Tensor c = Contiguous(t);
+        REQUIRE(c.isContiguous());
+        REQUIRE(c.shape() == t.shape());
+        for (int64_t h = 0; h < 3; ++h)
+            for (int64_t d = 0; d < 21; ++d)
+                for (int64_t l = 0; l < 19; ++l) REQUIRE(c.floatAt((h * 21 + d) * 19 + l) == a.floatAt((l * 3 + h) * 21 + d));
+        Tensor clone = t.clone();
+        REQUIRE(std::memcmp(clone.rawData(), c.rawData(), c.byteSize()) == 0);
+
+        Tensor r = Reshape(Transpose(a, 0, 1), {3, 19 * 21});
+        REQUIRE(r.isContiguous());
+        REQUIRE(r.floatAt(19 * 21 + 21 + 2) == a.floatAt((1 * 3 + 1) * 21 + 2));
+        // Transposing back gives row-major strides again: the original bytes, readable as before.
+        REQUIRE(Transpose(Transpose(a, 0, 2), 0, 2).rawData() == a.rawData());
+        REQUIRE(Contiguous(a).rawData() == a.rawData());
+    }
+    REQUIRE_FALSE(Transpose(Tensor::shapeOnly({4, 5}, DType::BF16), 0, 1).hasData());
 }
 
 TEST_CASE("Reshape shares bytes; Slice and SetSlice copy rows", "[ml][shape_ops]") {

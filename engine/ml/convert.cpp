@@ -3,6 +3,7 @@
 
 #include "ml/op_util.h"
 #include "ml/ops.h"
+#include "ml/thread_pool.h"
 
 namespace llama::ml {
 
@@ -18,7 +19,13 @@ Tensor convertTo(const char* op, const Tensor& a, DType to) {
         using From = decltype(tag);
         const From* x = a.data<From>();
         To* out = y.mutableData<To>();
-        for (int64_t i = 0, n = a.numel(); i < n; ++i) out[i] = detail::fromF32<To>(detail::toF32(x[i]));
+        // Split over the pool: the scores of all heads are 32M elements at 1,024 tokens.
+        ThreadPool::global().parallelFor(
+            a.numel(),
+            [&](int64_t begin, int64_t end) {
+                for (int64_t i = begin; i < end; ++i) out[i] = detail::fromF32<To>(detail::toF32(x[i]));
+            },
+            16384);
     });
     return y;
 }

@@ -1,5 +1,6 @@
 // Elementwise ops: Add, MultiplyElementwise, DivToScalar, Silu.
 // BF16 follows PyTorch's CPU kernels: widen to F32, compute, round to BF16 once.
+#include <algorithm>
 #include <cmath>
 
 #include "ml/exp_approx.h"
@@ -14,6 +15,9 @@ namespace {
 using detail::fail;
 using detail::fromF32;
 using detail::toF32;
+
+// Elements per pool task: below this, handing work to another thread costs more than it saves.
+constexpr int64_t kMinChunk = 16384;
 
 // How b lines up with a when b broadcasts over a (same rank after left-padding b's shape
 // with 1s; each b dimension equals a's or is 1). a is walked in runs of `run` elements: the
@@ -60,20 +64,25 @@ Broadcast planBroadcast(const char* op, const Shape& a, const Shape& b) {
     return p;
 }
 
+// Runs split over the pool: the mask's Add over all heads' scores is 32M elements at 1,024 tokens.
 template <class A, class B, class Fn>
 void broadcastFloat(const Broadcast& p, const A* a, const B* b, A* out, Fn fn) {
-    int64_t outer = shapeNumel(p.outerShape);
-    for (int64_t o = 0; o < outer; ++o) {
-        const A* ar = a + o * p.run;
-        const B* br = b + p.bOffset(o);
-        A* yr = out + o * p.run;
-        if (p.bRunIsScalar) {
-            float bv = toF32(br[0]);
-            for (int64_t i = 0; i < p.run; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), bv));
-        } else {
-            for (int64_t i = 0; i < p.run; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), toF32(br[i])));
-        }
-    }
+    ThreadPool::global().parallelFor(
+        shapeNumel(p.outerShape),
+        [&](int64_t o0, int64_t o1) {
+            for (int64_t o = o0; o < o1; ++o) {
+                const A* ar = a + o * p.run;
+                const B* br = b + p.bOffset(o);
+                A* yr = out + o * p.run;
+                if (p.bRunIsScalar) {
+                    float bv = toF32(br[0]);
+                    for (int64_t i = 0; i < p.run; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), bv));
+                } else {
+                    for (int64_t i = 0; i < p.run; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), toF32(br[i])));
+                }
+            }
+        },
+        std::max<int64_t>(1, kMinChunk / std::max<int64_t>(1, p.run)));
 }
 
 // Applies fn(float a, float b) over a with b broadcast, for F32/BF16 operands in any mix.

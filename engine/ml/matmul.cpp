@@ -1,8 +1,8 @@
 // Batched MatMul for attention (scores = q·kᵀ, output = probs·v): small matrices, many of them.
 // Each output row is accumulated in F32 over k in i-k-j order (a row of b is contiguous, so the
 // inner loop vectorises, widening b's BF16 values in registers) and rounded once to the result
-// dtype, like PyTorch's bf16 bmm. Nothing is copied: at long context b is the whole key or
-// value cache of a layer, and widening it to F32 first cost more than the products (measured).
+// dtype, like PyTorch's bf16 bmm. Nothing is widened ahead: at long context b is the whole key
+// or value cache of a layer, and widening it to F32 first cost more than the products (measured).
 // The columns are taken kCols at a time with their sums in registers for the whole k loop
 // (summing into a row in memory loaded and stored every sum once per k: 5.6% of BF16 prefill
 // at 128 tokens, for 1% of its multiply-adds). The pool splits the batch × rows of the output.
@@ -77,13 +77,23 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
     Shape outShape{B, M, N};
     if (!a.hasData() || !b.hasData()) return Tensor::shapeOnly(outShape, a.dtype());
 
+    // Views are read where they lie, repeated batches of b (the KV heads behind each query head)
+    // included; other repeats are rare enough to copy.
+    const Strides ra = a.repeats(), rb = b.repeats();
+    if (std::any_of(ra.begin(), ra.end(), [](int64_t r) { return r != 1; }) || rb[1] != 1 || rb[2] != 1)
+        return MatMul(Contiguous(a), Contiguous(b));
+    // The column tiles read rows of b. A b whose rows are not contiguous (the transposed keys,
+    // [HeadDim, positions]: one position's values sit together) is copied into row-major order
+    // first, each distinct batch once (the N_Rep query heads of a KV head share one copy).
+    const Tensor packedB = b.strides()[2] == 1 ? b : Contiguous(Tensor::strided({B / rb[0], K, N}, b.strides(), b));
     Tensor y = Tensor::uninitialized(outShape, a.dtype());
+    const Strides as = a.strides(), bs = packedB.strides();
     detail::visitFloat(a.dtype(), [&](auto aTag) {
         using A = decltype(aTag);  // a's and the result's dtype
         detail::visitFloat(b.dtype(), [&](auto bTag) {
             using B_ = decltype(bTag);
-            const A* ap = a.data<A>();
-            const B_* bp = b.data<B_>();
+            const A* ap = a.viewData<A>();
+            const B_* bp = packedB.viewData<B_>();
             A* out = y.mutableData<A>();
             int64_t minRows = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K * N));
             ThreadPool::global().parallelFor(
@@ -91,11 +101,13 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
                 [&](int64_t r0, int64_t r1) {
                     std::vector<float> arow(static_cast<size_t>(K)), yrow(static_cast<size_t>(N));
                     for (int64_t r = r0; r < r1; ++r) {
-                        for (int64_t k = 0; k < K; ++k) arow[size_t(k)] = detail::toF32(ap[r * K + k]);
-                        const B_* bm = bp + (r / M) * K * N;
+                        const int64_t batch = r / M;
+                        const A* ar = ap + batch * as[0] + r % M * as[1];
+                        for (int64_t k = 0; k < K; ++k) arow[size_t(k)] = detail::toF32(ar[k * as[2]]);
+                        const B_* bm = bp + batch / rb[0] * bs[0];
                         int64_t j = 0;
-                        for (; j + kCols <= N; j += kCols) columnTile(arow.data(), bm + j, K, N, yrow.data() + j);
-                        if (j < N) columnTail(arow.data(), bm + j, K, N, N - j, yrow.data() + j);
+                        for (; j + kCols <= N; j += kCols) columnTile(arow.data(), bm + j, K, bs[1], yrow.data() + j);
+                        if (j < N) columnTail(arow.data(), bm + j, K, bs[1], N - j, yrow.data() + j);
                         for (int64_t n = 0; n < N; ++n) out[r * N + n] = detail::fromF32<A>(yrow[size_t(n)]);
                     }
                 },

@@ -28,7 +28,7 @@ std::atomic<bool> opProfilingOn{false};
 const char* opKindName(OpKind kind) {
     static constexpr std::array<const char*, kOpKindCount> names = {
         "LinearTransformation", "MatMul", "Add", "MultiplyElementwise", "DivToScalar", "Softmax", "Silu", "RMSNorm",
-        "RoPE (applyRotaryEmbeddings)", "attentionRepeatKV", "Transpose", "Reshape", "Slice", "SetSlice",
+        "RoPE (applyRotaryEmbeddings)", "attentionRepeatKV", "Transpose", "RepeatInterleave", "Contiguous", "Reshape", "Slice", "SetSlice",
         "ViewAsComplex64WithReshape", "ViewAsFloat32WithReshape", "ToFloat32", "ToBFloat16", "Fwd_Get_Rows", "Full",
         "TriangularUpper", "Argmax",
     };

@@ -27,6 +27,8 @@ enum class OpKind {
     RoPE,       // applyRotaryEmbeddings, with the ops inside it
     RepeatKV,   // attentionRepeatKV
     Transpose,
+    RepeatInterleave,
+    Contiguous,  // a strided view copied into row-major order (for Reshape, or for observers)
     Reshape,
     Slice,
     SetSlice,

@@ -1,7 +1,10 @@
 #pragma once
 // The walkthrough's operations, one function each, named as the documents name them.
-// All tensors are contiguous and row-major; an op returns a new tensor (views are made
-// only by Reshape/ViewAs*). Every op accepts shape-only tensors (no data) and then returns a
+// An op returns a new row-major tensor, except the views: Reshape/ViewAs* (same bytes, new
+// shape), Slice (some rows), and Transpose and RepeatInterleave (strided views, as PyTorch's
+// transpose and expand are). MatMul reads strided views as they are;
+// Reshape copies one into row-major order (as torch.reshape does); the other ops take only
+// row-major tensors. Every op accepts shape-only tensors (no data) and then returns a
 // shape-only result of the right shape and dtype without computing: that is the dry run.
 // Bad shapes or dtypes throw std::invalid_argument naming the op and the shapes.
 #include <cstdint>
@@ -17,6 +20,7 @@ namespace llama::ml {
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights);
 
 // Batched matrix product: a [B, M, K] · b [B, K, N] -> [B, M, N], in a's dtype (F32 accumulation).
+// a and b may be strided views (transposed heads, transposed keys).
 Tensor MatMul(const Tensor& a, const Tensor& b);
 
 // Elementwise a + b. b has a's shape, or is [S, T] broadcast over every leading index of a [..., S, T]
@@ -41,13 +45,18 @@ Tensor Silu(const Tensor& x);
 // then multiply by weight [dim] (result in x's dtype).
 Tensor RMSNorm(const Tensor& x, const Tensor& weight, float eps);
 
-// Swaps dimensions d0 and d1; the result is a contiguous copy.
+// Swaps dimensions d0 and d1: a strided view of a's bytes, nothing copied.
 Tensor Transpose(const Tensor& a, int d0, int d1);
+// Each index of dimension `dim` read `repeats` times over, as torch.repeat_interleave, but as a
+// strided view: nothing copied (attentionRepeatKV's N_Rep query heads per KV head).
+Tensor RepeatInterleave(const Tensor& a, int dim, int64_t repeats);
+// A's elements in row-major order: a itself, or a copy of a strided view.
+Tensor Contiguous(const Tensor& a);
 
 // Same bytes, new shape (element counts must agree).
 Tensor Reshape(const Tensor& a, const Shape& shape);
 
-// Rows [start, end) along dimension 0 (a copy).
+// Rows [start, end) along dimension 0: a read-only view of a's bytes, nothing copied.
 Tensor Slice(const Tensor& a, int64_t start, int64_t end);
 // Writes src into dst's rows [start, start + src.dim(0)) along dimension 0, in place.
 void SetSlice(Tensor& dst, int64_t start, const Tensor& src);

@@ -1,10 +1,11 @@
 // Softmax along one dimension of an F32 tensor, the way PyTorch's CPU kernel does it:
 // subtract the row maximum, exponentiate (a vectorised exp, as PyTorch's), multiply by the
-// reciprocal of the sum.
+// reciprocal of the sum (taken in vector lanes, as PyTorch's is).
 // exp(-inf - max) is exactly 0, so masked positions get probability 0.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "ml/exp_approx.h"
 #include "ml/op_util.h"
@@ -12,6 +13,37 @@
 #include "ml/thread_pool.h"
 
 namespace llama::ml {
+
+namespace {
+
+constexpr int kLanes = 16;
+
+// Softmax of one contiguous row. The maximum and the sum are taken in kLanes interleaved
+// partials (element i goes to partial i % kLanes, the tail too), then the partials are added in
+// a fixed tree. The compiler vectorises all four loops (an in-order sum was a chain of dependent
+// adds: 80% of Softmax at 1,024 tokens), and a row with masked positions appended (exp gives
+// exactly 0) sums to the same value bit for bit, so a prefill row and the same row in decode agree.
+void softmaxRow(const float* x, float* y, int64_t len) {
+    float mx[kLanes], sum[kLanes];
+    std::fill_n(mx, kLanes, -std::numeric_limits<float>::infinity());
+    std::fill_n(sum, kLanes, 0.0f);
+    const int64_t whole = len / kLanes * kLanes;
+    for (int64_t i = 0; i < whole; i += kLanes)
+        for (int j = 0; j < kLanes; ++j) mx[j] = std::max(mx[j], x[i + j]);
+    for (int64_t i = whole; i < len; ++i) mx[i - whole] = std::max(mx[i - whole], x[i]);
+    for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) mx[j] = std::max(mx[j], mx[j + w]);
+    for (int64_t i = 0; i < len; ++i) y[i] = detail::expApprox(x[i] - mx[0]);
+    for (int64_t i = 0; i < whole; i += kLanes)
+        for (int j = 0; j < kLanes; ++j) sum[j] += y[i + j];
+    for (int64_t i = whole; i < len; ++i) sum[i - whole] += y[i];
+    for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) sum[j] += sum[j + w];
+    const float scale = 1.0f / sum[0];
+    for (int64_t i = 0; i < len; ++i) y[i] *= scale;
+}
+
+}  // namespace
 
 Tensor Softmax(const Tensor& a, int dim) {
     const OpScope profile(OpKind::Softmax);
@@ -33,19 +65,18 @@ Tensor Softmax(const Tensor& a, int dim) {
     ThreadPool::global().parallelFor(
         outer * inner,
         [&](int64_t r0, int64_t r1) {
+            std::vector<float> row(inner == 1 ? 0 : size_t(2 * len));  // a row `inner` apart, gathered
             for (int64_t r = r0; r < r1; ++r) {
                 const int64_t o = r / inner, in = r % inner;
                 const float* xr = x + o * len * inner + in;
                 float* yr = out + o * len * inner + in;
-                float mx = -std::numeric_limits<float>::infinity();
-                for (int64_t i = 0; i < len; ++i) mx = std::max(mx, xr[i * inner]);
-                // The exponentials in a loop of their own, which the compiler vectorises
-                // (exp_approx.h); the sum stays in order.
-                for (int64_t i = 0; i < len; ++i) yr[i * inner] = detail::expApprox(xr[i * inner] - mx);
-                float sum = 0.0f;
-                for (int64_t i = 0; i < len; ++i) sum += yr[i * inner];
-                float scale = 1.0f / sum;
-                for (int64_t i = 0; i < len; ++i) yr[i * inner] *= scale;
+                if (inner == 1) {
+                    softmaxRow(xr, yr, len);
+                    continue;
+                }
+                for (int64_t i = 0; i < len; ++i) row[size_t(i)] = xr[i * inner];
+                softmaxRow(row.data(), row.data() + len, len);
+                for (int64_t i = 0; i < len; ++i) yr[i * inner] = row[size_t(len + i)];
             }
         },
         std::max<int64_t>(1, 8192 / std::max<int64_t>(1, len)));

@@ -1,5 +1,7 @@
 #include "model/inference_context.h"
 
+#include "ml/ops.h"
+
 namespace llama {
 
 InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly)
@@ -34,6 +36,12 @@ void InferenceContext::stage(StageId stage, std::initializer_list<StageField> fi
     for (auto [name, value] : {std::pair{"N_Layers", nLayers_}, {"N_Heads", nHeads_}, {"N_KVHeads", nKVHeads_}, {"N_Rep", nRep_},
                                {"HeadDim", headDim_}})
         all.emplace_back(name, value);
+    // Observers read row-major bytes: a strided view (the transposed keys and values) is copied
+    // for them, so only an observed run pays for the copies the walkthrough makes.
+    std::vector<Tensor> rowMajor;
+    rowMajor.reserve(all.size());
+    for (StageField& field : all)
+        if (auto* t = std::get_if<const Tensor*>(&field.value); t && *t && !(*t)->isContiguous()) *t = &rowMajor.emplace_back(ml::Contiguous(**t));
     StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all));
     {
         const std::lock_guard<std::mutex> oneAtATime(deliver_);

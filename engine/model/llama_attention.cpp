@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
 #include <future>
 
 #include "ml/op_profile.h"
@@ -121,19 +120,11 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
 Tensor attentionRepeatKV(const Tensor& x, int N_Rep) {
     const ml::OpScope profile(ml::OpKind::RepeatKV);
     if (N_Rep == 1) return x;
-    const int64_t sequenceLength = x.dim(0), n_KVHeads = x.dim(1), headDim = x.dim(2);
-    Shape expandedShape{sequenceLength, n_KVHeads * N_Rep, headDim};
-    if (!x.hasData()) return Tensor::shapeOnly(expandedShape, x.dtype());
-    // An explicit copy loop, as in the walkthrough: row (i, j) goes to heads j*N_Rep .. j*N_Rep+N_Rep-1.
-    Tensor expanded = Tensor::uninitialized(expandedShape, x.dtype());
-    const size_t rowBytes = size_t(headDim) * dtypeSize(x.dtype());
-    const auto* src = static_cast<const std::byte*>(x.rawData());
-    auto* dst = expanded.mutableData<std::byte>();
-    for (int64_t i = 0; i < sequenceLength; ++i)
-        for (int64_t j = 0; j < n_KVHeads; ++j)
-            for (int rep = 0; rep < N_Rep; ++rep)
-                std::memcpy(dst + ((i * n_KVHeads + j) * N_Rep + rep) * rowBytes, src + (i * n_KVHeads + j) * rowBytes, rowBytes);
-    return expanded;
+    // Query head h reads KV head h / N_Rep: heads j*N_Rep .. j*N_Rep+N_Rep-1 all read KV head j.
+    // The walkthrough copies each row N_Rep times; here the repeated heads are a view of the
+    // same bytes (observers are shown the copy), as a copy of 16 MB per layer at 2,000 positions
+    // cost more than the attention products.
+    return ml::RepeatInterleave(x, 1, N_Rep);
 }
 
 }  // namespace llama

@@ -1,8 +1,14 @@
 #include "tensor/tensor.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #ifdef __GLIBC__
 #include <malloc.h>
+#endif
+#ifdef __SSE2__
+#include <immintrin.h>
 #endif
 
 #include "tensor/quant_blocks.h"
@@ -24,14 +30,22 @@ std::string shapeToString(const Shape& shape) {
     return s + "]";
 }
 
+Strides rowMajorStrides(const Shape& shape) {
+    Strides strides(shape.size(), 1);
+    for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+    return strides;
+}
+
 namespace {
-// Every step allocates and frees tensors of a few hundred KiB to a few MiB (the cached keys
-// and values, their repeated and transposed copies, the logits). glibc serves those with
-// mmap/munmap by default, so each step faulted in fresh pages that the kernel zeroed first
-// (measured: 5% of decode time). Raising the thresholds keeps them in the reusable heap.
+// Every step allocates and frees tensors of a few hundred KiB to a few MiB (the logits, the
+// scores), and a 1,024-token prefill ones of 64-128 MiB per layer (the scores of all heads).
+// glibc serves big blocks with mmap/munmap by default (at most 32 MiB can be raised to stay in
+// the heap), so each step faulted in fresh pages that the kernel zeroed first: 5% of decode
+// time, and ToFloat32 of the scores at 1,024 tokens ran 7x slower than from reused memory
+// (measured). No mmap for malloc at all keeps every block in the reusable heap.
 [[maybe_unused]] const bool gHeapTuned = [] {
 #ifdef __GLIBC__
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
     return true;
@@ -49,9 +63,13 @@ Tensor Tensor::uninitialized(Shape shape, DType dtype) {
     for (int64_t d : t.shape_)
         if (d < 0) throw std::invalid_argument("negative dimension in shape " + shapeToString(t.shape_));
     size_t bytes = t.byteSize();
-    // 64-byte alignment keeps SIMD loads on whole cache lines.
-    void* p = ::operator new[](bytes ? bytes : 1, std::align_val_t(64));
-    t.owner_ = std::shared_ptr<void>(p, [](void* q) { ::operator delete[](q, std::align_val_t(64)); });
+    // 64-byte alignment keeps SIMD loads on whole cache lines. Aligned by hand: glibc's aligned
+    // allocation asks for more than the block it freed last time, so a tensor of the same size
+    // never reused it (measured: the heap grew by 64 MiB per 64 MiB tensor).
+    void* raw = std::malloc(bytes + 63);
+    if (!raw) throw std::bad_alloc();
+    void* p = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(raw) + 63) & ~uintptr_t(63));
+    t.owner_ = std::shared_ptr<void>(p, [raw](void*) { std::free(raw); });
     t.data_ = p;
     t.writable_ = true;
     return t;
@@ -80,7 +98,21 @@ Tensor Tensor::shapeOnly(Shape shape, DType dtype) {
     return t;
 }
 
+Tensor Tensor::strided(Shape shape, Strides strides, const Tensor& base, Strides repeats) {
+    if (repeats.empty()) repeats.assign(shape.size(), 1);
+    if (strides.size() != shape.size() || repeats.size() != shape.size() || dtypeBlockSize(base.dtype_) != 1)
+        throw std::invalid_argument("a strided view needs one stride and repeat per dimension and unblocked elements, not " +
+                                    std::string(dtypeName(base.dtype_)));
+    Tensor t = base.hasData() ? base : shapeOnly({}, base.dtype_);
+    t.shape_ = std::move(shape);
+    const bool rowMajor = strides == rowMajorStrides(t.shape_) && std::all_of(repeats.begin(), repeats.end(), [](int64_t r) { return r == 1; });
+    t.strides_ = t.hasData() && !rowMajor ? std::move(strides) : Strides{};
+    t.repeats_ = t.strides_.empty() ? Strides{} : std::move(repeats);
+    return t;
+}
+
 Tensor Tensor::reshaped(Shape newShape) const {
+    if (!isContiguous()) throw std::logic_error("cannot reshape the strided view " + shapeStr() + " in place");
     if (shapeNumel(newShape) != numel())
         throw std::invalid_argument("cannot reshape " + shapeStr() + " to shape(" + shapeToString(newShape) + ")");
     Tensor t = *this;
@@ -90,12 +122,29 @@ Tensor Tensor::reshaped(Shape newShape) const {
 
 Tensor Tensor::clone() const {
     if (!hasData()) return shapeOnly(shape_, dtype_);
-    Tensor t(shape_, dtype_);
-    std::memcpy(const_cast<void*>(t.data_), data_, byteSize());
+    Tensor t = uninitialized(shape_, dtype_);
+    if (isContiguous())
+        std::memcpy(const_cast<void*>(t.data_), data_, byteSize());
+    else
+        copyStridedRows(shape_, strides_, repeats_, dtypeSize(dtype_), data_, const_cast<void*>(t.data_), 0,
+                        shape_.back() ? numel() / shape_.back() : 0);
     return t;
 }
 
 float Tensor::floatAt(int64_t i) const {
+    if (!isContiguous()) {
+        int64_t offset = 0;
+        for (size_t d = shape_.size(); d-- > 0;) {
+            offset += i % shape_[d] / repeats_[d] * strides_[d];
+            i /= shape_[d];
+        }
+        Tensor element = *this;
+        element.shape_ = {1};
+        element.strides_.clear();
+        element.repeats_.clear();
+        element.data_ = static_cast<const char*>(data_) + offset * int64_t(dtypeSize(dtype_));
+        return element.floatAt(0);
+    }
     switch (dtype_) {
         case DType::F32: return data<float>()[i];
         case DType::BF16: return data<BFloat16>()[i].toFloat();
@@ -111,9 +160,98 @@ float Tensor::floatAt(int64_t i) const {
     }
 }
 
+const void* Tensor::rawData() const {
+    if (!isContiguous())
+        throw std::logic_error("tensor " + shapeStr() + " is a strided view (a transpose); ml::Contiguous gives its row-major copy");
+    return data_;
+}
+
 const void* Tensor::checkedData() const {
     if (!data_) throw std::logic_error("tensor " + shapeStr() + " has no data (shape-only tensor)");
-    return data_;
+    return rawData();
+}
+
+namespace {
+
+// dst[c * dstStride + r] = src[r * srcStride + c] for an 8 x 8 block of 2-byte elements: eight
+// rows in registers, three rounds of interleaving (the keys' transpose at long context moves
+// millions of bf16 values per layer; one at a time that took ~1 ns each).
+inline void transpose8x8(const uint16_t* src, int64_t srcStride, uint16_t* dst, int64_t dstStride) {
+#ifdef __SSE2__
+    __m128i r[8], t[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * srcStride));
+    for (int i = 0; i < 4; ++i) {
+        t[2 * i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+    }
+    // t[0] = a0 b0 a1 b1 a2 b2 a3 b3, t[1] = a4 b4 .. a7 b7, t[2] = c0 d0 .., t[3] = c4 d4 .., ...
+    for (int h = 0; h < 2; ++h) {
+        __m128i ab_cd_lo = _mm_unpacklo_epi32(t[h], t[2 + h]), ab_cd_hi = _mm_unpackhi_epi32(t[h], t[2 + h]);
+        __m128i ef_gh_lo = _mm_unpacklo_epi32(t[4 + h], t[6 + h]), ef_gh_hi = _mm_unpackhi_epi32(t[4 + h], t[6 + h]);
+        // Column 4h + j of the block is row 4h + j of dst.
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 0) * dstStride), _mm_unpacklo_epi64(ab_cd_lo, ef_gh_lo));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 1) * dstStride), _mm_unpackhi_epi64(ab_cd_lo, ef_gh_lo));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 2) * dstStride), _mm_unpacklo_epi64(ab_cd_hi, ef_gh_hi));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (4 * h + 3) * dstStride), _mm_unpackhi_epi64(ab_cd_hi, ef_gh_hi));
+    }
+#else
+    for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < 8; ++c) dst[c * dstStride + r] = src[r * srcStride + c];
+#endif
+}
+
+}  // namespace
+
+void copyStridedRows(const Shape& shape, const Strides& strides, const Strides& repeats, size_t elementBytes, const void* src,
+                     void* dst, int64_t row0, int64_t row1) {
+    const auto* from = static_cast<const char*>(src);
+    auto* to = static_cast<char*>(dst);
+    const size_t rank = shape.size();
+    if (rank == 0) {
+        std::memcpy(to, from, elementBytes);
+        return;
+    }
+    auto repeat = [&](size_t d) { return repeats.empty() ? int64_t(1) : repeats[d]; };
+    const int64_t cols = shape[rank - 1], colStride = strides[rank - 1];
+    // Rows run along the second-to-last dimension; a transposed pair has stride 1 there.
+    const int64_t rowsPerMatrix = rank >= 2 ? shape[rank - 2] : 1;
+    const bool rowsAdjacent = rank >= 2 && strides[rank - 2] == 1 && repeat(rank - 2) == 1;
+    auto rowOffset = [&](int64_t row) {  // in elements, from the row's index in the leading dimensions
+        int64_t offset = 0;
+        for (size_t d = rank - 1; d-- > 0;) {
+            offset += row % shape[d] / repeat(d) * strides[d];
+            row /= shape[d];
+        }
+        return offset;
+    };
+    for (int64_t row = row0; row < row1;) {
+        const char* in = from + rowOffset(row) * int64_t(elementBytes);
+        char* out = to + row * cols * int64_t(elementBytes);
+        if (colStride == 1 && repeat(rank - 1) == 1) {
+            std::memcpy(out, in, size_t(cols) * elementBytes);
+            ++row;
+            continue;
+        }
+        // A transposed 2-byte pair (the attention keys): the rows of this matrix in the range,
+        // eight at a time, in 8 x 8 register blocks. Each eight source rows (positions, a page
+        // apart in the keys) are read whole before moving on; taking one group of output rows
+        // across all columns at a time lost them to L1's 4K aliasing before their next use.
+        const int64_t groups = (std::min(row1, row - row % rowsPerMatrix + rowsPerMatrix) - row) / 8;
+        if (elementBytes == 2 && rowsAdjacent && repeat(rank - 1) == 1 && groups > 0) {
+            const auto* in16 = reinterpret_cast<const uint16_t*>(in);
+            auto* out16 = reinterpret_cast<uint16_t*>(out);
+            int64_t c = 0;
+            for (; c + 8 <= cols; c += 8)
+                for (int64_t g = 0; g < groups; ++g) transpose8x8(in16 + c * colStride + g * 8, colStride, out16 + g * 8 * cols + c, cols);
+            for (; c < cols; ++c)
+                for (int64_t r = 0; r < groups * 8; ++r) out16[r * cols + c] = in16[c * colStride + r];
+            row += groups * 8;
+            continue;
+        }
+        for (int64_t c = 0; c < cols; ++c)
+            std::memcpy(out + c * int64_t(elementBytes), in + c / repeat(rank - 1) * colStride * int64_t(elementBytes), elementBytes);
+        ++row;
+    }
 }
 
 }  // namespace llama
