@@ -228,14 +228,17 @@ void widenEvenOdd(const uint16_t* x, int64_t k, float* out) {
 }
 
 // out[r * ldo + c] for a kWideRX x kWideRW tile; rows past the last valid one repeat it (their
-// results are discarded), so every tile runs the same code. Not inlined: inside its caller's
-// loops GCC 12 kept two of the sums on the stack.
-__attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const uint16_t* const wr[kWideRW], int64_t k, float* out, int64_t ldo, int nx, int nw) {
+// results are discarded), so every tile runs the same code. Each step also asks for the cache
+// line of `prefetch` at the same offset as the weights it loads (nullptr: none), into L2. Not
+// inlined: inside its caller's loops GCC 12 kept two of the sums on the stack.
+__attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const uint16_t* const wr[kWideRW], int64_t k, float* out,
+                                           int64_t ldo, int nx, int nw, const char* prefetch) {
     __m256 acc[kWideRX][kWideRW];
     for (int r = 0; r < kWideRX; ++r)
         for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
+        if (prefetch) _mm_prefetch(prefetch + i * 2, _MM_HINT_T1);
         __m256 wv[kWideRW];
         for (int c = 0; c < kWideRW; ++c) wv[c] = evenBF16(load32(wr[c] + i));
         for (int r = 0; r < kWideRX; ++r) {
@@ -284,7 +287,10 @@ void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t
                 const int nxt = int(s1 - s < kWideRX ? s1 - s : kWideRX);
                 const float* xr[kWideRX];
                 for (int r = 0; r < kWideRX; ++r) xr[r] = xf + (s - s0 + (r < nxt ? r : nxt - 1)) * k;
-                widenedTile(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt);
+                // The next kWideRW weight rows, one per tile, while these are in L1 (as bf16RowsAvx512Bf16).
+                const int64_t t = (s - s0) / kWideRX;
+                const char* next = t < kWideRW ? reinterpret_cast<const char*>(w + (o + kWideRW + t) * k) : nullptr;
+                widenedTile(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, next);
             }
         }
     }
