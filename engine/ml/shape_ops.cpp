@@ -1,5 +1,6 @@
 // Ops that move or reinterpret bytes without arithmetic: Transpose and RepeatInterleave (strided
-// views), Contiguous, Reshape, Slice (a view of rows), SetSlice, and the complex/real views used by the rotary embedding.
+// views), Contiguous, Reshape, Slice (a view of rows), SetSlice, and the complex/real views used
+// by the rotary embedding.
 #include <algorithm>
 #include <cstring>
 #include <memory>

@@ -162,7 +162,7 @@ float Tensor::floatAt(int64_t i) const {
 
 const void* Tensor::rawData() const {
     if (!isContiguous())
-        throw std::logic_error("tensor " + shapeStr() + " is a strided view (a transpose); ml::Contiguous gives its row-major copy");
+        throw std::logic_error("tensor " + shapeStr() + " is a strided view (a transpose or repeated heads); ml::Contiguous gives its row-major copy");
     return data_;
 }
 
