@@ -71,6 +71,19 @@ TEST_CASE("Transpose is a strided view; Contiguous and Reshape copy it into row-
     REQUIRE_FALSE(Transpose(Tensor::shapeOnly({4, 5}, DType::BF16), 0, 1).hasData());
 }
 
+TEST_CASE("views refuse what they cannot express, naming the op", "[ml][shape_ops]") {
+    Tensor a = randomTensor({2, 3, 4}, DType::BF16, 7);
+    REQUIRE_THROWS_WITH(RepeatInterleave(a, 1, 0), "RepeatInterleave: repeats must be at least 1, got 0");
+    REQUIRE_THROWS_WITH(RepeatInterleave(a, 3, 2), "RepeatInterleave: dim 3 out of range for shape([2 3 4])");
+    Tensor blocks({2, 32}, DType::Q8_0);  // quantized: elements are not addressable one by one
+    REQUIRE_THROWS_WITH(Transpose(blocks, 0, 1), Catch::StartsWith("Transpose: cannot transpose blocks of"));
+    REQUIRE_THROWS_WITH(RepeatInterleave(blocks, 0, 2), Catch::StartsWith("RepeatInterleave: cannot repeat blocks of"));
+    // A repeated view reads each index `repeats` times; Reshape copies it into row-major order.
+    Tensor r = Reshape(RepeatInterleave(a, 1, 2), {2, 24});
+    for (int64_t j = 0; j < 6; ++j)
+        for (int64_t d = 0; d < 4; ++d) REQUIRE(r.floatAt(24 + j * 4 + d) == a.floatAt(12 + j / 2 * 4 + d));
+}
+
 TEST_CASE("Reshape shares bytes; Slice and SetSlice copy rows", "[ml][shape_ops]") {
     Tensor a = randomTensor({6, 4}, DType::BF16, 3);
     Tensor r = Reshape(a, {2, 3, 4});

@@ -25,7 +25,7 @@ Tensor convertTo(const char* op, const Tensor& a, DType to) {
             [&](int64_t begin, int64_t end) {
                 for (int64_t i = begin; i < end; ++i) out[i] = detail::fromF32<To>(detail::toF32(x[i]));
             },
-            16384);
+            detail::kElementsPerTask);
     });
     return y;
 }

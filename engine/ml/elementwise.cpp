@@ -16,9 +16,6 @@ using detail::fail;
 using detail::fromF32;
 using detail::toF32;
 
-// Elements per pool task: below this, handing work to another thread costs more than it saves.
-constexpr int64_t kMinChunk = 16384;
-
 // How b lines up with a when b broadcasts over a (same rank after left-padding b's shape
 // with 1s; each b dimension equals a's or is 1). a is walked in runs of `run` elements: the
 // trailing dimensions where b matches a are contiguous in both, so a run is a plain loop and
@@ -82,7 +79,7 @@ void broadcastFloat(const Broadcast& p, const A* a, const B* b, A* out, Fn fn) {
                 }
             }
         },
-        std::max<int64_t>(1, kMinChunk / std::max<int64_t>(1, p.run)));
+        std::max<int64_t>(1, detail::kElementsPerTask / std::max<int64_t>(1, p.run)));
 }
 
 // Applies fn(float a, float b) over a with b broadcast, for F32/BF16 operands in any mix.

@@ -13,6 +13,10 @@ namespace llama::ml::detail {
     throw std::invalid_argument(std::string(op) + ": " + what);
 }
 
+// Elements per pool task for cheap elementwise work: below this, handing a chunk to another
+// thread costs more than it saves.
+inline constexpr int64_t kElementsPerTask = 16384;
+
 inline std::string shapeStr(const Shape& s) { return "shape(" + shapeToString(s) + ")"; }
 
 inline bool isFloatType(DType t) { return t == DType::F32 || t == DType::BF16; }

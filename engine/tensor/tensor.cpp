@@ -132,30 +132,28 @@ Tensor Tensor::clone() const {
 }
 
 float Tensor::floatAt(int64_t i) const {
+    if (!data_) checkedData();  // throws: a shape-only tensor has no values
+    // Element i of a view sits where its strides and repeats say; of a row-major tensor, at i.
+    int64_t e = i;
     if (!isContiguous()) {
-        int64_t offset = 0;
+        e = 0;
         for (size_t d = shape_.size(); d-- > 0;) {
-            offset += i % shape_[d] / repeats_[d] * strides_[d];
+            e += i % shape_[d] / repeats_[d] * strides_[d];
             i /= shape_[d];
         }
-        Tensor element = *this;
-        element.shape_ = {1};
-        element.strides_.clear();
-        element.repeats_.clear();
-        element.data_ = static_cast<const char*>(data_) + offset * int64_t(dtypeSize(dtype_));
-        return element.floatAt(0);
     }
+    const void* base = data_;
     switch (dtype_) {
-        case DType::F32: return data<float>()[i];
-        case DType::BF16: return data<BFloat16>()[i].toFloat();
-        case DType::Complex64: return data<Complex64>()[i].real();
-        case DType::I32: return float(data<int32_t>()[i]);
+        case DType::F32: return static_cast<const float*>(base)[e];
+        case DType::BF16: return static_cast<const BFloat16*>(base)[e].toFloat();
+        case DType::Complex64: return static_cast<const Complex64*>(base)[e].real();
+        case DType::I32: return float(static_cast<const int32_t*>(base)[e]);
         default: {
-            // F16 and quantized weights: decode the block that holds element i.
+            // F16 and quantized weights (never views): decode the block that holds element e.
             const int64_t bs = dtypeBlockSize(dtype_);
             float block[256];
-            dequantize(dtype_, data<char>() + dtypeBytes(dtype_, i / bs * bs), block, bs);
-            return block[i % bs];
+            dequantize(dtype_, static_cast<const char*>(base) + dtypeBytes(dtype_, e / bs * bs), block, bs);
+            return block[e % bs];
         }
     }
 }
