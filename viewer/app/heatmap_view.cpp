@@ -1,18 +1,34 @@
 #include "heatmap_view.h"
 
+#include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the heatmap instead of scrolling
+
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "fonts.h"
+#include "panels/panels.h"
 
 namespace llama::viewer {
 
 namespace {
 constexpr int kMaxTextureSide = 2048;  // larger slices are sampled (nearest), the hover shows exact values
-constexpr int kMaxLabelled = 64;       // more indices than this get no per-index labels
+constexpr int kMaxLabelled = 64;       // more indices than this get cells as tall as the room allows, not square ones
 
 ImU32 toImU32(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
 
 std::string labelFor(const std::vector<std::string>& labels, int i) {
     return i < int(labels.size()) ? labels[size_t(i)] : std::to_string(i);
+}
+
+struct HeatmapZoom {
+    float factor = 1, r0 = 0, c0 = 0;
+};
+std::unordered_map<ImGuiID, HeatmapZoom>& heatmapZooms() {
+    static std::unordered_map<ImGuiID, HeatmapZoom> zooms;
+    return zooms;
 }
 
 float widestLabel(const std::vector<std::string>& labels, int n, float cap) {
@@ -38,22 +54,33 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
     HeatmapHit hit;
     if (s.rows == 0 || s.cols == 0) return hit;
     const float font = ImGui::GetFontSize();
-    const bool rowLabels = labels && s.rows <= kMaxLabelled;
-    const bool colLabels = labels && s.cols <= kMaxLabelled;
-    float left = rowLabels ? widestLabel(labels->rows, int(s.rows), 10 * font) + 6 : 0;
-    float top = colLabels ? widestLabel(labels->cols, int(s.cols), 7 * font) + 6 : 0;
+    maxCell *= font / kBaseFontPixels;  // the UI scale enlarges the data as well as the text
+    // Zoom and pan belong to the place the heatmap is drawn (and its size), not to its content:
+    // stepping to the next stage keeps the learner's zoom.
+    const ImGuiID zoomId = ImGui::GetID(fmt::format("zoom{}x{}", s.rows, s.cols).c_str());
+    HeatmapZoom& zoom = heatmapZooms()[zoomId];
+    const bool canZoom = maxCell >= 16 || s.rows > kMaxLabelled || s.cols > kMaxLabelled;  // not the small multiples
 
+    float left = labels ? widestLabel(labels->rows, int(s.rows), 10 * font) + 6 : 0;
+    float top = labels ? widestLabel(labels->cols, int(s.cols), 7 * font) + 6 : 0;
     float cw = std::max(1.0f, (maxSize.x - left) / float(s.cols));
     float ch = std::max(1.0f, (maxSize.y - top) / float(s.rows));
     if (s.rows <= kMaxLabelled && s.cols <= kMaxLabelled) cw = ch = std::min({cw, ch, maxCell});  // square cells read as a matrix
     else cw = std::min(cw, maxCell), ch = std::min(ch, maxCell);
-    // Labels only where a cell is tall (wide) enough to hold one line of text.
-    if (rowLabels && ch < font * 0.8f) left = 0;
-    if (colLabels && cw < font * 0.8f) top = 0;
+    const ImVec2 size(cw * float(s.cols), ch * float(s.rows));
+    // Zoomed: the same area shows rows/zoom x cols/zoom cells from (r0, c0).
+    const float zcw = cw * zoom.factor, zch = ch * zoom.factor;
+    const float visRows = float(s.rows) / zoom.factor, visCols = float(s.cols) / zoom.factor;
+    zoom.r0 = std::clamp(zoom.r0, 0.0f, float(s.rows) - visRows), zoom.c0 = std::clamp(zoom.c0, 0.0f, float(s.cols) - visCols);
+    // Labels thinned to every k-th index so they never overlap (a 128-token prompt keeps every
+    // 8th or so); none when not even one in four fits.
+    const int rowEvery = labels ? std::max(1, int(std::ceil(font / zch))) : 0;
+    const int colEvery = labels ? std::max(1, int(std::ceil(font / zcw))) : 0;
+    if (rowEvery == 0 || float(rowEvery) * zch > 8 * font) left = 0;
+    if (colEvery == 0 || float(colEvery) * zcw > 8 * font) top = 0;
 
     ImVec2 origin = ImGui::GetCursorScreenPos();
     ImVec2 grid(origin.x + left, origin.y + top);
-    ImVec2 size(cw * float(s.cols), ch * float(s.rows));
 
     if (!textures.has(key)) {
         int tw = int(std::min<int64_t>(s.cols, kMaxTextureSide)), th = int(std::min<int64_t>(s.rows, kMaxTextureSide));
@@ -67,35 +94,72 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
         textures.get(key, tw, th, px);
     }
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    dl->AddImage(ImTextureID(intptr_t(textures.touch(key))), grid, ImVec2(grid.x + size.x, grid.y + size.y));
+    const ImVec2 end(grid.x + size.x, grid.y + size.y);
+    dl->AddImage(ImTextureID(intptr_t(textures.touch(key))), grid, end, ImVec2(zoom.c0 / float(s.cols), zoom.r0 / float(s.rows)),
+                 ImVec2((zoom.c0 + visCols) / float(s.cols), (zoom.r0 + visRows) / float(s.rows)));
+    // Screen position of a cell's corner.
+    auto cellX = [&](float col) { return grid.x + (col - zoom.c0) * zcw; };
+    auto cellY = [&](float row) { return grid.y + (row - zoom.r0) * zch; };
 
     ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-    if (left > 0)
-        for (int r = 0; r < s.rows; ++r) {
-            std::string l = labelFor(labels->rows, r);
+    if (left > 0) {
+        dl->PushClipRect(ImVec2(origin.x, grid.y), ImVec2(grid.x, end.y), true);
+        for (int r = int(zoom.r0) / rowEvery * rowEvery; r < std::min<int64_t>(s.rows, int64_t(zoom.r0 + visRows) + 1); r += rowEvery) {
+            std::string l = fitText(labelFor(labels->rows, r), left - 6);
             float w = ImGui::CalcTextSize(l.c_str()).x;
-            dl->AddText(ImVec2(grid.x - 4 - w, grid.y + ch * r + (ch - font) / 2), text, l.c_str());
+            dl->AddText(ImVec2(grid.x - 4 - w, cellY(float(r)) + (zch - font) / 2), text, l.c_str());
         }
-    if (top > 0)
-        for (int c = 0; c < s.cols; ++c)
-            addVerticalText(dl, ImVec2(grid.x + cw * c + (cw - font) / 2, grid.y - 4), text, labelFor(labels->cols, c));
+        dl->PopClipRect();
+    }
+    if (top > 0) {
+        dl->PushClipRect(ImVec2(grid.x, origin.y), ImVec2(end.x, grid.y), true);
+        for (int c = int(zoom.c0) / colEvery * colEvery; c < std::min<int64_t>(s.cols, int64_t(zoom.c0 + visCols) + 1); c += colEvery)
+            addVerticalText(dl, ImVec2(cellX(float(c)) + (zcw - font) / 2, grid.y - 4), text, fitText(labelFor(labels->cols, c), top - 6));
+        dl->PopClipRect();
+    }
 
+    dl->PushClipRect(grid, end, true);
     if (selectedRow >= 0 && selectedCol >= 0 && selectedRow < s.rows && selectedCol < s.cols)
-        dl->AddRect(ImVec2(grid.x + cw * selectedCol - 1, grid.y + ch * selectedRow - 1),
-                    ImVec2(grid.x + cw * (selectedCol + 1) + 1, grid.y + ch * (selectedRow + 1) + 1), IM_COL32(255, 80, 80, 255), 0, 0, 3);
+        dl->AddRect(ImVec2(cellX(float(selectedCol)) - 1, cellY(float(selectedRow)) - 1),
+                    ImVec2(cellX(float(selectedCol + 1)) + 1, cellY(float(selectedRow + 1)) + 1), IM_COL32(255, 80, 80, 255), 0, 0, 3);
 
     ImGui::SetCursorScreenPos(grid);
     ImGui::InvisibleButton(key.c_str(), ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
     if (ImGui::IsItemHovered()) {
+        const ImGuiIO& io = ImGui::GetIO();
         ImVec2 m = ImGui::GetMousePos();
+        if (canZoom) {
+            ImGui::SetItemUsingMouseWheel();
+            if (io.MouseWheel != 0) {
+                // Zoom around the cell under the pointer.
+                float col = zoom.c0 + (m.x - grid.x) / zcw, row = zoom.r0 + (m.y - grid.y) / zch;
+                zoom.factor = std::clamp(zoom.factor * std::pow(1.25f, io.MouseWheel), 1.0f, std::max(1.0f, float(std::max(s.rows, s.cols)) / 4));
+                zoom.c0 = col - (m.x - grid.x) / (cw * zoom.factor), zoom.r0 = row - (m.y - grid.y) / (ch * zoom.factor);
+            }
+            if (ImGui::IsMouseDoubleClicked(0)) zoom = {};
+        }
         hit.hovered = true;
-        hit.col = std::clamp(int((m.x - grid.x) / cw), 0, int(s.cols) - 1);
-        hit.row = std::clamp(int((m.y - grid.y) / ch), 0, int(s.rows) - 1);
-        hit.clicked = ImGui::IsItemClicked();
+        hit.col = std::clamp(int(zoom.c0 + (m.x - grid.x) / zcw), 0, int(s.cols) - 1);
+        hit.row = std::clamp(int(zoom.r0 + (m.y - grid.y) / zch), 0, int(s.rows) - 1);
+        hit.clicked = ImGui::IsItemClicked() && !ImGui::IsMouseDragging(0);
         // Outline the cell under the cursor when cells are big enough to see it.
-        if (cw >= 4 && ch >= 4)
-            dl->AddRect(ImVec2(grid.x + cw * hit.col, grid.y + ch * hit.row), ImVec2(grid.x + cw * (hit.col + 1), grid.y + ch * (hit.row + 1)),
+        if (zcw >= 4 && zch >= 4)
+            dl->AddRect(ImVec2(cellX(float(hit.col)), cellY(float(hit.row))), ImVec2(cellX(float(hit.col + 1)), cellY(float(hit.row + 1))),
                         IM_COL32(255, 255, 255, 255), 0, 0, 2);
+    }
+    if (canZoom && ImGui::IsItemActive() && ImGui::IsMouseDragging(0)) {
+        ImVec2 d = ImGui::GetIO().MouseDelta;
+        zoom.c0 -= d.x / zcw, zoom.r0 -= d.y / zch;
+    }
+    dl->PopClipRect();
+    if (zoom.factor > 1) {
+        // Which part is shown, over the grid's top-left corner.
+        std::string note = fmt::format("zoom {:.1f}x: rows {}-{}, columns {}-{} (double-click: all)", zoom.factor, int(zoom.r0),
+                                       int(std::min<float>(float(s.rows), zoom.r0 + visRows)) - 1, int(zoom.c0),
+                                       int(std::min<float>(float(s.cols), zoom.c0 + visCols)) - 1);
+        ImVec2 ts = ImGui::CalcTextSize(note.c_str());
+        dl->AddRectFilled(grid, ImVec2(grid.x + ts.x + 8, grid.y + ts.y + 4), IM_COL32(0, 0, 0, 200));
+        dl->AddText(ImVec2(grid.x + 4, grid.y + 2), IM_COL32(255, 255, 255, 255), note.c_str());
     }
     return hit;
 }

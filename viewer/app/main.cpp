@@ -7,11 +7,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
 #include "fonts.h"
+#include "screenshot.h"
 #include "ml/thread_pool.h"
 #include "state/script.h"
 #include "viewer_app.h"
@@ -23,6 +25,25 @@ namespace {
 // Frames are capped so the UI leaves the cores to the engine; 60 fps is plenty for a viewer.
 constexpr auto kFrameBudget = std::chrono::microseconds(1000000 / 60);
 
+// The window's size and place: what --width/--height ask for, else the monitor's work area (the
+// screen without task bars and docks), so a 1366x768 laptop shows the whole window.
+struct Placement {
+    int x = 0, y = 0, w = 1280, h = 800;
+    bool place = false;
+};
+
+Placement placementFor(int width, int height) {
+    Placement p;
+    int ax = 0, ay = 0, aw = 0, ah = 0;
+    if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) glfwGetMonitorWorkarea(monitor, &ax, &ay, &aw, &ah);
+    if (width > 0 || height > 0 || aw <= 0 || ah <= 0) {
+        p.w = width > 0 ? width : p.w, p.h = height > 0 ? height : p.h;
+        return p;
+    }
+    p = {ax, ay, aw, ah, true};
+    return p;
+}
+
 int runWindow(AppOptions options, int width, int height) {
     glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "GLFW error %d: %s\n", code, text); });
     if (!glfwInit()) {
@@ -32,12 +53,22 @@ int runWindow(AppOptions options, int width, int height) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    GLFWwindow* window = glfwCreateWindow(width, height, "llama-viewer", nullptr, nullptr);
+    const Placement place = placementFor(width, height);
+    glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);  // shown once placed
+    GLFWwindow* window = glfwCreateWindow(place.w, place.h, "llama-viewer", nullptr, nullptr);
     if (!window) {
         std::fprintf(stderr, "error: cannot create an OpenGL 3.3 window\n");
         glfwTerminate();
         return 1;
     }
+    if (place.place) {
+        // The title bar and borders count against the work area too.
+        int left = 0, top = 0, right = 0, bottom = 0;
+        glfwGetWindowFrameSize(window, &left, &top, &right, &bottom);
+        glfwSetWindowSize(window, std::max(640, place.w - left - right), std::max(480, place.h - top - bottom));
+        glfwSetWindowPos(window, place.x + left, place.y + top);
+    }
+    glfwShowWindow(window);
     glfwMakeContextCurrent(window);
     glfwSwapInterval(1);
     IMGUI_CHECKVERSION();
@@ -49,22 +80,30 @@ int runWindow(AppOptions options, int width, int height) {
     int exitCode = 0;
     {
         ViewerApp app(std::move(options));
+        OffscreenTarget slideTarget;
         while (!glfwWindowShouldClose(window) && !app.quitRequested()) {
             auto frameStart = std::chrono::steady_clock::now();
             glfwPollEvents();
             app.beforeFrame();
             ImGui_ImplOpenGL3_NewFrame();
             ImGui_ImplGlfw_NewFrame();
+            const bool slide = app.slidePending();
+            if (slide) {
+                ImGui::GetIO().DisplaySize = ImVec2(ViewerApp::kSlideWidth, ViewerApp::kSlideHeight);
+                ImGui::GetIO().DisplayFramebufferScale = ImVec2(1, 1);
+            }
             ImGui::NewFrame();
             app.drawFrame();
             ImGui::Render();
             int fbW = 0, fbH = 0;
             glfwGetFramebufferSize(window, &fbW, &fbH);
+            if (slide) slideTarget.bind(fbW = ViewerApp::kSlideWidth, fbH = ViewerApp::kSlideHeight);
             glViewport(0, 0, fbW, fbH);
             glClearColor(0.10f, 0.10f, 0.12f, 1.0f);
             glClear(GL_COLOR_BUFFER_BIT);
             ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
             app.afterRender(fbW, fbH);
+            if (slide) OffscreenTarget::unbind();
             glfwSwapBuffers(window);
             std::this_thread::sleep_until(frameStart + kFrameBudget);
         }
@@ -87,7 +126,7 @@ int main(int argc, char** argv) {
     o.chaptersDir = LLAMA_SOURCE_DIR "/chapters";
     o.fontPath = kDefaultFontPath;
     std::string synthetic, mode = "completion";
-    int threads = 0, width = 1280, height = 800;
+    int threads = 0, width = 0, height = 0;
     auto* model = cli.add_option("--model", o.source.model.pathOrPreset, "Model directory in Meta's layout (default: the bundled model)");
     auto* synth = cli.add_option("--synthetic", synthetic, "Random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")->excludes(model);
     std::string trace;
@@ -108,8 +147,8 @@ int main(int argc, char** argv) {
     cli.add_option("--seed", o.settings.sampling.seed, "Sampling seed (and synthetic weights)");
     cli.add_option("--scale", o.uiScale, "UI scale for projectors")->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)));
     cli.add_option("--threads", threads, "Engine compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));
-    cli.add_option("--width", width, "Window width")->check(CLI::Range(640, 7680));
-    cli.add_option("--height", height, "Window height")->check(CLI::Range(480, 4320));
+    cli.add_option("--width", width, "Window width (default: the screen's work area)")->check(CLI::Range(640, 7680));
+    cli.add_option("--height", height, "Window height (default: the screen's work area)")->check(CLI::Range(480, 4320));
     cli.add_option("--chapters", o.chaptersDir, "Directory of the chapter files");
     cli.add_option("--font", o.fontPath, "TrueType font for the UI");
     try {

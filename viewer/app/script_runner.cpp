@@ -105,7 +105,7 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
         case Wait::Frames:
             if (--frames_ > 0) return false;
             if (!pendingScreenshot_.empty()) {
-                app.requestCapture(pendingScreenshot_, pendingPanelOnly_);
+                app.requestCapture(pendingScreenshot_, pendingKind_);
                 pendingScreenshot_.clear();
                 frames_ = 1;  // the capture happens after this frame renders
                 return false;
@@ -250,14 +250,20 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
          }},
         {"screenshot", [](R& r, A&, const C& c) {
              r.pendingScreenshot_ = c.args[0];
-             r.pendingPanelOnly_ = false;
+             r.pendingKind_ = CaptureKind::Window;
              r.waitFrames(kSettleFrames);
          }},
         {"export-png", [](R& r, A&, const C& c) {
              r.pendingScreenshot_ = c.args[0];
-             r.pendingPanelOnly_ = true;
+             r.pendingKind_ = CaptureKind::Panel;
              r.waitFrames(kSettleFrames);
          }},
+        {"export-slide", [](R& r, A&, const C& c) {
+             r.pendingScreenshot_ = c.args[0];
+             r.pendingKind_ = CaptureKind::Slide;
+             r.waitFrames(kSettleFrames);
+         }},
+        {"map-layer", [](R&, A& app, const C& c) { app.view().mapLayer = toInt(c.args[0], c) - 1; }},
         {"export-csv", [](R&, A& app, const C& c) {
              const Tensor& data = heatmapData(app);
              const ViewState& v = app.view();

@@ -15,6 +15,9 @@ namespace llama::viewer {
 
 class ViewerApp;
 
+// What a capture writes: the window, the shown panel with a caption, or the panel alone at 1920x1080.
+enum class CaptureKind { Window, Panel, Slide };
+
 class ScriptRunner {
 public:
     explicit ScriptRunner(std::vector<ScriptCommand> commands);
@@ -37,7 +40,7 @@ private:
     Wait wait_ = Wait::None;
     int frames_ = 0;
     std::string pendingScreenshot_;
-    bool pendingPanelOnly_ = false;
+    CaptureKind pendingKind_ = CaptureKind::Window;
     std::optional<Breakpoint> stepTarget_;
     std::vector<Breakpoint> userBreakpoints_;
     std::chrono::steady_clock::time_point waitStart_, fpsEnd_;

@@ -3,12 +3,19 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
+#include <imgui_stdlib.h>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 
 #include "fonts.h"
+#include "state/dir_listing.h"
+#include "state/export_caption.h"
+#include "state/key_bindings.h"
 #include "panels/panels.h"
 #include "screenshot.h"
 
@@ -82,7 +89,11 @@ void ViewerApp::showPanel(Panel panel) {
     panelChangeRequested_ = true;
 }
 
-void ViewerApp::requestCapture(const std::string& path, bool panelOnly) { captures_.push_back({path, panelOnly}); }
+void ViewerApp::requestCapture(const std::string& path, CaptureKind kind) { captures_.push_back({path, kind}); }
+
+bool ViewerApp::slidePending() const {
+    return !captures_.empty() && captures_.front().kind == CaptureKind::Slide;
+}
 
 const StageRecord* ViewerApp::currentRecord() const {
     if (snap_.records.empty()) return nullptr;
@@ -119,14 +130,288 @@ void ViewerApp::refreshSnapshot() {
 
 void ViewerApp::handleShortcuts() {
     const ImGuiIO& io = ImGui::GetIO();
-    auto pressed = [](int key) { return ImGui::IsKeyPressed(key, false); };
-    if (pressed(GLFW_KEY_F5)) perform(io.KeyShift ? Action::Stop : io.KeyCtrl ? Action::Restart : Action::Run);
-    if (pressed(GLFW_KEY_F8)) perform(Action::Continue);
-    if (pressed(GLFW_KEY_F6)) perform(Action::Pause);
-    if (pressed(GLFW_KEY_F10)) perform(Action::Step);
-    if (pressed(GLFW_KEY_F11)) perform(Action::StepLayer);
-    if (pressed(GLFW_KEY_F12)) perform(Action::StepToken);
-    if (pressed(GLFW_KEY_F9)) perform(io.KeyShift ? Action::ToggleLayerBreakpoint : Action::ToggleBreakpoint);
+    static const std::pair<Key, int> kKeys[] = {{Key::F5, GLFW_KEY_F5},       {Key::F6, GLFW_KEY_F6},       {Key::F8, GLFW_KEY_F8},
+                                                {Key::F9, GLFW_KEY_F9},       {Key::F10, GLFW_KEY_F10},     {Key::F11, GLFW_KEY_F11},
+                                                {Key::F12, GLFW_KEY_F12},     {Key::Right, GLFW_KEY_RIGHT}, {Key::Space, GLFW_KEY_SPACE},
+                                                {Key::Enter, GLFW_KEY_ENTER}, {Key::R, GLFW_KEY_R}};
+    if (openWhat_ != OpenWhat::None) return;  // the dialog's text box has the keys
+    for (auto [key, glfwKey] : kKeys)
+        if (ImGui::IsKeyPressed(glfwKey, key == Key::Right || key == Key::Space))
+            if (auto a = actionForKey(key, io.KeyShift, io.KeyCtrl, io.WantTextInput)) perform(*a);
+    if (!io.WantTextInput)
+        for (ImWchar ch : io.InputQueueCharacters)
+            if (ch == '?') helpOpen_ = !helpOpen_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_F1, false)) helpOpen_ = !helpOpen_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) helpOpen_ = false;
+}
+
+std::string ViewerApp::caption(const PanelContext& c) const {
+    CaptionFacts f;
+    f.model = source_.describe();
+    f.prompt = c.model && c.model->format.rfind("trace", 0) == 0 ? session_.settings().prompt : settings_.prompt;
+    if (c.current) {
+        f.step = c.current->step, f.layer = c.current->layer;
+        f.stageNumber = c.current->info().number, f.stageTitle = std::string(c.current->info().title);
+        if (view_.panel == Panel::Attention) f.layer = view_.attentionLayer, f.head = view_.head;
+        if (view_.panel == Panel::Map && view_.mapLayer >= 0) f.layer = view_.mapLayer;
+    }
+    if (c.model) f.layers = c.model->args.n_layers;
+    return exportCaption(f);
+}
+
+void ViewerApp::drawMenuBar(PanelContext& c) {
+    if (!ImGui::BeginMainMenuBar()) return;
+    if (ImGui::BeginMenu("File")) {
+        if (ImGui::MenuItem("Open trace...")) openWhat_ = OpenWhat::Trace, openPath_.clear();
+        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty())) openWhat_ = OpenWhat::Compare, openPath_.clear();
+        if (ImGui::IsItemHovered() && source_.trace.empty()) ImGui::SetTooltip("open a trace first: two traces are compared");
+        ImGui::Separator();
+        if (ImGui::MenuItem("Export panel PNG (with caption)")) requestCapture(exportPath(c, panelKey(view_.panel), "png"), CaptureKind::Panel);
+        if (ImGui::MenuItem("Export slide (1920x1080)"))
+            requestCapture(exportPath(c, std::string("slide-") + panelKey(view_.panel), "png"), CaptureKind::Slide);
+        ImGui::Separator();
+        if (ImGui::MenuItem("Quit")) requestQuit(0);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Run")) {
+        for (const auto& a : actionInfos()) {
+            std::string keys;
+            for (const auto& b : keyBindings())
+                if (b.action == a.action) keys += (keys.empty() ? "" : ", ") + keyText(b);
+            if (ImGui::MenuItem(a.label, keys.c_str())) perform(a.action);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.help);
+        }
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("What-if")) {
+        ImGui::TextDisabled("Experiments for the next run (Run > Restart applies them)");
+        drawWhatIfSettings(c);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("View")) {
+        for (Panel p : allPanels())
+            if (ImGui::MenuItem(panelTitle(p), nullptr, view_.panel == p)) showPanel(p);
+        ImGui::Separator();
+        ImGui::MenuItem("Run controls", nullptr, &layout_.isOpen(Region::Run));
+        ImGui::MenuItem("Stage timeline", nullptr, &layout_.isOpen(Region::Timeline));
+        ImGui::MenuItem("Output", nullptr, &layout_.isOpen(Region::Output));
+        ImGui::MenuItem("Log", nullptr, &layout_.isOpen(Region::Log));
+        if (ImGui::MenuItem("Reset layout")) layout_ = {};
+        ImGui::Separator();
+        if (ImGui::BeginMenu("UI scale")) {
+            for (float scale : {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f})
+                if (ImGui::MenuItem(fmt::format("{:.2f}", scale).c_str(), nullptr, requestedScale_ == scale)) requestedScale_ = scale;
+            ImGui::EndMenu();
+        }
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Help")) {
+        if (ImGui::MenuItem("Keys", "?")) helpOpen_ = true;
+        ImGui::EndMenu();
+    }
+    // Where the run is, always in sight.
+    SessionStatus st = session_.status();
+    if (st.state == SessionState::Loading) {
+        // The loader reports no fraction: the bar moves to show the window is alive.
+        float t = float(ImGui::GetTime());
+        ImGui::TextUnformatted("  loading");
+        ImGui::ProgressBar(-1.0f * t, ImVec2(ImGui::GetFontSize() * 10, 0), "");
+    } else {
+        ImGui::TextDisabled("  %s   |   ? keys", stateName(st.state));
+    }
+    ImGui::EndMainMenuBar();
+}
+
+void ViewerApp::drawPanelTabs(PanelContext& c) {
+    drawWhatIfBanner(c);
+    if (!ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) return;
+    for (Panel panel : allPanels()) {
+        ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;
+        if (!ImGui::BeginTabItem(panelTitle(panel), nullptr, flags)) continue;
+        if (!panelChangeRequested_) view_.panel = panel;
+        drawPanel(c, panel);
+        ImGui::EndTabItem();
+    }
+    panelChangeRequested_ = false;
+    ImGui::EndTabBar();
+}
+
+void ViewerApp::drawRegions(PanelContext& c, LayoutRect area) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    LayoutMetrics m;
+    m.fontSize = ImGui::GetFontSize();
+    m.title = ImGui::GetFrameHeight() + style.WindowPadding.y * 2;
+    m.splitter = std::max(4.0f, 3 * appliedScale_);
+    m.minRegion = 8 * m.fontSize;
+    const Layout l = computeLayout(layout_, area, m);
+
+    ImGui::SetNextWindowPos(ImVec2(area.x, area.y));
+    ImGui::SetNextWindowSize(ImVec2(area.w, area.h));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0);
+    const ImGuiWindowFlags host = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                  ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoSavedSettings;
+    ImGui::Begin("##regions", nullptr, host);
+    ImGui::PopStyleVar(2);
+
+    struct Named {
+        Region region;
+        const char* title;
+        void (*draw)(PanelContext&);
+        ImGuiWindowFlags flags;
+    };
+    static const Named kRegions[] = {{Region::Run, "Run", drawControlsPanel, 0},
+                                     {Region::Timeline, "Stage timeline", drawTimelinePanel, 0},
+                                     {Region::Output, "Output", drawOutputPanel, 0},
+                                     {Region::Log, "Log", drawLogPanel, ImGuiWindowFlags_HorizontalScrollbar}};
+    for (const auto& r : kRegions) {
+        LayoutRect rect = l.of(r.region);
+        ImGui::SetCursorScreenPos(ImVec2(rect.x, rect.y));
+        ImGui::BeginChild(r.title, ImVec2(rect.w, rect.h), true, ImGuiWindowFlags_NoScrollbar);
+        bool& open = layout_.isOpen(r.region);
+        // The title line: a triangle folds the region away (View menu brings it back too).
+        if (ImGui::ArrowButton("fold", open ? ImGuiDir_Down : ImGuiDir_Right)) open = !open;
+        ImGui::SameLine();
+        ImGui::TextUnformatted(r.title);
+        if (open) {
+            ImGui::BeginChild("content", ImVec2(0, 0), false, r.flags);
+            r.draw(c);
+            ImGui::EndChild();
+        }
+        ImGui::EndChild();
+    }
+
+    LayoutRect pr = l.of(Region::Panels);
+    ImGui::SetCursorScreenPos(ImVec2(pr.x, pr.y));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, style.WindowPadding);
+    ImGui::BeginChild("Panels", ImVec2(pr.w, pr.h), true);
+    panelRect_[0] = pr.x, panelRect_[1] = pr.y, panelRect_[2] = pr.w, panelRect_[3] = pr.h;
+    drawPanelTabs(c);
+    ImGui::EndChild();
+    ImGui::PopStyleVar();
+
+    // Splitters: drag to move a border; they light up under the pointer.
+    for (const auto& sp : l.splitters) {
+        ImGui::SetCursorScreenPos(ImVec2(sp.rect.x, sp.rect.y));
+        ImGui::PushID(int(sp.splitter));
+        ImGui::InvisibleButton("splitter", ImVec2(std::max(1.0f, sp.rect.w), std::max(1.0f, sp.rect.h)));
+        const bool hot = ImGui::IsItemHovered() || ImGui::IsItemActive();
+        if (hot) ImGui::SetMouseCursor(sp.vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+        if (ImGui::IsItemActive()) {
+            const ImVec2 delta = ImGui::GetIO().MouseDelta;
+            dragSplitter(layout_, sp.splitter, sp.vertical ? delta.x : delta.y, area, m);
+        }
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(sp.rect.x, sp.rect.y), ImVec2(sp.rect.x + sp.rect.w, sp.rect.y + sp.rect.h),
+                                                  ImGui::GetColorU32(hot ? ImGuiCol_SeparatorActive : ImGuiCol_Separator));
+        ImGui::PopID();
+    }
+    ImGui::End();
+}
+
+void ViewerApp::drawExport(PanelContext& c, bool slide) {
+    // The shown panel alone, filling the window (or the slide), with its caption under it.
+    const ImVec2 d = ImGui::GetIO().DisplaySize;
+    const float captionH = ImGui::GetTextLineHeightWithSpacing() * 2 + ImGui::GetStyle().WindowPadding.y * 2;
+    LayoutRect r = slide ? LayoutRect{0, 0, d.x, d.y} : LayoutRect{panelRect_[0], panelRect_[1], panelRect_[2], panelRect_[3]};
+    ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
+    ImGui::SetNextWindowSize(ImVec2(r.w, r.h));
+    ImGui::Begin("##export", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
+    ImGui::TextUnformatted(panelTitle(view_.panel));
+    ImGui::Separator();
+    ImGui::BeginChild("panel", ImVec2(0, -captionH), false, ImGuiWindowFlags_NoScrollbar);
+    drawPanel(c, view_.panel);
+    ImGui::EndChild();
+    ImGui::Separator();
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", caption(c).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::End();
+}
+
+void ViewerApp::drawHelpOverlay() {
+    if (!helpOpen_) return;
+    const ImVec2 d = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(d.x / 2, d.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(d.x * 0.9f, d.y * 0.9f));
+    if (ImGui::Begin("Keys (? or F1 to close)", &helpOpen_, ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoCollapse)) {
+        if (ImGui::BeginTable("keys", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
+            ImGui::TableSetupColumn("Action");
+            ImGui::TableSetupColumn("Keys");
+            ImGui::TableSetupColumn("What it does");
+            ImGui::TableHeadersRow();
+            for (const auto& a : actionInfos()) {
+                std::string keys;
+                for (const auto& b : keyBindings())
+                    if (b.action == a.action) keys += (keys.empty() ? "" : "  or  ") + keyText(b);
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(a.label);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(keys.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(a.help);
+            }
+            ImGui::EndTable();
+        }
+        ImGui::Separator();
+        ImGui::TextUnformatted("Map: click a box to show that stage and open its panel; click a layer number to show that layer.");
+        ImGui::TextUnformatted("Heatmaps: mouse wheel zooms, drag pans, double-click resets; hover shows the token and value.");
+        ImGui::TextUnformatted("Splitters between the regions move them; a region's triangle folds it away (View menu too).");
+        ImGui::TextUnformatted("Arrows, Space, Enter and Ctrl+R step only while no text box has the keyboard; F-keys always do.");
+    }
+    ImGui::End();
+}
+
+void ViewerApp::drawOpenDialog() {
+    if (openWhat_ == OpenWhat::None) return;
+    const char* title = openWhat_ == OpenWhat::Trace ? "Open trace" : "Compare with trace";
+    const ImVec2 d = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(d.x / 2, d.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(std::min(d.x * 0.9f, 48 * ImGui::GetFontSize()), d.y * 0.7f));
+    bool open = true;
+    if (ImGui::Begin(title, &open, ImGuiWindowFlags_NoCollapse)) {
+        static DirListing listing;
+        static std::string listed;
+        if (listed != openDir_) listing = listDirectory(openDir_, ".trace"), listed = openDir_ = listing.dir;
+        ImGui::TextWrapped("Folder: %s", listing.dir.c_str());
+        ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open").x * 2);
+        bool enter = ImGui::InputText("##path", &openPath_, ImGuiInputTextFlags_EnterReturnsTrue);
+        ImGui::SameLine();
+        bool chosen = ImGui::Button("Open") || enter;
+        if (!listing.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", listing.error.c_str());
+        ImGui::BeginChild("entries", ImVec2(0, 0), true);
+        if (ImGui::Selectable("../")) openDir_ = listing.dir + "/..";
+        for (const auto& dir : listing.dirs)
+            if (ImGui::Selectable((dir + "/").c_str())) openDir_ = listing.dir + "/" + dir;
+        for (const auto& f : listing.files) {
+            if (ImGui::Selectable(f.c_str(), openPath_ == f, ImGuiSelectableFlags_AllowDoubleClick)) {
+                openPath_ = f;
+                if (ImGui::IsMouseDoubleClicked(0)) chosen = true;
+            }
+        }
+        if (listing.files.empty()) ImGui::TextDisabled("no .trace files here (llama-walkthrough --trace FILE writes one)");
+        ImGui::EndChild();
+        if (chosen && !openPath_.empty()) {
+            namespace fs = std::filesystem;
+            fs::path p = fs::path(openPath_).is_absolute() ? fs::path(openPath_) : fs::path(listing.dir) / openPath_;
+            std::error_code ec;
+            if (!fs::is_regular_file(p, ec)) {
+                openError_ = p.string() + ": no such file";
+            } else {
+                ViewerSource src = source_;
+                std::string rel = fs::relative(p, fs::current_path(), ec).string();
+                std::string path = ec || rel.empty() ? p.string() : rel;
+                if (openWhat_ == OpenWhat::Trace) src.trace = path, src.compare.clear();
+                else src.compare = path;
+                load(src);
+                openWhat_ = OpenWhat::None;
+                openError_.clear();
+            }
+        }
+        if (!openError_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", openError_.c_str());
+    }
+    ImGui::End();
+    if (!open) openWhat_ = OpenWhat::None;
 }
 
 void ViewerApp::drawFrame() {
@@ -148,73 +433,40 @@ void ViewerApp::drawFrame() {
                    session_.status(),
                    textures_,
                    options_.chaptersDir,
-                   [this](const std::string& path) { requestCapture(path, true); },
+                   [this](const std::string& path) { requestCapture(path, CaptureKind::Panel); },
                    [this](Action a) { perform(a); },
+                   [this](Panel p) { showPanel(p); },
                    settings_,
                    requestedScale_,
                    source_.describe(),
                    fps()};
 
-    const ImVec2 d = ImGui::GetIO().DisplaySize;
-    const float leftW = std::max(d.x * 0.30f, std::min(d.x * 0.5f, 400.0f * appliedScale_));
-    const float controlsH = d.y * 0.52f, tabsH = d.y * 0.70f;
-    const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
-    auto place = [](float x, float y, float w, float h) {
-        ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always);
-        ImGui::SetNextWindowSize(ImVec2(w, h), ImGuiCond_Always);
-    };
-
-    place(0, 0, leftW, controlsH);
-    if (ImGui::Begin("Run", nullptr, fixed)) drawControlsPanel(c);
-    ImGui::End();
-    place(0, controlsH, leftW, d.y - controlsH);
-    if (ImGui::Begin("Stage timeline", nullptr, fixed)) drawTimelinePanel(c);
-    ImGui::End();
-
-    place(leftW, 0, d.x - leftW, tabsH);
-    if (ImGui::Begin("Panels", nullptr, fixed | ImGuiWindowFlags_NoTitleBar)) {
-        ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
-        panelRect_[0] = p.x, panelRect_[1] = p.y, panelRect_[2] = s.x, panelRect_[3] = s.y;
-        drawWhatIfBanner(c);
-        if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) {
-            for (Panel panel : allPanels()) {
-                ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;
-                if (!ImGui::BeginTabItem(panelTitle(panel), nullptr, flags)) continue;
-                if (!panelChangeRequested_) view_.panel = panel;
-                switch (panel) {
-                    case Panel::Shapes: drawShapesPanel(c); break;
-                    case Panel::Heatmap: drawHeatmapPanel(c); break;
-                    case Panel::Mask: drawMaskPanel(c); break;
-                    case Panel::Attention: drawAttentionPanel(c); break;
-                    case Panel::Logits: drawLogitsPanel(c); break;
-                    case Panel::Lens: drawLensPanel(c); break;
-                    case Panel::Compare: drawComparePanel(c); break;
-                    case Panel::KvCache: drawKvCachePanel(c); break;
-                    case Panel::Tokens: drawTokensPanel(c); break;
-                    case Panel::Chapter: drawChapterPanel(c); break;
-                }
-                ImGui::EndTabItem();
-            }
-            panelChangeRequested_ = false;
-            ImGui::EndTabBar();
-        }
+    // A panel export or a slide is drawn alone (no buttons) in the frame it is written from.
+    std::optional<CaptureKind> exporting;
+    if (!captures_.empty()) {
+        const CaptureKind kind = captures_.front().kind;
+        for (auto& cap : captures_) cap.drawn = cap.kind == kind;
+        if (kind != CaptureKind::Window) exporting = kind;
     }
-    ImGui::End();
-
-    const float bottomW = d.x - leftW;
-    place(leftW, tabsH, bottomW * 0.42f, d.y - tabsH);
-    if (ImGui::Begin("Output", nullptr, fixed)) drawOutputPanel(c);
-    ImGui::End();
-    place(leftW + bottomW * 0.42f, tabsH, bottomW * 0.58f, d.y - tabsH);
-    if (ImGui::Begin("Log", nullptr, fixed | ImGuiWindowFlags_HorizontalScrollbar)) drawLogPanel(c);
-    ImGui::End();
+    c.exporting = exporting.has_value();
+    if (exporting) {
+        drawExport(c, *exporting == CaptureKind::Slide);
+        return;
+    }
+    drawMenuBar(c);
+    const ImVec2 d = ImGui::GetIO().DisplaySize;
+    const float menuH = ImGui::GetFrameHeight();
+    drawRegions(c, LayoutRect{0, menuH, d.x, d.y - menuH});
+    drawHelpOverlay();
+    drawOpenDialog();
 }
 
 void ViewerApp::afterRender(int framebufferWidth, int framebufferHeight) {
     const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
     for (const auto& cap : captures_) {
+        if (!cap.drawn) continue;
         PixelRect r{0, 0, framebufferWidth, framebufferHeight};
-        if (cap.panelOnly)
+        if (cap.kind == CaptureKind::Panel)
             r = {int(panelRect_[0] * scale.x), int(panelRect_[1] * scale.y), int(panelRect_[2] * scale.x), int(panelRect_[3] * scale.y)};
         try {
             writeFramebufferPng(cap.path, r, framebufferHeight);
@@ -224,7 +476,7 @@ void ViewerApp::afterRender(int framebufferWidth, int framebufferHeight) {
         }
     }
     std::fflush(stdout);
-    captures_.clear();
+    std::erase_if(captures_, [](const Capture& c) { return c.drawn; });
     textures_.endFrame();
 }
 

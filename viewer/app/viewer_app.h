@@ -1,7 +1,9 @@
 #pragma once
-// The viewer's frame: a fixed tiled layout (ImGui 1.86 has no docking) of the run controls,
-// the stage timeline, the panel tabs, the output and the log; keyboard shortcuts; scripted
-// walk-throughs; PNG captures after rendering.
+// The viewer's frame: a menu bar over a tiled layout (ImGui 1.86 has no docking; state/layout.h
+// places the regions, splitters move them) of the run controls, the stage timeline, the panel
+// tabs (the map first), the output and the log; keyboard shortcuts and their help overlay; the
+// File > Open dialog; scripted walk-throughs; PNG captures, panel exports with a caption and
+// 1920x1080 slides after rendering.
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -10,6 +12,7 @@
 #include "state/engine_session.h"
 #include "gl_textures.h"
 #include "script_runner.h"
+#include "state/layout.h"
 #include "state/view_state.h"
 
 namespace llama::viewer {
@@ -22,6 +25,8 @@ struct AppOptions {
     std::string chaptersDir;
     std::string fontPath;
 };
+
+struct PanelContext;
 
 class ViewerApp {
 public:
@@ -40,7 +45,10 @@ public:
     void perform(Action action);
     void load(const ViewerSource& source);
     void showPanel(Panel panel);
-    void requestCapture(const std::string& path, bool panelOnly);
+    void requestCapture(const std::string& path, CaptureKind kind);
+    // A slide is drawn at this size into an offscreen framebuffer (main.cpp), whatever the window.
+    static constexpr int kSlideWidth = 1920, kSlideHeight = 1080;
+    bool slidePending() const;
     void requestQuit(int exitCode) { quit_ = true, exitCode_ = exitCode; }
     EngineSession& session() { return session_; }
     const AppOptions& options() const { return options_; }
@@ -52,6 +60,13 @@ public:
 
 private:
     void handleShortcuts();
+    void drawMenuBar(PanelContext& c);
+    void drawPanelTabs(PanelContext& c);
+    void drawRegions(PanelContext& c, LayoutRect area);
+    void drawExport(PanelContext& c, bool slide);
+    void drawHelpOverlay();
+    void drawOpenDialog();
+    std::string caption(const PanelContext& c) const;
     void refreshSnapshot();
     bool runActive() const;
 
@@ -70,10 +85,16 @@ private:
     int lastShown_ = -1;
     struct Capture {
         std::string path;
-        bool panelOnly;
+        CaptureKind kind;
+        bool drawn = false;  // this frame was drawn for it
     };
     std::vector<Capture> captures_;
-    float panelRect_[4] = {0, 0, 0, 0};  // the tab window, for panel PNGs
+    float panelRect_[4] = {0, 0, 0, 0};  // the panel region, for panel PNGs
+    LayoutState layout_;
+    bool helpOpen_ = false;
+    // File > Open trace / Compare trace: which one, and the path being typed.
+    enum class OpenWhat { None, Trace, Compare } openWhat_ = OpenWhat::None;
+    std::string openDir_ = ".", openPath_, openError_;
     std::deque<std::chrono::steady_clock::time_point> frameTimes_;
     bool quit_ = false;
     int exitCode_ = 0;

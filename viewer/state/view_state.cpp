@@ -11,6 +11,7 @@ struct PanelName {
     const char* key;
 };
 constexpr PanelName kPanels[] = {
+    {Panel::Map, "Map", "map"},
     {Panel::Shapes, "Shapes", "shapes"},       {Panel::Heatmap, "Tensor heatmap", "heatmap"},
     {Panel::Mask, "Mask", "mask"},             {Panel::Attention, "Attention", "attention"},
     {Panel::Logits, "Top logits", "logits"},   {Panel::Lens, "Logit lens", "lens"},

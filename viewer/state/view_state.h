@@ -10,7 +10,7 @@
 
 namespace llama::viewer {
 
-enum class Panel { Shapes, Heatmap, Mask, Attention, Logits, Lens, KvCache, Tokens, Compare, Chapter };
+enum class Panel { Map, Shapes, Heatmap, Mask, Attention, Logits, Lens, KvCache, Tokens, Compare, Chapter };
 
 const std::vector<Panel>& allPanels();
 const char* panelTitle(Panel p);  // "Top logits"
@@ -22,12 +22,13 @@ struct AttentionCell {
 };
 
 struct ViewState {
-    Panel panel = Panel::Attention;
+    Panel panel = Panel::Map;  // the forward pass as a map, beside the timeline
     int selectedRecord = -1;  // -1 follows the engine (the latest captured stage)
     std::string tensorName;   // "" = the stage's first tensor
     SliceSpec slice;
     std::string sliceFor;     // "record/tensor" the slice was chosen for; another resets it
     int attentionLayer = 0;
+    int mapLayer = -1;        // the layer of the stack the map shows; -1 follows the shown stage
     int head = -1;            // -1: the grid of every head
     bool showMaskedScores = false;  // pre-softmax scores (with the mask) instead of probabilities
     std::optional<AttentionCell> cell;

@@ -1,7 +1,7 @@
 // Checks that a screenshot is a real render, not a blank or black window: the expected size,
 // many distinct colours, and (optionally) colours that must appear, e.g. the ends of the
 // attention heatmap's colour ramp.
-// Usage: png_check FILE WIDTH HEIGHT [--colour R,G,B[,TOLERANCE]]...
+// Usage: png_check FILE WIDTH HEIGHT [--colour R,G,B[,TOLERANCE]]...   (WIDTH HEIGHT "any any": any size)
 #include <stb_image.h>
 
 #include <cstdio>
@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     int failures = 0;
-    if (w != std::atoi(argv[2]) || h != std::atoi(argv[3])) {
+    const bool anySize = std::string(argv[2]) == "any" && std::string(argv[3]) == "any";
+    if (!anySize && (w != std::atoi(argv[2]) || h != std::atoi(argv[3]))) {
         std::fprintf(stderr, "%s: %dx%d, expected %sx%s\n", argv[1], w, h, argv[2], argv[3]);
         failures++;
     }

@@ -167,6 +167,8 @@ void breakpointEditor(PanelContext& c) {
 }
 }  // namespace
 
+void drawWhatIfSettings(PanelContext& c) { whatIfSettings(c); }
+
 void drawControlsPanel(PanelContext& c) {
     ImGui::TextWrapped("Model: %s", c.sourceDescription.c_str());
     if (c.model) {

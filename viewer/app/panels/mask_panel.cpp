@@ -53,11 +53,13 @@ void drawMaskPanel(PanelContext& c) {
     ImVec2 o = ImGui::GetCursorScreenPos();
     ImVec2 grid(o.x + labelW, o.y + labelW);
     const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-    for (int i = 0; i < rows; ++i) {
+    // Long prompts: every k-th label, so none overlap (hover names any cell's tokens).
+    const int every = std::max(1, int(std::ceil(font / cell)));
+    for (int i = 0; i < rows; i += every) {
         std::string l = c.positionLabel(r->startPos + i);
         dl->AddText(ImVec2(grid.x - font * 0.3f - ImGui::CalcTextSize(l.c_str()).x, grid.y + cell * i + (cell - font) / 2), text, l.c_str());
     }
-    for (int j = 0; j < cols; ++j) addVerticalText(dl, ImVec2(grid.x + cell * j + (cell - font) / 2, grid.y - font * 0.3f), text, c.positionLabel(j));
+    for (int j = 0; j < cols; j += every) addVerticalText(dl, ImVec2(grid.x + cell * j + (cell - font) / 2, grid.y - font * 0.3f), text, c.positionLabel(j));
     for (int i = 0; i < rows; ++i)
         for (int j = 0; j < cols; ++j) {
             bool masked = std::isinf(t.floatAt(int64_t(i) * cols + j));
@@ -70,6 +72,12 @@ void drawMaskPanel(PanelContext& c) {
             }
         }
     ImGui::Dummy(ImVec2(labelW + cell * cols, labelW + cell * rows));
+    if (hoveringRect(grid, ImVec2(grid.x + cell * cols, grid.y + cell * rows))) {
+        ImVec2 p = ImGui::GetMousePos();
+        int i = std::clamp(int((p.y - grid.y) / cell), 0, rows - 1), j = std::clamp(int((p.x - grid.x) / cell), 0, cols - 1);
+        bool masked = std::isinf(t.floatAt(int64_t(i) * cols + j));
+        ImGui::SetTooltip("query %s\nkey %s\nmask %s", c.positionLabel(r->startPos + i).c_str(), c.positionLabel(j).c_str(), masked ? "-inf" : "0");
+    }
 }
 
 }  // namespace llama::viewer

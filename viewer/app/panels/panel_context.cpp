@@ -24,6 +24,22 @@ DimContext PanelContext::dims(const StageRecord& r) const {
     return d;
 }
 
+void drawPanel(PanelContext& c, Panel panel) {
+    switch (panel) {
+        case Panel::Map: drawMapPanel(c); break;
+        case Panel::Shapes: drawShapesPanel(c); break;
+        case Panel::Heatmap: drawHeatmapPanel(c); break;
+        case Panel::Mask: drawMaskPanel(c); break;
+        case Panel::Attention: drawAttentionPanel(c); break;
+        case Panel::Logits: drawLogitsPanel(c); break;
+        case Panel::Lens: drawLensPanel(c); break;
+        case Panel::Compare: drawComparePanel(c); break;
+        case Panel::KvCache: drawKvCachePanel(c); break;
+        case Panel::Tokens: drawTokensPanel(c); break;
+        case Panel::Chapter: drawChapterPanel(c); break;
+    }
+}
+
 bool hoveringRect(ImVec2 a, ImVec2 b) {
     return !(ImGui::GetIO().ConfigFlags & ImGuiConfigFlags_NoMouse) && ImGui::IsWindowHovered() && ImGui::IsMouseHoveringRect(a, b);
 }
@@ -43,6 +59,7 @@ std::string exportPath(const PanelContext& c, const std::string& what, const cha
 
 void exportPngButton(PanelContext& c, const std::string& what) {
     static std::string written;
+    if (c.exporting) return;
     // At the right end of the current line, or on a line of its own when the line is full.
     const float w = ImGui::CalcTextSize("Export PNG").x + ImGui::GetStyle().FramePadding.x * 2;
     ImGui::SameLine();

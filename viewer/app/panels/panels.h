@@ -25,10 +25,12 @@ struct PanelContext {
     std::string chaptersDir;
     std::function<void(const std::string&)> exportPanelPng;  // writes the current panel after this frame
     std::function<void(Action)> perform;
+    std::function<void(Panel)> showPanel;  // brings a panel's tab to the front
     RunSettings& settings;       // edited by the prompt box, used by the next run
     float& requestedUiScale;     // applied between frames (the font atlas is rebuilt)
     std::string sourceDescription;
     float fps = 0;
+    bool exporting = false;  // this frame is an exported picture: no buttons
 
     // The token at a position as the tables show it: the piece, special tokens in <|...|>.
     std::string piece(int32_t id) const;
@@ -37,7 +39,12 @@ struct PanelContext {
 };
 
 void drawControlsPanel(PanelContext& c);
+// The next run's what-if switches (the Run panel's section and the What-if menu).
+void drawWhatIfSettings(PanelContext& c);
 void drawTimelinePanel(PanelContext& c);
+// The tab's content for `panel`.
+void drawPanel(PanelContext& c, Panel panel);
+void drawMapPanel(PanelContext& c);
 void drawShapesPanel(PanelContext& c);
 void drawHeatmapPanel(PanelContext& c);
 void drawMaskPanel(PanelContext& c);

@@ -1,0 +1,210 @@
+// The forward pass as a map (state/forward_map.h): boxes from the stage catalog, scaled to the
+// panel, the shown stage lit, the shown layer lit in the stack's tabs, each arrow labelled with
+// the shape it carries at this step. A click on a box shows that stage and opens its panel; a
+// click on a layer tab shows that layer of the stack.
+#include <imgui.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "panels.h"
+#include "state/forward_map.h"
+
+namespace llama::viewer {
+
+namespace {
+constexpr ImU32 kRan = IM_COL32(58, 84, 128, 255), kNotYet = IM_COL32(44, 46, 54, 255), kCurrent = IM_COL32(240, 170, 40, 255),
+                kSkippedFill = IM_COL32(36, 36, 40, 255), kBorder = IM_COL32(150, 160, 180, 255), kArrow = IM_COL32(170, 175, 190, 255),
+                kResidual = IM_COL32(120, 190, 120, 255), kLabel = IM_COL32(200, 205, 215, 255), kDim = IM_COL32(120, 125, 135, 255);
+
+void arrowHead(ImDrawList* dl, ImVec2 tip, ImVec2 dir, float size, ImU32 colour) {
+    ImVec2 n(-dir.y, dir.x);
+    dl->AddTriangleFilled(tip, ImVec2(tip.x - dir.x * size + n.x * size * 0.5f, tip.y - dir.y * size + n.y * size * 0.5f),
+                          ImVec2(tip.x - dir.x * size - n.x * size * 0.5f, tip.y - dir.y * size - n.y * size * 0.5f), colour);
+}
+
+void smallText(ImDrawList* dl, ImVec2 at, ImU32 colour, const std::string& text, float size) {
+    dl->AddText(ImGui::GetFont(), size, at, colour, text.c_str());
+}
+
+float smallWidth(const std::string& text, float size) { return ImGui::GetFont()->CalcTextSizeA(size, 1e9f, 0, text.c_str()).x; }
+
+// `text` cut to `width` at `size` pixels: the tensor name goes first, then the end of the shape.
+std::string fitSmall(const std::string& text, float width, float size) {
+    if (smallWidth(text, size) <= width) return text;
+    size_t space = text.find(' ');
+    std::string shape = space == std::string::npos ? text : text.substr(space + 1);
+    while (shape.size() > 1 && smallWidth(shape + "..", size) > width) shape.pop_back();
+    return shape == (space == std::string::npos ? text : text.substr(space + 1)) ? shape : shape + "..";
+}
+}  // namespace
+
+void drawMapPanel(PanelContext& c) {
+    static ForwardMap map;
+    // A replayed trace has no model: its records say how deep the stack is.
+    int layers = c.model ? c.model->args.n_layers : 0;
+    if (!c.model)
+        for (const auto& r : c.snap.records) layers = std::max(layers, r->layer + 1);
+    if (map.boxes.empty() || map.layers != layers) map = buildForwardMap(layers);
+    ForwardMapView view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
+
+    const float font = ImGui::GetFontSize();
+    if (c.current)
+        ImGui::Text("Token step %d (%s)   layer %d of %d", view.step, view.step == 0 ? "prefill" : "decode", view.layer + 1, std::max(layers, 1));
+    else
+        ImGui::TextDisabled("The forward pass, stage by stage. Step (F10 or Space) starts a run; click a box to see that stage.");
+    if (c.view.mapLayer >= 0) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Follow the shown stage")) c.view.mapLayer = -1;
+    }
+    exportPngButton(c, "map");
+
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float legendH = font * 1.6f;
+    const float s = std::max(8.0f, std::min(avail.x / map.width, (avail.y - legendH) / map.height));
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    auto at = [&](float x, float y) { return ImVec2(o.x + x * s, o.y + y * s); };
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    // Text grows with the map (a projector) but never beyond what a box holds.
+    const float boxFont = std::clamp(s * 0.30f, font * 0.75f, font * 1.6f);
+    const float small = boxFont * 0.82f;
+
+    // Sections; the block's frame is a stack of N (shadows behind it) with one tab per layer.
+    for (const auto& sec : map.sections) {
+        ImVec2 a = at(sec.x, sec.y), b = at(sec.x + sec.w, sec.y + sec.h);
+        if (sec.block)
+            for (int k = 2; k >= 1; --k)
+                dl->AddRect(ImVec2(a.x + k * 4, a.y - k * 4), ImVec2(b.x + k * 4, b.y - k * 4), kDim, 6);
+        dl->AddRect(a, b, kBorder, 6);
+        smallText(dl, ImVec2(a.x + 4, a.y - small - 3), kLabel, sec.block ? fmt::format("{} (x {})", sec.title, layers) : sec.title, small);
+        if (sec.block && layers > 0) {
+            // Layer tabs after the title, 1-based as the log counts them, thinned to fit.
+            float x0 = a.x + 8 + smallWidth(fmt::format("{} (x {})", sec.title, layers), small) + 12, x1 = b.x;
+            const float tabW = (x1 - x0) / float(layers);
+            const int every = std::max(1, int(std::ceil((smallWidth("00", small) + 6) / std::max(1.0f, tabW))));
+            for (int L = 0; L < layers; ++L) {
+                ImVec2 ta(x0 + tabW * float(L), a.y - small - 6), tb(x0 + tabW * float(L + 1) - 1, a.y - 2);
+                bool shown = L == view.layer, live = L == view.currentLayer;
+                dl->AddRectFilled(ta, tb, shown ? kCurrent : live ? kRan : kNotYet, 2);
+                if (L % every == 0 || shown) {
+                    std::string n = std::to_string(L + 1);
+                    smallText(dl, ImVec2((ta.x + tb.x - smallWidth(n, small)) / 2, ta.y + 2), shown ? IM_COL32(20, 20, 20, 255) : kLabel, n, small);
+                }
+                ImGui::SetCursorScreenPos(ta);
+                ImGui::PushID(L);
+                if (ImGui::InvisibleButton("layer", ImVec2(std::max(1.0f, tb.x - ta.x), tb.y - ta.y))) c.view.mapLayer = L;
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("layer %d of %d", L + 1, layers);
+                ImGui::PopID();
+            }
+        }
+    }
+
+    // Arrows first, so boxes cover their ends.
+    const float gapMid = 0.55f;  // units right of a column where cross-column arrows run
+    for (size_t i = 0; i < map.arrows.size(); ++i) {
+        const MapArrow& a = map.arrows[i];
+        const MapBox &f = map.boxes[size_t(a.from)], &t = map.boxes[size_t(a.to)];
+        const std::string& label = view.arrows[i].shape;
+        const float head = std::max(5.0f, s * 0.12f);
+        if (a.side) {
+            if (f.column == t.column || f.column == 0) {
+                // A side input from before the blocks (RoPE angles, the mask): a stub into the box's left side.
+                ImVec2 tip = at(t.x, t.y + t.h / 2), start(tip.x - s * 0.45f, tip.y);
+                dl->AddLine(start, tip, kResidual, 1.5f);
+                arrowHead(dl, tip, ImVec2(1, 0), head * 0.8f, kResidual);
+                std::string from = fitSmall(f.label, s * 1.0f, small * 0.9f);
+                smallText(dl, ImVec2(start.x - smallWidth(from, small * 0.9f) + s * 0.4f, tip.y - small * 0.9f - 4), kResidual, from, small * 0.9f);
+                continue;
+            }
+            // The residual stream: from the right side of `from`, down the gap, into `to`'s left side.
+            float gx = f.x + f.w + gapMid * 0.5f;
+            ImVec2 p0 = at(f.x + f.w, f.y + f.h / 2), p1 = at(gx, f.y + f.h / 2), p2 = at(gx, t.y + t.h / 2), p3 = at(t.x, t.y + t.h / 2);
+            ImVec2 pts[] = {p0, p1, p2, p3};
+            dl->AddPolyline(pts, 4, kResidual, 0, 2.0f);
+            arrowHead(dl, p3, ImVec2(1, 0), head, kResidual);
+            continue;
+        }
+        if (f.column == t.column) {
+            ImVec2 p0 = at(f.x + f.w / 2, f.y + f.h), p1 = at(t.x + t.w / 2, t.y);
+            if (p0.x != p1.x) {  // lanes: elbow through the gap's middle
+                float my = (p0.y + p1.y) / 2;
+                ImVec2 pts[] = {p0, ImVec2(p0.x, my), ImVec2(p1.x, my), p1};
+                dl->AddPolyline(pts, 4, kArrow, 0, 1.5f);
+            } else {
+                dl->AddLine(p0, p1, kArrow, 1.5f);
+            }
+            arrowHead(dl, p1, ImVec2(0, 1), head, kArrow);
+            if (!label.empty()) {
+                float room = f.w * s - 6;
+                std::string l = fitSmall(label, room, small);
+                smallText(dl, ImVec2(p0.x + 4, p0.y + 1), kDim, l, small);
+            }
+        } else {
+            // To the next column's top: down, along the bottom gap, up the gap between columns, in.
+            float gx = t.x - gapMid;
+            ImVec2 p0 = at(f.x + f.w / 2, f.y + f.h), p1 = at(f.x + f.w / 2, f.y + f.h + 0.2f), p2 = at(gx, f.y + f.h + 0.2f),
+                   p3 = at(gx, t.y - 0.22f), p4 = at(t.x + t.w / 2, t.y - 0.22f), p5 = at(t.x + t.w / 2, t.y);
+            ImVec2 pts[] = {p0, p1, p2, p3, p4, p5};
+            dl->AddPolyline(pts, 6, kArrow, 0, 1.5f);
+            arrowHead(dl, p5, ImVec2(0, 1), head, kArrow);
+            if (!label.empty()) smallText(dl, ImVec2(p1.x - f.w * s / 2 + 2, p1.y + 1), kDim, fitSmall(label, f.w * s, small), small);
+        }
+    }
+
+    // Boxes: lit when shown, blue when they ran at this step, grey before, hatched when skipped.
+    for (size_t i = 0; i < map.boxes.size(); ++i) {
+        const MapBox& b = map.boxes[i];
+        const MapBoxView& bv = view.boxes[i];
+        ImVec2 a = at(b.x, b.y), e = at(b.x + b.w, b.y + b.h);
+        ImU32 fill = bv.state == BoxState::Current ? kCurrent : bv.state == BoxState::Ran ? kRan : bv.state == BoxState::Skipped ? kSkippedFill : kNotYet;
+        dl->AddRectFilled(a, e, fill, 4);
+        dl->AddRect(a, e, bv.state == BoxState::Current ? IM_COL32(255, 230, 160, 255) : kBorder, 4, 0, bv.state == BoxState::Current ? 3 : 1);
+        if (bv.state == BoxState::Skipped)
+            for (float x = a.x + 6; x < e.x; x += 10) dl->AddLine(ImVec2(x, e.y - 1), ImVec2(std::min(e.x, x + (e.y - a.y)), a.y + 1), kDim);
+        std::string label = bv.state == BoxState::Skipped ? b.label + " (skipped)" : b.label;
+        if (smallWidth(label, boxFont) > e.x - a.x - 4) label = b.label;
+        label = fitText(label, (e.x - a.x - 4) * ImGui::GetFontSize() / boxFont);
+        ImU32 ink = bv.state == BoxState::Current ? IM_COL32(20, 20, 20, 255) : bv.state == BoxState::Skipped ? kDim : IM_COL32(235, 238, 245, 255);
+        dl->AddText(ImGui::GetFont(), boxFont, ImVec2((a.x + e.x - smallWidth(label, boxFont)) / 2, (a.y + e.y - boxFont) / 2), ink, label.c_str());
+
+        ImGui::SetCursorScreenPos(a);
+        ImGui::PushID(int(i));
+        bool clicked = ImGui::InvisibleButton("box", ImVec2(std::max(1.0f, e.x - a.x), std::max(1.0f, e.y - a.y)));
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::Text("%d  %s", b.number, b.title.c_str());
+            if (!bv.shape.empty()) ImGui::Text("%s %s", b.tensor.c_str(), bv.shape.c_str());
+            if (bv.state == BoxState::Skipped) ImGui::TextUnformatted("did not run in this step");
+            else if (bv.record < 0) ImGui::TextDisabled("not reached yet");
+            else ImGui::TextDisabled("click: show this stage (%s panel)", panelTitle(panelFor(b.stage)));
+            ImGui::EndTooltip();
+        }
+        if (clicked && bv.record >= 0) {
+            c.view.selectedRecord = c.live && c.live->index == bv.record ? -1 : bv.record;
+            if (b.inBlock) c.view.mapLayer = view.layer;
+            c.showPanel(panelFor(b.stage));
+        }
+        ImGui::PopID();
+    }
+
+    // The legend, under the map.
+    ImGui::SetCursorScreenPos(ImVec2(o.x, o.y + map.height * s + 6));
+    auto key = [&](ImU32 colour, const char* text) {
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(p, ImVec2(p.x + font, p.y + font), colour, 3);
+        ImGui::Dummy(ImVec2(font, font));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(text);
+        ImGui::SameLine(0, font);
+    };
+    key(kCurrent, "shown stage");
+    key(kRan, "ran in this step");
+    key(kNotYet, "not yet");
+    key(kSkippedFill, "skipped");
+    key(kResidual, "residual stream / side inputs");
+    ImGui::NewLine();
+}
+
+}  // namespace llama::viewer
