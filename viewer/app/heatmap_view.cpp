@@ -103,7 +103,7 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
 
     ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
     if (left > 0) {
-        dl->PushClipRect(ImVec2(origin.x, grid.y), ImVec2(grid.x, end.y), true);
+        dl->PushClipRect(ImVec2(origin.x, grid.y - font), ImVec2(grid.x, end.y + font), true);
         for (int r = int(zoom.r0) / rowEvery * rowEvery; r < std::min<int64_t>(s.rows, int64_t(zoom.r0 + visRows) + 1); r += rowEvery) {
             std::string l = fitText(labelFor(labels->rows, r), left - 6);
             float w = ImGui::CalcTextSize(l.c_str()).x;
@@ -112,7 +112,7 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
         dl->PopClipRect();
     }
     if (top > 0) {
-        dl->PushClipRect(ImVec2(grid.x, origin.y), ImVec2(end.x, grid.y), true);
+        dl->PushClipRect(ImVec2(grid.x - font, origin.y), ImVec2(end.x + font, grid.y), true);
         for (int c = int(zoom.c0) / colEvery * colEvery; c < std::min<int64_t>(s.cols, int64_t(zoom.c0 + visCols) + 1); c += colEvery)
             addVerticalText(dl, ImVec2(cellX(float(c)) + (zcw - font) / 2, grid.y - 4), text, fitText(labelFor(labels->cols, c), top - 6));
         dl->PopClipRect();

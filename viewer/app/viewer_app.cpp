@@ -192,11 +192,11 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
         for (Panel p : allPanels())
             if (ImGui::MenuItem(panelTitle(p), nullptr, view_.panel == p)) showPanel(p);
         ImGui::Separator();
-        ImGui::MenuItem("Run controls", nullptr, &layout_.isOpen(Region::Run));
-        ImGui::MenuItem("Stage timeline", nullptr, &layout_.isOpen(Region::Timeline));
-        ImGui::MenuItem("Output", nullptr, &layout_.isOpen(Region::Output));
-        ImGui::MenuItem("Log", nullptr, &layout_.isOpen(Region::Log));
-        if (ImGui::MenuItem("Reset layout")) layout_ = {};
+        const std::pair<Region, const char*> regions[] = {
+            {Region::Run, "Run controls"}, {Region::Timeline, "Stage timeline"}, {Region::Output, "Output"}, {Region::Log, "Log"}};
+        for (auto [region, name] : regions)
+            if (ImGui::MenuItem(name, nullptr, &layout_.isOpen(region))) layoutTouched_ = true;
+        if (ImGui::MenuItem("Reset layout")) layoutTouched_ = false;
         ImGui::Separator();
         if (ImGui::BeginMenu("UI scale")) {
             for (float scale : {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f})
@@ -242,7 +242,9 @@ void ViewerApp::drawRegions(PanelContext& c, LayoutRect area) {
     m.fontSize = ImGui::GetFontSize();
     m.title = ImGui::GetFrameHeight() + style.WindowPadding.y * 2;
     m.splitter = std::max(4.0f, 3 * appliedScale_);
-    m.minRegion = 8 * m.fontSize;
+    m.minRegion = 5 * m.fontSize;
+    // Until the learner moves or folds something, the layout follows the screen and the UI scale.
+    if (!layoutTouched_) layout_ = defaultLayout(area, m);
     const Layout l = computeLayout(layout_, area, m);
 
     ImGui::SetNextWindowPos(ImVec2(area.x, area.y));
@@ -270,7 +272,7 @@ void ViewerApp::drawRegions(PanelContext& c, LayoutRect area) {
         ImGui::BeginChild(r.title, ImVec2(rect.w, rect.h), true, ImGuiWindowFlags_NoScrollbar);
         bool& open = layout_.isOpen(r.region);
         // The title line: a triangle folds the region away (View menu brings it back too).
-        if (ImGui::ArrowButton("fold", open ? ImGuiDir_Down : ImGuiDir_Right)) open = !open;
+        if (ImGui::ArrowButton("fold", open ? ImGuiDir_Down : ImGuiDir_Right)) open = !open, layoutTouched_ = true;
         ImGui::SameLine();
         ImGui::TextUnformatted(r.title);
         if (open) {
@@ -300,6 +302,7 @@ void ViewerApp::drawRegions(PanelContext& c, LayoutRect area) {
         if (ImGui::IsItemActive()) {
             const ImVec2 delta = ImGui::GetIO().MouseDelta;
             dragSplitter(layout_, sp.splitter, sp.vertical ? delta.x : delta.y, area, m);
+            layoutTouched_ = true;
         }
         ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(sp.rect.x, sp.rect.y), ImVec2(sp.rect.x + sp.rect.w, sp.rect.y + sp.rect.h),
                                                   ImGui::GetColorU32(hot ? ImGuiCol_SeparatorActive : ImGuiCol_Separator));

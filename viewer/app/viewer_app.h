@@ -91,6 +91,7 @@ private:
     std::vector<Capture> captures_;
     float panelRect_[4] = {0, 0, 0, 0};  // the panel region, for panel PNGs
     LayoutState layout_;
+    bool layoutTouched_ = false;  // a splitter moved or a region folded: keep the learner's layout
     bool helpOpen_ = false;
     // File > Open trace / Compare trace: which one, and the path being typed.
     enum class OpenWhat { None, Trace, Compare } openWhat_ = OpenWhat::None;

@@ -20,6 +20,13 @@ float leftFraction(const LayoutState& s, LayoutRect area, const LayoutMetrics& m
 }
 }  // namespace
 
+LayoutState defaultLayout(LayoutRect area, const LayoutMetrics& m) {
+    LayoutState s;
+    const bool roomy = area.h >= 32 * m.fontSize;
+    s.isOpen(Region::Output) = s.isOpen(Region::Log) = roomy;
+    return s;
+}
+
 LayoutRect Layout::of(Region r) const {
     for (const auto& x : regions)
         if (x.region == r) return x.rect;

@@ -47,6 +47,9 @@ struct Layout {
     LayoutRect of(Region r) const;
 };
 
+// The layout a window starts with: on a small screen for the text size (a 1366x768 laptop at UI
+// scale 2 holds about 24 lines), the output and the log start folded so the panels keep room.
+LayoutState defaultLayout(LayoutRect area, const LayoutMetrics& m);
 Layout computeLayout(const LayoutState& state, LayoutRect area, const LayoutMetrics& m);
 // Moves a splitter by `delta` pixels (positive: right or down), within the limits.
 void dragSplitter(LayoutState& state, Splitter s, float delta, LayoutRect area, const LayoutMetrics& m);

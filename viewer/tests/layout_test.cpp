@@ -10,7 +10,7 @@ using namespace llama::viewer;
 namespace {
 LayoutMetrics metricsAt(float scale) {
     LayoutMetrics m;
-    m.fontSize = 16 * scale, m.title = 26 * scale, m.splitter = 6, m.minRegion = 8 * 16 * scale;
+    m.fontSize = 16 * scale, m.title = 26 * scale, m.splitter = 6, m.minRegion = 5 * 16 * scale;
     return m;
 }
 
@@ -36,11 +36,14 @@ TEST_CASE("the layout fits a laptop and a projector at UI scale 1 and 2") {
         for (float scale : {1.0f, 2.0f}) {
             INFO(area.w << "x" << area.h << " at scale " << scale);
             LayoutMetrics m = metricsAt(scale);
-            LayoutState s;
+            LayoutState s = defaultLayout(area, m);
+            // A laptop at scale 2 folds the output and the log; a projector at scale 1 does not.
+            CHECK(s.isOpen(Region::Log) == (area.h > 1000 || scale == 1.0f));
             Layout l = computeLayout(s, area, m);
             checkFits(l, area, s, m);
-            // The panels (the map) get most of the width.
+            // The panels (the map) get most of the width and, on a small screen, most of the height.
             CHECK(l.of(Region::Panels).w >= 0.6f * area.w - m.splitter);
+            CHECK(l.of(Region::Panels).h >= 0.7f * area.h);
             // Dragging a splitter far past its limit stops at the limit.
             dragSplitter(s, Splitter::Left, 5000, area, m);
             dragSplitter(s, Splitter::Bottom, -5000, area, m);

@@ -61,14 +61,17 @@ void drawMapPanel(PanelContext& c) {
     }
     exportPngButton(c, "map");
 
+    // Scaled to fit the panel, but never below a readable size: then the map scrolls.
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float legendH = font * 1.6f;
-    const float s = std::max(8.0f, std::min(avail.x / map.width, (avail.y - legendH) / map.height));
+    const float legendH = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize;
+    const float fit = std::min(avail.x / map.width, (avail.y - legendH) / map.height);
+    const float s = std::max(fit, 2.7f * font);
+    ImGui::BeginChild("map", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     const ImVec2 o = ImGui::GetCursorScreenPos();
     auto at = [&](float x, float y) { return ImVec2(o.x + x * s, o.y + y * s); };
     ImDrawList* dl = ImGui::GetWindowDrawList();
     // Text grows with the map (a projector) but never beyond what a box holds.
-    const float boxFont = std::clamp(s * 0.30f, font * 0.75f, font * 1.6f);
+    const float boxFont = std::clamp(s * 0.32f, font * 0.8f, font * 1.6f);
     const float small = boxFont * 0.82f;
 
     // Sections; the block's frame is a stack of N (shadows behind it) with one tab per layer.
@@ -190,7 +193,8 @@ void drawMapPanel(PanelContext& c) {
     }
 
     // The legend, under the map.
-    ImGui::SetCursorScreenPos(ImVec2(o.x, o.y + map.height * s + 6));
+    ImGui::SetCursorScreenPos(o);
+    ImGui::Dummy(ImVec2(map.width * s, map.height * s));
     auto key = [&](ImU32 colour, const char* text) {
         ImVec2 p = ImGui::GetCursorScreenPos();
         dl->AddRectFilled(p, ImVec2(p.x + font, p.y + font), colour, 3);
@@ -205,6 +209,7 @@ void drawMapPanel(PanelContext& c) {
     key(kSkippedFill, "skipped");
     key(kResidual, "residual stream / side inputs");
     ImGui::NewLine();
+    ImGui::EndChild();
 }
 
 }  // namespace llama::viewer
