@@ -61,8 +61,9 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
     HeatmapZoom& zoom = heatmapZooms()[zoomId];
     const bool canZoom = maxCell >= 16 || s.rows > kMaxLabelled || s.cols > kMaxLabelled;  // not the small multiples
 
-    float left = labels ? widestLabel(labels->rows, int(s.rows), 10 * font) + 6 : 0;
-    float top = labels ? widestLabel(labels->cols, int(s.cols), 7 * font) + 6 : 0;
+    // Labels take at most a quarter of the room (at UI scale 2 the matrix would vanish behind them).
+    float left = labels ? std::min(widestLabel(labels->rows, int(s.rows), 10 * font) + 6, maxSize.x * 0.25f) : 0;
+    float top = labels ? std::min(widestLabel(labels->cols, int(s.cols), 7 * font) + 6, maxSize.y * 0.25f) : 0;
     float cw = std::max(1.0f, (maxSize.x - left) / float(s.cols));
     float ch = std::max(1.0f, (maxSize.y - top) / float(s.rows));
     if (s.rows <= kMaxLabelled && s.cols <= kMaxLabelled) cw = ch = std::min({cw, ch, maxCell});  // square cells read as a matrix

@@ -16,7 +16,7 @@ grep -q "script finished" viewer.out
 # Viridis' ends: probability 1 (the first token attends only to itself) and 0 (masked).
 "$check" attention_grid.png 1280 800 --colour 253,231,37 --colour 68,1,84
 "$check" attention.png 1280 800 --colour 253,231,37 --colour 68,1,84 --colour 255,80,80,2
-"$check" attention_panel.png 880 560 --colour 253,231,37
+"$check" attention_panel.png any any --colour 253,231,37
 # Before the softmax: the -inf colour and the diverging ramp's white middle.
 "$check" attention_masked.png 1280 800 --colour 40,40,48,2 --colour 247,247,247,12
 # The mask grid's 0 cells and -inf cells.

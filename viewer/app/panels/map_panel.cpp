@@ -192,6 +192,18 @@ void drawMapPanel(PanelContext& c) {
         ImGui::PopID();
     }
 
+    // When the map scrolls, the shown stage is brought into sight each time it changes.
+    static int revealed = -1;
+    if (c.current && c.current->index != revealed) {
+        revealed = c.current->index;
+        for (size_t i = 0; i < map.boxes.size(); ++i)
+            if (view.boxes[i].state == BoxState::Current) {
+                const MapBox& b = map.boxes[i];
+                ImGui::SetScrollX(std::max(0.0f, (b.x + b.w / 2) * s - ImGui::GetWindowWidth() / 2));
+                ImGui::SetScrollY(std::max(0.0f, (b.y + b.h / 2) * s - ImGui::GetWindowHeight() / 2));
+            }
+    }
+
     // The legend, under the map.
     ImGui::SetCursorScreenPos(o);
     ImGui::Dummy(ImVec2(map.width * s, map.height * s));
