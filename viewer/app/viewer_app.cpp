@@ -42,6 +42,8 @@ void ViewerApp::perform(Action action) {
     // Starting a run joins the loader first; ignoring the keys meanwhile keeps the window live.
     if (session_.status().state == SessionState::Loading) return;
     const bool active = runActive();
+    // Stepping on after a finished run keeps it on screen: the session says how to restart.
+    const bool finished = session_.status().state == SessionState::Finished;
     const StageRecord* shown = currentRecord();
     switch (action) {
         case Action::Run:
@@ -49,14 +51,14 @@ void ViewerApp::perform(Action action) {
             else session_.start(settings_, StepController::Mode::Continue, false);
             break;
         case Action::Continue:
-            if (active) session_.continueRun();
+            if (active || finished) session_.continueRun();
             else session_.start(settings_, StepController::Mode::Continue, true);
             break;
         case Action::Pause: session_.pause(); break;
         case Action::Step:
         case Action::StepLayer:
         case Action::StepToken:
-            if (!active) session_.start(settings_, StepController::Mode::Stage, true);
+            if (!active && !finished) session_.start(settings_, StepController::Mode::Stage, true);
             else if (action == Action::Step) session_.step();
             else if (action == Action::StepLayer) session_.nextLayer();
             else session_.nextToken();
@@ -117,16 +119,33 @@ void ViewerApp::refreshSnapshot() {
     if (capture) capture->snapshot(snap_);
 }
 
+namespace {
+int glfwKey(Key k) {
+    switch (k) {
+        case Key::F5: return GLFW_KEY_F5;
+        case Key::F6: return GLFW_KEY_F6;
+        case Key::F8: return GLFW_KEY_F8;
+        case Key::F9: return GLFW_KEY_F9;
+        case Key::F10: return GLFW_KEY_F10;
+        case Key::F11: return GLFW_KEY_F11;
+        case Key::F12: return GLFW_KEY_F12;
+        case Key::Right: return GLFW_KEY_RIGHT;
+        case Key::Space: return GLFW_KEY_SPACE;
+        case Key::Enter: return GLFW_KEY_ENTER;
+        case Key::R: return GLFW_KEY_R;
+    }
+    return GLFW_KEY_UNKNOWN;
+}
+}  // namespace
+
 void ViewerApp::handleShortcuts() {
+    // The key table (state/view_state) decides; only the F-keys act while the prompt box has the keyboard.
     const ImGuiIO& io = ImGui::GetIO();
-    auto pressed = [](int key) { return ImGui::IsKeyPressed(key, false); };
-    if (pressed(GLFW_KEY_F5)) perform(io.KeyShift ? Action::Stop : io.KeyCtrl ? Action::Restart : Action::Run);
-    if (pressed(GLFW_KEY_F8)) perform(Action::Continue);
-    if (pressed(GLFW_KEY_F6)) perform(Action::Pause);
-    if (pressed(GLFW_KEY_F10)) perform(Action::Step);
-    if (pressed(GLFW_KEY_F11)) perform(Action::StepLayer);
-    if (pressed(GLFW_KEY_F12)) perform(Action::StepToken);
-    if (pressed(GLFW_KEY_F9)) perform(io.KeyShift ? Action::ToggleLayerBreakpoint : Action::ToggleBreakpoint);
+    for (const auto& a : actionInfos())
+        for (const KeyChord& k : a.keys)
+            if ((isFunctionKey(k.key) || !io.WantTextInput) && ImGui::IsKeyPressed(glfwKey(k.key), false) && io.KeyCtrl == k.ctrl &&
+                io.KeyShift == k.shift)
+                perform(a.action);
 }
 
 void ViewerApp::drawFrame() {
