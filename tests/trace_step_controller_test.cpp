@@ -118,18 +118,23 @@ TEST_CASE("StepController: next layer lands on the next layer's block stage", "[
     CHECK(run.finish().stopReason == "max tokens");
 }
 
-TEST_CASE("StepController: next token lands on step 1's sequence loop", "[trace][step]") {
+TEST_CASE("StepController: next token holds at each step's logits, before the token is sampled", "[trace][step]") {
     DrivenRun run;
     run.start(3);
     REQUIRE(run.pause(0)->stage == StageId::Tokenize);
     run.controller.nextToken();
     auto p = run.pause(1);
-    CHECK(p->stage == StageId::SequenceLoop);
-    CHECK(p->step == 1);
-    CHECK(p->startPos == 3);
-    run.controller.nextToken();
+    CHECK(p->stage == StageId::Logits);
+    CHECK(p->step == 0);
+    run.controller.nextToken();  // held at step 0's logits: the next token is step 1's
     p = run.pause(2);
-    CHECK(p->stage == StageId::SequenceLoop);
+    CHECK(p->stage == StageId::Logits);
+    CHECK(p->step == 1);
+    run.controller.step();
+    CHECK(run.pause(3)->stage == StageId::Sample);
+    run.controller.nextToken();  // from the sampling stage, too
+    p = run.pause(4);
+    CHECK(p->stage == StageId::Logits);
     CHECK(p->step == 2);
     run.controller.continueRun();
     CHECK(run.finish().generatedTokens.size() == 3);

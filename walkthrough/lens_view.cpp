@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ml/ops.h"
+#include "stages/numbering.h"
 
 namespace llama::cli {
 
@@ -39,7 +40,7 @@ std::string LensCollector::describe(int k, int maxPositions) const {
     }
     for (const auto& [layer, residual] : residuals_) {
         const auto top = lens_.topTokens(ml::Slice(residual, first, rows), std::max(k, 1));
-        out += fmt::format("{:>8}", fmt::format("layer {}", layer + 1));
+        out += fmt::format("{:>8}", layerLabel(layer));
         for (const auto& position : top) {
             if (k == 0) out += fmt::format(" {:>16}", piece(position.front()));
             else

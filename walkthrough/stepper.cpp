@@ -10,6 +10,7 @@
 
 #include "generate/sampler.h"
 #include "ml/ops.h"
+#include "stages/numbering.h"
 #include "trace/tensor_stats.h"
 
 namespace llama::cli {
@@ -269,7 +270,7 @@ std::vector<std::string> PositionTokens::labels(int64_t begin, int64_t end) cons
 
 std::string describeStage(const StageEvent& e, int nLayers) {
     const StageInfo& s = e.info();
-    std::string where = e.layer >= 0 ? fmt::format("layer {}/{}", e.layer + 1, nLayers) : std::string("outside the layers");
+    std::string where = layerLabel(e.layer, nLayers);
     where += e.step == 0 ? ", prefill (step 0)" : fmt::format(", decode step {}", e.step);
     std::string out = fmt::format("-- Stage {}: {} [{}] chapters/{}\n   {}, startPos {}\n", s.number, s.title, s.key, s.chapter, where, e.startPos);
     size_t begin = 0;
@@ -321,13 +322,13 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
             return true;
         case K::Break:
             if (c.breakpoints.front().layer && *c.breakpoints.front().layer >= nLayers_) {
-                out_ << fmt::format("layer {} does not exist: this model has layers 1 to {}\n", *c.breakpoints.front().layer + 1, nLayers_);
+                out_ << fmt::format("{} does not exist: this model has layers 1 to {}\n", layerLabel(*c.breakpoints.front().layer), nLayers_);
                 return false;
             }
             for (const auto& b : c.breakpoints) {
                 controller_.addBreakpoint(b);
                 const StageInfo& s = stageInfo(b.stage);
-                out_ << fmt::format("breakpoint: stage {} {}{}\n", s.number, s.key, b.layer ? fmt::format(" in layer {}", *b.layer + 1) : "");
+                out_ << fmt::format("breakpoint: stage {} {}{}\n", s.number, s.key, b.layer ? " in " + layerLabel(*b.layer) : "");
             }
             return false;
         case K::Print: {

@@ -16,7 +16,9 @@ bool StepController::shouldPause(const StageEvent& e) const {
         case Mode::Continue: return false;
         case Mode::Stage: return true;
         case Mode::Layer: return e.step != fromStep_ || (e.layer != fromLayer_ && (e.stage == StageId::BlockForward || e.layer == -1));
-        case Mode::Token: return e.step != fromStep_ && e.stage == StageId::SequenceLoop;
+        // "Next token" holds where the token's logits and every layer's logit lens exist: its
+        // logits stage, just before the sampler picks it. Held at step N's logits, that is step N+1's.
+        case Mode::Token: return e.stage == StageId::Logits;
     }
     return false;
 }

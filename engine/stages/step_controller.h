@@ -36,7 +36,7 @@ public:
     // Commands: each releases a held engine and says where to hold it next.
     void step();        // the next stage
     void nextLayer();   // the first stage of another layer (or after the layers)
-    void nextToken();   // the start of the next token step
+    void nextToken();   // the next logits stage (19): the next token's logits, before it is sampled
     void continueRun(); // the next breakpoint
     void pause();       // hold at the next stage, whatever the mode
     void stop();        // end the generation (GenerationStopped is thrown on the engine thread)

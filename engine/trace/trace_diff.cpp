@@ -8,6 +8,8 @@
 #include <map>
 #include <tuple>
 
+#include "stages/numbering.h"
+
 namespace llama {
 
 namespace {
@@ -151,7 +153,7 @@ std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const Trac
     }
     const StageDifference& f = diff.stages[*diff.firstDivergence];
     const StageInfo& info = stageInfo(f.stage);
-    const std::string where = f.layer < 0 ? "outside the layers" : fmt::format("layer {}", f.layer + 1);
+    const std::string where = layerLabel(f.layer);
     out += fmt::format("First divergence: step {}, {}, stage {} {}: {}\n", f.step, where, info.number, info.key,
                        f.note.empty() ? fmt::format("{} differs by {}", f.tensor, cell(f.difference, f.exact)) : f.note);
 
@@ -163,7 +165,7 @@ std::string formatTraceDiff(const TraceDiff& diff, const TraceRun& a, const Trac
                        " lacks, or other shapes; differs: other token ids or log lines)\n",
                        step ? fmt::format("step {}", *step) : std::string("all steps"));
     out += fmt::format("{:<20} {:>9}", "stage", "outside");
-    for (int l = 0; l < nLayers; ++l) out += fmt::format(" {:>9}", fmt::format("L{}", l + 1));
+    for (int l = 0; l < nLayers; ++l) out += fmt::format(" {:>9}", layerAxisLabel(l));
     out += "\n";
     for (size_t r = 0; r < table.stages.size(); ++r) {
         out += fmt::format("{:<20}", stageInfo(table.stages[r]).key);

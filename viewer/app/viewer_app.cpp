@@ -15,7 +15,6 @@
 #include "fonts.h"
 #include "state/dir_listing.h"
 #include "state/export_caption.h"
-#include "state/key_bindings.h"
 #include "panels/panels.h"
 #include "screenshot.h"
 
@@ -49,6 +48,8 @@ void ViewerApp::perform(Action action) {
     // Starting a run joins the loader first; ignoring the keys meanwhile keeps the window live.
     if (session_.status().state == SessionState::Loading) return;
     const bool active = runActive();
+    // Stepping on after a finished run keeps it on screen: the session says how to restart.
+    const bool finished = session_.status().state == SessionState::Finished;
     const StageRecord* shown = currentRecord();
     switch (action) {
         case Action::Run:
@@ -56,14 +57,14 @@ void ViewerApp::perform(Action action) {
             else session_.start(settings_, StepController::Mode::Continue, false);
             break;
         case Action::Continue:
-            if (active) session_.continueRun();
+            if (active || finished) session_.continueRun();
             else session_.start(settings_, StepController::Mode::Continue, true);
             break;
         case Action::Pause: session_.pause(); break;
         case Action::Step:
         case Action::StepLayer:
         case Action::StepToken:
-            if (!active) session_.start(settings_, StepController::Mode::Stage, true);
+            if (!active && !finished) session_.start(settings_, StepController::Mode::Stage, true);
             else if (action == Action::Step) session_.step();
             else if (action == Action::StepLayer) session_.nextLayer();
             else session_.nextToken();
@@ -128,16 +129,34 @@ void ViewerApp::refreshSnapshot() {
     if (capture) capture->snapshot(snap_);
 }
 
+namespace {
+int glfwKey(Key k) {
+    switch (k) {
+        case Key::F5: return GLFW_KEY_F5;
+        case Key::F6: return GLFW_KEY_F6;
+        case Key::F8: return GLFW_KEY_F8;
+        case Key::F9: return GLFW_KEY_F9;
+        case Key::F10: return GLFW_KEY_F10;
+        case Key::F11: return GLFW_KEY_F11;
+        case Key::F12: return GLFW_KEY_F12;
+        case Key::Right: return GLFW_KEY_RIGHT;
+        case Key::Space: return GLFW_KEY_SPACE;
+        case Key::Enter: return GLFW_KEY_ENTER;
+        case Key::R: return GLFW_KEY_R;
+    }
+    return GLFW_KEY_UNKNOWN;
+}
+}  // namespace
+
 void ViewerApp::handleShortcuts() {
+    // The key table (state/view_state) decides; only the F-keys act while the prompt box has the keyboard.
     const ImGuiIO& io = ImGui::GetIO();
-    static const std::pair<Key, int> kKeys[] = {{Key::F5, GLFW_KEY_F5},       {Key::F6, GLFW_KEY_F6},       {Key::F8, GLFW_KEY_F8},
-                                                {Key::F9, GLFW_KEY_F9},       {Key::F10, GLFW_KEY_F10},     {Key::F11, GLFW_KEY_F11},
-                                                {Key::F12, GLFW_KEY_F12},     {Key::Right, GLFW_KEY_RIGHT}, {Key::Space, GLFW_KEY_SPACE},
-                                                {Key::Enter, GLFW_KEY_ENTER}, {Key::R, GLFW_KEY_R}};
     if (openWhat_ != OpenWhat::None) return;  // the dialog's text box has the keys
-    for (auto [key, glfwKey] : kKeys)
-        if (ImGui::IsKeyPressed(glfwKey, key == Key::Right || key == Key::Space))
-            if (auto a = actionForKey(key, io.KeyShift, io.KeyCtrl, io.WantTextInput)) perform(*a);
+    for (const auto& a : actionInfos())
+        for (const KeyChord& k : a.keys)
+            if ((isFunctionKey(k.key) || !io.WantTextInput) && ImGui::IsKeyPressed(glfwKey(k.key), false) && io.KeyCtrl == k.ctrl &&
+                io.KeyShift == k.shift)
+                perform(a.action);
     if (!io.WantTextInput)
         for (ImWchar ch : io.InputQueueCharacters)
             if (ch == '?') helpOpen_ = !helpOpen_;
@@ -175,10 +194,7 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     }
     if (ImGui::BeginMenu("Run")) {
         for (const auto& a : actionInfos()) {
-            std::string keys;
-            for (const auto& b : keyBindings())
-                if (b.action == a.action) keys += (keys.empty() ? "" : ", ") + keyText(b);
-            if (ImGui::MenuItem(a.label, keys.c_str())) perform(a.action);
+            if (ImGui::MenuItem(a.label, shortcutText(a).c_str())) perform(a.action);
             if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.help);
         }
         ImGui::EndMenu();
@@ -343,9 +359,7 @@ void ViewerApp::drawHelpOverlay() {
             ImGui::TableSetupColumn("What it does");
             ImGui::TableHeadersRow();
             for (const auto& a : actionInfos()) {
-                std::string keys;
-                for (const auto& b : keyBindings())
-                    if (b.action == a.action) keys += (keys.empty() ? "" : "  or  ") + keyText(b);
+                const std::string keys = shortcutText(a);
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(a.label);

@@ -147,7 +147,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         }
         std::lock_guard l(mutex_);
         state_ = failed ? SessionState::Failed : SessionState::Finished;
-        message_ = outcome;
+        message_ = outcome_ = outcome;
         held_.reset();
     });
 }
@@ -158,6 +158,10 @@ void EngineSession::command(void (StepController::*fn)()) {
     std::shared_ptr<Run> run;
     {
         std::lock_guard lock(mutex_);
+        if (state_ == SessionState::Finished) {
+            message_ = fmt::format("{} ({})", kRunFinishedNotice, outcome_);
+            return;
+        }
         run = run_;
         held_.reset();
     }

@@ -42,6 +42,8 @@ struct RunSettings : GenerationSettings {
 };
 
 enum class SessionState { Empty, Loading, Ready, Running, Paused, Finished, Failed };
+// What a step, next layer, next token or continue says after the run finished (it keeps the run).
+inline constexpr const char* kRunFinishedNotice = "run finished; Ctrl+R to restart";
 const char* stateName(SessionState s);
 
 struct HeldAt {
@@ -70,6 +72,7 @@ public:
     void start(const RunSettings& settings, StepController::Mode initial, bool honourBreakpoints);
     void restart();  // the last settings again, held at the first stage
 
+    // After a finished run these keep it and set the status message to kRunFinishedNotice.
     void step();
     void nextLayer();
     void nextToken();
@@ -102,6 +105,7 @@ private:
     std::thread worker_;
     SessionState state_ = SessionState::Empty;
     std::string message_;
+    std::string outcome_;  // how the last run ended
     std::optional<HeldAt> held_;
     std::shared_ptr<Session> engine_;         // the loaded model's facade (none for a trace)
     std::shared_ptr<const Model> model_;     // the engine's model, or the trace's

@@ -42,24 +42,46 @@ std::optional<Panel> panelFromKey(std::string_view key) {
     return std::nullopt;
 }
 
+std::string keyChordName(const KeyChord& k) {
+    static constexpr const char* kNames[] = {"F5", "F6", "F8", "F9", "F10", "F11", "F12", "Right", "Space", "Enter", "R"};
+    return std::string(k.ctrl ? "Ctrl+" : "") + (k.shift ? "Shift+" : "") + kNames[int(k.key)];
+}
+
+bool isFunctionKey(Key k) { return k <= Key::F12; }
+
 const std::vector<ActionInfo>& actionInfos() {
-    // Debugger-style function keys: they never collide with typing in the prompt box.
+    // Debugger-style function keys never collide with typing in the prompt box; the arrows,
+    // Space, Enter and Ctrl+R are there because laptops need Fn for F-keys and desktops take
+    // F10/F11 themselves.
+    using K = Key;
     static const std::vector<ActionInfo> infos = {
-        {Action::Run, "Run", "F5", "start, or resume, and run to the end ignoring breakpoints"},
-        {Action::Continue, "Continue", "F8", "run to the next breakpoint"},
-        {Action::Pause, "Pause", "F6", "hold the engine at the next stage"},
-        {Action::Step, "Step", "F10", "the next stage"},
-        {Action::StepLayer, "Step layer", "F11", "the first stage of the next layer"},
-        {Action::StepToken, "Step token", "F12", "the start of the next token step"},
-        {Action::Stop, "Stop", "Shift+F5", "end the run"},
-        {Action::Restart, "Restart", "Ctrl+F5", "start again, held at the first stage"},
-        {Action::ToggleBreakpoint, "Breakpoint", "F9", "toggle a breakpoint at the selected stage (every layer)"},
-        {Action::ToggleLayerBreakpoint, "Layer breakpoint", "Shift+F9", "toggle a breakpoint at the selected stage in its layer only"},
+        {Action::Run, "Run", {{K::F5}}, "start, or resume, and run to the end ignoring breakpoints"},
+        {Action::Continue, "Continue", {{K::F8}, {K::Enter}}, "run to the next breakpoint (starts a run if none is going)"},
+        {Action::Pause, "Pause", {{K::F6}}, "hold the engine at the next stage"},
+        {Action::Step, "Step", {{K::F10}, {K::Right}, {K::Space}}, "the next stage"},
+        {Action::StepLayer, "Step layer", {{K::F11}, {K::Right, false, true}}, "the first stage of the next layer"},
+        {Action::StepToken, "Step token", {{K::F12}, {K::Right, true}}, "the next token: where its logits and logit lens exist (stage 19)"},
+        {Action::Stop, "Stop", {{K::F5, false, true}}, "end the run"},
+        {Action::Restart, "Restart", {{K::F5, true}, {K::R, true}}, "start again, held at the first stage"},
+        {Action::ToggleBreakpoint, "Breakpoint", {{K::F9}}, "toggle a breakpoint at the selected stage (every layer)"},
+        {Action::ToggleLayerBreakpoint, "Layer breakpoint", {{K::F9, false, true}}, "toggle a breakpoint at the selected stage in its layer only"},
     };
     return infos;
 }
 
 const ActionInfo& actionInfo(Action a) { return actionInfos()[size_t(a)]; }
+
+std::string shortcutText(const ActionInfo& a) {
+    std::string out;
+    for (const KeyChord& k : a.keys) out += (out.empty() ? "" : ", ") + keyChordName(k);
+    return out;
+}
+
+std::optional<Action> actionForKey(const KeyChord& chord) {
+    for (const auto& a : actionInfos())
+        if (std::find(a.keys.begin(), a.keys.end(), chord) != a.keys.end()) return a.action;
+    return std::nullopt;
+}
 
 bool hasBreakpoint(const std::vector<Breakpoint>& breakpoints, StageId stage, std::optional<int> layer) {
     return std::any_of(breakpoints.begin(), breakpoints.end(), [&](const Breakpoint& b) { return sameBreakpoint(b, stage, layer); });

@@ -39,14 +39,32 @@ struct ViewState {
 // What the buttons, the keyboard shortcuts and scripts can do.
 enum class Action { Run, Continue, Pause, Step, StepLayer, StepToken, Stop, Restart, ToggleBreakpoint, ToggleLayerBreakpoint };
 
+// The keys the viewer binds, named here without a window toolkit (the app maps them to GLFW's).
+enum class Key { F5, F6, F8, F9, F10, F11, F12, Right, Space, Enter, R };
+struct KeyChord {
+    Key key;
+    bool ctrl = false;
+    bool shift = false;
+    bool operator==(const KeyChord&) const = default;
+};
+std::string keyChordName(const KeyChord& k);  // "Ctrl+Right"
+// Typing never produces an F-key; the other keys act only while no text field has the keyboard.
+bool isFunctionKey(Key k);
+
+// The key table: every action, its keys (the debugger's F-key first, then the ones a laptop
+// reaches without Fn) and what it does. The buttons, the keyboard handler and the help overlay
+// all read it.
 struct ActionInfo {
     Action action;
     const char* label;
-    const char* shortcut;  // as shown in the UI
+    std::vector<KeyChord> keys;
     const char* help;
 };
 const std::vector<ActionInfo>& actionInfos();
 const ActionInfo& actionInfo(Action a);
+std::string shortcutText(const ActionInfo& a);  // "F10, Right, Space", as buttons and the help show it
+// The action a key chord triggers, if any.
+std::optional<Action> actionForKey(const KeyChord& chord);
 
 inline constexpr float kMinUiScale = 1.0f, kMaxUiScale = 2.5f;
 

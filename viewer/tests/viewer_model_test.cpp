@@ -174,7 +174,30 @@ TEST_CASE("breakpoints toggle per stage, and per layer separately") {
     CHECK_FALSE(hasBreakpoint(b, StageId::ScoresSoftmax, std::nullopt));
     CHECK(panelFromKey("kv-cache") == Panel::KvCache);
     CHECK_FALSE(panelFromKey("nope"));
-    CHECK(std::string(actionInfo(Action::StepToken).shortcut) == "F12");
+}
+
+TEST_CASE("the key table: F-keys and laptop keys, each chord bound once") {
+    CHECK(shortcutText(actionInfo(Action::StepToken)) == "F12, Ctrl+Right");
+    CHECK(shortcutText(actionInfo(Action::Step)) == "F10, Right, Space");
+    CHECK(actionForKey({Key::Right}) == Action::Step);
+    CHECK(actionForKey({Key::Space}) == Action::Step);
+    CHECK(actionForKey({Key::Right, false, true}) == Action::StepLayer);
+    CHECK(actionForKey({Key::Right, true}) == Action::StepToken);
+    CHECK(actionForKey({Key::Enter}) == Action::Continue);
+    CHECK(actionForKey({Key::R, true}) == Action::Restart);
+    CHECK(actionForKey({Key::F5, true}) == Action::Restart);
+    CHECK(actionForKey({Key::F5, false, true}) == Action::Stop);
+    CHECK_FALSE(actionForKey({Key::R}));  // a plain R is typing
+    std::vector<KeyChord> seen;
+    for (const auto& a : actionInfos()) {
+        CHECK(actionInfo(a.action).action == a.action);
+        REQUIRE(!a.keys.empty());
+        CHECK(isFunctionKey(a.keys.front().key));  // the debugger's key comes first
+        for (const KeyChord& k : a.keys) {
+            CHECK(std::find(seen.begin(), seen.end(), k) == seen.end());
+            seen.push_back(k);
+        }
+    }
 }
 
 TEST_CASE("the timeline groups records into steps, layers, and the stages around them") {

@@ -7,6 +7,7 @@
 
 #include "state/attention_explain.h"
 #include "state/engine_session.h"
+#include "state/view_state.h"
 #include "model/synthetic.h"
 #include "trace/trace_recorder.h"
 
@@ -132,17 +133,50 @@ TEST_CASE("stop while held ends the run without hanging, and a new run can start
     // ~EngineSession stops the held run too.
 }
 
-TEST_CASE("next token holds at the start of the next step") {
+TEST_CASE("next token holds where the token's logits and logit lens exist, then at the next step's") {
     EngineSession session;
     loadTiny(session);
     session.start(tinySettings(), StepController::Mode::Stage, true);
     REQUIRE(session.waitUntilSettled(30s));
-    session.nextToken();
+    for (int step = 0; step < 2; ++step) {
+        session.nextToken();
+        REQUIRE(session.waitUntilSettled(30s));
+        SessionStatus s = session.status();
+        REQUIRE(s.state == SessionState::Paused);
+        CHECK(s.held->stage == StageId::Logits);
+        CHECK(s.held->step == step);
+        // The lens panel reads one record per layer at stage 18; all of them are there.
+        HistorySnapshot snap = snapshotOf(session);
+        for (int layer = 0; layer < 2; ++layer) {
+            const StageRecord* r = findRecord(snap.records, step, layer, StageId::FfnResidual);
+            REQUIRE(r);
+            CHECK(!r->lens.empty());
+        }
+    }
+}
+
+TEST_CASE("stepping after a finished run keeps it and says how to restart") {
+    EngineSession session;
+    loadTiny(session);
+    session.start(tinySettings(), StepController::Mode::Continue, false);
     REQUIRE(session.waitUntilSettled(30s));
+    REQUIRE(session.status().state == SessionState::Finished);
+    auto capture = session.capture();
+    const size_t records = snapshotOf(session).records.size();
+    session.step();
+    session.nextLayer();
+    session.nextToken();
+    session.continueRun();
     SessionStatus s = session.status();
-    REQUIRE(s.state == SessionState::Paused);
-    CHECK(s.held->stage == StageId::SequenceLoop);
-    CHECK(s.held->step == 1);
+    CHECK(s.state == SessionState::Finished);
+    CHECK(s.message.rfind(kRunFinishedNotice, 0) == 0);
+    CHECK(s.message.find("max tokens") != std::string::npos);  // and still how the run ended
+    CHECK(session.capture() == capture);
+    CHECK(snapshotOf(session).records.size() == records);
+    CHECK(actionForKey({Key::R, true}) == Action::Restart);  // what the notice names
+    session.restart();
+    REQUIRE(session.waitUntilSettled(30s));
+    CHECK(session.status().held->stage == StageId::Tokenize);
 }
 
 TEST_CASE("a recorded trace replays through the same controls: held, stepped, with its scores and top tokens") {

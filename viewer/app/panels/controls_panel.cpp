@@ -56,7 +56,7 @@ void buttons(PanelContext& c) {
     bool first = true;
     for (const auto& a : actionInfos()) {
         if (a.action == Action::ToggleBreakpoint || a.action == Action::ToggleLayerBreakpoint) continue;
-        std::string label = fmt::format("{} ({})", a.label, a.shortcut);
+        std::string label = fmt::format("{} ({})", a.label, shortcutText(a));
         float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
         if (!first) {
             ImGui::SameLine();

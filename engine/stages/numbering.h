@@ -1,0 +1,23 @@
+#pragma once
+// How a person reads layer and head numbers: from 1, as the debug log counts them
+// ("layer: 2 / 8"). Code indexes layers and heads from 0; every label a learner reads (the
+// stepper, `diff`, the viewer, exports) is made here, so no front end counts differently.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace llama {
+
+inline int layerNumber(int layerIndex) { return layerIndex + 1; }
+inline int headNumber(int headIndex) { return headIndex + 1; }
+
+std::string layerLabel(int layerIndex);               // "layer 1"; "outside the layers" for -1
+std::string layerLabel(int layerIndex, int nLayers);  // "layer 1/8"
+std::string layerAxisLabel(int layerIndex);           // "L1", a compact axis or file-name label
+std::string headLabel(int headIndex);                 // "head 1"
+
+// A layer number as a person types it ("1" is the first layer) to a 0-based index; nullopt
+// when it is not a number from 1 to nLayers.
+std::optional<int> layerIndexFromNumber(std::string_view number, int nLayers);
+
+}  // namespace llama
