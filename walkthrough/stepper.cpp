@@ -19,7 +19,7 @@ const char* const kStepHelp =
     "Commands (one per line):\n"
     "  Enter           next stage\n"
     "  l               next layer\n"
-    "  t               next token\n"
+    "  t               next token: its logits (stage 19), where top and lens have it\n"
     "  c               continue to the next breakpoint (or the end)\n"
     "  b STAGE [LAYER] break at a stage: a key (scores_softmax) or a number (13 = all of its stages),\n"
     "                  optionally only in LAYER (1-based, as the log counts)\n"
@@ -71,11 +71,11 @@ StepCommand parseBreak(const std::vector<std::string_view>& w) {
     }
     std::optional<int> layer;
     if (w.size() == 3) {
-        auto n = parseInt(w[2]);
-        if (!n || *n < 1) return invalid(fmt::format("layer '{}' is not a layer number (1, 2, ...)", w[2]));
+        const auto index = indexFromNumber(w[2]);
+        if (!index) return invalid(fmt::format("layer '{}' is not a layer number (1, 2, ...)", w[2]));
         if (!std::all_of(stages.begin(), stages.end(), [](auto* s) { return s->inBlock; }))
             return invalid(fmt::format("stage {} is outside the transformer blocks: it has no layer", w[1]));
-        layer = int(*n - 1);
+        layer = *index;
     }
     StepCommand c;
     c.kind = StepCommand::Kind::Break;

@@ -18,10 +18,10 @@ std::string layerAxisLabel(int layerIndex) { return fmt::format("L{}", layerNumb
 
 std::string headLabel(int headIndex) { return fmt::format("head {}", headNumber(headIndex)); }
 
-std::optional<int> layerIndexFromNumber(std::string_view number, int nLayers) {
+std::optional<int> indexFromNumber(std::string_view number) {
     int n = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
-    if (ec != std::errc() || end != number.data() + number.size() || n < 1 || n > nLayers) return std::nullopt;
+    if (ec != std::errc() || end != number.data() + number.size() || n < 1) return std::nullopt;
     return n - 1;
 }
 

@@ -16,8 +16,8 @@ std::string layerLabel(int layerIndex, int nLayers);  // "layer 1/8"
 std::string layerAxisLabel(int layerIndex);           // "L1", a compact axis or file-name label
 std::string headLabel(int headIndex);                 // "head 1"
 
-// A layer number as a person types it ("1" is the first layer) to a 0-based index; nullopt
-// when it is not a number from 1 to nLayers.
-std::optional<int> layerIndexFromNumber(std::string_view number, int nLayers);
+// A layer or head number as a person types it ("1" is the first) to a 0-based index; nullopt
+// when it is not a whole number >= 1. The model's limit is the caller's to check.
+std::optional<int> indexFromNumber(std::string_view number);
 
 }  // namespace llama

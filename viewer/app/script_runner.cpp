@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "state/panel_labels.h"
 #include "state/tensor_export.h"
 #include "viewer_app.h"
 
@@ -52,7 +53,7 @@ Breakpoint breakpointArgs(const ScriptCommand& c) {
     const StageInfo* info = findStage(c.args[0]);
     if (!info) throw std::invalid_argument("no stage '" + c.args[0] + "' (use the catalog's keys, e.g. scores_softmax)");
     Breakpoint b{info->id, std::nullopt, std::nullopt};
-    if (c.args.size() > 1) b.layer = toInt(c.args[1], c);
+    if (c.args.size() > 1) b.layer = layerFromNumber(c.args[1], fmt::format("line {}: {}", c.line, c.name));
     if (c.args.size() > 2) b.step = toInt(c.args[2], c);
     return b;
 }
@@ -224,9 +225,13 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              app.showPanel(*p);
              r.waitFrames(kSettleFrames);
          }},
-        {"layer", [](R&, A& app, const C& c) { app.view().attentionLayer = toInt(c.args[0], c); }},
+        {"layer", [](R&, A& app, const C& c) {
+             const auto layer = layerFromNumber(c.args[0], fmt::format("line {}: layer", c.line));
+             if (!layer) throw std::invalid_argument("layer L: give the layer's number (1 is the first)");
+             app.view().attentionLayer = *layer;
+         }},
         {"head", [](R&, A& app, const C& c) {
-             app.view().head = toInt(c.args[0], c);
+             app.view().head = headFromNumber(c.args[0], fmt::format("line {}: head", c.line));
              app.view().cell.reset();
          }},
         {"cell", [](R&, A& app, const C& c) { app.view().cell = AttentionCell{toInt(c.args[0], c), toInt(c.args[1], c)}; }},

@@ -23,10 +23,10 @@ void CaptureObserver::onStage(const StageEvent& event) {
     ++version_;
 }
 
-void CaptureObserver::onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes,
+void CaptureObserver::onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<RecordedTensor>& recorded,
                                       std::vector<std::vector<TokenProbability>> lens) {
     std::lock_guard lock(mutex_);
-    history_.add(event, std::move(tops), &dtypes, std::move(lens));
+    history_.add(event, std::move(tops), &recorded, std::move(lens));
     ++version_;
 }
 

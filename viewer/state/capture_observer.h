@@ -27,8 +27,8 @@ public:
 
     void onStage(const StageEvent& event) override;
     // A stage read back from a trace: its top tokens were recorded, its values are F32 whatever
-    // the engine computed them in (`dtypes` restores what the panels show).
-    void onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<DType>& dtypes,
+    // the engine computed them in (`recorded` restores the dtypes and the recorded statistics).
+    void onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<RecordedTensor>& recorded,
                          std::vector<std::vector<TokenProbability>> lens);
     void appendText(const std::string& piece);
 

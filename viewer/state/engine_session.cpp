@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <sys/resource.h>
 
+#include "stages/numbering.h"
+#include "state/panel_labels.h"
 #include "state/trace_replay.h"
 
 namespace llama::viewer {
@@ -20,6 +22,16 @@ struct EngineSession::Run {
 };
 
 namespace {
+// A replay shows what was recorded: its prompt and sampling, not the prompt box's.
+RunSettings recordedSettings(RunSettings s, const TraceRun& trace) {
+    s.prompt = trace.run.prompt;
+    s.sampling = trace.run.sampling;
+    s.maxTokens = trace.run.maxTokens;
+    s.mode = PromptMode::Completion;
+    s.whatIf = trace.run.whatIf;
+    return s;
+}
+
 // The engine's threads yield to the UI thread: the window stays responsive while a layer
 // computes, and the engine loses nothing when the UI is idle. On Linux the nice value is per
 // thread and the compute pool's threads, created from this thread on first use, inherit it.
@@ -27,8 +39,9 @@ void yieldToTheUi() { setpriority(PRIO_PROCESS, 0, 10); }
 }  // namespace
 
 std::string ViewerSource::describe() const {
-    if (trace.empty()) return model.describe();
-    return compare.empty() ? fmt::format("trace {} (replay)", trace) : fmt::format("trace {} (replay), compared with {}", trace, compare);
+    if (trace.empty()) return model.kind == ModelSource::Kind::Files ? displayPath(model.pathOrPreset) : model.describe();
+    return compare.empty() ? fmt::format("trace {} (replay)", displayPath(trace))
+                           : fmt::format("trace {} (replay), compared with {}", displayPath(trace), displayPath(compare));
 }
 
 const char* stateName(SessionState s) {
@@ -71,6 +84,7 @@ void EngineSession::load(const ViewerSource& source) {
                 auto comparison = source.compare.empty() ? nullptr : compareTraces(trace, source.trace, source.compare);
                 std::lock_guard lock(mutex_);
                 trace_ = std::move(trace);
+                settings_ = recordedSettings(settings_, *trace_);
                 comparison_ = std::move(comparison);
                 model_ = std::move(model);
                 state_ = SessionState::Ready;
@@ -100,15 +114,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         message_ = "no model is loaded";
         return;
     }
-    settings_ = settings;
-    if (trace_) {
-        // The replay shows what was recorded: its prompt and sampling, not the prompt box's.
-        settings_.prompt = trace_->run.prompt;
-        settings_.sampling = trace_->run.sampling;
-        settings_.maxTokens = trace_->run.maxTokens;
-        settings_.mode = PromptMode::Completion;
-        settings_.whatIf = trace_->run.whatIf;
-    }
+    settings_ = trace_ ? recordedSettings(settings, *trace_) : settings;
     auto run = std::make_shared<Run>(settings_, initial, engine_ && settings_.lens ? &engine_->transformer() : nullptr);
     run_ = run;
     applyBreakpoints(honourBreakpoints);
@@ -217,7 +223,7 @@ void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {
     const int layers = model_ ? model_->args.n_layers : 0;
     for (const Breakpoint& b : breakpoints)
         if (b.layer && layers && *b.layer >= layers)
-            throw std::invalid_argument(fmt::format("no layer {}: this model has layers 1 to {}", *b.layer + 1, layers));
+            throw std::invalid_argument(fmt::format("no {}: this model has layers 1 to {}", layerLabel(*b.layer), layers));
     breakpoints_ = std::move(breakpoints);
     applyBreakpoints(true);
 }
@@ -228,6 +234,11 @@ SessionStatus EngineSession::status() const {
     if (state_ == SessionState::Running && run_ && run_->controller.isPaused()) s.state = SessionState::Paused;
     if (s.state != SessionState::Paused) s.held.reset();
     return s;
+}
+
+RunSettings EngineSession::settings() const {
+    std::lock_guard lock(mutex_);
+    return settings_;
 }
 
 std::shared_ptr<const Model> EngineSession::model() const {

@@ -26,7 +26,7 @@ struct ViewerSource {
     ModelSource model;
     std::string trace = {};  // a trace file (llama-walkthrough --trace): replayed instead of the model
     std::string compare = {};  // a second trace, paired with `trace` for the Compare panel
-    std::string describe() const;
+    std::string describe() const;  // paths as displayPath() shows them
 };
 
 // The engine's settings of a generation, with the viewer's defaults, and what the viewer shows.
@@ -90,7 +90,9 @@ public:
     std::shared_ptr<const CaptureObserver> capture() const;
     // The loaded traces paired (--compare), or nullptr.
     std::shared_ptr<const TraceComparison> comparison() const;
-    const RunSettings& settings() const { return settings_; }
+    // The settings of the current run; once a trace is loaded, its recorded ones (prompt,
+    // sampling, what-if), so the Output panel shows the trace's prompt before the replay starts.
+    RunSettings settings() const;
 
     // Polls until the engine is held, finished or failed (tests and scripts without a window).
     bool waitUntilSettled(std::chrono::milliseconds timeout) const;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "stages/numbering.h"
+
 namespace llama::viewer {
 
 std::string exportCaption(const CaptionFacts& f, size_t maxPromptChars) {
@@ -16,8 +18,8 @@ std::string exportCaption(const CaptionFacts& f, size_t maxPromptChars) {
     }
     std::string s = fmt::format("model {}  |  prompt \"{}\"", f.model, prompt);
     if (f.step >= 0) s += fmt::format("  |  step {} ({})", f.step, f.step == 0 ? "prefill" : "decode");
-    if (f.layer >= 0) s += f.layers > 0 ? fmt::format("  |  layer {} of {}", f.layer + 1, f.layers) : fmt::format("  |  layer {}", f.layer + 1);
-    if (f.head >= 0) s += fmt::format("  |  head {}", f.head + 1);
+    if (f.layer >= 0) s += "  |  " + (f.layers > 0 ? layerLabel(f.layer, f.layers) : layerLabel(f.layer));
+    if (f.head >= 0) s += "  |  " + headLabel(f.head);
     if (f.stageNumber > 0) s += fmt::format("  |  stage {} {}", f.stageNumber, f.stageTitle);
     return s;
 }

@@ -16,7 +16,7 @@ struct CaptionFacts {
     std::string stageTitle;
 };
 
-// "model assets/model · prompt "In the beginning…" · step 0 (prefill) · layer 3 of 8 · head 2 · stage 13 Scores: softmax"
+// "model assets/model  |  prompt "In the beginning"  |  step 0 (prefill)  |  layer 3/8  |  head 2  |  stage 13 Scores: softmax"
 std::string exportCaption(const CaptionFacts& f, size_t maxPromptChars = 60);
 
 }  // namespace llama::viewer

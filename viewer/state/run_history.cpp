@@ -23,7 +23,7 @@ int32_t parseSampledToken(const std::string& message) {
     return -1;
 }
 
-void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector<DType>* dtypes,
+void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector<RecordedTensor>* recorded,
                      std::vector<std::vector<TokenProbability>> lens) {
     if (!steps_.empty() && event.step > steps_.back().step) dropOldTensors(event.step);
 
@@ -36,9 +36,10 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     record->message = event.message;
     record->lens = std::move(lens);
     for (const auto& st : event.tensors) {
-        CapturedTensor c{st.name, st.tensor->shape(), st.tensor->dtype(), computeStats(*st.tensor), std::nullopt};
+        const RecordedTensor* r = recorded && record->tensors.size() < recorded->size() ? &(*recorded)[record->tensors.size()] : nullptr;
+        CapturedTensor c{st.name, st.tensor->shape(), r ? r->dtype : st.tensor->dtype(),
+                         r && r->stats ? *r->stats : computeStats(*st.tensor), std::nullopt};
         if (st.tensor->hasData()) c.data = st.tensor->clone();
-        if (dtypes && record->tensors.size() < dtypes->size()) c.dtype = (*dtypes)[record->tensors.size()];
         tensorBytes_ += dataBytes(c);
         record->tensors.push_back(std::move(c));
     }

@@ -55,6 +55,14 @@ struct StepInfo {
     float sampledProbability = 0;       // 0 when the sampled token is outside `top` (`topPenalized` when penalized)
 };
 
+// What a trace recorded of a tensor besides its values: the dtype the engine computed it in (the
+// trace holds F32 values of BF16 tensors) and its statistics (a summary-only tensor has no values
+// to compute them from).
+struct RecordedTensor {
+    DType dtype;
+    std::optional<TensorStats> stats;
+};
+
 struct MemoryPolicy {
     size_t keepOldTensorsBelow = 64 * 1024;       // bytes: older steps keep tensors this small
     size_t budget = size_t(768) * 1024 * 1024;    // bytes of tensor data in all
@@ -64,10 +72,9 @@ class RunHistory {
 public:
     explicit RunHistory(MemoryPolicy policy = {}) : policy_(policy) {}
 
-    // Clones the event's tensors. `tops` is given at the sample stage only; `dtypes`, when given,
-    // replaces the tensors' dtypes (a replayed trace holds F32 values of BF16 tensors); `lens` at
-    // ffn_residual stages.
-    void add(const StageEvent& event, SampleTops tops = {}, const std::vector<DType>* dtypes = nullptr,
+    // Clones the event's tensors. `tops` is given at the sample stage only; `recorded`, when given,
+    // replaces the tensors' dtypes and statistics with a trace's; `lens` at ffn_residual stages.
+    void add(const StageEvent& event, SampleTops tops = {}, const std::vector<RecordedTensor>* recorded = nullptr,
              std::vector<std::vector<TokenProbability>> lens = {});
     void appendText(const std::string& piece) { text_ += piece; }
 

@@ -78,8 +78,12 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
     size_t generated = 0;
     for (const TracedStage& s : run.stages) {
         std::vector<Tensor> tensors;
-        std::vector<DType> dtypes;
-        for (const auto& t : s.tensors) tensors.push_back(replayTensor(t)), dtypes.push_back(t.tokens.empty() ? t.dtype : DType::I32);
+        std::vector<RecordedTensor> recorded;
+        for (const auto& t : s.tensors) {
+            tensors.push_back(replayTensor(t));
+            // Token ids come back as Int32 values: their statistics are computed from them, as live.
+            recorded.push_back(t.tokens.empty() ? RecordedTensor{t.dtype, t.stats} : RecordedTensor{DType::I32, std::nullopt});
+        }
         StageEvent event{.stage = s.stage, .layer = s.layer, .step = s.step, .startPos = s.startPos, .message = s.message};
         for (size_t i = 0; i < tensors.size(); ++i) event.tensors.push_back({s.tensors[i].name, &tensors[i]});
         auto probabilities = [](const std::vector<TraceTopToken>& tokens) {
@@ -89,7 +93,7 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
         };
         std::vector<std::vector<TokenProbability>> lens;
         for (const auto& position : s.lens) lens.push_back(probabilities(position));
-        capture.onReplayedStage(event, {probabilities(s.top), probabilities(s.topPenalized)}, dtypes, std::move(lens));
+        capture.onReplayedStage(event, {probabilities(s.top), probabilities(s.topPenalized)}, recorded, std::move(lens));
         controller.onStage(event);
         if (s.stage == StageId::Sample && generated < run.generatedTokens.size())
             capture.appendText(run.generatedTokens[generated++].piece);

@@ -8,7 +8,7 @@ using namespace llama::viewer;
 TEST_CASE("an export caption names the model, prompt, step, 1-based layer and head, and the stage") {
     CaptionFacts f{"assets/model", "In the beginning", 0, 0, 8, 0, 13, "Scores: softmax"};
     CHECK(exportCaption(f) ==
-          "model assets/model  |  prompt \"In the beginning\"  |  step 0 (prefill)  |  layer 1 of 8  |  head 1  |  stage 13 Scores: softmax");
+          "model assets/model  |  prompt \"In the beginning\"  |  step 0 (prefill)  |  layer 1/8  |  head 1  |  stage 13 Scores: softmax");
     f.step = 2, f.layer = -1, f.head = -1, f.stageNumber = 20, f.stageTitle = "Sampling";
     CHECK(exportCaption(f) == "model assets/model  |  prompt \"In the beginning\"  |  step 2 (decode)  |  stage 20 Sampling");
     f.prompt = "a very long prompt\nwith a second line";

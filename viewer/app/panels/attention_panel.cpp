@@ -61,7 +61,7 @@ void explainCell(PanelContext& c, const StageRecord& scoresRecord, const Tensor&
         return;
     }
     const int P = int(scores.dim(2));
-    ImGui::Text("Head %d, query %s", head, c.positionLabel(scoresRecord.startPos + row).c_str());
+    ImGui::Text("%s, query %s", headLabel(head).c_str(), c.positionLabel(scoresRecord.startPos + row).c_str());
     ImGui::Text("      key %s", c.positionLabel(col).c_str());
     ImGui::Separator();
     ImGui::Text("1. q . k = sum of %d products", e.headDim);
@@ -90,7 +90,9 @@ void drawAttentionPanel(PanelContext& c) {
     int& layer = c.view.attentionLayer;
     layer = std::clamp(layer, 0, layers - 1);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    ImGui::SliderInt("layer", &layer, 0, layers - 1);
+    int shownLayer = layerNumber(layer);
+    ImGui::SliderInt("layer", &shownLayer, 1, layers);
+    layer = std::clamp(shownLayer, 1, layers) - 1;
     ImGui::SameLine();
     int which = c.view.showMaskedScores ? 1 : 0;
     ImGui::RadioButton("probabilities", &which, 0);
@@ -103,7 +105,7 @@ void drawAttentionPanel(PanelContext& c) {
 
     HeadSlices hs = findScores(c, c.current->step, layer);
     if (!hs.scores) {
-        ImGui::TextWrapped("Layer %d of step %d has not reached stage 13 (%s) yet: step on, or pick an earlier layer.", layer,
+        ImGui::TextWrapped("Layer %d of step %d has not reached stage 13 (%s) yet: step on, or pick an earlier layer.", layerNumber(layer),
                            c.current->step, c.view.showMaskedScores ? "scores_mask" : "scores_softmax");
         return;
     }
@@ -122,7 +124,7 @@ void drawAttentionPanel(PanelContext& c) {
     int& head = c.view.head;
     if (head >= heads) head = -1;
     if (head < 0) {
-        ImGui::TextDisabled("Step %d, layer %d: %d heads, each [%d queries x %d keys]. Click a head to enlarge it.", r.step, layer,
+        ImGui::TextDisabled("Step %d, %s: %d heads, each [%d queries x %d keys]. Click a head to enlarge it.", r.step, layerLabel(layer).c_str(),
                             heads, int(scores.dim(1)), P);
         drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
         ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -134,10 +136,10 @@ void drawAttentionPanel(PanelContext& c) {
         for (int h = 0; h < heads; ++h) {
             if (h % perRow) ImGui::SameLine();
             ImGui::BeginGroup();
-            ImGui::Text("head %d", h);
+            ImGui::TextUnformatted(headLabel(h).c_str());
             Slice2D s = headSlice(h);
             HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, ImVec2(tw, th), nullptr, 64.0f);
-            if (hit.hovered) ImGui::SetTooltip("head %d: click to enlarge", h);
+            if (hit.hovered) ImGui::SetTooltip("%s: click to enlarge", headLabel(h).c_str());
             if (hit.clicked) head = h, c.view.cell.reset();
             ImGui::EndGroup();
         }
@@ -146,7 +148,9 @@ void drawAttentionPanel(PanelContext& c) {
     if (ImGui::SmallButton("< all heads")) head = -1, c.view.cell.reset();
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    ImGui::SliderInt("head", &head, 0, heads - 1);
+    int shownHead = headNumber(head);
+    ImGui::SliderInt("head", &shownHead, 1, heads);
+    head = std::clamp(shownHead, 1, heads) - 1;
     if (head < 0) return;
     ImGui::SameLine();
     ImGui::TextDisabled("step %d, %s", r.step, r.seqLen == 1 ? "decode: one query row over every cached position" : "prefill");

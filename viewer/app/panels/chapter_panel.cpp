@@ -23,11 +23,11 @@ void drawChapterPanel(PanelContext& c) {
     }
     const StageInfo& info = c.current->info();
     ImGui::Text("Stage %d: %s", info.number, std::string(info.title).c_str());
-    ImGui::TextDisabled("%s%s", section.path.c_str(),
+    ImGui::TextDisabled("%s%s", displayPath(section.path).c_str(),
                         !section.fileFound ? "" : section.anchorFound ? "" : "  (no <!-- stage: KEY --> anchor: the whole file)");
     ImGui::Separator();
     if (!section.fileFound) {
-        ImGui::TextWrapped("This chapter is missing: %s was not found. (chapters/ is still being written.)", section.path.c_str());
+        ImGui::TextWrapped("This chapter is missing: %s was not found. (chapters/ is still being written.)", displayPath(section.path).c_str());
         return;
     }
     ImGui::BeginChild("chapter");

@@ -36,7 +36,7 @@ void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     for (int col = 0; col <= nLayers; ++col)
         dl->AddText(ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
-                    col == 0 ? "out" : fmt::format("L{}", col - 1).c_str());
+                    compareColumnLabel(col).c_str());
     for (size_t row = 0; row < table.stages.size(); ++row) {
         const float y = origin.y + cellH * float(row + 1);
         const bool shown = c.current && c.current->stage == table.stages[row];
@@ -50,7 +50,7 @@ void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
             if (shown && c.current->layer == col - 1) dl->AddRect(a, b, IM_COL32(255, 215, 90, 255), 0, 0, 2);
             if (hoveringRect(a, b))
                 ImGui::SetTooltip("%s, %s: %s%s%s", std::string(stageInfo(s->stage).key).c_str(),
-                                  col == 0 ? "outside the layers" : fmt::format("layer {}", col - 1).c_str(), diffCell(*s).c_str(),
+                                  layerLabel(col - 1).c_str(), diffCell(*s).c_str(),
                                   s->tensor.empty() ? "" : (" in " + s->tensor).c_str(), s->note.empty() ? "" : (" (" + s->note + ")").c_str());
         }
     }
@@ -99,13 +99,13 @@ void drawComparePanel(PanelContext& c) {
         const std::string w = r.run.whatIf.describe();
         return fmt::format("temperature {}, what-if: {}", r.run.sampling.temperature, w.empty() ? "none" : w);
     };
-    ImGui::Text("A: %s (%s)", cmp->pathA.c_str(), describe(*cmp->a).c_str());
+    ImGui::Text("A: %s (%s)", displayPath(cmp->pathA).c_str(), describe(*cmp->a).c_str());
     exportPngButton(c, "compare");
-    ImGui::Text("B: %s (%s)", cmp->pathB.c_str(), describe(cmp->b).c_str());
+    ImGui::Text("B: %s (%s)", displayPath(cmp->pathB).c_str(), describe(cmp->b).c_str());
     if (cmp->diff.firstDivergence) {
         const StageDifference& f = cmp->diff.stages[*cmp->diff.firstDivergence];
         ImGui::TextColored(ImVec4(1, 0.8f, 0.3f, 1), "First divergence: step %d, %s, stage %d %s: %s", f.step,
-                           f.layer < 0 ? "outside the layers" : fmt::format("layer {}", f.layer).c_str(), stageInfo(f.stage).number,
+                           layerLabel(f.layer).c_str(), stageInfo(f.stage).number,
                            std::string(stageInfo(f.stage).key).c_str(), f.note.empty() ? (f.tensor + " differs by " + diffCell(f)).c_str() : f.note.c_str());
     } else {
         ImGui::TextColored(ImVec4(0.4f, 1, 0.4f, 1), "No divergence: every paired stage is identical");

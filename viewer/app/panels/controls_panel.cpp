@@ -80,8 +80,7 @@ void status(PanelContext& c) {
         ImGui::SameLine();
         ImGui::Text("at %d %s", info.number, std::string(info.title).c_str());
         ImGui::SameLine();
-        if (s.held->layer >= 0) ImGui::Text("| layer %d", s.held->layer);
-        else ImGui::TextUnformatted("");
+        ImGui::TextUnformatted(heldLayerLabel(s.held->layer).c_str());
         ImGui::SameLine();
         ImGui::Text("| step %d", s.held->step);
     }
@@ -138,10 +137,11 @@ void breakpointEditor(PanelContext& c) {
     ImGui::PopItemWidth();
     ImGui::SameLine();
     ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
-    ImGui::InputInt("layer", &layer);
+    int layerNumber = layer + 1;  // typed as the log counts, 0 for every layer
+    ImGui::InputInt("layer", &layerNumber);
     ImGui::PopItemWidth();
-    layer = std::max(-1, layer);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("-1: every layer");
+    layer = std::max(0, layerNumber) - 1;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("1 is the first layer, as in the log; 0: every layer");
     ImGui::SameLine();
     auto breakpoints = c.session.breakpoints();
     if (ImGui::Button("Add")) {
@@ -160,8 +160,7 @@ void breakpointEditor(PanelContext& c) {
         }
         ImGui::SameLine();
         const StageInfo& info = stageInfo(b.stage);
-        ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "%d %s%s", info.number, std::string(info.key).c_str(),
-                           b.layer ? fmt::format(" (layer {})", *b.layer).c_str() : " (every layer)");
+        ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "%s", breakpointLabel(b).c_str());
         ImGui::PopID();
     }
 }

@@ -73,8 +73,7 @@ void drawHeatmapPanel(PanelContext& c) {
         ImGui::EndCombo();
     }
     ImGui::SameLine();
-    ImGui::TextDisabled("%s %s, stage %d %s%s", shapeToString(t->shape).c_str(), dtypeName(t->dtype), r.info().number,
-                        std::string(r.info().key).c_str(), r.layer >= 0 ? fmt::format(", layer {}", r.layer).c_str() : "");
+    ImGui::TextDisabled("%s %s, stage %d %s", shapeToString(t->shape).c_str(), dtypeName(t->dtype), r.info().number, recordWhere(r).c_str());
     if (!t->data) {
         ImGui::TextWrapped("Only a summary of this tensor was kept (min %.4g, max %.4g, mean %.4g): older token steps keep small "
                            "tensors only, to bound memory.",

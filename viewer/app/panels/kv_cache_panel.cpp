@@ -39,7 +39,7 @@ void drawKvCachePanel(PanelContext& c) {
     const float cell = barW / float(window);
     for (int L = 0; L < a.n_layers; ++L) {
         ImVec2 p = ImGui::GetCursorScreenPos();
-        dl->AddText(p, ImGui::GetColorU32(ImGuiCol_Text), fmt::format("layer {}", L).c_str());
+        dl->AddText(p, ImGui::GetColorU32(ImGuiCol_Text), layerLabel(L).c_str());
         for (int pos = 0; pos < window; ++pos) {
             ImU32 col = pos >= filled[size_t(L)] ? IM_COL32(50, 50, 58, 255)
                         : (writtenFrom[size_t(L)] >= 0 && pos >= writtenFrom[size_t(L)]) ? IM_COL32(240, 160, 40, 255)

@@ -19,7 +19,7 @@ ImU32 toImColour(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
 
 void cellTooltip(PanelContext& c, const LensGrid& g, size_t row, int col) {
     ImGui::BeginTooltip();
-    ImGui::Text("layer %d, position %s", g.layers[row], c.positionLabel(g.startPos + col).c_str());
+    ImGui::Text("%s, position %s", layerLabel(g.layers[row]).c_str(), c.positionLabel(g.startPos + col).c_str());
     for (const auto& t : g.cells[row][size_t(col)]) ImGui::Text("%6.3f  %s", double(t.probability), c.piece(t.id).c_str());
     ImGui::EndTooltip();
 }
@@ -52,7 +52,7 @@ void drawLensPanel(PanelContext& c) {
     const float top = origin.y + cellH;
     for (size_t row = 0; row < g.layers.size(); ++row) {
         const float y = top + float(row) * cellH;
-        dl->AddText(ImVec2(origin.x, y + (cellH - font) / 2), ImGui::GetColorU32(ImGuiCol_Text), fmt::format("layer {}", g.layers[row]).c_str());
+        dl->AddText(ImVec2(origin.x, y + (cellH - font) / 2), ImGui::GetColorU32(ImGuiCol_Text), layerLabel(g.layers[row]).c_str());
         for (int col = 0; col < g.positions; ++col) {
             const auto& tokens = g.cells[row][size_t(col)];
             if (tokens.empty()) continue;

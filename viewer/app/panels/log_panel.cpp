@@ -20,8 +20,7 @@ void drawLogPanel(PanelContext& c) {
         const auto& records = c.snap.records;
         for (size_t i = records.size() > kTailRecords ? records.size() - kTailRecords : 0; i < records.size(); ++i) {
             const StageRecord& r = *records[i];
-            std::string where = r.layer >= 0 ? fmt::format("s{} L{:<2} {:>2}  ", r.step, r.layer, r.info().number)
-                                             : fmt::format("s{}     {:>2}  ", r.step, r.info().number);
+            const std::string where = logLinePrefix(r);
             std::istringstream in(r.message);
             std::string line;
             for (bool first = true; std::getline(in, line); first = false) lines.push_back((first ? where : std::string(where.size(), ' ')) + line);

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "panels.h"
+#include "stages/numbering.h"
 #include "state/forward_map.h"
 
 namespace llama::viewer {
@@ -52,7 +53,7 @@ void drawMapPanel(PanelContext& c) {
 
     const float font = ImGui::GetFontSize();
     if (c.current)
-        ImGui::Text("Token step %d (%s)   layer %d of %d", view.step, view.step == 0 ? "prefill" : "decode", view.layer + 1, std::max(layers, 1));
+        ImGui::Text("Token step %d (%s)   %s", view.step, view.step == 0 ? "prefill" : "decode", layerLabel(view.layer, std::max(layers, 1)).c_str());
     else
         ImGui::TextDisabled("The forward pass, stage by stage. Step (F10 or Space) starts a run; click a box to see that stage.");
     if (c.view.mapLayer >= 0) {
@@ -92,13 +93,13 @@ void drawMapPanel(PanelContext& c) {
                 bool shown = L == view.layer, live = L == view.currentLayer;
                 dl->AddRectFilled(ta, tb, shown ? kCurrent : live ? kRan : kNotYet, 2);
                 if (L % every == 0 || shown) {
-                    std::string n = std::to_string(L + 1);
+                    std::string n = std::to_string(layerNumber(L));
                     smallText(dl, ImVec2((ta.x + tb.x - smallWidth(n, small)) / 2, ta.y + 2), shown ? IM_COL32(20, 20, 20, 255) : kLabel, n, small);
                 }
                 ImGui::SetCursorScreenPos(ta);
                 ImGui::PushID(L);
                 if (ImGui::InvisibleButton("layer", ImVec2(std::max(1.0f, tb.x - ta.x), tb.y - ta.y))) c.view.mapLayer = L;
-                if (ImGui::IsItemHovered()) ImGui::SetTooltip("layer %d of %d", L + 1, layers);
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", layerLabel(L, layers).c_str());
                 ImGui::PopID();
             }
         }

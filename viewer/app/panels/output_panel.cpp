@@ -9,7 +9,7 @@ void drawOutputPanel(PanelContext& c) {
     // The prompt in grey, then what the model wrote; one wrapped block each (ImGui cannot
     // continue a wrapped line in another colour).
     ImGui::PushTextWrapPos(0);
-    const RunSettings& ran = c.session.settings();
+    const RunSettings ran = c.session.settings();
     ImGui::TextDisabled("%s%s", ran.mode == PromptMode::Chat ? "user: " : "", ran.prompt.c_str());
     ImGui::TextUnformatted(c.snap.text.c_str());
     ImGui::PopTextWrapPos();

@@ -53,8 +53,7 @@ std::string fitText(std::string text, float width) {
 }
 
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension) {
-    std::string where = c.current ? fmt::format("-{}-L{}-s{}", c.current->info().key, c.current->layer, c.current->step) : "";
-    return fmt::format("llama-viewer-{}{}.{}", what, where, extension);
+    return fmt::format("llama-viewer-{}{}.{}", what, exportFileTag(c.current), extension);
 }
 
 void exportPngButton(PanelContext& c, const std::string& what) {

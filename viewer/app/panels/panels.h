@@ -8,6 +8,8 @@
 #include "state/capture_observer.h"
 #include "state/dim_names.h"
 #include "state/engine_session.h"
+#include "state/panel_labels.h"
+#include "stages/numbering.h"
 #include "gl_textures.h"
 #include "state/view_state.h"
 

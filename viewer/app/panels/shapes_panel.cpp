@@ -81,7 +81,7 @@ void drawShapesPanel(PanelContext& c) {
     const StageInfo& info = r.info();
     ImGui::Text("Stage %d: %s", info.number, std::string(info.title).c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("(%s%s, step %d)", std::string(info.key).c_str(), r.layer >= 0 ? fmt::format(", layer {}", r.layer).c_str() : "", r.step);
+    ImGui::TextDisabled("(%s)", recordWhere(r).c_str());
     exportPngButton(c, "shapes");
     ImGui::TextDisabled("Operation (from the log):");
     ImGui::PushTextWrapPos(0);

@@ -57,7 +57,7 @@ void drawTimelinePanel(PanelContext& c) {
         for (size_t L = 0; L < s.layers.size(); ++L) {
             if (s.layers[L].empty()) continue;
             if (reveal && s.step == shownStep && int(L) == shownLayer) ImGui::SetNextItemOpen(true);
-            if (ImGui::TreeNode(fmt::format("Layer {}##s{}L{}", L, s.step, L).c_str())) {
+            if (ImGui::TreeNode(fmt::format("{}##s{}L{}", timelineLayerTitle(int(L)), s.step, L).c_str())) {
                 for (int i : s.layers[L]) stageRow(c, i, reveal);
                 ImGui::TreePop();
             }

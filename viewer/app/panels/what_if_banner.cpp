@@ -7,7 +7,7 @@
 namespace llama::viewer {
 
 void drawWhatIfBanner(PanelContext& c) {
-    const WhatIf& w = c.session.settings().whatIf;
+    const WhatIf w = c.session.settings().whatIf;
     if (w.any())
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.2f, 1), "WHAT-IF EXPERIMENT, not the model's own computation: %s", w.describe().c_str());
     if (auto cmp = c.session.comparison(); cmp && cmp->b.run.whatIf.any())

@@ -1,0 +1,70 @@
+#include "state/panel_labels.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "stages/numbering.h"
+
+namespace llama::viewer {
+
+std::string timelineLayerTitle(int layer) { return fmt::format("Layer {}", layerNumber(layer)); }
+
+std::string recordWhere(const StageRecord& r) {
+    return fmt::format("{}{}, step {}", r.info().key, r.layer >= 0 ? ", " + layerLabel(r.layer) : "", r.step);
+}
+
+std::string stageCaption(const StageRecord& r, int head) {
+    std::string out = fmt::format("stage {} {}", r.info().number, r.info().title);
+    if (r.layer >= 0) out += " | " + layerLabel(r.layer);
+    if (head >= 0) out += " | " + headLabel(head);
+    return out + fmt::format(" | step {}", r.step);
+}
+
+std::string exportFileTag(const StageRecord* r) {
+    if (!r) return "";
+    return fmt::format("-{}{}-s{}", r->info().key, r->layer >= 0 ? "-" + layerAxisLabel(r->layer) : "", r->step);
+}
+
+std::string logLinePrefix(const StageRecord& r) {
+    return fmt::format("s{} {:<4} {:>2}  ", r.step, r.layer >= 0 ? layerAxisLabel(r.layer) : "", r.info().number);
+}
+
+std::string compareColumnLabel(int column) { return column == 0 ? "out" : layerAxisLabel(column - 1); }
+
+std::string breakpointLabel(const Breakpoint& b) {
+    const StageInfo& info = stageInfo(b.stage);
+    return fmt::format("{} {} ({})", info.number, info.key, b.layer ? layerLabel(*b.layer) : "every layer");
+}
+
+std::string heldLayerLabel(int layer) { return layer >= 0 ? "| " + layerLabel(layer) : ""; }
+
+std::string displayPath(const std::string& path) {
+    namespace fs = std::filesystem;
+    if (path.empty()) return path;
+    fs::path p = fs::path(path).lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();  // "dir/" names the directory
+    std::error_code ec;
+    const fs::path absolute = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    const fs::path cwd = fs::current_path(ec);
+    if (!ec) {
+        const fs::path relative = absolute.lexically_relative(cwd);
+        if (!relative.empty() && *relative.begin() != "..") return relative.generic_string();
+    }
+    return p.filename().string();
+}
+
+std::optional<int> layerFromNumber(const std::string& text, const std::string& what) {
+    if (text == "-" || text == "any") return std::nullopt;
+    if (auto index = indexFromNumber(text)) return *index;
+    throw std::invalid_argument(fmt::format("{}: '{}' is not a layer number (1 is the first layer, as the log counts; - for any layer)", what, text));
+}
+
+int headFromNumber(const std::string& text, const std::string& what) {
+    if (text == "all") return -1;
+    if (auto index = indexFromNumber(text)) return *index;
+    throw std::invalid_argument(fmt::format("{}: '{}' is not a head number (1 is the first head; all for the grid of every head)", what, text));
+}
+
+}  // namespace llama::viewer

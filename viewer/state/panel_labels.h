@@ -1,0 +1,34 @@
+#pragma once
+// The words the viewer's panels put on layers, heads, stages and files, made without a window
+// so tests can read them. Layers and heads count from 1 (engine/stages/numbering.h, as the
+// debug log, the stepper and `diff` do); token steps and positions from 0, as the log does.
+#include <optional>
+#include <string>
+
+#include "state/run_history.h"
+#include "stages/step_controller.h"
+
+namespace llama::viewer {
+
+std::string timelineLayerTitle(int layer);         // "Layer 1": a layer's group in the stage timeline
+std::string recordWhere(const StageRecord& r);     // "scores_softmax, layer 1, step 0"
+// An exported panel's caption line: "stage 13 Scores: softmax | layer 1 | head 2 | step 0";
+// head -1 (none chosen) leaves the head out.
+std::string stageCaption(const StageRecord& r, int head = -1);
+// The part of an exported file's name that says where: "-scores_softmax-L1-s0" ("" for none).
+std::string exportFileTag(const StageRecord* r);
+std::string logLinePrefix(const StageRecord& r);   // "s0 L1   13  ": the Log panel's column
+std::string compareColumnLabel(int column);        // the Compare table's axis: column 0 "out", then "L1".. per layer
+std::string breakpointLabel(const Breakpoint& b);  // "13 scores_softmax (layer 1)", "(every layer)"
+std::string heldLayerLabel(int layer);             // "| layer 1" beside the held stage; "" outside the layers
+
+// A path as the viewer shows it: relative to the working directory when it lies inside it,
+// else its last component (the model's or file's own name). Never the machine's absolute path.
+std::string displayPath(const std::string& path);
+
+// The layer and head numbers scripts and fields take, as the log counts them: "1" is the
+// first; "-" (or "any") is any layer. Throws std::invalid_argument naming `what` otherwise.
+std::optional<int> layerFromNumber(const std::string& text, const std::string& what);
+int headFromNumber(const std::string& text, const std::string& what);  // "all" -> -1 (every head)
+
+}  // namespace llama::viewer

@@ -1,0 +1,87 @@
+// One numbering: every label the viewer puts on a layer or head counts from 1, as the debug log,
+// the stepper and `diff` do; paths are shown relative to the working directory or by name.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "stages/numbering.h"
+#include "state/panel_labels.h"
+#include "state/timeline.h"
+
+using namespace llama;
+using namespace llama::viewer;
+
+namespace {
+std::shared_ptr<const StageRecord> record(int index, StageId stage, int layer, int step) {
+    auto r = std::make_shared<StageRecord>();
+    r->index = index, r->stage = stage, r->layer = layer, r->step = step;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("the timeline's first layer group is Layer 1") {
+    const std::vector<std::shared_ptr<const StageRecord>> records = {record(0, StageId::Mask, -1, 0), record(1, StageId::BlockForward, 0, 0),
+                                                                     record(2, StageId::BlockForward, 1, 0)};
+    const auto steps = buildTimeline(records);
+    REQUIRE(steps.size() == 1);
+    REQUIRE(steps[0].layers.size() == 2);
+    CHECK(timelineLayerTitle(0) == "Layer 1");
+    CHECK(timelineLayerTitle(int(steps[0].layers.size()) - 1) == "Layer 2");
+}
+
+TEST_CASE("panel headers, the log's column, breakpoints and the held stage name layer index 0 as layer 1") {
+    const auto r = record(5, StageId::ScoresSoftmax, 0, 0);
+    CHECK(recordWhere(*r) == "scores_softmax, layer 1, step 0");
+    CHECK(recordWhere(*record(6, StageId::Logits, -1, 2)) == "logits, step 2");
+    CHECK(logLinePrefix(*r) == "s0 L1   13  ");
+    CHECK(logLinePrefix(*record(6, StageId::Logits, -1, 2)) == "s2      19  ");
+    CHECK(breakpointLabel({StageId::ScoresSoftmax, 0, std::nullopt}) == "13 scores_softmax (layer 1)");
+    CHECK(breakpointLabel({StageId::ScoresSoftmax, std::nullopt, std::nullopt}) == "13 scores_softmax (every layer)");
+    CHECK(heldLayerLabel(0) == "| layer 1");
+    CHECK(heldLayerLabel(-1).empty());
+    // The attention, lens and KV-cache panels label rows and heads with the engine's function.
+    CHECK(layerLabel(0) == "layer 1");
+    CHECK(headLabel(0) == "head 1");
+}
+
+TEST_CASE("Compare's axis runs out, L1 .. LN") {
+    CHECK(compareColumnLabel(0) == "out");
+    CHECK(compareColumnLabel(1) == "L1");
+    CHECK(compareColumnLabel(8) == "L8");
+}
+
+TEST_CASE("exported captions and file names name layer index 0 as layer 1 / L1") {
+    const auto r = record(5, StageId::ScoresSoftmax, 0, 0);
+    CHECK(stageCaption(*r) == "stage 13 Scores: softmax | layer 1 | step 0");
+    CHECK(stageCaption(*r, 0) == "stage 13 Scores: softmax | layer 1 | head 1 | step 0");
+    CHECK(stageCaption(*record(6, StageId::Logits, -1, 1)) == "stage 19 Output: logits as Float32 | step 1");
+    CHECK(exportFileTag(r.get()) == "-scores_softmax-L1-s0");
+    CHECK(exportFileTag(record(6, StageId::Logits, -1, 1).get()) == "-logits-s1");
+    CHECK(exportFileTag(nullptr).empty());
+}
+
+TEST_CASE("scripts and fields take layer and head numbers as the log counts them") {
+    CHECK(layerFromNumber("1", "step-to") == 0);
+    CHECK(layerFromNumber("8", "step-to") == 7);
+    CHECK_FALSE(layerFromNumber("-", "step-to"));
+    CHECK_FALSE(layerFromNumber("any", "step-to"));
+    CHECK_THROWS_WITH(layerFromNumber("0", "line 3: step-to"), Catch::Contains("line 3: step-to: '0' is not a layer number (1 is the first"));
+    CHECK_THROWS_AS(layerFromNumber("-1", "x"), std::invalid_argument);
+    CHECK_THROWS_AS(layerFromNumber("2x", "x"), std::invalid_argument);
+    CHECK(headFromNumber("1", "head") == 0);
+    CHECK(headFromNumber("all", "head") == -1);
+    CHECK_THROWS_AS(headFromNumber("0", "head"), std::invalid_argument);
+}
+
+TEST_CASE("paths are shown relative to the working directory, or by their own name") {
+    namespace fs = std::filesystem;
+    const fs::path cwd = fs::current_path();
+    CHECK(displayPath((cwd / "assets" / "model").string()) == "assets/model");
+    CHECK(displayPath("assets/model/") == "assets/model");
+    CHECK(displayPath("chapters/10-forward-pass.md") == "chapters/10-forward-pass.md");
+    // Outside the working directory: the name alone, never the machine's path.
+    const fs::path outside = cwd.root_path() / "nowhere-h1" / "runs" / "model.trace";
+    CHECK(displayPath(outside.string()) == "model.trace");
+    CHECK(displayPath((cwd.root_path() / "nowhere-h1" / "TinyLlama-1.1B" / "").string()) == "TinyLlama-1.1B");
+    CHECK(displayPath("").empty());
+}
