@@ -28,6 +28,8 @@ grep -q "script finished" viewer.out
 "$check" chapter.png 1280 800
 # The sampled token's bar.
 "$check" logits.png 1280 800 --colour 240,170,40,2
+# Step token holds where the new token's logit lens exists: the lens grid, not "No logit lens".
+"$check" lens_step_token.png 1280 800
 "$check" attention_decode.png 1280 800 --colour 253,231,37,40
 "$check" scaled.png 1280 800
 test -s scores.npy
