@@ -213,6 +213,10 @@ private:
         // leaves the backslash in code spans.
         if (inTable && code > 0)
             for (size_t p; (p = s.find("\\|")) != std::string::npos;) s.erase(p, 1);
+        // Spaces on both sides of a dropped comment or tag show as one, as in a browser.
+        if (code == 0 && !line->empty() && !line->back().text.empty() && line->back().text.back() == ' ')
+            s.erase(0, s.find_first_not_of(' ') == std::string::npos ? s.size() : s.find_first_not_of(' '));
+        if (s.empty()) return;
         MarkdownSpan span{std::move(s), code > 0, emphasis > 0, strong > 0, links.empty() ? "" : links.back()};
         if (!line->empty() && line->back().sameStyle(span) && span.text != "\n" && line->back().text != "\n")
             line->back().text += span.text;

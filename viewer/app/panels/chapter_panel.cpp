@@ -124,12 +124,17 @@ void drawTable(const ChapterBlock& b, int index, std::string& clicked) {
 
 }  // namespace
 
+ChapterReader& chapterReader() {
+    static ChapterReader reader;
+    return reader;
+}
+
 void drawChapterPanel(PanelContext& c) {
     if (!c.current) {
         ImGui::TextDisabled("No stage yet.");
         return;
     }
-    static ChapterReader reader;
+    ChapterReader& reader = chapterReader();
     reader.showStage(c.chaptersDir, c.current->info());
     const StageInfo& info = c.current->info();
     ImGui::Text("Stage %d: %s", info.number, std::string(info.title).c_str());
