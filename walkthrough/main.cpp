@@ -115,6 +115,8 @@ int main(int argc, char** argv) {
     app.add_option("--temperature", g.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
     app.add_option("--top-k", g.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::Range(0, ModelArgs::kMaxVocab));
     app.add_option("--top-p", g.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
+    app.add_option("--min-p", g.sampling.minP, "Keep tokens at least this fraction as likely as the most likely, as llama.cpp (0 = off)")
+        ->check(CLI::Range(0.0, 1.0));
     cli::addPenaltyOptions(app, g.sampling);
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");

@@ -105,6 +105,8 @@ int main(int argc, char** argv) {
     cli.add_option("--temperature", o.settings.sampling.temperature, "0 = greedy")->check(CLI::Range(0.0, 100.0));
     cli.add_option("--top-k", o.settings.sampling.topK, "0 = all")->check(CLI::Range(0, ModelArgs::kMaxVocab));
     cli.add_option("--top-p", o.settings.sampling.topP, "Nucleus threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
+    cli.add_option("--min-p", o.settings.sampling.minP, "Keep tokens at least this fraction as likely as the most likely (0 = off)")
+        ->check(CLI::Range(0.0, 1.0));
     cli.add_option("--seed", o.settings.sampling.seed, "Sampling seed (and synthetic weights)");
     cli.add_option("--scale", o.uiScale, "UI scale for projectors")->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)));
     cli.add_option("--threads", threads, "Engine compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));

@@ -182,6 +182,7 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"temperature", [](R&, A& app, const C& c) { app.settings().sampling.temperature = toFloat(c.args[0], c); }},
         {"top-k", [](R&, A& app, const C& c) { app.settings().sampling.topK = toInt(c.args[0], c); }},
         {"top-p", [](R&, A& app, const C& c) { app.settings().sampling.topP = toFloat(c.args[0], c); }},
+        {"min-p", [](R&, A& app, const C& c) { app.settings().sampling.minP = toFloat(c.args[0], c); }},
         {"seed", [](R&, A& app, const C& c) { app.settings().sampling.seed = uint64_t(toInt(c.args[0], c)); }},
         {"repeat-penalty", [](R&, A& app, const C& c) { app.settings().sampling.repeatPenalty = toFloat(c.args[0], c); }},
         {"repeat-last-n", [](R&, A& app, const C& c) { app.settings().sampling.repeatLastN = toInt(c.args[0], c); }},

@@ -18,6 +18,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"temperature", 1, 1, "T (0 = greedy)"},
         {"top-k", 1, 1, "K"},
         {"top-p", 1, 1, "P"},
+        {"min-p", 1, 1, "P: keep tokens at least P times as likely as the most likely (0 = off)"},
         {"seed", 1, 1, "S"},
         {"repeat-penalty", 1, 1, "P: divide repeated tokens' positive logits by P (1 = off)"},
         {"repeat-last-n", 1, 1, "N: the penalties' window in tokens (0 = off, -1 = all)"},
