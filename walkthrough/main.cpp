@@ -18,6 +18,7 @@
 #include "ml/thread_pool.h"
 #include "model_summary.h"
 #include "penalty_options.h"
+#include "perplexity_command.h"
 #include "session.h"
 #include "tokenize.h"
 #include "trace/debug_log_observer.h"
@@ -146,6 +147,8 @@ int main(int argc, char** argv) {
     CLI::App* diff = cli::addDiffCommand(app, diffOptions);
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     CLI::App* tokenize = cli::addTokenizeCommand(app, tokenizeOptions);
+    cli::PerplexityOptions perplexityOptions{.model = o.model};
+    CLI::App* perplexity = cli::addPerplexityCommand(app, perplexityOptions);
 
     try {
         app.parse(argc, argv);
@@ -159,6 +162,7 @@ int main(int argc, char** argv) {
         if (*convert) return cli::runConvert(convertOptions);
         if (*diff) return cli::runDiff(diffOptions);
         if (*tokenize) return cli::runTokenize(tokenizeOptions);
+        if (*perplexity) return cli::runPerplexity(perplexityOptions);
         if (*inspect) {
             const Model model = loadModel(o.model);
             if (inspectOptions.block.first.empty()) cli::printModelInspection(model);

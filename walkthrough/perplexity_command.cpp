@@ -1,0 +1,40 @@
+#include "perplexity_command.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "generate/perplexity.h"
+#include "session/model_source.h"
+
+namespace llama::cli {
+
+CLI::App* addPerplexityCommand(CLI::App& app, PerplexityOptions& o) {
+    CLI::App* cmd = app.add_subcommand("perplexity", "Perplexity of the model on a text file, as llama.cpp's llama-perplexity computes it");
+    cmd->add_option("--model", o.model, "Model directory or .gguf file; default: the bundled model");
+    cmd->add_option("-f,--file", o.file, "The text file")->required();
+    cmd->add_option("-c,--ctx", o.ctx, "Tokens per chunk; the second half of each chunk is scored (default 128)")->check(CLI::Range(4, 1 << 20));
+    cmd->add_option("--chunks", o.chunks, "Score only the first N chunks (default: all)")->check(CLI::Range(0, 1 << 20));
+    return cmd;
+}
+
+int runPerplexity(const PerplexityOptions& o) {
+    std::ifstream in(o.file, std::ios::binary);
+    if (!in) throw std::runtime_error("perplexity: cannot open " + o.file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const Model model = loadModelSource({ModelSource::Kind::Files, o.model}, {});
+    const std::vector<int32_t> ids = model.tokenizer->encode(text.str(), false);  // the text as text: no control tokens
+    const PerplexityResult r = computePerplexity(model, ids, o.ctx, o.chunks);
+    fmt::print("{}: {} tokens, {} chunks of {}, {} scored per chunk (the second half of each)\n", o.file, ids.size(), r.chunks, r.ctx,
+               r.scoredPerChunk);
+    std::string running;
+    for (size_t i = 0; i < r.runningPpl.size(); ++i) running += fmt::format("[{}]{:.4f},", i + 1, r.runningPpl[i]);
+    fmt::print("{}\n", running);
+    fmt::print("Final estimate: PPL = {:.4f} +/- {:.4f}\n", r.ppl, r.pplError);
+    return 0;
+}
+
+}  // namespace llama::cli
