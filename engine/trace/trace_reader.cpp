@@ -153,6 +153,8 @@ void readMeta(const json& j, TraceRun& run) {
     run.run.sampling.topK = int(integer(r, "topK", 0, ModelArgs::kMaxVocab));
     run.run.sampling.topP = r.at("topP");
     run.run.sampling.minP = r.value("minP", 0.0f);  // came later in version 1: absent means off
+    if (!(run.run.sampling.minP >= 0.0f && run.run.sampling.minP <= 1.0f))
+        throw TraceError(fmt::format("run: minP {} must be in [0, 1]", run.run.sampling.minP));
     run.run.sampling.seed = r.at("seed");
     // The penalties came later in version 1: all four or none (a run without them).
     const char* penalties[] = {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"};
