@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
     CLI::App* diff = cli::addDiffCommand(app, diffOptions);
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     CLI::App* tokenize = cli::addTokenizeCommand(app, tokenizeOptions);
-    cli::PerplexityOptions perplexityOptions{.model = o.model};
+    cli::PerplexityOptions perplexityOptions;
+    perplexityOptions.model = o.model;
     CLI::App* perplexity = cli::addPerplexityCommand(app, perplexityOptions);
 
     try {
