@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   g++ cmake make pkg-config
   libfmt-dev nlohmann-json3-dev libpcre2-dev libcli11-dev catch2
-  libimgui-dev libglfw3-dev libstb-dev libgl-dev libsentencepiece-dev
+  libimgui-dev libglfw3-dev libstb-dev libgl-dev libsentencepiece-dev libmd4c-dev libmd4c-html0-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang-14 libfuzzer-14-dev
   python3 python3-numpy

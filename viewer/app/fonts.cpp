@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -31,7 +32,20 @@ std::vector<ImWchar> fontRanges(const std::vector<unsigned char>& ttf) {
     ranges.push_back(0);
     return ranges;
 }
+
+TextFaces faces;
+
+// A face beside the UI font; ImGui's atlas reads the file itself.
+ImFont* addFace(const std::string& uiPath, const char* file, float pixels, const ImWchar* ranges) {
+    const std::string path = std::filesystem::path(uiPath).replace_filename(file).string();
+    if (!std::filesystem::exists(path)) return nullptr;
+    ImFontConfig config;
+    config.OversampleH = 1;
+    return ImGui::GetIO().Fonts->AddFontFromFileTTF(path.c_str(), pixels, &config, ranges);
+}
 }  // namespace
+
+const TextFaces& textFaces() { return faces; }
 
 std::string loadUiFont(const std::string& path, float scale) {
     ImGuiIO& io = ImGui::GetIO();
@@ -46,7 +60,8 @@ std::string loadUiFont(const std::string& path, float scale) {
     if (ttf.empty()) {
         ImFontConfig config;
         config.SizePixels = 13.0f * scale;
-        io.Fonts->AddFontDefault(&config);
+        faces.mono = io.Fonts->AddFontDefault(&config);  // ImGui's own font is monospaced
+        faces.bold = faces.italic = nullptr;
         return fmt::format("{} not found: the built-in font shows ASCII only (install fonts-dejavu-core)", path);
     }
     // The ranges must outlive the atlas build; the atlas keeps a pointer to them.
@@ -55,6 +70,12 @@ std::string loadUiFont(const std::string& path, float scale) {
     ImFontConfig config;
     config.OversampleH = 1;  // the atlas holds thousands of glyphs; 1x keeps it small and text stays crisp
     io.Fonts->AddFontFromFileTTF(path.c_str(), kBaseFontPixels * scale, &config, ranges.data());
+    // Emphasis and code in the Chapter panel: Latin, Greek, punctuation, arrows and maths, and the
+    // block elements (SentencePiece's U+2581), to keep the atlas small.
+    static const ImWchar textRanges[] = {0x20, 0x24F, 0x370, 0x3FF, 0x2000, 0x206F, 0x2190, 0x22FF, 0x2500, 0x259F, 0};
+    faces.mono = addFace(path, "DejaVuSansMono.ttf", kBaseFontPixels * scale, textRanges);
+    faces.bold = addFace(path, "DejaVuSans-Bold.ttf", kBaseFontPixels * scale, textRanges);
+    faces.italic = addFace(path, "DejaVuSans-Oblique.ttf", kBaseFontPixels * scale, textRanges);
     io.Fonts->Build();
     return fmt::format("DejaVu Sans {:.0f}px, {} glyph ranges (no CJK in this font)", kBaseFontPixels * scale, ranges.size() / 2);
 }

@@ -4,10 +4,21 @@
 // those show as ImGui's fallback '?'.
 #include <string>
 
+struct ImFont;
+
 namespace llama::viewer {
 
 inline constexpr const char* kDefaultFontPath = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 inline constexpr float kBaseFontPixels = 16.0f;
+
+// The Chapter panel's faces, loaded with the UI font at its size: DejaVu Sans Mono (code), Bold,
+// Oblique. Each is nullptr when its file is missing (the panel then uses the UI font).
+struct TextFaces {
+    ImFont* mono = nullptr;
+    ImFont* bold = nullptr;
+    ImFont* italic = nullptr;
+};
+const TextFaces& textFaces();
 
 // Rebuilds ImGui's font atlas at kBaseFontPixels * scale and rescales the style. Falls back to
 // ImGui's built-in font (ASCII only) when the file is missing; returns a note for the status.

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "panels/panels.h"
+#include "state/chapter_reader.h"
 #include "state/tensor_export.h"
 #include "viewer_app.h"
 
@@ -223,6 +225,19 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              auto p = panelFromKey(c.args[0]);
              if (!p) throw std::invalid_argument("no panel '" + c.args[0] + "'");
              app.showPanel(*p);
+             r.waitFrames(kSettleFrames);
+         }},
+        {"chapter", [](R& r, A&, const C& c) {
+             if (!chapterReader().followLink(c.args[0]))
+                 throw std::invalid_argument("the Chapter panel cannot open '" + c.args[0] + "' (a file in chapters/, after `panel chapter`)");
+             r.waitFrames(kSettleFrames);
+         }},
+        {"chapter-check", [](R& r, A&, const C& c) {
+             ChapterReader& reader = chapterReader();
+             const int n = toInt(c.args[0], c);
+             if (n < 1 || n > int(reader.document().checks.size()))
+                 throw std::invalid_argument(fmt::format("the chapter shown has {} checks", reader.document().checks.size()));
+             if (!reader.checkOpen(n - 1)) reader.toggleCheck(n - 1);
              r.waitFrames(kSettleFrames);
          }},
         {"layer", [](R&, A& app, const C& c) { app.view().attentionLayer = toInt(c.args[0], c); }},

@@ -36,6 +36,8 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"stop", 0, 0, "end the run"},
         {"restart", 0, 0, "start again with the current settings, held at the first stage"},
         {"panel", 1, 1, "shapes | heatmap | mask | attention | logits | lens | kv-cache | tokens | compare | chapter"},
+        {"chapter", 1, 1, "TARGET: the Chapter panel opens a chapter or a section of it (08-tokenization.md#exercises), as a link does"},
+        {"chapter-check", 1, 1, "N: open the Nth check of the chapter shown (1-based), as \"Show check\" does"},
         {"layer", 1, 1, "L: the layer the attention panel shows"},
         {"head", 1, 1, "H: enlarge head H in the attention panel (-1: the grid of all heads)"},
         {"cell", 2, 2, "ROW COL: explain this attention cell"},

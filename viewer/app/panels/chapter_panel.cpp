@@ -1,46 +1,197 @@
-// The chapter section that explains the current stage, read from chapters/ each time the
-// stage changes (the chapters are plain Markdown; headings are coloured, the rest wrapped).
+// The chapter section that explains the current stage, drawn from the ChapterReader's document
+// (Markdown parsed by md4c in doccheck/chapter_document): headings, wrapped paragraphs with
+// emphasis, inline code and links, lists, tables, code blocks in a monospaced face with a Copy
+// button for their commands, and exercise checks folded until the reader asks for them.
 #include <imgui.h>
 
-#include <sstream>
-
-#include "state/chapter_text.h"
+#include "fonts.h"
 #include "panels.h"
+#include "state/chapter_reader.h"
 
 namespace llama::viewer {
+
+namespace {
+
+const ImVec4 kHeading(1.0f, 0.85f, 0.45f, 1);
+const ImVec4 kLink(0.45f, 0.75f, 1.0f, 1);
+const ImVec4 kEmphasis(0.85f, 0.9f, 1.0f, 1);
+
+ImFont* faceFor(const MarkdownSpan& s, bool heading) {
+    const TextFaces& f = textFaces();
+    ImFont* face = s.code ? f.mono : (s.strong || heading) ? f.bold : s.emphasis ? f.italic : nullptr;
+    return face ? face : ImGui::GetFont();
+}
+
+// One paragraph of styled spans, word by word: ImGui wraps a single style only, so each word
+// goes on the line if it fits before `right`, else on the next. A clicked link's target is
+// written to `clicked`.
+void drawSpans(const MarkdownLine& spans, bool heading, std::string& clicked) {
+    const float left = ImGui::GetCursorScreenPos().x;
+    const float right = left + ImGui::GetContentRegionAvail().x;
+    bool lineStart = true;
+    for (const MarkdownSpan& span : spans) {
+        if (span.text == "\n") {
+            lineStart = true;
+            continue;
+        }
+        ImFont* face = faceFor(span, heading);
+        ImGui::PushFont(face);
+        for (size_t pos = 0; pos < span.text.size();) {
+            // A word and the spaces after it.
+            size_t end = span.text.find(' ', pos);
+            end = end == std::string::npos ? span.text.size() : span.text.find_first_not_of(' ', end);
+            if (end == std::string::npos) end = span.text.size();
+            const std::string word = span.text.substr(pos, end - pos);
+            pos = end;
+            const ImVec2 size = ImGui::CalcTextSize(word.c_str());
+            if (!lineStart) {
+                ImGui::SameLine(0, 0);
+                if (ImGui::GetCursorScreenPos().x + size.x > right && ImGui::GetCursorScreenPos().x > left) {
+                    ImGui::NewLine();
+                    if (word.find_first_not_of(' ') == std::string::npos) continue;  // spaces at a line's start
+                }
+            }
+            lineStart = false;
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            if (span.code)
+                ImGui::GetWindowDrawList()->AddRectFilled(at, ImVec2(at.x + size.x, at.y + size.y),
+                                                          ImGui::GetColorU32(ImGuiCol_FrameBg), 2.0f);
+            const ImVec4 colour = !span.link.empty() ? kLink : heading ? kHeading : span.emphasis ? kEmphasis
+                                                                                                   : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+            ImGui::PushStyleColor(ImGuiCol_Text, colour);
+            ImGui::TextUnformatted(word.c_str());
+            ImGui::PopStyleColor();
+            if (!span.link.empty() && ImGui::IsItemHovered()) {
+                ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+                ImGui::GetWindowDrawList()->AddLine(ImVec2(at.x, at.y + size.y), ImVec2(at.x + size.x, at.y + size.y),
+                                                    ImGui::GetColorU32(kLink));
+                ImGui::SetTooltip("%s", span.link.c_str());
+                if (ImGui::IsItemClicked()) clicked = span.link;
+            }
+        }
+        ImGui::PopFont();
+    }
+    if (lineStart) ImGui::NewLine();  // an empty paragraph still takes its line
+}
+
+// A code block in a framed box that scrolls sideways; console blocks get a Copy button for
+// their commands, and the "Try it" blocks (run by the test suite) say so.
+void drawCode(const ChapterBlock& b, int index) {
+    ImGui::PushID(index);
+    if (!b.commands.empty()) {
+        std::string commands;
+        for (const std::string& c : b.commands) commands += (commands.empty() ? "" : "\n") + c;
+        if (ImGui::SmallButton("Copy")) ImGui::SetClipboardText(commands.c_str());
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Copies the command%s to paste into a terminal in the project's folder", b.commands.size() > 1 ? "s" : "");
+        ImGui::SameLine();
+        ImGui::TextDisabled(b.tryIt ? "Try it: the test suite runs this and checks what it prints" : "commands");
+    }
+    ImFont* mono = textFaces().mono ? textFaces().mono : ImGui::GetFont();
+    ImGui::PushFont(mono);
+    const ImVec2 text = ImGui::CalcTextSize(b.code.c_str());
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const bool scrolls = text.x + 2 * style.WindowPadding.x > ImGui::GetContentRegionAvail().x;
+    const float height = text.y + 2 * style.WindowPadding.y + (scrolls ? style.ScrollbarSize : 0);
+    ImGui::PushStyleColor(ImGuiCol_ChildBg, ImGui::GetStyleColorVec4(ImGuiCol_FrameBg));
+    ImGui::BeginChild("code", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::TextUnformatted(b.code.c_str());
+    ImGui::EndChild();
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+    ImGui::PopID();
+}
+
+void drawTable(const ChapterBlock& b, int index, std::string& clicked) {
+    const int columns = b.rows.empty() ? 0 : int(b.rows[0].size());
+    if (columns == 0 || columns > 64) return;
+    ImGui::PushID(index);
+    if (ImGui::BeginTable("table", columns, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+        for (size_t r = 0; r < b.rows.size(); ++r) {
+            ImGui::TableNextRow(r == 0 ? ImGuiTableRowFlags_Headers : 0);
+            for (int col = 0; col < columns && col < int(b.rows[r].size()); ++col) {
+                ImGui::TableSetColumnIndex(col);
+                MarkdownLine cell = b.rows[r][col];
+                if (r == 0)
+                    for (MarkdownSpan& s : cell) s.strong = true;
+                drawSpans(cell, false, clicked);
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::PopID();
+}
+
+}  // namespace
+
+ChapterReader& chapterReader() {
+    static ChapterReader reader;
+    return reader;
+}
 
 void drawChapterPanel(PanelContext& c) {
     if (!c.current) {
         ImGui::TextDisabled("No stage yet.");
         return;
     }
-    static StageId loadedFor{};
-    static bool loaded = false;
-    static ChapterSection section;
-    if (!loaded || loadedFor != c.current->stage) {
-        section = chapterSection(c.chaptersDir, c.current->info());
-        loadedFor = c.current->stage, loaded = true;
-    }
+    ChapterReader& reader = chapterReader();
+    reader.showStage(c.chaptersDir, c.current->info());
     const StageInfo& info = c.current->info();
     ImGui::Text("Stage %d: %s", info.number, std::string(info.title).c_str());
-    ImGui::TextDisabled("%s%s", section.path.c_str(),
-                        !section.fileFound ? "" : section.anchorFound ? "" : "  (no <!-- stage: KEY --> anchor: the whole file)");
+    ImGui::SameLine();
+    ImGui::TextDisabled("chapters/%s", reader.source().c_str());
+    if (reader.showingLink()) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Back to this stage")) reader.backToStage();
+    }
+    if (!reader.note().empty()) ImGui::TextDisabled("%s", reader.note().c_str());
     ImGui::Separator();
-    if (!section.fileFound) {
-        ImGui::TextWrapped("This chapter is missing: %s was not found. (chapters/ is still being written.)", section.path.c_str());
-        return;
-    }
+
     ImGui::BeginChild("chapter");
-    ImGui::PushTextWrapPos(0);
-    std::istringstream in(section.text);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("#", 0) == 0) ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.45f, 1), "%s", line.c_str());
-        else if (line.rfind("<!--", 0) == 0) continue;
-        else ImGui::TextUnformatted(line.c_str());
+    if (reader.scrollToTop()) ImGui::SetScrollY(0), reader.scrolled();
+    const ChapterDocument& doc = reader.document();
+    const float indent = ImGui::GetFontSize() * 1.5f;
+    std::string clicked;
+    int lastCheck = -1;
+    for (int i = 0; i < int(doc.blocks.size()); ++i) {
+        const ChapterBlock& b = doc.blocks[i];
+        if (b.depth > 0) ImGui::Indent(indent * float(b.depth));
+        if (b.check >= 0 && b.check != lastCheck) {
+            ImGui::PushID(b.check);
+            const bool open = reader.checkOpen(b.check);
+            if (ImGui::Button(open ? "Hide check" : doc.checks[b.check].summary.c_str())) reader.toggleCheck(b.check);
+            ImGui::PopID();
+        }
+        lastCheck = b.check;
+        if (b.check >= 0 && !reader.checkOpen(b.check)) {
+            if (b.depth > 0) ImGui::Unindent(indent * float(b.depth));
+            continue;
+        }
+        if (!b.marker.empty()) {
+            // The bullet or number hangs in the indentation, left of the item's text.
+            const ImVec2 at = ImGui::GetCursorScreenPos();
+            const float width = ImGui::CalcTextSize(b.marker.c_str()).x;
+            ImGui::GetWindowDrawList()->AddText(ImVec2(at.x - width - ImGui::GetFontSize() * 0.4f, at.y),
+                                                ImGui::GetColorU32(ImGuiCol_Text), b.marker.c_str());
+        }
+        switch (b.kind) {
+        case ChapterBlock::Kind::Heading:
+            if (i > 0) ImGui::Spacing();
+            if (!reader.scrollTarget().empty() && reader.scrollTarget() == b.anchor) ImGui::SetScrollHereY(0), reader.scrolled();
+            drawSpans(b.spans, true, clicked);
+            if (b.level <= 2) ImGui::Separator();
+            break;
+        case ChapterBlock::Kind::Paragraph: drawSpans(b.spans, false, clicked); break;
+        case ChapterBlock::Kind::Code: drawCode(b, i); break;
+        case ChapterBlock::Kind::Table: drawTable(b, i, clicked); break;
+        case ChapterBlock::Kind::Rule: ImGui::Separator(); break;
+        }
+        ImGui::Spacing();
+        if (b.depth > 0) ImGui::Unindent(indent * float(b.depth));
     }
-    ImGui::PopTextWrapPos();
     ImGui::EndChild();
+    // Followed after drawing: the document the loop read changes.
+    if (!clicked.empty() && !reader.followLink(clicked)) ImGui::SetClipboardText(clicked.c_str());
 }
 
 }  // namespace llama::viewer

@@ -51,6 +51,8 @@ void drawKvCachePanel(PanelContext& c);
 void drawTokensPanel(PanelContext& c);
 void drawOutputPanel(PanelContext& c);
 void drawChapterPanel(PanelContext& c);
+// What the Chapter panel shows (scripts follow links and open checks through it).
+class ChapterReader& chapterReader();
 void drawLogPanel(PanelContext& c);
 
 // The pointer is over [a, b] of the current window (never while scripts ignore the mouse).
