@@ -2,10 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
-#include <stdexcept>
-
+#include "formats/input_file.h"
 #include "generate/perplexity.h"
 #include "session/model_source.h"
 
@@ -21,12 +18,10 @@ CLI::App* addPerplexityCommand(CLI::App& app, PerplexityOptions& o) {
 }
 
 int runPerplexity(const PerplexityOptions& o) {
-    std::ifstream in(o.file, std::ios::binary);
-    if (!in) throw std::runtime_error("perplexity: cannot open " + o.file);
-    std::stringstream text;
-    text << in.rdbuf();
+    // Each byte becomes at most one token id, and each id one int32: a few bytes per byte of text.
+    const std::string text = readInputFile(o.file, "text", 8);
     const Model model = loadModelSource({ModelSource::Kind::Files, o.model}, {});
-    const std::vector<int32_t> ids = model.tokenizer->encode(text.str(), false);  // the text as text: no control tokens
+    const std::vector<int32_t> ids = model.tokenizer->encode(text, false);  // the text as text: no control tokens
     const PerplexityResult r = computePerplexity(model, ids, o.ctx, o.chunks);
     fmt::print("{}: {} tokens, {} chunks of {}, {} scored per chunk (the second half of each)\n", o.file, ids.size(), r.chunks, r.ctx,
                r.scoredPerChunk);
