@@ -4,6 +4,7 @@
 
 #include "formats/input_file.h"
 #include "generate/perplexity.h"
+#include "options/checked_option.h"
 #include "session/model_source.h"
 
 namespace llama::cli {
@@ -12,8 +13,9 @@ CLI::App* addPerplexityCommand(CLI::App& app, PerplexityOptions& o) {
     CLI::App* cmd = app.add_subcommand("perplexity", "Perplexity of the model on a text file, as llama.cpp's llama-perplexity computes it");
     cmd->add_option("--model", o.model, "Model directory or .gguf file; default: the bundled model");
     cmd->add_option("-f,--file", o.file, "The text file")->required();
-    cmd->add_option("-c,--ctx", o.ctx, "Tokens per chunk; the second half of each chunk is scored (default 128)")->check(CLI::Range(4, 1 << 20));
-    cmd->add_option("--chunks", o.chunks, "Score only the first N chunks (default: all)")->check(CLI::Range(0, 1 << 20));
+    options::addInteger(*cmd, "-c,--ctx", o.ctx, {4, ModelArgs::kMaxPositions, fmt::format("a chunk of 4 to {} tokens", ModelArgs::kMaxPositions)},
+                        "Tokens per chunk; the second half of each chunk is scored");
+    options::addInteger(*cmd, "--chunks", o.chunks, {0, 1 << 20, "a count of chunks from 0 (all) to 1048576"}, "Score only the first N chunks (0 = all)");
     return cmd;
 }
 
