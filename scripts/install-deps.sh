@@ -7,6 +7,7 @@ packages=(
   libimgui-dev libglfw3-dev libstb-dev libgl-dev libsentencepiece-dev libmd4c-dev libmd4c-html0-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang-14 libfuzzer-14-dev
+  python3 python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

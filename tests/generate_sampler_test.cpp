@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -61,6 +62,8 @@ TEST_CASE("topTokens lists probabilities in order", "[generate][sampler]") {
 TEST_CASE("bad sampling settings are refused", "[generate][sampler][errors]") {
     REQUIRE_THROWS_WITH(Sampler({.temperature = 1, .topK = 0, .topP = 0.0f}), Catch::Contains("top-p"));
     REQUIRE_THROWS_WITH(Sampler({.temperature = 1, .topK = -2}), Catch::Contains("top-k"));
+    REQUIRE_THROWS_WITH(Sampler({.temperature = 1, .minP = 1.5f}), Catch::Contains("min-p 1.5 must be in [0, 1]"));
+    REQUIRE_THROWS_WITH(Sampler({.temperature = 1, .minP = std::nanf("")}), Catch::Contains("min-p"));
 }
 
 TEST_CASE("bad penalty settings are refused with the setting and its range", "[generate][sampler][penalties][errors]") {

@@ -315,7 +315,7 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     edited([](auto& r) { r[0].json["whatIf"]["noMask"] = "yes"; });
     requireTraceError(bad, "field 'noMask' must be true or false");
     edited([](auto& r) { r[0].json["whatIf"]["ropeTheta"] = -3; });
-    requireTraceError(bad, "whatIf: --rope-theta -3: expected a finite base frequency above 1");
+    requireTraceError(bad, "whatIf: --rope-theta: a base frequency above 1, got -3");
     edited([](auto& r) { r[0].json.erase("whatIf"); });
     requireTraceError(bad, "record 0 (META) is malformed");
 
@@ -375,6 +375,12 @@ TEST_CASE("trace: with repetition penalties, the top tokens before and after the
         for (const char* k : {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"}) r[0].json["run"].erase(k);
     });
     CHECK(readTrace(bad.string()).run.sampling.repeatPenalty == 1.0f);  // a trace from before the penalties
+    edited([](auto& r) { r[0].json["run"]["minP"] = 0.25; });
+    CHECK(readTrace(bad.string()).run.sampling.minP == 0.25f);
+    edited([](auto& r) { r[0].json["run"].erase("minP"); });
+    CHECK(readTrace(bad.string()).run.sampling.minP == 0.0f);  // a trace from before min-p: off
+    edited([](auto& r) { r[0].json["run"]["minP"] = 3; });
+    requireTraceError(bad, "record 0 (META): run: minP 3 must be in [0, 1]");
     edited([](auto& r) { r[0].json["run"].erase("presencePenalty"); });
     requireTraceError(bad, "record 0 (META): run: the penalties repeatPenalty, repeatLastN, frequencyPenalty and presencePenalty come together");
     edited([](auto& r) { r[0].json["run"]["repeatPenalty"] = -1; });

@@ -25,6 +25,7 @@ void validateSamplingSettings(const SamplingSettings& s) {
         throw std::invalid_argument(fmt::format("temperature {} is outside 0 to 100", s.temperature));
     if (s.topK < 0) throw std::invalid_argument("top-k must be 0 (off) or positive");
     if (!(s.topP > 0.0f && s.topP <= 1.0f)) throw std::invalid_argument(fmt::format("top-p {} must be in (0, 1]", s.topP));
+    if (!(s.minP >= 0.0f && s.minP <= 1.0f)) throw std::invalid_argument(fmt::format("min-p {} must be in [0, 1] (0 is off)", s.minP));
     if (!(s.repeatPenalty > 0.0f && s.repeatPenalty <= 10.0f))
         throw std::invalid_argument(fmt::format("repeat penalty {} must be in (0, 10] (1 is off)", s.repeatPenalty));
     if (s.repeatLastN < -1) throw std::invalid_argument(fmt::format("repeat-last-n {} must be -1 (the whole context), 0 (off) or positive", s.repeatLastN));
@@ -96,6 +97,13 @@ std::vector<TokenProbability> Sampler::kept(const Tensor& logits) const {
             cumulative += sorted[i++].probability;
             if (cumulative >= settings_.topP) break;
         }
+        keep = i;
+    }
+    if (settings_.minP > 0.0f) {
+        // Sorted by probability is sorted by logit, so the kept tokens are again a prefix.
+        const double minLogit = double(sorted[0].logit) + std::log(double(settings_.minP));
+        size_t i = 1;
+        while (i < keep && double(sorted[i].logit) >= minLogit) ++i;
         keep = i;
     }
     sorted.resize(keep);

@@ -9,7 +9,11 @@
 // accepts the prompt into its window), a token seen c > 0 times gets
 //   logit = logit <= 0 ? logit * repeatPenalty : logit / repeatPenalty
 //   logit -= c * frequencyPenalty + presencePenalty
-// Our order after the penalties stays Meta's: softmax(logits / temperature), top-k, top-p.
+// Our order after the penalties stays Meta's: softmax(logits / temperature), top-k, top-p; then
+// min-p, llama.cpp's sampler, in its place in llama.cpp's default chain (after top-p, before the
+// temperature): it keeps the tokens whose probability at temperature 1 is at least minP times the
+// most likely token's, i.e. logit >= max logit + ln(minP). As there, the temperature does not
+// move that threshold, and the most likely token always stays.
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -23,6 +27,7 @@ struct SamplingSettings {
     float temperature = 0.0f;  // <= 0: greedy
     int topK = 0;              // 0: no limit
     float topP = 1.0f;         // 1: no limit
+    float minP = 0.0f;         // 0: no limit; keeps p >= minP * p(most likely), at temperature 1
     uint64_t seed = 0x5eed;
     float repeatPenalty = 1.0f;     // 1: off; > 1 discourages repeats
     int repeatLastN = 64;           // the penalties' window in tokens; 0: off, -1: the whole context
@@ -48,7 +53,7 @@ public:
     void accept(int32_t token);
     // The logits after the repetition penalties (a copy; the same values when they are off).
     Tensor penalize(const Tensor& logits) const;
-    // Chooses from logits that have been through penalize(): argmax, or top-k, top-p and a draw.
+    // Chooses from logits that have been through penalize(): argmax, or top-k, top-p, min-p and a draw.
     int32_t choose(const Tensor& penalizedLogits);
     // What choose() draws from, most likely first, renormalized (greedy: the argmax, 1).
     std::vector<TokenProbability> distribution(const Tensor& penalizedLogits) const;
@@ -59,7 +64,7 @@ public:
     const SamplingSettings& settings() const { return settings_; }
 
 private:
-    // The tokens top-k and top-p keep, most likely first, with their softmax probabilities.
+    // The tokens top-k, top-p and min-p keep, most likely first, with their softmax probabilities.
     std::vector<TokenProbability> kept(const Tensor& logits) const;
     double uniform();  // [0, 1), from the 53 high bits: identical on every platform
     SamplingSettings settings_;

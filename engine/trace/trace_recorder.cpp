@@ -171,6 +171,7 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"temperature", run.sampling.temperature},
                    {"topK", run.sampling.topK},
                    {"topP", run.sampling.topP},
+                   {"minP", run.sampling.minP},
                    {"seed", run.sampling.seed},
                    {"repeatPenalty", run.sampling.repeatPenalty},
                    {"repeatLastN", run.sampling.repeatLastN},

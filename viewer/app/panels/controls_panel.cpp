@@ -31,6 +31,8 @@ void promptSettings(PanelContext& c) {
     s.sampling.topK = std::max(0, s.sampling.topK);
     ImGui::SliderFloat("top-p", &s.sampling.topP, 0.05f, 1.0f, "%.2f");
     ImGui::SameLine();
+    ImGui::SliderFloat("min-p", &s.sampling.minP, 0.0f, 1.0f, "%.2f");
+    ImGui::SameLine();
     int seed = int(s.sampling.seed);
     if (ImGui::InputInt("seed", &seed)) s.sampling.seed = uint64_t(std::max(0, seed));
     // Repetition penalties (generate/sampler.h), kept inside the ranges the sampler accepts.
@@ -45,7 +47,7 @@ void promptSettings(PanelContext& c) {
     ImGui::InputInt("max tokens", &s.maxTokens);
     s.maxTokens = std::clamp(s.maxTokens, 1, 4096);
     ImGui::PopItemWidth();
-    if (s.sampling.temperature <= 0) ImGui::TextDisabled("temperature 0: greedy (argmax), top-k/top-p unused");
+    if (s.sampling.temperature <= 0) ImGui::TextDisabled("temperature 0: greedy (argmax), top-k/top-p/min-p unused");
     ImGui::Checkbox("logit lens", &s.lens);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("after every block: one more output projection per layer (slow on large models)");
 }
