@@ -11,6 +11,7 @@
 #include "compare_doc.h"
 #include "convert.h"
 #include "diff.h"
+#include "export_html.h"
 #include "formats/model_loader.h"
 #include "inspect_model.h"
 #include "inspection.h"
@@ -142,6 +143,8 @@ int main(int argc, char** argv) {
     CLI::App* inspect = cli::addInspectCommand(app, o.model, inspectOptions);
     cli::DiffOptions diffOptions;
     CLI::App* diff = cli::addDiffCommand(app, diffOptions);
+    cli::ExportHtmlOptions exportHtmlOptions;
+    CLI::App* exportHtml = cli::addExportHtmlCommand(app, exportHtmlOptions);
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     CLI::App* tokenize = cli::addTokenizeCommand(app, tokenizeOptions);
 
@@ -156,6 +159,7 @@ int main(int argc, char** argv) {
         if (*compareDoc) return cli::runCompareDoc(compareDocOptions);
         if (*convert) return cli::runConvert(convertOptions);
         if (*diff) return cli::runDiff(diffOptions);
+        if (*exportHtml) return cli::runExportHtml(exportHtmlOptions);
         if (*tokenize) return cli::runTokenize(tokenizeOptions);
         if (*inspect) {
             const Model model = loadModel(o.model);
