@@ -14,8 +14,8 @@ export async function launch() {
 }
 
 // Opens `file` (a path) with `hash`; `allowed(url)` says which file: URLs the page may load
-// (its own by default). Returns the page and what it did.
-export async function open(browser, file, { hash = '', viewport = { width: 1366, height: 768 }, allowed } = {}) {
+// (its own by default); `runPage` waits for a run page's script. Returns the page and what it did.
+export async function open(browser, file, { hash = '', viewport = { width: 1366, height: 768 }, allowed, runPage = true } = {}) {
   const page = await browser.newPage();
   await page.setViewport(viewport);
   const url = pathToFileURL(file).href;
@@ -32,7 +32,8 @@ export async function open(browser, file, { hash = '', viewport = { width: 1366,
   });
   const t0 = Date.now();
   await page.goto(url + hash, { waitUntil: 'load' });
-  await page.waitForFunction(() => document.body && document.body.dataset.ready, { timeout: 15000 }).catch(() => {});
+  // A run page says when its script is done (body[data-ready]); a chapter page is done at load.
+  if (runPage) await page.waitForFunction(() => document.body && document.body.dataset.ready, { timeout: 15000 }).catch(() => {});
   log.loadMs = Date.now() - t0;
   return { page, log, url };
 }

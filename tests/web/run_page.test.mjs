@@ -76,6 +76,9 @@ try {
     const prob = Number(await text(p, '#arith-prob'));
     check(Math.abs(prob - recorded) < 0.01, 'the softmax arithmetic gives the recorded probability (bf16 rounding apart)', `${prob} vs ${recorded}`);
     check(log.errors.length === 0, 'no console error at the fragment', log.errors.join(' | '));
+    // The screenshots: the prefill's attention triangle of the same layer and head, a cell explained.
+    await p.goto(p.url().split('#')[0] + `#step=0&layer=3&stage=scores_softmax&head=2&q=${q - 1}&k=2`);
+    await p.waitForFunction(() => document.body.dataset.step === '0');
     for (const [name, viewport] of [['run-page-1366x768', { width: 1366, height: 768 }], ['run-page-phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
       await p.setViewport(viewport);
       const png = await p.screenshot({ path: join(shots, name + '.png') });

@@ -239,7 +239,8 @@ function RunPage(data) {
       if (j === state.i) current = item;
       list.append(item);
     });
-    if (current) current.scrollIntoView({ block: 'nearest' });
+    // Scroll the list only (scrollIntoView would scroll the page too, and an opened link would not start at the top).
+    if (current) list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2);
   }
 
   function renderStage(s) {
@@ -260,10 +261,11 @@ function RunPage(data) {
     }
   }
 
-  // A colour from white (0) to deep blue (1); masked cells are drawn grey.
+  // A colour from near white (0) to deep blue (1); masked cells are drawn grey.
   function colour(p) {
     const t = Math.max(0, Math.min(1, p));
-    return `rgb(${Math.round(255 - 215 * t)},${Math.round(255 - 175 * t)},${Math.round(255 - 55 * t)})`;
+    const u = Math.sqrt(t);  // small probabilities stay visible
+    return `rgb(${Math.round(250 - 220 * u)},${Math.round(250 - 170 * u)},${Math.round(255 - 95 * u)})`;
   }
 
   function renderAttention(s) {
@@ -276,7 +278,7 @@ function RunPage(data) {
     for (let h = 0; h < a.heads; h++)
       heads.append(el('button', { class: 'head' + (h === state.head ? ' lit' : ''), 'data-head': h + 1, onclick: () => { state.head = h; render(); writeHash(); } }, `head ${h + 1}`));
     const cv = $('heatmap');
-    const size = Math.max(6, Math.min(22, Math.floor(560 / Math.max(a.cols, a.rows))));
+    const size = Math.max(6, Math.min(34, Math.floor(560 / Math.max(a.cols, a.rows))));
     const labelW = 90, labelH = 16;
     cv.width = labelW + a.cols * size;
     cv.height = labelH + a.rows * size;
@@ -289,6 +291,7 @@ function RunPage(data) {
     const mask = masks.get(a.step);
     for (let r = 0; r < a.rows; r++) {
       const q = a.startPos + r;
+      g.fillStyle = '#333';
       g.fillText(`${q} ${pieceAt(q)}`.slice(0, 12), 2, labelH + r * size + size / 2);
       for (let k = 0; k < a.cols; k++) {
         const p = a.probsF[(state.head * a.rows + r) * a.cols + k];
