@@ -30,7 +30,4 @@ struct WhatIf {
     void validate(int nLayers, int nHeads) const;
 };
 
-// "3:2" (1-based LAYER:HEAD, as the log counts) -> 0-based {layer, head}; throws std::invalid_argument.
-std::pair<int, int> parseLayerHead(const std::string& text);
-
 }  // namespace llama
