@@ -35,8 +35,12 @@ try {
     console.log(`     timing: ${interactive.toFixed(0)} ms to interactive, ${log.loadMs} ms for goto + ready`);
     // The map: the embedding arrow carries input_embeddings' inputTensor shape at step 0.
     const emb = findStage(trace, 'input_embeddings', 0).tensors.find(t => t.name === 'inputTensor');
-    check(await text(p, '[data-arrow=embedding] code') === `[${emb.shape.join(' ')}]`, 'the map\'s embedding arrow shows the trace\'s shape',
-      await text(p, '[data-arrow=embedding] code'));
+    const arrow = await p.$eval('[data-arrow^="input_embeddings>"]', e => e.textContent);
+    check(arrow === `inputTensor [${emb.shape.join(' ')}]`, 'the map\'s arrow out of the embedding shows the trace\'s shape', arrow);
+    await p.click('[data-box="attention_norm"] rect');
+    check(await p.evaluate(() => [document.body.dataset.stage, document.body.dataset.layer].join()) === 'attention_norm,1', 'a click on a map box jumps to its stage');
+    await p.goto(p.url().split('#')[0] + '#step=0&stage=tokenize');
+    await p.waitForFunction(() => document.body.dataset.stage === 'tokenize');
     // Keys: → is the next stage of the trace, Shift+→ the next layer, Ctrl+→ the next token step.
     await p.keyboard.press('ArrowRight');
     check(await p.evaluate(() => document.body.dataset.stage) === trace.stages[1].stage, '→ moves to the next stage', trace.stages[1].stage);
@@ -81,10 +85,17 @@ try {
     await p.waitForFunction(() => document.body.dataset.step === '0');
     for (const [name, viewport] of [['run-page-1366x768', { width: 1366, height: 768 }], ['run-page-phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
       await p.setViewport(viewport);
+      await p.evaluate(() => window.scrollTo(0, 0));
       const png = await p.screenshot({ path: join(shots, name + '.png') });
       const s = await screenshotStats(browser, png);
       check(s.colours > 40 && s.dominant < 0.9, `screenshot ${name} is not blank`, `${s.width}x${s.height}, ${s.colours} colours, largest ${Math.round(s.dominant * 100)}%`);
     }
+    await p.setViewport({ width: 1366, height: 768 });
+    await p.$eval('#attention', e => e.scrollIntoView());
+    const png = await p.screenshot({ path: join(shots, 'run-page-attention-1366x768.png') });
+    const st = await screenshotStats(browser, png);
+    check(st.colours > 40 && st.dominant < 0.9, 'screenshot run-page-attention-1366x768 is not blank', `${st.colours} colours, largest ${Math.round(st.dominant * 100)}%`);
+    await p.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true });
     const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 1, 'on a phone the page reflows (no sideways scrolling)', `${overflow}px wider`);
     await p.close();

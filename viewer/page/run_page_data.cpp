@@ -8,6 +8,7 @@
 #include "stages/step_controller.h"
 #include "state/attention_explain.h"
 #include "state/capture_observer.h"
+#include "state/forward_map.h"
 #include "state/lens_grid.h"
 #include "state/temperature_sweep.h"
 #include "state/trace_comparison.h"
@@ -194,36 +195,33 @@ json lensJson(const HistorySnapshot& snap, const std::map<int32_t, std::string>&
     return out;
 }
 
-// The forward-pass map: tokens -> embedding -> N blocks -> norm -> output -> sampling, each box
-// the catalog's stages it covers and the tensor whose shape labels the arrow leaving it.
-json mapJson(int nLayers) {
-    struct Box {
-        const char* id;
-        const char* label;
-        std::vector<const char*> stages;
-        const char* shapeStage;
-        const char* shapeTensor;
-    };
-    const std::vector<Box> boxes = {
-        {"tokens", "Tokens", {"tokenize", "tokens_tensor", "sequence_loop"}, "sequence_loop", "inputTokens"},
-        {"embedding", "Embedding", {"input_embeddings", "freqs_cis", "mask"}, "input_embeddings", "inputTensor"},
-        {"block", "Transformer block", {}, "ffn_residual", "output"},
-        {"norm", "Final norm", {"output_norm"}, "output_norm", "currentTensor"},
-        {"output", "Output projection", {"output_projection", "logits"}, "logits", "logits"},
-        {"sampling", "Sampling", {"sample"}, "sample", "next"},
-    };
-    json out = {{"layers", nLayers}, {"boxes", json::array()}};
-    for (const Box& b : boxes) {
-        json stages = json::array();
-        if (std::string(b.id) == "block") {
-            for (const StageInfo& info : stageCatalog())
-                if (info.inBlock) stages.push_back(info.key);
-        } else {
-            for (const char* k : b.stages) stages.push_back(k);
+// The forward-pass map as the viewer's Map panel builds it (state/forward_map.h): boxes, arrows
+// and sections in abstract units, and per token step and layer of the stack which boxes ran or
+// were skipped and the shape each arrow carries.
+json mapJson(const HistorySnapshot& snap, int nLayers) {
+    const ForwardMap map = buildForwardMap(nLayers);
+    json boxes = json::array(), arrows = json::array(), sections = json::array(), views = json::array();
+    for (const MapBox& b : map.boxes)
+        boxes.push_back({{"key", b.key}, {"stage", stageInfo(b.stage).key}, {"label", b.label}, {"title", b.title}, {"number", b.number},
+                         {"inBlock", b.inBlock}, {"x", b.x}, {"y", b.y}, {"w", b.w}, {"h", b.h}});
+    for (const MapArrow& a : map.arrows) arrows.push_back({{"from", a.from}, {"to", a.to}, {"tensor", a.tensor}, {"side", a.side}});
+    for (const MapSection& s : map.sections)
+        sections.push_back({{"title", s.title}, {"block", s.block}, {"x", s.x}, {"y", s.y}, {"w", s.w}, {"h", s.h}});
+    for (const StepInfo& step : snap.steps) {
+        const StageRecord* last = nullptr;  // the step's last record: every box of the step has run
+        for (const auto& r : snap.records)
+            if (r->step == step.step) last = r.get();
+        for (int layer = 0; layer < nLayers && last; ++layer) {
+            const ForwardMapView v = viewForwardMap(map, snap.records, last, layer);
+            json skipped = json::array(), shapes = json::array();
+            for (size_t i = 0; i < v.boxes.size(); ++i)
+                if (v.boxes[i].state == BoxState::Skipped) skipped.push_back(i);
+            for (const MapArrowView& a : v.arrows) shapes.push_back(a.shape);
+            views.push_back({{"step", step.step}, {"layer", layer}, {"skipped", skipped}, {"arrows", shapes}});
         }
-        out["boxes"].push_back({{"id", b.id}, {"label", b.label}, {"stages", stages}, {"shapeStage", b.shapeStage}, {"shapeTensor", b.shapeTensor}});
     }
-    return out;
+    return {{"layers", map.layers}, {"width", map.width}, {"height", map.height}, {"boxes", boxes}, {"arrows", arrows},
+            {"sections", sections}, {"views", views}};
 }
 
 json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
@@ -291,7 +289,7 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         {"attention", attentionJson(snap)},
         {"masks", masksJson(snap)},
         {"lens", lensJson(snap, pieces)},
-        {"map", mapJson(a.n_layers)},
+        {"map", mapJson(snap, a.n_layers)},
         {"compare", o.comparePath ? compareJson(run, o) : json(nullptr)},
     };
     return data;

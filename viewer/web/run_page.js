@@ -196,33 +196,60 @@ function RunPage(data) {
     });
   }
 
+  // The viewer's map (state/forward_map.h), drawn in its own units: SVG scales it to the page.
+  const SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs = {}, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  const mapViews = new Map(data.map.views.map(v => [`${v.step}|${v.layer}`, v]));
   function renderMap(s) {
-    const map = $('map');
-    map.textContent = '';
-    const boxes = data.map.boxes;
-    const shapeOf = (key, layer, tensor) => {
-      const j = findIn(s.step, layer, key);
-      if (j < 0) return '';
-      const t = stages[j].tensors.find(t => t.name === tensor);
-      return t ? t.shape : '';
-    };
-    const add = (label, lit, onclick, shape, id) => {
-      map.append(el('button', { class: 'map-box' + (lit ? ' lit' : ''), 'data-box': id, onclick }, label));
-      if (shape !== null) map.append(el('span', { class: 'map-arrow', 'data-arrow': id }, '→ ', el('code', { text: shape || '—' })));
-    };
-    boxes.forEach((b, bi) => {
-      const last = bi === boxes.length - 1;
-      if (b.id === 'block') {
-        for (let l = 0; l < data.map.layers; l++) {
-          const lit = s.layer === l;
-          const first = stages.findIndex(t => t.step === s.step && t.layer === l);
-          add(`Block ${l + 1}`, lit, () => first >= 0 && go(first), shapeOf(b.shapeStage, l, b.shapeTensor), `block-${l + 1}`);
-        }
-      } else {
-        const lit = s.layer < 0 && b.stages.includes(s.key);
-        const first = b.stages.map(k => findIn(s.step, -1, k)).filter(j => j >= 0);
-        add(b.label, lit, () => first.length && go(Math.min(...first)), last ? null : shapeOf(b.shapeStage, -1, b.shapeTensor), b.id);
-      }
+    const m = data.map;
+    const layer = s.layer >= 0 ? s.layer : (state.mapLayer || 0);
+    if (s.layer >= 0) state.mapLayer = s.layer;
+    const view = mapViews.get(`${s.step}|${layer}`);
+    $('map-where').textContent = `· ${stepLabel(s.step)} · the block shows layer ${layer + 1} of ${m.layers}`;
+    const tabs = $('map-layers');
+    tabs.textContent = '';
+    for (let l = 0; l < m.layers; l++)
+      tabs.append(el('button', { class: 'head' + (l === layer ? ' lit' : ''), 'data-map-layer': l + 1, onclick: () => {
+        const j = s.layer >= 0 ? findIn(s.step, l, s.key) : -1;
+        const first = stages.findIndex(t => t.step === s.step && t.layer === l);
+        if (j >= 0) go(j); else if (first >= 0) go(first);
+      } }, `layer ${l + 1}`));
+    const root = $('map');
+    root.textContent = '';
+    root.setAttribute('viewBox', `-0.4 0 ${m.width + 0.8} ${m.height + 0.3}`);
+    for (const sec of m.sections) {
+      root.append(svg('rect', { class: 'map-section' + (sec.block ? ' block' : ''), x: sec.x, y: sec.y, width: sec.w, height: sec.h, rx: 0.1 }));
+      root.append(svg('text', { class: 'map-section-title', x: sec.x + 0.1, y: sec.y - 0.08 }, sec.block ? `${sec.title} × ${m.layers} (layer ${layer + 1} shown)` : sec.title));
+    }
+    const labelled = new Set();  // a box's output fanning out to several boxes is labelled once
+    m.arrows.forEach((a, i) => {
+      const f = m.boxes[a.from], t = m.boxes[a.to];
+      const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
+      const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
+      const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
+      const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
+      g.append(svg('line', { x1, y1, x2, y2 }));
+      const shape = view ? view.arrows[i] : '';
+      if (shape && !a.side && !labelled.has(`${a.from}|${shape}`)) labelled.add(`${a.from}|${shape}`), g.append(svg('text', { 'data-arrow': `${f.key}>${t.key}`, x: (x1 + x2) / 2 + 0.05, y: (y1 + y2) / 2 + 0.05 }, shape));
+      root.append(g);
+    });
+    const skipped = new Set(view ? view.skipped : []);
+    m.boxes.forEach((b, i) => {
+      const lit = b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
+      const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : ''), 'data-box': b.key });
+      g.append(svg('title', {}, `${b.number}. ${b.title}`));
+      g.append(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h }));
+      g.append(svg('text', { x: b.x + 0.08, y: b.y + b.h / 2 + 0.07 }, b.label));
+      g.addEventListener('click', () => {
+        const j = findIn(s.step, b.inBlock ? layer : -1, b.stage);
+        if (j >= 0) go(j);
+      });
+      root.append(g);
     });
   }
 

@@ -1,0 +1,257 @@
+#include "state/forward_map.h"
+
+#include <algorithm>
+#include <map>
+
+namespace llama::viewer {
+
+namespace {
+// Geometry in abstract units: every column holds up to three boxes side by side.
+constexpr float kColumnWidth = 3.0f, kColumnGap = 1.1f, kRowHeight = 1.0f, kBoxHeight = 0.52f, kLaneGap = 0.15f;
+constexpr float kTop = 0.7f;  // room for the sections' titles (and the block's layer tabs)
+
+// How the diagram names each stage (the catalog's titles are sentences). A stage missing here
+// is drawn with its catalog title, so a new stage shows up on the map without touching this file.
+const std::map<std::string_view, std::string_view> kLabels = {
+    {"tokenize", "tokenize"},          {"tokens_tensor", "tokens"},         {"sequence_loop", "this step's tokens"},
+    {"input_embeddings", "embedding"}, {"freqs_cis", "RoPE angles"},        {"mask", "causal mask"},
+    {"block", "block input x"},        {"attention_norm", "RMSNorm"},       {"attention", "attention"},
+    {"reshape_heads", "split heads"},  {"rotary", "RoPE"},                  {"cache_write", "KV cache write"},
+    {"cache_read", "KV cache read"},   {"repeat_kv", "repeat KV"},          {"transposes", "transpose"},
+    {"scores_matmul", "Q x K^T"},      {"scores_scale", "/ sqrt(HeadDim)"}, {"scores_mask", "+ mask"},
+    {"scores_softmax", "softmax"},     {"attention_values", "x values"},    {"attention_reshape", "merge heads"},
+    {"attention_wo", "wo"},            {"attention_residual", "+ residual"}, {"ffn_norm", "RMSNorm"},
+    {"ffn_forward", "feed-forward"},   {"ffn_gate", "gate"},                {"ffn_silu", "SiLU"},
+    {"ffn_up", "up"},                  {"ffn_multiply", "SiLU(gate) x up"}, {"ffn_down", "down"},
+    {"ffn_residual", "+ residual"},    {"output_norm", "final RMSNorm"},    {"output_projection", "output"},
+    {"logits", "logits"},              {"sample", "sampling"},
+};
+// The Q/K/V stage's lanes: one box per recorded tensor.
+const std::map<std::string_view, std::string_view> kLaneLabels = {{"xq", "Q  (wq)"}, {"xk", "K  (wk)"}, {"xv", "V  (wv)"}};
+
+// The layout, read off the walkthrough's diagram: where a new column starts (the outside stages,
+// then the block in three columns, then the output), and which stages run beside another (they
+// share its row and its input) rather than after the previous one.
+const std::vector<std::string_view> kColumnStarts = {"block", "transposes", "ffn_norm", "output_norm"};
+// A box beside another takes the same input and its result joins the flow at `joins` ("": a side input).
+struct Beside {
+    std::string_view of, joins;
+};
+const std::map<std::string_view, Beside> kBeside = {{"mask", {"freqs_cis", ""}}, {"ffn_up", {"ffn_gate", "ffn_multiply"}}};
+// Prepared once per step and used inside the blocks: not a step of the flow.
+const std::vector<std::string_view> kOffFlow = {"freqs_cis", "mask"};
+// Side inputs and the residual stream: drawn as thin arrows to where they are used.
+const std::map<std::string_view, std::vector<std::string_view>> kSideInputs = {
+    {"freqs_cis", {"rotary"}}, {"mask", {"scores_mask"}}, {"block", {"attention_residual"}}, {"attention_residual", {"ffn_residual"}}};
+// The recorded tensor each side arrow carries (the residual stream is the block's x, then h).
+const std::map<std::string_view, std::string_view> kSideTensor = {{"block", "x"}, {"attention_residual", "h"}};
+
+std::vector<std::string> recordNames(std::string_view records) {
+    std::vector<std::string> names;
+    size_t start = 0;
+    while (start < records.size()) {
+        size_t comma = records.find(',', start);
+        if (comma == std::string_view::npos) comma = records.size();
+        if (comma > start) names.emplace_back(records.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return names;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+// The tensor flowing from `a` to `b`: one `b` records too (under the same name), else `a`'s own.
+std::string carried(const MapBox& a, const MapBox& b) {
+    if (!a.key.starts_with("qkv.")) {
+        auto bNames = recordNames(stageInfo(b.stage).records);
+        for (const auto& n : recordNames(stageInfo(a.stage).records))
+            if (contains(bNames, n)) return n;
+    }
+    return a.tensor;
+}
+
+const CapturedTensor* findTensor(const StageRecord& r, const std::string& name) {
+    if (name.empty()) return r.tensors.empty() ? nullptr : &r.tensors[0];
+    return r.find(name);
+}
+
+// The input of a box's own tensor, when the box changes its shape: the same tensor at the stage
+// before (split heads: xq [10 256] -> [10 8 32]).
+std::string reshapeText(const ForwardMap& map, int box, const StageRecord& r, const std::vector<int>& recordOf,
+                        const std::vector<std::shared_ptr<const StageRecord>>& records) {
+    const MapBox& b = map.boxes[size_t(box)];
+    const CapturedTensor* out = findTensor(r, b.tensor);
+    if (!out) return "";
+    std::string text = shapeToString(out->shape);
+    for (const auto& a : map.arrows) {
+        if (a.to != box || a.side || recordOf[size_t(a.from)] < 0) continue;
+        const StageRecord& in = *records[size_t(recordOf[size_t(a.from)])];
+        const CapturedTensor* t = findTensor(in, a.tensor);
+        if (t && t->name == out->name && t->shape != out->shape) return shapeToString(t->shape) + " -> " + text;
+    }
+    return text;
+}
+}  // namespace
+
+int ForwardMap::find(std::string_view key) const {
+    for (size_t i = 0; i < boxes.size(); ++i)
+        if (boxes[i].key == key) return int(i);
+    return -1;
+}
+
+bool mapOmits(StageId stage) { return stage == StageId::QKVSchedule || stage == StageId::QKVTask; }
+
+ForwardMap buildForwardMap(int layers) {
+    ForwardMap map;
+    map.layers = layers;
+    std::vector<int> rowsIn(1, 0);
+    std::vector<int> flow;  // the boxes the next stage takes its input from
+    std::vector<std::pair<int, std::string_view>> joining;  // beside boxes and the box their result joins
+    auto place = [&](MapBox b, int slot, int slots) {
+        float lane = (kColumnWidth - kLaneGap * float(slots - 1)) / float(slots);
+        b.x = float(b.column) * (kColumnWidth + kColumnGap) + float(slot) * (lane + kLaneGap);
+        b.y = kTop + float(b.row) * kRowHeight;
+        b.w = lane, b.h = kBoxHeight;
+        map.boxes.push_back(std::move(b));
+        return int(map.boxes.size()) - 1;
+    };
+    for (const StageInfo& s : stageCatalog()) {
+        if (mapOmits(s.id)) continue;
+        const std::string key(s.key);
+        if (std::find(kColumnStarts.begin(), kColumnStarts.end(), s.key) != kColumnStarts.end()) rowsIn.push_back(0);
+        MapBox b;
+        b.stage = s.id, b.key = key, b.title = std::string(s.title), b.number = s.number, b.inBlock = s.inBlock;
+        b.column = int(rowsIn.size()) - 1;
+        auto names = recordNames(s.records);
+        b.tensor = names.empty() ? "" : names[0];
+        auto label = kLabels.find(s.key);
+        b.label = std::string(label != kLabels.end() ? label->second : s.title);
+
+        if (s.id == StageId::QKV) {  // the three parallel tasks, side by side
+            b.row = rowsIn.back()++;
+            std::vector<int> lanes;
+            for (size_t i = 0; i < names.size(); ++i) {
+                MapBox lane = b;
+                lane.key = key + "." + names[i];
+                lane.tensor = names[i];
+                auto l = kLaneLabels.find(names[i]);
+                lane.label = l != kLaneLabels.end() ? std::string(l->second) : names[i];
+                int id = place(lane, int(i), int(names.size()));
+                for (int f : flow) map.arrows.push_back({f, id, "", false});
+                lanes.push_back(id);
+            }
+            flow = lanes;
+            continue;
+        }
+        auto beside = kBeside.find(s.key);
+        if (beside != kBeside.end()) {
+            int other = map.find(beside->second.of);
+            b.row = map.boxes[size_t(other)].row;
+            int id = place(b, 1, 2);
+            // Re-lay the box it stands beside into the row's first half.
+            MapBox& o = map.boxes[size_t(other)];
+            o.w = map.boxes[size_t(id)].w;
+            for (const auto& a : map.arrows)
+                if (a.to == other && !a.side) map.arrows.push_back({a.from, id, "", false});
+            if (!beside->second.joins.empty()) joining.push_back({id, beside->second.joins});
+            continue;
+        }
+        b.row = rowsIn.back()++;
+        int id = place(b, 0, 1);
+        for (const auto& [from, joins] : joining)
+            if (joins == s.key) map.arrows.push_back({from, id, "", false});
+        if (std::find(kOffFlow.begin(), kOffFlow.end(), s.key) == kOffFlow.end()) {
+            for (int f : flow) map.arrows.push_back({f, id, "", false});
+            flow = {id};
+        }
+    }
+    // Side inputs, by key, once every box is placed.
+    for (const auto& [from, tos] : kSideInputs)
+        for (auto to : tos) {
+            auto t = kSideTensor.find(from);
+            map.arrows.push_back({map.find(from), map.find(to), t != kSideTensor.end() ? std::string(t->second) : "", true});
+        }
+    for (auto& a : map.arrows)
+        if (a.tensor.empty()) a.tensor = carried(map.boxes[size_t(a.from)], map.boxes[size_t(a.to)]);
+
+    // Sections: the columns before and after the blocks, and one frame around the block's columns.
+    const int columns = int(rowsIn.size());
+    auto columnX = [](int c) { return float(c) * (kColumnWidth + kColumnGap); };
+    int maxRows = *std::max_element(rowsIn.begin(), rowsIn.end());
+    map.height = kTop + float(maxRows) * kRowHeight;
+    map.width = columnX(columns - 1) + kColumnWidth;
+    const float pad = 0.3f;
+    int firstBlock = columns, lastBlock = -1;
+    for (const auto& b : map.boxes)
+        if (b.inBlock) firstBlock = std::min(firstBlock, b.column), lastBlock = std::max(lastBlock, b.column);
+    map.sections.push_back({"Before the blocks", false, columnX(0) - pad, kTop - pad, kColumnWidth + 2 * pad, map.height - kTop + pad});
+    map.sections.push_back({"Transformer block", true, columnX(firstBlock) - pad, kTop - pad,
+                            columnX(lastBlock) + kColumnWidth - columnX(firstBlock) + 2 * pad, map.height - kTop + pad});
+    map.sections.push_back({"Output", false, columnX(columns - 1) - pad, kTop - pad, kColumnWidth + 2 * pad, map.height - kTop + pad});
+    return map;
+}
+
+Panel panelFor(StageId stage) {
+    switch (stage) {
+        case StageId::Tokenize:
+        case StageId::TokensTensor:
+        case StageId::SequenceLoop: return Panel::Tokens;
+        case StageId::Mask: return Panel::Mask;
+        case StageId::ScoresMatMul:
+        case StageId::ScoresScale:
+        case StageId::ScoresMask:
+        case StageId::ScoresSoftmax: return Panel::Attention;
+        case StageId::CacheWrite:
+        case StageId::CacheRead:
+        case StageId::RepeatKV: return Panel::KvCache;
+        case StageId::FfnResidual: return Panel::Lens;
+        case StageId::Logits:
+        case StageId::Sample: return Panel::Logits;
+        default: return Panel::Heatmap;
+    }
+}
+
+bool recordSkipped(const StageRecord& r) {
+    // A trace does not store the engine's flag; its message is the catalog's skipped wording.
+    std::string_view skipped = r.info().skipped;
+    if (skipped.empty()) return false;
+    std::string_view fixed = skipped.substr(0, skipped.find('{'));
+    return !fixed.empty() && std::string_view(r.message).starts_with(fixed);
+}
+
+ForwardMapView viewForwardMap(const ForwardMap& map, const std::vector<std::shared_ptr<const StageRecord>>& records,
+                              const StageRecord* current, int layer) {
+    ForwardMapView v;
+    v.step = current ? current->step : 0;
+    v.currentLayer = current ? current->layer : -1;
+    v.layer = layer >= 0 ? layer : std::max(0, v.currentLayer);
+    std::vector<int> recordOf(map.boxes.size(), -1);
+    v.boxes.resize(map.boxes.size());
+    for (size_t i = 0; i < map.boxes.size(); ++i) {
+        const MapBox& b = map.boxes[i];
+        const StageRecord* r = findRecord(records, v.step, b.inBlock ? v.layer : -1, b.stage);
+        // A stage at the shown layer after the engine's position has no record yet.
+        if (!r || (current && r->index > current->index)) continue;
+        recordOf[i] = r->index;
+        MapBoxView& bv = v.boxes[i];
+        bv.record = r->index;
+        bv.state = recordSkipped(*r) ? BoxState::Skipped : current && r->index == current->index ? BoxState::Current : BoxState::Ran;
+    }
+    // A skipped layer (--skip-layer) marks only its block input; nothing inside it ran.
+    const int block = map.find(stageInfo(StageId::BlockForward).key);
+    if (block >= 0 && v.boxes[size_t(block)].state == BoxState::Skipped)
+        for (size_t i = 0; i < map.boxes.size(); ++i)
+            if (map.boxes[i].inBlock && recordOf[i] < 0) v.boxes[i].state = BoxState::Skipped;
+    for (size_t i = 0; i < map.boxes.size(); ++i)
+        if (recordOf[i] >= 0) v.boxes[i].shape = reshapeText(map, int(i), *records[size_t(recordOf[i])], recordOf, records);
+    v.arrows.resize(map.arrows.size());
+    for (size_t i = 0; i < map.arrows.size(); ++i) {
+        const MapArrow& a = map.arrows[i];
+        if (recordOf[size_t(a.from)] < 0) continue;
+        const CapturedTensor* t = findTensor(*records[size_t(recordOf[size_t(a.from)])], a.tensor);
+        if (t) v.arrows[i].shape = a.tensor + " " + shapeToString(t->shape);
+    }
+    return v;
+}
+
+}  // namespace llama::viewer

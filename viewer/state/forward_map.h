@@ -1,0 +1,85 @@
+#pragma once
+// The forward pass as a map: one box per stage of the stage catalog (stages.def), laid out as
+// the walkthrough draws it — tokens and embedding, one transformer block (standing for the stack
+// of N), the output and sampling — with arrows that carry the tensor flowing along them. The
+// layout is in abstract units (a column is 3 units wide, a row 1 unit tall) so the panel scales it
+// to any window and an HTML export can serialise it as it is; `viewForwardMap` adds what a run
+// captured: which box is lit, which ran, which were skipped, and each arrow's shape at this step.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "state/run_history.h"
+#include "state/view_state.h"
+
+namespace llama::viewer {
+
+struct MapBox {
+    StageId stage{};
+    std::string key;     // the catalog's key; "qkv.xq" for one of the three parallel Q/K/V tasks
+    std::string tensor;  // the recorded tensor this box produces ("" when the stage records none)
+    std::string label;   // short, as the diagram names it ("RMSNorm", "Q", "softmax")
+    std::string title;   // the catalog's title
+    int number = 0;      // the walkthrough's stage number
+    bool inBlock = false;
+    int column = 0, row = 0;
+    float x = 0, y = 0, w = 0, h = 0;
+};
+
+struct MapArrow {
+    int from = 0, to = 0;  // box indices
+    std::string tensor;    // the tensor of `from` that flows along the arrow
+    bool side = false;     // a side input (the RoPE frequencies, the mask) or the residual stream
+};
+
+struct MapSection {
+    std::string title;  // "Before the blocks", "Transformer block", "Output"
+    bool block = false;
+    float x = 0, y = 0, w = 0, h = 0;
+};
+
+struct ForwardMap {
+    std::vector<MapBox> boxes;
+    std::vector<MapArrow> arrows;
+    std::vector<MapSection> sections;
+    int layers = 0;  // the stack's depth, N_Layers
+    float width = 0, height = 0;
+
+    int find(std::string_view key) const;  // box index, -1 when absent
+};
+
+// The catalog stages a map leaves out: the Q/K/V tasks' scheduling marks (the qkv box's three
+// lanes stand for them).
+bool mapOmits(StageId stage);
+
+ForwardMap buildForwardMap(int layers);
+
+enum class BoxState { NotYet, Ran, Current, Skipped };
+
+struct MapBoxView {
+    BoxState state = BoxState::NotYet;
+    int record = -1;    // the captured record to jump to, -1 when none
+    std::string shape;  // the box's output at this step ("[10 256]"; "[10 256] → [10 8 32]" when it reshapes)
+};
+
+struct MapArrowView {
+    std::string shape;  // the carried tensor's shape at this step, "" before it ran
+};
+
+struct ForwardMapView {
+    int step = 0, layer = 0;  // what the map shows: a token step, a layer of the stack
+    int currentLayer = -1;    // the layer of the shown stage (-1 outside the blocks)
+    std::vector<MapBoxView> boxes;
+    std::vector<MapArrowView> arrows;
+};
+
+// The map at `current`'s token step, the block at `layer` (-1: current's layer, else the first).
+ForwardMapView viewForwardMap(const ForwardMap& map, const std::vector<std::shared_ptr<const StageRecord>>& records,
+                              const StageRecord* current, int layer);
+
+// The panel a click on a stage's box opens: the one that shows that stage best.
+Panel panelFor(StageId stage);
+// A record of a stage that did not run (a what-if, repeatKV with N_Rep 1, no mask to add).
+bool recordSkipped(const StageRecord& r);
+
+}  // namespace llama::viewer
