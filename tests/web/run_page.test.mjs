@@ -20,19 +20,25 @@ check(statSync(join(dir, 'run-live.html')).size > 0, '--html on a run writes the
 
 const browser = await launch();
 try {
-  // Loads offline: no console error, no request but the page itself; interactive within 1 s.
+  // Loads offline: no console error, no request but the page itself.
   {
     const { page: p, log } = await open(browser, page);
     check(log.errors.length === 0, 'no console error', log.errors.join(' | '));
     check(log.blocked.length === 0 && log.requests.length === 1, 'no network request', log.requests.join(' '));
     const ready = await p.evaluate(() => ({ ready: document.body.dataset.ready, ms: performance.now() }));
     check(ready.ready === '1', 'the page is ready');
-    const interactive = await p.evaluate(() => {
-      const n = performance.getEntriesByType('navigation')[0];
-      return n.domContentLoadedEventEnd;  // the script runs inline, before DOMContentLoaded ends
-    });
-    check(interactive <= 1000, 'interactive within 1 s', `${interactive.toFixed(0)} ms after navigation start`);
-    console.log(`     timing: ${interactive.toFixed(0)} ms to interactive, ${log.loadMs} ms for goto + ready`);
+    console.log(`     first load: ${log.loadMs} ms for goto + ready`);
+    // Time to interactive (the script runs inline, so DOMContentLoaded ends after its first
+    // drawing): measured and printed, median of 5 loads, not asserted (performance is measured,
+    // not timed in tests; the README quotes it).
+    const times = [];
+    for (let i = 0; i < 5; i++) {
+      await p.reload({ waitUntil: 'load' });
+      times.push(await p.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd));
+    }
+    times.sort((a, b) => a - b);
+    console.log(`     measured: interactive ${times[2].toFixed(0)} ms after navigation start (median of 5; ${times.map(t => t.toFixed(0)).join(', ')})`);
+    check(await p.evaluate(() => document.body.dataset.ready) === '1', 'ready again after reloads');
     // The map: the embedding arrow carries input_embeddings' inputTensor shape at step 0.
     const emb = findStage(trace, 'input_embeddings', 0).tensors.find(t => t.name === 'inputTensor');
     const arrow = await p.$eval('[data-arrow^="input_embeddings>"]', e => e.textContent);
@@ -96,8 +102,8 @@ try {
     const st = await screenshotStats(browser, png);
     check(st.colours > 40 && st.dominant < 0.9, 'screenshot run-page-attention-1366x768 is not blank', `${st.colours} colours, largest ${Math.round(st.dominant * 100)}%`);
     await p.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true });
-    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    check(overflow <= 1, 'on a phone the page reflows (no sideways scrolling)', `${overflow}px wider`);
+    const widths = await p.evaluate(() => [window.innerWidth, document.documentElement.scrollWidth]);
+    check(widths[0] === 390 && widths[1] <= 390, 'on a phone the page reflows (no zooming out, no sideways scrolling)', `window ${widths[0]}px, page ${widths[1]}px`);
     await p.close();
   }
   // The top-1 token and its probability at step 0; a logit lens cell.

@@ -7,6 +7,8 @@
 
 class DataError extends Error {}
 
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 // A base64 float32 array of the embedded data, checked against its stated length.
 function floats(a, where) {
   if (!a || a.dtype !== 'f32' || typeof a.b64 !== 'string' || !Number.isInteger(a.n))
@@ -15,9 +17,10 @@ function floats(a, where) {
   try { bin = atob(a.b64); } catch (e) { throw new DataError(where + ': its base64 text is damaged'); }
   if (bin.length !== a.n * 4)
     throw new DataError(`${where}: expected ${a.n} floats (${a.n * 4} bytes), found ${bin.length} bytes`);
-  const view = new DataView(new ArrayBuffer(bin.length));
-  for (let i = 0; i < bin.length; i++) view.setUint8(i, bin.charCodeAt(i));
-  const out = new Float32Array(a.n);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  if (littleEndian) return new Float32Array(bytes.buffer);
+  const view = new DataView(bytes.buffer), out = new Float32Array(a.n);
   for (let i = 0; i < a.n; i++) out[i] = view.getFloat32(i * 4, true);
   return out;
 }
