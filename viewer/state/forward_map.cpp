@@ -8,13 +8,14 @@ namespace llama::viewer {
 namespace {
 // Geometry in abstract units: every column holds up to three boxes side by side.
 constexpr float kColumnWidth = 3.0f, kColumnGap = 1.1f, kRowHeight = 1.0f, kBoxHeight = 0.52f, kLaneGap = 0.15f;
-constexpr float kTop = 0.7f;  // room for the sections' titles (and the block's layer tabs)
+constexpr float kTop = 0.7f;   // room for the sections' titles (and the block's layer tabs)
+constexpr float kLeft = 0.35f;  // room for the first section's frame
 
 // How the diagram names each stage (the catalog's titles are sentences). A stage missing here
 // is drawn with its catalog title, so a new stage shows up on the map without touching this file.
 const std::map<std::string_view, std::string_view> kLabels = {
     {"tokenize", "tokenize"},          {"tokens_tensor", "tokens"},         {"sequence_loop", "this step's tokens"},
-    {"input_embeddings", "embedding"}, {"freqs_cis", "RoPE angles"},        {"mask", "causal mask"},
+    {"input_embeddings", "embedding"}, {"freqs_cis", "angles"},             {"mask", "mask"},
     {"block", "block input x"},        {"attention_norm", "RMSNorm"},       {"attention", "attention"},
     {"reshape_heads", "split heads"},  {"rotary", "RoPE"},                  {"cache_write", "KV cache write"},
     {"cache_read", "KV cache read"},   {"repeat_kv", "repeat KV"},          {"transposes", "transpose"},
@@ -27,7 +28,7 @@ const std::map<std::string_view, std::string_view> kLabels = {
     {"logits", "logits"},              {"sample", "sampling"},
 };
 // The Q/K/V stage's lanes: one box per recorded tensor.
-const std::map<std::string_view, std::string_view> kLaneLabels = {{"xq", "Q  (wq)"}, {"xk", "K  (wk)"}, {"xv", "V  (wv)"}};
+const std::map<std::string_view, std::string_view> kLaneLabels = {{"xq", "Q"}, {"xk", "K"}, {"xv", "V"}};
 
 // The layout, read off the walkthrough's diagram: where a new column starts (the outside stages,
 // then the block in three columns, then the output), and which stages run beside another (they
@@ -109,7 +110,7 @@ ForwardMap buildForwardMap(int layers) {
     std::vector<std::pair<int, std::string_view>> joining;  // beside boxes and the box their result joins
     auto place = [&](MapBox b, int slot, int slots) {
         float lane = (kColumnWidth - kLaneGap * float(slots - 1)) / float(slots);
-        b.x = float(b.column) * (kColumnWidth + kColumnGap) + float(slot) * (lane + kLaneGap);
+        b.x = kLeft + float(b.column) * (kColumnWidth + kColumnGap) + float(slot) * (lane + kLaneGap);
         b.y = kTop + float(b.row) * kRowHeight;
         b.w = lane, b.h = kBoxHeight;
         map.boxes.push_back(std::move(b));
@@ -176,10 +177,10 @@ ForwardMap buildForwardMap(int layers) {
 
     // Sections: the columns before and after the blocks, and one frame around the block's columns.
     const int columns = int(rowsIn.size());
-    auto columnX = [](int c) { return float(c) * (kColumnWidth + kColumnGap); };
+    auto columnX = [](int c) { return kLeft + float(c) * (kColumnWidth + kColumnGap); };
     int maxRows = *std::max_element(rowsIn.begin(), rowsIn.end());
     map.height = kTop + float(maxRows) * kRowHeight;
-    map.width = columnX(columns - 1) + kColumnWidth;
+    map.width = columnX(columns - 1) + kColumnWidth + kLeft;
     const float pad = 0.3f;
     int firstBlock = columns, lastBlock = -1;
     for (const auto& b : map.boxes)
