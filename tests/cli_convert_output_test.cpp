@@ -55,7 +55,7 @@ TEST_CASE("convert refuses to write over the model it reads", "[cli][convert][er
         CliRun r = runWalkthrough("convert --model " + file.string() + " --to gguf-q4_0 --out " + file.string());
         INFO(r.output);
         CHECK(r.exitCode == 1);
-        CHECK(contains(r.output, "is part of the model being read"));
+        CHECK(contains(r.output, "is a file this run reads"));
         CHECK(readAll(file) == before);
     }
     SECTION("a file of the model directory as the output") {
@@ -64,7 +64,7 @@ TEST_CASE("convert refuses to write over the model it reads", "[cli][convert][er
         CliRun r = runWalkthrough("convert --model " + (s.dir / "model").string() + " --to gguf-q8_0 --out " + checkpoint.string());
         INFO(r.output);
         CHECK(r.exitCode == 1);
-        CHECK(contains(r.output, "is part of the model being read"));
+        CHECK(contains(r.output, "is a file this run reads"));
         CHECK(readAll(checkpoint) == before);
     }
     CHECK_FALSE(s.hasTemporaryFiles());
@@ -82,20 +82,20 @@ TEST_CASE("convert reports a failed write and leaves no partial file", "[cli][co
         REQUIRE(::stat("/dev/full", &st) == 0);
         CHECK(S_ISCHR(st.st_mode));
     }
-    SECTION("an output that cannot be moved into place (a directory) leaves nothing behind") {
+    SECTION("an output that is a folder is refused before any work, leaving it as it was") {
         const fs::path taken = s.dir / "taken";
         fs::create_directories(taken / "inside");
         CliRun r = runWalkthrough("convert --model " + model + " --to gguf-q8_0 --out " + taken.string());
         INFO(r.output);
         CHECK(r.exitCode == 1);
-        CHECK(contains(r.output, "cannot move the finished file into place"));
+        CHECK(contains(r.output, "is a folder; expected a file path"));
         CHECK(fs::is_directory(taken / "inside"));
     }
     SECTION("a missing directory is named") {
         CliRun r = runWalkthrough("convert --model " + model + " --to gguf-q8_0 --out " + (s.dir / "missing" / "x.gguf").string());
         INFO(r.output);
         CHECK(r.exitCode == 1);
-        CHECK(contains(r.output, "cannot create '" + (s.dir / "missing" / "x.gguf").string() + "'"));
+        CHECK(contains(r.output, "its folder '" + (s.dir / "missing").string() + "' does not exist"));
     }
     CHECK_FALSE(s.hasTemporaryFiles());
 }

@@ -61,7 +61,7 @@ TEST_CASE("CLI what-if: switches outside the model are refused", "[cli][whatif][
     CHECK(contains(layer.output, "--skip-layer: a layer from 1 to 8, got 9"));
     CliRun head = runWalkthrough("-q -n 1 --ablate-head 2");
     CHECK(head.exitCode != 0);
-    CHECK(contains(head.output, "'2' is not LAYER:HEAD"));
+    CHECK(contains(head.output, "--ablate-head: expected LAYER:HEAD, two numbers from 1 (e.g. 2:5), got '2'"));
     CliRun theta = runWalkthrough("-q -n 1 --rope-theta 0.5");
     CHECK(theta.exitCode != 0);
     CHECK(contains(theta.output, "--rope-theta"));

@@ -67,16 +67,105 @@ TEST_CASE("CLI: bad flag values are refused with readable ranges", "[hostile][cl
         const char* args;
         const char* message;
     };
-    for (const auto& [args, message] : {Case{"--temperature nan", "temperature nan is outside 0 to 100"},
-                                        Case{"--threads 1000", "not in range 1 to"},
-                                        Case{"--max-seq-len 1073741824", "not in range 1 to 16777216"},
-                                        Case{"--top-k -1", "not in range 0 to 4194304"}}) {
+    // Each is exit 1 and one line in the option's words: no wrap-around (4294967297 is not 1),
+    // no SIGABRT from an exception in a CLI11 callback, no 309-digit bound.
+    for (const auto& [args, message] : {
+             Case{"--temperature nan", "--temperature: expected a number from 0 (greedy) to 100, got 'nan'"},
+             Case{"--threads 1000", "--threads: expected a thread count from 1 to"},
+             Case{"--max-seq-len 1073741824", "--max-seq-len: expected a context length from 1 to 16777216"},
+             Case{"--top-k -1", "--top-k: expected a token count from 0 (all) to 4194304, got '-1'"},
+             Case{"--ablate-head 0:0", "--ablate-head: expected LAYER:HEAD, two numbers from 1 (e.g. 2:5), got '0:0'"},
+             Case{"--ablate-head foo", "--ablate-head: expected LAYER:HEAD"},
+             Case{"--ablate-head -1:2", "--ablate-head: expected LAYER:HEAD"},
+             Case{"--ablate-head 1:1x", "--ablate-head: expected LAYER:HEAD"},
+             Case{"--ablate-head 4294967297:1", "--ablate-head: expected LAYER:HEAD"},
+             Case{"--seed -1", "--seed: expected a whole number from 0 to 18446744073709551615, got '-1'"},
+             Case{"--seed 18446744073709551616", "--seed: expected a whole number"},
+             Case{"--skip-layer 0", "--skip-layer: expected a layer from 1 upwards, got '0'"},
+             Case{"--rope-theta 1", "--rope-theta: expected a base frequency above 1 and at most 1e12, got '1'"},
+             Case{"--rope-theta inf", "--rope-theta: expected a base frequency"},
+             Case{"--repeat-penalty nan", "--repeat-penalty: expected a number above 0 and at most 10"},
+             Case{"bench --repeat 0", "--repeat: expected a count from 1 to 1000, got '0'"},
+             Case{"bench --prompt-tokens 32,x", "--prompt-tokens: expected a token count from 1 to 16777216, got 'x'"},
+             Case{"inspect --block x 0 --block-index -1", "--block-index: expected a block number from 0, got '-1'"},
+             Case{"convert --synthetic tiny --to gguf-f32 --out /tmp/x.gguf --seed -5", "--seed: expected a whole number"},
+         }) {
         INFO(args);
         const CliRun r = runWalkthrough(std::string(args) + " -n 1 -q");
-        CHECK(r.exitCode != 0);
+        CHECK(r.exitCode == 1);
         CHECK_THAT(r.output, Contains(message));
         CHECK(r.output.size() < 300);  // no 300-digit maximum
     }
+    // Past parsing, the model's own bounds in the same words.
+    const CliRun layer = runWalkthrough("--skip-layer 9 -n 1 -q");
+    CHECK(layer.exitCode == 1);
+    CHECK_THAT(layer.output, Contains("--skip-layer: a layer from 1 to 8, got 9"));
+}
+
+TEST_CASE("CLI: outputs are checked before any work", "[hostile][cli][outputs]") {
+    const fs::path dir = fs::temp_directory_path() / ("llama_hostile_out_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    const std::string model = std::string(ASSETS_DIR) + "/model";
+    struct Case {
+        std::string args;
+        std::string message;
+    };
+    for (const auto& [args, message] : {
+             Case{"--trace " + model + "/params.json", "is a file this run reads"},
+             Case{"--debug-log " + model + "/consolidated.00.pth", "is a file this run reads"},
+             Case{"--trace " + dir.string(), "is a folder; expected a file path"},
+             Case{"--debug-log " + dir.string() + "/missing/x.log", "does not exist"},
+             Case{"--trace " + dir.string() + "/x --debug-log " + dir.string() + "/x", "is also another output of this run"},
+             Case{"convert --model " + model + " --to gguf-f32 --out " + dir.string(), "--out '" + dir.string() + "': is a folder"},
+             Case{"convert --model " + model + " --to gguf-f32 --out ''", "--out: expected a file path, got an empty one"},
+         }) {
+        INFO(args);
+        const CliRun r = runWalkthrough("--model " + model + " -n 1 -q " + args);
+        CHECK(r.exitCode == 1);
+        CHECK_THAT(r.output, Contains(message) && !Contains("Loading") && !Contains("Prompt tokens"));
+    }
+    // Nothing was replaced or left behind.
+    CHECK(fs::file_size(model + "/params.json") > 0);
+    CHECK(fs::is_empty(dir));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: SIGTERM during a run removes the temporary trace", "[hostile][cli][outputs]") {
+    const fs::path dir = fs::temp_directory_path() / ("llama_hostile_term_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    // The stepper holds the run at its first stage (stdin stays open), the trace half-written.
+    const std::string command = "sleep 10 | " + std::string(WALKTHROUGH_EXE) + " --synthetic tiny --step -n 2 -q --trace " +
+                                (dir / "run.trace").string() + " > /dev/null 2>&1 & pid=$!; sleep 2; ls " + dir.string() +
+                                "; kill -TERM $pid; wait $pid; echo exit=$?; ls " + dir.string();
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    pclose(pipe);
+    INFO(out);
+    CHECK_THAT(out, Contains("run.trace.tmp-"));  // it was there while the run was held
+    CHECK_THAT(out, Contains("exit=143"));        // died of SIGTERM, as before
+    CHECK(fs::is_empty(dir));                      // and left nothing
+    fs::remove_all(dir);
+}
+
+TEST_CASE("CLI: files that are not regular files are refused by type", "[hostile][cli][inputs]") {
+    const std::string fifo = (fs::temp_directory_path() / ("llama_hostile_fifo_" + std::to_string(getpid()))).string();
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    for (const std::string& args : {std::string("diff /dev/zero /dev/zero"), "diff " + fifo + " " + fifo}) {
+        INFO(args);
+        const CliRun r = runWalkthrough(args);
+        CHECK(r.exitCode == 1);
+        CHECK_THAT(r.output, Contains("expected a regular file") && !Contains("bad_alloc"));
+    }
+    fs::remove(fifo);
+}
+
+TEST_CASE("CLI: tokenize of empty text says so, without naming a --word nobody gave", "[hostile][cli]") {
+    const CliRun r = runWalkthrough("tokenize ''");
+    CHECK(r.exitCode == 0);
+    CHECK_THAT(r.output, Contains("the text is empty") && !Contains("--word"));
 }
 
 TEST_CASE("CLI: a context the memory cannot hold is refused before allocating", "[hostile][cli]") {

@@ -2,6 +2,8 @@
 // logit lens they record.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -123,4 +125,19 @@ TEST_CASE("logit lens: after the last layer it is the model's own prediction", "
         if (s.step == 0 && s.stage == StageId::FfnResidual && s.layer == 0)
             for (size_t p = 0; p < s.lens.size(); ++p) anyDifferent |= s.lens[p][0].id != lastLayer->lens[p][0].id;
     CHECK(anyDifferent);
+}
+
+TEST_CASE("diff: stages that differ only in startPos or cacheFilled diverge", "[trace][diff][hostile]") {
+    TraceRun other = modelRun();
+    auto write = std::find_if(other.stages.begin(), other.stages.end(), [](const TracedStage& s) { return s.stage == StageId::CacheWrite; });
+    REQUIRE(write != other.stages.end());
+    write->startPos += 1;
+    const TraceDiff moved = diffTraces(modelRun(), other);
+    REQUIRE(moved.firstDivergence);
+    CHECK_THAT(moved.stages[*moved.firstDivergence].note, Catch::Contains("startPos"));
+    write->startPos -= 1;
+    write->cacheFilled = write->cacheFilled.value_or(0) + 5;
+    const TraceDiff filled = diffTraces(modelRun(), other);
+    REQUIRE(filled.firstDivergence);
+    CHECK_THAT(filled.stages[*filled.firstDivergence].note, Catch::Contains("cacheFilled"));
 }

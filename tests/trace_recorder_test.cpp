@@ -290,6 +290,11 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
                                        tokensRow));
     tokensShape(1);
     requireTraceError(bad, "tensor 'tokens' of shape [1] lists 3 tokens");
+    edited([&](auto& r) {
+        r[tokensRow].json["tensors"][0].erase("values");
+        r[tokensRow].json["tensors"][0]["shape"] = nlohmann::json::array();
+    });
+    requireTraceError(bad, "tensor 'tokens' has shape []: expected [positions]");
 
     const size_t mask = stageIndex("mask");
     edited([&](auto& r) { r[mask].json["tensors"][0]["shape"] = {4294967296LL, 4294967296LL}; });
@@ -317,7 +322,20 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     edited([](auto& r) { r[0].json["whatIf"]["ropeTheta"] = -3; });
     requireTraceError(bad, "whatIf: --rope-theta: a base frequency above 1, got -3");
     edited([](auto& r) { r[0].json.erase("whatIf"); });
-    requireTraceError(bad, "record 0 (META) is malformed");
+    requireTraceError(bad, "record 0 (META): field 'whatIf' is missing");
+    // Every field named with its record, whatever JSON type stands in its place.
+    edited([](auto& r) { r[0].json["whatIf"] = nullptr; });
+    requireTraceError(bad, "record 0 (META): field 'whatIf' is null: expected an object");
+    edited([](auto& r) { r[0].json["whatIf"]["skipLayers"] = nlohmann::json::object(); });
+    requireTraceError(bad, "record 0 (META): field 'skipLayers' is object: expected an array");
+    edited([](auto& r) { r[0].json["trace"]["attentionLayers"] = {"a"}; });
+    requireTraceError(bad, "record 0 (META): field 'attentionLayers' must be an integer");
+    edited([](auto& r) { r[0].json["trace"]["attentionLayers"] = {99999999999LL, -5}; });
+    requireTraceError(bad, "record 0 (META): field 'attentionLayers' is 99999999999: expected 0 to 1");
+    edited([](auto& r) { r[0].json["trace"]["attentionLayers"] = 7; });
+    requireTraceError(bad, "field 'attentionLayers' is 7: expected \"all\" or an array of layers");
+    edited([](auto& r) { r[0].json["run"]["prompt"] = 5; });
+    requireTraceError(bad, "record 0 (META) is malformed at field 'prompt'");
 
     // The logit lens: one list per row of the block's output, ids in the vocabulary.
     const size_t lens = stageIndex("ffn_residual");

@@ -14,6 +14,7 @@
 #include "compare_doc.h"
 #include "convert.h"
 #include "diff.h"
+#include "export_html.h"
 #include "formats/atomic_output.h"
 #include "inspect_model.h"
 #include "interrupt.h"
@@ -107,6 +108,7 @@ int main(int argc, char** argv) {
     cli::ConvertOptions convertOptions;
     cli::InspectOptions inspectOptions{.model = o.model};
     cli::DiffOptions diffOptions;
+    cli::ExportHtmlOptions exportHtmlOptions;
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     cli::PerplexityOptions perplexityOptions;
     perplexityOptions.model = o.model;
@@ -116,6 +118,7 @@ int main(int argc, char** argv) {
         {cli::addConvertCommand(app, convertOptions), [&] { return cli::runConvert(convertOptions); }},
         {cli::addInspectCommand(app, inspectOptions), [&] { return cli::runInspect(inspectOptions); }},
         {cli::addDiffCommand(app, diffOptions), [&] { return cli::runDiff(diffOptions); }},
+        {cli::addExportHtmlCommand(app, exportHtmlOptions), [&] { return cli::runExportHtml(exportHtmlOptions); }},
         {cli::addTokenizeCommand(app, tokenizeOptions), [&] { return cli::runTokenize(tokenizeOptions); }},
         {cli::addPerplexityCommand(app, perplexityOptions), [&] { return cli::runPerplexity(perplexityOptions); }},
     };

@@ -20,6 +20,7 @@ struct Options : options::ModelChoice {
     bool dryRun = false;
     bool step = false;
     std::string trace;
+    std::string html;                    // --html: the run's web page (and its trace, beside it unless --trace says where)
     std::string traceAttention = "all";  // all | none | layer list, 1-based: "1,4-6"
     bool tracePreSoftmax = false;
     int traceMaxPositions = 256;

@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "options/checked_option.h"
+#include "page/run_page.h"
 
 namespace llama::cli {
 
@@ -14,9 +16,10 @@ void addRunObserverOptions(CLI::App& app, Options& o) {
     app.add_flag("--dry-run", o.dryRun, "Shapes and dtypes only, no arithmetic (weights are not read): e.g. Llama 3.1 8B's shapes in a second");
     app.add_flag("--step", o.step, "Pause after every stage; commands on stdin (h for help, end of input continues)");
     auto* trace = app.add_option("--trace", o.trace, "Record the run to FILE for replay (docs/trace-format.md)");
+    app.add_option("--html", o.html, "Write the run's web page to FILE (one self-contained file; its trace beside it unless --trace is given)");
     app.add_option("--trace-attention", o.traceAttention, "Layers whose attention scores the trace stores: all, none or e.g. 1,3-5")
         ->needs(trace);
-    app.add_flag("--trace-presoftmax", o.tracePreSoftmax, "Also store the masked scores before the softmax")->needs(trace);
+    app.add_flag("--trace-presoftmax", o.tracePreSoftmax, "Also store the masked scores before the softmax and the xq and keys they come from (a cell's arithmetic in a replay)")->needs(trace);
     options::addInteger(app, "--trace-max-positions", o.traceMaxPositions,
                         {0, ModelArgs::kMaxPositions, fmt::format("a position count from 0 to {}", ModelArgs::kMaxPositions)},
                         "Store no scores for steps past this many positions")
@@ -31,18 +34,27 @@ void addRunObserverOptions(CLI::App& app, Options& o) {
         ->needs(trace);
 }
 
-RunObservers::RunObservers(const Options& o, Session& session) : options_(o), lens_(session.transformer()) {
+namespace {
+// run.html -> run.trace
+std::string traceBesidePage(const std::string& html) {
+    const std::filesystem::path p(html);
+    return (p.parent_path() / p.stem()).string() + ".trace";
+}
+}  // namespace
+
+RunObservers::RunObservers(const Options& o, Session& session)
+    : options_(o), tracePath_(o.trace.empty() && !o.html.empty() ? traceBesidePage(o.html) : o.trace), lens_(session.transformer()) {
     const Model& model = *session.model();
-    if (!o.trace.empty()) {
+    if (!tracePath_.empty()) {
         TraceOptions t;
         t.attentionLayers = parseLayerSelection(o.traceAttention, model.args.n_layers);
-        t.preSoftmax = o.tracePreSoftmax;
+        t.preSoftmax = o.tracePreSoftmax || !o.html.empty();  // the page shows each attention cell's arithmetic
         t.maxPositions = o.traceMaxPositions;
         t.topK = o.traceTopK;
         t.lensTopK = o.traceLensTopK;
         t.residual = !o.traceNoResidual;
         const GenerationSettings& g = o.generation;
-        recorder_ = std::make_unique<TraceRecorder>(o.trace, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf}, t,
+        recorder_ = std::make_unique<TraceRecorder>(tracePath_, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf}, t,
                                                     &lens_);
         session.addObserver(recorder_.get());
     }
@@ -63,7 +75,10 @@ RunObservers::RunObservers(const Options& o, Session& session) : options_(o), le
 void RunObservers::finish(const GenerationResult& result) {
     if (!recorder_) return;
     recorder_->finish(result);
-    fmt::print("Trace written to {} ({:.2f} MB)\n", options_.trace, recorder_->bytesWritten() / 1e6);
+    fmt::print("Trace written to {} ({:.2f} MB)\n", tracePath_, recorder_->bytesWritten() / 1e6);
+    if (options_.html.empty()) return;
+    page::writeRunPage({.tracePath = tracePath_}, options_.html);
+    fmt::print("Page written to {} ({:.2f} MB)\n", options_.html, std::filesystem::file_size(options_.html) / 1e6);
 }
 
 }  // namespace llama::cli

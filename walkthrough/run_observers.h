@@ -12,18 +12,19 @@
 
 namespace llama::cli {
 
-// --dry-run, --step, --trace and the --trace-* caps.
+// --dry-run, --step, --trace, the --trace-* caps and --html.
 void addRunObserverOptions(CLI::App& app, Options& options);
 
 class RunObservers {
 public:
     // Attaches the recorder first, so a stage is on disk before the stepper holds it.
     RunObservers(const Options& options, Session& session);
-    // Ends the trace with the result and says where it went.
+    // Ends the trace with the result (and writes the page of --html) and says where they went.
     void finish(const GenerationResult& result);
 
 private:
     const Options& options_;
+    std::string tracePath_;  // --trace, or beside the --html page
     LogitLens lens_;
     std::unique_ptr<TraceRecorder> recorder_;
     std::unique_ptr<PositionTokens> tokens_;

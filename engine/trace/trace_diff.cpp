@@ -71,6 +71,12 @@ StageDifference compare(const TracedStage& a, const TracedStage& b) {
     }
     for (const TracedTensor& tb : b.tensors)
         if (!a.tensor(tb.name)) note(tb.name, tb.name + " only in B", true);
+    // The integer fields are part of what a stage says: where it wrote the cache, how full it is.
+    if (a.startPos != b.startPos) note("", fmt::format("startPos {} vs {}", a.startPos, b.startPos), false);
+    if (a.cacheFilled != b.cacheFilled)
+        note("", fmt::format("cacheFilled {} vs {}", a.cacheFilled ? std::to_string(*a.cacheFilled) : "-",
+                             b.cacheFilled ? std::to_string(*b.cacheFilled) : "-"),
+             false);
     if (a.message != b.message) note("", "message differs", false);
     return s;
 }

@@ -137,6 +137,7 @@ bool boolean(const json& j, const char* key) {
 
 // Version 1 traces predate the what-if switches: they are runs of the model itself.
 WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
+    if (!j.is_object()) throw TraceError(fmt::format("field 'whatIf' is {}: expected an object", j.type_name()));
     WhatIf w;
     w.noMask = boolean(j, "noMask");
     w.noKvCache = boolean(j, "noKvCache");
@@ -145,7 +146,6 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
         if (!theta.is_number()) throw TraceError("whatIf: field 'ropeTheta' must be a number or null");
         w.ropeTheta = theta.get<double>();
     }
-    if (!j.is_object()) throw TraceError(fmt::format("field 'whatIf' is {}: expected an object", j.type_name()));
     for (const json& h : array(j, "ablateHeads")) {
         if (!h.is_array() || h.size() != 2) throw TraceError("whatIf: field 'ablateHeads' must hold [layer, head] pairs");
         w.ablateHeads.insert({int(integer(h, 0, "ablateHeads layer", 0, args.n_layers - 1)),
@@ -251,8 +251,8 @@ void checkRank(const TracedTensor& t, const ModelArgs& args) {
                                          args.n_heads));
     } else if (t.name == "mask" && t.shape.size() != 2) {
         throw TraceError(fmt::format("tensor 'mask' has shape {}: expected [rows, positions]", shapeToString(t.shape)));
-    } else if (t.name == "tokens" && t.shape.size() != 1) {
-        throw TraceError(fmt::format("tensor 'tokens' has shape {}: expected [positions]", shapeToString(t.shape)));
+    } else if ((t.name == "tokens" || t.name == "inputTokens") && t.shape.size() != 1) {
+        throw TraceError(fmt::format("tensor '{}' has shape {}: expected [positions]", t.name, shapeToString(t.shape)));
     }
 }
 

@@ -190,7 +190,7 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
     writeRecord(trace::kMetaRecord, text(meta), {});
 }
 
-bool TraceRecorder::storesValues(const StageEvent& e, const Tensor& t) const {
+bool TraceRecorder::storesValues(const StageEvent& e, const std::string& name, const Tensor& t) const {
     if (!t.hasData()) return false;
     if (t.dtype() == DType::I32) return true;  // token ids: a few bytes, and every view needs them
     // The residual stream [seqLen, Dim]: what `diff` compares layer by layer.
@@ -198,7 +198,10 @@ bool TraceRecorder::storesValues(const StageEvent& e, const Tensor& t) const {
     // The last dimension of the mask and the scores is the number of positions attended to.
     if (t.dim(-1) > options_.maxPositions) return false;
     if (e.stage == StageId::Mask) return true;
-    const bool attention = e.stage == StageId::ScoresSoftmax || (options_.preSoftmax && e.stage == StageId::ScoresMask);
+    // With preSoftmax, also the xq and keys the scores are made of: a replay can then show a cell's
+    // arithmetic (q·k, / sqrt(HeadDim), + mask, softmax), as a live viewer does.
+    const bool inputs = options_.preSoftmax && e.stage == StageId::Transposes && (name == "xq" || name == "keys");
+    const bool attention = e.stage == StageId::ScoresSoftmax || (options_.preSoftmax && e.stage == StageId::ScoresMask) || inputs;
     return attention && (!options_.attentionLayers || options_.attentionLayers->count(e.layer));
 }
 
@@ -221,7 +224,7 @@ void TraceRecorder::onStage(const StageEvent& e) {
         for (size_t d = 0; d < t->rank(); ++d) fmt::format_to(out, "{}{}", d ? "," : "", t->dim(int(d)));
         fmt::format_to(out, R"(],"dtype":"{}")", dtypeName(t->dtype()));
         if (options_.summaries && t->hasData()) appendStats(j, computeStats(*t));
-        if (storesValues(e, *t)) {
+        if (storesValues(e, name, *t)) {
             appendValues(*t, data, j);
             if (t->dtype() == DType::I32) {
                 json tokens = json::array();

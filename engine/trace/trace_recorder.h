@@ -24,7 +24,7 @@ namespace llama {
 struct TraceOptions {
     bool summaries = true;                          // min/max/mean/first values of every tensor
     std::optional<std::set<int>> attentionLayers;   // 0-based layers whose scores are stored; nullopt: all
-    bool preSoftmax = false;                        // also the masked scores before the softmax
+    bool preSoftmax = false;                        // also the masked scores before the softmax, and the xq and keys
     int maxPositions = 256;                         // no values for steps that reach past this many positions
     int topK = 10;                                  // top tokens recorded at each sampling step
     bool residual = true;                           // values of the residual stream (embeddings, both residual adds)
@@ -61,7 +61,7 @@ public:
     uint64_t bytesWritten() const { return written_; }
 
 private:
-    bool storesValues(const StageEvent& event, const Tensor& t) const;
+    bool storesValues(const StageEvent& event, const std::string& name, const Tensor& t) const;
     void writeRecord(std::string_view kind, const std::string& json, const std::string& data);
 
     AtomicOutputFile out_;  // moved into place by finish(): no trace without its END record

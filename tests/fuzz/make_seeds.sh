@@ -52,6 +52,15 @@ cp "$root/tests/fixtures/sentencepiece/llama2_style.model" "$corpus/sentencepiec
 "$exe" --synthetic tiny -n 2 --trace "$corpus/trace/tiny.trace" --debug-log "$corpus/doc_lines/tiny.log" -q > /dev/null
 cp "$root"/tests/fixtures/compare_doc/*.md "$corpus/doc_lines/"
 cp "$root"/viewer/scripts/*.txt "$corpus/viewer_script/"
+# Two traces for diff, cut by the line fuzz_trace_diff.cpp splits them at.
+mkdir -p "$corpus/trace_diff"
+{ cat "$corpus/trace/tiny.trace"; printf '\n--8<--\n'; cat "$corpus/trace/tiny.trace"; } > "$corpus/trace_diff/same.pair"
+
+# Command lines, NUL-terminated words (fuzz_options.cpp).
+mkdir -p "$corpus/options"
+printf '%s\0' --synthetic tiny --ablate-head 2:3 --skip-layer 1 --seed 42 > "$corpus/options/whatif"
+printf '%s\0' -p hi --chat --temperature 0.7 --top-p 0.9 --top-k 40 --repeat-penalty 1.1 -n 8 > "$corpus/options/sampling"
+printf '%s\0' --model /x.gguf --threads 2 --rope-theta 10000 --no-mask --no-rope --no-kv-cache > "$corpus/options/model"
 
 # Text to encode: the first byte picks the tokenizer (bit 0) and special tokens (bit 1).
 printf '\x00And the LORD spake unto Moses, saying,' > "$corpus/encode/llama3-text"

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -13,6 +14,8 @@
 namespace llama::viewer {
 
 namespace {
+constexpr uintmax_t kMaxFontBytes = 64u << 20;
+
 // Ranges (pairs, 0-terminated) of the codepoints the font maps to a glyph.
 std::vector<ImWchar> fontRanges(const std::vector<unsigned char>& ttf) {
     std::vector<ImWchar> ranges;
@@ -43,6 +46,42 @@ ImFont* addFace(const std::string& uiPath, const char* file, float pixels, const
     config.OversampleH = 1;
     return ImGui::GetIO().Fonts->AddFontFromFileTTF(path.c_str(), pixels, &config, ranges);
 }
+
+// What is wrong with `ttf` as a TrueType file, or "" when ImGui may use it. stb_truetype trusts
+// the file's offsets (its documentation says to check untrusted fonts first), so the table
+// directory is checked here against the file's size before stbtt_InitFont reads through it.
+std::string fontProblem(const std::vector<unsigned char>& ttf) {
+    auto u16 = [&](size_t at) { return unsigned(ttf[at]) << 8 | ttf[at + 1]; };
+    auto u32 = [&](size_t at) { return uint32_t(u16(at)) << 16 | u16(at + 2); };
+    if (ttf.size() < 12) return "too short for a TrueType header";
+    const int offset = stbtt_GetFontOffsetForIndex(ttf.data(), 0);
+    if (offset < 0 || size_t(offset) + 12 > ttf.size()) return "not a TrueType or OpenType font";
+    const size_t tables = u16(size_t(offset) + 4);
+    if (size_t(offset) + 12 + 16 * tables > ttf.size()) return "its table directory runs past the end of the file";
+    for (size_t i = 0; i < tables; ++i) {
+        const size_t entry = size_t(offset) + 12 + 16 * i;
+        if (uint64_t(u32(entry + 8)) + u32(entry + 12) > ttf.size()) return "a table lies past the end of the file (truncated?)";
+    }
+    stbtt_fontinfo info;
+    if (!stbtt_InitFont(&info, ttf.data(), offset)) return "stb_truetype cannot read it (a table it needs is missing)";
+    return "";
+}
+
+std::vector<unsigned char> readFontFile(const std::string& path, std::string& problem) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        problem = std::filesystem::exists(path, ec) ? "not a regular file" : "not found";
+        return {};
+    }
+    if (std::filesystem::file_size(path, ec) > kMaxFontBytes) {
+        problem = "larger than 64 MB, not a UI font";
+        return {};
+    }
+    std::ifstream in(path, std::ios::binary);
+    std::vector<unsigned char> ttf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    problem = fontProblem(ttf);
+    return ttf;
+}
 }  // namespace
 
 const TextFaces& textFaces() { return faces; }
@@ -55,14 +94,18 @@ std::string loadUiFont(const std::string& path, float scale) {
     style.ScaleAllSizes(scale);
     ImGui::GetStyle() = style;
 
-    std::ifstream in(path, std::ios::binary);
-    std::vector<unsigned char> ttf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (ttf.empty()) {
+    std::string problem;
+    const std::vector<unsigned char> ttf = readFontFile(path, problem);
+    if (!problem.empty()) {
         ImFontConfig config;
         config.SizePixels = 13.0f * scale;
         faces.mono = io.Fonts->AddFontDefault(&config);  // ImGui's own font is monospaced
         faces.bold = faces.italic = nullptr;
-        return fmt::format("{} not found: the built-in font shows ASCII only (install fonts-dejavu-core)", path);
+        const std::string note = fmt::format("--font '{}': {}; the built-in font shows ASCII only (install fonts-dejavu-core)", path, problem);
+        static std::string reported;  // once, not at every change of UI scale
+        if (note != reported) std::fprintf(stderr, "%s\n", note.c_str());
+        reported = note;
+        return note;
     }
     // The ranges must outlive the atlas build; the atlas keeps a pointer to them.
     static std::vector<ImWchar> ranges;

@@ -489,7 +489,8 @@ void ViewerApp::afterRender(int framebufferWidth, int framebufferHeight) {
             writeFramebufferPng(cap.path, r, framebufferHeight);
             std::printf("wrote %s (%dx%d)\n", cap.path.c_str(), r.w, r.h);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "%s\n", e.what());
+            std::fprintf(stderr, "error: %s\n", e.what());
+            if (script_) requestQuit(1);  // a script's screenshot that failed fails the script, as a failed export does
         }
     }
     std::fflush(stdout);

@@ -1,5 +1,7 @@
 #include "state/chapter_text.h"
 
+#include <stdexcept>
+
 #include "formats/input_file.h"
 
 namespace llama::viewer {

@@ -10,6 +10,7 @@ namespace llama::viewer {
 
 // Both exports go through AtomicOutputFile: a failed write never leaves half a file.
 void writeCsv(const std::string& path, const Slice2D& s) {
+    checkOutputPath("export-csv", path, {});
     AtomicOutputFile file(path);
     std::ofstream& out = file.stream();
     for (int64_t r = 0; r < s.rows; ++r) {
@@ -21,6 +22,7 @@ void writeCsv(const std::string& path, const Slice2D& s) {
 
 void writeNpy(const std::string& path, const Tensor& t) {
     if (!t.hasData()) throw std::invalid_argument("the tensor has no data to export");
+    checkOutputPath("export-npy", path, {});
     std::string shape;
     for (int64_t d : t.shape()) shape += fmt::format("{}, ", d);
     if (t.rank() > 1) shape.resize(shape.size() - 2);  // "(3,)" keeps its comma, "(2, 3)" does not end with one

@@ -47,7 +47,7 @@ void explainCell(PanelContext& c, const StageRecord& scoresRecord, const Tensor&
     const CapturedTensor* xq = tr ? tr->find("xq") : nullptr;
     const CapturedTensor* keys = tr ? tr->find("keys") : nullptr;
     if (!xq || !keys || !xq->data || !keys->data) {
-        ImGui::TextWrapped("The xq and keys of this layer are not available (a trace records only the scores; older token steps keep "
+        ImGui::TextWrapped("The xq and keys of this layer are not available (a trace records them only with --trace-presoftmax; older token steps keep "
                            "only small tensors), so this cell cannot be recomputed.");
         return;
     }

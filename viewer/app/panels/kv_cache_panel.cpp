@@ -40,13 +40,16 @@ void drawKvCachePanel(PanelContext& c) {
     for (int L = 0; L < a.n_layers; ++L) {
         ImVec2 p = ImGui::GetCursorScreenPos();
         dl->AddText(p, ImGui::GetColorU32(ImGuiCol_Text), layerLabel(L).c_str());
-        for (int pos = 0; pos < window; ++pos) {
-            ImU32 col = pos >= filled[size_t(L)] ? IM_COL32(50, 50, 58, 255)
-                        : (writtenFrom[size_t(L)] >= 0 && pos >= writtenFrom[size_t(L)]) ? IM_COL32(240, 160, 40, 255)
-                                                                                      : IM_COL32(150, 150, 160, 255);
-            ImVec2 a0(p.x + labelW + cell * pos, p.y + 2);
-            dl->AddRectFilled(a0, ImVec2(a0.x + std::max(cell - 1, 1.0f), p.y + font - 1), col);
-        }
+        // Three runs of positions, one rectangle each (a cell per position would be millions of
+        // rectangles at a 16M context, past what one ImGui draw list can index).
+        const int written = std::min(filled[size_t(L)], window), from = writtenFrom[size_t(L)] >= 0 ? std::min(writtenFrom[size_t(L)], written) : written;
+        auto run = [&](int begin, int end, ImU32 col) {
+            if (end <= begin) return;
+            dl->AddRectFilled(ImVec2(p.x + labelW + cell * float(begin), p.y + 2), ImVec2(p.x + labelW + cell * float(end) - 1, p.y + font - 1), col);
+        };
+        run(0, from, IM_COL32(150, 150, 160, 255));
+        run(from, written, IM_COL32(240, 160, 40, 255));
+        run(written, window, IM_COL32(50, 50, 58, 255));
         dl->AddText(ImVec2(p.x + labelW + barW + font * 0.5f, p.y), ImGui::GetColorU32(ImGuiCol_Text),
                     fmt::format("{} / {}", filled[size_t(L)], a.max_seq_len).c_str());
         ImGui::Dummy(ImVec2(labelW + barW + font * 7, font + 2));

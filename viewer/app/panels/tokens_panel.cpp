@@ -2,6 +2,9 @@
 // token, with ids; special tokens (<|begin_of_text|>...) marked.
 #include <imgui.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "panels.h"
 
 namespace llama::viewer {
@@ -20,20 +23,25 @@ void drawTokensPanel(PanelContext& c) {
         ImGui::TableSetupColumn("");
         ImGui::TableHeadersRow();
         const bool haveTokenizer = c.model && c.model->tokenizer;
-        for (size_t i = 0; i < tokens.size(); ++i) {
-            const int32_t id = tokens[i];
-            const bool special = haveTokenizer && c.model->tokenizer->isSpecial(id);
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::Text("%zu", i);
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", id);
-            ImGui::TableNextColumn();
-            if (special) ImGui::TextColored(ImVec4(0.6f, 0.8f, 1.0f, 1), "%s", c.piece(id).c_str());
-            else ImGui::Text("'%s'", c.piece(id).c_str());
-            ImGui::TableNextColumn();
-            if (special) ImGui::TextDisabled("special");
-            else if (i >= c.snap.promptTokens.size()) ImGui::TextDisabled("generated");
+        // Only the visible rows are drawn: a replayed trace may hold millions of positions.
+        ImGuiListClipper clipper;
+        clipper.Begin(int(std::min<size_t>(tokens.size(), size_t(INT32_MAX))));
+        while (clipper.Step()) {
+            for (size_t i = size_t(clipper.DisplayStart); i < size_t(clipper.DisplayEnd); ++i) {
+                const int32_t id = tokens[i];
+                const bool special = haveTokenizer && c.model->tokenizer->isSpecial(id);
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::Text("%zu", i);
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", id);
+                ImGui::TableNextColumn();
+                if (special) ImGui::TextColored(ImVec4(0.6f, 0.8f, 1.0f, 1), "%s", c.piece(id).c_str());
+                else ImGui::Text("'%s'", c.piece(id).c_str());
+                ImGui::TableNextColumn();
+                if (special) ImGui::TextDisabled("special");
+                else if (i >= c.snap.promptTokens.size()) ImGui::TextDisabled("generated");
+            }
         }
         ImGui::EndTable();
     }

@@ -1,0 +1,74 @@
+// Debian's chromium, headless, driven by puppeteer-core (which downloads no browser): pages are
+// opened from file:// with request interception on, so any request that is not the page's own
+// files is aborted and counted, and every console error or page error is collected.
+import puppeteer from 'puppeteer-core';
+import { pathToFileURL } from 'node:url';
+
+export async function launch() {
+  return puppeteer.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    // As root chromium needs --no-sandbox; no GPU in a headless test.
+    args: ['--no-sandbox', '--disable-gpu'],
+    headless: true,
+  });
+}
+
+// Opens `file` (a path) with `hash`; `allowed(url)` says which file: URLs the page may load
+// (its own by default); `runPage` waits for a run page's script. Returns the page and what it did.
+export async function open(browser, file, { hash = '', viewport = { width: 1366, height: 768 }, allowed, runPage = true } = {}) {
+  const page = await browser.newPage();
+  await page.setViewport(viewport);
+  const url = pathToFileURL(file).href;
+  const log = { errors: [], blocked: [], requests: [] };
+  page.on('console', m => { if (m.type() === 'error') log.errors.push(m.text()); });
+  page.on('pageerror', e => log.errors.push(String(e)));
+  await page.setRequestInterception(true);
+  page.on('request', r => {
+    const u = r.url().split('#')[0];
+    log.requests.push(u);
+    const ok = allowed ? allowed(u) : u === url;
+    if (ok) r.continue();
+    else { log.blocked.push(u); r.abort(); }
+  });
+  const t0 = Date.now();
+  await page.goto(url + hash, { waitUntil: 'load' });
+  // A run page says when its script is done (body[data-ready]); a chapter page is done at load.
+  if (runPage) await page.waitForFunction(() => document.body && document.body.dataset.ready, { timeout: 15000 }).catch(() => {});
+  log.loadMs = Date.now() - t0;
+  return { page, log, url };
+}
+
+// A screenshot is real content: decoded in the browser, most of it is not one colour and it has
+// many colours (text, tables, a heatmap).
+export async function screenshotStats(browser, png) {
+  const page = await browser.newPage();
+  const stats = await page.evaluate(async b64 => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const counts = new Map();
+    for (let i = 0; i < d.length; i += 16) {
+      const k = (d[i] >> 3) << 10 | (d[i + 1] >> 3) << 5 | (d[i + 2] >> 3);
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+    const total = d.length / 16;
+    return { width: c.width, height: c.height, colours: counts.size, dominant: Math.max(...counts.values()) / total };
+  }, png.toString('base64'));
+  await page.close();
+  return stats;
+}
+
+let failures = 0;
+export function check(ok, what, detail = '') {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? ': ' + detail : ''}`);
+  if (!ok) failures++;
+}
+export function done() {
+  console.log(failures ? `${failures} check(s) failed` : 'all checks passed');
+  process.exit(failures ? 1 : 0);
+}

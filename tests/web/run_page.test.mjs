@@ -1,0 +1,162 @@
+// The run page (export-html) in chromium: it loads offline with no console error, shows the
+// trace's values, moves with the keys, opens at a URL fragment, and a damaged copy says so.
+// usage: node run_page.test.mjs PAGES_DIR SCREENSHOT_DIR WALKTHROUGH   (PAGES_DIR from make_pages.sh)
+import { readFileSync, writeFileSync, existsSync, statSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { launch, open, screenshotStats, check, done } from './browser.mjs';
+import { readTrace, values, findStage } from './trace_file.mjs';
+
+const [dir, shots, walkthrough] = process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+const trace = readTrace(join(dir, 'run.trace'));
+const page = join(dir, 'run.html');
+const text = async (p, sel) => p.$eval(sel, e => e.textContent.trim());
+const near = (a, b, tol) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
+
+const size = statSync(page).size;
+check(size <= 3e6, 'the 16-token run with every layer\'s attention is at most 3 MB', `${(size / 1e6).toFixed(2)} MB`);
+check(statSync(join(dir, 'run-live.html')).size > 0, '--html on a run writes the page too');
+
+const browser = await launch();
+try {
+  // Loads offline: no console error, no request but the page itself.
+  {
+    const { page: p, log } = await open(browser, page);
+    check(log.errors.length === 0, 'no console error', log.errors.join(' | '));
+    check(log.blocked.length === 0 && log.requests.length === 1, 'no network request', log.requests.join(' '));
+    const ready = await p.evaluate(() => ({ ready: document.body.dataset.ready, ms: performance.now() }));
+    check(ready.ready === '1', 'the page is ready');
+    console.log(`     first load: ${log.loadMs} ms for goto + ready`);
+    // Time to interactive (the script runs inline, so DOMContentLoaded ends after its first
+    // drawing): measured and printed, median of 5 loads, not asserted (performance is measured,
+    // not timed in tests; the README quotes it).
+    const times = [];
+    for (let i = 0; i < 5; i++) {
+      await p.reload({ waitUntil: 'load' });
+      times.push(await p.evaluate(() => performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd));
+    }
+    times.sort((a, b) => a - b);
+    console.log(`     measured: interactive ${times[2].toFixed(0)} ms after navigation start (median of 5; ${times.map(t => t.toFixed(0)).join(', ')})`);
+    check(await p.evaluate(() => document.body.dataset.ready) === '1', 'ready again after reloads');
+    // The map: the embedding arrow carries input_embeddings' inputTensor shape at step 0.
+    const emb = findStage(trace, 'input_embeddings', 0).tensors.find(t => t.name === 'inputTensor');
+    const arrow = await p.$eval('[data-arrow^="input_embeddings>"]', e => e.textContent);
+    check(arrow === `inputTensor [${emb.shape.join(' ')}]`, 'the map\'s arrow out of the embedding shows the trace\'s shape', arrow);
+    await p.click('[data-box="attention_norm"] rect');
+    check(await p.evaluate(() => [document.body.dataset.stage, document.body.dataset.layer].join()) === 'attention_norm,1', 'a click on a map box jumps to its stage');
+    await p.goto(p.url().split('#')[0] + '#step=0&stage=tokenize');
+    await p.waitForFunction(() => document.body.dataset.stage === 'tokenize');
+    // Keys: → is the next stage of the trace, Shift+→ the next layer, Ctrl+→ the next token step.
+    await p.keyboard.press('ArrowRight');
+    check(await p.evaluate(() => document.body.dataset.stage) === trace.stages[1].stage, '→ moves to the next stage', trace.stages[1].stage);
+    check((await p.evaluate(() => location.hash)).includes('stage=' + trace.stages[1].stage), 'the URL fragment follows the reader');
+    await p.keyboard.press('ArrowLeft');
+    check(await p.evaluate(() => document.body.dataset.stage) === trace.stages[0].stage, '← moves back');
+    await p.goto(p.url().split('#')[0] + '#step=0&layer=1&stage=ffn_norm');
+    await p.waitForFunction(() => document.body.dataset.stage === 'ffn_norm');
+    await p.keyboard.down('Shift'); await p.keyboard.press('ArrowRight'); await p.keyboard.up('Shift');
+    check(await p.evaluate(() => [document.body.dataset.stage, document.body.dataset.layer].join()) === 'ffn_norm,2', 'Shift+→ moves to the same stage in the next layer');
+    await p.keyboard.down('Control'); await p.keyboard.press('ArrowRight'); await p.keyboard.up('Control');
+    check(await p.evaluate(() => [document.body.dataset.stage, document.body.dataset.layer, document.body.dataset.step].join()) === 'ffn_norm,2,1',
+      'Ctrl+→ moves to the next token step');
+    await p.keyboard.press('?');
+    check(await p.$eval('#help', e => !e.hidden), '? shows the keys');
+    await p.close();
+  }
+  // A URL fragment opens an exact place; the cell's arithmetic equals the trace's numbers.
+  {
+    const at = findStage(trace, 'scores_softmax', 1, 2);
+    const scores = values(at, 'scores');  // [heads, seqLen, positions]
+    const [H, R, C] = scores.shape;
+    const q = at.startPos, k = 3, head = 1;  // head 2 as the page counts
+    const { page: p, log } = await open(browser, page, { hash: `#step=1&layer=3&stage=scores_softmax&head=2&q=${q}&k=${k}` });
+    check(await p.evaluate(() => [document.body.dataset.stage, document.body.dataset.layer, document.body.dataset.step].join()) === 'scores_softmax,3,1',
+      'the fragment #step=1&layer=3&stage=scores_softmax&head=2 opens that stage');
+    check(await p.$eval('[data-head="2"]', e => e.classList.contains('lit')), 'and head 2');
+    const recorded = scores.values[(head * R + 0) * C + k];
+    check(near(Number(await text(p, '#arith-recorded')), recorded, 1e-4), 'the cell\'s recorded probability equals the trace\'s', `${await text(p, '#arith-recorded')} vs ${recorded}`);
+    // q·k from the trace's own xq and keys (bf16), summed here.
+    const tr = findStage(trace, 'transposes', 1, 2);
+    const xq = values(tr, 'xq'), keys = values(tr, 'keys');  // [heads, seqLen, HeadDim], [heads, HeadDim, positions]
+    const D = xq.shape[2], P = keys.shape[2];
+    let dot = 0;
+    for (let d = 0; d < D; d++) dot += xq.values[(head * xq.shape[1] + 0) * D + d] * keys.values[(head * D + d) * P + k];
+    check(near(Number(await text(p, '#arith-dot')), dot, 1e-3), 'q · k equals the sum over the trace\'s xq and keys', `${await text(p, '#arith-dot')} vs ${dot}`);
+    const prob = Number(await text(p, '#arith-prob'));
+    check(Math.abs(prob - recorded) < 0.01, 'the softmax arithmetic gives the recorded probability (bf16 rounding apart)', `${prob} vs ${recorded}`);
+    check(log.errors.length === 0, 'no console error at the fragment', log.errors.join(' | '));
+    // The screenshots: the prefill's attention triangle of the same layer and head, a cell explained.
+    await p.goto(p.url().split('#')[0] + `#step=0&layer=3&stage=scores_softmax&head=2&q=${q - 1}&k=2`);
+    await p.waitForFunction(() => document.body.dataset.step === '0');
+    for (const [name, viewport] of [['run-page-1366x768', { width: 1366, height: 768 }], ['run-page-phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
+      await p.setViewport(viewport);
+      await p.evaluate(() => window.scrollTo(0, 0));
+      const png = await p.screenshot({ path: join(shots, name + '.png') });
+      const s = await screenshotStats(browser, png);
+      check(s.colours > 40 && s.dominant < 0.9, `screenshot ${name} is not blank`, `${s.width}x${s.height}, ${s.colours} colours, largest ${Math.round(s.dominant * 100)}%`);
+    }
+    await p.setViewport({ width: 1366, height: 768 });
+    await p.$eval('#attention', e => e.scrollIntoView());
+    const png = await p.screenshot({ path: join(shots, 'run-page-attention-1366x768.png') });
+    const st = await screenshotStats(browser, png);
+    check(st.colours > 40 && st.dominant < 0.9, 'screenshot run-page-attention-1366x768 is not blank', `${st.colours} colours, largest ${Math.round(st.dominant * 100)}%`);
+    await p.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true });
+    const widths = await p.evaluate(() => [window.innerWidth, document.documentElement.scrollWidth]);
+    check(widths[0] === 390 && widths[1] <= 390, 'on a phone the page reflows (no zooming out, no sideways scrolling)', `window ${widths[0]}px, page ${widths[1]}px`);
+    await p.close();
+  }
+  // The top-1 token and its probability at step 0; a logit lens cell.
+  {
+    const sample = findStage(trace, 'sample', 0);
+    const { page: p } = await open(browser, page, { hash: '#step=0&stage=sample' });
+    const label = await text(p, '#logits [data-rank="1"] .bar-label');
+    check(label.replace(/^▶ /, '') === JSON.stringify(sample.top[0].piece), 'the top-1 token equals the trace\'s', label);
+    const value = await text(p, '#logits [data-rank="1"] .bar-value');
+    const p1 = Number(value.match(/^p ([0-9.e-]+)/)[1]);
+    check(near(p1, sample.top[0].probability, 1e-3), 'and its probability', `${p1} vs ${sample.top[0].probability}`);
+    await p.goto(p.url().split('#')[0] + '#step=0&layer=2&stage=ffn_residual');
+    await p.waitForFunction(() => document.body.dataset.stage === 'ffn_residual' && document.body.dataset.layer === '2');
+    const res = findStage(trace, 'ffn_residual', 0, 1);
+    const pos = res.startPos + 2;
+    const cell = await text(p, `#lens td[data-layer="2"][data-pos="${pos}"] .lens-piece`);
+    check(cell === JSON.stringify(res.lens[2][0].piece), 'a logit lens cell equals the trace\'s', `${cell} vs ${JSON.stringify(res.lens[2][0].piece)}`);
+    await p.close();
+  }
+  // --compare: the first divergence as diff prints it.
+  {
+    const { page: p, log } = await open(browser, join(dir, 'compare.html'));
+    check(log.errors.length === 0, 'the compare page loads with no console error', log.errors.join(' | '));
+    const banner = await text(p, '#compare-banner');
+    check(/first divergence at step 0 \(prefill\), layer 3,/.test(banner), 'the first divergence is in the ablated layer 3', banner);
+    check(await p.$$eval('#compare-table td.diverges', c => c.length) > 0, 'the difference map marks diverging cells');
+    await p.close();
+  }
+  // Damaged data: a readable message, not a blank page.
+  for (const [what, damage] of [
+    ['a cut float array', html => html.replace(/("probs":\{"b64":")([A-Za-z0-9+/]{40})/, '$1')],
+    ['broken JSON', html => html.replace('{"attention"', '{"attention"]')],
+  ]) {
+    const html = readFileSync(page, 'utf8');
+    const broken = damage(html);
+    check(broken !== html, `the damage (${what}) applies`);
+    const file = join(dir, 'damaged.html');
+    writeFileSync(file, broken);
+    const { page: p } = await open(browser, file);
+    const shown = await p.$eval('#error', e => (e.hidden ? '' : e.textContent));
+    check(/cannot show its run/.test(shown) && /damaged|expected/.test(shown), `a damaged page (${what}) shows its error`, shown.slice(0, 140));
+    await p.close();
+  }
+} finally {
+  await browser.close();
+}
+// A trace that fails validation: a clear error from export-html, and no page.
+{
+  const bad = join(dir, 'cut.trace');
+  writeFileSync(bad, readFileSync(join(dir, 'run.trace')).subarray(0, 5000));
+  let out = '', code = 0;
+  try { execFileSync(walkthrough, ['export-html', bad, '--out', join(dir, 'cut.html')], { stdio: 'pipe' }); } catch (e) { code = e.status; out = String(e.stderr); }
+  check(code === 1 && out.includes('cut.trace') && /No page was written/.test(out), 'export-html refuses a cut trace, naming it', out.trim().split('\n')[0]);
+  check(!existsSync(join(dir, 'cut.html')), 'and writes no page');
+}
+done();

@@ -1,0 +1,72 @@
+// The course site (make site) in chromium: every link resolves to a file of the site, a chapter
+// loads offline with its exercise checks folded, and its embedded replay opens at its stage.
+// usage: node site.test.mjs SITE_DIR SCREENSHOT_DIR
+import { readdirSync, existsSync, mkdirSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { launch, open, screenshotStats, check, done } from './browser.mjs';
+
+const [site, shots] = process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+const pages = readdirSync(site).filter(f => f.endsWith('.html'));
+check(pages.includes('index.html') && pages.length >= 10, 'the site has the outline and the chapters', pages.join(' '));
+const inSite = u => u.startsWith(pathToFileURL(site).href + '/');
+
+const browser = await launch();
+try {
+  // Every link of every page resolves to a file in the site, and a #stage-KEY anchor to its element.
+  let links = 0;
+  const broken = [], external = new Set();
+  for (const f of pages) {
+    const { page: p, log } = await open(browser, join(site, f), { allowed: inSite, runPage: f === 'run.html' });
+    if (log.errors.length) broken.push(`${f}: console error ${log.errors[0]}`);
+    if (log.blocked.length) broken.push(`${f}: request outside the site ${log.blocked[0]}`);
+    const targets = await p.$$eval('a[href], iframe[src], img[src]', els => els.map(e => e.href || e.src));
+    for (const t of targets) {
+      links++;
+      const [file, frag] = t.split('#');
+      if (/^https?:/.test(file)) { external.add(t); continue; }  // a web link, not part of the site
+      if (!file.startsWith('file:')) { broken.push(`${f}: ${t} leaves the site`); continue; }
+      const path = fileURLToPath(file);
+      if (!existsSync(path) || dirname(path) !== site.replace(/\/$/, '')) { broken.push(`${f}: ${t}`); continue; }
+      if (frag && frag.startsWith('stage-')) {
+        const q = await browser.newPage();
+        await q.goto(file, { waitUntil: 'domcontentloaded' });
+        if (!(await q.$(`[id="${frag}"]`))) broken.push(`${f}: ${t} (no such anchor)`);
+        await q.close();
+      }
+    }
+    await p.close();
+  }
+  if (external.size) console.log(`     web links (not checked): ${[...external].join(' ')}`);
+  check(broken.length === 0, `every link of the site resolves to a file in it (${links} links, ${pages.length} pages)`, broken.slice(0, 5).join(' | '));
+
+  const chapter = pages.find(f => f.startsWith('10-'));
+  const { page: p, log } = await open(browser, join(site, chapter), { allowed: inSite, runPage: false });
+  check(log.errors.length === 0, 'the forward-pass chapter loads with no console error', log.errors.join(' | '));
+  check(await p.$$eval('table', t => t.length) > 0 && await p.$$eval('pre > code', c => c.length) > 0, 'it has tables and code blocks');
+  const details = await p.$$eval('details', d => d.map(e => e.open));
+  check(details.length > 0 && details.every(o => !o), 'exercise checks are folded', `${details.length} checks`);
+  if (details.length) {
+    await p.click('details > summary');
+    check(await p.$eval('details', e => e.open), 'a check opens when clicked');
+  }
+  // The replay: the run page in an iframe, opened at the chapter's first stage section.
+  const first = await p.$eval('.stage-anchor', a => a.id.replace('stage-', ''));
+  await p.$eval('iframe.replay', f => f.scrollIntoView());
+  const frame = await (await p.$('iframe.replay')).contentFrame();
+  await frame.waitForFunction(() => document.body.dataset.ready === '1', { timeout: 15000 });
+  check(await frame.evaluate(() => document.body.dataset.stage) === first, 'the embedded replay opens at the chapter\'s stage', first);
+  // The screenshots show the replay in its chapter, as a student scrolls to it.
+  await p.$eval('iframe.replay', f => f.scrollIntoView());
+  for (const [name, viewport] of [['site-chapter-1366x768', { width: 1366, height: 768 }], ['site-chapter-phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
+    await p.setViewport(viewport);
+    const png = await p.screenshot({ path: join(shots, name + '.png') });
+    const s = await screenshotStats(browser, png);
+    check(s.colours > 20 && s.dominant < 0.95, `screenshot ${name} is not blank`, `${s.width}x${s.height}, ${s.colours} colours, largest ${Math.round(s.dominant * 100)}%`);
+  }
+  await p.close();
+} finally {
+  await browser.close();
+}
+done();

@@ -1,0 +1,298 @@
+#include "page/run_page_data.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "stages/step_controller.h"
+#include "state/attention_explain.h"
+#include "state/capture_observer.h"
+#include "state/forward_map.h"
+#include "state/lens_grid.h"
+#include "state/temperature_sweep.h"
+#include "state/trace_comparison.h"
+#include "state/trace_replay.h"
+
+namespace llama::page {
+
+using nlohmann::json;
+using namespace llama::viewer;
+
+namespace {
+
+// Hand-written: none of the project's Debian libraries offers base64, and it is twenty lines.
+std::string base64(const void* data, size_t n) {
+    static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::string out;
+    out.reserve((n + 2) / 3 * 4);
+    for (size_t i = 0; i < n; i += 3) {
+        const uint32_t v = uint32_t(p[i]) << 16 | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        out += kAlphabet[v >> 18 & 63];
+        out += kAlphabet[v >> 12 & 63];
+        out += i + 1 < n ? kAlphabet[v >> 6 & 63] : '=';
+        out += i + 2 < n ? kAlphabet[v & 63] : '=';
+    }
+    return out;
+}
+
+// JSON has no infinity: -inf scores and masks are written as strings, as the trace does.
+json number(double v) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    return v;
+}
+
+// Every piece the trace names, by token id (prompt, generated, top and lens tokens).
+std::map<int32_t, std::string> piecesOf(const TraceRun& run) {
+    std::map<int32_t, std::string> pieces;
+    for (const auto* list : {&run.promptTokens, &run.generatedTokens})
+        for (const auto& t : *list) pieces[t.id] = t.piece;
+    for (const auto& s : run.stages) {
+        for (const auto& t : s.top) pieces[t.id] = t.piece;
+        for (const auto& t : s.topPenalized) pieces[t.id] = t.piece;
+        for (const auto& position : s.lens)
+            for (const auto& t : position) pieces[t.id] = t.piece;
+    }
+    return pieces;
+}
+
+json tokenList(const std::vector<TokenProbability>& tokens, const std::map<int32_t, std::string>& pieces) {
+    json out = json::array();
+    for (const auto& t : tokens) {
+        auto it = pieces.find(t.id);
+        out.push_back({{"id", t.id}, {"piece", it == pieces.end() ? "#" + std::to_string(t.id) : it->second},
+                       {"logit", number(t.logit)}, {"p", number(t.probability)}});
+    }
+    return out;
+}
+
+std::vector<float> valuesOf(const Tensor& t) {
+    std::vector<float> v(size_t(t.numel()));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = t.floatAt(int64_t(i));
+    return v;
+}
+
+// Where a stage is, in the log's numbering (layers from 1).
+std::string whereLabel(int layer) { return layer < 0 ? "" : "layer " + std::to_string(layer + 1); }
+
+json stagesJson(const TraceRun& run) {
+    json stages = json::array();
+    for (size_t i = 0; i < run.stages.size(); ++i) {
+        const TracedStage& s = run.stages[i];
+        json tensors = json::array();
+        for (const auto& t : s.tensors) {
+            json tj = {{"name", t.name}, {"shape", shapeToString(t.shape)}, {"dtype", dtypeName(t.dtype)}};
+            if (t.stats) tj["stats"] = {number(t.stats->min), number(t.stats->max), number(t.stats->mean)};
+            tensors.push_back(tj);
+        }
+        json sj = {{"key", s.info().key}, {"layer", s.layer}, {"where", whereLabel(s.layer)}, {"step", s.step},
+                   {"startPos", s.startPos}, {"message", s.message}, {"tensors", tensors}};
+        if (s.cacheFilled) sj["cache"] = run.cacheFill(i);
+        stages.push_back(std::move(sj));
+    }
+    return stages;
+}
+
+json catalogJson(const std::string& chapterBase) {
+    json catalog = json::array();
+    for (const StageInfo& info : stageCatalog()) {
+        std::string chapter(info.chapter);
+        json c = {{"key", info.key}, {"number", info.number}, {"title", info.title}, {"chapter", chapter}, {"inBlock", info.inBlock}};
+        // The site renders chapters/NN-name.md as NN-name.html, with an anchor per stage section.
+        if (!chapterBase.empty() && chapter.size() > 3)
+            c["link"] = chapterBase + chapter.substr(0, chapter.size() - 3) + ".html#stage-" + std::string(info.key);
+        catalog.push_back(c);
+    }
+    return catalog;
+}
+
+// The sample stage's top tokens at the run's temperature, and the same logits swept over a few
+// temperatures (tokensAtTemperature, the logits panel's slider).
+json stepsJson(const HistorySnapshot& snap, const std::map<int32_t, std::string>& pieces) {
+    static const float kTemperatures[] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f, 1.5f, 2.0f, 3.0f};
+    json steps = json::array();
+    for (const StepInfo& s : snap.steps) {
+        json sweep = json::array();
+        for (float t : kTemperatures) {
+            const SweptTokens swept = tokensAtTemperature(nullptr, s.top, t, int(s.top.size()));
+            sweep.push_back({{"t", t}, {"whole", swept.wholeVocabulary}, {"top", tokenList(swept.top, pieces)}});
+        }
+        steps.push_back({{"step", s.step}, {"startPos", s.startPos}, {"seqLen", s.seqLen}, {"top", tokenList(s.top, pieces)},
+                         {"topPenalized", tokenList(s.topPenalized, pieces)}, {"sampled", s.sampled},
+                         {"sampledP", number(s.sampledProbability)}, {"sweep", sweep}});
+    }
+    return steps;
+}
+
+// Each recorded attention (scores after the softmax, per layer and step) and, where the trace
+// holds the xq and keys (--trace-presoftmax), every cell's arithmetic from explainAttentionCell.
+json attentionJson(const HistorySnapshot& snap) {
+    json out = json::array();
+    for (const auto& r : snap.records) {
+        if (r->stage != StageId::ScoresSoftmax) continue;
+        const CapturedTensor* scores = r->find("scores");
+        if (!scores || !scores->data || scores->shape.size() != 3) continue;
+        const int H = int(scores->shape[0]), R = int(scores->shape[1]), C = int(scores->shape[2]);
+        json a = {{"stage", r->index}, {"step", r->step}, {"layer", r->layer}, {"startPos", r->startPos},
+                  {"heads", H}, {"rows", R}, {"cols", C}, {"probs", floatArray(valuesOf(*scores->data))}};
+        const StageRecord* tr = findRecord(snap.records, r->step, r->layer, StageId::Transposes);
+        const CapturedTensor* xq = tr ? tr->find("xq") : nullptr;
+        const CapturedTensor* keys = tr ? tr->find("keys") : nullptr;
+        if (xq && keys && xq->data && keys->data) {
+            const StageRecord* mr = findRecord(snap.records, r->step, -1, StageId::Mask);
+            const CapturedTensor* mask = mr ? mr->find("mask") : nullptr;
+            const Tensor* maskData = mask && mask->data ? &*mask->data : nullptr;
+            std::vector<float> dot, scaled, score, probability, rowMax, sumExp, visible;
+            float scale = 0;
+            int headDim = 0;
+            for (int h = 0; h < H; ++h)
+                for (int i = 0; i < R; ++i)
+                    for (int j = 0; j < C; ++j) {
+                        const CellExplanation e = explainAttentionCell(*xq->data, *keys->data, maskData, h, i, j);
+                        dot.push_back(float(e.dot));
+                        scaled.push_back(float(e.scaled));
+                        score.push_back(float(e.score));
+                        probability.push_back(float(e.probability));
+                        if (j == 0) rowMax.push_back(float(e.rowMax)), sumExp.push_back(float(e.sumExp)), visible.push_back(float(e.visible));
+                        scale = e.scale, headDim = e.headDim;
+                    }
+            a["arith"] = {{"headDim", headDim}, {"scale", scale}, {"dot", floatArray(dot)}, {"scaled", floatArray(scaled)},
+                          {"score", floatArray(score)}, {"prob", floatArray(probability)}, {"rowMax", floatArray(rowMax)},
+                          {"sumExp", floatArray(sumExp)}, {"visible", floatArray(visible)}};
+        }
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+json masksJson(const HistorySnapshot& snap) {
+    json out = json::array();
+    for (const auto& r : snap.records) {
+        if (r->stage != StageId::Mask) continue;
+        const CapturedTensor* mask = r->find("mask");
+        if (!mask || !mask->data || mask->shape.size() != 2) continue;
+        out.push_back({{"step", r->step}, {"startPos", r->startPos}, {"rows", mask->shape[0]}, {"cols", mask->shape[1]},
+                       {"values", floatArray(valuesOf(*mask->data))}});
+    }
+    return out;
+}
+
+json lensJson(const HistorySnapshot& snap, const std::map<int32_t, std::string>& pieces) {
+    json out = json::array();
+    for (const StepInfo& s : snap.steps) {
+        const LensGrid g = lensGrid(snap.records, s.step);
+        if (g.empty()) continue;
+        json rows = json::array();
+        for (const auto& row : g.cells) {
+            json cells = json::array();
+            for (const auto& cell : row) cells.push_back(tokenList(cell, pieces));
+            rows.push_back(cells);
+        }
+        out.push_back({{"step", g.step}, {"startPos", g.startPos}, {"positions", g.positions}, {"layers", g.layers}, {"cells", rows}});
+    }
+    return out;
+}
+
+// The forward-pass map as the viewer's Map panel builds it (state/forward_map.h): boxes, arrows
+// and sections in abstract units, and per token step and layer of the stack which boxes ran or
+// were skipped and the shape each arrow carries.
+json mapJson(const HistorySnapshot& snap, int nLayers) {
+    const ForwardMap map = buildForwardMap(nLayers);
+    json boxes = json::array(), arrows = json::array(), sections = json::array(), views = json::array();
+    for (const MapBox& b : map.boxes)
+        boxes.push_back({{"key", b.key}, {"stage", stageInfo(b.stage).key}, {"label", b.label}, {"title", b.title}, {"number", b.number},
+                         {"inBlock", b.inBlock}, {"x", b.x}, {"y", b.y}, {"w", b.w}, {"h", b.h}});
+    for (const MapArrow& a : map.arrows) arrows.push_back({{"from", a.from}, {"to", a.to}, {"tensor", a.tensor}, {"side", a.side}});
+    for (const MapSection& s : map.sections)
+        sections.push_back({{"title", s.title}, {"block", s.block}, {"x", s.x}, {"y", s.y}, {"w", s.w}, {"h", s.h}});
+    for (const StepInfo& step : snap.steps) {
+        const StageRecord* last = nullptr;  // the step's last record: every box of the step has run
+        for (const auto& r : snap.records)
+            if (r->step == step.step) last = r.get();
+        for (int layer = 0; layer < nLayers && last; ++layer) {
+            const ForwardMapView v = viewForwardMap(map, snap.records, last, layer);
+            json skipped = json::array(), shapes = json::array();
+            for (size_t i = 0; i < v.boxes.size(); ++i)
+                if (v.boxes[i].state == BoxState::Skipped) skipped.push_back(i);
+            for (const MapArrowView& a : v.arrows) shapes.push_back(a.shape);
+            views.push_back({{"step", step.step}, {"layer", layer}, {"skipped", skipped}, {"arrows", shapes}});
+        }
+    }
+    return {{"layers", map.layers}, {"width", map.width}, {"height", map.height}, {"boxes", boxes}, {"arrows", arrows},
+            {"sections", sections}, {"views", views}};
+}
+
+json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
+    const auto cmp = compareTraces(run, o.tracePath, *o.comparePath);
+    const TraceDiff& diff = cmp->diff;
+    const DiffTable table = diffTable(diff, run->args.n_layers);
+    json rows = json::array();
+    for (size_t r = 0; r < table.stages.size(); ++r) {
+        json cells = json::array();
+        for (const StageDifference* d : table.cells[r]) {
+            if (!d) cells.push_back(nullptr);
+            else cells.push_back({{"text", diffCell(*d)}, {"d", number(d->difference)}, {"diverges", d->diverges()}, {"stage", d->indexA}});
+        }
+        rows.push_back({{"key", stageInfo(table.stages[r]).key}, {"cells", cells}});
+    }
+    json perStage = json::array();
+    for (size_t i = 0; i < cmp->pairOfA.size(); ++i) {
+        const StageDifference* d = cmp->pairOf(int(i));
+        perStage.push_back(d ? json(diffCell(*d)) : json(nullptr));
+    }
+    json first = nullptr;
+    if (diff.firstDivergence) {
+        const StageDifference& d = diff.stages[*diff.firstDivergence];
+        first = {{"stage", d.indexA}, {"key", stageInfo(d.stage).key}, {"layer", d.layer}, {"where", whereLabel(d.layer)}, {"step", d.step},
+                 {"tensor", d.tensor}, {"text", diffCell(d)}, {"note", d.note}};
+    }
+    return {{"nameA", o.tracePath}, {"nameB", *o.comparePath}, {"report", formatTraceDiff(diff, *run, cmp->b, o.tracePath, *o.comparePath)},
+            {"first", first}, {"table", rows}, {"perStage", perStage}, {"unpairedA", diff.unpairedA}, {"unpairedB", diff.unpairedB}};
+}
+
+}  // namespace
+
+json floatArray(const std::vector<float>& values) {
+    static_assert(std::endian::native == std::endian::little, "the page reads little-endian float32");
+    return {{"dtype", "f32"}, {"n", values.size()}, {"b64", base64(values.data(), values.size() * sizeof(float))}};
+}
+
+json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
+    // The trace replayed as the viewer replays it, nothing dropped (MemoryPolicy's limits off).
+    CaptureObserver capture(run->run.sampling, run->options.topK, MemoryPolicy{SIZE_MAX, SIZE_MAX});
+    StepController controller(StepController::Mode::Continue);
+    replayTrace(*run, capture, controller);
+    HistorySnapshot snap;
+    snap.version = 0;
+    capture.snapshot(snap);
+
+    const auto pieces = piecesOf(*run);
+    const ModelArgs& a = run->args;
+    json tokens = json::array();
+    for (const auto& t : run->promptTokens) tokens.push_back({{"id", t.id}, {"piece", t.piece}, {"special", t.special}, {"generated", false}});
+    for (const auto& t : run->generatedTokens) tokens.push_back({{"id", t.id}, {"piece", t.piece}, {"special", t.special}, {"generated", true}});
+    const SamplingSettings& s = run->run.sampling;
+    json data = {
+        {"format", 1},
+        {"trace", o.tracePath},
+        {"model", {{"format", run->modelFormat}, {"path", run->modelPath}, {"dim", a.dim}, {"nLayers", a.n_layers}, {"nHeads", a.n_heads},
+                   {"nKvHeads", a.n_kv_heads}, {"headDim", a.dim / a.n_heads}, {"vocab", a.vocab_size}}},
+        {"run", {{"prompt", run->run.prompt}, {"maxTokens", run->run.maxTokens}, {"temperature", s.temperature}, {"topK", s.topK},
+                 {"topP", s.topP}, {"seed", s.seed}, {"dryRun", run->run.dryRun}, {"text", run->generatedText}, {"stopReason", run->stopReason}}},
+        {"whatIf", run->run.whatIf.describe()},
+        {"tokens", tokens},
+        {"catalog", catalogJson(o.chapterBase)},
+        {"stages", stagesJson(*run)},
+        {"steps", stepsJson(snap, pieces)},
+        {"attention", attentionJson(snap)},
+        {"masks", masksJson(snap)},
+        {"lens", lensJson(snap, pieces)},
+        {"map", mapJson(snap, a.n_layers)},
+        {"compare", o.comparePath ? compareJson(run, o) : json(nullptr)},
+    };
+    return data;
+}
+
+}  // namespace llama::page

@@ -1,0 +1,29 @@
+#pragma once
+// The numbers a run's web page shows (viewer/web/run_page.js draws them): computed here, once, in
+// C++ by the code the viewer and `diff` use (trace replay into a RunHistory, attention_explain,
+// lens_grid, temperature_sweep, trace_comparison), and written as JSON whose float arrays are
+// base64 little-endian float32 ({"dtype": "f32", "n": count, "b64": ...}). The page's script only
+// draws and navigates.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "trace/trace_reader.h"
+
+namespace llama::page {
+
+struct RunPageOptions {
+    std::string tracePath;
+    std::optional<std::string> comparePath;  // --compare: the stages-by-layers difference map
+    std::string chapterBase;                 // "" : chapter references as file names; else the URL prefix of the site's chapter pages
+};
+
+// Throws TraceError when the compared trace is bad.
+nlohmann::json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& options);
+
+// A float array as the page embeds it.
+nlohmann::json floatArray(const std::vector<float>& values);
+
+}  // namespace llama::page

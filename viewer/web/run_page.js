@@ -1,0 +1,530 @@
+// The page of one recorded run (llama-walkthrough export-html). Every number shown was computed in
+// C++ (viewer/page/run_page_data.cpp) and embedded as JSON with base64 float32 arrays; this script
+// only decodes, draws and navigates. Plain DOM and canvas, no library: the drawings are a few
+// boxes, bars and one heatmap of at most a few hundred cells per side, which a charting library
+// (D3 alone is ~280 KB) would not make simpler.
+'use strict';
+
+class DataError extends Error {}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+// A base64 float32 array of the embedded data, checked against its stated length.
+function floats(a, where) {
+  if (!a || a.dtype !== 'f32' || typeof a.b64 !== 'string' || !Number.isInteger(a.n))
+    throw new DataError(where + ' is not an embedded float array');
+  let bin;
+  try { bin = atob(a.b64); } catch (e) { throw new DataError(where + ': its base64 text is damaged'); }
+  if (bin.length !== a.n * 4)
+    throw new DataError(`${where}: expected ${a.n} floats (${a.n * 4} bytes), found ${bin.length} bytes`);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  if (littleEndian) return new Float32Array(bytes.buffer);
+  const view = new DataView(bytes.buffer), out = new Float32Array(a.n);
+  for (let i = 0; i < a.n; i++) out[i] = view.getFloat32(i * 4, true);
+  return out;
+}
+
+// JSON numbers, or "inf"/"-inf"/"nan" as the trace writes them.
+function num(v) {
+  if (v === 'inf') return Infinity;
+  if (v === '-inf') return -Infinity;
+  if (v === 'nan') return NaN;
+  return v;
+}
+
+function fmt(v, digits = 5) {
+  v = num(v);
+  if (v === -Infinity) return '-inf';
+  if (v === Infinity) return 'inf';
+  if (Number.isNaN(v)) return 'nan';
+  if (v === 0) return '0';
+  return Number(v.toPrecision(digits)).toString();
+}
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k === 'text') e.textContent = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function $(id) { return document.getElementById(id); }
+
+function showError(message) {
+  const box = $('error');
+  box.hidden = false;
+  box.textContent = 'This page cannot show its run: ' + message;
+  for (const id of ['header', 'controls', 'main']) { const e = $(id); if (e) e.hidden = true; }
+}
+
+// ---- data --------------------------------------------------------------------------------------
+
+function loadData() {
+  let data;
+  try {
+    data = JSON.parse($('run-data').textContent);
+  } catch (e) {
+    throw new DataError('the embedded run data is damaged (' + e.message + ')');
+  }
+  if (!data || data.format !== 1 || !Array.isArray(data.stages) || !Array.isArray(data.catalog))
+    throw new DataError('the embedded run data is not a run of this page\'s format (format 1)');
+  // Decode every array now: damage shows at load, not on some later click.
+  data.attention.forEach((a, i) => {
+    a.probsF = floats(a.probs, `attention[${i}].probs`);
+    if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
+    if (a.arith) for (const k of ['dot', 'scaled', 'score', 'prob', 'rowMax', 'sumExp', 'visible'])
+      a.arith[k + 'F'] = floats(a.arith[k], `attention[${i}].arith.${k}`);
+  });
+  data.masks.forEach((m, i) => { m.valuesF = floats(m.values, `masks[${i}].values`); });
+  return data;
+}
+
+// ---- the page ----------------------------------------------------------------------------------
+
+function RunPage(data) {
+  const catalog = new Map(data.catalog.map(c => [c.key, c]));
+  const stages = data.stages;
+  const byPlace = new Map();  // "step|layer|key" -> first stage index
+  stages.forEach((s, i) => {
+    const k = `${s.step}|${s.layer}|${s.key}`;
+    if (!byPlace.has(k)) byPlace.set(k, i);
+  });
+  const steps = new Map(data.steps.map(s => [s.step, s]));
+  const attention = new Map(data.attention.map(a => [`${a.step}|${a.layer}`, a]));
+  const masks = new Map(data.masks.map(m => [m.step, m]));
+  const lens = new Map(data.lens.map(l => [l.step, l]));
+  const state = { i: 0, head: 0, cell: null, sweep: 4 };
+
+  const stepLabel = step => step === 0 ? 'step 0 (prefill)' : `step ${step}`;
+  const tokenAt = pos => data.tokens[pos];
+  const pieceAt = pos => (tokenAt(pos) ? tokenAt(pos).piece : '?');
+
+  // ---- navigation ----
+  function go(i, opts = {}) {
+    if (!(i >= 0 && i < stages.length)) return;
+    state.i = i;
+    const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
+    if (a && state.head >= a.heads) state.head = 0;
+    if (!opts.keepCell) state.cell = null;
+    render();
+    if (!opts.fromHash) writeHash();
+  }
+  function findIn(step, layer, key) {
+    const i = byPlace.get(`${step}|${layer}|${key}`);
+    return i === undefined ? -1 : i;
+  }
+  function moveLayer(dir) {
+    const s = stages[state.i];
+    const nLayers = data.model.nLayers;
+    for (let l = s.layer + dir; l >= -1 && l <= nLayers; l += dir) {
+      if (l < 0 || l >= nLayers) break;
+      const j = findIn(s.step, l, s.key);
+      if (j >= 0) return go(j);
+      const first = stages.findIndex(t => t.step === s.step && t.layer === l);
+      if (first >= 0) return go(first);
+    }
+  }
+  function moveStep(dir) {
+    const s = stages[state.i];
+    const target = data.steps.map(t => t.step).concat([...new Set(stages.map(t => t.step))]).filter(t => (dir > 0 ? t > s.step : t < s.step));
+    if (!target.length) return;
+    const step = dir > 0 ? Math.min(...target) : Math.max(...target);
+    const j = findIn(step, s.layer, s.key);
+    go(j >= 0 ? j : stages.findIndex(t => t.step === step));
+  }
+
+  function writeHash() {
+    const s = stages[state.i];
+    const p = new URLSearchParams();
+    p.set('step', s.step);
+    if (s.layer >= 0) p.set('layer', s.layer + 1);
+    p.set('stage', s.key);
+    if (attention.has(`${s.step}|${s.layer}`)) p.set('head', state.head + 1);
+    if (state.cell) { p.set('q', state.cell.q); p.set('k', state.cell.k); }
+    const hash = '#' + p.toString();
+    if (location.hash !== hash) history.replaceState(null, '', hash);
+  }
+  function readHash() {
+    const p = new URLSearchParams(location.hash.slice(1));
+    if (![...p.keys()].length) return false;
+    const step = p.has('step') ? Number(p.get('step')) : 0;
+    const key = p.get('stage');
+    const info = catalog.get(key);
+    const layer = p.has('layer') ? Number(p.get('layer')) - 1 : (info && info.inBlock ? 0 : -1);
+    let i = key ? findIn(step, layer, key) : -1;
+    if (i < 0 && key) i = stages.findIndex(s => s.step === step && s.key === key);
+    if (i < 0) i = stages.findIndex(s => s.step === step && (layer < 0 || s.layer === layer));
+    if (i < 0) i = 0;
+    if (p.has('head')) state.head = Math.max(0, Number(p.get('head')) - 1);
+    state.cell = p.has('q') && p.has('k') ? { q: Number(p.get('q')), k: Number(p.get('k')) } : null;
+    go(i, { fromHash: true, keepCell: true });
+    return true;
+  }
+
+  // ---- drawing ----
+  function renderHeader() {
+    const m = data.model, r = data.run;
+    $('title').textContent = 'Llama run: ' + JSON.stringify(r.prompt);
+    $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
+      `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
+    if (data.whatIf) {
+      $('what-if').hidden = false;
+      $('what-if').textContent = 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.';
+    }
+    if (data.compare) {
+      const c = data.compare, f = c.first;
+      $('compare-banner').hidden = false;
+      $('compare-banner').textContent = f
+        ? `Compared with ${c.nameB}: first divergence at ${stepLabel(f.step)}, ${f.where || 'outside the layers'}, stage ${f.key}` + (f.tensor ? `, tensor ${f.tensor}` : '') + ` (${f.text}${f.note ? ', ' + f.note : ''}).`
+        : `Compared with ${c.nameB}: no divergence.`;
+      if (f) $('compare-banner').append(' ', el('a', { href: '#', text: 'go there', onclick: e => { e.preventDefault(); go(f.stage); } }));
+    }
+  }
+
+  function renderTokens(s) {
+    const box = $('tokens');
+    box.textContent = '';
+    const st = steps.get(s.step);
+    const seqLen = st ? st.seqLen : 0;
+    data.tokens.forEach((t, pos) => {
+      const inStep = pos >= s.startPos && pos < s.startPos + seqLen;
+      box.append(el('span', { class: 'token' + (t.generated ? ' generated' : '') + (t.special ? ' special' : '') + (inStep ? ' in-step' : ''),
+        title: `position ${pos} · id ${t.id}${t.generated ? ' · generated' : ''}` }, el('sub', { text: String(pos) }), t.piece));
+    });
+  }
+
+  // The viewer's map (state/forward_map.h), drawn in its own units: SVG scales it to the page.
+  const SVG = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs = {}, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  const mapViews = new Map(data.map.views.map(v => [`${v.step}|${v.layer}`, v]));
+  function renderMap(s) {
+    const m = data.map;
+    const layer = s.layer >= 0 ? s.layer : (state.mapLayer || 0);
+    if (s.layer >= 0) state.mapLayer = s.layer;
+    const view = mapViews.get(`${s.step}|${layer}`);
+    $('map-where').textContent = `· ${stepLabel(s.step)} · the block shows layer ${layer + 1} of ${m.layers}`;
+    const tabs = $('map-layers');
+    tabs.textContent = '';
+    for (let l = 0; l < m.layers; l++)
+      tabs.append(el('button', { class: 'head' + (l === layer ? ' lit' : ''), 'data-map-layer': l + 1, onclick: () => {
+        const j = s.layer >= 0 ? findIn(s.step, l, s.key) : -1;
+        const first = stages.findIndex(t => t.step === s.step && t.layer === l);
+        if (j >= 0) go(j); else if (first >= 0) go(first);
+      } }, `layer ${l + 1}`));
+    const root = $('map');
+    root.textContent = '';
+    root.setAttribute('viewBox', `-0.4 0 ${m.width + 0.8} ${m.height + 0.3}`);
+    for (const sec of m.sections) {
+      root.append(svg('rect', { class: 'map-section' + (sec.block ? ' block' : ''), x: sec.x, y: sec.y, width: sec.w, height: sec.h, rx: 0.1 }));
+      root.append(svg('text', { class: 'map-section-title', x: sec.x + 0.1, y: sec.y - 0.08 }, sec.block ? `${sec.title} × ${m.layers} (layer ${layer + 1} shown)` : sec.title));
+    }
+    const labelled = new Set();  // a box's output fanning out to several boxes is labelled once
+    m.arrows.forEach((a, i) => {
+      const f = m.boxes[a.from], t = m.boxes[a.to];
+      const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
+      const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
+      const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
+      const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
+      g.append(svg('line', { x1, y1, x2, y2 }));
+      const shape = view ? view.arrows[i] : '';
+      if (shape && !a.side && !labelled.has(`${a.from}|${shape}`)) labelled.add(`${a.from}|${shape}`), g.append(svg('text', { 'data-arrow': `${f.key}>${t.key}`, x: (x1 + x2) / 2 + 0.05, y: (y1 + y2) / 2 + 0.05 }, shape));
+      root.append(g);
+    });
+    const skipped = new Set(view ? view.skipped : []);
+    m.boxes.forEach((b, i) => {
+      const lit = b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
+      const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : ''), 'data-box': b.key });
+      g.append(svg('title', {}, `${b.number}. ${b.title}`));
+      g.append(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h }));
+      g.append(svg('text', { x: b.x + 0.08, y: b.y + b.h / 2 + 0.07 }, b.label));
+      g.addEventListener('click', () => {
+        const j = findIn(s.step, b.inBlock ? layer : -1, b.stage);
+        if (j >= 0) go(j);
+      });
+      root.append(g);
+    });
+  }
+
+  function renderTimeline(s) {
+    const list = $('timeline');
+    list.textContent = '';
+    let current = null;
+    stages.forEach((t, j) => {
+      if (t.step !== s.step) return;
+      const c = catalog.get(t.key);
+      const item = el('li', { class: 'stage-item' + (j === state.i ? ' current' : ''), 'data-index': j, onclick: () => go(j) },
+        el('span', { class: 'num', text: String(c.number) }), ' ', c.title, t.where ? el('span', { class: 'muted', text: ' · ' + t.where }) : '');
+      if (data.compare && data.compare.perStage[j]) item.append(el('span', { class: 'diff-mark', text: ' Δ ' + data.compare.perStage[j] }));
+      if (j === state.i) current = item;
+      list.append(item);
+    });
+    // Scroll the list only (scrollIntoView would scroll the page too, and an opened link would not start at the top).
+    if (current) list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2);
+  }
+
+  function renderStage(s) {
+    const c = catalog.get(s.key);
+    $('stage-title').textContent = `Stage ${c.number} · ${c.title}`;
+    $('stage-where').textContent = [s.where, stepLabel(s.step), `start position ${s.startPos}`, `key ${s.key}`].filter(Boolean).join(' · ');
+    $('stage-message').textContent = s.message;
+    const ch = $('stage-chapter');
+    ch.textContent = '';
+    if (c.link) ch.append('Read: ', el('a', { href: c.link, target: '_top', text: `${c.chapter}, section “${c.title}”` }));
+    else ch.append(`Read: chapters/${c.chapter}, section “${c.title}” (anchor stage: ${s.key})`);
+    const shapes = $('shapes');
+    shapes.textContent = '';
+    for (const t of s.tensors) {
+      shapes.append(el('div', { class: 'shape-box', 'data-tensor': t.name },
+        el('div', { class: 'shape-name', text: t.name }), el('code', { class: 'shape', text: t.shape }), el('div', { class: 'muted', text: t.dtype }),
+        t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : ''));
+    }
+  }
+
+  // A colour from near white (0) to deep blue (1); masked cells are drawn grey.
+  function colour(p) {
+    const t = Math.max(0, Math.min(1, p));
+    const u = Math.sqrt(t);  // small probabilities stay visible
+    return `rgb(${Math.round(250 - 220 * u)},${Math.round(250 - 170 * u)},${Math.round(255 - 95 * u)})`;
+  }
+
+  function renderAttention(s) {
+    const a = attention.get(`${s.step}|${s.layer}`);
+    $('attention').hidden = !a;
+    if (!a) return;
+    $('attention-where').textContent = `· layer ${a.layer + 1} · ${stepLabel(a.step)} · head ${state.head + 1} of ${a.heads}`;
+    const heads = $('heads');
+    heads.textContent = '';
+    for (let h = 0; h < a.heads; h++)
+      heads.append(el('button', { class: 'head' + (h === state.head ? ' lit' : ''), 'data-head': h + 1, onclick: () => { state.head = h; render(); writeHash(); } }, `head ${h + 1}`));
+    const cv = $('heatmap');
+    const size = Math.max(6, Math.min(34, Math.floor(560 / Math.max(a.cols, a.rows))));
+    const labelW = 90, labelH = 16;
+    cv.width = labelW + a.cols * size;
+    cv.height = labelH + a.rows * size;
+    cv.dataset.size = size; cv.dataset.labelW = labelW; cv.dataset.labelH = labelH;
+    const g = cv.getContext('2d');
+    g.fillStyle = '#fff'; g.fillRect(0, 0, cv.width, cv.height);
+    g.font = `${Math.min(12, size)}px sans-serif`;
+    g.fillStyle = '#333';
+    g.textBaseline = 'middle';
+    const mask = masks.get(a.step);
+    for (let r = 0; r < a.rows; r++) {
+      const q = a.startPos + r;
+      g.fillStyle = '#333';
+      g.fillText(`${q} ${pieceAt(q)}`.slice(0, 12), 2, labelH + r * size + size / 2);
+      for (let k = 0; k < a.cols; k++) {
+        const p = a.probsF[(state.head * a.rows + r) * a.cols + k];
+        const hidden = mask && mask.rows === a.rows && mask.cols === a.cols && mask.valuesF[r * a.cols + k] === -Infinity;
+        g.fillStyle = hidden ? '#bbb' : colour(p);
+        g.fillRect(labelW + k * size, labelH + r * size, size - 1, size - 1);
+      }
+    }
+    if (size >= 10) for (let k = 0; k < a.cols; k += Math.ceil(12 / size)) { g.fillStyle = '#333'; g.fillText(String(k), labelW + k * size, labelH / 2); }
+    if (state.cell && state.cell.q >= a.startPos && state.cell.q < a.startPos + a.rows && state.cell.k < a.cols) {
+      g.strokeStyle = '#e08000'; g.lineWidth = 2;
+      g.strokeRect(labelW + state.cell.k * size, labelH + (state.cell.q - a.startPos) * size, size - 1, size - 1);
+    }
+    cv.onclick = e => {
+      const rect = cv.getBoundingClientRect();
+      const x = (e.clientX - rect.left) * cv.width / rect.width - labelW, y = (e.clientY - rect.top) * cv.height / rect.height - labelH;
+      const k = Math.floor(x / size), r = Math.floor(y / size);
+      if (k < 0 || r < 0 || k >= a.cols || r >= a.rows) return;
+      state.cell = { q: a.startPos + r, k };
+      render(); writeHash();
+    };
+    renderArithmetic(a);
+  }
+
+  function renderArithmetic(a) {
+    const box = $('arith');
+    box.textContent = '';
+    if (!state.cell || state.cell.q < a.startPos || state.cell.q >= a.startPos + a.rows || state.cell.k >= a.cols) {
+      box.append(el('p', { class: 'muted', text: 'Click a cell to see how its probability is computed.' }));
+      return;
+    }
+    const r = state.cell.q - a.startPos, k = state.cell.k, h = state.head;
+    const i = (h * a.rows + r) * a.cols + k, row = h * a.rows + r;
+    const recorded = a.probsF[i];
+    const line = (id, label, value) => el('div', { class: 'arith-line' }, el('span', { class: 'arith-label', text: label }), el('code', { id, text: value }));
+    box.append(el('p', {}, `Head ${h + 1}, query position ${state.cell.q} (${pieceAt(state.cell.q)}) → key position ${k} (${pieceAt(k)})`));
+    if (!a.arith) {
+      box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)));
+      box.append(el('p', { class: 'muted', text: 'The trace holds only the scores, not the xq and keys they came from: record with --trace-presoftmax (or --html) for the arithmetic.' }));
+      return;
+    }
+    const x = a.arith;
+    const masked = x.scoreF[i] === -Infinity;
+    box.append(
+      line('arith-dot', `1. q · k (sum of ${x.headDim} products)`, fmt(x.dotF[i])),
+      line('arith-scale', '2. ÷ sqrt(HeadDim)', `÷ ${fmt(x.scale)} = ${fmt(x.scaledF[i])}`),
+      line('arith-mask', '3. + mask', masked ? '-inf (a later position) = -inf' : `+ 0 = ${fmt(x.scoreF[i])}`),
+      line('arith-softmax', `4. softmax over the row (${x.visibleF[row]} visible of ${a.cols})`, `max ${fmt(x.rowMaxF[row])}, sum exp(score − max) ${fmt(x.sumExpF[row])}`),
+      line('arith-prob', '   = exp(score − max) / sum', fmt(x.probF[i])),
+      line('arith-recorded', '   recorded by the engine (bf16)', fmt(recorded)));
+  }
+
+  function renderMask(s) {
+    const m = masks.get(s.step);
+    const show = m && (s.key === 'mask' || s.key === 'scores_mask');
+    $('mask-panel').hidden = !show;
+    if (!show) return;
+    $('mask-where').textContent = `· ${stepLabel(s.step)} · [${m.rows} ${m.cols}]`;
+    const cv = $('mask');
+    const size = Math.max(4, Math.min(18, Math.floor(360 / Math.max(m.rows, m.cols))));
+    cv.width = m.cols * size; cv.height = m.rows * size;
+    const g = cv.getContext('2d');
+    for (let r = 0; r < m.rows; r++)
+      for (let c = 0; c < m.cols; c++) {
+        g.fillStyle = m.valuesF[r * m.cols + c] === -Infinity ? '#335' : '#e8eefc';
+        g.fillRect(c * size, r * size, size - 1, size - 1);
+      }
+  }
+
+  function renderCache(s) {
+    let fill = null;
+    for (let j = state.i; j >= 0 && !fill; j--) if (stages[j].cache) fill = stages[j].cache;
+    const show = s.layer >= 0 || ['cache_write', 'cache_read'].includes(s.key);
+    $('cache-panel').hidden = !fill || !show;
+    if (!fill || !show) return;
+    const box = $('cache');
+    box.textContent = '';
+    const most = Math.max(1, ...fill);
+    fill.forEach((n, l) => box.append(el('div', { class: 'bar-row' + (l === s.layer ? ' lit' : '') },
+      el('span', { class: 'bar-label', text: `layer ${l + 1}` }), el('span', { class: 'bar', style: `width:${(60 * n / most).toFixed(1)}%` }),
+      el('span', { class: 'bar-value', text: `${n} positions` }))));
+  }
+
+  function bars(box, tokens, sampled) {
+    box.textContent = '';
+    const most = Math.max(1e-9, ...tokens.map(t => num(t.p)));
+    tokens.forEach((t, rank) => box.append(el('div', { class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1 },
+      el('span', { class: 'bar-label', text: (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece) }),
+      el('span', { class: 'bar', style: `width:${(60 * num(t.p) / most).toFixed(1)}%` }),
+      el('span', { class: 'bar-value', text: `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}` }))));
+  }
+
+  function renderLogits(s) {
+    const st = steps.get(s.step);
+    const show = st && st.top.length && s.layer < 0 && ['output_norm', 'output_projection', 'logits', 'sample'].includes(s.key);
+    $('logits-panel').hidden = !show;
+    if (!show) return;
+    $('logits-where').textContent = `· ${stepLabel(s.step)} · at the run's temperature (1 when greedy)`;
+    bars($('logits'), st.top, st.sampled);
+    const sw = st.sweep[state.sweep] || st.sweep[0];
+    $('sweep').value = state.sweep;
+    $('sweep-value').textContent = sw.t === 0 ? '0 (greedy)' : String(sw.t);
+    $('sweep-note').textContent = sw.whole ? 'softmax(logits / T) over the whole vocabulary' : 'softmax(logits / T) over the recorded top tokens only (a trace keeps no other logits)';
+    bars($('sweep-bars'), sw.top, st.sampled);
+  }
+
+  function renderLens(s) {
+    const g = lens.get(s.step);
+    const show = g && s.layer >= 0;
+    $('lens-panel').hidden = !show;
+    if (!show) return;
+    $('lens-where').textContent = `· ${stepLabel(s.step)}`;
+    const t = $('lens');
+    t.textContent = '';
+    const head = el('tr', {}, el('th', { text: 'layer \\ position' }));
+    for (let c = 0; c < g.positions; c++) head.append(el('th', { text: `${g.startPos + c} ${pieceAt(g.startPos + c)}` }));
+    t.append(head);
+    g.layers.forEach((layer, r) => {
+      const tr = el('tr', { class: layer === s.layer ? 'lit' : '' }, el('th', { text: `layer ${layer + 1}` }));
+      g.cells[r].forEach((cell, c) => {
+        const top = cell[0];
+        tr.append(el('td', { 'data-layer': layer + 1, 'data-pos': g.startPos + c, title: cell.map(x => `${JSON.stringify(x.piece)} ${fmt(x.p, 3)}`).join('\n') },
+          top ? el('span', { class: 'lens-piece', text: JSON.stringify(top.piece) }) : '', top ? el('span', { class: 'lens-p', text: ' ' + fmt(top.p, 3) }) : ''));
+      });
+      t.append(tr);
+    });
+  }
+
+  function renderCompare(s) {
+    const c = data.compare;
+    $('compare-panel').hidden = !c;
+    if (!c) return;
+    $('compare-name').textContent = c.nameB;
+    $('compare-first').textContent = c.first ? `First divergence: ${stepLabel(c.first.step)}, ${c.first.where || 'outside the layers'}, ${c.first.key} (${c.first.text})` : 'The runs do not diverge.';
+    $('compare-report').textContent = c.report;
+    const t = $('compare-table');
+    t.textContent = '';
+    const head = el('tr', {}, el('th', { text: 'stage' }), el('th', { text: 'outside' }));
+    for (let l = 0; l < data.model.nLayers; l++) head.append(el('th', { text: `layer ${l + 1}` }));
+    t.append(head);
+    for (const row of c.table) {
+      const tr = el('tr', { class: row.key === s.key ? 'lit' : '' }, el('th', { text: row.key }));
+      row.cells.forEach(cell => tr.append(cell
+        ? el('td', { class: cell.diverges ? 'diverges' : 'same', onclick: () => go(cell.stage), text: cell.text })
+        : el('td', { class: 'none' })));
+      t.append(tr);
+    }
+  }
+
+  function render() {
+    const s = stages[state.i];
+    $('position').textContent = `stage ${state.i + 1} of ${stages.length} · ${stepLabel(s.step)}${s.where ? ' · ' + s.where : ''}`;
+    renderTokens(s);
+    renderMap(s);
+    renderTimeline(s);
+    renderStage(s);
+    renderAttention(s);
+    renderMask(s);
+    renderCache(s);
+    renderLogits(s);
+    renderLens(s);
+    renderCompare(s);
+    document.body.dataset.stage = s.key;
+    document.body.dataset.step = s.step;
+    document.body.dataset.layer = s.layer + 1;
+  }
+
+  function toggleHelp(show) { $('help').hidden = show === undefined ? !$('help').hidden : !show; }
+
+  document.addEventListener('keydown', e => {
+    if (e.target instanceof HTMLInputElement) return;
+    const a = attention.get(`${stages[state.i].step}|${stages[state.i].layer}`);
+    if (e.key === '?') toggleHelp();
+    else if (e.key === 'Escape') toggleHelp(false);
+    else if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+      const dir = e.key === 'ArrowRight' ? 1 : -1;
+      if (e.ctrlKey || e.metaKey) moveStep(dir);
+      else if (e.shiftKey) moveLayer(dir);
+      else go(state.i + dir);
+    } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && a) {
+      state.head = (state.head + (e.key === 'ArrowDown' ? 1 : a.heads - 1)) % a.heads;
+      render(); writeHash();
+    } else return;
+    e.preventDefault();
+  });
+  $('prev').onclick = () => go(state.i - 1);
+  $('next').onclick = () => go(state.i + 1);
+  $('prev-layer').onclick = () => moveLayer(-1);
+  $('next-layer').onclick = () => moveLayer(1);
+  $('prev-step').onclick = () => moveStep(-1);
+  $('next-step').onclick = () => moveStep(1);
+  $('help-button').onclick = () => toggleHelp();
+  $('sweep').oninput = e => { state.sweep = Number(e.target.value); render(); };
+  window.addEventListener('hashchange', () => readHash());
+
+  renderHeader();
+  if (!readHash()) go(0);
+}
+
+try {
+  RunPage(loadData());
+  document.body.dataset.ready = '1';
+} catch (e) {
+  showError(e instanceof DataError ? e.message : 'an error in the page (' + e.message + ')');
+  document.body.dataset.ready = 'error';
+}

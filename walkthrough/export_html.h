@@ -1,0 +1,16 @@
+#pragma once
+// `llama-walkthrough export-html RUN.trace [--compare OTHER.trace] --out run.html`: the run as one
+// self-contained web page (viewer/page/run_page.h).
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace llama::cli {
+
+struct ExportHtmlOptions {
+    std::string trace, compare, out, chapterBase;
+};
+
+CLI::App* addExportHtmlCommand(CLI::App& app, ExportHtmlOptions& options);
+int runExportHtml(const ExportHtmlOptions& options);
+
+}  // namespace llama::cli
