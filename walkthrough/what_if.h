@@ -17,6 +17,7 @@ void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
 class StepLogits : public StageObserver {
 public:
     void onStage(const StageEvent& event) override;
+    StageReads reads(StageId stage, int) const override { return stage == StageId::Sample ? StageReads::Values : StageReads::Shapes; }
     const std::vector<Tensor>& logits() const { return logits_; }
 
 private:

@@ -35,8 +35,9 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     record->startPos = event.startPos;
     record->message = event.message;
     record->lens = std::move(lens);
-    for (const auto& st : event.tensors) {
-        CapturedTensor c{st.name, st.tensor->shape(), st.tensor->dtype(), computeStats(*st.tensor), std::nullopt};
+    for (size_t i = 0; i < event.tensors.size(); ++i) {
+        const StageTensor& st = event.tensors[i];
+        CapturedTensor c{st.name, st.tensor->shape(), st.tensor->dtype(), event.stats(i), std::nullopt};
         if (st.tensor->hasData()) c.data = st.tensor->clone();
         if (dtypes && record->tensors.size() < dtypes->size()) c.dtype = (*dtypes)[record->tensors.size()];
         tensorBytes_ += dataBytes(c);
@@ -71,7 +72,7 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
         }
     }
     records_.push_back(std::move(record));
-    enforceBudget();
+    dropOldestWhile([this] { return tensorBytes_ > policy_.budget; });
 }
 
 void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
@@ -91,20 +92,23 @@ void RunHistory::dropOldTensors(int currentStep) {
                 }
             replaceRecord(i, std::move(trimmed));
         }
+        for (const auto& t : records_[i]->tensors) olderBytes_ += dataBytes(t);
         firstUntrimmed_ = i + 1;
     }
+    dropOldestWhile([this] { return olderBytes_ > policy_.olderStepsBudget; });
 }
 
-void RunHistory::enforceBudget() {
-    for (size_t i = 0; i < records_.size() && tensorBytes_ > policy_.budget; ++i) {
-        if (std::none_of(records_[i]->tensors.begin(), records_[i]->tensors.end(), [](const auto& t) { return t.data.has_value(); }))
-            continue;
-        auto trimmed = std::make_shared<StageRecord>(*records_[i]);
+template <typename Over> void RunHistory::dropOldestWhile(Over over) {
+    for (; firstWithData_ < records_.size() && over(); ++firstWithData_) {
+        const StageRecord& r = *records_[firstWithData_];
+        if (std::none_of(r.tensors.begin(), r.tensors.end(), [](const auto& t) { return t.data.has_value(); })) continue;
+        auto trimmed = std::make_shared<StageRecord>(r);
         for (auto& t : trimmed->tensors) {
             tensorBytes_ -= dataBytes(t);
+            if (firstWithData_ < firstUntrimmed_) olderBytes_ -= dataBytes(t);
             t.data.reset();
         }
-        replaceRecord(i, std::move(trimmed));
+        replaceRecord(firstWithData_, std::move(trimmed));
     }
 }
 
