@@ -15,6 +15,9 @@ public:
     LensCollector(const LogitLens& lens, const Tokenizer& tokenizer) : lens_(lens), tokenizer_(tokenizer) {}
     // Keeps a copy of each block's output (ffn_residual) of the current token step.
     void onStage(const StageEvent& event) override;
+    StageReads reads(StageId stage, int) const override {
+        return stage == StageId::FfnResidual || stage == StageId::SequenceLoop ? StageReads::Values : StageReads::Shapes;
+    }
 
     // k == 0: a grid of the top token of each layer (rows) at the last positions (columns, at most
     // maxPositions); k > 0: the k most likely tokens of each layer at the last position.

@@ -144,11 +144,11 @@ StepCommand parseTop(const std::vector<std::string_view>& w) {
 // The tensors whose rows are this pass's queries and whose columns are all positions so far.
 bool isAttentionTensor(const std::string& name) { return name == "xqMatMulKeys" || name == "scores" || name == "mask"; }
 
-std::string tensorLine(const StageTensor& st) {
-    const Tensor& t = *st.tensor;
-    std::string head = fmt::format("   {:<14} {:<16} {:<9}", st.name, shapeToString(t.shape()), dtypeName(t.dtype()));
+std::string tensorLine(const StageEvent& e, size_t i) {
+    const Tensor& t = *e.tensors[i].tensor;
+    std::string head = fmt::format("   {:<14} {:<16} {:<9}", e.tensors[i].name, shapeToString(t.shape()), dtypeName(t.dtype()));
     if (!t.hasData()) return head + " (shapes only: dry run)\n";
-    return head + " " + formatStats(computeStats(t)) + "\n";
+    return head + " " + formatStats(e.stats(i)) + "\n";
 }
 }  // namespace
 
@@ -280,7 +280,7 @@ std::string describeStage(const StageEvent& e, int nLayers) {
         out += "   | " + e.message.substr(begin, end - begin) + "\n";
         begin = end + 1;
     }
-    for (const auto& t : e.tensors) out += tensorLine(t);
+    for (size_t i = 0; i < e.tensors.size(); ++i) out += tensorLine(e, i);
     return out;
 }
 

@@ -49,6 +49,9 @@ class PositionTokens : public StageObserver {
 public:
     explicit PositionTokens(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {}
     void onStage(const StageEvent& event) override;
+    StageReads reads(StageId stage, int) const override {
+        return stage == StageId::TokensTensor ? StageReads::Values : StageReads::Shapes;
+    }
     const Tokenizer& tokenizer() const { return tokenizer_; }
     // Positions [begin, end) as `"piece"`; "?" for a position not known (yet).
     std::vector<std::string> labels(int64_t begin, int64_t end) const;

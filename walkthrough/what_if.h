@@ -12,6 +12,7 @@ namespace llama::cli {
 class StepLogits : public StageObserver {
 public:
     void onStage(const StageEvent& event) override;
+    StageReads reads(StageId stage, int) const override { return stage == StageId::Sample ? StageReads::Values : StageReads::Shapes; }
     const std::vector<Tensor>& logits() const { return logits_; }
 
 private:

@@ -40,7 +40,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             ids += fmt::format(" {}", id);
             pieces += fmt::format(" \"{}\"", tokenizer_.pieceForDisplay(id));
         }
-        ctx.stage(StageId::Tokenize, {{"count", int64_t(prompt.size())}, {"ids", ids}, {"pieces", pieces}});
+        ctx.stage(marks::Tokenize{.count = int64_t(prompt.size()), .ids = ids, .pieces = pieces});
         if (int(prompt.size()) >= ctx.maxSeqLen)
             throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
                                                     prompt.size(), ctx.maxSeqLen));
@@ -50,7 +50,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
         // written after it, and every pass reads its input tokens as a slice of this row.
         Tensor tokens = ml::Full({ctx.maxSeqLen}, DType::I32, float(kPadId));
         std::copy(prompt.begin(), prompt.end(), tokens.mutableData<int32_t>());
-        ctx.stage(StageId::TokensTensor, {{"tokens", tokens}, {"count", int64_t(prompt.size())}});
+        ctx.stage(marks::TokensTensor{.tokens = tokens, .count = int64_t(prompt.size())});
 
         for (int32_t id : prompt) sampler.accept(id);
         const auto stopIds = tokenizer_.stopIds();
@@ -68,8 +68,7 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
             Tensor inputTokens = ml::Slice(tokens, startPos, curPos);
             const auto here = ctx.at(-1, startPos);
-            ctx.stage(StageId::SequenceLoop,
-                      {{"phase", ctx.step == 0 ? "prefill" : "decoding"}, {"curPos", curPos}, {"inputTokens", inputTokens}});
+            ctx.stage(marks::SequenceLoop{.phase = ctx.step == 0 ? "prefill" : "decoding", .curPos = curPos, .inputTokens = inputTokens});
 
             auto t0 = Clock::now();
             Tensor logits = transformer_.Forward(ctx, inputTokens, startPos);
@@ -84,13 +83,10 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             if (ctx.step > 0) result.decodeSteps++;
 
             Tensor nextToken = Tensor::fromInt32({next});
+            const std::string method = std::string(sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax") +
+                                       (penalized ? " after repetition penalties" : "");
             // Observers show the top tokens before and after the penalties (kPenalizedLogits).
-            ctx.stage(StageId::Sample,
-                      {{"token", next}, {"piece", tokenizer_.decodeToken(next)}, {"logits", lastLogits}, {"next", nextToken},
-                       {"method", std::string(sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax") +
-                                      (penalized ? " after repetition penalties" : "")},
-                       {kPenalizedLogits, penalized}},
-                      skippedIf(!lastLogits.hasData()));
+            ctx.stage(marks::Sample{.token = next, .piece = tokenizer_.decodeToken(next), .logits = lastLogits, .next = nextToken, .method = method, .penalizedLogits = penalized}, skippedIf(!lastLogits.hasData()));
 
             if (curPos < ctx.maxSeqLen) tokens.mutableData<int32_t>()[curPos] = next;
             startPos = curPos++;

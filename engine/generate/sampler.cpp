@@ -62,8 +62,8 @@ Tensor Sampler::penalize(const Tensor& logits) const {
 double Sampler::uniform() { return double(rng_() >> 11) * 0x1.0p-53; }
 
 namespace {
-// Softmax of logits / temperature in double, sorted by probability, most likely first.
-std::vector<TokenProbability> sortedProbabilities(const Tensor& logits, float temperature) {
+// Softmax of logits / temperature in double: every token with its probability, in id order.
+std::vector<TokenProbability> probabilities(const Tensor& logits, float temperature) {
     const float* l = logits.data<float>();
     const int64_t n = logits.numel();
     double maxLogit = *std::max_element(l, l + n);
@@ -72,16 +72,30 @@ std::vector<TokenProbability> sortedProbabilities(const Tensor& logits, float te
     for (int64_t i = 0; i < n; ++i) sum += e[i] = std::exp((double(l[i]) - maxLogit) / temperature);
     std::vector<TokenProbability> out(n);
     for (int64_t i = 0; i < n; ++i) out[i] = {int32_t(i), l[i], float(e[i] / sum)};
-    std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.probability > b.probability; });
+    return out;
+}
+
+// Most probable first; equal probabilities in id order.
+bool moreProbable(const TokenProbability& a, const TokenProbability& b) {
+    return a.probability > b.probability || (a.probability == b.probability && a.id < b.id);
+}
+
+// The same, most likely first (what std::stable_sort by probability gives).
+std::vector<TokenProbability> sortedProbabilities(const Tensor& logits, float temperature) {
+    auto out = probabilities(logits, temperature);
+    std::sort(out.begin(), out.end(), moreProbable);
     return out;
 }
 }  // namespace
 
 std::vector<TokenProbability> Sampler::topTokens(const Tensor& logits, int k) const {
     if (!logits.hasData()) return {};
-    auto sorted = sortedProbabilities(logits, settings_.temperature > 0 ? settings_.temperature : 1.0f);
-    sorted.resize(std::min<size_t>(sorted.size(), size_t(k)));
-    return sorted;
+    // Only the first k are put in order: the logit lens asks for a few tokens per position and layer.
+    auto top = probabilities(logits, settings_.temperature > 0 ? settings_.temperature : 1.0f);
+    const auto end = top.begin() + std::ptrdiff_t(std::min<size_t>(top.size(), size_t(std::max(k, 0))));
+    std::partial_sort(top.begin(), end, top.end(), moreProbable);
+    top.erase(end, top.end());
+    return top;
 }
 
 std::vector<TokenProbability> Sampler::kept(const Tensor& logits) const {

@@ -1,5 +1,7 @@
 #include "model/inference_context.h"
 
+#include <algorithm>
+
 #include "ml/ops.h"
 
 namespace llama {
@@ -29,22 +31,26 @@ InferenceContext::Place::~Place() {
     ctx_.startPos_ = startPos_;
 }
 
-void InferenceContext::stage(StageId stage, std::initializer_list<StageField> fields, SkippedIf skipped) {
-    if (stopRequested()) throw GenerationStopped{};
-    if (observers_.empty()) return;
-    std::vector<StageField> all(fields);
+bool InferenceContext::readsValues(StageId stage) const {
+    return std::any_of(observers_.begin(), observers_.end(), [&](const StageObserver* o) { return o->reads(stage, layer_) == StageReads::Values; });
+}
+
+void InferenceContext::deliver(StageId stage, std::vector<StageField> all, SkippedIf skipped) {
     for (auto [name, value] : {std::pair{"N_Layers", nLayers_}, {"N_Heads", nHeads_}, {"N_KVHeads", nKVHeads_}, {"N_Rep", nRep_},
                                {"HeadDim", headDim_}})
         all.emplace_back(name, value);
-    // Observers read row-major bytes: a strided view (the transposed keys and values) is copied
-    // for them, so only an observed run pays for the copies the walkthrough makes.
+    // Strided views (the transposed keys and values) are copied to row-major only when some
+    // observer reads values at this stage: the debug log and a trace's summaries read them in place.
     std::vector<Tensor> rowMajor;
-    rowMajor.reserve(all.size());
-    for (StageField& field : all)
-        if (auto* t = std::get_if<const Tensor*>(&field.value); t && *t && !(*t)->isContiguous()) *t = &rowMajor.emplace_back(ml::Contiguous(**t));
+    if (readsValues(stage)) {
+        rowMajor.reserve(all.size());
+        for (StageField& field : all)
+            if (auto* t = std::get_if<const Tensor*>(&field.value); t && *t && !(*t)->isContiguous())
+                *t = &rowMajor.emplace_back(ml::Contiguous(**t));
+    }
     StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all));
     {
-        const std::lock_guard<std::mutex> oneAtATime(deliver_);
+        const std::lock_guard<std::mutex> oneAtATime(oneAtATime_);
         for (auto* o : observers_) o->onStage(event);
     }
     if (stopRequested()) throw GenerationStopped{};

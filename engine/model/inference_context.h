@@ -2,13 +2,13 @@
 // Everything one generation carries between forward passes: the KV cache of every layer,
 // the observers watching the stages, and where we are in the run.
 #include <atomic>
-#include <initializer_list>
 #include <mutex>
 #include <vector>
 
 #include "model/model_args.h"
 #include "model/what_if.h"
 #include "stages/stage_event.h"
+#include "stages/stage_marks.h"
 #include "tensor/tensor.h"
 
 namespace llama {
@@ -51,15 +51,22 @@ public:
     };
     [[nodiscard]] Place at(int layer, int startPos) { return Place(*this, layer, startPos); }
 
-    // A stage mark: tells every observer that `stage` finished, with the values its log line
-    // names. The line is written (from the catalog's wording) only when someone listens, so an
-    // unobserved run pays nothing for logging. Safe to call from the Q/K/V tasks: marks are
-    // delivered one at a time, in the order they are made.
-    void stage(StageId stage, std::initializer_list<StageField> fields, SkippedIf skipped = {});
+    // A stage mark: tells every observer that the mark's stage finished, with the values its
+    // log line names (marks::Id, stage_marks.h: the fields stages.def declares). The line is
+    // written (from the catalog's wording) only when someone listens, so an unobserved run pays
+    // nothing for logging. Safe to call from the Q/K/V tasks: marks are delivered one at a time,
+    // in the order they are made.
+    template <typename Mark> void stage(const Mark& mark, SkippedIf skipped = {}) {
+        if (stopRequested()) throw GenerationStopped{};
+        if (!observers_.empty()) deliver(Mark::kStage, marks::fieldsOf(mark), skipped);
+    }
 
 private:
+    void deliver(StageId stage, std::vector<StageField> fields, SkippedIf skipped);
+    bool readsValues(StageId stage) const;
+
     std::vector<StageObserver*> observers_;
-    std::mutex deliver_;  // one mark at a time reaches the observers
+    std::mutex oneAtATime_;  // one mark at a time reaches the observers
     const std::atomic<bool>* stop_ = nullptr;
     int layer_ = -1, startPos_ = 0;
     int nLayers_, nHeads_, nKVHeads_, nRep_, headDim_;

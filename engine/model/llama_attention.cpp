@@ -36,12 +36,9 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     // std::async tasks (the log keeps the walkthrough's words so the two can be diffed). Each is
     // marked when scheduled and again from inside the task when it starts, as the goroutines log.
     auto schedule = [&](const char* weightsName, const Tensor& weights, const char* target) {
-        auto mark = [&ctx, &x, &weights, weightsName, target](StageId stage) {
-            ctx.stage(stage, {{"x", x}, {"weightsName", weightsName}, {"weights", weights}, {"target", target}});
-        };
-        mark(StageId::QKVSchedule);
-        return std::async(std::launch::async, [mark, &x, &weights] {
-            mark(StageId::QKVTask);
+        ctx.stage(marks::QKVSchedule{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
+        return std::async(std::launch::async, [&ctx, &x, &weights, weightsName, target] {
+            ctx.stage(marks::QKVTask{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
             return ml::LinearTransformation(x, weights);
         });
     };
@@ -51,69 +48,69 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     Tensor xq = xqTask.get();
     Tensor xk = xkTask.get();
     Tensor xv = xvTask.get();
-    ctx.stage(StageId::QKV, {{"xq", xq}, {"xk", xk}, {"xv", xv}});
+    ctx.stage(marks::QKV{.xq = xq, .xk = xk, .xv = xv});
 
     // Stage 9: split the last dimension into heads.
     xq = ml::Reshape(xq, {sequenceLength, N_Heads, HeadDim});
     xk = ml::Reshape(xk, {sequenceLength, N_KVHeads, HeadDim});
     xv = ml::Reshape(xv, {sequenceLength, N_KVHeads, HeadDim});
-    ctx.stage(StageId::ReshapeHeads, {{"xq", xq}, {"xk", xk}, {"xv", xv}});
+    ctx.stage(marks::ReshapeHeads{.xq = xq, .xk = xk, .xv = xv});
 
     // Stage 10: rotary embeddings on queries and keys (values are not rotated).
     // What-if --no-rope: not rotated, so attention cannot tell positions apart.
     if (!ctx.whatIf.noRope) std::tie(xq, xk) = applyRotaryEmbeddings(xq, xk, pass.freqsCis);
-    ctx.stage(StageId::Rotary, {{"xq", xq}, {"xk", xk}}, skippedIf(ctx.whatIf.noRope));
+    ctx.stage(marks::Rotary{.xq = xq, .xk = xk}, skippedIf(ctx.whatIf.noRope));
 
     // Stage 11: remember this step's keys and values, then read back everything cached so far.
     Tensor& cacheK = ctx.CacheK[LayerIndex];
     Tensor& cacheV = ctx.CacheV[LayerIndex];
     ml::SetSlice(cacheK, pass.startPos, xk);
     ml::SetSlice(cacheV, pass.startPos, xv);
-    ctx.stage(StageId::CacheWrite, {{"xk", xk}, {"xv", xv}, {"cacheK", cacheK}, {"endPos", endPos}});
+    ctx.stage(marks::CacheWrite{.xk = xk, .xv = xv, .cacheK = cacheK, .endPos = endPos});
 
     Tensor keys = ml::Slice(cacheK, 0, endPos);
     Tensor values = ml::Slice(cacheV, 0, endPos);
-    ctx.stage(StageId::CacheRead, {{"keys", keys}, {"values", values}, {"endPos", endPos}});
+    ctx.stage(marks::CacheRead{.keys = keys, .values = values, .endPos = endPos});
 
     keys = attentionRepeatKV(keys, N_Rep);
     values = attentionRepeatKV(values, N_Rep);
-    ctx.stage(StageId::RepeatKV, {{"keys", keys}, {"values", values}}, skippedIf(N_Rep == 1));
+    ctx.stage(marks::RepeatKV{.keys = keys, .values = values}, skippedIf(N_Rep == 1));
 
     // Stage 12: heads first, so each head is one matrix product.
     xq = ml::Transpose(xq, 0, 1);          // [N_Heads, seqLen, HeadDim]
     keys = ml::Transpose(keys, 0, 1);      // [N_Heads, startPos+seqLen, HeadDim]
     values = ml::Transpose(values, 0, 1);  // [N_Heads, startPos+seqLen, HeadDim]
     keys = ml::Transpose(keys, 1, 2);      // [N_Heads, HeadDim, startPos+seqLen]
-    ctx.stage(StageId::Transposes, {{"xq", xq}, {"keys", keys}, {"values", values}});
+    ctx.stage(marks::Transposes{.xq = xq, .keys = keys, .values = values});
 
     // Stage 13: scores = softmax(xq · keys / sqrt(HeadDim) + mask).
     Tensor xqMatMulKeys = ml::MatMul(xq, keys);  // [N_Heads, seqLen, startPos+seqLen]
-    ctx.stage(StageId::ScoresMatMul, {{"xq", xq}, {"keys", keys}, {"xqMatMulKeys", xqMatMulKeys}});
+    ctx.stage(marks::ScoresMatMul{.xq = xq, .keys = keys, .xqMatMulKeys = xqMatMulKeys});
 
     // The walkthrough divides by sqrt(HeadDim) rounded to bfloat16.
     Tensor scores = ml::DivToScalar(xqMatMulKeys, roundToBF16(std::sqrt(float(HeadDim))));
-    ctx.stage(StageId::ScoresScale, {{"xqMatMulKeys", xqMatMulKeys}, {"scores", scores}});
+    ctx.stage(marks::ScoresScale{.xqMatMulKeys = xqMatMulKeys, .scores = scores});
 
     if (pass.mask) scores = ml::Add(scores, *pass.mask);
-    ctx.stage(StageId::ScoresMask, {{"scores", scores}, {"mask", pass.mask}}, skippedIf(!pass.mask));
+    ctx.stage(marks::ScoresMask{.scores = scores, .mask = pass.mask}, skippedIf(!pass.mask));
 
     scores = ml::ToFloat32(scores);
     scores = ml::Softmax(scores, int(scores.rank()) - 1);
     scores = ml::ToBFloat16(scores);
-    ctx.stage(StageId::ScoresSoftmax, {{"scores", scores}, {"dim", int64_t(scores.rank()) - 1}});
+    ctx.stage(marks::ScoresSoftmax{.scores = scores, .dim = int64_t(scores.rank()) - 1});
 
     // Stage 14: weight the values by the scores, heads back together, project with attn_wo.
     Tensor output = ml::MatMul(scores, values);  // [N_Heads, seqLen, HeadDim]
     // What-if --ablate-head: the chosen heads of this layer contribute nothing.
     for (int head : ctx.whatIf.headsAblatedIn(LayerIndex)) ml::SetSlice(output, head, ml::Full({1, sequenceLength, HeadDim}, output.dtype(), 0));
-    ctx.stage(StageId::AttentionValues, {{"scores", scores}, {"values", values}, {"output", output}});
+    ctx.stage(marks::AttentionValues{.scores = scores, .values = values, .output = output});
 
     output = ml::Transpose(output, 0, 1);  // [seqLen, N_Heads, HeadDim]
     output = ml::Reshape(output, {sequenceLength, output.numel() / sequenceLength});
-    ctx.stage(StageId::AttentionReshape, {{"output", output}});
+    ctx.stage(marks::AttentionReshape{.output = output});
 
     output = ml::LinearTransformation(output, attn_wo);
-    ctx.stage(StageId::AttentionWo, {{"output", output}, {"attn_wo", attn_wo}});
+    ctx.stage(marks::AttentionWo{.output = output, .attn_wo = attn_wo});
     return output;
 }
 

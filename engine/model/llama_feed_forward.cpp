@@ -16,19 +16,19 @@ LlamaFeedForward::LlamaFeedForward(const Model& model, int layerIndex)
 
 Tensor LlamaFeedForward::Forward(InferenceContext& ctx, const Tensor& x) const {
     Tensor h = ml::LinearTransformation(x, ffn_gate);
-    ctx.stage(StageId::FfnGate, {{"x", x}, {"ffn_gate", ffn_gate}, {"h", h}});
+    ctx.stage(marks::FfnGate{.x = x, .ffn_gate = ffn_gate, .h = h});
 
     h = ml::Silu(h);
-    ctx.stage(StageId::FfnSilu, {{"h", h}});
+    ctx.stage(marks::FfnSilu{.h = h});
 
     Tensor ffnUpX = ml::LinearTransformation(x, ffn_up);
-    ctx.stage(StageId::FfnUp, {{"x", x}, {"ffn_up", ffn_up}, {"ffnUpX", ffnUpX}});
+    ctx.stage(marks::FfnUp{.x = x, .ffn_up = ffn_up, .ffnUpX = ffnUpX});
 
     h = ml::MultiplyElementwise(h, ffnUpX);
-    ctx.stage(StageId::FfnMultiply, {{"h", h}, {"ffnUpX", ffnUpX}});
+    ctx.stage(marks::FfnMultiply{.h = h, .ffnUpX = ffnUpX});
 
     Tensor output = ml::LinearTransformation(h, ffn_down);
-    ctx.stage(StageId::FfnDown, {{"h", h}, {"ffn_down", ffn_down}, {"output", output}});
+    ctx.stage(marks::FfnDown{.h = h, .ffn_down = ffn_down, .output = output});
     return output;
 }
 

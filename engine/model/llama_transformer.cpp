@@ -32,12 +32,11 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
     // The model computes in BF16 as Meta's reference does (the KV cache is BF16): rows of an
     // F32 or quantized table (GGUF files) are rounded to BF16 here.
     if (p.inputTensor.dtype() != DType::BF16) p.inputTensor = ml::ToBFloat16(p.inputTensor);
-    ctx.stage(StageId::InputEmbeddings,
-              {{"inputTokens", inputTokens}, {"sequenceLength", sequenceLength}, {"tok_embd", tok_embd}, {"inputTensor", p.inputTensor}});
+    ctx.stage(marks::InputEmbeddings{.inputTokens = inputTokens, .sequenceLength = sequenceLength, .tok_embd = tok_embd, .inputTensor = p.inputTensor});
 
     // The rotation angles for exactly these positions.
     p.pass.freqsCis = ml::Slice(PrecomputedFreqsCis, startPos, endPos);
-    ctx.stage(StageId::FreqsCis, {{"PrecomputedFreqsCis", PrecomputedFreqsCis}, {"endPos", endPos}, {"freqsCis", p.pass.freqsCis}});
+    ctx.stage(marks::FreqsCis{.PrecomputedFreqsCis = PrecomputedFreqsCis, .endPos = endPos, .freqsCis = p.pass.freqsCis});
 
     // A causal mask only when several tokens go through at once: row i may not look at columns
     // after startPos + i. Columns of earlier (cached) positions stay 0, like Meta's hstack of zeros.
@@ -46,7 +45,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
         Tensor mask = ml::Full({sequenceLength, endPos}, DType::BF16, -std::numeric_limits<float>::infinity());
         p.pass.mask = ml::TriangularUpper(mask, startPos + 1);
     }
-    ctx.stage(StageId::Mask, {{"inputTensor", p.inputTensor}, {"freqsCis", p.pass.freqsCis}, {"mask", p.pass.mask}});
+    ctx.stage(marks::Mask{.inputTensor = p.inputTensor, .freqsCis = p.pass.freqsCis, .mask = p.pass.mask});
     return p;
 }
 
@@ -66,13 +65,13 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
 
     // Stage 19: final norm, projection to the vocabulary, logits as Float32.
     currentTensor = output_norm.Forward(currentTensor);
-    ctx.stage(StageId::OutputNorm, {{"currentTensor", currentTensor}, {"output_norm", output_norm.weights}});
+    ctx.stage(marks::OutputNorm{.currentTensor = currentTensor, .output_norm = output_norm.weights});
 
     Tensor projected = ml::LinearTransformation(currentTensor, output);
-    ctx.stage(StageId::OutputProjection, {{"currentTensor", currentTensor}, {"outputWeights", output}, {"output", projected}});
+    ctx.stage(marks::OutputProjection{.currentTensor = currentTensor, .outputWeights = output, .output = projected});
 
     Tensor logits = ml::ToFloat32(projected);
-    ctx.stage(StageId::Logits, {{"output", projected}, {"logits", logits}});
+    ctx.stage(marks::Logits{.output = projected, .logits = logits});
     return logits;
 }
 

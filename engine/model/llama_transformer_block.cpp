@@ -16,32 +16,32 @@ LlamaTransformerBlock::LlamaTransformerBlock(const Model& model, int layerIndex)
 Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
     const auto here = ctx.at(LayerIndex, pass.startPos);
     // Stage 5: into the block.
-    ctx.stage(StageId::BlockForward, {{"x", x}, {"freqsCis", pass.freqsCis}, {"mask", pass.mask}}, skippedIf(ctx.whatIf.skipsLayer(LayerIndex)));
+    ctx.stage(marks::BlockForward{.x = x, .freqsCis = pass.freqsCis, .mask = pass.mask}, skippedIf(ctx.whatIf.skipsLayer(LayerIndex)));
     if (ctx.whatIf.skipsLayer(LayerIndex)) return x;  // what-if --skip-layer: the residual stream passes by
 
     // Stage 6: attention pre-normalization.
     Tensor normalizedX = attn_norm.Forward(x);
-    ctx.stage(StageId::AttentionNorm, {{"x", x}, {"attn_norm", attn_norm.weights}, {"normalizedX", normalizedX}});
+    ctx.stage(marks::AttentionNorm{.x = x, .attn_norm = attn_norm.weights, .normalizedX = normalizedX});
 
     // Stage 7: the attention module (stages 8-14 happen inside).
-    ctx.stage(StageId::AttentionForward, {{"normalizedX", normalizedX}, {"freqsCis", pass.freqsCis}, {"mask", pass.mask}});
+    ctx.stage(marks::AttentionForward{.normalizedX = normalizedX, .freqsCis = pass.freqsCis, .mask = pass.mask});
     Tensor h = attention.Forward(ctx, normalizedX, pass);
 
     // Stage 15: residual connection around attention.
     h = ml::Add(x, h);
-    ctx.stage(StageId::AttentionResidual, {{"x", x}, {"h", h}});
+    ctx.stage(marks::AttentionResidual{.x = x, .h = h});
 
     // Stage 16: feed-forward pre-normalization.
     Tensor normalizedH = ffn_norm.Forward(h);
-    ctx.stage(StageId::FfnNorm, {{"h", h}, {"ffn_norm", ffn_norm.weights}, {"normalizedH", normalizedH}});
+    ctx.stage(marks::FfnNorm{.h = h, .ffn_norm = ffn_norm.weights, .normalizedH = normalizedH});
 
     // Stage 17: the feed-forward module.
-    ctx.stage(StageId::FfnForward, {{"normalizedH", normalizedH}});
+    ctx.stage(marks::FfnForward{.normalizedH = normalizedH});
     Tensor ffnOutput = feedForward.Forward(ctx, normalizedH);
 
     // Stage 18: residual connection around the feed-forward.
     Tensor output = ml::Add(h, ffnOutput);
-    ctx.stage(StageId::FfnResidual, {{"h", h}, {"ffnOutput", ffnOutput}, {"output", output}});
+    ctx.stage(marks::FfnResidual{.h = h, .ffnOutput = ffnOutput, .output = output});
     return output;
 }
 

@@ -9,7 +9,7 @@ constexpr std::string_view kOutput = "11-output-and-sampling.md";
 constexpr bool kInBlock = true, kOutside = false;
 
 const std::vector<StageInfo> kCatalog = {
-#define STAGE(id, key, number, title, chapter, place, records, wording, skipped) \
+#define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
     {StageId::id, key, number, title, chapter, place, records, wording, skipped},
 #include "stages/stages.def"
 #undef STAGE

@@ -40,6 +40,13 @@ const Tensor* StageEvent::tensorField(std::string_view name) const {
     return nullptr;
 }
 
+const TensorStats& StageEvent::stats(size_t i) const {
+    statsCache.resize(tensors.size());
+    std::optional<TensorStats>& s = statsCache.at(i);
+    if (!s) s = computeStats(*tensors[i].tensor);
+    return *s;
+}
+
 StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields) {
     const StageInfo& info = stageInfo(stage);
     fields.emplace_back("layer", layer);

@@ -12,6 +12,7 @@
 
 #include "stages/stage_catalog.h"
 #include "tensor/tensor.h"
+#include "trace/tensor_stats.h"
 
 namespace llama {
 
@@ -45,6 +46,11 @@ struct StageEvent {
     const StageInfo& info() const { return stageInfo(stage); }
     // A tensor among the fields that the catalog does not record; nullptr when absent.
     const Tensor* tensorField(std::string_view name) const;
+    // The summary of tensors[i], computed on the first request and kept for every observer that
+    // asks after it (marks reach the observers one at a time, so this needs no lock).
+    const TensorStats& stats(size_t i) const;
+
+    mutable std::vector<std::optional<TensorStats>> statsCache = {};
 };
 
 // The sample stage's field holding the logits after the repetition penalties (absent when off).
@@ -54,9 +60,20 @@ inline constexpr const char* kPenalizedLogits = "penalizedLogits";
 // and the tensors the catalog says the stage records.
 StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields);
 
+// What an observer reads of a stage's tensors, so that an observed run pays only for that.
+enum class StageReads {
+    Shapes,      // names, shapes, dtypes and the message: the tensors may be strided views
+    Statistics,  // also StageEvent::stats (computed once per event, whoever asks first)
+    Values,      // also the values in row-major order: each strided view is copied once per event
+};
+
 class StageObserver {
 public:
     virtual ~StageObserver() = default;
+    // Asked before each mark of `stage` in `layer` (-1 outside the blocks); the engine prepares
+    // the most any attached observer reads. Values by default: an observer that does not say
+    // gets everything.
+    virtual StageReads reads(StageId /*stage*/, int /*layer*/) const { return StageReads::Values; }
     // Called one mark at a time, in order; the Q/K/V tasks' marks (qkv_task) come from their
     // own threads. Blocking here holds the engine at this stage.
     virtual void onStage(const StageEvent& event) = 0;

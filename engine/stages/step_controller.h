@@ -32,6 +32,9 @@ public:
     void setPauseListener(std::function<void(const StageEvent&)> listener) { listener_ = std::move(listener); }
 
     void onStage(const StageEvent& event) override;
+    // Where to hold needs the stage and its place only; a pause listener that prints values
+    // reads them from the views (or asks the event's stats).
+    StageReads reads(StageId, int) const override { return StageReads::Shapes; }
 
     // Commands: each releases a held engine and says where to hold it next.
     void step();        // the next stage

@@ -14,6 +14,8 @@ class DebugLogObserver : public StageObserver {
 public:
     explicit DebugLogObserver(const std::string& path);
     void onStage(const StageEvent& event) override;
+    // The log's lines name shapes only.
+    StageReads reads(StageId, int) const override { return StageReads::Shapes; }
     // Lines outside the stage flow (e.g. start-up notes).
     void line(const std::string& message);
     // Checks every line was written and moves the log into place; throws naming the file if not.

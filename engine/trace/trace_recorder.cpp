@@ -190,6 +190,31 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
     writeRecord(trace::kMetaRecord, text(meta), {});
 }
 
+// The stages where storesValues may keep a tensor's values, or where the record reads the logits
+// (top tokens) or a block's output (the lens): what reads() asks row-major copies for.
+bool TraceRecorder::mayStoreValues(StageId stage, int layer) const {
+    switch (stage) {
+        case StageId::TokensTensor:
+        case StageId::SequenceLoop:
+        case StageId::Sample:
+        case StageId::Mask: return true;
+        case StageId::InputEmbeddings:
+        case StageId::AttentionResidual: return options_.residual;
+        case StageId::FfnResidual: return options_.residual || (lens_ && options_.lensTopK > 0);
+        case StageId::Transposes:  // xq and keys, for a replay's cell arithmetic
+        case StageId::ScoresMask:
+            if (!options_.preSoftmax) return false;
+            [[fallthrough]];
+        case StageId::ScoresSoftmax: return !options_.attentionLayers || options_.attentionLayers->count(layer);
+        default: return false;
+    }
+}
+
+StageReads TraceRecorder::reads(StageId stage, int layer) const {
+    if (mayStoreValues(stage, layer)) return StageReads::Values;
+    return options_.summaries ? StageReads::Statistics : StageReads::Shapes;
+}
+
 bool TraceRecorder::storesValues(const StageEvent& e, const std::string& name, const Tensor& t) const {
     if (!t.hasData()) return false;
     if (t.dtype() == DType::I32) return true;  // token ids: a few bytes, and every view needs them
@@ -223,7 +248,7 @@ void TraceRecorder::onStage(const StageEvent& e) {
         j += R"(,"shape":[)";
         for (size_t d = 0; d < t->rank(); ++d) fmt::format_to(out, "{}{}", d ? "," : "", t->dim(int(d)));
         fmt::format_to(out, R"(],"dtype":"{}")", dtypeName(t->dtype()));
-        if (options_.summaries && t->hasData()) appendStats(j, computeStats(*t));
+        if (options_.summaries && t->hasData()) appendStats(j, e.stats(i));
         if (storesValues(e, name, *t)) {
             appendValues(*t, data, j);
             if (t->dtype() == DType::I32) {

@@ -56,12 +56,16 @@ public:
                   const LogitLens* lens = nullptr);
 
     void onStage(const StageEvent& event) override;
+    // Values where it stores them (or the top tokens, or the lens), summaries elsewhere, shapes
+    // only in a metadata-only recording.
+    StageReads reads(StageId stage, int layer) const override;
     // Writes the END record (prompt and generated tokens, text, stop reason) and closes the file.
     void finish(const GenerationResult& result);
     uint64_t bytesWritten() const { return written_; }
 
 private:
     bool storesValues(const StageEvent& event, const std::string& name, const Tensor& t) const;
+    bool mayStoreValues(StageId stage, int layer) const;
     void writeRecord(std::string_view kind, const std::string& json, const std::string& data);
 
     AtomicOutputFile out_;  // moved into place by finish(): no trace without its END record

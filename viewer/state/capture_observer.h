@@ -26,6 +26,12 @@ public:
     CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy = {}, const LogitLens* lens = nullptr);
 
     void onStage(const StageEvent& event) override;
+    // The history keeps its own row-major copies (Tensor::clone reads a view in place) and the
+    // event's summaries, so the engine need not copy views first; the top tokens and the lens
+    // read the logits and the blocks' outputs directly.
+    StageReads reads(StageId stage, int) const override {
+        return stage == StageId::Sample || stage == StageId::FfnResidual ? StageReads::Values : StageReads::Statistics;
+    }
     // A stage read back from a trace: its top tokens were recorded, its values are F32 whatever
     // the engine computed them in (`recorded` restores the dtypes and the recorded statistics).
     void onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<RecordedTensor>& recorded,

@@ -35,10 +35,10 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     record->startPos = event.startPos;
     record->message = event.message;
     record->lens = std::move(lens);
-    for (const auto& st : event.tensors) {
+    for (size_t i = 0; i < event.tensors.size(); ++i) {
+        const StageTensor& st = event.tensors[i];
         const RecordedTensor* r = recorded && record->tensors.size() < recorded->size() ? &(*recorded)[record->tensors.size()] : nullptr;
-        CapturedTensor c{st.name, st.tensor->shape(), r ? r->dtype : st.tensor->dtype(),
-                         r && r->stats ? *r->stats : computeStats(*st.tensor), std::nullopt};
+        CapturedTensor c{st.name, st.tensor->shape(), r ? r->dtype : st.tensor->dtype(), r && r->stats ? *r->stats : event.stats(i), std::nullopt};
         if (st.tensor->hasData()) c.data = st.tensor->clone();
         tensorBytes_ += dataBytes(c);
         record->tensors.push_back(std::move(c));
@@ -72,7 +72,7 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
         }
     }
     records_.push_back(std::move(record));
-    enforceBudget();
+    dropOldestWhile([this] { return tensorBytes_ > policy_.budget; });
 }
 
 void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
@@ -92,20 +92,23 @@ void RunHistory::dropOldTensors(int currentStep) {
                 }
             replaceRecord(i, std::move(trimmed));
         }
+        for (const auto& t : records_[i]->tensors) olderBytes_ += dataBytes(t);
         firstUntrimmed_ = i + 1;
     }
+    dropOldestWhile([this] { return olderBytes_ > policy_.olderStepsBudget; });
 }
 
-void RunHistory::enforceBudget() {
-    for (size_t i = 0; i < records_.size() && tensorBytes_ > policy_.budget; ++i) {
-        if (std::none_of(records_[i]->tensors.begin(), records_[i]->tensors.end(), [](const auto& t) { return t.data.has_value(); }))
-            continue;
-        auto trimmed = std::make_shared<StageRecord>(*records_[i]);
+template <typename Over> void RunHistory::dropOldestWhile(Over over) {
+    for (; firstWithData_ < records_.size() && over(); ++firstWithData_) {
+        const StageRecord& r = *records_[firstWithData_];
+        if (std::none_of(r.tensors.begin(), r.tensors.end(), [](const auto& t) { return t.data.has_value(); })) continue;
+        auto trimmed = std::make_shared<StageRecord>(r);
         for (auto& t : trimmed->tensors) {
             tensorBytes_ -= dataBytes(t);
+            if (firstWithData_ < firstUntrimmed_) olderBytes_ -= dataBytes(t);
             t.data.reset();
         }
-        replaceRecord(i, std::move(trimmed));
+        replaceRecord(firstWithData_, std::move(trimmed));
     }
 }
 

@@ -3,7 +3,10 @@
 // one entry per token step (top logits, the sampled token) and the token at every position.
 // Memory: full tensors are kept for the current token step; when a new step starts, older
 // records keep only small tensors (masks, token ids, decode rows) and summaries of the rest,
-// and a byte budget drops the oldest tensors of a very large step (an 8B prefill).
+// the older steps' small tensors together within their own budget (the oldest go first), and a
+// byte budget drops the oldest tensors of a very large step (an 8B prefill). So tensor data
+// never exceeds MemoryPolicy::budget, and once the older steps' budget is full a long run grows
+// only by its records' summaries (names, shapes, statistics, the log line: about 1 KB a stage).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -64,8 +67,9 @@ struct RecordedTensor {
 };
 
 struct MemoryPolicy {
-    size_t keepOldTensorsBelow = 64 * 1024;       // bytes: older steps keep tensors this small
-    size_t budget = size_t(768) * 1024 * 1024;    // bytes of tensor data in all
+    size_t keepOldTensorsBelow = 64 * 1024;           // bytes: older steps keep tensors this small
+    size_t olderStepsBudget = size_t(32) * 1024 * 1024;  // bytes of tensor data all older steps keep
+    size_t budget = size_t(768) * 1024 * 1024;        // bytes of tensor data in all
 };
 
 class RunHistory {
@@ -83,10 +87,13 @@ public:
     const std::vector<int32_t>& positionTokens() const { return positionTokens_; }
     const std::vector<int32_t>& promptTokens() const { return promptTokens_; }
     const std::string& text() const { return text_; }
+    // Bytes of tensor data the records hold (the memory policy bounds it).
+    size_t tensorBytes() const { return tensorBytes_; }
 
 private:
     void dropOldTensors(int currentStep);
-    void enforceBudget();
+    // Drops every tensor of the oldest records that still hold some, while `over()`.
+    template <typename Over> void dropOldestWhile(Over over);
     void replaceRecord(size_t i, std::shared_ptr<StageRecord> r);
 
     MemoryPolicy policy_;
@@ -95,7 +102,9 @@ private:
     std::vector<int32_t> positionTokens_, promptTokens_;
     std::string text_;
     size_t tensorBytes_ = 0;
-    size_t firstUntrimmed_ = 0;  // records before this index are already trimmed
+    size_t olderBytes_ = 0;      // of tensorBytes_, what records of older steps hold
+    size_t firstUntrimmed_ = 0;  // records before this index are already trimmed (older steps)
+    size_t firstWithData_ = 0;   // records before this index hold no tensor data
 };
 
 // The record of `stage` in `layer` at `step`, or nullptr (the latest if several).

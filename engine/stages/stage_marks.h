@@ -1,0 +1,119 @@
+#pragma once
+// The stage marks' types: one struct per stage (marks::FfnGate, ...) whose members are the
+// fields stages.def declares for it, so a mark reads
+//     ctx.stage(marks::FfnGate{.x = x, .ffn_gate = ffn_gate, .h = h});
+// and a misspelt, missing or out-of-order field does not compile. The wording and the recorded
+// tensors are checked against the declared fields at compile time too (the static_asserts
+// below). fieldsOf() turns a mark into the event's named fields, only when someone observes.
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "stages/stage_event.h"
+
+namespace llama::marks {
+
+// A number or a text field: it has no default, so a mark that leaves it out does not compile.
+template <typename T> struct Required {
+    template <typename U>
+        requires std::convertible_to<U, T>
+    Required(U&& v) : value(std::forward<U>(v)) {}
+    T value;
+};
+
+#define TENSOR(name) const Tensor& name;
+#define OPTIONAL_TENSOR(name) const std::optional<Tensor>& name;
+#define NUMBER(name) Required<int64_t> name;
+#define TEXT(name) Required<std::string> name;
+#define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
+    struct id {                                                                       \
+        static constexpr StageId kStage = StageId::id;                                \
+        fields                                                                        \
+    };
+#include "stages/stages.def"
+#undef STAGE
+#undef TENSOR
+#undef OPTIONAL_TENSOR
+#undef NUMBER
+#undef TEXT
+
+#define TENSOR(name) {#name, m.name},
+#define OPTIONAL_TENSOR(name) {#name, m.name},
+#define NUMBER(name) {#name, m.name.value},
+#define TEXT(name) {#name, m.name.value},
+#define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
+    inline std::vector<StageField> fieldsOf(const id& m) { return {fields}; }
+#include "stages/stages.def"
+#undef STAGE
+#undef TENSOR
+#undef OPTIONAL_TENSOR
+#undef NUMBER
+#undef TEXT
+
+namespace check {
+// True when `name` is one of `list`'s entries, each followed by a comma ("x,h,").
+consteval bool listed(std::string_view name, std::string_view list) {
+    for (size_t begin = 0; begin < list.size();) {
+        const size_t end = list.find(',', begin);
+        if (list.substr(begin, end - begin) == name) return true;
+        begin = end + 1;
+    }
+    return false;
+}
+
+// Every {name} (or {name:spec}) in a wording is a declared field; "{{" is a literal brace.
+consteval bool wordingDeclared(std::string_view wording, std::string_view fields) {
+    for (size_t i = 0; i < wording.size(); ++i) {
+        if (wording[i] != '{') continue;
+        if (i + 1 < wording.size() && wording[i + 1] == '{') {
+            ++i;
+            continue;
+        }
+        const size_t end = wording.find_first_of(":}", i);
+        if (end == std::string_view::npos || !listed(wording.substr(i + 1, end - i - 1), fields)) return false;
+    }
+    return true;
+}
+
+// Every recorded name ("xq,xk") is a declared tensor.
+consteval bool recordsDeclared(std::string_view records, std::string_view tensors) {
+    for (size_t begin = 0; begin < records.size();) {
+        size_t end = records.find(',', begin);
+        if (end == std::string_view::npos) end = records.size();
+        if (!listed(records.substr(begin, end - begin), tensors)) return false;
+        begin = end + 1;
+    }
+    return true;
+}
+
+// The fields every event has (makeStageEvent and InferenceContext::stage add them).
+#define LLAMA_EVERY_STAGE_FIELDS "layer,layerNumber,step,startPos,N_Layers,N_Heads,N_KVHeads,N_Rep,HeadDim,"
+#define TENSOR(name) #name ","
+#define OPTIONAL_TENSOR(name) #name ","
+#define NUMBER(name) #name ","
+#define TEXT(name) #name ","
+#define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped)                                            \
+    static_assert(wordingDeclared(wording, fields LLAMA_EVERY_STAGE_FIELDS), "stage " key ": the wording names a field its mark does not declare"); \
+    static_assert(wordingDeclared(skipped, fields LLAMA_EVERY_STAGE_FIELDS), "stage " key ": the skipped wording names a field its mark does not declare");
+#include "stages/stages.def"
+#undef STAGE
+#undef NUMBER
+#undef TEXT
+#define NUMBER(name)
+#define TEXT(name)
+#define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
+    static_assert(recordsDeclared(records, "" fields), "stage " key ": it records a tensor its mark does not declare");
+#include "stages/stages.def"
+#undef STAGE
+#undef TENSOR
+#undef OPTIONAL_TENSOR
+#undef NUMBER
+#undef TEXT
+#undef LLAMA_EVERY_STAGE_FIELDS
+}  // namespace check
+
+}  // namespace llama::marks
