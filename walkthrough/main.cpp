@@ -30,13 +30,13 @@ namespace {
 void addModelOptions(CLI::App& app, cli::Options& o) {
     auto* model = app.add_option("--model", o.model,
                                  "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model) or "
-                                 "Hugging Face's (config.json, *.safetensors, tokenizer.json) or a .gguf file; default: the bundled model");
+                                 "Hugging Face's (config.json, *.safetensors, tokenizer.json) or a .gguf file or a llama2.c checkpoint (model.bin, "
+                                 "with tokenizer.bin); default: the bundled model");
     auto* synthetic = app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
         ->excludes(model);
     app.add_option("--tokenizer", o.tokenizer,
-                   "The preset's tokenizer: a tiktoken or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary "
-                   "size (default: byte by byte)")
-        ->needs(synthetic);
+                   "A llama2.c checkpoint's tokenizer.bin (default: the one beside it), or a --synthetic preset's tokenizer: a tiktoken "
+                   "or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary size (default: byte by byte)");
     app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));
     app.add_option("--seed", o.generation.sampling.seed, "Random seed for sampling and synthetic weights");
     app.add_option("--max-seq-len", o.maxSeqLen, "Context length (default: the model's, else 2048)")

@@ -9,7 +9,7 @@ namespace llama::cli {
 ModelSource selectedSource(const Options& options) {
     if (!options.synthetic.empty())
         return {ModelSource::Kind::Synthetic, options.synthetic, options.generation.sampling.seed, options.tokenizer};
-    return {ModelSource::Kind::Files, options.model};
+    return {ModelSource::Kind::Files, options.model, options.generation.sampling.seed, options.tokenizer};
 }
 
 LoadOptions loadOptions(const Options& options, bool shapesOnly) {

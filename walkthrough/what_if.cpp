@@ -33,6 +33,12 @@ void addWhatIfOptions(CLI::App& app, WhatIf& w) {
            "Bypass transformer block L (1-based; repeatable): the residual stream passes through unchanged")
         ->check(CLI::PositiveNumber)
         ->group(group);
+    app.add_option_function<std::string>(
+           "--compute-dtype", [&w](const std::string& word) { w.computeDType = parseComputeDType(word); },
+           "Compute activations, scores, softmax and logits in bf16 or f32 instead of the dtype the weights choose (BF16 "
+           "weights: bf16, with the walkthrough's roundings; any other: f32)")
+        ->check(CLI::IsMember({"bf16", "f32"}, CLI::ignore_case))
+        ->group(group);
 }
 
 void StepLogits::onStage(const StageEvent& event) {

@@ -10,7 +10,7 @@
 
 namespace llama::cli {
 
-// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L.
+// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L, --compute-dtype bf16|f32.
 void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
 
 // Keeps the logits of every step's last position (stage 20), to compare two runs.

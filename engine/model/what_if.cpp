@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -17,6 +18,7 @@ std::string WhatIf::describe() const {
     if (noRope) add("--no-rope");
     for (auto [layer, head] : ablateHeads) add(fmt::format("--ablate-head {}:{}", layer + 1, head + 1));
     for (int layer : skipLayers) add(fmt::format("--skip-layer {}", layer + 1));
+    if (computeDType) add("--compute-dtype " + computeDTypeWord(*computeDType));
     return s;
 }
 
@@ -38,6 +40,16 @@ void WhatIf::validate(int nLayers, int nHeads) const {
         if (layer < 0 || layer >= nLayers)
             throw std::invalid_argument(fmt::format("--skip-layer {}: this model has layers 1 to {}", layer + 1, nLayers));
 }
+
+DType parseComputeDType(const std::string& text) {
+    std::string lower;
+    for (char c : text) lower += char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "bf16") return DType::BF16;
+    if (lower == "f32") return DType::F32;
+    throw std::invalid_argument(fmt::format("compute dtype '{}': expected bf16 or f32", text));
+}
+
+std::string computeDTypeWord(DType dtype) { return dtype == DType::BF16 ? "bf16" : "f32"; }
 
 std::pair<int, int> parseLayerHead(const std::string& text) {
     int layer = 0, head = 0;
