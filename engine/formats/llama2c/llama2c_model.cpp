@@ -18,13 +18,32 @@ namespace {
 
 constexpr int64_t kQ8Block = 32;
 
-// Version 2's int8 weights and their per-group float32 scales (scales follow the weights).
-Tensor fromInt8Groups(const Shape& shape, const std::byte* at, int64_t groupSize) {
+// Q8_0 holds the same integers with a float16 scale per 32: the weights stay exactly the
+// file's only when the groups split into 32s and every scale is a float16 value.
+bool fitsQ8_0(const Llama2cHeader& header, const std::byte* data) {
+    if (header.groupSize % kQ8Block != 0) return false;
+    for (const Llama2cArray& a : llama2cLayout(header)) {
+        const std::byte* here = data;
+        data += a.fileBytes(header.groupSize);
+        if (a.kind != Llama2cArray::Kind::Int8Groups) continue;
+        const int64_t n = a.numel();
+        for (int64_t g = 0; g < n / header.groupSize; ++g) {
+            float scale;
+            std::memcpy(&scale, here + n + 4 * g, 4);
+            if (halfToFloat(floatToHalf(scale)) != scale) return false;
+        }
+    }
+    return true;
+}
+
+// Version 2's int8 weights and their per-group float32 scales (scales follow the weights), as
+// Q8_0 blocks or as F32.
+Tensor fromInt8Groups(const Shape& shape, const std::byte* at, int64_t groupSize, bool asQ8_0) {
     const int64_t n = shapeNumel(shape), groups = n / groupSize;
     const auto* q = reinterpret_cast<const int8_t*>(at);
     std::vector<float> scales(static_cast<size_t>(groups));
     std::memcpy(scales.data(), at + n, size_t(groups) * 4);
-    if (groupSize % kQ8Block == 0) {
+    if (asQ8_0) {
         // Q8_0: per 32 weights a float16 scale and the same int8 values.
         Tensor t(shape, DType::Q8_0);
         uint8_t* out = t.mutableData<uint8_t>();
@@ -56,23 +75,27 @@ Model loadLlama2cModel(const std::string& path, const std::string& tokenizerPath
                                              tokenizerFile));
     m.tokenizer = loadLlama2cTokenizer(tokenizerFile, header.vocabSize);
     m.format = header.formatName();
-    if (header.version == 2)
-        m.format += header.groupSize % kQ8Block == 0
-                        ? ", read as Q8_0 (each group's float32 scale rounded to Q8_0's float16)"
-                        : fmt::format(", dequantized to F32 while loading (group size {} is not a multiple of Q8_0's 32)", header.groupSize);
-
     const std::byte* at = file->bytes().data() + header.dataOffset;
+    // runq.c's float32 scales are rarely float16 values; rounding them would change every weight
+    // (the greedy text then parts from runq.c's), so such files are widened to F32 instead.
+    const bool q8 = header.version == 2 && fitsQ8_0(header, at);
+    if (header.version == 2)
+        m.format += q8 ? ", read as Q8_0 (the same integers; every scale is a float16 value)"
+                    : header.groupSize % kQ8Block != 0
+                        ? fmt::format(", dequantized to F32 while loading (group size {} is not a multiple of Q8_0's 32)", header.groupSize)
+                        : ", dequantized to F32 while loading (its float32 scales are not float16 values: as Q8_0 every weight would change)";
+
     for (const Llama2cArray& a : llama2cLayout(header)) {
         const std::byte* here = at;
         at += a.fileBytes(header.groupSize);
         // run.c never reads the legacy file's RoPE tables: the engine computes the same angles.
         if (a.kind == Llama2cArray::Kind::RopeTable) continue;
         const bool int8 = a.kind == Llama2cArray::Kind::Int8Groups;
-        const DType dtype = !int8 ? DType::F32 : header.groupSize % kQ8Block == 0 ? DType::Q8_0 : DType::F32;
+        const DType dtype = int8 && q8 ? DType::Q8_0 : DType::F32;
         if (shapesOnly)
             m.tensors.emplace_back(a.name, Tensor::shapeOnly(a.shape, dtype));
         else if (int8)
-            m.tensors.emplace_back(a.name, fromInt8Groups(a.shape, here, header.groupSize));
+            m.tensors.emplace_back(a.name, fromInt8Groups(a.shape, here, header.groupSize, q8));
         else
             m.tensors.emplace_back(a.name, Tensor::view(a.shape, DType::F32, file, here));
     }
