@@ -25,7 +25,14 @@ LlamaTransformer::LlamaTransformer(const Model& model, const WhatIf& whatIf)
 
 DType computeDTypeOf(const Model& model, const WhatIf& whatIf) {
     if (whatIf.computeDType) return *whatIf.computeDType;
-    return model.weightsDType() == dtypeName(DType::BF16) ? DType::BF16 : DType::F32;
+    // The matrices decide: a BF16 GGUF file keeps its norms in F32, as llama.cpp writes them.
+    bool bf16 = false;
+    for (const auto& [name, t] : model.tensors) {
+        if (t.rank() < 2) continue;
+        if (t.dtype() != DType::BF16) return DType::F32;
+        bf16 = true;
+    }
+    return bf16 ? DType::BF16 : DType::F32;
 }
 
 LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const {

@@ -6,9 +6,10 @@
 
 namespace llama {
 
-// The dtype a model computes in: BF16 for BF16 weights, with the walkthrough's roundings (Meta's
-// reference runs its BF16 checkpoint in BF16); F32 for F32, F16 and quantized weights, as PyTorch
-// on an F32 model and llama.cpp do. whatIf.computeDType overrides it.
+// The dtype a model computes in: BF16 when its matrices are BF16 (norms may be F32), with the
+// walkthrough's roundings (Meta's reference runs its BF16 checkpoint in BF16); F32 for F32, F16
+// and quantized weights, as PyTorch on an F32 model and llama.cpp do. whatIf.computeDType
+// overrides it.
 DType computeDTypeOf(const Model& model, const WhatIf& whatIf);
 
 class LlamaTransformer {
