@@ -49,6 +49,5 @@ DType parseComputeDType(const std::string& text) {
 }
 
 std::string computeDTypeWord(DType dtype) { return dtype == DType::BF16 ? "bf16" : "f32"; }
-}
 
 }  // namespace llama
