@@ -58,7 +58,7 @@ TEST_CASE("CLI --no-kv-cache: both timings and whether the logits agree", "[cli]
 TEST_CASE("CLI what-if: switches outside the model are refused", "[cli][whatif][hostile]") {
     CliRun layer = runWalkthrough("-q -n 1 --skip-layer 9");
     CHECK(layer.exitCode == 1);
-    CHECK(contains(layer.output, "--skip-layer 9: this model has layers 1 to 8"));
+    CHECK(contains(layer.output, "--skip-layer: a layer from 1 to 8, got 9"));
     CliRun head = runWalkthrough("-q -n 1 --ablate-head 2");
     CHECK(head.exitCode != 0);
     CHECK(contains(head.output, "'2' is not LAYER:HEAD"));

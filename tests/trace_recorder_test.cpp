@@ -315,7 +315,7 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     edited([](auto& r) { r[0].json["whatIf"]["noMask"] = "yes"; });
     requireTraceError(bad, "field 'noMask' must be true or false");
     edited([](auto& r) { r[0].json["whatIf"]["ropeTheta"] = -3; });
-    requireTraceError(bad, "whatIf: --rope-theta -3: expected a finite base frequency above 1");
+    requireTraceError(bad, "whatIf: --rope-theta: a base frequency above 1, got -3");
     edited([](auto& r) { r[0].json.erase("whatIf"); });
     requireTraceError(bad, "record 0 (META) is malformed");
 

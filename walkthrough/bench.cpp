@@ -15,7 +15,8 @@
 #include "ml/thread_pool.h"
 #include "model/llama_transformer.h"
 #include "model_summary.h"
-#include "session.h"
+#include "model_source_options.h"
+#include "options/checked_option.h"
 #include "trace/debug_log_observer.h"
 #include "trace/trace_recorder.h"
 
@@ -51,6 +52,24 @@ std::unique_ptr<StageObserver> makeObserver(const std::string& kind, const Model
     return nullptr;
 }
 }  // namespace
+
+CLI::App* addBenchCommand(CLI::App& app, Options& o) {
+    CLI::App* bench = app.add_subcommand("bench", "Measure prefill and decode speed and the weight-streaming rate");
+    addModelOptions(*bench, o);
+    const std::string positions = fmt::format("a token count from 1 to {}", ModelArgs::kMaxPositions);
+    options::addIntegerList(*bench, "--prompt-tokens", o.benchPromptTokens, {1, ModelArgs::kMaxPositions, positions},
+                            "Prompt lengths for the prefill: 32, or 32,128 (decode follows the first)")
+        ->delimiter(',')
+        ->default_str("32");
+    options::addInteger(*bench, "--decode-tokens", o.benchDecodeTokens, {1, ModelArgs::kMaxPositions, positions}, "Tokens to decode");
+    options::addInteger(*bench, "--repeat", o.benchRepeats, {1, 1000, "a count from 1 to 1000"}, "Repetitions (the median is reported)");
+    bench->add_option("--observer", o.benchObserver, "What watches the stages: none, record (a trace without tensor data), log")
+        ->check(CLI::IsMember({"none", "record", "log"}));
+    bench->add_flag("--profile", o.benchProfile, "Time per kind of ml:: op (LinearTransformation, MatMul, ...), per token");
+    bench->add_option("--llama-bench", o.benchLlamaBench,
+                      "llama.cpp's llama-bench binary: run it on the same --model FILE.gguf with the same settings and compare");
+    return bench;
+}
 
 int runBench(const Options& o) {
     using Clock = std::chrono::steady_clock;

@@ -1,4 +1,6 @@
 #pragma once
+#include <CLI/CLI.hpp>
+
 #include "options.h"
 
 namespace llama::cli {
@@ -7,6 +9,7 @@ namespace llama::cli {
 // next to this machine's read bandwidth measured in the same run. Medians of --repeat runs.
 // --profile adds the time per kind of ml:: op (bench_profile.h); --llama-bench runs llama.cpp's
 // benchmark on the same GGUF file and compares (llama_bench.h).
+CLI::App* addBenchCommand(CLI::App& app, Options& options);
 int runBench(const Options& options);
 
 }  // namespace llama::cli

@@ -11,6 +11,7 @@
 #include "formats/hf/hf_export.h"
 #include "formats/llama2c/llama2c_export.h"
 #include "model/synthetic.h"
+#include "options/checked_option.h"
 #include "session/model_source.h"
 
 namespace llama::cli {
@@ -45,7 +46,8 @@ CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
     auto* synthetic = cmd->add_option("--synthetic", o.synthetic,
                                       "Write a seeded random-weight model instead: " + fmt::format("{}", fmt::join(syntheticPresets(), ", ")))
                           ->excludes(model);
-    cmd->add_option("--seed", o.seed, "Seed of the synthetic weights")->needs(synthetic);
+    options::addUnsigned(*cmd, "--seed", o.seed, "a whole number from 0 to 18446744073709551615", "Seed of the synthetic weights")
+        ->needs(synthetic);
     std::vector<std::string> names;
     for (const auto& [name, writer] : targets()) names.push_back(name);
     cmd->add_option("--to", o.to, "Target format: " + fmt::format("{}", fmt::join(names, ", ")))->required()->check(CLI::IsMember(names));
@@ -56,9 +58,9 @@ CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
 int runConvert(const ConvertOptions& o) {
     // CLI11 refuses both; neither is checked here, with the same "error:" as any bad input.
     if (o.model.empty() && o.synthetic.empty()) throw std::invalid_argument("convert needs --model PATH or --synthetic PRESET");
-    // Writing over the model being read would replace (and, mapped, crash on) the source.
-    if (!o.model.empty()) refuseToOverwriteInput(o.model, o.out);
-    if (!o.model.empty() && o.to.starts_with("llama2c")) refuseToOverwriteInput(o.model, llama2cTokenizerPathFor(o.out));
+    // Before the model is read: writing over it would replace (and, mapped, crash on) the source.
+    checkOutputPath("--out", o.out, {o.model}, {}, o.to == "safetensors");
+    if (o.to.starts_with("llama2c")) checkOutputPath("--out", llama2cTokenizerPathFor(o.out), {o.model}, {}, false);
     // A synthetic model has a real vocabulary of the preset's size (the 256 bytes, fillers, Llama 3's
     // special tokens: synthetic.h); GGUF stores it as Llama 3's "gpt2" kind with no merges (no filler
     // is two tokens joined), which both our reader and llama.cpp load.

@@ -7,19 +7,38 @@
 
 #include "model/llama_transformer.h"
 #include "model_summary.h"
+#include "options/checked_number.h"
+#include "session/model_source.h"
 #include "tensor/quant_block_explain.h"
 
 namespace llama::cli {
 
-CLI::App* addInspectCommand(CLI::App& app, std::string& modelPath, InspectOptions& o) {
+CLI::App* addInspectCommand(CLI::App& app, InspectOptions& o) {
     CLI::App* inspect = app.add_subcommand("inspect", "Describe a model on disk: format, args, special tokens, tensor table");
-    inspect->add_option("--model", modelPath, "Model directory (Meta's or Hugging Face's layout), .gguf file or llama2.c checkpoint; default: the bundled "
-                                                  "model");
+    inspect->add_option("--model", o.model,
+                        "Model directory (Meta's or Hugging Face's layout), .gguf file or llama2.c checkpoint; default: the bundled model");
     auto* block = inspect->add_option("--block", o.block,
                                       "TENSOR ROW: take one quantized block of a GGUF tensor apart, byte by byte "
                                       "(names as the tensor table prints them, rows from 0)");
-    inspect->add_option("--block-index", o.blockIndex, "Which block of the row (default: the first)")->needs(block)->check(CLI::NonNegativeNumber);
+    inspect->add_option_function<std::string>(
+               "--block-index",
+               [&o](const std::string& text) {
+                   try {
+                       o.blockIndex = options::parseInteger(text, {0, INT64_MAX, "a block number from 0"});
+                   } catch (const std::invalid_argument& e) {
+                       throw CLI::ValidationError("--block-index", e.what());
+                   }
+               },
+               "Which block of the row (default: the first)")
+        ->needs(block);
     return inspect;
+}
+
+int runInspect(const InspectOptions& o) {
+    const Model model = loadModelSource({ModelSource::Kind::Files, o.model});
+    if (o.block.first.empty()) printModelInspection(model);
+    else printBlockInspection(model, o);
+    return 0;
 }
 
 void printModelInspection(const Model& m) {

@@ -3,6 +3,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include "formats/atomic_output.h"
+
 namespace llama::cli {
 
 namespace {
@@ -12,7 +14,14 @@ std::atomic<Session*> interruptTarget{nullptr};
 volatile std::sig_atomic_t interrupted = 0;
 static_assert(std::atomic<Session*>::is_always_lock_free);
 
-extern "C" void onInterrupt(int) {
+extern "C" void onInterrupt(int signal) {
+    if (interrupted) {
+        // The second Ctrl-C ends the process at once, without leaving temporary files behind.
+        removeTemporaryOutputs();
+        ::signal(signal, SIG_DFL);
+        ::raise(signal);
+        return;
+    }
     interrupted = 1;
     if (Session* session = interruptTarget.load()) session->requestStop();
 }
@@ -25,9 +34,8 @@ InterruptHandling::InterruptHandling(Session& session) : session_(session) {
     struct sigaction action {};
     action.sa_handler = onInterrupt;
     sigemptyset(&action.sa_mask);
-    // SA_RESETHAND: the second Ctrl-C gets the default action and ends the process. No
-    // SA_RESTART: a stepper waiting for a command on stdin wakes up and sees the stop.
-    action.sa_flags = SA_RESETHAND;
+    // No SA_RESTART: a stepper waiting for a command on stdin wakes up and sees the stop.
+    action.sa_flags = 0;
     sigaction(SIGINT, &action, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 }

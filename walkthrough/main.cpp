@@ -5,20 +5,24 @@
 
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "bench.h"
 #include "compare_doc.h"
 #include "convert.h"
 #include "diff.h"
-#include "formats/model_loader.h"
+#include "formats/atomic_output.h"
 #include "inspect_model.h"
-#include "inspection.h"
 #include "interrupt.h"
 #include "ml/thread_pool.h"
+#include "model_source_options.h"
 #include "model_summary.h"
-#include "penalty_options.h"
-#include "session.h"
+#include "options/checked_option.h"
+#include "options/run_options.h"
+#include "run_observers.h"
 #include "tokenize.h"
 #include "trace/debug_log_observer.h"
 #include "what_if.h"
@@ -27,23 +31,11 @@ using namespace llama;
 
 namespace {
 
-void addModelOptions(CLI::App& app, cli::Options& o) {
-    auto* model = app.add_option("--model", o.model,
-                                 "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model) or "
-                                 "Hugging Face's (config.json, *.safetensors, tokenizer.json) or a .gguf file or a llama2.c checkpoint (model.bin, "
-                                 "with tokenizer.bin); default: the bundled model");
-    auto* synthetic = app.add_option("--synthetic", o.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
-        ->excludes(model);
-    app.add_option("--tokenizer", o.tokenizer,
-                   "A llama2.c checkpoint's tokenizer.bin (default: the one beside it), or a --synthetic preset's tokenizer: a tiktoken "
-                   "or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary size (default: byte by byte)");
-    app.add_option("--threads", o.threads, "Compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));
-    app.add_option("--seed", o.generation.sampling.seed, "Random seed for sampling and synthetic weights");
-    app.add_option("--max-seq-len", o.maxSeqLen, "Context length (default: the model's, else 2048)")
-        ->check(CLI::Range(1, ModelArgs::kMaxPositions));
-}
-
 int runGeneration(const cli::Options& o) {
+    // Outputs are checked before anything is loaded or run.
+    const std::vector<std::string> inputs = {o.synthetic.empty() ? o.model : std::string(), o.tokenizer};
+    if (!o.debugLog.empty()) checkOutputPath("--debug-log", o.debugLog, inputs, {o.trace});
+    if (!o.trace.empty()) checkOutputPath("--trace", o.trace, inputs, {o.debugLog});
     Session session;
     cli::InterruptHandling interrupts(session);
     session.load(cli::selectedSource(o), cli::loadOptions(o, o.dryRun));
@@ -68,13 +60,13 @@ int runGeneration(const cli::Options& o) {
     }
     cli::StepLogits stepLogits;
     if (g.whatIf.noKvCache) session.addObserver(&stepLogits);
-    cli::Inspection inspection(o, session);
+    cli::RunObservers runObservers(o, session);
     if (!o.quiet) interrupts.writeOut("\n" + (g.mode == PromptMode::Completion ? g.prompt : std::string()));
     GenerationResult r = session.run([&](const std::string& piece) { interrupts.writeOut(piece); });
     // A stop we asked for (Ctrl-C, a closed stdout) says which; the stepper's q stays "stopped".
     if (std::string why = interrupts.stopReason(); r.stopReason == "stopped" && !why.empty()) r.stopReason = why;
     interrupts.writeOut("\n\n");
-    inspection.finish(r);
+    runObservers.finish(r);
     if (debugLog) debugLog->finish();
     if (interrupts.stdoutClosed()) {
         // Nobody reads the summary any more; the files are complete, and stderr says so.
@@ -102,67 +94,33 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "llama-walkthrough 0.1");
     cli::Options o;
     o.model = LLAMA_SOURCE_DIR "/assets/model";
-    addModelOptions(app, o);
-    GenerationSettings& g = o.generation;
-    app.add_option("-p,--prompt", g.prompt, "Prompt text")->default_str(kDefaultPrompt);
-    app.add_option("--system", g.system, "System prompt (chat mode)");
-    auto* chat = app.add_flag_callback("--chat", [&] { g.mode = PromptMode::Chat; }, "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
-    app.add_flag_callback("--completion", [&] { g.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
-    app.add_flag("--allow-special", g.allowSpecial,
-                 "In --chat mode, special-token text in --prompt and --system becomes control tokens (completion prompts always do)")
-        ->needs(chat);
-    app.add_option("-n,--max-tokens", g.maxTokens, "Tokens to generate")->check(CLI::Range(0, ModelArgs::kMaxPositions));
-    app.add_option("--temperature", g.sampling.temperature, "0 = greedy (default)")->check(CLI::Range(0.0, 100.0));
-    app.add_option("--top-k", g.sampling.topK, "Keep the k most likely tokens (0 = all)")->check(CLI::Range(0, ModelArgs::kMaxVocab));
-    app.add_option("--top-p", g.sampling.topP, "Nucleus sampling threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
-    cli::addPenaltyOptions(app, g.sampling);
+    cli::addModelOptions(app, o);
+    options::addGenerationOptions(app, o.generation);
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
-    cli::addInspectionOptions(app, o);
-    cli::addWhatIfOptions(app, g.whatIf);
+    cli::addRunObserverOptions(app, o);
+    options::addWhatIfOptions(app, o.generation.whatIf);
 
-    CLI::App* bench = app.add_subcommand("bench", "Measure prefill and decode speed and the weight-streaming rate");
-    addModelOptions(*bench, o);
-    bench->add_option("--prompt-tokens", o.benchPromptTokens, "Prompt lengths for the prefill: 32, or 32,128 (decode follows the first)")
-        ->delimiter(',')
-        ->check(CLI::Range(1, ModelArgs::kMaxPositions));
-    bench->add_option("--decode-tokens", o.benchDecodeTokens, "Tokens to decode")->check(CLI::Range(1, ModelArgs::kMaxPositions));
-    bench->add_option("--repeat", o.benchRepeats, "Repetitions (the median is reported)")->check(CLI::Range(1, 1000));
-    bench->add_option("--observer", o.benchObserver, "What watches the stages: none, record (a trace without tensor data), log")
-        ->check(CLI::IsMember({"none", "record", "log"}));
-    bench->add_flag("--profile", o.benchProfile, "Time per kind of ml:: op (LinearTransformation, MatMul, ...), per token");
-    bench->add_option("--llama-bench", o.benchLlamaBench,
-                      "llama.cpp's llama-bench binary: run it on the same --model FILE.gguf with the same settings and compare");
-
+    // Every subcommand registers the same way: its options into its own struct, and how it runs.
     cli::CompareDocOptions compareDocOptions;
-    CLI::App* compareDoc = cli::addCompareDocCommand(app, compareDocOptions);
     cli::ConvertOptions convertOptions;
-    CLI::App* convert = cli::addConvertCommand(app, convertOptions);
-    cli::InspectOptions inspectOptions;
-    CLI::App* inspect = cli::addInspectCommand(app, o.model, inspectOptions);
+    cli::InspectOptions inspectOptions{.model = o.model};
     cli::DiffOptions diffOptions;
-    CLI::App* diff = cli::addDiffCommand(app, diffOptions);
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
-    CLI::App* tokenize = cli::addTokenizeCommand(app, tokenizeOptions);
+    const std::vector<std::pair<CLI::App*, std::function<int()>>> subcommands = {
+        {cli::addBenchCommand(app, o), [&] { return cli::runBench(o); }},
+        {cli::addCompareDocCommand(app, compareDocOptions), [&] { return cli::runCompareDoc(compareDocOptions); }},
+        {cli::addConvertCommand(app, convertOptions), [&] { return cli::runConvert(convertOptions); }},
+        {cli::addInspectCommand(app, inspectOptions), [&] { return cli::runInspect(inspectOptions); }},
+        {cli::addDiffCommand(app, diffOptions), [&] { return cli::runDiff(diffOptions); }},
+        {cli::addTokenizeCommand(app, tokenizeOptions), [&] { return cli::runTokenize(tokenizeOptions); }},
+    };
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return app.exit(e);
-    }
+    if (auto code = options::parseCommandLine(app, argc, argv)) return *code;
     try {
         if (o.threads > 0) ml::ThreadPool::configureGlobal(o.threads);
-        if (*bench) return cli::runBench(o);
-        if (*compareDoc) return cli::runCompareDoc(compareDocOptions);
-        if (*convert) return cli::runConvert(convertOptions);
-        if (*diff) return cli::runDiff(diffOptions);
-        if (*tokenize) return cli::runTokenize(tokenizeOptions);
-        if (*inspect) {
-            const Model model = loadModel(o.model);
-            if (inspectOptions.block.first.empty()) cli::printModelInspection(model);
-            else cli::printBlockInspection(model, inspectOptions);
-            return 0;
-        }
+        for (const auto& [command, run] : subcommands)
+            if (*command) return run();
         return runGeneration(o);
     } catch (const std::exception& e) {
         fmt::print(stderr, "error: {}\n", e.what());

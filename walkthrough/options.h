@@ -4,20 +4,19 @@
 #include <string>
 #include <vector>
 
+#include "options/run_options.h"
 #include "session/session.h"
 
 namespace llama::cli {
 
-struct Options {
-    std::string model;       // a model directory; empty with --synthetic
-    std::string synthetic;   // preset name
-    std::string tokenizer;   // --tokenizer: a real tokenizer for the preset (empty: bytes)
+// model, synthetic, tokenizer: --model, --synthetic, --tokenizer (options/run_options.h).
+struct Options : options::ModelChoice {
     GenerationSettings generation;  // --prompt, --chat, --max-tokens, sampling; --seed also seeds --synthetic
     int maxSeqLen = 0;       // 0: from the model (params.json's max_seq_len or 2048)
     int threads = 0;         // 0: every core
     std::string debugLog;
     bool quiet = false;      // no model summary (tests)
-    // inspection: --dry-run (session/model_source.h), --step (stepper.h), --trace (inspection.h)
+    // inspection: --dry-run (session/model_source.h), --step (stepper.h), --trace (run_observers.h)
     bool dryRun = false;
     bool step = false;
     std::string trace;

@@ -62,8 +62,13 @@ int runTokenize(const TokenizeOptions& o) {
             if (named || (o.word.empty() && p.size() > word.size())) word = p;
             if (named) break;
         }
-        if (word.empty()) throw std::invalid_argument(fmt::format("--word '{}' is not one of the pieces above", o.word));
-        printMerges(*tiktoken, word);
+        if (word.empty() && o.word.empty()) {
+            fmt::print("(no piece: the text is empty)\n");
+        } else if (word.empty()) {
+            throw std::invalid_argument(fmt::format("--word '{}' is not one of the pieces above", o.word));
+        } else {
+            printMerges(*tiktoken, word);
+        }
     } else {
         fmt::print("This tokenizer is not tiktoken BPE (Llama 3's): only its ids and pieces are shown.\n");
     }

@@ -6,41 +6,6 @@
 
 namespace llama::cli {
 
-void addWhatIfOptions(CLI::App& app, WhatIf& w) {
-    const char* group = "What-if experiments (recorded in the debug log, the trace and the viewer)";
-    app.add_flag("--no-mask", w.noMask, "Prefill without the causal mask: every token also sees the tokens after it")->group(group);
-    app.add_flag("--no-kv-cache", w.noKvCache,
-                 "Recompute the whole sequence at every step instead of reading the KV cache; prints both timings and "
-                 "whether the logits are equal")
-        ->group(group);
-    app.add_option_function<double>("--rope-theta", [&w](double theta) { w.ropeTheta = theta; },
-                                    "RoPE base frequency instead of the model's rope_theta")
-        ->check(CLI::Range(1.0 + 1e-9, 1e12))
-        ->group(group);
-    app.add_flag("--no-rope", w.noRope, "Do not rotate queries and keys: attention loses all position information")->group(group);
-    app.add_option_function<std::vector<std::string>>(
-           "--ablate-head",
-           [&w](const std::vector<std::string>& items) {
-               for (const auto& item : items) w.ablateHeads.insert(parseLayerHead(item));
-           },
-           "Zero the output of attention head HEAD in layer LAYER (1-based LAYER:HEAD; repeatable)")
-        ->group(group);
-    app.add_option_function<std::vector<int>>(
-           "--skip-layer",
-           [&w](const std::vector<int>& layers) {
-               for (int l : layers) w.skipLayers.insert(l - 1);
-           },
-           "Bypass transformer block L (1-based; repeatable): the residual stream passes through unchanged")
-        ->check(CLI::PositiveNumber)
-        ->group(group);
-    app.add_option_function<std::string>(
-           "--compute-dtype", [&w](const std::string& word) { w.computeDType = parseComputeDType(word); },
-           "Compute activations, scores, softmax and logits in bf16 or f32 instead of the dtype the weights choose (BF16 "
-           "weights: bf16, with the walkthrough's roundings; any other: f32)")
-        ->check(CLI::IsMember({"bf16", "f32"}, CLI::ignore_case))
-        ->group(group);
-}
-
 void StepLogits::onStage(const StageEvent& event) {
     if (event.stage != StageId::Sample) return;
     for (const auto& t : event.tensors)

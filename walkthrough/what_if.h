@@ -1,17 +1,12 @@
 #pragma once
-// The what-if switches on the command line (model/what_if.h), and what --no-kv-cache reports:
+// What --no-kv-cache reports (the switches themselves: options/run_options.h):
 // the run's timing next to the same run with the cache, and whether their logits agree.
-#include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
 #include "session/session.h"
 
 namespace llama::cli {
-
-// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L, --compute-dtype bf16|f32.
-void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
 
 // Keeps the logits of every step's last position (stage 20), to compare two runs.
 class StepLogits : public StageObserver {

@@ -1,5 +1,6 @@
 #include "doccheck/debug_log_line.h"
 
+#include "formats/input_file.h"
 #include "stages/stage_catalog.h"
 
 #include <algorithm>
@@ -284,6 +285,7 @@ std::vector<DebugLine> readDebugLines(std::istream& in) {
 }
 
 std::vector<DebugLine> readDebugLinesFile(const std::string& path) {
+    checkInputFile(path, "file", 2);
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot open '" + path + "'");
     return readDebugLines(in);

@@ -1,10 +1,14 @@
 #include "formats/atomic_output.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 
@@ -18,15 +22,79 @@ bool isSpecialFile(const std::string& path) {
     const fs::file_status st = fs::status(path, ec);
     return !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
 }
+
+// The live temporary files, where a signal handler can read them: fixed slots, each claimed with
+// an atomic flag (no allocation, no lock: both are unsafe in a handler).
+struct TemporarySlot {
+    std::atomic<bool> claimed{false};  // owned by an AtomicOutputFile
+    std::atomic<bool> ready{false};    // path complete: the handler may remove it
+    char path[4096];
+};
+TemporarySlot temporaries[32];
+
+int claimSlot(const std::string& tmp) {
+    if (tmp.size() >= sizeof temporaries[0].path) return -1;
+    for (int i = 0; i < int(std::size(temporaries)); ++i) {
+        bool expected = false;
+        if (!temporaries[i].claimed.compare_exchange_strong(expected, true)) continue;
+        std::memcpy(temporaries[i].path, tmp.c_str(), tmp.size() + 1);
+        temporaries[i].ready = true;
+        return i;
+    }
+    return -1;  // more than 32 files at once: only the destructor removes this one
+}
+
+extern "C" void removeAndDie(int signal) {
+    removeTemporaryOutputs();
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+}
+
+void installSignalCleanup() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        ::signal(SIGXFSZ, SIG_IGN);
+        for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+            struct sigaction current {};
+            // A handler someone installed (the CLI's Ctrl-C, an ignored SIGPIPE) stays theirs.
+            if (sigaction(sig, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
+            struct sigaction action {};
+            action.sa_handler = removeAndDie;
+            sigemptyset(&action.sa_mask);
+            sigaction(sig, &action, nullptr);
+        }
+    });
+}
 }  // namespace
+
+void removeTemporaryOutputs() {
+    for (auto& slot : temporaries)
+        if (slot.ready.load()) ::unlink(slot.path);
+}
 
 AtomicOutputFile::AtomicOutputFile(std::string path)
     : path_(std::move(path)), tmp_(isSpecialFile(path_) ? path_ : path_ + ".tmp-" + std::to_string(::getpid())) {
+    if (tmp_ != path_) {
+        installSignalCleanup();
+        slot_ = claimSlot(tmp_);
+    }
     out_.open(tmp_, std::ios::binary | std::ios::trunc);
-    if (!out_) throw std::runtime_error("cannot create '" + path_ + "' (writing '" + tmp_ + "' first): " + std::strerror(errno));
+    if (!out_) {
+        const int error = errno;
+        release();
+        throw std::runtime_error("cannot create '" + path_ + "' (writing '" + tmp_ + "' first): " + std::strerror(error));
+    }
+}
+
+void AtomicOutputFile::release() {
+    if (slot_ < 0) return;
+    temporaries[slot_].ready = false;
+    temporaries[slot_].claimed = false;
+    slot_ = -1;
 }
 
 AtomicOutputFile::~AtomicOutputFile() {
+    release();
     if (committed_ || tmp_ == path_) return;
     out_.close();
     std::error_code ignored;
@@ -38,31 +106,48 @@ void AtomicOutputFile::commit() {
     const bool written = bool(out_);
     out_.close();
     if (!written || out_.fail()) {
-        if (tmp_ == path_) throw std::runtime_error("writing '" + path_ + "' failed (disk full?)");
-        throw std::runtime_error("writing '" + path_ + "' failed (disk full?); nothing was written there");
+        const std::string why = errno == EFBIG ? " (larger than the file size limit)" : errno == ENOSPC ? " (disk full)" : "";
+        if (tmp_ == path_) throw std::runtime_error("writing '" + path_ + "' failed" + (why.empty() ? " (disk full?)" : why));
+        throw std::runtime_error("writing '" + path_ + "' failed" + (why.empty() ? " (disk full?)" : why) + "; nothing was written there");
     }
     committed_ = true;
     if (tmp_ == path_) return;
     std::error_code ec;
     fs::rename(tmp_, path_, ec);
+    release();
     if (ec) {
         fs::remove(tmp_, ec);
         throw std::runtime_error("cannot move the finished file into place at '" + path_ + "': " + ec.message());
     }
 }
 
-void refuseToOverwriteInput(const std::string& input, const std::string& out) {
+void checkOutputPath(const std::string& option, const std::string& path, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& otherOutputs, bool folder) {
+    auto refuse = [&](const std::string& why) { throw std::invalid_argument(option + " '" + path + "': " + why); };
+    if (path.empty()) throw std::invalid_argument(option + ": expected a file path, got an empty one");
     std::error_code ec;
-    if (!fs::exists(out, ec)) return;
-    auto same = [&](const fs::path& candidate) {
+    const fs::file_status st = fs::status(path, ec);
+    if (!folder && fs::is_directory(st)) refuse("is a folder; expected a file path");
+    if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st)) return;  // /dev/null, a FIFO: written in place
+    const fs::path parent = fs::absolute(path, ec).parent_path();
+    if (!fs::is_directory(parent, ec)) refuse("its folder '" + parent.string() + "' does not exist");
+    if (::access(parent.c_str(), W_OK | X_OK) != 0) refuse("its folder '" + parent.string() + "' cannot be written to");
+    // Same file: by identity when both exist, else by their canonical paths.
+    auto same = [&](const fs::path& other) {
         std::error_code e;
-        return fs::equivalent(candidate, out, e) && !e;
+        if (fs::exists(other, e) && fs::exists(path, e)) return fs::equivalent(other, path, e) && !e;
+        return fs::weakly_canonical(fs::absolute(other), e) == fs::weakly_canonical(fs::absolute(path), e);
     };
-    bool clash = same(input);
-    if (!clash && fs::is_directory(input, ec))
-        for (const auto& entry : fs::directory_iterator(input, ec))
-            if (entry.is_regular_file(ec) && same(entry.path())) clash = true;
-    if (clash) throw std::invalid_argument("--out '" + out + "' is part of the model being read ('" + input + "'); choose another output path");
+    for (const std::string& input : inputs) {
+        if (input.empty()) continue;
+        bool clash = same(input);
+        if (!clash && fs::is_directory(input, ec))
+            for (const auto& entry : fs::directory_iterator(input, ec))
+                if (entry.is_regular_file(ec) && same(entry.path())) clash = true;
+        if (clash) refuse("is a file this run reads ('" + input + "'); choose another output path");
+    }
+    for (const std::string& other : otherOutputs)
+        if (!other.empty() && same(other)) refuse("is also another output of this run ('" + other + "'); give each output its own path");
 }
 
 }  // namespace llama

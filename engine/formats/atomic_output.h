@@ -6,6 +6,7 @@
 // it would replace the device itself.
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace llama {
 
@@ -25,13 +26,27 @@ public:
     void commit();
 
 private:
+    void release();  // the temporary file is no longer the signal handler's to remove
+
     std::string path_, tmp_;
+    int slot_ = -1;
     std::ofstream out_;
     bool committed_ = false;
 };
 
-// Throws if `out` names an existing file that is also one of the model files at `input` (the
-// file itself, or a file directly inside the directory): an export must never replace its source.
-void refuseToOverwriteInput(const std::string& input, const std::string& out);
+// Checked before any work starts, so a mistyped output never costs the whole job: throws
+// std::invalid_argument naming `option` when `path` is empty, a folder (unless `folder`: a
+// Hugging Face export writes one), in a folder that does not exist or cannot be written, one of
+// `inputs` (a file, or a file directly inside an input folder: every file of a model), or the
+// same file as one of `otherOutputs`. An existing non-regular file (/dev/null) is accepted.
+void checkOutputPath(const std::string& option, const std::string& path, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& otherOutputs = {}, bool folder = false);
+
+// Temporary files are removed on every way out: errors and exceptions by ~AtomicOutputFile, and
+// SIGINT, SIGTERM, SIGHUP and SIGPIPE (when nothing else handles them) by a handler that removes
+// every live temporary file and then dies of the signal as before. SIGXFSZ is ignored, so a file
+// size limit is a write error (EFBIG) that commit() reports. Installed by the first
+// AtomicOutputFile; removeTemporaryOutputs() is async-signal-safe, for handlers of our own.
+void removeTemporaryOutputs();
 
 }  // namespace llama

@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "model/llama_transformer_block.h"
-#include "model/rms_norm.h"
+#include "model/rms_norm_layer.h"
 
 namespace llama {
 

@@ -1,7 +1,7 @@
 #pragma once
 #include "model/llama_attention.h"
 #include "model/llama_feed_forward.h"
-#include "model/rms_norm.h"
+#include "model/rms_norm_layer.h"
 
 namespace llama {
 

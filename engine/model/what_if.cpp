@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace llama {
@@ -31,14 +30,14 @@ std::vector<int> WhatIf::headsAblatedIn(int layer) const {
 
 void WhatIf::validate(int nLayers, int nHeads) const {
     if (ropeTheta && !(std::isfinite(*ropeTheta) && *ropeTheta > 1))
-        throw std::invalid_argument(fmt::format("--rope-theta {}: expected a finite base frequency above 1", *ropeTheta));
+        throw std::invalid_argument(fmt::format("--rope-theta: a base frequency above 1, got {}", *ropeTheta));
     for (auto [layer, head] : ablateHeads)
         if (layer < 0 || layer >= nLayers || head < 0 || head >= nHeads)
-            throw std::invalid_argument(fmt::format("--ablate-head {}:{}: this model has layers 1 to {} and heads 1 to {}", layer + 1,
-                                                    head + 1, nLayers, nHeads));
+            throw std::invalid_argument(fmt::format("--ablate-head: a LAYER:HEAD with a layer from 1 to {} and a head from 1 to {}, got {}:{}",
+                                                    nLayers, nHeads, layer + 1, head + 1));
     for (int layer : skipLayers)
         if (layer < 0 || layer >= nLayers)
-            throw std::invalid_argument(fmt::format("--skip-layer {}: this model has layers 1 to {}", layer + 1, nLayers));
+            throw std::invalid_argument(fmt::format("--skip-layer: a layer from 1 to {}, got {}", nLayers, layer + 1));
 }
 
 DType parseComputeDType(const std::string& text) {
@@ -50,13 +49,5 @@ DType parseComputeDType(const std::string& text) {
 }
 
 std::string computeDTypeWord(DType dtype) { return dtype == DType::BF16 ? "bf16" : "f32"; }
-
-std::pair<int, int> parseLayerHead(const std::string& text) {
-    int layer = 0, head = 0;
-    char colon = 0, extra = 0;
-    if (std::sscanf(text.c_str(), "%d%c%d%c", &layer, &colon, &head, &extra) != 3 || colon != ':' || layer < 1 || head < 1)
-        throw std::invalid_argument(fmt::format("'{}' is not LAYER:HEAD (1-based, e.g. 2:5)", text));
-    return {layer - 1, head - 1};
-}
 
 }  // namespace llama

@@ -42,7 +42,4 @@ DType parseComputeDType(const std::string& text);
 // The inverse: "bf16", "f32".
 std::string computeDTypeWord(DType dtype);
 
-// "3:2" (1-based LAYER:HEAD, as the log counts) -> 0-based {layer, head}; throws std::invalid_argument.
-std::pair<int, int> parseLayerHead(const std::string& text);
-
 }  // namespace llama

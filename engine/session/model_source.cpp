@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "formats/input_file.h"
 #include "formats/gguf/gguf_model.h"
 #include "formats/hf/hf_loader.h"
 #include "formats/llama2c/llama2c_header.h"
@@ -71,6 +72,16 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
                                                         "choose a tokenizer of that size (or none, for a byte tokenizer)",
                                                         source.tokenizer, tokenizer->vocabSize(), source.pathOrPreset, presetVocab));
         }
+        if (!options.shapesOnly) {
+            // Random weights are made in memory: refused up front when they cannot fit.
+            const Model shapes = makeSyntheticModel(source.pathOrPreset, source.seed, true, tokenizer);
+            double bytes = 0;
+            for (const auto& [name, t] : shapes.tensors) bytes += double(dtypeBytes(t.dtype(), t.numel()));
+            if (const int64_t available = memoryAvailable(); available > 0 && bytes > double(available))
+                throw std::invalid_argument(fmt::format("the synthetic preset '{}' needs {:.1f} GB of memory for its weights, more than the "
+                                                        "{:.1f} GB this process may use (--dry-run shows its shapes without them)",
+                                                        source.pathOrPreset, bytes / 1e9, available / 1e9));
+        }
         model = makeSyntheticModel(source.pathOrPreset, source.seed, options.shapesOnly, tokenizer);
     } else if (options.shapesOnly) {
         model = loadShapesOnly(source.pathOrPreset, source.tokenizer);
@@ -83,9 +94,7 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (options.maxSeqLen > 0) model.args.max_seq_len = options.maxSeqLen;
     // Refused before anything is allocated: a context length the machine (or the process's
     // address-space limit) cannot hold.
-    int64_t available = int64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-    if (rlimit limit; getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-        available = std::min(available, int64_t(limit.rlim_cur));
+    const int64_t available = memoryAvailable();
     if (!options.shapesOnly && available > 0 && model.args.runBytes() > available)
         throw std::invalid_argument(fmt::format("a context of {} positions needs {:.1f} GB for the KV cache and RoPE table, more than "
                                                 "the {:.1f} GB of memory this process may use: choose a smaller --max-seq-len",

@@ -9,6 +9,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "formats/input_file.h"
 #include "tensor/bfloat16.h"
 #include "trace/trace_format.h"
 
@@ -37,6 +38,24 @@ constexpr size_t kMaxMessageBytes = 64 * 1024;
 constexpr int64_t kMaxElements = int64_t(1) << 36;  // 64 G elements: beyond any stored or shown tensor
 constexpr size_t kMaxRank = 8;
 
+// The field read last, so that a value of the wrong JSON type is reported with its field's name
+// (nlohmann's own message names only the type).
+thread_local const char* lastField = "";
+
+const json& member(const json& j, const char* key) {
+    lastField = key;
+    if (!j.is_object()) throw TraceError(fmt::format("field '{}': expected an object holding it, got {}", key, j.type_name()));
+    const auto it = j.find(key);
+    if (it == j.end()) throw TraceError(fmt::format("field '{}' is missing", key));
+    return *it;
+}
+
+const json& array(const json& j, const char* key) {
+    const json& v = member(j, key);
+    if (!v.is_array()) throw TraceError(fmt::format("field '{}' is {}: expected an array", key, v.type_name()));
+    return v;
+}
+
 int64_t checkedInteger(const json& v, const char* key, int64_t lo, int64_t hi) {
     if (!v.is_number_integer()) throw TraceError(fmt::format("field '{}' must be an integer", key));
     const int64_t n = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
@@ -44,7 +63,7 @@ int64_t checkedInteger(const json& v, const char* key, int64_t lo, int64_t hi) {
     return n;
 }
 
-int64_t integer(const json& j, const char* key, int64_t lo, int64_t hi) { return checkedInteger(j.at(key), key, lo, hi); }
+int64_t integer(const json& j, const char* key, int64_t lo, int64_t hi) { return checkedInteger(member(j, key), key, lo, hi); }
 // An array's element, named after the array in errors.
 int64_t integer(const json& j, size_t index, const char* name, int64_t lo, int64_t hi) { return checkedInteger(j.at(index), name, lo, hi); }
 
@@ -79,7 +98,7 @@ DType dtypeFromName(const std::string& name) {
 }
 
 TraceToken token(const json& j) {
-    return {int32_t(integer(j, "id", 0, ModelArgs::kMaxVocab)), j.at("piece").get<std::string>(), j.at("special").get<bool>()};
+    return {int32_t(integer(j, "id", 0, ModelArgs::kMaxVocab)), member(j, "piece").get<std::string>(), member(j, "special").get<bool>()};
 }
 
 std::vector<TraceToken> tokens(const json& j) {
@@ -97,10 +116,10 @@ ModelArgs argsFrom(const json& j) {
     a.n_kv_heads = field("n_kv_heads");
     a.vocab_size = field("vocab_size");
     a.multiple_of = field("multiple_of");
-    if (!j.at("ffn_dim_multiplier").is_null()) a.ffn_dim_multiplier = j.at("ffn_dim_multiplier").get<double>();
-    a.norm_eps = j.at("norm_eps");
-    a.rope_theta = j.at("rope_theta");
-    a.use_scaled_rope = j.at("use_scaled_rope");
+    if (!member(j, "ffn_dim_multiplier").is_null()) a.ffn_dim_multiplier = member(j, "ffn_dim_multiplier").get<double>();
+    a.norm_eps = member(j, "norm_eps");
+    a.rope_theta = member(j, "rope_theta");
+    a.use_scaled_rope = member(j, "use_scaled_rope");
     a.max_seq_len = field("max_seq_len");
     try {
         a.validate("model.args");
@@ -111,7 +130,7 @@ ModelArgs argsFrom(const json& j) {
 }
 
 bool boolean(const json& j, const char* key) {
-    const json& v = j.at(key);
+    const json& v = member(j, key);
     if (!v.is_boolean()) throw TraceError(fmt::format("field '{}' must be true or false", key));
     return v.get<bool>();
 }
@@ -122,11 +141,12 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
     w.noMask = boolean(j, "noMask");
     w.noKvCache = boolean(j, "noKvCache");
     w.noRope = boolean(j, "noRope");
-    if (const json& theta = j.at("ropeTheta"); !theta.is_null()) {
+    if (const json& theta = member(j, "ropeTheta"); !theta.is_null()) {
         if (!theta.is_number()) throw TraceError("whatIf: field 'ropeTheta' must be a number or null");
         w.ropeTheta = theta.get<double>();
     }
-    for (const json& h : j.at("ablateHeads")) {
+    if (!j.is_object()) throw TraceError(fmt::format("field 'whatIf' is {}: expected an object", j.type_name()));
+    for (const json& h : array(j, "ablateHeads")) {
         if (!h.is_array() || h.size() != 2) throw TraceError("whatIf: field 'ablateHeads' must hold [layer, head] pairs");
         w.ablateHeads.insert({int(integer(h, 0, "ablateHeads layer", 0, args.n_layers - 1)),
                               int(integer(h, 1, "ablateHeads head", 0, args.n_heads - 1))});
@@ -140,7 +160,7 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
             throw TraceError(std::string("whatIf: field 'computeDType': ") + e.what());
         }
     }
-    const json& skip = j.at("skipLayers");
+    const json& skip = array(j, "skipLayers");
     for (size_t i = 0; i < skip.size(); ++i) w.skipLayers.insert(int(integer(skip, i, "skipLayers", 0, args.n_layers - 1)));
     try {
         w.validate(args.n_layers, args.n_heads);
@@ -151,41 +171,48 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
 }
 
 void readMeta(const json& j, TraceRun& run) {
-    const json& model = j.at("model");
-    run.modelFormat = model.at("format");
-    run.modelPath = model.at("path");
-    run.args = argsFrom(model.at("args"));
-    const json& r = j.at("run");
-    run.run.prompt = r.at("prompt");
+    const json& model = member(j, "model");
+    run.modelFormat = member(model, "format");
+    run.modelPath = member(model, "path");
+    run.args = argsFrom(member(model, "args"));
+    const json& r = member(j, "run");
+    run.run.prompt = member(r, "prompt");
     run.run.maxTokens = int(integer(r, "maxTokens", 0, ModelArgs::kMaxPositions));
-    run.run.sampling.temperature = r.at("temperature");
+    run.run.sampling.temperature = member(r, "temperature");
     run.run.sampling.topK = int(integer(r, "topK", 0, ModelArgs::kMaxVocab));
-    run.run.sampling.topP = r.at("topP");
-    run.run.sampling.seed = r.at("seed");
+    run.run.sampling.topP = member(r, "topP");
+    run.run.sampling.seed = member(r, "seed");
     // The penalties came later in version 1: all four or none (a run without them).
     const char* penalties[] = {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"};
     const int present = int(std::count_if(std::begin(penalties), std::end(penalties), [&](const char* k) { return r.contains(k); }));
     if (present != 0 && present != 4) throw TraceError("run: the penalties repeatPenalty, repeatLastN, frequencyPenalty and presencePenalty come together");
     if (present) {
-        run.run.sampling.repeatPenalty = r.at("repeatPenalty");
+        run.run.sampling.repeatPenalty = member(r, "repeatPenalty");
         run.run.sampling.repeatLastN = int(integer(r, "repeatLastN", -1, INT32_MAX));
-        run.run.sampling.frequencyPenalty = r.at("frequencyPenalty");
-        run.run.sampling.presencePenalty = r.at("presencePenalty");
+        run.run.sampling.frequencyPenalty = member(r, "frequencyPenalty");
+        run.run.sampling.presencePenalty = member(r, "presencePenalty");
     }
     try {
         validateSamplingSettings(run.run.sampling);
     } catch (const std::invalid_argument& e) {
         throw TraceError(std::string("run: ") + e.what());
     }
-    run.run.dryRun = r.at("dryRun");
-    const json& t = j.at("trace");
-    run.options.summaries = t.at("summaries");
-    if (t.at("attentionLayers").is_array()) run.options.attentionLayers = t.at("attentionLayers").get<std::set<int>>();
-    run.options.preSoftmax = t.at("preSoftmax");
+    run.run.dryRun = member(r, "dryRun");
+    const json& t = member(j, "trace");
+    run.options.summaries = member(t, "summaries");
+    // "all", or the 0-based layers whose scores were stored.
+    if (const json& layers = member(t, "attentionLayers"); layers.is_array()) {
+        run.options.attentionLayers.emplace();
+        for (size_t i = 0; i < layers.size(); ++i)
+            run.options.attentionLayers->insert(int(integer(layers, i, "attentionLayers", 0, run.args.n_layers - 1)));
+    } else if (layers != "all") {
+        throw TraceError(fmt::format("field 'attentionLayers' is {}: expected \"all\" or an array of layers", layers.dump()));
+    }
+    run.options.preSoftmax = member(t, "preSoftmax");
     run.options.maxPositions = int(integer(t, "maxPositions", 0, ModelArgs::kMaxPositions));
     run.options.topK = int(integer(t, "topK", 0, ModelArgs::kMaxVocab));
     if (run.version >= 2) {
-        run.run.whatIf = whatIfFrom(j.at("whatIf"), run.args);
+        run.run.whatIf = whatIfFrom(member(j, "whatIf"), run.args);
         run.options.residual = boolean(t, "residual");
         run.options.lensTopK = int(integer(t, "lensTopK", 0, ModelArgs::kMaxVocab));
     } else {
@@ -196,8 +223,8 @@ void readMeta(const json& j, TraceRun& run) {
 
 // bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`.
 Tensor valuesFrom(const json& v, const Shape& shape, std::string_view data) {
-    const std::string encoding = v.at("encoding");
-    const uint64_t offset = v.at("offset"), bytes = v.at("bytes");
+    const std::string encoding = member(v, "encoding");
+    const uint64_t offset = member(v, "offset"), bytes = member(v, "bytes");
     const size_t elementBytes = encoding == "bf16" ? 2 : encoding == "i32" ? 4 : 0;
     if (!elementBytes) throw TraceError(fmt::format("unknown value encoding '{}'", encoding));
     if (bytes != uint64_t(shapeNumel(shape)) * elementBytes)
@@ -229,6 +256,8 @@ void checkRank(const TracedTensor& t, const ModelArgs& args) {
                                          args.n_heads));
     } else if (t.name == "mask" && t.shape.size() != 2) {
         throw TraceError(fmt::format("tensor 'mask' has shape {}: expected [rows, positions]", shapeToString(t.shape)));
+    } else if (t.name == "tokens" && t.shape.size() != 1) {
+        throw TraceError(fmt::format("tensor 'tokens' has shape {}: expected [positions]", shapeToString(t.shape)));
     }
 }
 
@@ -238,7 +267,7 @@ std::vector<TraceTopToken> topTokens(const json& j, const ModelArgs& args, std::
     if (!j.is_array()) throw TraceError("a list of top tokens must be an array");
     std::vector<TraceTopToken> out;
     for (const json& p : j) {
-        TraceTopToken t{int32_t(integer(p, "id", 0, args.vocab_size - 1)), p.at("piece"), number(p.at("logit")), number(p.at("probability"))};
+        TraceTopToken t{int32_t(integer(p, "id", 0, args.vocab_size - 1)), member(p, "piece"), number(member(p, "logit")), number(member(p, "probability"))};
         if (!(t.probability >= 0 && t.probability <= 1))
             throw TraceError(fmt::format("{}: probability {} is outside [0, 1]", field, t.probability));
         out.push_back(std::move(t));
@@ -248,26 +277,26 @@ std::vector<TraceTopToken> topTokens(const json& j, const ModelArgs& args, std::
 
 TracedStage readStage(const json& j, std::string_view data, const ModelArgs& args) {
     TracedStage s;
-    const std::string key = j.at("stage");
+    const std::string key = member(j, "stage");
     const StageInfo* info = findStage(key);
     if (!info) throw TraceError(fmt::format("unknown stage '{}'", key));
     s.stage = info->id;
     s.layer = int(info->inBlock ? integer(j, "layer", 0, args.n_layers - 1) : integer(j, "layer", -1, -1));
     s.step = int(integer(j, "step", 0, args.max_seq_len));
     s.startPos = int(integer(j, "startPos", 0, args.max_seq_len));
-    s.message = j.at("message");
+    s.message = member(j, "message");
     if (s.message.size() > kMaxMessageBytes)
         throw TraceError(fmt::format("the message has {} bytes: a stage's log lines are at most {}", s.message.size(), kMaxMessageBytes));
-    for (const json& d : j.at("tensors")) {
+    for (const json& d : array(j, "tensors")) {
         TracedTensor t;
-        t.name = d.at("name");
-        t.shape = shapeFrom(d.at("shape"));
+        t.name = member(d, "name");
+        t.shape = shapeFrom(member(d, "shape"));
         checkRank(t, args);
-        t.dtype = dtypeFromName(d.at("dtype"));
+        t.dtype = dtypeFromName(member(d, "dtype"));
         if (d.contains("stats")) {
             const json& st = d["stats"];
-            TensorStats stats{number(st.at("min")), number(st.at("max")), number(st.at("mean")), st.at("negInf").get<int64_t>(), {}};
-            for (const json& v : st.at("first")) stats.first.push_back(number(v));
+            TensorStats stats{number(member(st, "min")), number(member(st, "max")), number(member(st, "mean")), member(st, "negInf").get<int64_t>(), {}};
+            for (const json& v : array(st, "first")) stats.first.push_back(number(v));
             t.stats = stats;
         }
         if (d.contains("values")) t.values = valuesFrom(d["values"], t.shape, data);
@@ -298,17 +327,21 @@ TracedStage readStage(const json& j, std::string_view data, const ModelArgs& arg
 }
 
 void readEnd(const json& j, TraceRun& run) {
-    run.promptTokens = tokens(j.at("promptTokens"));
-    run.generatedTokens = tokens(j.at("generatedTokens"));
-    run.generatedText = j.at("text");
-    run.stopReason = j.at("stopReason");
+    run.promptTokens = tokens(member(j, "promptTokens"));
+    run.generatedTokens = tokens(member(j, "generatedTokens"));
+    run.generatedText = member(j, "text");
+    run.stopReason = member(j, "stopReason");
 }
 }  // namespace
 
 TraceRun readTrace(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TraceError(fmt::format("cannot open trace '{}'", path));
-    const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Reading holds the file and its decoded tensors (about as many bytes again).
+    std::string file;
+    try {
+        file = readInputFile(path, "trace", 2);
+    } catch (const std::invalid_argument& e) {
+        throw TraceError(e.what());
+    }
     const std::string_view bytes(file);
 
     if (bytes.substr(0, trace::kMagic.size()) != trace::kMagic)
@@ -345,6 +378,7 @@ TraceRun readTrace(const std::string& path) {
         if ((index == 0) != (kind == trace::kMetaRecord))
             throw TraceError(fmt::format("'{}': record {} is {}: a trace starts with one META record", path, index, kind));
         try {
+            lastField = "";
             const json j = json::parse(jsonText);
             if (kind == trace::kMetaRecord) readMeta(j, run);
             else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, data, run.args));
@@ -353,7 +387,7 @@ TraceRun readTrace(const std::string& path) {
                 ended = true;
             } else throw TraceError(fmt::format("unknown record kind '{}'", kind));
         } catch (const json::exception& e) {
-            throw TraceError(fmt::format("'{}': record {} ({}) is malformed: {}", path, index, kind, e.what()));
+            throw TraceError(fmt::format("'{}': record {} ({}) is malformed at field '{}': {}", path, index, kind, lastField, e.what()));
         } catch (const TraceError& e) {
             throw TraceError(fmt::format("'{}': record {} ({}): {}", path, index, kind, e.what()));
         }

@@ -13,6 +13,8 @@
 
 #include "fonts.h"
 #include "ml/thread_pool.h"
+#include "options/checked_option.h"
+#include "options/run_options.h"
 #include "state/script.h"
 #include "viewer_app.h"
 
@@ -83,47 +85,38 @@ int runWindow(AppOptions options, int width, int height) {
 int main(int argc, char** argv) {
     CLI::App cli{"llama-viewer: watch a Llama model compute, stage by stage"};
     AppOptions o;
-    o.source.model.pathOrPreset = LLAMA_SOURCE_DIR "/assets/model";
     o.chaptersDir = LLAMA_SOURCE_DIR "/chapters";
     o.fontPath = kDefaultFontPath;
-    std::string synthetic, mode = "completion";
+    // The model, prompt, sampling and what-if options are llama-walkthrough's own (options/run_options.h).
+    options::ModelChoice choice{.model = LLAMA_SOURCE_DIR "/assets/model"};
     int threads = 0, width = 1280, height = 800;
-    auto* model = cli.add_option("--model", o.source.model.pathOrPreset, "Model directory in Meta's layout (default: the bundled model)");
-    auto* synth = cli.add_option("--synthetic", synthetic, "Random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")->excludes(model);
+    options::addModelOptions(cli, choice, o.settings.sampling.seed);
     std::string trace;
-    auto* traceOption = cli.add_option("--trace", trace, "Replay a trace written by llama-walkthrough --trace")->excludes(model)->excludes(synth);
+    auto* traceOption = cli.add_option("--trace", trace, "Replay a trace written by llama-walkthrough --trace")
+                            ->excludes(cli.get_option("--model"))
+                            ->excludes(cli.get_option("--synthetic"));
     cli.add_option("--compare", o.source.compare, "A second trace to compare the replayed one with, stage by stage (the Compare panel)")
         ->needs(traceOption)
         ->check(CLI::ExistingFile);
     cli.add_option("--script", o.scriptPath, "Run a scripted walk-through (see --help-script)");
     bool helpScript = false;
     cli.add_flag("--help-script", helpScript, "List the script commands");
-    cli.add_option("-p,--prompt", o.settings.prompt, "Prompt text");
-    cli.add_option("--system", o.settings.system, "System prompt (chat mode)");
-    cli.add_option("--mode", mode, "chat or completion")->check(CLI::IsMember({"chat", "completion"}));
-    cli.add_option("-n,--max-tokens", o.settings.maxTokens, "Tokens to generate")->check(CLI::Range(1, ModelArgs::kMaxPositions));
-    cli.add_option("--temperature", o.settings.sampling.temperature, "0 = greedy")->check(CLI::Range(0.0, 100.0));
-    cli.add_option("--top-k", o.settings.sampling.topK, "0 = all")->check(CLI::Range(0, ModelArgs::kMaxVocab));
-    cli.add_option("--top-p", o.settings.sampling.topP, "Nucleus threshold in (0, 1]")->check(CLI::Range(0.0, 1.0));
-    cli.add_option("--seed", o.settings.sampling.seed, "Sampling seed (and synthetic weights)");
-    cli.add_option("--scale", o.uiScale, "UI scale for projectors")->check(CLI::Range(double(kMinUiScale), double(kMaxUiScale)));
-    cli.add_option("--threads", threads, "Engine compute threads (default: every core)")->check(CLI::Range(1, ml::ThreadPool::maxThreads()));
-    cli.add_option("--width", width, "Window width")->check(CLI::Range(640, 7680));
-    cli.add_option("--height", height, "Window height")->check(CLI::Range(480, 4320));
+    options::addGenerationOptions(cli, o.settings);
+    options::addWhatIfOptions(cli, o.settings.whatIf);
+    options::addThreadsOption(cli, threads);
+    options::addReal(cli, "--scale", o.uiScale, {kMinUiScale, kMaxUiScale, false, fmt::format("a UI scale from {} to {}", kMinUiScale, kMaxUiScale)},
+                     "UI scale for projectors");
+    options::addInteger(cli, "--width", width, {640, 7680, "a width from 640 to 7680 pixels"}, "Window width");
+    options::addInteger(cli, "--height", height, {480, 4320, "a height from 480 to 4320 pixels"}, "Window height");
     cli.add_option("--chapters", o.chaptersDir, "Directory of the chapter files");
-    cli.add_option("--font", o.fontPath, "TrueType font for the UI");
-    try {
-        cli.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return cli.exit(e);
-    }
+    cli.add_option("--font", o.fontPath, "TrueType font for the UI (one that is not a valid TrueType file falls back to the built-in font)");
+    if (auto code = options::parseCommandLine(cli, argc, argv)) return *code;
     if (helpScript) {
         for (const auto& c : scriptCommands()) fmt::print("  {:<15} {}\n", c.name, c.help);
         return 0;
     }
-    if (!synthetic.empty()) o.source.model = {ModelSource::Kind::Synthetic, synthetic, o.settings.sampling.seed};
+    o.source.model = choice.source(o.settings.sampling.seed);
     o.source.trace = trace;
-    o.settings.mode = mode == "chat" ? PromptMode::Chat : PromptMode::Completion;
     try {
         if (!o.scriptPath.empty()) loadScript(o.scriptPath);  // report script errors before opening a window
         if (threads > 0) ml::ThreadPool::configureGlobal(threads);

@@ -1,7 +1,6 @@
 #include "state/chapter_text.h"
 
-#include <fstream>
-#include <sstream>
+#include "formats/input_file.h"
 
 namespace llama::viewer {
 
@@ -19,12 +18,13 @@ std::string sectionForKey(const std::string& markdown, std::string_view key) {
 ChapterSection chapterSection(const std::string& chaptersDir, const StageInfo& stage) {
     ChapterSection s;
     s.path = chaptersDir + "/" + std::string(stage.chapter);
-    std::ifstream in(s.path, std::ios::binary);
-    if (!in) return s;
+    std::string whole;
+    try {
+        whole = readInputFile(s.path, "chapter");  // a FIFO or a device here would freeze the window
+    } catch (const std::invalid_argument&) {
+        return s;
+    }
     s.fileFound = true;
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    std::string whole = buffer.str();
     s.text = sectionForKey(whole, stage.key);
     s.anchorFound = !s.text.empty();
     if (!s.anchorFound) s.text = std::move(whole);

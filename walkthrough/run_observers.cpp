@@ -1,4 +1,4 @@
-#include "inspection.h"
+#include "run_observers.h"
 
 #include <fmt/format.h>
 
@@ -6,27 +6,32 @@
 
 #include <iostream>
 
+#include "options/checked_option.h"
+
 namespace llama::cli {
 
-void addInspectionOptions(CLI::App& app, Options& o) {
+void addRunObserverOptions(CLI::App& app, Options& o) {
     app.add_flag("--dry-run", o.dryRun, "Shapes and dtypes only, no arithmetic (weights are not read): e.g. Llama 3.1 8B's shapes in a second");
     app.add_flag("--step", o.step, "Pause after every stage; commands on stdin (h for help, end of input continues)");
     auto* trace = app.add_option("--trace", o.trace, "Record the run to FILE for replay (docs/trace-format.md)");
     app.add_option("--trace-attention", o.traceAttention, "Layers whose attention scores the trace stores: all, none or e.g. 1,3-5")
         ->needs(trace);
     app.add_flag("--trace-presoftmax", o.tracePreSoftmax, "Also store the masked scores before the softmax")->needs(trace);
-    app.add_option("--trace-max-positions", o.traceMaxPositions, "Store no scores for steps past this many positions")
-        ->check(CLI::Range(0, ModelArgs::kMaxPositions))
+    options::addInteger(app, "--trace-max-positions", o.traceMaxPositions,
+                        {0, ModelArgs::kMaxPositions, fmt::format("a position count from 0 to {}", ModelArgs::kMaxPositions)},
+                        "Store no scores for steps past this many positions")
         ->needs(trace);
-    app.add_option("--trace-top-k", o.traceTopK, "Most likely tokens recorded at each step")->check(CLI::Range(0, ModelArgs::kMaxVocab))->needs(trace);
-    app.add_option("--trace-lens-top-k", o.traceLensTopK, "Logit lens: top tokens per position after every layer (0: none)")
-        ->check(CLI::Range(0, 100))
+    options::addInteger(app, "--trace-top-k", o.traceTopK, {0, ModelArgs::kMaxVocab, fmt::format("a token count from 0 to {}", ModelArgs::kMaxVocab)},
+                        "Most likely tokens recorded at each step")
+        ->needs(trace);
+    options::addInteger(app, "--trace-lens-top-k", o.traceLensTopK, {0, 100, "a token count from 0 (none) to 100"},
+                        "Logit lens: top tokens per position after every layer (0: none)")
         ->needs(trace);
     app.add_flag("--trace-no-residual", o.traceNoResidual, "Leave out the residual stream's values (diff then compares it by summaries)")
         ->needs(trace);
 }
 
-Inspection::Inspection(const Options& o, Session& session) : options_(o), lens_(session.transformer()) {
+RunObservers::RunObservers(const Options& o, Session& session) : options_(o), lens_(session.transformer()) {
     const Model& model = *session.model();
     if (!o.trace.empty()) {
         TraceOptions t;
@@ -55,7 +60,7 @@ Inspection::Inspection(const Options& o, Session& session) : options_(o), lens_(
     }
 }
 
-void Inspection::finish(const GenerationResult& result) {
+void RunObservers::finish(const GenerationResult& result) {
     if (!recorder_) return;
     recorder_->finish(result);
     fmt::print("Trace written to {} ({:.2f} MB)\n", options_.trace, recorder_->bytesWritten() / 1e6);

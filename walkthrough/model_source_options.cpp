@@ -1,16 +1,23 @@
-#include "session.h"
+#include "model_source_options.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
+#include "options/checked_option.h"
+
 namespace llama::cli {
 
-ModelSource selectedSource(const Options& options) {
-    if (!options.synthetic.empty())
-        return {ModelSource::Kind::Synthetic, options.synthetic, options.generation.sampling.seed, options.tokenizer};
-    return {ModelSource::Kind::Files, options.model, options.generation.sampling.seed, options.tokenizer};
+void addModelOptions(CLI::App& app, Options& o) {
+    options::addModelOptions(app, o, o.generation.sampling.seed);
+    options::addThreadsOption(app, o.threads);
+    options::addInteger(app, "--max-seq-len", o.maxSeqLen,
+                        {1, ModelArgs::kMaxPositions, fmt::format("a context length from 1 to {}", ModelArgs::kMaxPositions)},
+                        "Context length (default: the model's, else 2048)")
+        ->default_str("");
 }
+
+ModelSource selectedSource(const Options& o) { return o.source(o.generation.sampling.seed); }
 
 LoadOptions loadOptions(const Options& options, bool shapesOnly) {
     LoadOptions load{.shapesOnly = shapesOnly, .maxSeqLen = options.maxSeqLen};

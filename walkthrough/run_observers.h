@@ -13,12 +13,12 @@
 namespace llama::cli {
 
 // --dry-run, --step, --trace and the --trace-* caps.
-void addInspectionOptions(CLI::App& app, Options& options);
+void addRunObserverOptions(CLI::App& app, Options& options);
 
-class Inspection {
+class RunObservers {
 public:
     // Attaches the recorder first, so a stage is on disk before the stepper holds it.
-    Inspection(const Options& options, Session& session);
+    RunObservers(const Options& options, Session& session);
     // Ends the trace with the result and says where it went.
     void finish(const GenerationResult& result);
 

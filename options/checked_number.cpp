@@ -1,0 +1,64 @@
+#include "checked_number.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace llama::options {
+
+namespace {
+[[noreturn]] void refuse(std::string_view text, const std::string& expected) {
+    // Long junk is cut so a message stays one readable line.
+    const std::string shown = text.size() > 40 ? std::string(text.substr(0, 40)) + "..." : std::string(text);
+    throw std::invalid_argument(fmt::format("expected {}, got '{}'", expected, shown));
+}
+
+// std::from_chars: whole-text, locale-free and reports overflow instead of wrapping (strtol and
+// sscanf("%d") wrap or saturate, std::stoi accepts trailing junk).
+template <class T>
+bool readWhole(std::string_view text, T& value) {
+    if (text.empty()) return false;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    return ec == std::errc() && ptr == end;
+}
+}  // namespace
+
+int64_t parseInteger(std::string_view text, const IntegerRange& range) {
+    int64_t value = 0;
+    if (!readWhole(text, value) || value < range.min || value > range.max) refuse(text, range.expected);
+    return value;
+}
+
+uint64_t parseUnsigned(std::string_view text, const std::string& expected) {
+    uint64_t value = 0;
+    if (!readWhole(text, value)) refuse(text, expected);
+    return value;
+}
+
+double parseReal(std::string_view text, const RealRange& range) {
+    double value = 0;
+    if (!readWhole(text, value) || !std::isfinite(value) || value < range.min || value > range.max ||
+        (range.minOpen && value == range.min))
+        refuse(text, range.expected);
+    return value;
+}
+
+std::pair<int, int> parseLayerHead(std::string_view text) {
+    const std::string expected = "LAYER:HEAD, two numbers from 1 (e.g. 2:5)";
+    const size_t colon = text.find(':');
+    if (colon == std::string_view::npos) refuse(text, expected);
+    const IntegerRange oneBased{1, std::numeric_limits<int>::max(), expected};
+    int64_t layer = 0, head = 0;
+    try {
+        layer = parseInteger(text.substr(0, colon), oneBased);
+        head = parseInteger(text.substr(colon + 1), oneBased);
+    } catch (const std::invalid_argument&) {
+        refuse(text, expected);
+    }
+    return {int(layer - 1), int(head - 1)};
+}
+
+}  // namespace llama::options

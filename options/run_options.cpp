@@ -1,0 +1,132 @@
+#include "run_options.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "checked_option.h"
+#include "ml/thread_pool.h"
+
+namespace llama::options {
+
+namespace ranges {
+IntegerRange maxTokens() { return {0, ModelArgs::kMaxPositions, fmt::format("a token count from 0 to {}", ModelArgs::kMaxPositions)}; }
+RealRange temperature() { return {0, 100, false, "a number from 0 (greedy) to 100"}; }
+IntegerRange topK() { return {0, ModelArgs::kMaxVocab, fmt::format("a token count from 0 (all) to {}", ModelArgs::kMaxVocab)}; }
+RealRange topP() { return {0, 1, true, "a probability above 0 and at most 1"}; }
+RealRange repeatPenalty() { return {0, 10, true, "a number above 0 and at most 10 (1 is off)"}; }
+IntegerRange repeatLastN() { return {-1, 1 << 30, "a token count from -1 (all) to 1073741824"}; }
+RealRange frequencyPenalty() { return {-10, 10, false, "a number from -10 to 10 (0 is off)"}; }
+RealRange ropeTheta() { return {1, 1e12, true, "a base frequency above 1 and at most 1e12"}; }
+}  // namespace ranges
+
+ModelSource ModelChoice::source(uint64_t seed) const {
+    if (!synthetic.empty()) return {ModelSource::Kind::Synthetic, synthetic, seed, tokenizer};
+    return {ModelSource::Kind::Files, model, seed, tokenizer};
+}
+
+void addModelOptions(CLI::App& app, ModelChoice& c, uint64_t& seed) {
+    auto* model = app.add_option("--model", c.model,
+                                 "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model) or "
+                                 "Hugging Face's (config.json, *.safetensors, tokenizer.json), a .gguf file or a llama2.c checkpoint "
+                                 "(model.bin, with tokenizer.bin); default: the bundled model");
+    app.add_option("--synthetic", c.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
+        ->excludes(model);
+    app.add_option("--tokenizer", c.tokenizer,
+                   "A llama2.c checkpoint's tokenizer.bin (default: the one beside it), or a --synthetic preset's tokenizer: a tiktoken "
+                   "or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary size (default: byte by byte)");
+    addUnsigned(app, "--seed", seed, ranges::seed, "Random seed for sampling and synthetic weights");
+}
+
+void addGenerationOptions(CLI::App& app, GenerationSettings& g) {
+    app.add_option("-p,--prompt", g.prompt, "Prompt text")->default_str(kDefaultPrompt);
+    app.add_option("--system", g.system, "System prompt (chat mode)");
+    auto* chat = app.add_flag_callback("--chat", [&g] { g.mode = PromptMode::Chat; },
+                                       "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
+    app.add_flag_callback("--completion", [&g] { g.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
+    app.add_flag("--allow-special", g.allowSpecial,
+                 "In --chat mode, special-token text in --prompt and --system becomes control tokens (completion prompts always do)")
+        ->needs(chat);
+    SamplingSettings& s = g.sampling;
+    addInteger(app, "-n,--max-tokens", g.maxTokens, ranges::maxTokens(), "Tokens to generate");
+    addReal(app, "--temperature", s.temperature, ranges::temperature(), "0 = greedy (default)");
+    addInteger(app, "--top-k", s.topK, ranges::topK(),
+               "Keep the k most likely tokens (0 = all)");
+    addReal(app, "--top-p", s.topP, ranges::topP(), "Nucleus sampling threshold in (0, 1]");
+    // llama.cpp's repetition penalties (generate/sampler.h).
+    addReal(app, "--repeat-penalty", s.repeatPenalty, ranges::repeatPenalty(),
+            "Divide the positive logits of tokens seen in the window by this (multiply the negative ones); 1 = off (default)");
+    addInteger(app, "--repeat-last-n", s.repeatLastN, ranges::repeatLastN(),
+               "The penalties' window: the last N tokens, prompt included (default 64; 0 = off, -1 = all)");
+    addReal(app, "--frequency-penalty", s.frequencyPenalty, ranges::frequencyPenalty(),
+            "Subtract this from a token's logit per occurrence in the window; 0 = off");
+    addReal(app, "--presence-penalty", s.presencePenalty, ranges::frequencyPenalty(),
+            "Subtract this from the logit of every token present in the window; 0 = off");
+}
+
+void addWhatIfOptions(CLI::App& app, WhatIf& w) {
+    const char* group = "What-if experiments (recorded in the debug log, the trace and the viewer)";
+    app.add_flag("--no-mask", w.noMask, "Prefill without the causal mask: every token also sees the tokens after it")->group(group);
+    app.add_flag("--no-kv-cache", w.noKvCache,
+                 "Recompute the whole sequence at every step instead of reading the KV cache; prints both timings and "
+                 "whether the logits are equal")
+        ->group(group);
+    app.add_option_function<std::string>(
+           "--rope-theta",
+           [&w](const std::string& text) {
+               try {
+                   w.ropeTheta = parseReal(text, ranges::ropeTheta());
+               } catch (const std::invalid_argument& e) {
+                   throw CLI::ValidationError("--rope-theta", e.what());
+               }
+           },
+           "RoPE base frequency instead of the model's rope_theta")
+        ->type_name("NUMBER")
+        ->group(group);
+    app.add_flag("--no-rope", w.noRope, "Do not rotate queries and keys: attention loses all position information")->group(group);
+    app.add_option_function<std::vector<std::string>>(
+           "--ablate-head",
+           [&w](const std::vector<std::string>& items) {
+               for (const auto& item : items) try {
+                       w.ablateHeads.insert(parseLayerHead(item));
+                   } catch (const std::invalid_argument& e) {
+                       throw CLI::ValidationError("--ablate-head", e.what());
+                   }
+           },
+           "Zero the output of attention head HEAD in layer LAYER (1-based LAYER:HEAD; repeatable)")
+        ->type_name("LAYER:HEAD")
+        ->group(group);
+    app.add_option_function<std::vector<std::string>>(
+           "--skip-layer",
+           [&w](const std::vector<std::string>& items) {
+               for (const auto& item : items) try {
+                       w.skipLayers.insert(int(parseInteger(item, {1, std::numeric_limits<int>::max(), "a layer from 1 upwards"})) - 1);
+                   } catch (const std::invalid_argument& e) {
+                       throw CLI::ValidationError("--skip-layer", e.what());
+                   }
+           },
+           "Bypass transformer block L (1-based; repeatable): the residual stream passes through unchanged")
+        ->type_name("LAYER")
+        ->group(group);
+    app.add_option_function<std::string>(
+           "--compute-dtype",
+           [&w](const std::string& text) {
+               try {
+                   w.computeDType = parseComputeDType(text);
+               } catch (const std::invalid_argument& e) {
+                   throw CLI::ValidationError("--compute-dtype", e.what());
+               }
+           },
+           "Compute activations, KV cache, scores, softmax and logits in bf16 or f32 instead of the dtype the weights choose "
+           "(BF16 weights: bf16, with the walkthrough's roundings; any other: f32)")
+        ->type_name("bf16|f32")
+        ->group(group);
+}
+
+void addThreadsOption(CLI::App& app, int& threads) {
+    const int most = ml::ThreadPool::maxThreads();
+    addInteger(app, "--threads", threads, {1, most, fmt::format("a thread count from 1 to {}", most)}, "Compute threads (default: every core)")
+        ->default_str("");
+}
+
+}  // namespace llama::options

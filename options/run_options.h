@@ -1,0 +1,47 @@
+#pragma once
+// The options llama-walkthrough and llama-viewer share, defined once: which model (--model,
+// --synthetic, --tokenizer, --seed), the prompt and sampling (--prompt ... --presence-penalty),
+// the what-if switches and --threads. Both binaries add them to their CLI::App with these functions,
+// so the names, ranges and help text cannot drift apart.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "checked_number.h"
+#include "session/session.h"
+
+namespace llama::options {
+
+// The ranges of the generation options, shared with the viewer's script commands of the same names.
+namespace ranges {
+IntegerRange maxTokens();
+RealRange temperature();
+IntegerRange topK();
+RealRange topP();
+RealRange repeatPenalty();
+IntegerRange repeatLastN();
+RealRange frequencyPenalty();  // and --presence-penalty
+RealRange ropeTheta();
+inline const char* seed = "a whole number from 0 to 18446744073709551615";
+}  // namespace ranges
+
+// What --model / --synthetic / --tokenizer name (model empty with --synthetic).
+struct ModelChoice {
+    std::string model;
+    std::string synthetic;
+    std::string tokenizer;
+    // The source the session facade loads; `seed` makes a preset's weights.
+    ModelSource source(uint64_t seed) const;
+};
+
+// --model, --synthetic, --tokenizer and --seed (the seed also seeds sampling).
+void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
+// -p/--prompt, --system, --chat, --completion, --allow-special, -n/--max-tokens, --temperature,
+// --top-k, --top-p and the repetition penalties.
+void addGenerationOptions(CLI::App& app, GenerationSettings& settings);
+// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L.
+void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
+// --threads N.
+void addThreadsOption(CLI::App& app, int& threads);
+
+}  // namespace llama::options
