@@ -23,19 +23,19 @@ RealRange ropeTheta() { return {1, 1e12, true, "a base frequency above 1 and at 
 
 ModelSource ModelChoice::source(uint64_t seed) const {
     if (!synthetic.empty()) return {ModelSource::Kind::Synthetic, synthetic, seed, tokenizer};
-    return {ModelSource::Kind::Files, model};
+    return {ModelSource::Kind::Files, model, seed, tokenizer};
 }
 
 void addModelOptions(CLI::App& app, ModelChoice& c, uint64_t& seed) {
     auto* model = app.add_option("--model", c.model,
                                  "Model directory in Meta's layout (consolidated.00.pth, params.json, tokenizer.model) or "
-                                 "Hugging Face's (config.json, *.safetensors, tokenizer.json) or a .gguf file; default: the bundled model");
-    auto* synthetic = app.add_option("--synthetic", c.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
-                          ->excludes(model);
+                                 "Hugging Face's (config.json, *.safetensors, tokenizer.json), a .gguf file or a llama2.c checkpoint "
+                                 "(model.bin, with tokenizer.bin); default: the bundled model");
+    app.add_option("--synthetic", c.synthetic, "Seeded random-weight model: tiny, tinyllama-1.1b, llama3.1-8b, llama2-7b")
+        ->excludes(model);
     app.add_option("--tokenizer", c.tokenizer,
-                   "The preset's tokenizer: a tiktoken or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary "
-                   "size (default: byte by byte)")
-        ->needs(synthetic);
+                   "A llama2.c checkpoint's tokenizer.bin (default: the one beside it), or a --synthetic preset's tokenizer: a tiktoken "
+                   "or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary size (default: byte by byte)");
     addUnsigned(app, "--seed", seed, ranges::seed, "Random seed for sampling and synthetic weights");
 }
 
@@ -110,6 +110,19 @@ void addWhatIfOptions(CLI::App& app, WhatIf& w) {
            },
            "Bypass transformer block L (1-based; repeatable): the residual stream passes through unchanged")
         ->type_name("LAYER")
+        ->group(group);
+    app.add_option_function<std::string>(
+           "--compute-dtype",
+           [&w](const std::string& text) {
+               try {
+                   w.computeDType = parseComputeDType(text);
+               } catch (const std::invalid_argument& e) {
+                   throw CLI::ValidationError("--compute-dtype", e.what());
+               }
+           },
+           "Compute activations, KV cache, scores, softmax and logits in bf16 or f32 instead of the dtype the weights choose "
+           "(BF16 weights: bf16, with the walkthrough's roundings; any other: f32)")
+        ->type_name("bf16|f32")
         ->group(group);
 }
 

@@ -98,5 +98,5 @@ TEST_CASE("chapters: each of the course's has Try-it blocks and ends with 2-4 ch
             if (line.rfind("## ", 0) == 0) lastHeading = line;
         CHECK(lastHeading == "## Exercises");
     }
-    CHECK(chapters == 17);
+    CHECK(chapters == 18);
 }

@@ -25,14 +25,14 @@ TEST_CASE("CLI --tokenizer: a preset gets the real tokenizer's token count", "[c
     CHECK_THAT(real.output, Contains("Prompt tokens: 7 |"));
 }
 
-TEST_CASE("CLI --tokenizer of another vocabulary size, or without a preset, is refused", "[cli][tokenizer][errors]") {
+TEST_CASE("CLI --tokenizer of another vocabulary size, or for a model that brings its own, is refused", "[cli][tokenizer][errors]") {
     const std::string llama3 = referenceTokenizerPath("LLAMA3_TOKENIZER_JSON");
     const CliRun r = runWalkthrough("--synthetic llama2-7b --dry-run -q -n 1 --tokenizer " + llama3, "");
     CHECK(r.exitCode == 1);
     CHECK_THAT(r.output, Contains("the tokenizer has 128256 tokens, but the synthetic preset 'llama2-7b' has a vocabulary of 32000"));
     const CliRun files = runWalkthrough("--dry-run -q -n 1 --tokenizer " + llama3, "");
     CHECK(files.exitCode != 0);
-    CHECK_THAT(files.output, Contains("--tokenizer requires --synthetic"));
+    CHECK_THAT(files.output, Contains("--tokenizer is for --synthetic presets and llama2.c checkpoints"));
 }
 
 TEST_CASE("CLI --chat on a Llama 2 preset uses Llama 2's template", "[cli][tokenizer]") {

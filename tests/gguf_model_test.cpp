@@ -50,14 +50,14 @@ nlohmann::json golden(const std::string& name) {
     return nlohmann::json::parse(in);
 }
 
-Tensor prefillLogits(const Model& model, const std::vector<int32_t>& tokens) {
-    LlamaTransformer transformer(model);
+Tensor prefillLogits(const Model& model, const std::vector<int32_t>& tokens, const WhatIf& whatIf = {}) {
+    LlamaTransformer transformer(model, whatIf);
     InferenceContext ctx(model.args);
     return transformer.Forward(ctx, Tensor::fromInt32(tokens), 0);
 }
 
-std::vector<int32_t> greedy(const Model& model, const std::string& prompt, int n) {
-    LlamaTransformer transformer(model);
+std::vector<int32_t> greedy(const Model& model, const std::string& prompt, int n, const WhatIf& whatIf = {}) {
+    LlamaTransformer transformer(model, whatIf);
     InferenceContext ctx(model.args);
     Sampler sampler({});
     Generator generator(transformer, *model.tokenizer);
@@ -124,8 +124,9 @@ TEST_CASE("GGUF export keeps the args, the weights' names and shapes, and the to
 }
 
 TEST_CASE("F32 and BF16 GGUF files compute exactly what the Meta original computes", "[gguf][model]") {
-    // The exported values are the original's bf16 values (F32 holds them exactly) and the
-    // activations are BF16 either way. A BF16 file runs the original's kernels on the
+    // The exported values are the original's bf16 values (F32 holds them exactly). An F32 file
+    // computes in F32 by default (its weights' dtype); with --compute-dtype bf16 its activations
+    // are BF16 as the original's are. A BF16 file runs the original's kernels on the
     // original's bytes. F32 weights run the F32 kernels, which do the same sequence of FMAs as
     // the BF16 ones on the reference path (where BF16 weights are widened to F32 too; the
     // avx512bf16 path multiplies bf16 pairs natively, in another order). So the logits are bit
@@ -137,9 +138,10 @@ TEST_CASE("F32 and BF16 GGUF files compute exactly what the Meta original comput
                 if (t == DType::F32) widened.emplace("reference");
                 auto gold = golden(name);
                 std::vector<int32_t> tokens = gold["tokens"];
-                Comparison c = compareLogits(prefillLogits(ggufModel(t), tokens), prefillLogits(metaModel(), tokens));
+                const WhatIf asOriginal{.computeDType = DType::BF16};
+                Comparison c = compareLogits(prefillLogits(ggufModel(t), tokens, asOriginal), prefillLogits(metaModel(), tokens));
                 CHECK(c.maxLogitDiff == 0.0);
-                CHECK(greedy(ggufModel(t), gold["prompt"], 32) == greedy(metaModel(), gold["prompt"], 32));
+                CHECK(greedy(ggufModel(t), gold["prompt"], 32, asOriginal) == greedy(metaModel(), gold["prompt"], 32));
             }
         }
     }
@@ -163,6 +165,21 @@ const Tolerance kTolerances[] = {
     {DType::Q4_K, 0.25, 0.85},
     {DType::Q4_0, 0.35, 0.85},
 };
+
+TEST_CASE("an F32 GGUF file computes in F32: only the BF16 roundings part it from the original", "[gguf][model][compute-dtype]") {
+    CHECK(computeDTypeOf(ggufModel(DType::F32), {}) == DType::F32);
+    CHECK(computeDTypeOf(ggufModel(DType::BF16), {}) == DType::BF16);
+    for (const char* name : {"genesis", "moses"}) {
+        INFO(name);
+        std::vector<int32_t> tokens = golden(name)["tokens"];
+        const Comparison c = compareLogits(prefillLogits(ggufModel(DType::F32), tokens), prefillLogits(metaModel(), tokens));
+        WARN(name << ": F32 activations against the original's BF16: max |logit difference| " << c.maxLogitDiff << " (max |logit| "
+                  << c.maxAbsLogit << "), top-1 " << c.top1Agree << "/" << c.positions);
+        CHECK(c.maxLogitDiff > 0);  // the roundings are gone
+        CHECK(c.maxLogitDiff / c.maxAbsLogit < 0.03);
+        CHECK(c.top1Agree >= c.positions - 1);
+    }
+}
 
 TEST_CASE("quantized GGUF files stay close to the Meta original", "[gguf][model]") {
     for (const Tolerance& tol : kTolerances) {

@@ -9,6 +9,7 @@
 #include "formats/atomic_output.h"
 #include "formats/gguf/gguf_export.h"
 #include "formats/hf/hf_export.h"
+#include "formats/llama2c/llama2c_export.h"
 #include "model/synthetic.h"
 #include "options/checked_option.h"
 #include "session/model_source.h"
@@ -30,6 +31,9 @@ const std::map<std::string, Writer>& targets() {
         {"gguf-q6_k", [](const Model& m, const std::string& out) { exportGguf(m, DType::Q6_K, out); }},
         // --out is a directory here: a Hugging Face model is several files (hf_export.h).
         {"safetensors", [](const Model& m, const std::string& out) { exportHf(m, out); }},
+        // llama2.c: the checkpoint at --out, tokenizer.bin beside it; legacy is the layout run.c reads.
+        {"llama2c", [](const Model& m, const std::string& out) { exportLlama2c(m, out, 0); }},
+        {"llama2c-v1", [](const Model& m, const std::string& out) { exportLlama2c(m, out, 1); }},
     };
     return t;
 }
@@ -37,7 +41,7 @@ const std::map<std::string, Writer>& targets() {
 }  // namespace
 
 CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
-    CLI::App* cmd = app.add_subcommand("convert", "Write a model in another format (GGUF, with quantization)");
+    CLI::App* cmd = app.add_subcommand("convert", "Write a model in another format (GGUF, with quantization; safetensors; llama2.c)");
     auto* model = cmd->add_option("--model", o.model, "The model to convert (any --model the walkthrough reads)");
     auto* synthetic = cmd->add_option("--synthetic", o.synthetic,
                                       "Write a seeded random-weight model instead: " + fmt::format("{}", fmt::join(syntheticPresets(), ", ")))
@@ -56,6 +60,7 @@ int runConvert(const ConvertOptions& o) {
     if (o.model.empty() && o.synthetic.empty()) throw std::invalid_argument("convert needs --model PATH or --synthetic PRESET");
     // Before the model is read: writing over it would replace (and, mapped, crash on) the source.
     checkOutputPath("--out", o.out, {o.model}, {}, o.to == "safetensors");
+    if (o.to.starts_with("llama2c")) checkOutputPath("--out", llama2cTokenizerPathFor(o.out), {o.model}, {}, false);
     // A synthetic model has a real vocabulary of the preset's size (the 256 bytes, fillers, Llama 3's
     // special tokens: synthetic.h); GGUF stores it as Llama 3's "gpt2" kind with no merges (no filler
     // is two tokens joined), which both our reader and llama.cpp load.
@@ -69,6 +74,7 @@ int runConvert(const ConvertOptions& o) {
     else if (std::filesystem::is_regular_file(o.out))  // not /dev/null
         bytes = std::filesystem::file_size(o.out);
     fmt::print("Wrote {} ({}, {:.1f} MB) from {}\n", o.out, o.to, bytes / 1e6, model.format);
+    if (o.to.starts_with("llama2c")) fmt::print("Wrote {} (llama2.c's tokenizer.bin)\n", llama2cTokenizerPathFor(o.out));
     return 0;
 }
 

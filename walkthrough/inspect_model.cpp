@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "model/llama_transformer.h"
 #include "model_summary.h"
 #include "options/checked_number.h"
 #include "session/model_source.h"
@@ -14,7 +15,8 @@ namespace llama::cli {
 
 CLI::App* addInspectCommand(CLI::App& app, InspectOptions& o) {
     CLI::App* inspect = app.add_subcommand("inspect", "Describe a model on disk: format, args, special tokens, tensor table");
-    inspect->add_option("--model", o.model, "Model directory (Meta's or Hugging Face's layout) or .gguf file; default: the bundled model");
+    inspect->add_option("--model", o.model,
+                        "Model directory (Meta's or Hugging Face's layout), .gguf file or llama2.c checkpoint; default: the bundled model");
     auto* block = inspect->add_option("--block", o.block,
                                       "TENSOR ROW: take one quantized block of a GGUF tensor apart, byte by byte "
                                       "(names as the tensor table prints them, rows from 0)");
@@ -68,6 +70,8 @@ void printModelInspection(const Model& m) {
     for (const auto& [name, t] : m.tensors) nameWidth = std::max(nameWidth, name.size());
     // Names as the engine calls them (Meta's); a Hugging Face file's names are mapped at load.
     fmt::print("Tensors: {}, {} bytes ({:.1f} MB), dtype {}\n", m.tensors.size(), m.totalBytes(), m.totalBytes() / 1e6, m.weightsDType());
+    fmt::print("Computes in: {} (activations, KV cache, scores, logits; --compute-dtype changes it)\n",
+               dtypeName(computeDTypeOf(m, {})));
     fmt::print("  {:<{}}  {:<14}  {:<5}  {:>12}\n", "name", nameWidth, "shape", "dtype", "bytes");
     for (const auto& [name, t] : m.tensors)
         fmt::print("  {:<{}}  {:<14}  {:<5}  {:>12}\n", name, nameWidth, shapeToString(t.shape()), dtypeName(t.dtype()),

@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "formats/gguf/gguf_model.h"
+#include "formats/llama2c/llama2c_header.h"
+#include "formats/llama2c/llama2c_model.h"
 #include "formats/meta/params_json.h"
 #include "formats/hf/hf_loader.h"
 #include "tokenizer/hf_tokenizer.h"
@@ -38,10 +40,12 @@ Model loadModel(const std::string& path, const LoadProgress& progress) {
     if (fs::is_directory(p) && isMetaDirectory(p)) return loadMetaModel(path, progress);
     if (fs::is_directory(p) && isHfDirectory(path)) return loadHfModel(path, progress);
     if (isGgufFile(path)) return loadGgufModel(path, progress);
+    if (isLlama2cFile(path)) return loadLlama2cModel(path, {}, progress);
     throw std::runtime_error(fmt::format(
         "'{}' is not a model this program can read: looked for a directory in Meta's layout (params.json, "
         "consolidated.00.pth, tokenizer.model) or in Hugging Face's (config.json, model.safetensors or "
-        "model.safetensors.index.json, tokenizer.json), or a .gguf file (starting with \"GGUF\")",
+        "model.safetensors.index.json, tokenizer.json), a .gguf file (starting with \"GGUF\") or a llama2.c checkpoint (*.bin, "
+        "with tokenizer.bin beside it)",
         path));
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Recognises a model on disk and loads it: Meta's official layout (a directory with
-// consolidated.00.pth, params.json and tokenizer.model), Hugging Face's (hf_loader.h) or a GGUF
-// file (gguf_model.h).
+// consolidated.00.pth, params.json and tokenizer.model), Hugging Face's (hf_loader.h), a GGUF
+// file (gguf_model.h) or a llama2.c checkpoint with the tokenizer.bin beside it (llama2c_model.h).
 #include <memory>
 #include <string>
 

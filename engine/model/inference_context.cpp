@@ -1,6 +1,9 @@
 #include "model/inference_context.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 
 #include "ml/ops.h"
 
@@ -18,6 +21,16 @@ InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly)
         CacheK.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, DType::BF16) : Tensor(cacheShape, DType::BF16));
         CacheV.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, DType::BF16) : Tensor(cacheShape, DType::BF16));
     }
+}
+
+void InferenceContext::useCacheDType(DType dtype, int startPos) {
+    if (CacheK.empty() || CacheK[0].dtype() == dtype) return;
+    if (startPos != 0)
+        throw std::logic_error(fmt::format("the KV cache holds {} but this pass computes in {}: one context serves one transformer",
+                                           dtypeName(CacheK[0].dtype()), dtypeName(dtype)));
+    for (auto* caches : {&CacheK, &CacheV})
+        for (Tensor& cache : *caches)
+            cache = cache.hasData() ? Tensor(cache.shape(), dtype) : Tensor::shapeOnly(cache.shape(), dtype);
 }
 
 InferenceContext::Place::Place(InferenceContext& ctx, int layer, int startPos)

@@ -30,6 +30,11 @@ public:
     int step = 0;  // token step (0 = prefill)
     WhatIf whatIf;  // the experiment this run is, if any (default: the model itself)
 
+    // The caches hold the run's compute dtype (LlamaTransformer::ComputeDType): allocated as
+    // BF16, they are reallocated as `dtype` at a run's first pass (startPos 0); a later pass of
+    // another dtype is a logic error (one context serves one transformer).
+    void useCacheDType(DType dtype, int startPos);
+
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
     // The generation ends at the next stage boundary once `flag` is set (from any thread, or a
     // signal handler: setting a lock-free atomic is all it takes).

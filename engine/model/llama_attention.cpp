@@ -87,17 +87,19 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     Tensor xqMatMulKeys = ml::MatMul(xq, keys);  // [N_Heads, seqLen, startPos+seqLen]
     ctx.stage(marks::ScoresMatMul{.xq = xq, .keys = keys, .xqMatMulKeys = xqMatMulKeys});
 
-    // The walkthrough divides by sqrt(HeadDim) rounded to bfloat16.
-    Tensor scores = ml::DivToScalar(xqMatMulKeys, roundToBF16(std::sqrt(float(HeadDim))));
+    // The walkthrough (a BF16 run) divides by sqrt(HeadDim) rounded to bfloat16.
+    const bool bf16 = x.dtype() == DType::BF16;
+    Tensor scores = ml::DivToScalar(xqMatMulKeys, bf16 ? roundToBF16(std::sqrt(float(HeadDim))) : std::sqrt(float(HeadDim)));
     ctx.stage(marks::ScoresScale{.xqMatMulKeys = xqMatMulKeys, .scores = scores});
 
     if (pass.mask) scores = ml::Add(scores, *pass.mask);
     ctx.stage(marks::ScoresMask{.scores = scores, .mask = pass.mask}, skippedIf(!pass.mask));
 
-    scores = ml::ToFloat32(scores);
+    // A BF16 run takes softmax in F32 and rounds the result back; an F32 run has nothing to convert.
+    if (bf16) scores = ml::ToFloat32(scores);
     scores = ml::Softmax(scores, int(scores.rank()) - 1);
-    scores = ml::ToBFloat16(scores);
-    ctx.stage(marks::ScoresSoftmax{.scores = scores, .dim = int64_t(scores.rank()) - 1});
+    if (bf16) scores = ml::ToBFloat16(scores);
+    ctx.stage(marks::ScoresSoftmax{.scores = scores, .dim = int64_t(scores.rank()) - 1}, skippedIf(!bf16));
 
     // Stage 14: weight the values by the scores, heads back together, project with attn_wo.
     Tensor output = ml::MatMul(scores, values);  // [N_Heads, seqLen, HeadDim]

@@ -12,6 +12,7 @@ namespace llama {
 
 LlamaTransformer::LlamaTransformer(const Model& model, const WhatIf& whatIf)
     : args(model.args),
+      ComputeDType(computeDTypeOf(model, whatIf)),
       tok_embd(model.tensor("tok_embeddings.weight", {model.args.vocab_size, model.args.dim})),
       output_norm(float(model.args.norm_eps), model.tensor("norm.weight", {model.args.dim})),
       output(model.tensor("output.weight", {model.args.vocab_size, model.args.dim})) {
@@ -22,6 +23,18 @@ LlamaTransformer::LlamaTransformer(const Model& model, const WhatIf& whatIf)
                                              !tok_embd.hasData(), float(args.rope_scale_factor));
 }
 
+DType computeDTypeOf(const Model& model, const WhatIf& whatIf) {
+    if (whatIf.computeDType) return *whatIf.computeDType;
+    // The matrices decide: a BF16 GGUF file keeps its norms in F32, as llama.cpp writes them.
+    bool bf16 = false;
+    for (const auto& [name, t] : model.tensors) {
+        if (t.rank() < 2) continue;
+        if (t.dtype() != DType::BF16) return DType::F32;
+        bf16 = true;
+    }
+    return bf16 ? DType::BF16 : DType::F32;
+}
+
 LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const {
     const int64_t sequenceLength = inputTokens.dim(0);
     const int64_t endPos = startPos + sequenceLength;
@@ -29,9 +42,10 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
     p.pass.startPos = startPos;
     // Stage 4: one embedding row per token.
     p.inputTensor = ml::Fwd_Get_Rows(tok_embd, inputTokens);
-    // The model computes in BF16 as Meta's reference does (the KV cache is BF16): rows of an
-    // F32 or quantized table (GGUF files) are rounded to BF16 here.
-    if (p.inputTensor.dtype() != DType::BF16) p.inputTensor = ml::ToBFloat16(p.inputTensor);
+    // Everything after this computes in ComputeDType: rows of an F32 or quantized table are
+    // rounded to BF16 here for a BF16 run, BF16 rows widened for an F32 one.
+    if (p.inputTensor.dtype() != ComputeDType)
+        p.inputTensor = ComputeDType == DType::BF16 ? ml::ToBFloat16(p.inputTensor) : ml::ToFloat32(p.inputTensor);
     ctx.stage(marks::InputEmbeddings{.inputTokens = inputTokens, .sequenceLength = sequenceLength, .tok_embd = tok_embd, .inputTensor = p.inputTensor});
 
     // The rotation angles for exactly these positions.
@@ -42,7 +56,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
     // after startPos + i. Columns of earlier (cached) positions stay 0, like Meta's hstack of zeros.
     // What-if --no-mask: no mask at all, so every token also sees the ones after it.
     if (sequenceLength > 1 && !ctx.whatIf.noMask) {
-        Tensor mask = ml::Full({sequenceLength, endPos}, DType::BF16, -std::numeric_limits<float>::infinity());
+        Tensor mask = ml::Full({sequenceLength, endPos}, ComputeDType, -std::numeric_limits<float>::infinity());
         p.pass.mask = ml::TriangularUpper(mask, startPos + 1);
     }
     ctx.stage(marks::Mask{.inputTensor = p.inputTensor, .freqsCis = p.pass.freqsCis, .mask = p.pass.mask});
@@ -56,6 +70,7 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
         throw std::invalid_argument(
             fmt::format("positions up to {} exceed the context length {}", startPos + sequenceLength, ctx.maxSeqLen));
     const auto here = ctx.at(-1, startPos);
+    ctx.useCacheDType(ComputeDType, startPos);
 
     const auto [inputTensor, pass] = prepare(ctx, inputTokens, startPos);
 

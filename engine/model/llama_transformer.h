@@ -6,16 +6,24 @@
 
 namespace llama {
 
+// The dtype a model computes in: BF16 when its matrices are BF16 (norms may be F32), with the
+// walkthrough's roundings (Meta's reference runs its BF16 checkpoint in BF16); F32 for F32, F16
+// and quantized weights, as PyTorch on an F32 model and llama.cpp do. whatIf.computeDType
+// overrides it.
+DType computeDTypeOf(const Model& model, const WhatIf& whatIf);
+
 class LlamaTransformer {
 public:
     // Binds to the model's weights (views; nothing is copied). Errors name a missing or
-    // misshaped tensor. whatIf.ropeTheta, if set, replaces the model's RoPE base frequency.
+    // misshaped tensor. whatIf.ropeTheta, if set, replaces the model's RoPE base frequency;
+    // whatIf.computeDType, the dtype the weights choose.
     explicit LlamaTransformer(const Model& model, const WhatIf& whatIf = {});
 
     // tokens: I32 [seqLen] at positions [startPos, startPos+seqLen) -> logits F32 [seqLen, VocabSize].
     Tensor Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const;
 
     ModelArgs args;
+    DType ComputeDType;                       // activations, KV cache, scores: computeDTypeOf(model, whatIf)
     Tensor tok_embd;                          // "tok_embeddings.weight" [VocabSize, Dim]
     std::vector<LlamaTransformerBlock> Layers;
     RMSNorm output_norm;                      // "norm.weight" [Dim]

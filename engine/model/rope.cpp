@@ -53,13 +53,15 @@ std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& 
     const ml::OpScope profile(ml::OpKind::RoPE);
     const Shape& qShape = xq.shape();
     const Shape& kShape = xk.shape();
-    // xq [seqLen, N_Heads, HeadDim] BF16 -> F32 -> complex [seqLen, N_Heads, HeadDim/2]
+    // xq [seqLen, N_Heads, HeadDim] BF16 or F32 -> F32 -> complex [seqLen, N_Heads, HeadDim/2]
     Tensor xq_ = ml::ViewAsComplex64WithReshape(ml::ToFloat32(xq), {qShape[0], qShape[1], qShape[2] / 2});
     Tensor xk_ = ml::ViewAsComplex64WithReshape(ml::ToFloat32(xk), {kShape[0], kShape[1], kShape[2] / 2});
     // freqs_cis [seqLen, HeadDim/2] -> [seqLen, 1, HeadDim/2] so it broadcasts over the heads.
     Tensor freqs = ml::Reshape(freqsCis, {qShape[0], 1, qShape[2] / 2});
-    Tensor xqOut = ml::ToBFloat16(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xq_, freqs), qShape));
-    Tensor xkOut = ml::ToBFloat16(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xk_, freqs), kShape));
+    // Back in the dtype they came in (a BF16 run rounds them, as Meta's type_as(xq) does).
+    auto asInput = [&](const Tensor& rotated) { return xq.dtype() == DType::BF16 ? ml::ToBFloat16(rotated) : rotated; };
+    Tensor xqOut = asInput(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xq_, freqs), qShape));
+    Tensor xkOut = asInput(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xk_, freqs), kShape));
     return {xqOut, xkOut};
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -16,6 +17,7 @@ std::string WhatIf::describe() const {
     if (noRope) add("--no-rope");
     for (auto [layer, head] : ablateHeads) add(fmt::format("--ablate-head {}:{}", layer + 1, head + 1));
     for (int layer : skipLayers) add(fmt::format("--skip-layer {}", layer + 1));
+    if (computeDType) add("--compute-dtype " + computeDTypeWord(*computeDType));
     return s;
 }
 
@@ -37,5 +39,15 @@ void WhatIf::validate(int nLayers, int nHeads) const {
         if (layer < 0 || layer >= nLayers)
             throw std::invalid_argument(fmt::format("--skip-layer: a layer from 1 to {}, got {}", nLayers, layer + 1));
 }
+
+DType parseComputeDType(const std::string& text) {
+    std::string lower;
+    for (char c : text) lower += char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "bf16") return DType::BF16;
+    if (lower == "f32") return DType::F32;
+    throw std::invalid_argument(fmt::format("compute dtype '{}': expected bf16 or f32", text));
+}
+
+std::string computeDTypeWord(DType dtype) { return dtype == DType::BF16 ? "bf16" : "f32"; }
 
 }  // namespace llama

@@ -1,7 +1,7 @@
 #pragma once
 // The what-if switches: experiments that change the computation on purpose, so a learner can see
 // what each piece does by taking it away (--no-mask, --no-kv-cache, --rope-theta X, --no-rope,
-// --ablate-head LAYER:HEAD, --skip-layer L). A default WhatIf is the model itself; every switch
+// --ablate-head LAYER:HEAD, --skip-layer L, --compute-dtype bf16|f32). A default WhatIf is the model itself; every switch
 // is recorded in the debug log, the trace and the viewer so an experiment is never mistaken for
 // the model.
 #include <optional>
@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "tensor/dtype.h"
 
 namespace llama {
 
@@ -19,8 +21,13 @@ struct WhatIf {
     bool noRope = false;                       // queries and keys are not rotated: no position information
     std::set<std::pair<int, int>> ablateHeads; // 0-based {layer, head}: that head's attention output is zeroed
     std::set<int> skipLayers;                  // 0-based layers the residual stream bypasses
+    // Activations, scores, softmax and logits in this dtype (BF16 or F32) instead of the one the
+    // model's weights choose (computeDTypeOf).
+    std::optional<DType> computeDType;
 
-    bool any() const { return noMask || noKvCache || ropeTheta || noRope || !ablateHeads.empty() || !skipLayers.empty(); }
+    bool any() const {
+        return noMask || noKvCache || ropeTheta || noRope || !ablateHeads.empty() || !skipLayers.empty() || computeDType;
+    }
     bool skipsLayer(int layer) const { return skipLayers.count(layer) > 0; }
     std::vector<int> headsAblatedIn(int layer) const;
     // The switches as they are typed, layers and heads 1-based as the log counts ("" for none).
@@ -29,5 +36,10 @@ struct WhatIf {
     // Throws std::invalid_argument when a layer, head or theta does not fit the model.
     void validate(int nLayers, int nHeads) const;
 };
+
+// "bf16" or "f32" (any case) -> the dtype; throws std::invalid_argument naming the choices.
+DType parseComputeDType(const std::string& text);
+// The inverse: "bf16", "f32".
+std::string computeDTypeWord(DType dtype);
 
 }  // namespace llama

@@ -13,6 +13,8 @@
 #include "formats/input_file.h"
 #include "formats/gguf/gguf_model.h"
 #include "formats/hf/hf_loader.h"
+#include "formats/llama2c/llama2c_header.h"
+#include "formats/llama2c/llama2c_model.h"
 #include "formats/meta/params_json.h"
 #include "model/synthetic.h"
 
@@ -23,11 +25,13 @@ namespace fs = std::filesystem;
 namespace {
 // A dry run of model files: what the format says about the model and its tokenizer, with
 // shape-only weights. Meta's layout: params.json and tokenizer.model (consolidated.00.pth is not
-// read); Hugging Face's: config.json and tokenizer.json; GGUF: the header and metadata.
-Model loadShapesOnly(const std::string& path) {
+// read); Hugging Face's: config.json and tokenizer.json; GGUF: the header and metadata; llama2.c:
+// the header and tokenizer.bin.
+Model loadShapesOnly(const std::string& path, const std::string& tokenizer) {
     const fs::path dir(path);
     if (!fs::exists(dir)) throw std::runtime_error(fmt::format("model path '{}' does not exist", path));
     if (isGgufFile(path)) return loadGgufModel(path, {}, true);
+    if (isLlama2cFile(path)) return loadLlama2cModel(path, tokenizer, {}, true);
     Model model;
     if (fs::is_directory(dir) && !fs::exists(dir / "params.json") && fs::exists(dir / "config.json")) {
         loadHfModelWithoutWeights(path, model);
@@ -54,8 +58,10 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (options.maxSeqLen > ModelArgs::kMaxPositions)
         throw std::invalid_argument(fmt::format("context length {} is more than {} positions", options.maxSeqLen, ModelArgs::kMaxPositions));
     Model model;
-    if (!source.tokenizer.empty() && source.kind != ModelSource::Kind::Synthetic)
-        throw std::invalid_argument("--tokenizer is for --synthetic presets: a model's files bring their own tokenizer");
+    const bool llama2c = source.kind == ModelSource::Kind::Files && !isGgufFile(source.pathOrPreset) && isLlama2cFile(source.pathOrPreset);
+    if (!source.tokenizer.empty() && source.kind != ModelSource::Kind::Synthetic && !llama2c)
+        throw std::invalid_argument("--tokenizer is for --synthetic presets and llama2.c checkpoints: other models' files bring their own "
+                                    "tokenizer");
     if (source.kind == ModelSource::Kind::Synthetic) {
         std::shared_ptr<const Tokenizer> tokenizer;
         if (!source.tokenizer.empty()) {
@@ -78,7 +84,9 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
         }
         model = makeSyntheticModel(source.pathOrPreset, source.seed, options.shapesOnly, tokenizer);
     } else if (options.shapesOnly) {
-        model = loadShapesOnly(source.pathOrPreset);
+        model = loadShapesOnly(source.pathOrPreset, source.tokenizer);
+    } else if (llama2c) {
+        model = loadLlama2cModel(source.pathOrPreset, source.tokenizer, options.progress);
     } else {
         model = loadModel(source.pathOrPreset, options.progress);
     }

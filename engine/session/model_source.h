@@ -1,6 +1,6 @@
 #pragma once
 // Where a model comes from, as the front ends name it: model files (Meta's directory, Hugging
-// Face's directory or a GGUF file, told apart by formats/model_loader.h) or a synthetic preset
+// Face's directory, a GGUF file or a llama2.c checkpoint, told apart by formats/model_loader.h) or a synthetic preset
 // with its seed. One loader for every front end, dry runs included.
 #include <cstdint>
 #include <string>
@@ -15,8 +15,9 @@ struct ModelSource {
     enum class Kind { Files, Synthetic } kind = Kind::Files;
     std::string pathOrPreset;
     uint64_t seed = SamplingSettings{}.seed;  // synthetic weights; a run's default sampling seed
-    // A synthetic preset's tokenizer file (formats/model_loader.h: loadTokenizerFile); empty: a
-    // byte tokenizer of the preset's family.
+    // A synthetic preset's tokenizer file (formats/model_loader.h: loadTokenizerFile; empty: a
+    // byte tokenizer of the preset's family), or a llama2.c checkpoint's tokenizer.bin (empty:
+    // the one beside it).
     std::string tokenizer = {};
     // The path, or "synthetic preset 'tiny' (random weights)".
     std::string describe() const;

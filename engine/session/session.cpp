@@ -34,9 +34,10 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     settings_.whatIf.validate(model.args.n_layers, model.args.n_heads);
     InferenceContext ctx(model.args, shapesOnly_);
     ctx.whatIf = settings_.whatIf;
-    // --rope-theta binds a transformer with other angles for this run; the loaded one stays.
+    // --rope-theta and --compute-dtype bind a transformer of other angles or dtype for this run;
+    // the loaded one stays.
     std::optional<LlamaTransformer> experiment;
-    if (settings_.whatIf.ropeTheta) experiment.emplace(model, settings_.whatIf);
+    if (settings_.whatIf.ropeTheta || settings_.whatIf.computeDType) experiment.emplace(model, settings_.whatIf);
     for (StageObserver* o : observers_) ctx.addObserver(o);
     Sampler sampler(settings_.sampling);
     Generator generator(experiment ? *experiment : *transformer_, *model.tokenizer);

@@ -151,6 +151,15 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
         w.ablateHeads.insert({int(integer(h, 0, "ablateHeads layer", 0, args.n_layers - 1)),
                               int(integer(h, 1, "ablateHeads head", 0, args.n_heads - 1))});
     }
+    // Traces written before --compute-dtype existed have no such field: the model's own dtype.
+    if (auto dtype = j.find("computeDType"); dtype != j.end() && !dtype->is_null()) {
+        if (!dtype->is_string()) throw TraceError("whatIf: field 'computeDType' must be \"bf16\", \"f32\" or null");
+        try {
+            w.computeDType = parseComputeDType(dtype->get<std::string>());
+        } catch (const std::invalid_argument& e) {
+            throw TraceError(std::string("whatIf: field 'computeDType': ") + e.what());
+        }
+    }
     const json& skip = array(j, "skipLayers");
     for (size_t i = 0; i < skip.size(); ++i) w.skipLayers.insert(int(integer(skip, i, "skipLayers", 0, args.n_layers - 1)));
     try {

@@ -93,7 +93,8 @@ json whatIfJson(const WhatIf& w) {
             {"ropeTheta", w.ropeTheta ? json(*w.ropeTheta) : json(nullptr)},
             {"noRope", w.noRope},
             {"ablateHeads", heads},
-            {"skipLayers", w.skipLayers}};
+            {"skipLayers", w.skipLayers},
+            {"computeDType", w.computeDType ? json(computeDTypeWord(*w.computeDType)) : json(nullptr)}};
 }
 
 bool residualStage(StageId s) { return s == StageId::InputEmbeddings || s == StageId::AttentionResidual || s == StageId::FfnResidual; }

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$corpus"
 for t in pickle zip_index torch_checkpoint params_json config_json safetensors gguf tiktoken_file sentencepiece_model \
-         tokenizer_json trace viewer_script doc_lines encode; do mkdir -p "$corpus/$t"; done
+         tokenizer_json trace viewer_script doc_lines encode llama2c llama2c_tokenizer; do mkdir -p "$corpus/$t"; done
 
 # Meta's layout: the small checkpoints of tests/fixtures/torch (made by torch, see its README),
 # the data.pkl inside each, and the bundled model's params.json.
@@ -61,6 +61,15 @@ mkdir -p "$corpus/options"
 printf '%s\0' --synthetic tiny --ablate-head 2:3 --skip-layer 1 --seed 42 > "$corpus/options/whatif"
 printf '%s\0' -p hi --chat --temperature 0.7 --top-p 0.9 --top-k 40 --repeat-penalty 1.1 -n 8 > "$corpus/options/sampling"
 printf '%s\0' --model /x.gguf --threads 2 --rope-theta 10000 --no-mask --no-rope --no-kv-cache > "$corpus/options/model"
+
+# llama2.c: the fixtures' tokenizer.bin, and the smallest models of its 4096 tokens in each
+# layout (make_models.py's writers with dim 2, one layer, one head, 4 positions).
+cp "$root/tests/fixtures/llama2c/tokenizer.bin" "$corpus/llama2c_tokenizer/"
+/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import make_models as m
+m.DIM, m.HIDDEN, m.LAYERS, m.HEADS, m.KV_HEADS, m.SEQ, m.HEAD, m.KV_DIM = 2, 2, 1, 1, 1, 4, 2, 2
+m.write_legacy(sys.argv[2] + "/legacy.bin", m.Model(1), shared=False)
+m.write_v1(sys.argv[2] + "/v1.bin", m.Model(2), shared=True)
+m.write_v2(sys.argv[2] + "/v2.bin", m.Model(3), shared=False, group_size=2)' "$root/tests/fixtures/llama2c" "$corpus/llama2c"
 
 # Text to encode: the first byte picks the tokenizer (bit 0) and special tokens (bit 1).
 printf '\x00And the LORD spake unto Moses, saying,' > "$corpus/encode/llama3-text"
