@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "stages/numbering.h"
 #include "stages/step_controller.h"
 #include "state/attention_explain.h"
 #include "state/capture_observer.h"
@@ -75,7 +76,8 @@ std::vector<float> valuesOf(const Tensor& t) {
 }
 
 // Where a stage is, in the log's numbering (layers from 1).
-std::string whereLabel(int layer) { return layer < 0 ? "" : "layer " + std::to_string(layer + 1); }
+// Outside the layers the page shows no label (the stage says where it is).
+std::string whereLabel(int layer) { return layer < 0 ? "" : layerLabel(layer); }
 
 json stagesJson(const TraceRun& run) {
     json stages = json::array();
