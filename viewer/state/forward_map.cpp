@@ -213,6 +213,9 @@ Panel panelFor(StageId stage) {
 }
 
 bool recordSkipped(const StageRecord& r) {
+    // An F32 run's softmax uses the stage's other wording (no BF16 conversions), but the softmax
+    // itself ran: the map draws it as run.
+    if (r.stage == StageId::ScoresSoftmax) return false;
     // A trace does not store the engine's flag; its message is the catalog's skipped wording.
     std::string_view skipped = r.info().skipped;
     if (skipped.empty()) return false;
