@@ -15,6 +15,17 @@ struct CliRun {
     std::string output;  // stdout and stderr together
 };
 
+// A shell command line, what it prints on stdout (add 2>&1 for stderr) and its exit code.
+inline CliRun runShell(const std::string& command) {
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+    int status = pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+}
+
 // `input`, when given, is the program's stdin (a file, so its end is a real EOF).
 inline CliRun runWalkthrough(const std::string& args, const std::optional<std::string>& input = std::nullopt) {
     std::string cmd = std::string(WALKTHROUGH_EXE) + " " + args;
@@ -26,12 +37,5 @@ inline CliRun runWalkthrough(const std::string& args, const std::optional<std::s
         std::ofstream(in) << *input;
         cmd += " < " + in.string();
     }
-    cmd += " 2>&1";
-    FILE* pipe = popen(cmd.c_str(), "r");
-    REQUIRE(pipe);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-    int status = pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
+    return runShell(cmd + " 2>&1");
 }

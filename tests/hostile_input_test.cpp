@@ -137,12 +137,7 @@ TEST_CASE("CLI: SIGTERM during a run removes the temporary trace", "[hostile][cl
     const std::string command = "sleep 10 | " + std::string(WALKTHROUGH_EXE) + " --synthetic tiny --step -n 2 -q --trace " +
                                 (dir / "run.trace").string() + " > /dev/null 2>&1 & pid=$!; sleep 2; ls " + dir.string() +
                                 "; kill -TERM $pid; wait $pid; echo exit=$?; ls " + dir.string();
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-    pclose(pipe);
+    const std::string out = runShell(command).output;
     INFO(out);
     CHECK_THAT(out, Contains("run.trace.tmp-"));  // it was there while the run was held
     CHECK_THAT(out, Contains("exit=143"));        // died of SIGTERM, as before
@@ -180,12 +175,7 @@ TEST_CASE("CLI: a context the memory cannot hold is refused before allocating", 
     const std::string command = "ulimit -v 4000000; " + std::string(WALKTHROUGH_EXE) + " --max-seq-len 3000000 -n 1 -q 2>&1; echo exit=$?";
     const char* expected = "a context of 3000000 positions needs";
 #endif
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::string out;
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-    pclose(pipe);
+    const std::string out = runShell(command).output;
     CHECK_THAT(out, Contains(expected) && Contains("exit=1"));
 }
 
