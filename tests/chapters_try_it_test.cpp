@@ -73,8 +73,9 @@ TEST_CASE("chapters: every Try-it block and exercise check prints what the chapt
         const TryItCheck check = checkTryItOutput(b, ran.exitCode, ran.output);
         INFO(fmt::format("{}:{}: {}\n--- printed:\n{}", b.file, b.line, check.problem, ran.output));
         CHECK(check.ok);
-        // The whole suite of blocks must stay quick: each is a few tokens of the bundled model.
-        CHECK(secs < 10);
+        // Blocks are meant to be quick (a few tokens of the bundled model), but a time is not a
+        // test result: under sanitizers or on a loaded machine a slow block is reported, not failed.
+        if (secs > 10) WARN(fmt::format("{}:{} took {:.1f} s", b.file, b.line, secs));
     }
 }
 
