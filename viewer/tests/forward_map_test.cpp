@@ -9,6 +9,7 @@
 
 #include "state/engine_session.h"
 #include "state/forward_map.h"
+#include "session_run.h"
 
 using namespace llama;
 using namespace llama::viewer;
@@ -19,12 +20,7 @@ HistorySnapshot runTiny(RunSettings settings) {
     EngineSession session;
     session.load({{ModelSource::Kind::Synthetic, "tiny", 7}});
     REQUIRE(session.waitUntilSettled(60s));
-    session.start(settings, StepController::Mode::Continue, false);
-    REQUIRE(session.waitUntilSettled(60s));
-    REQUIRE(session.status().state == SessionState::Finished);
-    HistorySnapshot snap;
-    session.capture()->snapshot(snap);
-    return snap;
+    return runToEnd(session, settings);
 }
 
 RunSettings twoWords() {

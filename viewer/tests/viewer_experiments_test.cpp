@@ -9,6 +9,7 @@
 
 #include "generate/logit_lens.h"
 #include "state/engine_session.h"
+#include "session_run.h"
 #include "state/lens_grid.h"
 #include "state/temperature_sweep.h"
 #include "trace/trace_recorder.h"
@@ -19,15 +20,6 @@ using namespace std::chrono_literals;
 
 namespace {
 const ModelSource kTiny{ModelSource::Kind::Synthetic, "tiny", 7};
-
-HistorySnapshot runToEnd(EngineSession& session, const RunSettings& settings) {
-    session.start(settings, StepController::Mode::Continue, false);
-    REQUIRE(session.waitUntilSettled(60s));
-    REQUIRE(session.status().state == SessionState::Finished);
-    HistorySnapshot snap;
-    session.capture()->snapshot(snap);
-    return snap;
-}
 
 // Loads the tiny model and runs "hello world" for `maxTokens` with `whatIf` (and the lens if `lens`).
 HistorySnapshot runTiny(EngineSession& session, int maxTokens, const WhatIf& whatIf = {}, bool lens = true) {
