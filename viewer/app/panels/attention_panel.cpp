@@ -138,7 +138,8 @@ void drawAttentionPanel(PanelContext& c) {
             ImGui::BeginGroup();
             ImGui::TextUnformatted(headLabel(h).c_str());
             Slice2D s = headSlice(h);
-            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, ImVec2(tw, th), nullptr, 64.0f);
+            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, ImVec2(tw, th), nullptr,
+                                        HeatmapStyle{.maxCell = 64, .zoomable = false});
             if (hit.hovered) ImGui::SetTooltip("%s: click to enlarge", headLabel(h).c_str());
             if (hit.clicked) head = h, c.view.cell.reset();
             ImGui::EndGroup();
@@ -160,8 +161,8 @@ void drawAttentionPanel(PanelContext& c) {
     Slice2D s = headSlice(head);
     HeatmapLabels labels = tokenLabels(c, r, P);
     const int selRow = c.view.cell ? c.view.cell->row : -1, selCol = c.view.cell ? c.view.cell->col : -1;
-    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, ImGui::GetContentRegionAvail(), &labels, 48.0f,
-                                 selRow, selCol);
+    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, ImGui::GetContentRegionAvail(), &labels,
+                                 HeatmapStyle{.maxCell = 48, .selectedRow = selRow, .selectedCol = selCol});
     valueTooltip(hit, s, &labels);
     if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
     ImGui::EndChild();

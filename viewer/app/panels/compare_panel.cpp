@@ -83,7 +83,7 @@ void elementDifference(PanelContext& c, const TraceComparison& cmp) {
     ImGui::TextDisabled("|A - B| of %s %s (the last two axes; a 3-D tensor at index 0)", pair->tensor.c_str(), shapeToString(a->shape).c_str());
     drawLegend(scale, false, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 20));
     HeatmapHit hit = drawHeatmap(fmt::format("cmp/{}/{}", pair->indexA, pair->tensor), slice, scale, c.textures, ImGui::GetContentRegionAvail(),
-                                 nullptr, 24.0f);
+                                 nullptr, HeatmapStyle{.maxCell = 24});
     valueTooltip(hit, slice, nullptr);
 }
 }  // namespace

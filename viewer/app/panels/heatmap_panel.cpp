@@ -104,7 +104,7 @@ void drawHeatmapPanel(PanelContext& c) {
     std::string key = fmt::format("hm/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis);
     for (int64_t i : spec.fixed) key += fmt::format("/{}", i);
     HeatmapLabels labels{spec.rowAxis < 0 ? "row" : names[size_t(spec.rowAxis)], names[size_t(spec.colAxis)], {}, {}};
-    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(), nullptr, 40.0f);
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(), nullptr, HeatmapStyle{.maxCell = 40});
     valueTooltip(hit, slice, &labels);
 }
 

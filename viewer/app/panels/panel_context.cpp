@@ -52,6 +52,11 @@ std::string fitText(std::string text, float width) {
     return text;
 }
 
+std::string elided(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    return fitText(text, width - ImGui::CalcTextSize("...").x) + "...";
+}
+
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension) {
     return fmt::format("llama-viewer-{}{}.{}", what, exportFileTag(c.current), extension);
 }
