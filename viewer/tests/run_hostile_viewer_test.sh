@@ -49,14 +49,15 @@ expect_failure() {
     printf '%b' "$3" > "$name.txt"
     code=$(run_viewer "$name" --script "$name.txt")
     test "$code" -ne 0 || { cat "$name.out"; fail "$name: exit 0"; }
-    grep -q "script error: line $line\b" "$name.out" || { cat "$name.out"; fail "$name: no message naming line $line"; }
+    grep -q "script error: line $line ([a-z-]*): [^l]" "$name.out" || { cat "$name.out"; fail "$name: no message naming line $line (once)"; }
     echo "$name: exit $code, $(grep 'script error' "$name.out" | head -1)"
 }
 expect_failure screenshot-missing-folder 2 'print start\nscreenshot no/such/folder/x.png\nquit\n'
 expect_failure screenshot-dev-full 2 'print start\nscreenshot /dev/full\nquit\n'
 expect_failure screenshot-folder 3 '# a folder is not a file\nprint start\nscreenshot a-folder\nquit\n'
 expect_failure export-slide-missing-folder 1 'export-slide no/such/folder/slide.png\nquit\n'
-expect_failure export-csv-folder 4 "load model $model\nmax-tokens 1\nstep-to scores_softmax 1\nexport-csv a-folder\nquit\n"
+expect_failure export-csv-folder 5 "load model $model\nmax-tokens 1\nstep-to scores_softmax 1\npanel heatmap\nexport-csv a-folder\nquit\n"
+grep -q "a-folder.*folder" export-csv-folder.out || fail "export-csv to a folder: the message does not say so"
 expect_failure export-npy-no-data 1 'export-npy x.npy\nquit\n'
 expect_failure max-tokens-negative 2 'print start\nmax-tokens -1\nquit\n'
 expect_failure measure-fps-nan 1 'measure-fps nan\nquit\n'
