@@ -39,6 +39,20 @@ float widestLabel(const std::vector<std::string>& labels, int n, float cap) {
 }
 }  // namespace
 
+const PreparedSlice& preparedSlice(const std::string& key, const std::function<PreparedSlice()>& make) {
+    struct Entry {
+        PreparedSlice prepared;
+        int lastFrame;
+    };
+    static std::unordered_map<std::string, Entry> entries;
+    const int frame = ImGui::GetFrameCount();
+    std::erase_if(entries, [&](const auto& e) { return e.second.lastFrame < frame - 1; });
+    auto it = entries.find(key);
+    if (it == entries.end()) it = entries.emplace(key, Entry{make(), frame}).first;
+    it->second.lastFrame = frame;
+    return it->second.prepared;
+}
+
 void addVerticalText(ImDrawList* dl, ImVec2 bottomLeft, ImU32 colour, const std::string& text) {
     int start = dl->VtxBuffer.Size;
     dl->AddText(bottomLeft, colour, text.c_str());
@@ -117,24 +131,24 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
 
     ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
     if (left > 0) {
-        dl->PushClipRect(ImVec2(origin.x, grid.y - font), ImVec2(grid.x, end.y + font), true);
+        dl->PushClipRect(ImVec2(origin.x, grid.y), ImVec2(grid.x, end.y), true);
         for (int r = firstRow / rowEvery * rowEvery; r < endRow; r += rowEvery) {
             std::string l = fitText(labelFor(labels->rows, r), left - 6);
             float w = ImGui::CalcTextSize(l.c_str()).x;
-            // Kept within the grid's height, so the first label never runs into the column labels.
-            const float y = cellY(float(r)) + (zch - font) / 2;
-            if (y < grid.y - font / 2) continue;  // panned out of sight
-            dl->AddText(ImVec2(grid.x - 4 - w, std::clamp(y, grid.y, std::max(grid.y, end.y - font))), text, l.c_str());
+            // Centred on a cell taller than the text, else from the cell's top over the unlabelled
+            // ones below it: never outside the grid's height (the column labels are above it).
+            const float y = cellY(float(r)) + std::max(0.0f, (zch - font) / 2);
+            if (y + font > end.y + 1) continue;
+            dl->AddText(ImVec2(grid.x - 4 - w, y), text, l.c_str());
         }
         dl->PopClipRect();
     }
     if (top > 0) {
-        dl->PushClipRect(ImVec2(grid.x - font, origin.y), ImVec2(end.x + font, grid.y), true);
+        dl->PushClipRect(ImVec2(grid.x, origin.y), ImVec2(end.x, grid.y), true);
         for (int c = firstCol / colEvery * colEvery; c < endCol; c += colEvery) {
-            const float x = cellX(float(c)) + (zcw - font) / 2;
-            if (x < grid.x - font / 2) continue;  // panned out of sight
-            addVerticalText(dl, ImVec2(std::clamp(x, grid.x, std::max(grid.x, end.x - font)), grid.y - 4), text,
-                            fitText(labelFor(labels->cols, c), top - 6));
+            const float x = cellX(float(c)) + std::max(0.0f, (zcw - font) / 2);
+            if (x + font > end.x + 1) continue;
+            addVerticalText(dl, ImVec2(x, grid.y - 4), text, fitText(labelFor(labels->cols, c), top - 6));
         }
         dl->PopClipRect();
     }

@@ -38,6 +38,15 @@ struct HeatmapStyle {
     std::function<std::string(int row, int col)> cellText = {};
 };
 
+// A slice with its colour scale, made once and kept while some frame draws it: extracting and
+// scanning a tensor of millions of values every frame would cost more than drawing it. `key`
+// names the content as drawHeatmap's does (a key not asked for in the last frame is forgotten).
+struct PreparedSlice {
+    Slice2D slice;
+    ColourScale scale;
+};
+const PreparedSlice& preparedSlice(const std::string& key, const std::function<PreparedSlice()>& make);
+
 // `key` identifies the slice's content (and colours) for the texture cache; `maxSize` bounds the drawing.
 HeatmapHit drawHeatmap(const std::string& key, const Slice2D& slice, const ColourScale& scale, TextureCache& textures,
                        ImVec2 maxSize, const HeatmapLabels* labels, const HeatmapStyle& style = {});

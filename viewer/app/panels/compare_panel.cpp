@@ -73,16 +73,22 @@ void elementDifference(PanelContext& c, const TraceComparison& cmp) {
             ImGui::TextDisabled("Only summaries of %s were recorded: the difference above is a lower bound.", pair->tensor.c_str());
         return;
     }
-    Tensor d(a->shape, DType::F32);
-    for (int64_t i = 0; i < d.numel(); ++i) {
-        const float x = a->values.floatAt(i), y = b->values.floatAt(i);
-        d.mutableData<float>()[i] = x == y ? 0.0f : std::fabs(x - y);
-    }
-    const Slice2D slice = extractSlice(d, defaultSlice(d));
-    const ColourScale scale = scaleFor(slice.values);
+    const std::string key = fmt::format("cmp/{}/{}", pair->indexA, pair->tensor);
+    const PreparedSlice& prepared = preparedSlice(key, [&] {
+        Tensor d(a->shape, DType::F32);
+        for (int64_t i = 0; i < d.numel(); ++i) {
+            const float x = a->values.floatAt(i), y = b->values.floatAt(i);
+            d.mutableData<float>()[i] = x == y ? 0.0f : std::fabs(x - y);
+        }
+        Slice2D s = extractSlice(d, defaultSlice(d));
+        const ColourScale scale = scaleFor(s.values);
+        return PreparedSlice{std::move(s), scale};
+    });
+    const Slice2D& slice = prepared.slice;
+    const ColourScale& scale = prepared.scale;
     ImGui::TextDisabled("|A - B| of %s %s (the last two axes; a 3-D tensor at index 0)", pair->tensor.c_str(), shapeToString(a->shape).c_str());
     drawLegend(scale, false, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 20));
-    HeatmapHit hit = drawHeatmap(fmt::format("cmp/{}/{}", pair->indexA, pair->tensor), slice, scale, c.textures, ImGui::GetContentRegionAvail(),
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(),
                                  nullptr, HeatmapStyle{.maxCell = 24});
     valueTooltip(hit, slice, nullptr);
 }

@@ -50,7 +50,8 @@ void drawMaskPanel(PanelContext& c) {
     }
     // Drawn as the other heatmaps are (zoom, pan, thinned labels), in the mask's own two colours,
     // with 0 and -inf written in once cells are large enough to read them.
-    const Slice2D s = extractSlice(t, defaultSlice(t));
+    const std::string key = fmt::format("mask/{}", r->index);
+    const Slice2D& s = preparedSlice(key, [&] { return PreparedSlice{extractSlice(t, defaultSlice(t)), {}}; }).slice;
     HeatmapLabels labels{"query position", "key position", {}, {}};
     for (int64_t i = 0; i < s.rows; ++i) labels.rows.push_back(c.positionLabel(r->startPos + int(i)));
     for (int64_t j = 0; j < s.cols; ++j) labels.cols.push_back(c.positionLabel(int(j)));
@@ -62,7 +63,7 @@ void drawMaskPanel(PanelContext& c) {
     const float font = ImGui::GetFontSize();
     ImVec2 avail = ImGui::GetContentRegionAvail();
     avail.y -= font * 1.6f;  // the key below
-    HeatmapHit hit = drawHeatmap(fmt::format("mask/{}", r->index), s, ColourScale{}, c.textures, avail, &labels, style);
+    HeatmapHit hit = drawHeatmap(key, s, ColourScale{}, c.textures, avail, &labels, style);
     valueTooltip(hit, s, &labels);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (auto [colour, what] : {std::pair{kMaskKeptColour, "0: kept"}, std::pair{kNegInfColour, "-inf: masked"}}) {
