@@ -69,19 +69,24 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
     HeatmapHit hit;
     if (s.rows == 0 || s.cols == 0) return hit;
     const float font = ImGui::GetFontSize();
+    // A line above a zoomable heatmap says how to zoom, or how far it is zoomed.
+    const ImVec2 noteAt = ImGui::GetCursorScreenPos();
+    const float noteH = style.zoomable ? ImGui::GetTextLineHeightWithSpacing() : 0;
+    maxSize.y -= noteH;
     const float ui = font / kBaseFontPixels;  // the UI scale enlarges the data as well as the text
     const float maxH = style.maxCell * ui, maxW = (style.maxCellWidth > 0 ? style.maxCellWidth : style.maxCell) * ui;
     auto colourOf = [&](float v) { return style.colour ? style.colour(v) : colourFor(v, scale); };
     // Zoom and pan belong to the place the heatmap is drawn (and its size), not to its content:
     // stepping to the next stage keeps the learner's zoom.
     const ImGuiID zoomId = ImGui::GetID(fmt::format("zoom{}x{}", s.rows, s.cols).c_str());
+    const bool fresh = !heatmapZooms().count(zoomId);
     HeatmapZoom& zoom = heatmapZooms()[zoomId];
 
     // Labels take at most 30% of the room (at UI scale 2 the matrix would vanish behind them), or
     // what the matrix leaves when its cells are at their largest (the lens's few layers).
     const float spareX = maxSize.x - float(s.cols) * maxW, spareY = maxSize.y - float(s.rows) * maxH;
     float left = labels ? std::min(widestLabel(labels->rows, int(s.rows), 10 * font) + 6, std::max(maxSize.x * 0.3f, spareX)) : 0;
-    float top = labels ? std::min(widestLabel(labels->cols, int(s.cols), 7 * font) + 6, std::max(maxSize.y * 0.3f, spareY)) : 0;
+    float top = labels ? std::min(widestLabel(labels->cols, int(s.cols), 5 * font) + 6, std::max(maxSize.y * 0.3f, spareY)) : 0;
     float cw = std::max(1.0f, (maxSize.x - left) / float(s.cols));
     float ch = std::max(1.0f, (maxSize.y - top) / float(s.rows));
     if (style.squareCells && s.rows <= kMaxLabelled && s.cols <= kMaxLabelled) cw = ch = std::min({cw, ch, maxW, maxH});
@@ -91,6 +96,8 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
     // layers, a decode step's one query) stay whole while the positions beside them zoom.
     const bool zoomCols = style.zoomable && s.cols > 1 && cw < maxW - 0.5f, zoomRows = style.zoomable && s.rows > 1 && ch < maxH - 0.5f;
     if (!zoomCols && !zoomRows) zoom = {};
+    const float mostZoom = std::max(1.0f, float(std::max(zoomRows ? s.rows : 1, zoomCols ? s.cols : 1)) / 4);
+    if (fresh && zoomCols && cw < style.startCellWidth * ui) zoom.factor = std::min(style.startCellWidth * ui / cw, mostZoom);
     const float fc = zoomCols ? zoom.factor : 1, fr = zoomRows ? zoom.factor : 1;
     // Zoomed: the same area shows rows/fr x cols/fc cells from (r0, c0).
     const float zcw = cw * fc, zch = ch * fr;
@@ -101,13 +108,10 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
     const int firstRow = int(zoom.r0), endRow = int(std::min<float>(float(s.rows), std::ceil(zoom.r0 + visRows)));
     const int firstCol = int(zoom.c0), endCol = int(std::min<float>(float(s.cols), std::ceil(zoom.c0 + visCols)));
     // Labels thinned to every k-th index so they never overlap (a 128-token prompt keeps every
-    // 8th or so); none when not even one in eight fonts' room fits.
-    const int rowEvery = labels ? std::max(1, int(std::ceil(font / zch))) : 0;
-    const int colEvery = labels ? std::max(1, int(std::ceil(font / zcw))) : 0;
-    if (rowEvery == 0 || float(rowEvery) * zch > 8 * font) left = 0;
-    if (colEvery == 0 || float(colEvery) * zcw > 8 * font) top = 0;
+    // 8th or so).
+    const int rowEvery = std::max(1, int(std::ceil(font / zch))), colEvery = std::max(1, int(std::ceil(font / zcw)));
 
-    ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 origin(noteAt.x, noteAt.y + noteH);
     ImVec2 grid(origin.x + left, origin.y + top);
 
     if (!textures.has(key)) {
@@ -159,11 +163,11 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
         for (int c = firstCol + 1; c < endCol; ++c) dl->AddLine(ImVec2(cellX(float(c)), grid.y), ImVec2(cellX(float(c)), end.y), gap);
         for (int r = firstRow + 1; r < endRow; ++r) dl->AddLine(ImVec2(grid.x, cellY(float(r))), ImVec2(end.x, cellY(float(r))), gap);
     }
-    if (style.cellText && zcw >= 1.5f * font && zch >= font) {
-        // Cells this large: at most maxSize's area / (1.5 font^2) of them are in sight.
+    if (style.cellText && zcw >= 1.2f * font && zch >= font) {
+        // Cells this large: at most maxSize's area / (1.2 font^2) of them are in sight.
         for (int r = firstRow; r < endRow; ++r)
             for (int c = firstCol; c < endCol; ++c) {
-                const std::string t = fitText(style.cellText(r, c), zcw - 4);
+                const std::string t = elided(style.cellText(r, c), zcw - 4);
                 if (t.empty()) continue;
                 const Rgb bg = colourOf(s.at(r, c));
                 const bool light = 0.299f * bg.r + 0.587f * bg.g + 0.114f * bg.b > 140;
@@ -187,8 +191,7 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
             if (io.MouseWheel != 0) {
                 // Zoom around the cell under the pointer.
                 float col = zoom.c0 + (m.x - grid.x) / zcw, row = zoom.r0 + (m.y - grid.y) / zch;
-                const float most = float(std::max(zoomRows ? s.rows : 1, zoomCols ? s.cols : 1)) / 4;
-                zoom.factor = std::clamp(zoom.factor * std::pow(1.25f, io.MouseWheel), 1.0f, std::max(1.0f, most));
+                zoom.factor = std::clamp(zoom.factor * std::pow(1.25f, io.MouseWheel), 1.0f, mostZoom);
                 if (zoomCols) zoom.c0 = col - (m.x - grid.x) / (cw * zoom.factor);
                 if (zoomRows) zoom.r0 = row - (m.y - grid.y) / (ch * zoom.factor);
             }
@@ -209,14 +212,12 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
         if (zoomRows) zoom.r0 -= d.y / zch;
     }
     dl->PopClipRect();
-    if (zoom.factor > 1) {
-        // Which part is shown, over the grid's top-left corner.
-        std::string note = fmt::format("zoom {:.1f}x: rows {}-{}, columns {}-{} (double-click: all)", zoom.factor, firstRow, endRow - 1,
-                                       firstCol, endCol - 1);
-        ImVec2 ts = ImGui::CalcTextSize(note.c_str());
-        dl->AddRectFilled(grid, ImVec2(grid.x + ts.x + 8, grid.y + ts.y + 4), IM_COL32(0, 0, 0, 200));
-        dl->AddText(ImVec2(grid.x + 4, grid.y + 2), IM_COL32(255, 255, 255, 255), note.c_str());
-    }
+    // How far it is zoomed (exports say so too); how to zoom while the pointer is over it.
+    if (canZoom && zoom.factor > 1)
+        dl->AddText(noteAt, ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                    fmt::format("zoom {:.1f}x: drag to pan, double-click to see it all", zoom.factor).c_str());
+    else if (canZoom && hit.hovered)
+        dl->AddText(noteAt, ImGui::GetColorU32(ImGuiCol_TextDisabled), "mouse wheel: zoom, drag: pan");
     return hit;
 }
 

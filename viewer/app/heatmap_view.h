@@ -28,6 +28,7 @@ struct HeatmapHit {
 struct HeatmapStyle {
     float maxCell = 48;       // a cell's largest side at UI scale 1 (thumbnails pass a small one)
     float maxCellWidth = 0;   // when not 0, the largest width (cells holding text are wider than tall)
+    float startCellWidth = 0; // when not 0, narrower cells start zoomed in to this width (the lens's tokens legible at once)
     bool squareCells = true;  // small matrices (64 x 64 and less) get square cells, to read as a matrix
     int selectedRow = -1, selectedCol = -1;  // outlined
     bool zoomable = true;     // false for thumbnails (a click enlarges them)

@@ -41,8 +41,7 @@ void drawLensPanel(PanelContext& c) {
     ImGui::TextWrapped("Step %d: what the model would say after each layer (final RMSNorm + output projection on the residual stream)", step);
     exportPngButton(c, "lens");
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("colour: probability of the top token (temperature 1); the last row is the model's own prediction. "
-                        "Hover a cell for its top tokens; zoom (wheel) until the tokens show.");
+    ImGui::TextDisabled("colour: the top token's probability; last row: the model's own prediction");
     ImGui::PopTextWrapPos();
     const float font = ImGui::GetFontSize();
     drawLegend(ColourScale{0, 1, false}, false, std::min(ImGui::GetContentRegionAvail().x, font * 20));
@@ -64,16 +63,20 @@ void drawLensPanel(PanelContext& c) {
     for (int layer : g.layers) labels.rows.push_back(layerLabel(layer));
     for (int col = 0; col < g.positions; ++col) labels.cols.push_back(c.positionLabel(g.startPos + col));
     HeatmapStyle style;
-    style.maxCell = 28;
+    style.maxCell = 22;  // the rows' height, reached below: the layers never zoom, the positions do
     style.maxCellWidth = 80;  // room for a token
+    style.startCellWidth = 64;  // opened zoomed in far enough to read them (wheel out or double-click: every position)
     style.squareCells = false;
     style.colour = [](float p) { return std::isnan(p) ? kNoLensColour : rampColour(std::clamp(p, 0.0f, 1.0f), false); };
     style.cellText = [&](int row, int col) {
         const auto& tokens = g.cells[size_t(row)][size_t(col)];
         return tokens.empty() ? std::string() : c.piece(tokens.front().id);
     };
-    HeatmapHit hit = drawHeatmap(fmt::format("lens/{}/{:x}", step, content), s, ColourScale{0, 1, false}, c.textures,
-                                 ImGui::GetContentRegionAvail(), &labels, style);
+    // Rows tall enough for their tokens even when the header leaves little room (UI scale 2 on a
+    // laptop): the panel scrolls instead.
+    ImVec2 room = ImGui::GetContentRegionAvail();
+    room.y = std::max(room.y, font * (8 + 1.4f * float(s.rows)));
+    HeatmapHit hit = drawHeatmap(fmt::format("lens/{}/{:x}", step, content), s, ColourScale{0, 1, false}, c.textures, room, &labels, style);
     if (hit.hovered) cellTooltip(c, g, size_t(hit.row), hit.col);
 }
 

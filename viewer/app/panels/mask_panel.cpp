@@ -63,6 +63,8 @@ void drawMaskPanel(PanelContext& c) {
     const float font = ImGui::GetFontSize();
     ImVec2 avail = ImGui::GetContentRegionAvail();
     avail.y -= font * 1.6f;  // the key below
+    // A short prompt's mask keeps cells large enough to read 0 and -inf, the panel scrolling if need be.
+    if (s.rows <= 24) avail.y = std::max(avail.y, font * (8 + 1.4f * float(s.rows)));
     HeatmapHit hit = drawHeatmap(key, s, ColourScale{}, c.textures, avail, &labels, style);
     valueTooltip(hit, s, &labels);
     ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -70,7 +70,7 @@ bool hoveringRect(ImVec2 a, ImVec2 b);
 // `text` cut at a character boundary to fit `width` pixels.
 std::string fitText(std::string text, float width);
 
-// `text`, or as much as fits `width` followed by "..." (for a tooltip to show it whole).
+// `text`, or as much as fits `width` followed by an ellipsis (for a tooltip to show it whole).
 std::string elided(const std::string& text, float width);
 
 // A path under the working directory for an export, named after what is exported.
