@@ -86,7 +86,7 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
     // what the matrix leaves when its cells are at their largest (the lens's few layers).
     const float spareX = maxSize.x - float(s.cols) * maxW, spareY = maxSize.y - float(s.rows) * maxH;
     float left = labels ? std::min(widestLabel(labels->rows, int(s.rows), 10 * font) + 6, std::max(maxSize.x * 0.3f, spareX)) : 0;
-    float top = labels ? std::min(widestLabel(labels->cols, int(s.cols), 5 * font) + 6, std::max(maxSize.y * 0.3f, spareY)) : 0;
+    float top = labels ? std::min(widestLabel(labels->cols, int(s.cols), 6 * font) + 6, std::max(maxSize.y * 0.3f, spareY)) : 0;
     float cw = std::max(1.0f, (maxSize.x - left) / float(s.cols));
     float ch = std::max(1.0f, (maxSize.y - top) / float(s.rows));
     if (style.squareCells && s.rows <= kMaxLabelled && s.cols <= kMaxLabelled) cw = ch = std::min({cw, ch, maxW, maxH});
@@ -137,7 +137,7 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
     if (left > 0) {
         dl->PushClipRect(ImVec2(origin.x, grid.y), ImVec2(grid.x, end.y), true);
         for (int r = firstRow / rowEvery * rowEvery; r < endRow; r += rowEvery) {
-            std::string l = fitText(labelFor(labels->rows, r), left - 6);
+            std::string l = elided(labelFor(labels->rows, r), left - 6);
             float w = ImGui::CalcTextSize(l.c_str()).x;
             // Centred on a cell taller than the text, else from the cell's top over the unlabelled
             // ones below it: never outside the grid's height (the column labels are above it).
@@ -148,11 +148,13 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
         dl->PopClipRect();
     }
     if (top > 0) {
-        dl->PushClipRect(ImVec2(grid.x, origin.y), ImVec2(end.x, grid.y), true);
+        // ImGui culls glyphs against the clip rect as laid out, before addVerticalText turns them:
+        // the rect reaches a label's length past the grid (turned, no label passes end.x).
+        dl->PushClipRect(ImVec2(grid.x, origin.y), ImVec2(end.x + top, grid.y), true);
         for (int c = firstCol / colEvery * colEvery; c < endCol; c += colEvery) {
             const float x = cellX(float(c)) + std::max(0.0f, (zcw - font) / 2);
             if (x + font > end.x + 1) continue;
-            addVerticalText(dl, ImVec2(x, grid.y - 4), text, fitText(labelFor(labels->cols, c), top - 6));
+            addVerticalText(dl, ImVec2(x, grid.y - 4), text, elided(labelFor(labels->cols, c), top - 6));
         }
         dl->PopClipRect();
     }

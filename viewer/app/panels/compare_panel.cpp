@@ -34,7 +34,11 @@ void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
     const float labelW = font * 9, cellW = font * 2.2f, cellH = font * 1.1f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    for (int col = 0; col <= nLayers; ++col)
+    // Only the columns in sight of the scrolled region are drawn (a trace may have 1024 layers).
+    const float scrollX = ImGui::GetScrollX();
+    const int firstCol = std::clamp(int((scrollX - labelW) / cellW), 0, nLayers);
+    const int endCol = std::clamp(int((scrollX + ImGui::GetWindowWidth() - labelW) / cellW) + 2, 0, nLayers + 1);
+    for (int col = firstCol; col < endCol; ++col)
         dl->AddText(ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                     compareColumnLabel(col).c_str());
     for (size_t row = 0; row < table.stages.size(); ++row) {
@@ -42,7 +46,7 @@ void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
         const bool shown = c.current && c.current->stage == table.stages[row];
         dl->AddText(ImVec2(origin.x, y), shown ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text),
                     std::string(stageInfo(table.stages[row]).key).c_str());
-        for (int col = 0; col <= nLayers; ++col) {
+        for (int col = firstCol; col < endCol; ++col) {
             const StageDifference* s = table.cells[row][size_t(col)];
             if (!s) continue;
             const ImVec2 a(origin.x + labelW + float(col) * cellW, y), b(a.x + cellW - 1, y + cellH - 1);
