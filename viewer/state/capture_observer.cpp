@@ -6,8 +6,15 @@ namespace {
 constexpr int kLensTopK = 5;
 }
 
+namespace {
+uint64_t nextRun() {
+    static std::atomic<uint64_t> runs{0};
+    return ++runs;
+}
+}  // namespace
+
 CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy, const LogitLens* lens)
-    : sampler_(sampling), topK_(topK), lens_(lens), history_(policy) {}
+    : sampler_(sampling), topK_(topK), lens_(lens), history_(policy), run_(nextRun()) {}
 
 void CaptureObserver::onStage(const StageEvent& event) {
     SampleTops tops;
@@ -45,6 +52,7 @@ void CaptureObserver::snapshot(HistorySnapshot& out) const {
     out.promptTokens = history_.promptTokens();
     out.text = history_.text();
     out.version = version_;
+    out.run = run_;
 }
 
 }  // namespace llama::viewer

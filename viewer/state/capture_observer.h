@@ -16,6 +16,7 @@ struct HistorySnapshot {
     std::vector<int32_t> positionTokens, promptTokens;
     std::string text;
     uint64_t version = 0;
+    uint64_t run = 0;  // the capture it came from (CaptureObserver::run): a new run, a new number
 };
 
 class CaptureObserver : public StageObserver {
@@ -39,6 +40,8 @@ public:
     void appendText(const std::string& piece);
 
     uint64_t version() const { return version_; }
+    // This capture's number, unique in the process (a new capture may reuse a freed one's address).
+    uint64_t run() const { return run_; }
     // Refreshes `out` if the history changed since out.version.
     void snapshot(HistorySnapshot& out) const;
 
@@ -49,6 +52,7 @@ private:
     mutable std::mutex mutex_;
     RunHistory history_;
     std::atomic<uint64_t> version_{1};
+    const uint64_t run_;
 };
 
 }  // namespace llama::viewer

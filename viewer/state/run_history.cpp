@@ -112,9 +112,18 @@ template <typename Over> void RunHistory::dropOldestWhile(Over over) {
     }
 }
 
+namespace {
+struct StepOrder {
+    bool operator()(const std::shared_ptr<const StageRecord>& r, int step) const { return r->step < step; }
+    bool operator()(int step, const std::shared_ptr<const StageRecord>& r) const { return step < r->step; }
+};
+}  // namespace
+
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {
-    for (auto it = records.rbegin(); it != records.rend(); ++it)
-        if ((*it)->step == step && (*it)->layer == layer && (*it)->stage == stage) return it->get();
+    // Records come in step order; panels look one up at every frame, so only `step`'s are read.
+    const auto [first, last] = std::equal_range(records.begin(), records.end(), step, StepOrder{});
+    for (auto it = last; it != first; --it)
+        if ((*(it - 1))->layer == layer && (*(it - 1))->stage == stage) return (it - 1)->get();
     return nullptr;
 }
 

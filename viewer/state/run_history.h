@@ -107,7 +107,8 @@ private:
     size_t firstWithData_ = 0;   // records before this index hold no tensor data
 };
 
-// The record of `stage` in `layer` at `step`, or nullptr (the latest if several).
+// The record of `stage` in `layer` at `step`, or nullptr (the latest if several). `records` are
+// in step order, as a run and a replay capture them.
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage);
 
 // The sampled token id in the sample stage's message ("Sampled next token 123 ..."), or -1.
