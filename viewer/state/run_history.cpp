@@ -75,6 +75,12 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     dropOldestWhile([this] { return tensorBytes_ > policy_.budget; });
 }
 
+void RunHistory::setLens(size_t index, std::vector<std::vector<TokenProbability>> lens) {
+    auto r = std::make_shared<StageRecord>(*records_.at(index));
+    r->lens = std::move(lens);
+    replaceRecord(index, std::move(r));
+}
+
 void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
 
 void RunHistory::dropOldTensors(int currentStep) {
@@ -119,11 +125,15 @@ struct StepOrder {
 };
 }  // namespace
 
-const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {
-    // Records come in step order; panels look one up at every frame, so only `step`'s are read.
+std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step) {
     const auto [first, last] = std::equal_range(records.begin(), records.end(), step, StepOrder{});
-    for (auto it = last; it != first; --it)
-        if ((*(it - 1))->layer == layer && (*(it - 1))->stage == stage) return (it - 1)->get();
+    return {first, last};
+}
+
+const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {
+    const auto span = stepRecords(records, step);
+    for (auto it = span.rbegin(); it != span.rend(); ++it)
+        if ((*it)->layer == layer && (*it)->stage == stage) return it->get();
     return nullptr;
 }
 
