@@ -126,6 +126,11 @@ void ViewerApp::beforeFrame() {
 }
 
 void ViewerApp::refreshSnapshot() {
+    // The logit lens is computed for the steps someone looks at: as the run goes while the Lens
+    // panel is shown, and on showing it, for the shown step from the outputs its blocks still hold.
+    const bool lensShown = view_.panel == Panel::Lens;
+    session_.wantLens(lensShown);
+    if (const StageRecord* shown = currentRecord(); lensShown && shown) session_.computeLens(shown->step);
     auto capture = session_.capture();
     if (capture != snapFrom_) snap_ = {}, snapFrom_ = capture, view_.selectedRecord = -1;  // a new run
     if (capture) capture->snapshot(snap_);

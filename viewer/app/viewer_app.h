@@ -57,6 +57,7 @@ public:
     RunSettings& settings() { return settings_; }
     float& requestedUiScale() { return requestedScale_; }
     const StageRecord* currentRecord() const;
+    bool computing() const { return session_.status().state == SessionState::Running; }
     float fps() const;
 
 private:

@@ -140,6 +140,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     settings_ = trace_ ? recordedSettings(settings, *trace_) : settings;
     auto run = std::make_shared<Run>(settings_, initial, engine_ && settings_.lens ? &engine_->transformer() : nullptr);
     run_ = run;
+    run->capture->wantLens(lensWanted_);
     applyBreakpoints(honourBreakpoints);
     run->controller.setPauseListener([this](const StageEvent& e) {
         std::lock_guard l(mutex_);
@@ -272,6 +273,17 @@ std::shared_ptr<const Model> EngineSession::model() const {
 std::shared_ptr<const TraceComparison> EngineSession::comparison() const {
     std::lock_guard lock(mutex_);
     return comparison_;
+}
+
+void EngineSession::wantLens(bool want) {
+    std::lock_guard lock(mutex_);
+    lensWanted_ = want;
+    if (run_) run_->capture->wantLens(want);
+}
+
+bool EngineSession::computeLens(int step) {
+    std::lock_guard lock(mutex_);
+    return run_ && run_->capture->computeLens(step);
 }
 
 std::shared_ptr<const CaptureObserver> EngineSession::capture() const {

@@ -97,6 +97,10 @@ public:
 
     SessionStatus status() const;
     std::shared_ptr<const Model> model() const;
+    // Whether the logit lens is computed as runs go (CaptureObserver::wantLens): while the Lens
+    // panel is shown. computeLens computes a held or finished run's `step` on request.
+    void wantLens(bool want);
+    bool computeLens(int step);
     // The current run's capture (nullptr before the first run).
     std::shared_ptr<const CaptureObserver> capture() const;
     // The loaded traces paired (--compare), or nullptr.
@@ -128,6 +132,7 @@ private:
     std::shared_ptr<Run> run_;
     RunSettings settings_;
     std::vector<Breakpoint> breakpoints_;
+    bool lensWanted_ = true;
 };
 
 }  // namespace llama::viewer

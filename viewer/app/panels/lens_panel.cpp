@@ -32,9 +32,9 @@ void drawLensPanel(PanelContext& c) {
     const int step = c.current ? c.current->step : 0;
     const LensGrid g = lensGrid(c.snap.records, step);
     if (g.empty()) {
-        ImGui::TextWrapped("No logit lens for step %d yet: it appears as each block finishes (stage 18, ffn_residual). A dry run has "
-                           "no values, a run with \"logit lens\" unticked computes none, and a trace recorded with "
-                           "--trace-lens-top-k 0 has none.",
+        ImGui::TextWrapped("No logit lens for step %d yet: while this panel is shown it appears as each block finishes (stage 18, "
+                           "ffn_residual), and for an earlier step whose blocks' outputs are still held. A dry run has no values, a "
+                           "run with \"logit lens\" unticked computes none, and a trace recorded with --trace-lens-top-k 0 has none.",
                            step);
         return;
     }

@@ -38,11 +38,13 @@ void drawTimelinePanel(PanelContext& c) {
         ImGui::TextDisabled("showing an earlier stage");
     }
     ImGui::BeginChild("timeline");
-    // Rebuilt only when something new was captured: while a model computes, that is often, but
-    // not every frame.
+    // Extended by what was captured since the last frame; rebuilt for a new run.
     static std::vector<TimelineStep> steps;
-    static uint64_t builtFor = 0;
-    if (builtFor != c.snap.version) steps = buildTimeline(c.snap.records), builtFor = c.snap.version;
+    static uint64_t builtRun = 0;
+    static size_t built = 0;
+    if (builtRun != c.snap.run || c.snap.records.size() < built) steps.clear(), built = 0, builtRun = c.snap.run;
+    extendTimeline(steps, c.snap.records, built);
+    built = c.snap.records.size();
     // Open and scroll to the shown stage when it changes; otherwise the learner's folding stays.
     static int revealed = -1;
     const bool reveal = c.current && c.current->index != revealed;
