@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""Greedy text of this engine against llama.cpp's tools (issue 25, item 4; results in the README's
+"Agreement with llama.cpp" paragraph under Speed). Python's standard library only.
+
+  A. llama2.c files converted by llama.cpp's llama-convert-llama2c-to-ggml (with the fixtures'
+     tokenizer.bin as its vocabulary): the engine's greedy tokens on the GGUF must be those it
+     generates from the .bin, token for token, to the end of the converter's 128-position context;
+     llama.cpp's llama-simple on the same GGUF is compared too.
+  B. GGUF files quantized by llama.cpp's llama-quantize (Q8_0, Q4_0, Q4_K_M, Q6_K) from F32 GGUF
+     files that `convert` writes of the bundled model and of a TinyLlama-shaped synthetic model:
+     the engine's greedy text against llama-simple's, 8 prompts x 64 tokens. Where they part, the
+     token where they part and the engine's two best logits there (the stepper's `top 2` at that
+     step's logits stage) show whether it is a near-tie.
+
+Usage: scripts/compare-llamacpp.py LLAMA_CPP_BUILD_DIR [--walkthrough BIN] [--work DIR] [--parts ab]
+  LLAMA_CPP_BUILD_DIR  a llama.cpp build (bin/llama-simple, bin/llama-quantize,
+                       bin/llama-convert-llama2c-to-ggml); measured with c392e5094
+  --walkthrough BIN    the engine to test (default build/walkthrough/llama-walkthrough); the GGUF
+                       files are always written by the default build, so an older engine can be
+                       compared on the very same files
+  --work DIR           where the converted files go (default /tmp/compare-llamacpp; reused if there)
+Exit status 0 when part A is identical everywhere (part B's divergences are reported, not failed).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+fixtures = os.path.join(repo, "tests", "fixtures", "llama2c")
+
+# Part B's prompts: the bundled model's own register (it learned the King James Bible) and plain text.
+PROMPTS = [
+    "In the beginning God created",
+    "And the LORD spake unto Moses, saying",
+    "The cat sat",
+    "Blessed are the meek",
+    "Once upon a time",
+    "And it came to pass, when the king",
+    "The quick brown fox jumps over",
+    "Then said Jesus unto them",
+]
+QUANTS = ["Q8_0", "Q4_0", "Q4_K_M", "Q6_K"]
+N_TOKENS = 64
+CONVERTER_CONTEXT = 128  # llama-convert-llama2c-to-ggml writes llama.context_length 128
+
+
+def run(cmd, stdin=None, check=True):
+    p = subprocess.run(cmd, input=stdin, capture_output=True)
+    if check and p.returncode != 0:
+        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr.decode(errors='replace')[-2000:]}")
+    return p
+
+
+def unescape_fmt(s):
+    """Bytes of a string printed by fmt's {:?}: \\n \\t \\r \\" \\' \\\\, \\u{HEX} and \\x{HEX} (a byte)."""
+    out, i = bytearray(), 0
+    simple = {"n": b"\n", "t": b"\t", "r": b"\r", '"': b'"', "'": b"'", "\\": b"\\"}
+    while i < len(s):
+        c = s[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        e = s[i + 1]
+        if e in simple:
+            out += simple[e]
+            i += 2
+        elif e in "ux":
+            j = s.index("}", i)
+            v = int(s[i + 3:j], 16)
+            out += bytes([v]) if e == "x" else chr(v).encode("utf-8")
+            i = j + 1
+        else:
+            raise ValueError(f"unknown escape \\{e} in {s!r}")
+    return bytes(out)
+
+
+PIECE = r'"((?:[^"\\]|\\.)*)"'
+
+
+class OurRun:
+    """One greedy run of the engine: the prompt's pieces and each generated token (id, bytes)."""
+
+    def __init__(self, walkthrough, model, prompt, n, extra=()):
+        log = os.path.join(args.work, "run.log")
+        run([walkthrough, "-q", "--model", model, "-p", prompt, "-n", str(n), "--threads", "2",
+             "--debug-log", log, *extra])
+        self.prompt_pieces, self.tokens = b"", []
+        with open(log, encoding="utf-8", errors="surrogateescape") as f:
+            for line in f:
+                if "Token pieces: " in line and not self.tokens and not self.prompt_pieces:
+                    body = line.split("Token pieces: ", 1)[1].rsplit(" (", 1)[0]
+                    self.prompt_pieces = b"".join(unescape_fmt(p) for p in re.findall(PIECE, body))
+                m = re.search(r"Sampled next token (\d+) " + PIECE, line)
+                if m:
+                    self.tokens.append((int(m.group(1)), unescape_fmt(m.group(2))))
+        self.text = b"".join(piece for _, piece in self.tokens)
+
+    def token_at_byte(self, offset):
+        end = 0
+        for k, (_, piece) in enumerate(self.tokens):
+            end += len(piece)
+            if offset < end:
+                return k
+        return len(self.tokens)
+
+
+def top2(walkthrough, model, prompt, step, extra=()):
+    """The engine's two best logits at generated token `step` (0 = the prefill's), from the stepper."""
+    script = "b logits\n" + "c\n" * (step + 1) + "top 2\nq\n"
+    out = run([walkthrough, "-q", "--model", model, "-p", prompt, "-n", str(step + 1), "--threads", "2",
+               "--step", *extra], stdin=script.encode()).stdout.decode("utf-8", "replace")
+    rows = re.findall(r"^\s+[12]\s+(\d+)\s+(-?[\d.]+)\s+[\d.]+\s+(\".*\")$", out, re.M)
+    if len(rows) != 2:
+        return "(top 2 not found)"
+    (id1, l1, p1), (id2, l2, p2) = rows
+    return f"top 2: {id1} {p1} {l1}, {id2} {p2} {l2} (gap {float(l1) - float(l2):.4f})"
+
+
+def llama_simple(model, prompt, n):
+    p = run([os.path.join(args.llama, "bin", "llama-simple"), "-m", model, "-n", str(n), prompt])
+    out = p.stdout
+    return out[:-1] if out.endswith(b"\n") else out
+
+
+def show(b):
+    return repr(b.decode("utf-8", "replace"))
+
+
+def compare_with_llama_simple(model, prompt, n):
+    """(identical, report) for one prompt: the engine's generated bytes against llama-simple's."""
+    ours = OurRun(args.walkthrough, model, prompt, n)
+    theirs = llama_simple(model, prompt, n)
+    if not theirs.startswith(ours.prompt_pieces):
+        return False, f"prompt tokenized differently: llama-simple printed {show(theirs[:80])}, ours {show(ours.prompt_pieces)}"
+    theirs = theirs[len(ours.prompt_pieces):]
+    if theirs == ours.text:
+        return True, f"identical ({len(ours.tokens)} tokens, {len(ours.text)} bytes)"
+    common = os.path.commonprefix([theirs, ours.text])
+    b = len(common)
+    if b == len(theirs) or b == len(ours.text):
+        who = "llama-simple" if b == len(theirs) else "ours"
+        return False, f"{who} stopped first, after {b} identical bytes"
+    k = ours.token_at_byte(b)
+    start = sum(len(p) for _, p in ours.tokens[:k])
+    return False, (f"parts at generated token {k + 1} of {len(ours.tokens)} (byte {b}): ours {show(ours.tokens[k][1])}, "
+                   f"llama.cpp {show(theirs[start:start + 12])}...; ours {top2(args.walkthrough, model, prompt, k)}")
+
+
+def part_a():
+    print("== A. llama2.c files through llama.cpp's llama-convert-llama2c-to-ggml")
+    # llama.cpp's converter reads the legacy layout only (seven int32 then float32 weights): the
+    # version 1 and version 2 fixtures go through `convert --to llama2c` (legacy layout; version 2's
+    # int8 weights dequantized as the engine reads them, so the same F32 values) first.
+    prompts = open(os.path.join(fixtures, "goldens", "prompts.txt")).read().splitlines()
+    rows = []
+    for name in ["legacy", "v1", "v2", "v2_gs16"]:
+        src = os.path.join(fixtures, name + ".bin")
+        legacy = src
+        if name != "legacy":
+            legacy = os.path.join(args.work, name + "-legacy.bin")
+            run([default_walkthrough, "convert", "--model", src, "--to", "llama2c", "--out", legacy])
+        gguf = os.path.join(args.work, name + ".llama2c.gguf")
+        run([os.path.join(args.llama, "bin", "llama-convert-llama2c-to-ggml"), "--copy-vocab-from-model",
+             os.path.join(fixtures, "tokenizer.bin"), "--llama2c-model", legacy, "--llama2c-output-model", gguf])
+        for i, prompt in enumerate(prompts):
+            # Both runs stop when the converter's 128 positions are full.
+            limit = ["--max-seq-len", str(CONVERTER_CONTEXT)]
+            from_bin = OurRun(args.walkthrough, src, prompt, CONVERTER_CONTEXT, limit)
+            from_gguf = OurRun(args.walkthrough, gguf, prompt, CONVERTER_CONTEXT, limit)
+            same = from_bin.tokens == from_gguf.tokens and from_bin.prompt_pieces == from_gguf.prompt_pieces
+            n = len(from_bin.tokens)
+            verdict = f"identical, {n} tokens" if same else "DIFFERENT"
+            if not same:
+                k = next((j for j, (a, b) in enumerate(zip(from_bin.tokens, from_gguf.tokens)) if a != b),
+                         min(len(from_bin.tokens), len(from_gguf.tokens)))
+                verdict += f" from generated token {k + 1}"
+            ok, vs_llama = compare_with_llama_simple(gguf, prompt, N_TOKENS)
+            print(f"{name} prompt {i}: .bin vs llama.cpp's GGUF in this engine: {verdict}; "
+                  f"llama-simple on the GGUF ({N_TOKENS} tokens): {vs_llama}")
+            rows.append((name, same and n >= 64, ok))
+    return rows
+
+
+def part_b():
+    print(f"== B. llama.cpp-quantized GGUF files: this engine against llama-simple, {len(PROMPTS)} prompts x {N_TOKENS} tokens")
+    sources = {
+        "bundled": [default_walkthrough, "convert", "--model", os.path.join(repo, "assets", "model")],
+        "tinyllama": [default_walkthrough, "convert", "--synthetic", "tinyllama-1.1b"],
+    }
+    table = []
+    for model, cmd in sources.items():
+        f32 = os.path.join(args.work, f"{model}-f32.gguf")
+        if not os.path.exists(f32):
+            run(cmd + ["--to", "gguf-f32", "--out", f32])
+        for q in QUANTS:
+            path = os.path.join(args.work, f"{model}-{q}.gguf")
+            if not os.path.exists(path):
+                run([os.path.join(args.llama, "bin", "llama-quantize"), f32, path, q])
+            same = 0
+            for i, prompt in enumerate(PROMPTS):
+                ok, report = compare_with_llama_simple(path, prompt, N_TOKENS)
+                same += ok
+                print(f"{model} {q} prompt {i} {prompt!r}: {report}", flush=True)
+            table.append((model, q, same))
+    return table
+
+
+parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+parser.add_argument("llama", metavar="LLAMA_CPP_BUILD_DIR")
+default_walkthrough = os.path.join(repo, "build", "walkthrough", "llama-walkthrough")
+parser.add_argument("--walkthrough", default=default_walkthrough)
+parser.add_argument("--work", default="/tmp/compare-llamacpp")
+parser.add_argument("--parts", default="ab")
+args = parser.parse_args()
+os.makedirs(args.work, exist_ok=True)
+
+a_rows = part_a() if "a" in args.parts else []
+b_rows = part_b() if "b" in args.parts else []
+
+print("\n== Summary")
+if a_rows:
+    print("| llama2.c file | .bin = llama.cpp's GGUF in this engine | = llama-simple on that GGUF |")
+    print("| --- | --- | --- |")
+    for name in dict.fromkeys(r[0] for r in a_rows):
+        mine = [r for r in a_rows if r[0] == name]
+        print(f"| {name} | {sum(r[1] for r in mine)}/{len(mine)} | {sum(r[2] for r in mine)}/{len(mine)} |")
+if b_rows:
+    print(f"| model | " + " | ".join(QUANTS) + " |")
+    print("| --- |" + " --- |" * len(QUANTS))
+    for model in dict.fromkeys(r[0] for r in b_rows):
+        print(f"| {model} | " + " | ".join(f"{same}/{len(PROMPTS)} identical" for m, q, same in b_rows if m == model) + " |")
+sys.exit(0 if all(r[1] for r in a_rows) else 1)
