@@ -24,8 +24,10 @@ Exit status 0 when part A is identical everywhere (part B's divergences are repo
 import argparse
 import os
 import re
+import struct
 import subprocess
 import sys
+from array import array
 
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 fixtures = os.path.join(repo, "tests", "fixtures", "llama2c")
@@ -54,7 +56,7 @@ def run(cmd, stdin=None, check=True):
 
 
 def unescape_fmt(s):
-    """Bytes of a string printed by fmt's {:?}: \\n \\t \\r \\" \\' \\\\, \\u{HEX} and \\x{HEX} (a byte)."""
+    """Bytes of a string printed by fmt's {:?}: \\n \\t \\r \\" \\' \\\\, \\u{HEX} and \\xHH (a byte)."""
     out, i = bytearray(), 0
     simple = {"n": b"\n", "t": b"\t", "r": b"\r", '"': b'"', "'": b"'", "\\": b"\\"}
     while i < len(s):
@@ -67,10 +69,12 @@ def unescape_fmt(s):
         if e in simple:
             out += simple[e]
             i += 2
-        elif e in "ux":
+        elif e == "x":
+            out.append(int(s[i + 2:i + 4], 16))
+            i += 4
+        elif e == "u":
             j = s.index("}", i)
-            v = int(s[i + 3:j], 16)
-            out += bytes([v]) if e == "x" else chr(v).encode("utf-8")
+            out += chr(int(s[i + 3:j], 16)).encode("utf-8")
             i = j + 1
         else:
             raise ValueError(f"unknown escape \\{e} in {s!r}")
@@ -107,16 +111,27 @@ class OurRun:
         return len(self.tokens)
 
 
-def top2(walkthrough, model, prompt, step, extra=()):
-    """The engine's two best logits at generated token `step` (0 = the prefill's), from the stepper."""
-    script = "b logits\n" + "c\n" * (step + 1) + "top 2\nq\n"
+def top_logits(walkthrough, model, prompt, step, theirs):
+    """The engine's two best logits at generated token `step` (0 = the prefill's), from the stepper's
+    `top` at that step's logits stage, and where llama.cpp's token (the longest of the engine's 20
+    best pieces that begins `theirs`, llama.cpp's text from there on) ranks among them."""
+    script = "b logits\n" + "c\n" * (step + 1) + "top 20\nq\n"
     out = run([walkthrough, "-q", "--model", model, "-p", prompt, "-n", str(step + 1), "--threads", "2",
-               "--step", *extra], stdin=script.encode()).stdout.decode("utf-8", "replace")
-    rows = re.findall(r"^\s+[12]\s+(\d+)\s+(-?[\d.]+)\s+[\d.]+\s+(\".*\")$", out, re.M)
-    if len(rows) != 2:
-        return "(top 2 not found)"
-    (id1, l1, p1), (id2, l2, p2) = rows
-    return f"top 2: {id1} {p1} {l1}, {id2} {p2} {l2} (gap {float(l1) - float(l2):.4f})"
+               "--step"], stdin=script.encode()).stdout.decode("utf-8", "surrogateescape")
+    # The stepper prints pieces as they are, between quotes.
+    rows = [(rank, tid, logit, piece.encode("utf-8", "surrogateescape")) for rank, tid, logit, piece in
+            re.findall(r'^\s+(\d+)\s+(\d+)\s+(-?[\d.]+)\s+[\d.]+\s+"(.*)"$', out, re.M)]
+    if len(rows) < 2:
+        return "(top logits not found)"
+    (_, id1, l1, p1), (_, id2, l2, p2) = rows[:2]
+    text = f"top 2: {id1} {show(p1)} {l1}, {id2} {show(p2)} {l2} (gap {float(l1) - float(l2):.4f})"
+    matches = [r for r in rows if r[3] and theirs.startswith(r[3])]
+    if matches:
+        rank, tid, logit, piece = max(matches, key=lambda r: len(r[3]))
+        text += f"; llama.cpp's {show(piece)} is our rank {rank}, {logit}"
+    else:
+        text += "; llama.cpp's token is not among our 20 best"
+    return text
 
 
 def llama_simple(model, prompt, n):
@@ -146,7 +161,7 @@ def compare_with_llama_simple(model, prompt, n):
     k = ours.token_at_byte(b)
     start = sum(len(p) for _, p in ours.tokens[:k])
     return False, (f"parts at generated token {k + 1} of {len(ours.tokens)} (byte {b}): ours {show(ours.tokens[k][1])}, "
-                   f"llama.cpp {show(theirs[start:start + 12])}...; ours {top2(args.walkthrough, model, prompt, k)}")
+                   f"llama.cpp {show(theirs[start:start + 12])}...; ours {top_logits(args.walkthrough, model, prompt, k, theirs[start:])}")
 
 
 def part_a():
@@ -184,6 +199,47 @@ def part_a():
     return rows
 
 
+def mark_unused_tokens_normal(path):
+    """The synthetic Llama 2 vocabulary's fillers "[N]" are UNUSED tokens (type 5), which llama.cpp
+    prints as nothing; the engine prints their text. Marked NORMAL (1) in place, both print "[N]".
+    Walks the GGUF key-value section to tokenizer.ggml.token_type (an int32 array)."""
+    scalar = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+    with open(path, "r+b") as f:
+        def read(fmt):
+            return struct.unpack("<" + fmt, f.read(struct.calcsize("<" + fmt)))
+
+        def skip(kind):
+            if kind in scalar:
+                f.seek(scalar[kind], 1)
+            elif kind == 8:
+                f.seek(read("Q")[0], 1)
+            elif kind == 9:
+                elem, n = read("IQ")
+                for _ in range(n):
+                    skip(elem)
+            else:
+                sys.exit(f"{path}: unknown GGUF value type {kind}")
+
+        magic, _, _, n_kv = read("4sIQQ")
+        assert magic == b"GGUF", path
+        for _ in range(n_kv):
+            key = f.read(read("Q")[0])
+            kind = read("I")[0]
+            if key == b"tokenizer.ggml.token_type" and kind == 9:
+                elem, n = read("IQ")
+                assert elem == 5, "token_type is not int32"
+                start = f.tell()
+                types = array("i", f.read(4 * n))
+                for i, t in enumerate(types):
+                    if t == 5:
+                        types[i] = 1
+                f.seek(start)
+                f.write(types.tobytes())
+                return
+            skip(kind)
+    sys.exit(f"{path}: no tokenizer.ggml.token_type")
+
+
 def part_b():
     print(f"== B. llama.cpp-quantized GGUF files: this engine against llama-simple, {len(PROMPTS)} prompts x {N_TOKENS} tokens")
     sources = {
@@ -195,6 +251,8 @@ def part_b():
         f32 = os.path.join(args.work, f"{model}-f32.gguf")
         if not os.path.exists(f32):
             run(cmd + ["--to", "gguf-f32", "--out", f32])
+            if model == "tinyllama":
+                mark_unused_tokens_normal(f32)
         for q in QUANTS:
             path = os.path.join(args.work, f"{model}-{q}.gguf")
             if not os.path.exists(path):
