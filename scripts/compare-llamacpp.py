@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Greedy text of this engine against llama.cpp's tools (issue 25, item 4; results in the README's
-"Agreement with llama.cpp" paragraph under Speed). Python's standard library only.
+"""Greedy text of this engine against llama.cpp's tools (issue 25, item 4).
+
+Results in the README ("Greedy text beside llama.cpp's", under Speed). Python's standard library only.
 
   A. llama2.c files converted by llama.cpp's llama-convert-llama2c-to-ggml (with the fixtures'
      tokenizer.bin as its vocabulary): the engine's greedy tokens on the GGUF must be those it
@@ -15,6 +16,7 @@
      the engine's 20 best, show whether it is a near-tie.
 
 Usage: scripts/compare-llamacpp.py LLAMA_CPP_BUILD_DIR [--walkthrough BIN] [--work DIR] [--parts ab]
+                                  [--reference llama-simple|"llama-cli, F32 KV cache"]...
   LLAMA_CPP_BUILD_DIR  a llama.cpp build (bin/llama-simple, bin/llama-cli, bin/llama-quantize,
                        bin/llama-convert-llama2c-to-ggml); measured with c392e5094
   --walkthrough BIN    the engine to test (default build/walkthrough/llama-walkthrough); the GGUF
@@ -86,11 +88,29 @@ def unescape_fmt(s):
 PIECE = r'"((?:[^"\\]|\\.)*)"'
 
 
+def from_display(s):
+    """Bytes of a piece as Tokenizer::bytesForDisplay shows it (the prompt's pieces in the debug
+    log, the stepper's `top`): \\n \\r \\t, \\xHH for other control bytes, <0xHH> for part of a character."""
+    s = re.sub(r"<0x([0-9A-F]{2})>", lambda m: "\\x" + m.group(1), s)
+    out, i = bytearray(), 0
+    while i < len(s):
+        if s.startswith("\\x", i) and re.fullmatch(r"[0-9A-F]{2}", s[i + 2:i + 4]):
+            out.append(int(s[i + 2:i + 4], 16))
+            i += 4
+        elif s[i] == "\\" and s[i + 1:i + 2] in ("n", "r", "t"):
+            out += {"n": b"\n", "r": b"\r", "t": b"\t"}[s[i + 1]]
+            i += 2
+        else:
+            out += s[i].encode("utf-8", "surrogateescape")
+            i += 1
+    return bytes(out)
+
+
 class OurRun:
     """One greedy run of the engine: the prompt's pieces and each generated token (id, bytes)."""
 
     def __init__(self, walkthrough, model, prompt, n, extra=()):
-        log = os.path.join(args.work, "run.log")
+        log = os.path.join(args.work, f"run-{os.getpid()}.log")
         run([walkthrough, "-q", "--model", model, "-p", prompt, "-n", str(n), "--threads", "2",
              "--debug-log", log, *extra])
         self.prompt_pieces, self.tokens = b"", []
@@ -98,7 +118,7 @@ class OurRun:
             for line in f:
                 if "Token pieces: " in line and not self.tokens and not self.prompt_pieces:
                     body = line.split("Token pieces: ", 1)[1].rsplit(" (", 1)[0]
-                    self.prompt_pieces = b"".join(unescape_fmt(p) for p in re.findall(PIECE, body))
+                    self.prompt_pieces = b"".join(from_display(p) for p in re.findall(r'"(.*?)"(?= "|$)', body))
                 m = re.search(r"Sampled next token (\d+) " + PIECE, line)
                 if m:
                     self.tokens.append((int(m.group(1)), unescape_fmt(m.group(2))))
@@ -120,8 +140,7 @@ def top_logits(walkthrough, model, prompt, step, theirs):
     script = "b logits\n" + "c\n" * (step + 1) + "top 20\nq\n"
     out = run([walkthrough, "-q", "--model", model, "-p", prompt, "-n", str(step + 1), "--threads", "2",
                "--step"], stdin=script.encode()).stdout.decode("utf-8", "surrogateescape")
-    # The stepper prints pieces as they are, between quotes.
-    rows = [(rank, tid, logit, piece.encode("utf-8", "surrogateescape")) for rank, tid, logit, piece in
+    rows = [(rank, tid, logit, from_display(piece)) for rank, tid, logit, piece in
             re.findall(r'^\s+(\d+)\s+(\d+)\s+(-?[\d.]+)\s+[\d.]+\s+"(.*)"$', out, re.M)]
     if len(rows) < 2:
         return "(top logits not found)"
@@ -274,9 +293,10 @@ def part_b():
                 mark_unused_tokens_normal(f32)
         for q in QUANTS:
             path = os.path.join(args.work, f"{model}-{q}.gguf")
-            if not os.path.exists(path):
-                run([os.path.join(args.llama, "bin", "llama-quantize"), f32, path, q])
-            for reference in REFERENCES:
+            if not os.path.exists(path):  # written under a temporary name: runs can share --work
+                run([os.path.join(args.llama, "bin", "llama-quantize"), f32, f"{path}.{os.getpid()}", q])
+                os.replace(f"{path}.{os.getpid()}", path)
+            for reference in args.references:
                 same = 0
                 for i, prompt in enumerate(PROMPTS):
                     ok, report = compare(path, prompt, N_TOKENS, reference)
@@ -292,7 +312,10 @@ default_walkthrough = os.path.join(repo, "build", "walkthrough", "llama-walkthro
 parser.add_argument("--walkthrough", default=default_walkthrough)
 parser.add_argument("--work", default="/tmp/compare-llamacpp")
 parser.add_argument("--parts", default="ab")
+parser.add_argument("--reference", action="append", choices=list(REFERENCES), dest="references",
+                    help="part B's llama.cpp tools to compare with (default: both)")
 args = parser.parse_args()
+args.references = args.references or list(REFERENCES)
 os.makedirs(args.work, exist_ok=True)
 
 a_rows = part_a() if "a" in args.parts else []
@@ -309,7 +332,7 @@ if b_rows:
     print(f"| model | llama.cpp | " + " | ".join(QUANTS) + " |")
     print("| --- | --- |" + " --- |" * len(QUANTS))
     for model in dict.fromkeys(r[0] for r in b_rows):
-        for reference in REFERENCES:
+        for reference in args.references:
             print(f"| {model} | {reference} | " + " | ".join(
                 f"{same}/{len(PROMPTS)}" for m, q, r, same in b_rows if m == model and r == reference) + " |")
 sys.exit(0 if all(r[1] for r in a_rows) else 1)
