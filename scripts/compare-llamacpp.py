@@ -17,6 +17,7 @@ Results in the README ("Greedy text beside llama.cpp's", under Speed). Python's 
 
 Usage: scripts/compare-llamacpp.py LLAMA_CPP_BUILD_DIR [--walkthrough BIN] [--work DIR] [--parts ab]
                                   [--reference llama-simple|"llama-cli, F32 KV cache"]...
+                                  [--model bundled|tinyllama]... [--quant Q8_0|Q4_0|Q4_K_M|Q6_K]...
   LLAMA_CPP_BUILD_DIR  a llama.cpp build (bin/llama-simple, bin/llama-cli, bin/llama-quantize,
                        bin/llama-convert-llama2c-to-ggml); measured with c392e5094
   --walkthrough BIN    the engine to test (default build/walkthrough/llama-walkthrough); the GGUF
@@ -286,12 +287,14 @@ def part_b():
     }
     table = []
     for model, cmd in sources.items():
+        if model not in args.models:
+            continue
         f32 = os.path.join(args.work, f"{model}-f32.gguf")
         if not os.path.exists(f32):
             run(cmd + ["--to", "gguf-f32", "--out", f32])
             if model == "tinyllama":
                 mark_unused_tokens_normal(f32)
-        for q in QUANTS:
+        for q in args.quants:
             path = os.path.join(args.work, f"{model}-{q}.gguf")
             if not os.path.exists(path):  # written under a temporary name: runs can share --work
                 run([os.path.join(args.llama, "bin", "llama-quantize"), f32, f"{path}.{os.getpid()}", q])
@@ -314,8 +317,13 @@ parser.add_argument("--work", default="/tmp/compare-llamacpp")
 parser.add_argument("--parts", default="ab")
 parser.add_argument("--reference", action="append", choices=list(REFERENCES), dest="references",
                     help="part B's llama.cpp tools to compare with (default: both)")
+parser.add_argument("--model", action="append", choices=["bundled", "tinyllama"], dest="models",
+                    help="part B's models (default: both)")
+parser.add_argument("--quant", action="append", choices=QUANTS, dest="quants", help="part B's types (default: all)")
 args = parser.parse_args()
 args.references = args.references or list(REFERENCES)
+args.models = args.models or ["bundled", "tinyllama"]
+args.quants = args.quants or QUANTS
 os.makedirs(args.work, exist_ok=True)
 
 a_rows = part_a() if "a" in args.parts else []
@@ -329,8 +337,8 @@ if a_rows:
         mine = [r for r in a_rows if r[0] == name]
         print(f"| {name} | {sum(r[1] for r in mine)}/{len(mine)} | {sum(r[2] for r in mine)}/{len(mine)} |")
 if b_rows:
-    print(f"| model | llama.cpp | " + " | ".join(QUANTS) + " |")
-    print("| --- | --- |" + " --- |" * len(QUANTS))
+    print(f"| model | llama.cpp | " + " | ".join(args.quants) + " |")
+    print("| --- | --- |" + " --- |" * len(args.quants))
     for model in dict.fromkeys(r[0] for r in b_rows):
         for reference in args.references:
             print(f"| {model} | {reference} | " + " | ".join(
