@@ -21,28 +21,17 @@ constexpr auto kEngineTimeout = std::chrono::minutes(10);
 constexpr int kSettleFrames = 3;  // ImGui lays out a newly selected tab or window on the next frame
 
 // Script numbers are read as the command line's are (options/checked_number.h): the whole word,
-// in the command's range, never NaN; the refusal names the line and the command.
-template <class Parse>
-auto checkedArg(const ScriptCommand& c, Parse parse) {
-    try {
-        return parse();
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("line {}: {}: {}", c.line, c.name, e.what()));
-    }
-}
-int toInt(const std::string& s, const ScriptCommand& c, const options::IntegerRange& range) {
-    return checkedArg(c, [&] { return int(options::parseInteger(s, range)); });
-}
-float toFloat(const std::string& s, const ScriptCommand& c, const options::RealRange& range) {
-    return checkedArg(c, [&] { return float(options::parseReal(s, range)); });
-}
+// in the command's range, never NaN; the refusal is the parser's ("expected ..., got '-1'"), and
+// update() names the line and the command.
+int toInt(const std::string& s, const options::IntegerRange& range) { return int(options::parseInteger(s, range)); }
+float toFloat(const std::string& s, const options::RealRange& range) { return float(options::parseReal(s, range)); }
 const options::IntegerRange kIndex{0, 1 << 24, "an index from 0 to 16777216"};
 const options::IntegerRange kLayerOrStep{0, 1 << 24, "a number from 0 to 16777216"};
 // --ablate-head/--skip-layer's 1-based numbers, or "off" for --rope-theta
 bool isOff(const std::string& s) { return s == "off"; }
 bool onOff(const ScriptCommand& c) {
     if (c.args[0] != "on" && !isOff(c.args[0]))
-        throw std::invalid_argument(fmt::format("line {}: {}: expected on or off, got '{}'", c.line, c.name, c.args[0]));
+        throw std::invalid_argument(fmt::format("expected on or off, got '{}'", c.args[0]));
     return c.args[0] == "on";
 }
 
@@ -67,8 +56,8 @@ Breakpoint breakpointArgs(const ScriptCommand& c) {
     const StageInfo* info = findStage(c.args[0]);
     if (!info) throw std::invalid_argument("no stage '" + c.args[0] + "' (use the catalog's keys, e.g. scores_softmax)");
     Breakpoint b{info->id, std::nullopt, std::nullopt};
-    if (c.args.size() > 1) b.layer = layerFromNumber(c.args[1], fmt::format("line {}: {}", c.line, c.name));
-    if (c.args.size() > 2) b.step = toInt(c.args[2], c, kLayerOrStep);
+    if (c.args.size() > 1) b.layer = layerFromNumber(c.args[1], c.name);
+    if (c.args.size() > 2) b.step = toInt(c.args[2], kLayerOrStep);
     return b;
 }
 }  // namespace
@@ -120,7 +109,8 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
         case Wait::Frames:
             if (--frames_ > 0) return false;
             if (!pendingScreenshot_.empty()) {
-                app.requestCapture(pendingScreenshot_, pendingKind_);
+                const ScriptCommand& asking = commands_[next_ - 1];
+                app.requestCapture(pendingScreenshot_, pendingKind_, fmt::format("line {} ({})", asking.line, asking.name));
                 pendingScreenshot_.clear();
                 frames_ = 1;  // the capture happens after this frame renders
                 return false;
@@ -193,16 +183,16 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
          }},
         {"system", [](R&, A& app, const C& c) { app.settings().system = c.args[0]; }},
         {"prompt", [](R&, A& app, const C& c) { app.settings().prompt = c.args[0]; }},
-        {"max-tokens", [](R&, A& app, const C& c) { app.settings().maxTokens = toInt(c.args[0], c, options::ranges::maxTokens()); }},
-        {"temperature", [](R&, A& app, const C& c) { app.settings().sampling.temperature = toFloat(c.args[0], c, options::ranges::temperature()); }},
-        {"top-k", [](R&, A& app, const C& c) { app.settings().sampling.topK = toInt(c.args[0], c, options::ranges::topK()); }},
-        {"top-p", [](R&, A& app, const C& c) { app.settings().sampling.topP = toFloat(c.args[0], c, options::ranges::topP()); }},
-        {"min-p", [](R&, A& app, const C& c) { app.settings().sampling.minP = toFloat(c.args[0], c, options::ranges::minP()); }},
-        {"seed", [](R&, A& app, const C& c) { app.settings().sampling.seed = checkedArg(c, [&] { return options::parseUnsigned(c.args[0], options::ranges::seed); }); }},
-        {"repeat-penalty", [](R&, A& app, const C& c) { app.settings().sampling.repeatPenalty = toFloat(c.args[0], c, options::ranges::repeatPenalty()); }},
-        {"repeat-last-n", [](R&, A& app, const C& c) { app.settings().sampling.repeatLastN = toInt(c.args[0], c, options::ranges::repeatLastN()); }},
-        {"frequency-penalty", [](R&, A& app, const C& c) { app.settings().sampling.frequencyPenalty = toFloat(c.args[0], c, options::ranges::frequencyPenalty()); }},
-        {"presence-penalty", [](R&, A& app, const C& c) { app.settings().sampling.presencePenalty = toFloat(c.args[0], c, options::ranges::frequencyPenalty()); }},
+        {"max-tokens", [](R&, A& app, const C& c) { app.settings().maxTokens = toInt(c.args[0], options::ranges::maxTokens()); }},
+        {"temperature", [](R&, A& app, const C& c) { app.settings().sampling.temperature = toFloat(c.args[0], options::ranges::temperature()); }},
+        {"top-k", [](R&, A& app, const C& c) { app.settings().sampling.topK = toInt(c.args[0], options::ranges::topK()); }},
+        {"top-p", [](R&, A& app, const C& c) { app.settings().sampling.topP = toFloat(c.args[0], options::ranges::topP()); }},
+        {"min-p", [](R&, A& app, const C& c) { app.settings().sampling.minP = toFloat(c.args[0], options::ranges::minP()); }},
+        {"seed", [](R&, A& app, const C& c) { app.settings().sampling.seed = options::parseUnsigned(c.args[0], options::ranges::seed); }},
+        {"repeat-penalty", [](R&, A& app, const C& c) { app.settings().sampling.repeatPenalty = toFloat(c.args[0], options::ranges::repeatPenalty()); }},
+        {"repeat-last-n", [](R&, A& app, const C& c) { app.settings().sampling.repeatLastN = toInt(c.args[0], options::ranges::repeatLastN()); }},
+        {"frequency-penalty", [](R&, A& app, const C& c) { app.settings().sampling.frequencyPenalty = toFloat(c.args[0], options::ranges::frequencyPenalty()); }},
+        {"presence-penalty", [](R&, A& app, const C& c) { app.settings().sampling.presencePenalty = toFloat(c.args[0], options::ranges::frequencyPenalty()); }},
         // The what-if switches, as on the command line (options/run_options.h): on | off, or a value.
         {"no-mask", [](R&, A& app, const C& c) { app.settings().whatIf.noMask = onOff(c); }},
         {"no-kv-cache", [](R&, A& app, const C& c) { app.settings().whatIf.noKvCache = onOff(c); }},
@@ -210,17 +200,17 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"rope-theta", [](R&, A& app, const C& c) {
              auto& theta = app.settings().whatIf.ropeTheta;
              if (isOff(c.args[0])) theta.reset();
-             else theta = checkedArg(c, [&] { return options::parseReal(c.args[0], options::ranges::ropeTheta()); });
+             else theta = options::parseReal(c.args[0], options::ranges::ropeTheta());
          }},
         {"ablate-head", [](R&, A& app, const C& c) {
              auto& heads = app.settings().whatIf.ablateHeads;
              if (isOff(c.args[0])) heads.clear();
-             else heads.insert(checkedArg(c, [&] { return options::parseLayerHead(c.args[0]); }));
+             else heads.insert(options::parseLayerHead(c.args[0]));
          }},
         {"skip-layer", [](R&, A& app, const C& c) {
              auto& layers = app.settings().whatIf.skipLayers;
              if (isOff(c.args[0])) layers.clear();
-             else layers.insert(toInt(c.args[0], c, {1, 1 << 24, "a layer from 1 upwards"}) - 1);
+             else layers.insert(toInt(c.args[0], {1, 1 << 24, "a layer from 1 upwards"}) - 1);
          }},
         {"start", [](R& r, A& app, const C&) {
              app.session().start(app.settings(), StepController::Mode::Stage, true);
@@ -266,39 +256,39 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
          }},
         {"chapter-check", [](R& r, A&, const C& c) {
              ChapterReader& reader = chapterReader();
-             const int n = toInt(c.args[0], c, kIndex);
+             const int n = toInt(c.args[0], kIndex);
              if (n < 1 || n > int(reader.document().checks.size()))
                  throw std::invalid_argument(fmt::format("the chapter shown has {} checks", reader.document().checks.size()));
              if (!reader.checkOpen(n - 1)) reader.toggleCheck(n - 1);
              r.waitFrames(kSettleFrames);
          }},
         {"layer", [](R&, A& app, const C& c) {
-             const auto layer = layerFromNumber(c.args[0], fmt::format("line {}: layer", c.line));
+             const auto layer = layerFromNumber(c.args[0], "layer");
              if (!layer) throw std::invalid_argument("layer L: give the layer's number (1 is the first)");
              app.view().attentionLayer = *layer;
          }},
         {"head", [](R&, A& app, const C& c) {
-             app.view().head = headFromNumber(c.args[0], fmt::format("line {}: head", c.line));
+             app.view().head = headFromNumber(c.args[0], "head");
              app.view().cell.reset();
          }},
-        {"cell", [](R&, A& app, const C& c) { app.view().cell = AttentionCell{toInt(c.args[0], c, kIndex), toInt(c.args[1], c, kIndex)}; }},
+        {"cell", [](R&, A& app, const C& c) { app.view().cell = AttentionCell{toInt(c.args[0], kIndex), toInt(c.args[1], kIndex)}; }},
         {"scores", [](R&, A& app, const C& c) {
              if (c.args[0] != "softmax" && c.args[0] != "masked") throw std::invalid_argument("scores softmax | masked");
              app.view().showMaskedScores = c.args[0] == "masked";
          }},
-        {"select", [](R&, A& app, const C& c) { app.view().selectedRecord = toInt(c.args[0], c, kIndex); }},
+        {"select", [](R&, A& app, const C& c) { app.view().selectedRecord = toInt(c.args[0], kIndex); }},
         {"tensor", [](R&, A& app, const C& c) { app.view().tensorName = c.args[0]; }},
         {"scale", [](R& r, A& app, const C& c) {
              app.requestedUiScale() =
-                 toFloat(c.args[0], c, {kMinUiScale, kMaxUiScale, false, fmt::format("a UI scale from {} to {}", kMinUiScale, kMaxUiScale)});
+                 toFloat(c.args[0], {kMinUiScale, kMaxUiScale, false, fmt::format("a UI scale from {} to {}", kMinUiScale, kMaxUiScale)});
              r.waitFrames(kSettleFrames);
          }},
-        {"frames", [](R& r, A&, const C& c) { r.waitFrames(toInt(c.args[0], c, {1, 100000, "a frame count from 1 to 100000"})); }},
+        {"frames", [](R& r, A&, const C& c) { r.waitFrames(toInt(c.args[0], {1, 100000, "a frame count from 1 to 100000"})); }},
         {"measure-fps", [](R& r, A& app, const C& c) {
              SessionStatus st = app.session().status();
              r.fpsWhere_ = st.held ? fmt::format("paused at {}", stageInfo(st.held->stage).key) : stateName(st.state);
              r.fpsFrames_ = 0;
-             r.fpsEnd_ = r.waitStart_ + std::chrono::milliseconds(int(toFloat(c.args[0], c, {0, 3600, true, "a number of seconds above 0 and at most 3600"}) * 1000));
+             r.fpsEnd_ = r.waitStart_ + std::chrono::milliseconds(int(toFloat(c.args[0], {0, 3600, true, "a number of seconds above 0 and at most 3600"}) * 1000));
              r.wait_ = Wait::Fps;
          }},
         {"screenshot", [](R& r, A&, const C& c) {
@@ -316,7 +306,7 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              r.pendingKind_ = CaptureKind::Slide;
              r.waitFrames(kSettleFrames);
          }},
-        {"map-layer", [](R&, A& app, const C& c) { app.view().mapLayer = toInt(c.args[0], c, {0, 1 << 24, "a layer number (1 is the first; 0 follows the shown stage)"}) - 1; }},
+        {"map-layer", [](R&, A& app, const C& c) { app.view().mapLayer = toInt(c.args[0], {0, 1 << 24, "a layer number (1 is the first; 0 follows the shown stage)"}) - 1; }},
         {"export-csv", [](R&, A& app, const C& c) {
              const Tensor& data = heatmapData(app);
              const ViewState& v = app.view();
