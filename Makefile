@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 PROMPT ?=
 WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
 
-.PHONY: deps build run site fixtures test test-sanitizers bench clean
+.PHONY: deps build run site figures fixtures test test-sanitizers bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -24,6 +24,11 @@ site: build
 	$(WALKTHROUGH) --model assets/model --prompt "In the beginning God created" -n 16 -q \
 	    --trace $(BUILD)/site-run.trace --trace-presoftmax
 	$(BUILD)/viewer/llama-site --chapters chapters --trace $(BUILD)/site-run.trace --out $(BUILD)/site
+
+# The chapters' figures in docs/figures, made again by the viewer from real runs of the bundled
+# model under Xvfb (scripts/figures.txt says which); commit them after a change to the viewer.
+figures: build
+	scripts/make-figures.sh --viewer $(BUILD)/viewer/llama-viewer
 
 # The suite's environment: where prepare.sh put the reference tokenizers.
 TEST_ENV = LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer.model \

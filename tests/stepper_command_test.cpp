@@ -68,6 +68,35 @@ TEST_CASE("stepper: print with an optional index", "[step][cli]") {
     CHECK(parseStepCommand("p scores x").kind == K::Invalid);
 }
 
+TEST_CASE("stepper: print one row in full", "[step][cli]") {
+    StepCommand c = parseStepCommand("p x row 3");
+    REQUIRE(c.kind == K::Print);
+    CHECK(c.tensor == "x");
+    CHECK(c.index == 0);
+    CHECK(c.row == 3);
+    c = parseStepCommand("p scores 2 row 4");
+    CHECK(c.index == 2);
+    CHECK(c.row == 4);
+    CHECK_FALSE(parseStepCommand("p scores 2").row);
+    CHECK(parseStepCommand("p x row -1").error.find("row '-1' is not a number >= 0") != std::string::npos);
+    CHECK(parseStepCommand("p x 1 2 row 3").kind == K::Invalid);
+
+    // Every column of the row, 8 a line, each line led by its first column's index.
+    Tensor t({2, 3, 10}, DType::F32);
+    float* d = t.mutableData<float>();
+    for (int i = 0; i < 60; ++i) d[i] = float(i) + 0.125f;
+    CHECK(formatTensorRow("s", t, 1, 2) ==
+          "s [2 3 10] F32, [1], row 2: all 10 columns\n"
+          "    0:       50.125       51.125       52.125       53.125       54.125       55.125       56.125       57.125\n"
+          "    8:       58.125       59.125\n");
+    CHECK(formatTensorRow("s", t, 1, 3) == "s [2 3 10] F32, [1]: row 3 is out of range (0-2)\n");
+    CHECK(formatTensorRow("s", t, 2, 0).find("index 2 is out of range") != std::string::npos);
+    // A 1-D tensor (a norm's weights) is row 0.
+    Tensor w({3}, DType::F32);
+    w.mutableData<float>()[2] = 1.0f / 3.0f;
+    CHECK(formatTensorRow("w", w, 0, 0) == "w [3] F32, row 0: all 3 columns\n    0:            0            0     0.333333\n");
+}
+
 TEST_CASE("stepper: tensor slices are aligned, indexed and elided", "[step][cli]") {
     Tensor t({2, 2, 3}, DType::F32);
     float* d = t.mutableData<float>();

@@ -25,6 +25,7 @@ const char* const kStepHelp =
     "                  optionally only in LAYER (1-based, as the log counts)\n"
     "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0, e.g. the head);\n"
     "                  attention scores and the mask are labelled with the tokens\n"
+    "  p NAME [INDEX] row R   row R of it in full, every column (p x row 3; a 1-D tensor is row 0)\n"
     "  top [K]         the K most likely next tokens (default 10), at the logits and sampling stages\n"
     "  lens [K]        logit lens: the top token each layer so far would predict (K: the last position's top K)\n"
     "  h               this help\n"
@@ -83,10 +84,17 @@ StepCommand parseBreak(const std::vector<std::string_view>& w) {
     return c;
 }
 
-StepCommand parsePrint(const std::vector<std::string_view>& w) {
-    if (w.size() < 2 || w.size() > 3) return invalid("usage: p NAME [INDEX], e.g. p xq or p scores 2");
+StepCommand parsePrint(std::vector<std::string_view> w) {
+    const char* usage = "usage: p NAME [INDEX] [row R], e.g. p xq, p scores 2 or p x row 3";
     StepCommand c;
     c.kind = StepCommand::Kind::Print;
+    if (w.size() >= 4 && w[w.size() - 2] == "row") {
+        auto r = parseInt(w.back());
+        if (!r || *r < 0) return invalid(fmt::format("row '{}' is not a number >= 0", w.back()));
+        c.row = *r;
+        w.resize(w.size() - 2);
+    }
+    if (w.size() < 2 || w.size() > 3) return invalid(usage);
     c.tensor = std::string(w[1]);
     if (w.size() == 3) {
         auto n = parseInt(w[2]);
@@ -175,22 +183,54 @@ StepCommand parseStepCommand(std::string_view line) {
     return invalid(fmt::format("unknown command '{}' (h for help)", std::string(w[0])));
 }
 
-std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols, const SliceLabels& labels) {
+namespace {
+// The 2-D slice `p` shows of a 1-D, 2-D or 3-D tensor: its rows, columns, first element and title;
+// or, in `error`, why there is none.
+struct SliceView {
+    int64_t rows = 1, cols = 0, base = 0;
+    std::string title, error;
+};
+
+SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index) {
+    SliceView v;
     const std::string what = fmt::format("{} {} {}", name, shapeToString(t.shape()), dtypeName(t.dtype()));
-    if (!t.hasData()) return what + ": no values (dry run: shapes only)\n";
-    if (t.rank() < 1 || t.rank() > 3) return what + ": only 1-D, 2-D and 3-D tensors can be printed\n";
-    int64_t rows = 1, cols = t.dim(-1), base = 0;
-    std::string title = what;
-    if (t.rank() == 2) rows = t.dim(0);
+    if (!t.hasData()) v.error = what + ": no values (dry run: shapes only)\n";
+    else if (t.rank() < 1 || t.rank() > 3) v.error = what + ": only 1-D, 2-D and 3-D tensors can be printed\n";
+    else if (t.rank() == 3 && index >= t.dim(0)) v.error = fmt::format("{}: index {} is out of range (0-{})\n", what, index, t.dim(0) - 1);
+    else if (t.rank() < 3 && index != 0) v.error = what + ": an index applies only to 3-D tensors\n";
+    if (!v.error.empty()) return v;
+    v.cols = t.dim(-1);
+    v.title = what;
+    if (t.rank() == 2) v.rows = t.dim(0);
     if (t.rank() == 3) {
-        if (index >= t.dim(0)) return fmt::format("{}: index {} is out of range (0-{})\n", what, index, t.dim(0) - 1);
-        rows = t.dim(1);
-        base = index * rows * cols;
-        title += fmt::format(", [{}]", index);
-    } else if (index != 0) {
-        return what + ": an index applies only to 3-D tensors\n";
+        v.rows = t.dim(1);
+        v.base = index * v.rows * v.cols;
+        v.title += fmt::format(", [{}]", index);
     }
-    if (t.dtype() == DType::Complex64) title += " (real parts)";
+    if (t.dtype() == DType::Complex64) v.title += " (real parts)";
+    return v;
+}
+}  // namespace
+
+std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row) {
+    const SliceView v = sliceOf(name, t, index);
+    if (!v.error.empty()) return v.error;
+    if (row >= v.rows) return fmt::format("{}: row {} is out of range (0-{})\n", v.title, row, v.rows - 1);
+    std::string out = fmt::format("{}, row {}: all {} columns\n", v.title, row, v.cols);
+    for (int64_t c = 0; c < v.cols; ++c) {
+        if (c % 8 == 0) out += fmt::format("{:>5}:", c);
+        const float x = t.floatAt(v.base + row * v.cols + c);
+        out += t.dtype() == DType::I32 ? fmt::format(" {:>12}", int64_t(x)) : fmt::format(" {:>12.6g}", x);
+        if (c % 8 == 7 || c + 1 == v.cols) out += "\n";
+    }
+    return out;
+}
+
+std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols, const SliceLabels& labels) {
+    const SliceView v = sliceOf(name, t, index);
+    if (!v.error.empty()) return v.error;
+    const int64_t rows = v.rows, cols = v.cols, base = v.base;
+    const std::string& title = v.title;
 
     const auto rowIdx = pickIndices(rows, maxRows), colIdx = pickIndices(cols, maxCols);
     // table[0] is the column header; column 0 the row labels.
@@ -340,7 +380,7 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
                     labels.rows = tokens_->labels(event.startPos, event.startPos + t.dim(-2));
                     labels.cols = tokens_->labels(0, t.dim(-1));
                 }
-                out_ << formatTensorSlice(it->name, t, c.index, 8, 8, labels);
+                out_ << (c.row ? formatTensorRow(it->name, t, c.index, *c.row) : formatTensorSlice(it->name, t, c.index, 8, 8, labels));
                 return false;
             }
             std::string names;

@@ -21,11 +21,12 @@ struct StepCommand {
     std::vector<Breakpoint> breakpoints;  // Break: one per stage it names (a number names several)
     std::string tensor;                   // Print: a tensor of the current stage
     int64_t index = 0;                    // Print: which slice of a 3-D tensor (e.g. the head); Lens, Top: K
+    std::optional<int64_t> row;           // Print: one row in full, every column (`p NAME [INDEX] row R`)
     std::string error;                    // Invalid: what was wrong, for the user
 };
 
 // One typed line: "" next stage, "l" next layer, "t" next token, "c" continue, "b STAGE [LAYER]",
-// "p NAME [INDEX]", "top [K]", "h", "q". STAGE is a key (scores_softmax) or a number (13 = all of its stages);
+// "p NAME [INDEX] [row R]", "top [K]", "h", "q". STAGE is a key (scores_softmax) or a number (13 = all of its stages);
 // LAYER is 1-based, as the log prints layers.
 StepCommand parseStepCommand(std::string_view line);
 
@@ -37,6 +38,10 @@ struct SliceLabels {
 };
 std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index = 0, int maxRows = 8, int maxCols = 8,
                               const SliceLabels& labels = {});
+
+// Row `row` of the same slice with every column, 8 values a line after the first one's column
+// index, to 6 significant digits: the numbers a student recomputes (a whole RMSNorm row).
+std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row);
 
 // The k largest logits of the last row of `logits` ([VocabSize] or [seqLen, VocabSize]), with
 // their probabilities (softmax at temperature 1) and token pieces.

@@ -37,6 +37,7 @@ InferenceContext::Place::Place(InferenceContext& ctx, int layer, int startPos)
     : ctx_(ctx), layer_(ctx.layer_), startPos_(ctx.startPos_) {
     ctx.layer_ = layer;
     ctx.startPos_ = startPos;
+    ctx.cacheSummaries_.forgetFrom(layer, startPos);  // what follows may rewrite these rows
 }
 
 InferenceContext::Place::~Place() {
@@ -62,6 +63,7 @@ void InferenceContext::deliver(StageId stage, std::vector<StageField> all, Skipp
                 *t = &rowMajor.emplace_back(ml::Contiguous(**t));
     }
     StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all));
+    event.known = &cacheSummaries_;
     {
         const std::lock_guard<std::mutex> oneAtATime(oneAtATime_);
         for (auto* o : observers_) o->onStage(event);

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "model/cache_summaries.h"
 #include "model/model_args.h"
 #include "model/what_if.h"
 #include "stages/stage_event.h"
@@ -71,6 +72,7 @@ private:
     bool readsValues(StageId stage) const;
 
     std::vector<StageObserver*> observers_;
+    CacheSummaries cacheSummaries_{CacheK, CacheV};
     std::mutex oneAtATime_;  // one mark at a time reaches the observers
     const std::atomic<bool>* stop_ = nullptr;
     int layer_ = -1, startPos_ = 0;

@@ -43,6 +43,7 @@ const Tensor* StageEvent::tensorField(std::string_view name) const {
 const TensorStats& StageEvent::stats(size_t i) const {
     statsCache.resize(tensors.size());
     std::optional<TensorStats>& s = statsCache.at(i);
+    if (!s && known) s = known->find(*tensors[i].tensor);
     if (!s) s = computeStats(*tensors[i].tensor);
     return *s;
 }

@@ -33,6 +33,14 @@ struct StageTensor {
     const Tensor* tensor;
 };
 
+// Summaries the engine keeps and gives without reading a tensor whole (the KV cache's,
+// model/cache_summaries.h); nullopt for any other tensor.
+class KnownSummaries {
+public:
+    virtual ~KnownSummaries() = default;
+    virtual std::optional<TensorStats> find(const Tensor& t) const = 0;
+};
+
 struct StageEvent {
     StageId stage;
     int layer = -1;     // 0-based transformer layer, -1 outside the blocks
@@ -51,6 +59,7 @@ struct StageEvent {
     const TensorStats& stats(size_t i) const;
 
     mutable std::vector<std::optional<TensorStats>> statsCache = {};
+    const KnownSummaries* known = nullptr;  // asked before a summary is computed
 };
 
 // The sample stage's field holding the logits after the repetition penalties (absent when off).

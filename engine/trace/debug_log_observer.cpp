@@ -25,8 +25,10 @@ void DebugLogObserver::line(const std::string& message) {
 void DebugLogObserver::onStage(const StageEvent& event) {
     std::istringstream lines(event.message);
     for (std::string l; std::getline(lines, l);) line(l);
-    // A full disk ends the run here rather than after hours of lines that went nowhere.
-    if (!out_.stream().flush()) throw std::runtime_error("writing the debug log '" + path_ + "' failed (disk full?)");
+    // A full disk ends the run here rather than after hours of lines that went nowhere: a write
+    // fails when the stream's buffer is full (every few dozen lines), not flushed at every stage,
+    // which cost a system call per stage.
+    if (!out_.stream()) throw std::runtime_error("writing the debug log '" + path_ + "' failed (disk full?)");
 }
 
 }  // namespace llama

@@ -4,67 +4,60 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
+#include <stdexcept>
 
 namespace llama {
 
-namespace {
-
-// Min, max, sum and counts over finite values. Only the sum depends on the order the elements are
-// visited in, and in double hardly at all (the mean is rounded to float): rows are summed in
-// eight interleaved lanes, a strided view row by row as it lies in memory, a repeated dimension
-// once. Summaries are taken of every tensor at every stage while a trace records, so this loop
-// is written for the compiler to vectorise (no branches in the lanes).
-struct Accumulator {
-    double sum = 0;
-    int64_t finite = 0, negInf = 0;
-    float mn = std::numeric_limits<float>::infinity(), mx = -std::numeric_limits<float>::infinity();
-
-    void add(float v) {
-        if (!std::isfinite(v)) {
-            negInf += std::isinf(v) && v < 0;
-            return;
-        }
-        mn = std::min(mn, v);
-        mx = std::max(mx, v);
-        sum += v;
-        finite++;
+// Only the sum depends on the order the elements are visited in, and in double hardly at all
+// (the mean is rounded to float): rows are summed in eight interleaved lanes, a strided view row
+// by row as it lies in memory, a repeated dimension once. Summaries are taken of every tensor at
+// every stage while a trace records, so this loop is written for the compiler to vectorise (no
+// branches in the lanes).
+void StatsAccumulator::add(float v) {
+    if (!std::isfinite(v)) {
+        negInf_ += std::isinf(v) && v < 0;
+        return;
     }
-    template <typename Load> void addRow(Load load, int64_t n, int64_t stride) {
-        int64_t i = 0;
-        if (stride == 1) {
-            constexpr int kLanes = 8;
-            constexpr float kInf = std::numeric_limits<float>::infinity();
-            float lmn[kLanes], lmx[kLanes];
-            double lsum[kLanes];
-            int64_t lfinite[kLanes], lneg[kLanes];
-            for (int l = 0; l < kLanes; ++l) lmn[l] = kInf, lmx[l] = -kInf, lsum[l] = 0, lfinite[l] = 0, lneg[l] = 0;
-            for (; i + kLanes <= n; i += kLanes)
-                for (int l = 0; l < kLanes; ++l) {
-                    const float v = load(i + l);
-                    const bool isFinite = v - v == 0;  // false for inf and NaN
-                    lmn[l] = isFinite && v < lmn[l] ? v : lmn[l];
-                    lmx[l] = isFinite && v > lmx[l] ? v : lmx[l];
-                    lsum[l] += isFinite ? double(v) : 0.0;
-                    lfinite[l] += isFinite;
-                    lneg[l] += v == -kInf;
-                }
+    min_ = std::min(min_, v);
+    max_ = std::max(max_, v);
+    sum_ += v;
+    finite_++;
+}
+
+template <typename Load> void StatsAccumulator::addRow(Load load, int64_t n, int64_t stride) {
+    int64_t i = 0;
+    if (stride == 1) {
+        constexpr int kLanes = 8;
+        constexpr float kInf = std::numeric_limits<float>::infinity();
+        float lmn[kLanes], lmx[kLanes];
+        double lsum[kLanes];
+        int64_t lfinite[kLanes], lneg[kLanes];
+        for (int l = 0; l < kLanes; ++l) lmn[l] = kInf, lmx[l] = -kInf, lsum[l] = 0, lfinite[l] = 0, lneg[l] = 0;
+        for (; i + kLanes <= n; i += kLanes)
             for (int l = 0; l < kLanes; ++l) {
-                mn = std::min(mn, lmn[l]);
-                mx = std::max(mx, lmx[l]);
-                sum += lsum[l];
-                finite += lfinite[l];
-                negInf += lneg[l];
+                const float v = load(i + l);
+                const bool isFinite = v - v == 0;  // false for inf and NaN
+                lmn[l] = isFinite && v < lmn[l] ? v : lmn[l];
+                lmx[l] = isFinite && v > lmx[l] ? v : lmx[l];
+                lsum[l] += isFinite ? double(v) : 0.0;
+                lfinite[l] += isFinite;
+                lneg[l] += v == -kInf;
             }
+        for (int l = 0; l < kLanes; ++l) {
+            min_ = std::min(min_, lmn[l]);
+            max_ = std::max(max_, lmx[l]);
+            sum_ += lsum[l];
+            finite_ += lfinite[l];
+            negInf_ += lneg[l];
         }
-        for (; i < n; ++i) add(load(i * stride));
     }
-};
+    for (; i < n; ++i) add(load(i * stride));
+}
 
 // Visits every distinct element of `t` once: each dimension's repeats collapse to one index
 // (a repeated element changes neither min, max nor the mean; the counts are multiplied back).
 // Returns how many times each visited element occurs, 0 when the view cannot be read this way.
-template <typename Load> int64_t visitDistinct(const Tensor& t, Load load, Accumulator& acc) {
+template <typename Load> int64_t StatsAccumulator::visitDistinct(const Tensor& t, Load load) {
     const Shape& shape = t.shape();
     const Strides strides = t.strides(), repeats = t.repeats();
     const size_t rank = shape.size();
@@ -76,7 +69,7 @@ template <typename Load> int64_t visitDistinct(const Tensor& t, Load load, Accum
         times *= repeats[d];
     }
     if (rank == 0) {
-        acc.add(load(0));
+        add(load(0));
         return times;
     }
     // An odometer over all but the last dimension; each row is read along the last one.
@@ -86,7 +79,7 @@ template <typename Load> int64_t visitDistinct(const Tensor& t, Load load, Accum
     while (true) {
         int64_t offset = 0;
         for (size_t d = 0; d + 1 < rank; ++d) offset += index[d] * strides[d];
-        acc.addRow([&](int64_t i) { return load(offset + i); }, rowLength, rowStride);
+        addRow([&](int64_t i) { return load(offset + i); }, rowLength, rowStride);
         size_t d = rank - 1;
         while (d-- > 0) {
             if (++index[d] < reduced[d]) break;
@@ -96,38 +89,52 @@ template <typename Load> int64_t visitDistinct(const Tensor& t, Load load, Accum
     }
 }
 
-}  // namespace
+void StatsAccumulator::addRows(const void* data, DType dtype, int64_t rowLength, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+        if (dtype == DType::F32) {
+            const float* p = static_cast<const float*>(data) + r * rowLength;
+            addRow([p](int64_t e) { return p[e]; }, rowLength, 1);
+        } else if (dtype == DType::BF16) {
+            const auto* p = static_cast<const BFloat16*>(data) + r * rowLength;
+            addRow([p](int64_t e) { return p[e].toFloat(); }, rowLength, 1);
+        } else {
+            throw std::logic_error(std::string("StatsAccumulator::addRows: F32 or BF16 rows expected, got ") + dtypeName(dtype));
+        }
+    }
+}
+
+TensorStats StatsAccumulator::summary(const Tensor& t, int64_t times, int firstCount) const {
+    TensorStats s;
+    for (int64_t i = 0; i < std::min<int64_t>(firstCount, t.numel()); ++i) s.first.push_back(t.floatAt(i));
+    s.negInf = negInf_ * times;
+    if (finite_) {
+        s.min = min_;
+        s.max = max_;
+        s.mean = float(sum_ / double(finite_));
+    }
+    return s;
+}
 
 TensorStats computeStats(const Tensor& t, int firstCount) {
-    TensorStats s;
-    if (!t.hasData() || t.numel() == 0) return s;
-    const int64_t n = t.numel();
-    for (int64_t i = 0; i < std::min<int64_t>(firstCount, n); ++i) s.first.push_back(t.floatAt(i));
-    Accumulator acc;
+    if (!t.hasData() || t.numel() == 0) return {};
+    StatsAccumulator acc;
     int64_t times = 1;
     if (t.dtype() == DType::F32) {
         const float* p = t.viewData<float>();
-        times = visitDistinct(t, [p](int64_t e) { return p[e]; }, acc);
+        times = acc.visitDistinct(t, [p](int64_t e) { return p[e]; });
     } else if (t.dtype() == DType::BF16) {
         const auto* p = t.viewData<BFloat16>();
-        times = visitDistinct(t, [p](int64_t e) { return p[e].toFloat(); }, acc);
+        times = acc.visitDistinct(t, [p](int64_t e) { return p[e].toFloat(); });
     } else {
         times = 0;
     }
     if (times == 0) {  // other dtypes (never views), and views whose repeats do not divide their dimensions
         acc = {};
         times = 1;
-        for (int64_t i = 0; i < n; ++i) acc.add(t.floatAt(i));
+        for (int64_t i = 0, n = t.numel(); i < n; ++i) acc.add(t.floatAt(i));
     }
-    s.negInf = acc.negInf * times;
-    if (acc.finite) {
-        s.min = acc.mn;
-        s.max = acc.mx;
-        s.mean = float(acc.sum / double(acc.finite));
-    }
-    return s;
+    return acc.summary(t, times, firstCount);
 }
-
 std::string formatStats(const TensorStats& s) {
     std::string first;
     for (float v : s.first) first += fmt::format("{}{:.4g}", first.empty() ? "" : ", ", v);

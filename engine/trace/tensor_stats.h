@@ -1,5 +1,6 @@
 #pragma once
 // A compact summary of a tensor for logs, the terminal stepper and traces.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,27 @@ struct TensorStats {
 
 // Finite values only for min/max/mean; Complex64 uses real parts. Shape-only tensors give {}.
 TensorStats computeStats(const Tensor& t, int firstCount = 4);
+
+// Min, max, sum and counts over finite values, fed a row at a time. computeStats reads a tensor
+// row by row in memory order, so a buffer that only grows by rows (the KV cache) can carry its
+// accumulator on and get, row for row, the summary computeStats would give the whole buffer.
+class StatsAccumulator {
+public:
+    // Adds `rows` contiguous rows of `rowLength` F32 or BF16 elements starting at `data`.
+    void addRows(const void* data, DType dtype, int64_t rowLength, int64_t rows);
+    // The summary of what was added, for `t` (its first values), each element counted `times`.
+    TensorStats summary(const Tensor& t, int64_t times, int firstCount = 4) const;
+
+private:
+    friend TensorStats computeStats(const Tensor& t, int firstCount);
+    void add(float v);
+    template <typename Load> void addRow(Load load, int64_t n, int64_t stride);
+    template <typename Load> int64_t visitDistinct(const Tensor& t, Load load);
+
+    double sum_ = 0;
+    int64_t finite_ = 0, negInf_ = 0;
+    float min_ = std::numeric_limits<float>::infinity(), max_ = -std::numeric_limits<float>::infinity();
+};
 std::string formatStats(const TensorStats& s);
 
 }  // namespace llama

@@ -338,7 +338,7 @@ void readEnd(const json& j, TraceRun& run) {
 }
 }  // namespace
 
-TraceRun readTrace(const std::string& path) {
+TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
     // Reading holds the file and its decoded tensors (about as many bytes again).
     std::string file;
     try {
@@ -347,6 +347,7 @@ TraceRun readTrace(const std::string& path) {
         throw TraceError(e.what());
     }
     const std::string_view bytes(file);
+    if (progress) progress(0, bytes.size());
 
     if (bytes.substr(0, trace::kMagic.size()) != trace::kMagic)
         throw TraceError(fmt::format("'{}' is not a llama-walkthrough trace: it does not start with \"{}\"", path, trace::kMagic));
@@ -395,6 +396,7 @@ TraceRun readTrace(const std::string& path) {
         } catch (const TraceError& e) {
             throw TraceError(fmt::format("'{}': record {} ({}): {}", path, index, kind, e.what()));
         }
+        if (progress) progress(pos, bytes.size());
     }
     if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
     return run;

@@ -12,6 +12,7 @@
 // Values come back as F32 whatever was stored (bfloat16 or int32); tensors recorded without
 // values keep their shape, dtype and summary.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -85,6 +86,8 @@ struct TraceRun {
     std::vector<int> cacheFill(size_t stageIndex) const;
 };
 
-TraceRun readTrace(const std::string& path);
+// progress(done, total): bytes of the file read and then parsed, after each record (for a
+// progress bar; the records' parsing is most of the time).
+TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
 
 }  // namespace llama

@@ -18,6 +18,8 @@
 namespace {
 
 using namespace llama::viewer;
+using llama::Breakpoint;
+using StepMode = llama::StepController::Mode;
 using Clock = std::chrono::steady_clock;
 
 EngineSession& session() {
@@ -81,11 +83,11 @@ void run(const ScriptCommand& c, RunSettings& settings, ViewState& view, std::ve
         breakpoints.push_back(breakpointArgs(c));
         s.setBreakpoints(breakpoints);
     } else if (n == "start" || n == "restart") {
-        s.start(settings, llama::StepController::Mode::Stage, true);
+        s.start(settings, StepMode::Stage, true);
         settle();
     } else if (n == "step" || n == "step-layer" || n == "step-token") {
         const SessionStatus st = s.status();
-        if (!active(st) && st.state != SessionState::Finished) s.start(settings, llama::StepController::Mode::Stage, true);
+        if (!active(st) && st.state != SessionState::Finished) s.start(settings, StepMode::Stage, true);
         else if (n == "step") s.step();
         else if (n == "step-layer") s.nextLayer();
         else s.nextToken();
@@ -93,11 +95,11 @@ void run(const ScriptCommand& c, RunSettings& settings, ViewState& view, std::ve
     } else if (n == "continue") {
         const SessionStatus st = s.status();
         if (active(st) || st.state == SessionState::Finished) s.continueRun();
-        else s.start(settings, llama::StepController::Mode::Continue, true);
+        else s.start(settings, StepMode::Continue, true);
         settle();
     } else if (n == "run" || n == "run-background") {
         if (active(s.status())) s.runFree();
-        else s.start(settings, llama::StepController::Mode::Continue, false);
+        else s.start(settings, StepMode::Continue, false);
         settle();
     } else if (n == "stop") {
         s.stop();
@@ -109,7 +111,7 @@ void run(const ScriptCommand& c, RunSettings& settings, ViewState& view, std::ve
         withTarget.push_back(target);
         s.setBreakpoints(withTarget);
         if (active(st)) s.continueRun();
-        else s.start(settings, llama::StepController::Mode::Continue, true);
+        else s.start(settings, StepMode::Continue, true);
         // Held at one of the script's own breakpoints: go on, as the viewer does.
         for (st = settle(); st.state == SessionState::Paused && st.held && !breakpointMatches(target, *st.held); st = settle()) s.continueRun();
         s.setBreakpoints(breakpoints);

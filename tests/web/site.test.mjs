@@ -1,5 +1,5 @@
 // The course site (make site) in chromium: every link resolves to a file of the site, a chapter
-// loads offline with its exercise checks folded, and its embedded replay opens at its stage.
+// loads offline with its exercise checks folded and its figures drawn, and its embedded replay opens at its stage.
 // usage: node site.test.mjs SITE_DIR SCREENSHOT_DIR
 import { readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -45,6 +45,9 @@ try {
   const { page: p, log } = await open(browser, join(site, chapter), { allowed: inSite, runPage: false });
   check(log.errors.length === 0, 'the forward-pass chapter loads with no console error', log.errors.join(' | '));
   check(await p.$$eval('table', t => t.length) > 0 && await p.$$eval('pre > code', c => c.length) > 0, 'it has tables and code blocks');
+  // Its figures (docs/figures, copied beside the pages) load: no broken image.
+  const images = await p.$$eval('main img', imgs => imgs.map(i => [i.getAttribute('src'), i.complete ? i.naturalWidth : 0]));
+  check(images.length >= 5 && images.every(([, w]) => w > 0), 'its figures load', JSON.stringify(images));
   const details = await p.$$eval('details', d => d.map(e => e.open));
   check(details.length > 0 && details.every(o => !o), 'exercise checks are folded', `${details.length} checks`);
   if (details.length) {

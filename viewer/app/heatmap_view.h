@@ -1,8 +1,11 @@
 #pragma once
 // Draws a Slice2D as a heatmap: square cells when the matrix is small, labels on both axes
-// when they fit (column labels rotated), the value under the cursor, and a colour legend.
+// thinned so they never overlap (column labels rotated), zoom (mouse wheel) and pan (drag) with
+// a double-click to reset, the value under the cursor, and a colour legend. Every heatmap-like
+// panel (tensor, attention, mask, logit lens, compare) draws through this one piece.
 #include <imgui.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,10 +25,32 @@ struct HeatmapHit {
     int row = -1, col = -1;
 };
 
-// `key` identifies the slice's content for the texture cache. `maxSize` bounds the drawing;
-// `maxCell` caps a cell's side (thumbnails pass a small one); the selected cell gets an outline.
+struct HeatmapStyle {
+    float maxCell = 48;       // a cell's largest side at UI scale 1 (thumbnails pass a small one)
+    float maxCellWidth = 0;   // when not 0, the largest width (cells holding text are wider than tall)
+    float startCellWidth = 0; // when not 0, narrower cells start zoomed in to this width (the lens's tokens legible at once)
+    bool squareCells = true;  // small matrices (64 x 64 and less) get square cells, to read as a matrix
+    int selectedRow = -1, selectedCol = -1;  // outlined
+    bool zoomable = true;     // false for thumbnails (a click enlarges them)
+    bool gridLines = false;   // a gap between cells large enough to show one (the mask's grid)
+    std::function<Rgb(float)> colour = {};  // a value's colour; default colourFor(value, scale)
+    // Text written into each cell (in black or white, whichever reads on its colour) once cells
+    // are large enough for it, e.g. the mask's 0 and -inf or the lens's tokens; zoom to get there.
+    std::function<std::string(int row, int col)> cellText = {};
+};
+
+// A slice with its colour scale, made once and kept while some frame draws it: extracting and
+// scanning a tensor of millions of values every frame would cost more than drawing it. `key`
+// names the content as drawHeatmap's does (a key not asked for in the last frame is forgotten).
+struct PreparedSlice {
+    Slice2D slice;
+    ColourScale scale;
+};
+const PreparedSlice& preparedSlice(const std::string& key, const std::function<PreparedSlice()>& make);
+
+// `key` identifies the slice's content (and colours) for the texture cache; `maxSize` bounds the drawing.
 HeatmapHit drawHeatmap(const std::string& key, const Slice2D& slice, const ColourScale& scale, TextureCache& textures,
-                       ImVec2 maxSize, const HeatmapLabels* labels, float maxCell = 48.0f, int selectedRow = -1, int selectedCol = -1);
+                       ImVec2 maxSize, const HeatmapLabels* labels, const HeatmapStyle& style = {});
 void drawLegend(const ColourScale& scale, bool showNegInf, float width);
 // A small text box with the value under the cursor (call after drawHeatmap when hovered).
 void valueTooltip(const HeatmapHit& hit, const Slice2D& slice, const HeatmapLabels* labels);

@@ -24,8 +24,11 @@ using namespace llama;
 using namespace llama::viewer;
 
 namespace {
-// Frames are capped so the UI leaves the cores to the engine; 60 fps is plenty for a viewer.
+// Frames are capped so the UI leaves the cores to the engine: 60 fps while a learner works with
+// a held or finished run, 15 while the model computes (the timeline still moves; a frame drawn
+// in software, as under a virtual X server, costs more than a token of the bundled model).
 constexpr auto kFrameBudget = std::chrono::microseconds(1000000 / 60);
+constexpr auto kComputingFrameBudget = std::chrono::microseconds(1000000 / 15);
 
 // The window's size and place: what --width/--height ask for, else the monitor's work area (the
 // screen without task bars and docks), so a 1366x768 laptop shows the whole window.
@@ -107,7 +110,7 @@ int runWindow(AppOptions options, int width, int height) {
             app.afterRender(fbW, fbH);
             if (slide) OffscreenTarget::unbind();
             glfwSwapBuffers(window);
-            std::this_thread::sleep_until(frameStart + kFrameBudget);
+            std::this_thread::sleep_until(frameStart + (app.computing() ? kComputingFrameBudget : kFrameBudget));
         }
         exitCode = app.exitCode();
         // ~ViewerApp stops the engine (releasing it if held) and joins the worker.

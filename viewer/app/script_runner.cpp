@@ -85,7 +85,8 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
         case Wait::Frames:
             if (--frames_ > 0) return false;
             if (!pendingScreenshot_.empty()) {
-                app.requestCapture(pendingScreenshot_, pendingKind_);
+                const ScriptCommand& asking = commands_[next_ - 1];
+                app.requestCapture(pendingScreenshot_, pendingKind_, fmt::format("line {} ({})", asking.line, asking.name));
                 pendingScreenshot_.clear();
                 frames_ = 1;  // the capture happens after this frame renders
                 return false;

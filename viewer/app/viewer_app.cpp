@@ -90,7 +90,9 @@ void ViewerApp::showPanel(Panel panel) {
     panelChangeRequested_ = true;
 }
 
-void ViewerApp::requestCapture(const std::string& path, CaptureKind kind) { captures_.push_back({path, kind}); }
+void ViewerApp::requestCapture(const std::string& path, CaptureKind kind, std::string origin) {
+    captures_.push_back({path, kind, std::move(origin)});
+}
 
 bool ViewerApp::slidePending() const {
     return !captures_.empty() && captures_.front().kind == CaptureKind::Slide;
@@ -124,6 +126,11 @@ void ViewerApp::beforeFrame() {
 }
 
 void ViewerApp::refreshSnapshot() {
+    // The logit lens is computed for the steps someone looks at: as the run goes while the Lens
+    // panel is shown, and on showing it, for the shown step from the outputs its blocks still hold.
+    const bool lensShown = view_.panel == Panel::Lens;
+    session_.wantLens(lensShown);
+    if (const StageRecord* shown = currentRecord(); lensShown && shown) session_.computeLens(shown->step);
     auto capture = session_.capture();
     if (capture != snapFrom_) snap_ = {}, snapFrom_ = capture, view_.selectedRecord = -1;  // a new run
     if (capture) capture->snapshot(snap_);
@@ -228,10 +235,13 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     // Where the run is, always in sight.
     SessionStatus st = session_.status();
     if (st.state == SessionState::Loading) {
-        // The loader reports no fraction: the bar moves to show the window is alive.
-        float t = float(ImGui::GetTime());
+        // The reader's own count (bytes of weights read in, or of trace records parsed); until it
+        // says how much there is, the bar moves only to show the window is alive.
+        const std::optional<float> f = st.loading.fraction();
         ImGui::TextUnformatted("  loading");
-        ImGui::ProgressBar(-1.0f * t, ImVec2(ImGui::GetFontSize() * 10, 0), "");
+        ImGui::ProgressBar(f ? *f : -1.0f * float(ImGui::GetTime()), ImVec2(ImGui::GetFontSize() * 10, 0),
+                           f ? fmt::format("{:.0f}%", *f * 100).c_str() : "");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", st.loading.describe().c_str());
     } else {
         ImGui::TextDisabled("  %s   |   ? keys", stateName(st.state));
     }
@@ -489,7 +499,8 @@ void ViewerApp::afterRender(int framebufferWidth, int framebufferHeight) {
             writeFramebufferPng(cap.path, r, framebufferHeight);
             std::printf("wrote %s (%dx%d)\n", cap.path.c_str(), r.w, r.h);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "error: %s\n", e.what());
+            if (cap.origin.empty()) std::fprintf(stderr, "error: %s\n", e.what());
+            else std::fprintf(stderr, "script error: %s: %s\n", cap.origin.c_str(), e.what());
             if (script_) requestQuit(1);  // a script's screenshot that failed fails the script, as a failed export does
         }
     }

@@ -45,7 +45,8 @@ public:
     void perform(Action action);
     void load(const ViewerSource& source);
     void showPanel(Panel panel);
-    void requestCapture(const std::string& path, CaptureKind kind);
+    // `origin`: the script line that asked for it ("line 12 (screenshot)"), named when writing fails.
+    void requestCapture(const std::string& path, CaptureKind kind, std::string origin = {});
     // A slide is drawn at this size into an offscreen framebuffer (main.cpp), whatever the window.
     static constexpr int kSlideWidth = 1920, kSlideHeight = 1080;
     bool slidePending() const;
@@ -56,6 +57,7 @@ public:
     RunSettings& settings() { return settings_; }
     float& requestedUiScale() { return requestedScale_; }
     const StageRecord* currentRecord() const;
+    bool computing() const { return session_.status().state == SessionState::Running; }
     float fps() const;
 
 private:
@@ -86,6 +88,7 @@ private:
     struct Capture {
         std::string path;
         CaptureKind kind;
+        std::string origin;
         bool drawn = false;  // this frame was drawn for it
     };
     std::vector<Capture> captures_;

@@ -107,6 +107,31 @@ std::string chapterBody(const std::string& markdown, const std::vector<std::stri
     return result;
 }
 
+namespace {
+// Images a chapter shows (the figures in docs/figures, linked as ../docs/figures/NAME.png) are
+// copied beside the pages, which then link them by name: the site stays one self-contained folder.
+std::string copyImages(const std::string& html, const fs::path& chaptersDir, const fs::path& outDir, std::vector<std::string>& written) {
+    static const std::regex img(R"re(<img src="([^"]*)")re");
+    std::string out;
+    size_t last = 0;
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), img); it != std::sregex_iterator(); ++it) {
+        const std::smatch& m = *it;
+        const std::string target = m[1].str();
+        if (target.find("://") != std::string::npos || target.rfind("data:", 0) == 0) continue;
+        const fs::path source = chaptersDir / target;
+        if (!fs::is_regular_file(source)) throw std::runtime_error("an image of the course is missing: " + source.string());
+        const std::string name = source.filename().string();
+        fs::copy_file(source, outDir / name, fs::copy_options::overwrite_existing);
+        if (std::find(written.begin(), written.end(), name) == written.end()) written.push_back(name);
+        out.append(html, last, size_t(m.position(1)) - last);
+        out += name;
+        last = size_t(m.position(1) + m.length(1));
+    }
+    out.append(html, last);
+    return out;
+}
+}  // namespace
+
 std::vector<std::string> buildCourseSite(const SiteOptions& o) {
     std::vector<std::string> chapters;  // README.md first, then NN-name.md in order
     for (const auto& entry : fs::directory_iterator(o.chaptersDir))
@@ -140,7 +165,8 @@ std::vector<std::string> buildCourseSite(const SiteOptions& o) {
                                  "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
                                  "img-src 'self' data:; frame-src 'self' file:\">\n<title>" +
                                  escape(titles[i]) + "</title>\n<style>" + std::string(web.siteCss) + "</style>\n</head>\n<body>\n" + nav +
-                                 "<main class=\"chapter\">\n" + chapterBody(markdown, chapters, true) + "</main>\n" + pager + "</body>\n</html>\n";
+                                 "<main class=\"chapter\">\n" + copyImages(chapterBody(markdown, chapters, true), o.chaptersDir, o.outDir, written) +
+                                 "</main>\n" + pager + "</body>\n</html>\n";
         writeFile(fs::path(o.outDir) / pageName(chapters[i]), page);
         written.push_back(pageName(chapters[i]));
     }

@@ -4,7 +4,7 @@
 // links between chapters point at the .html pages, each stage section gets an anchor
 // (#stage-KEY, the `<!-- stage: KEY -->` comments the viewer's Chapter panel reads), and chapters
 // with stage sections embed the replay of a recorded run (run.html, the export-html page) opened
-// at their first stage.
+// at their first stage. Images the chapters show are copied into the site and linked by name.
 #include <string>
 #include <vector>
 
@@ -16,8 +16,9 @@ struct SiteOptions {
     std::string outDir;       // build/site
 };
 
-// Writes the site; returns the files written (relative to outDir). Throws naming a file it
-// cannot read or write, or a bad trace.
+// Writes the site; returns the files written (relative to outDir): the pages and the images they
+// show (the chapters' figures, copied beside them). Throws naming a file it cannot read or write,
+// or a bad trace.
 std::vector<std::string> buildCourseSite(const SiteOptions& options);
 
 // One markdown file as the site's HTML body: md4c's rendering with chapter links rewritten and

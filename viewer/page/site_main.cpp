@@ -1,5 +1,6 @@
 // llama-site: `make site` writes the course as an offline website (course_site.h).
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "page/course_site.h"
@@ -13,7 +14,8 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     try {
         const auto files = llama::page::buildCourseSite(o);
-        fmt::print("Site written to {}/ ({} pages); open {}/index.html\n", o.outDir, files.size(), o.outDir);
+        const auto pages = std::count_if(files.begin(), files.end(), [](const std::string& f) { return f.ends_with(".html"); });
+        fmt::print("Site written to {}/ ({} pages, {} figures); open {}/index.html\n", o.outDir, pages, files.size() - size_t(pages), o.outDir);
     } catch (const std::exception& e) {
         fmt::print(stderr, "error: {}\n", e.what());
         return 1;

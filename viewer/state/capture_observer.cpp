@@ -6,8 +6,15 @@ namespace {
 constexpr int kLensTopK = 5;
 }
 
+namespace {
+uint64_t nextRun() {
+    static std::atomic<uint64_t> runs{0};
+    return ++runs;
+}
+}  // namespace
+
 CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy, const LogitLens* lens)
-    : sampler_(sampling), topK_(topK), lens_(lens), history_(policy) {}
+    : sampler_(sampling), topK_(topK), lens_(lens), history_(policy), run_(nextRun()) {}
 
 void CaptureObserver::onStage(const StageEvent& event) {
     SampleTops tops;
@@ -17,10 +24,25 @@ void CaptureObserver::onStage(const StageEvent& event) {
         if (const Tensor* penalized = event.tensorField(kPenalizedLogits)) tops.penalized = sampler_.topTokens(*penalized, topK_);
     }
     std::vector<std::vector<TokenProbability>> lens;
-    if (event.stage == StageId::FfnResidual && lens_) lens = lens_->topTokens(*event.tensors[0].tensor, kLensTopK);
+    if (event.stage == StageId::FfnResidual && lens_ && lensWanted_) lens = lens_->topTokens(*event.tensors[0].tensor, kLensTopK);
     std::lock_guard lock(mutex_);
     history_.add(event, std::move(tops), nullptr, std::move(lens));
     ++version_;
+}
+
+bool CaptureObserver::computeLens(int step) {
+    if (!lens_) return false;
+    std::lock_guard lock(mutex_);
+    bool computed = false;
+    const auto& records = history_.records();
+    for (const StageRecord* r = nullptr; const auto& p : stepRecords(records, step)) {
+        r = p.get();
+        if (r->stage != StageId::FfnResidual || !r->lens.empty() || r->tensors.empty() || !r->tensors[0].data) continue;
+        history_.setLens(size_t(r->index), lens_->topTokens(*r->tensors[0].data, kLensTopK));
+        computed = true;
+    }
+    if (computed) ++version_;
+    return computed;
 }
 
 void CaptureObserver::onReplayedStage(const StageEvent& event, SampleTops tops, const std::vector<RecordedTensor>& recorded,
@@ -45,6 +67,7 @@ void CaptureObserver::snapshot(HistorySnapshot& out) const {
     out.promptTokens = history_.promptTokens();
     out.text = history_.text();
     out.version = version_;
+    out.run = run_;
 }
 
 }  // namespace llama::viewer

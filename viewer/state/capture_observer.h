@@ -16,6 +16,7 @@ struct HistorySnapshot {
     std::vector<int32_t> positionTokens, promptTokens;
     std::string text;
     uint64_t version = 0;
+    uint64_t run = 0;  // the capture it came from (CaptureObserver::run): a new run, a new number
 };
 
 class CaptureObserver : public StageObserver {
@@ -38,7 +39,17 @@ public:
                          std::vector<std::vector<TokenProbability>> lens);
     void appendText(const std::string& piece);
 
+    // The logit lens costs one more output projection per layer and position, as much again as a
+    // small model's own arithmetic: it is computed as the run goes only while someone looks at it
+    // (the Lens panel shown), and later on request for a step whose blocks' outputs are held.
+    void wantLens(bool want) { lensWanted_ = want; }
+    // Computes the lens of `step`'s blocks that lack it and still hold their output; false when
+    // none could be computed (no lens in this run, or those outputs were dropped).
+    bool computeLens(int step);
+
     uint64_t version() const { return version_; }
+    // This capture's number, unique in the process (a new capture may reuse a freed one's address).
+    uint64_t run() const { return run_; }
     // Refreshes `out` if the history changed since out.version.
     void snapshot(HistorySnapshot& out) const;
 
@@ -49,6 +60,8 @@ private:
     mutable std::mutex mutex_;
     RunHistory history_;
     std::atomic<uint64_t> version_{1};
+    std::atomic<bool> lensWanted_{true};
+    const uint64_t run_;
 };
 
 }  // namespace llama::viewer

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <sys/resource.h>
 
@@ -44,6 +45,16 @@ std::string ViewerSource::describe() const {
                            : fmt::format("trace {} (replay), compared with {}", displayPath(trace), displayPath(compare));
 }
 
+std::optional<float> LoadMeter::fraction() const {
+    if (total == 0) return std::nullopt;
+    return float(double(std::min(done, total)) / double(total));
+}
+
+std::string LoadMeter::describe() const {
+    if (total == 0) return what;
+    return fmt::format("{}: {:.1f} of {:.1f} MB", what, double(done) / 1e6, double(total) / 1e6);
+}
+
 const char* stateName(SessionState s) {
     switch (s) {
         case SessionState::Empty: return "no model";
@@ -74,14 +85,24 @@ void EngineSession::load(const ViewerSource& source) {
         trace_.reset();
         comparison_.reset();
         run_.reset();
+        loading_ = {};
     }
     worker_ = std::thread([this, source] {
         yieldToTheUi();
+        // The readers' own counts, from the worker: the UI thread reads them with the status.
+        auto meter = [this](std::string what) {
+            return [this, what = std::move(what)](size_t done, size_t total) {
+                std::lock_guard lock(mutex_);
+                loading_ = {what, done, total};
+            };
+        };
         try {
             if (!source.trace.empty()) {
-                auto trace = std::make_shared<const TraceRun>(readTrace(source.trace));
+                auto trace = std::make_shared<const TraceRun>(readTrace(source.trace, meter("reading trace " + displayPath(source.trace))));
                 auto model = std::make_shared<Model>(traceModel(*trace, source.trace));
-                auto comparison = source.compare.empty() ? nullptr : compareTraces(trace, source.trace, source.compare);
+                auto comparison = source.compare.empty()
+                                      ? nullptr
+                                      : compareTraces(trace, source.trace, source.compare, meter("reading trace " + displayPath(source.compare)));
                 std::lock_guard lock(mutex_);
                 trace_ = std::move(trace);
                 settings_ = recordedSettings(settings_, *trace_);
@@ -92,7 +113,9 @@ void EngineSession::load(const ViewerSource& source) {
                 return;
             }
             auto engine = std::make_shared<Session>();
-            engine->load(source.model);
+            LoadOptions options;
+            options.progress = meter("reading weights");
+            engine->load(source.model, options);
             std::lock_guard lock(mutex_);
             model_ = engine->model();
             engine_ = std::move(engine);
@@ -117,6 +140,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     settings_ = trace_ ? recordedSettings(settings, *trace_) : settings;
     auto run = std::make_shared<Run>(settings_, initial, engine_ && settings_.lens ? &engine_->transformer() : nullptr);
     run_ = run;
+    run->capture->wantLens(lensWanted_);
     applyBreakpoints(honourBreakpoints);
     run->controller.setPauseListener([this](const StageEvent& e) {
         std::lock_guard l(mutex_);
@@ -230,7 +254,7 @@ void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {
 
 SessionStatus EngineSession::status() const {
     std::lock_guard lock(mutex_);
-    SessionStatus s{state_, message_, held_};
+    SessionStatus s{state_, message_, held_, loading_};
     if (state_ == SessionState::Running && run_ && run_->controller.isPaused()) s.state = SessionState::Paused;
     if (s.state != SessionState::Paused) s.held.reset();
     return s;
@@ -249,6 +273,17 @@ std::shared_ptr<const Model> EngineSession::model() const {
 std::shared_ptr<const TraceComparison> EngineSession::comparison() const {
     std::lock_guard lock(mutex_);
     return comparison_;
+}
+
+void EngineSession::wantLens(bool want) {
+    std::lock_guard lock(mutex_);
+    lensWanted_ = want;
+    if (run_) run_->capture->wantLens(want);
+}
+
+bool EngineSession::computeLens(int step) {
+    std::lock_guard lock(mutex_);
+    return run_ && run_->capture->computeLens(step);
 }
 
 std::shared_ptr<const CaptureObserver> EngineSession::capture() const {

@@ -51,10 +51,21 @@ struct HeldAt {
     int layer, step;
 };
 
+// How far loading got, as the reader reports it: the weights' bytes read in (a model), or the
+// trace's bytes parsed, record by record (a trace, then the one it is compared with).
+struct LoadMeter {
+    std::string what;  // "reading weights", "reading trace run.trace"
+    size_t done = 0, total = 0;
+    // In [0, 1], or nothing while the reader has not said how much there is.
+    std::optional<float> fraction() const;
+    std::string describe() const;  // "reading trace run.trace: 12.3 of 40.1 MB"
+};
+
 struct SessionStatus {
     SessionState state = SessionState::Empty;
     std::string message;  // the error, or how the run ended
     std::optional<HeldAt> held;
+    LoadMeter loading;  // while Loading, and what the last load read
 };
 
 class EngineSession {
@@ -86,6 +97,10 @@ public:
 
     SessionStatus status() const;
     std::shared_ptr<const Model> model() const;
+    // Whether the logit lens is computed as runs go (CaptureObserver::wantLens): while the Lens
+    // panel is shown. computeLens computes a held or finished run's `step` on request.
+    void wantLens(bool want);
+    bool computeLens(int step);
     // The current run's capture (nullptr before the first run).
     std::shared_ptr<const CaptureObserver> capture() const;
     // The loaded traces paired (--compare), or nullptr.
@@ -108,6 +123,7 @@ private:
     SessionState state_ = SessionState::Empty;
     std::string message_;
     std::string outcome_;  // how the last run ended
+    LoadMeter loading_;
     std::optional<HeldAt> held_;
     std::shared_ptr<Session> engine_;         // the loaded model's facade (none for a trace)
     std::shared_ptr<const Model> model_;     // the engine's model, or the trace's
@@ -116,6 +132,7 @@ private:
     std::shared_ptr<Run> run_;
     RunSettings settings_;
     std::vector<Breakpoint> breakpoints_;
+    bool lensWanted_ = true;
 };
 
 }  // namespace llama::viewer

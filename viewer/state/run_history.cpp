@@ -75,6 +75,12 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     dropOldestWhile([this] { return tensorBytes_ > policy_.budget; });
 }
 
+void RunHistory::setLens(size_t index, std::vector<std::vector<TokenProbability>> lens) {
+    auto r = std::make_shared<StageRecord>(*records_.at(index));
+    r->lens = std::move(lens);
+    replaceRecord(index, std::move(r));
+}
+
 void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
 
 void RunHistory::dropOldTensors(int currentStep) {
@@ -112,9 +118,22 @@ template <typename Over> void RunHistory::dropOldestWhile(Over over) {
     }
 }
 
+namespace {
+struct StepOrder {
+    bool operator()(const std::shared_ptr<const StageRecord>& r, int step) const { return r->step < step; }
+    bool operator()(int step, const std::shared_ptr<const StageRecord>& r) const { return step < r->step; }
+};
+}  // namespace
+
+std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step) {
+    const auto [first, last] = std::equal_range(records.begin(), records.end(), step, StepOrder{});
+    return {first, last};
+}
+
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {
-    for (auto it = records.rbegin(); it != records.rend(); ++it)
-        if ((*it)->step == step && (*it)->layer == layer && (*it)->stage == stage) return it->get();
+    const auto span = stepRecords(records, step);
+    for (auto it = span.rbegin(); it != span.rend(); ++it)
+        if ((*it)->layer == layer && (*it)->stage == stage) return it->get();
     return nullptr;
 }
 

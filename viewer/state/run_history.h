@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,8 @@ public:
     void add(const StageEvent& event, SampleTops tops = {}, const std::vector<RecordedTensor>* recorded = nullptr,
              std::vector<std::vector<TokenProbability>> lens = {});
     void appendText(const std::string& piece) { text_ += piece; }
+    // The logit lens of record `index` (an ffn_residual stage), computed after it was captured.
+    void setLens(size_t index, std::vector<std::vector<TokenProbability>> lens);
 
     const std::vector<std::shared_ptr<const StageRecord>>& records() const { return records_; }
     const std::vector<StepInfo>& steps() const { return steps_; }
@@ -107,6 +110,9 @@ private:
     size_t firstWithData_ = 0;   // records before this index hold no tensor data
 };
 
+// The records of token step `step`. `records` are in step order, as a run and a replay capture
+// them; panels look records up at every frame, so only that step's are read.
+std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step);
 // The record of `stage` in `layer` at `step`, or nullptr (the latest if several).
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage);
 

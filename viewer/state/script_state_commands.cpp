@@ -13,21 +13,12 @@ namespace llama::viewer {
 
 namespace {
 
-template <class Parse>
-auto checkedArg(const ScriptCommand& c, Parse parse) {
-    try {
-        return parse();
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("line {}: {}: {}", c.line, c.name, e.what()));
-    }
-}
-
 const options::IntegerRange kLayerOrStep{0, 1 << 24, "a number from 0 to 16777216"};
 // --ablate-head/--skip-layer's 1-based numbers, or "off" for --rope-theta
 bool isOff(const std::string& s) { return s == "off"; }
 bool onOff(const ScriptCommand& c) {
     if (c.args[0] != "on" && !isOff(c.args[0]))
-        throw std::invalid_argument(fmt::format("line {}: {}: expected on or off, got '{}'", c.line, c.name, c.args[0]));
+        throw std::invalid_argument(fmt::format("expected on or off, got '{}'", c.args[0]));
     return c.args[0] == "on";
 }
 
@@ -49,7 +40,7 @@ const std::unordered_map<std::string_view, Handler>& handlers() {
         {"top-k", [](const C& c, S& s, V&) { s.sampling.topK = scriptInt(c.args[0], c, options::ranges::topK()); }},
         {"top-p", [](const C& c, S& s, V&) { s.sampling.topP = scriptFloat(c.args[0], c, options::ranges::topP()); }},
         {"min-p", [](const C& c, S& s, V&) { s.sampling.minP = scriptFloat(c.args[0], c, options::ranges::minP()); }},
-        {"seed", [](const C& c, S& s, V&) { s.sampling.seed = checkedArg(c, [&] { return options::parseUnsigned(c.args[0], options::ranges::seed); }); }},
+        {"seed", [](const C& c, S& s, V&) { s.sampling.seed = options::parseUnsigned(c.args[0], options::ranges::seed); }},
         {"repeat-penalty", [](const C& c, S& s, V&) { s.sampling.repeatPenalty = scriptFloat(c.args[0], c, options::ranges::repeatPenalty()); }},
         {"repeat-last-n", [](const C& c, S& s, V&) { s.sampling.repeatLastN = scriptInt(c.args[0], c, options::ranges::repeatLastN()); }},
         {"frequency-penalty", [](const C& c, S& s, V&) { s.sampling.frequencyPenalty = scriptFloat(c.args[0], c, options::ranges::frequencyPenalty()); }},
@@ -60,23 +51,23 @@ const std::unordered_map<std::string_view, Handler>& handlers() {
         {"no-rope", [](const C& c, S& s, V&) { s.whatIf.noRope = onOff(c); }},
         {"rope-theta", [](const C& c, S& s, V&) {
              if (isOff(c.args[0])) s.whatIf.ropeTheta.reset();
-             else s.whatIf.ropeTheta = checkedArg(c, [&] { return options::parseReal(c.args[0], options::ranges::ropeTheta()); });
+             else s.whatIf.ropeTheta = options::parseReal(c.args[0], options::ranges::ropeTheta());
          }},
         {"ablate-head", [](const C& c, S& s, V&) {
              if (isOff(c.args[0])) s.whatIf.ablateHeads.clear();
-             else s.whatIf.ablateHeads.insert(checkedArg(c, [&] { return options::parseLayerHead(c.args[0]); }));
+             else s.whatIf.ablateHeads.insert(options::parseLayerHead(c.args[0]));
          }},
         {"skip-layer", [](const C& c, S& s, V&) {
              if (isOff(c.args[0])) s.whatIf.skipLayers.clear();
              else s.whatIf.skipLayers.insert(scriptInt(c.args[0], c, {1, 1 << 24, "a layer from 1 upwards"}) - 1);
          }},
         {"layer", [](const C& c, S&, V& v) {
-             const auto layer = layerFromNumber(c.args[0], fmt::format("line {}: layer", c.line));
+             const auto layer = layerFromNumber(c.args[0], "layer");
              if (!layer) throw std::invalid_argument("layer L: give the layer's number (1 is the first)");
              v.attentionLayer = *layer;
          }},
         {"head", [](const C& c, S&, V& v) {
-             v.head = headFromNumber(c.args[0], fmt::format("line {}: head", c.line));
+             v.head = headFromNumber(c.args[0], "head");
              v.cell.reset();
          }},
         {"cell", [](const C& c, S&, V& v) { v.cell = AttentionCell{scriptInt(c.args[0], c, kScriptIndex), scriptInt(c.args[1], c, kScriptIndex)}; }},
@@ -95,12 +86,12 @@ const std::unordered_map<std::string_view, Handler>& handlers() {
 
 }  // namespace
 
-int scriptInt(const std::string& word, const ScriptCommand& c, const options::IntegerRange& range) {
-    return checkedArg(c, [&] { return int(options::parseInteger(word, range)); });
+int scriptInt(const std::string& word, const ScriptCommand&, const options::IntegerRange& range) {
+    return int(options::parseInteger(word, range));
 }
 
-float scriptFloat(const std::string& word, const ScriptCommand& c, const options::RealRange& range) {
-    return checkedArg(c, [&] { return float(options::parseReal(word, range)); });
+float scriptFloat(const std::string& word, const ScriptCommand&, const options::RealRange& range) {
+    return float(options::parseReal(word, range));
 }
 
 bool isStateCommand(std::string_view name) { return handlers().count(name) > 0; }
@@ -111,7 +102,7 @@ Breakpoint breakpointArgs(const ScriptCommand& c) {
     const StageInfo* info = findStage(c.args[0]);
     if (!info) throw std::invalid_argument("no stage '" + c.args[0] + "' (use the catalog's keys, e.g. scores_softmax)");
     Breakpoint b{info->id, std::nullopt, std::nullopt};
-    if (c.args.size() > 1) b.layer = layerFromNumber(c.args[1], fmt::format("line {}: {}", c.line, c.name));
+    if (c.args.size() > 1) b.layer = layerFromNumber(c.args[1], c.name);
     if (c.args.size() > 2) b.step = scriptInt(c.args[2], c, kLayerOrStep);
     return b;
 }

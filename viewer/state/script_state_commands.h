@@ -15,8 +15,8 @@
 namespace llama::viewer {
 
 bool isStateCommand(std::string_view name);
-// Applies a command isStateCommand names; a bad value throws std::invalid_argument naming the
-// line and the command.
+// Applies a command isStateCommand names; a bad value throws std::invalid_argument saying what
+// was expected (the script runner names the line and the command).
 void applyStateCommand(const ScriptCommand& c, RunSettings& settings, ViewState& view);
 
 // step-to's and breakpoint's arguments: STAGE [LAYER [STEP]].
@@ -25,7 +25,7 @@ Breakpoint breakpointArgs(const ScriptCommand& c);
 bool breakpointMatches(const Breakpoint& b, const HeldAt& h);
 
 // Script numbers are read as the command line's are (options/checked_number.h): the whole word,
-// in the command's range, never NaN; the refusal names the line and the command.
+// in the command's range, never NaN; the refusal is the parser's ("expected ..., got '-1'").
 int scriptInt(const std::string& word, const ScriptCommand& c, const options::IntegerRange& range);
 float scriptFloat(const std::string& word, const ScriptCommand& c, const options::RealRange& range);
 inline const options::IntegerRange kScriptIndex{0, 1 << 24, "an index from 0 to 16777216"};

@@ -4,7 +4,13 @@ namespace llama::viewer {
 
 std::vector<TimelineStep> buildTimeline(const std::vector<std::shared_ptr<const StageRecord>>& records) {
     std::vector<TimelineStep> steps;
-    for (const auto& r : records) {
+    extendTimeline(steps, records, 0);
+    return steps;
+}
+
+void extendTimeline(std::vector<TimelineStep>& steps, const std::vector<std::shared_ptr<const StageRecord>>& records, size_t from) {
+    for (size_t i = from; i < records.size(); ++i) {
+        const auto& r = records[i];
         if (steps.empty() || steps.back().step != r->step) steps.push_back({r->step, {}, {}, {}});
         TimelineStep& s = steps.back();
         if (r->layer >= 0) {
@@ -14,7 +20,6 @@ std::vector<TimelineStep> buildTimeline(const std::vector<std::shared_ptr<const 
             (s.layers.empty() ? s.before : s.after).push_back(r->index);
         }
     }
-    return steps;
 }
 
 }  // namespace llama::viewer

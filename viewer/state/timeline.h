@@ -16,5 +16,8 @@ struct TimelineStep {
 };
 
 std::vector<TimelineStep> buildTimeline(const std::vector<std::shared_ptr<const StageRecord>>& records);
+// Adds records[from...] to a timeline built from records[0, from): while a model computes, the
+// timeline grows with the run instead of being rebuilt from every record at every frame.
+void extendTimeline(std::vector<TimelineStep>& steps, const std::vector<std::shared_ptr<const StageRecord>>& records, size_t from);
 
 }  // namespace llama::viewer

@@ -1,6 +1,7 @@
 #pragma once
 // `llama-viewer --trace A --compare B`: A is replayed as usual; B is read beside it and paired
 // with it stage by stage (trace/trace_diff.h) for the Compare panel.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct TraceComparison {
 };
 
 // Reads B (throws TraceError) and pairs it with A.
-std::shared_ptr<const TraceComparison> compareTraces(std::shared_ptr<const TraceRun> a, const std::string& pathA, const std::string& pathB);
+std::shared_ptr<const TraceComparison> compareTraces(std::shared_ptr<const TraceRun> a, const std::string& pathA, const std::string& pathB,
+                                                     const std::function<void(size_t done, size_t total)>& progress = {});
 
 }  // namespace llama::viewer

@@ -1,12 +1,15 @@
 // Checks that a screenshot is a real render, not a blank or black window: the expected size,
 // many distinct colours, and (optionally) colours that must appear, e.g. the ends of the
-// attention heatmap's colour ramp.
-// Usage: png_check FILE WIDTH HEIGHT [--colour R,G,B[,TOLERANCE]]...   (WIDTH HEIGHT "any any": any size)
+// attention heatmap's colour ramp; or a share of the picture that is not its background (its most
+// common colour), so that a panel drawn without its data fails.
+// Usage: png_check FILE WIDTH HEIGHT [--colour R,G,B[,TOLERANCE]]... [--covered PERCENT]
+//        (WIDTH HEIGHT "any any": any size)
 #include <stb_image.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <set>
+#include <map>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -26,14 +29,24 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s: %dx%d, expected %sx%s\n", argv[1], w, h, argv[2], argv[3]);
         failures++;
     }
-    std::set<int> colours;
-    for (int i = 0; i < w * h; ++i) colours.insert(px[3 * i] << 16 | px[3 * i + 1] << 8 | px[3 * i + 2]);
+    std::map<int, int> counts;
+    for (int i = 0; i < w * h; ++i) counts[px[3 * i] << 16 | px[3 * i + 1] << 8 | px[3 * i + 2]]++;
+    int background = 0;  // pixels of the most common colour
+    for (const auto& entry : counts) background = std::max(background, entry.second);
     // A UI with text and a heatmap has hundreds of colours (antialiased glyphs alone give dozens).
-    if (colours.size() < 50) {
-        std::fprintf(stderr, "%s: only %zu distinct colours: a blank render?\n", argv[1], colours.size());
+    if (counts.size() < 50) {
+        std::fprintf(stderr, "%s: only %zu distinct colours: a blank render?\n", argv[1], counts.size());
         failures++;
     }
     for (int a = 4; a + 1 < argc; a += 2) {
+        if (std::string(argv[a]) == "--covered") {
+            const double want = std::atof(argv[a + 1]), covered = 100.0 * (w * h - background) / (w * h);
+            if (covered < want) {
+                std::fprintf(stderr, "%s: %.1f%% of it differs from its background, expected at least %s%%\n", argv[1], covered, argv[a + 1]);
+                failures++;
+            }
+            continue;
+        }
         int r, g, b, tol = 6;
         if (std::string(argv[a]) != "--colour" || std::sscanf(argv[a + 1], "%d,%d,%d,%d", &r, &g, &b, &tol) < 3) {
             std::fprintf(stderr, "bad argument %s\n", argv[a]);
@@ -49,6 +62,6 @@ int main(int argc, char** argv) {
         }
     }
     stbi_image_free(px);
-    if (!failures) std::printf("%s: %dx%d, %zu colours: ok\n", argv[1], w, h, colours.size());
+    if (!failures) std::printf("%s: %dx%d, %zu colours: ok\n", argv[1], w, h, counts.size());
     return failures ? 1 : 0;
 }

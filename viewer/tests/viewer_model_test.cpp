@@ -222,4 +222,20 @@ TEST_CASE("the timeline groups records into steps, layers, and the stages around
     CHECK(steps[0].after == std::vector<int>{5});
     CHECK(steps[1].before == std::vector<int>{6});
     CHECK(findRecord(records, 0, 1, StageId::BlockForward)->index == 4);
+    CHECK(findRecord(records, 1, -1, StageId::SequenceLoop)->index == 6);
+    CHECK(findRecord(records, 0, -1, StageId::SequenceLoop) == nullptr);
+    CHECK(findRecord(records, 2, -1, StageId::SequenceLoop) == nullptr);
+    // Grown a few records at a time, as while a model computes, it equals the one built whole.
+    for (size_t cut : {size_t(0), size_t(3), size_t(5), size_t(6)}) {
+        const std::vector<std::shared_ptr<const StageRecord>> first(records.begin(), records.begin() + long(cut));
+        auto grown = buildTimeline(first);
+        extendTimeline(grown, records, cut);
+        REQUIRE(grown.size() == steps.size());
+        for (size_t i = 0; i < steps.size(); ++i) {
+            CHECK(grown[i].step == steps[i].step);
+            CHECK(grown[i].before == steps[i].before);
+            CHECK(grown[i].layers == steps[i].layers);
+            CHECK(grown[i].after == steps[i].after);
+        }
+    }
 }

@@ -155,6 +155,41 @@ TEST_CASE("next token holds where the token's logits and logit lens exist, then 
     }
 }
 
+TEST_CASE("the logit lens is computed only for the steps someone looks at") {
+    EngineSession session;
+    loadTiny(session);
+    session.wantLens(false);  // the Lens panel hidden
+    session.start(tinySettings(), StepController::Mode::Continue, false);
+    REQUIRE(session.waitUntilSettled(30s));
+    REQUIRE(session.status().state == SessionState::Finished);
+    auto lensOf = [&](int step, int layer) {
+        const StageRecord* r = findRecord(snapshotOf(session).records, step, layer, StageId::FfnResidual);
+        REQUIRE(r);
+        return r->lens;
+    };
+    CHECK(lensOf(0, 0).empty());
+    CHECK(lensOf(1, 1).empty());
+    // Shown at step 1: that step's lens, from the blocks' outputs the run still holds, and the
+    // same as a run that computed it as it went.
+    CHECK(session.computeLens(1));
+    CHECK_FALSE(session.computeLens(1));  // nothing left to compute
+    const auto onRequest = lensOf(1, 1);
+    CHECK(lensOf(0, 0).empty());
+    session.wantLens(true);
+    session.start(tinySettings(), StepController::Mode::Continue, false);
+    REQUIRE(session.waitUntilSettled(30s));
+    const auto asItWent = lensOf(1, 1);
+    REQUIRE(onRequest.size() == asItWent.size());
+    REQUIRE(!asItWent.empty());
+    for (size_t i = 0; i < asItWent.size(); ++i) {
+        REQUIRE(onRequest[i].size() == asItWent[i].size());
+        for (size_t k = 0; k < asItWent[i].size(); ++k) {
+            CHECK(onRequest[i][k].id == asItWent[i][k].id);
+            CHECK(onRequest[i][k].probability == asItWent[i][k].probability);
+        }
+    }
+}
+
 TEST_CASE("stepping after a finished run keeps it and says how to restart") {
     EngineSession session;
     loadTiny(session);

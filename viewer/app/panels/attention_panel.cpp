@@ -114,12 +114,17 @@ void drawAttentionPanel(PanelContext& c) {
     const int P = int(scores.dim(2));
     // One scale for every head of the layer, so heads compare by colour. Probabilities run from 0
     // to the layer's largest (1 in a prefill's first row; decode rows spread thinner).
-    std::vector<float> all(size_t(scores.numel()));
-    for (int64_t i = 0; i < scores.numel(); ++i) all[size_t(i)] = scores.floatAt(i);
-    ColourScale scale = scaleFor(all);
-    if (!c.view.showMaskedScores) scale.lo = 0;
-    auto headSlice = [&](int h) { return extractSlice(scores, {1, 2, {h, 0, 0}}); };
     const std::string base = fmt::format("att/{}/{}", r.index, c.view.showMaskedScores);
+    ColourScale scale = preparedSlice(base, [&] {
+                            std::vector<float> all(size_t(scores.numel()));
+                            for (int64_t i = 0; i < scores.numel(); ++i) all[size_t(i)] = scores.floatAt(i);
+                            return PreparedSlice{{}, scaleFor(all)};
+                        }).scale;
+    if (!c.view.showMaskedScores) scale.lo = 0;
+    // Each head's slice is extracted once, not every frame.
+    auto headSlice = [&](int h) -> const Slice2D& {
+        return preparedSlice(fmt::format("{}/{}", base, h), [&] { return PreparedSlice{extractSlice(scores, {1, 2, {h, 0, 0}}), {}}; }).slice;
+    };
 
     int& head = c.view.head;
     if (head >= heads) head = -1;
@@ -137,8 +142,9 @@ void drawAttentionPanel(PanelContext& c) {
             if (h % perRow) ImGui::SameLine();
             ImGui::BeginGroup();
             ImGui::TextUnformatted(headLabel(h).c_str());
-            Slice2D s = headSlice(h);
-            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, ImVec2(tw, th), nullptr, 64.0f);
+            const Slice2D& s = headSlice(h);
+            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, ImVec2(tw, th), nullptr,
+                                        HeatmapStyle{.maxCell = 64, .zoomable = false});
             if (hit.hovered) ImGui::SetTooltip("%s: click to enlarge", headLabel(h).c_str());
             if (hit.clicked) head = h, c.view.cell.reset();
             ImGui::EndGroup();
@@ -157,11 +163,11 @@ void drawAttentionPanel(PanelContext& c) {
     ImVec2 avail = ImGui::GetContentRegionAvail();
     ImGui::BeginChild("map", ImVec2(avail.x * 0.64f, 0));
     drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
-    Slice2D s = headSlice(head);
+    const Slice2D& s = headSlice(head);
     HeatmapLabels labels = tokenLabels(c, r, P);
     const int selRow = c.view.cell ? c.view.cell->row : -1, selCol = c.view.cell ? c.view.cell->col : -1;
-    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, ImGui::GetContentRegionAvail(), &labels, 48.0f,
-                                 selRow, selCol);
+    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, ImGui::GetContentRegionAvail(), &labels,
+                                 HeatmapStyle{.maxCell = 48, .selectedRow = selRow, .selectedCol = selCol});
     valueTooltip(hit, s, &labels);
     if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
     ImGui::EndChild();

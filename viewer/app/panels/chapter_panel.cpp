@@ -122,6 +122,23 @@ void drawTable(const ChapterBlock& b, int index, std::string& clicked) {
     ImGui::PopID();
 }
 
+// Blocks out of sight are not laid out: each block's height is remembered from when it was last
+// drawn (for this document, width and font size), and a block wholly above or below the visible
+// part leaves that much empty space instead. A frame then costs a screenful of text whatever the
+// chapter's length.
+struct BlockHeights {
+    std::string source;
+    size_t blocks = 0;
+    float width = 0, font = 0;
+    std::vector<float> height;  // < 0: not measured yet
+
+    void use(const std::string& src, size_t n, float w, float f) {
+        if (src == source && n == blocks && w == width && f == font) return;
+        source = src, blocks = n, width = w, font = f;
+        height.assign(n, -1);
+    }
+};
+
 }  // namespace
 
 ChapterReader& chapterReader() {
@@ -151,10 +168,21 @@ void drawChapterPanel(PanelContext& c) {
     if (reader.scrollToTop()) ImGui::SetScrollY(0), reader.scrolled();
     const ChapterDocument& doc = reader.document();
     const float indent = ImGui::GetFontSize() * 1.5f;
+    static BlockHeights heights;
+    heights.use(reader.source(), doc.blocks.size(), ImGui::GetContentRegionAvail().x, ImGui::GetFontSize());
+    // A scroll to a heading needs every block laid out up to it.
+    const bool layOutAll = !reader.scrollTarget().empty();
+    const float seenTop = ImGui::GetScrollY() - ImGui::GetWindowHeight(), seenBottom = ImGui::GetScrollY() + 2 * ImGui::GetWindowHeight();
     std::string clicked;
     int lastCheck = -1;
     for (int i = 0; i < int(doc.blocks.size()); ++i) {
         const ChapterBlock& b = doc.blocks[i];
+        const float top = ImGui::GetCursorPosY(), known = heights.height[size_t(i)];
+        if (!layOutAll && known >= 0 && (top + known < seenTop || top > seenBottom)) {
+            ImGui::Dummy(ImVec2(0, known - ImGui::GetStyle().ItemSpacing.y));
+            lastCheck = b.check;
+            continue;
+        }
         if (b.depth > 0) ImGui::Indent(indent * float(b.depth));
         if (b.check >= 0 && b.check != lastCheck) {
             ImGui::PushID(b.check);
@@ -164,6 +192,7 @@ void drawChapterPanel(PanelContext& c) {
         }
         lastCheck = b.check;
         if (b.check >= 0 && !reader.checkOpen(b.check)) {
+            heights.height[size_t(i)] = -1;  // folded: next to nothing to draw
             if (b.depth > 0) ImGui::Unindent(indent * float(b.depth));
             continue;
         }
@@ -188,6 +217,7 @@ void drawChapterPanel(PanelContext& c) {
         }
         ImGui::Spacing();
         if (b.depth > 0) ImGui::Unindent(indent * float(b.depth));
+        heights.height[size_t(i)] = ImGui::GetCursorPosY() - top;
     }
     ImGui::EndChild();
     // Followed after drawing: the document the loop read changes.

@@ -34,7 +34,11 @@ void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
     const float labelW = font * 9, cellW = font * 2.2f, cellH = font * 1.1f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    for (int col = 0; col <= nLayers; ++col)
+    // Only the columns in sight of the scrolled region are drawn (a trace may have 1024 layers).
+    const float scrollX = ImGui::GetScrollX();
+    const int firstCol = std::clamp(int((scrollX - labelW) / cellW), 0, nLayers);
+    const int endCol = std::clamp(int((scrollX + ImGui::GetWindowWidth() - labelW) / cellW) + 2, 0, nLayers + 1);
+    for (int col = firstCol; col < endCol; ++col)
         dl->AddText(ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                     compareColumnLabel(col).c_str());
     for (size_t row = 0; row < table.stages.size(); ++row) {
@@ -42,7 +46,7 @@ void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
         const bool shown = c.current && c.current->stage == table.stages[row];
         dl->AddText(ImVec2(origin.x, y), shown ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text),
                     std::string(stageInfo(table.stages[row]).key).c_str());
-        for (int col = 0; col <= nLayers; ++col) {
+        for (int col = firstCol; col < endCol; ++col) {
             const StageDifference* s = table.cells[row][size_t(col)];
             if (!s) continue;
             const ImVec2 a(origin.x + labelW + float(col) * cellW, y), b(a.x + cellW - 1, y + cellH - 1);
@@ -73,17 +77,23 @@ void elementDifference(PanelContext& c, const TraceComparison& cmp) {
             ImGui::TextDisabled("Only summaries of %s were recorded: the difference above is a lower bound.", pair->tensor.c_str());
         return;
     }
-    Tensor d(a->shape, DType::F32);
-    for (int64_t i = 0; i < d.numel(); ++i) {
-        const float x = a->values.floatAt(i), y = b->values.floatAt(i);
-        d.mutableData<float>()[i] = x == y ? 0.0f : std::fabs(x - y);
-    }
-    const Slice2D slice = extractSlice(d, defaultSlice(d));
-    const ColourScale scale = scaleFor(slice.values);
+    const std::string key = fmt::format("cmp/{}/{}", pair->indexA, pair->tensor);
+    const PreparedSlice& prepared = preparedSlice(key, [&] {
+        Tensor d(a->shape, DType::F32);
+        for (int64_t i = 0; i < d.numel(); ++i) {
+            const float x = a->values.floatAt(i), y = b->values.floatAt(i);
+            d.mutableData<float>()[i] = x == y ? 0.0f : std::fabs(x - y);
+        }
+        Slice2D s = extractSlice(d, defaultSlice(d));
+        const ColourScale scale = scaleFor(s.values);
+        return PreparedSlice{std::move(s), scale};
+    });
+    const Slice2D& slice = prepared.slice;
+    const ColourScale& scale = prepared.scale;
     ImGui::TextDisabled("|A - B| of %s %s (the last two axes; a 3-D tensor at index 0)", pair->tensor.c_str(), shapeToString(a->shape).c_str());
     drawLegend(scale, false, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 20));
-    HeatmapHit hit = drawHeatmap(fmt::format("cmp/{}/{}", pair->indexA, pair->tensor), slice, scale, c.textures, ImGui::GetContentRegionAvail(),
-                                 nullptr, 24.0f);
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(),
+                                 nullptr, HeatmapStyle{.maxCell = 24});
     valueTooltip(hit, slice, nullptr);
 }
 }  // namespace

@@ -161,7 +161,6 @@ void breakpointEditor(PanelContext& c) {
             break;
         }
         ImGui::SameLine();
-        const StageInfo& info = stageInfo(b.stage);
         ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "%s", breakpointLabel(b).c_str());
         ImGui::PopID();
     }

@@ -96,15 +96,20 @@ void drawHeatmapPanel(PanelContext& c) {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
         if (ImGui::SliderInt(fmt::format("axis {} ({})", a, names[size_t(a)]).c_str(), &v, 0, int(data.dim(a)) - 1)) spec.fixed[size_t(a)] = v;
     }
-    Slice2D slice = extractSlice(data, spec);
-    ColourScale scale = scaleFor(slice.values);
+    std::string key = fmt::format("hm/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis);
+    for (int64_t i : spec.fixed) key += fmt::format("/{}", i);
+    const PreparedSlice& prepared = preparedSlice(key, [&] {
+        Slice2D s = extractSlice(data, spec);
+        const ColourScale scale = scaleFor(s.values);
+        return PreparedSlice{std::move(s), scale};
+    });
+    const Slice2D& slice = prepared.slice;
+    const ColourScale& scale = prepared.scale;
     exportButtons(c, *t, slice);
     drawLegend(scale, t->stats.negInf > 0, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 24));
 
-    std::string key = fmt::format("hm/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis);
-    for (int64_t i : spec.fixed) key += fmt::format("/{}", i);
     HeatmapLabels labels{spec.rowAxis < 0 ? "row" : names[size_t(spec.rowAxis)], names[size_t(spec.colAxis)], {}, {}};
-    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(), nullptr, 40.0f);
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(), nullptr, HeatmapStyle{.maxCell = 40});
     valueTooltip(hit, slice, &labels);
 }
 

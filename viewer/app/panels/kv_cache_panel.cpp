@@ -37,23 +37,27 @@ void drawKvCachePanel(PanelContext& c) {
     const float font = ImGui::GetFontSize();
     const float labelW = font * 4.5f, barW = ImGui::GetContentRegionAvail().x - labelW - font * 7;
     const float cell = barW / float(window);
-    for (int L = 0; L < a.n_layers; ++L) {
-        ImVec2 p = ImGui::GetCursorScreenPos();
-        dl->AddText(p, ImGui::GetColorU32(ImGuiCol_Text), layerLabel(L).c_str());
-        // Three runs of positions, one rectangle each (a cell per position would be millions of
-        // rectangles at a 16M context, past what one ImGui draw list can index).
-        const int written = std::min(filled[size_t(L)], window), from = writtenFrom[size_t(L)] >= 0 ? std::min(writtenFrom[size_t(L)], written) : written;
-        auto run = [&](int begin, int end, ImU32 col) {
-            if (end <= begin) return;
-            dl->AddRectFilled(ImVec2(p.x + labelW + cell * float(begin), p.y + 2), ImVec2(p.x + labelW + cell * float(end) - 1, p.y + font - 1), col);
-        };
-        run(0, from, IM_COL32(150, 150, 160, 255));
-        run(from, written, IM_COL32(240, 160, 40, 255));
-        run(written, window, IM_COL32(50, 50, 58, 255));
-        dl->AddText(ImVec2(p.x + labelW + barW + font * 0.5f, p.y), ImGui::GetColorU32(ImGuiCol_Text),
-                    fmt::format("{} / {}", filled[size_t(L)], a.max_seq_len).c_str());
-        ImGui::Dummy(ImVec2(labelW + barW + font * 7, font + 2));
-    }
+    // One line per layer, only the lines in sight (a model may have up to 1024 layers).
+    ImGuiListClipper clipper;
+    clipper.Begin(a.n_layers);
+    while (clipper.Step())
+        for (int L = clipper.DisplayStart; L < clipper.DisplayEnd; ++L) {
+            ImVec2 p = ImGui::GetCursorScreenPos();
+            dl->AddText(p, ImGui::GetColorU32(ImGuiCol_Text), layerLabel(L).c_str());
+            // Three runs of positions, one rectangle each (a cell per position would be millions of
+            // rectangles at a 16M context, past what one ImGui draw list can index).
+            const int written = std::min(filled[size_t(L)], window), from = writtenFrom[size_t(L)] >= 0 ? std::min(writtenFrom[size_t(L)], written) : written;
+            auto run = [&](int begin, int end, ImU32 col) {
+                if (end <= begin) return;
+                dl->AddRectFilled(ImVec2(p.x + labelW + cell * float(begin), p.y + 2), ImVec2(p.x + labelW + cell * float(end) - 1, p.y + font - 1), col);
+            };
+            run(0, from, IM_COL32(150, 150, 160, 255));
+            run(from, written, IM_COL32(240, 160, 40, 255));
+            run(written, window, IM_COL32(50, 50, 58, 255));
+            dl->AddText(ImVec2(p.x + labelW + barW + font * 0.5f, p.y), ImGui::GetColorU32(ImGuiCol_Text),
+                        fmt::format("{} / {}", filled[size_t(L)], a.max_seq_len).c_str());
+            ImGui::Dummy(ImVec2(labelW + barW + font * 7, font + 2));
+        }
 }
 
 }  // namespace llama::viewer

@@ -89,19 +89,26 @@ void drawLogitsPanel(PanelContext& c) {
         ImGui::TableSetupColumn("id");
         ImGui::TableSetupColumn("probability");
         ImGui::TableHeadersRow();
-        for (const auto& h : c.snap.steps) {
-            if (h.sampled < 0) continue;
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", h.step);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(c.piece(h.sampled).c_str());
-            ImGui::TableNextColumn();
-            ImGui::Text("%d", h.sampled);
-            ImGui::TableNextColumn();
-            if (h.sampledProbability > 0) ImGui::Text("%.3f", h.sampledProbability);
-            else ImGui::TextDisabled("< top %zu", h.top.size());
-        }
+        // Only the rows in sight are drawn (a long run has thousands of steps).
+        std::vector<size_t> chosen;
+        for (size_t i = 0; i < c.snap.steps.size(); ++i)
+            if (c.snap.steps[i].sampled >= 0) chosen.push_back(i);
+        ImGuiListClipper clipper;
+        clipper.Begin(int(chosen.size()));
+        while (clipper.Step())
+            for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+                const auto& h = c.snap.steps[chosen[size_t(row)]];
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", h.step);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(c.piece(h.sampled).c_str());
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", h.sampled);
+                ImGui::TableNextColumn();
+                if (h.sampledProbability > 0) ImGui::Text("%.3f", h.sampledProbability);
+                else ImGui::TextDisabled("< top %zu", h.top.size());
+            }
         ImGui::EndTable();
     }
 }

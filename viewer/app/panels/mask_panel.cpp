@@ -1,5 +1,5 @@
 // The causal mask of the prefill: row i (a query position) may look at columns up to i.
-// Drawn cell by cell with its value written in, because the point is to read 0 and -inf.
+// Its cells carry their value, 0 or -inf, once they are large enough: the point is to read them.
 #include <imgui.h>
 
 #include <fmt/format.h>
@@ -13,6 +13,8 @@
 namespace llama::viewer {
 
 namespace {
+constexpr Rgb kMaskKeptColour{235, 235, 225};
+
 // The mask of the shown step, else the latest step that had one (decode steps have none).
 const StageRecord* maskRecord(const PanelContext& c) {
     const StageRecord* found = nullptr;
@@ -42,42 +44,39 @@ void drawMaskPanel(PanelContext& c) {
         return;
     }
     const Tensor& t = *m.data;
-    const int rows = int(t.dim(0)), cols = int(t.dim(1));
-    ImDrawList* dl = ImGui::GetWindowDrawList();
+    if (t.rank() != 2) {
+        ImGui::TextDisabled("(a mask of rank %d: expected [seqLen, positions])", int(t.rank()));
+        return;
+    }
+    // Drawn as the other heatmaps are (zoom, pan, thinned labels), in the mask's own two colours,
+    // with 0 and -inf written in once cells are large enough to read them.
+    const std::string key = fmt::format("mask/{}", r->index);
+    const Slice2D& s = preparedSlice(key, [&] { return PreparedSlice{extractSlice(t, defaultSlice(t)), {}}; }).slice;
+    HeatmapLabels labels{"query position", "key position", {}, {}};
+    for (int64_t i = 0; i < s.rows; ++i) labels.rows.push_back(c.positionLabel(r->startPos + int(i)));
+    for (int64_t j = 0; j < s.cols; ++j) labels.cols.push_back(c.positionLabel(int(j)));
+    HeatmapStyle style;
+    style.maxCell = 48;
+    style.gridLines = true;
+    style.colour = [](float v) { return std::isinf(v) && v < 0 ? kNegInfColour : kMaskKeptColour; };
+    style.cellText = [&s](int i, int j) { return std::string(std::isinf(s.at(i, j)) ? "-\xe2\x88\x9e" : "0"); };  // −∞
     const float font = ImGui::GetFontSize();
-    float labelW = 0;
-    for (int i = 0; i < std::max(rows, cols); ++i) labelW = std::max(labelW, ImGui::CalcTextSize(c.positionLabel(i).c_str()).x);
-    labelW = std::min(labelW, font * 10) + font * 0.5f;
     ImVec2 avail = ImGui::GetContentRegionAvail();
-    float cell = std::clamp(std::min((avail.x - labelW) / cols, (avail.y - labelW) / rows), 4.0f, font * 3.0f);
-    ImVec2 o = ImGui::GetCursorScreenPos();
-    ImVec2 grid(o.x + labelW, o.y + labelW);
-    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-    // Long prompts: every k-th label, so none overlap (hover names any cell's tokens).
-    const int every = std::max(1, int(std::ceil(font / cell)));
-    for (int i = 0; i < rows; i += every) {
-        std::string l = c.positionLabel(r->startPos + i);
-        dl->AddText(ImVec2(grid.x - font * 0.3f - ImGui::CalcTextSize(l.c_str()).x, grid.y + cell * i + (cell - font) / 2), text, l.c_str());
+    avail.y -= font * 1.6f;  // the key below
+    // A short prompt's mask keeps cells large enough to read 0 and -inf, the panel scrolling if need be.
+    if (s.rows <= 24) avail.y = std::max(avail.y, font * (8 + 1.4f * float(s.rows)));
+    HeatmapHit hit = drawHeatmap(key, s, ColourScale{}, c.textures, avail, &labels, style);
+    valueTooltip(hit, s, &labels);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    for (auto [colour, what] : {std::pair{kMaskKeptColour, "0: kept"}, std::pair{kNegInfColour, "-inf: masked"}}) {
+        const ImVec2 q = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(q, ImVec2(q.x + font, q.y + font), IM_COL32(colour.r, colour.g, colour.b, 255));
+        ImGui::Dummy(ImVec2(font, font));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(what);
+        ImGui::SameLine(0, font);
     }
-    for (int j = 0; j < cols; j += every) addVerticalText(dl, ImVec2(grid.x + cell * j + (cell - font) / 2, grid.y - font * 0.3f), text, c.positionLabel(j));
-    for (int i = 0; i < rows; ++i)
-        for (int j = 0; j < cols; ++j) {
-            bool masked = std::isinf(t.floatAt(int64_t(i) * cols + j));
-            ImVec2 a(grid.x + cell * j, grid.y + cell * i), b(a.x + cell - 1, a.y + cell - 1);
-            dl->AddRectFilled(a, b, masked ? IM_COL32(40, 40, 48, 255) : IM_COL32(235, 235, 225, 255));
-            if (cell >= font * 1.6f) {
-                const char* s = masked ? "-\xe2\x88\x9e" : "0";  // −∞
-                ImVec2 sz = ImGui::CalcTextSize(s);
-                dl->AddText(ImVec2(a.x + (cell - sz.x) / 2, a.y + (cell - sz.y) / 2), masked ? IM_COL32(200, 200, 210, 255) : IM_COL32(20, 20, 20, 255), s);
-            }
-        }
-    ImGui::Dummy(ImVec2(labelW + cell * cols, labelW + cell * rows));
-    if (hoveringRect(grid, ImVec2(grid.x + cell * cols, grid.y + cell * rows))) {
-        ImVec2 p = ImGui::GetMousePos();
-        int i = std::clamp(int((p.y - grid.y) / cell), 0, rows - 1), j = std::clamp(int((p.x - grid.x) / cell), 0, cols - 1);
-        bool masked = std::isinf(t.floatAt(int64_t(i) * cols + j));
-        ImGui::SetTooltip("query %s\nkey %s\nmask %s", c.positionLabel(r->startPos + i).c_str(), c.positionLabel(j).c_str(), masked ? "-inf" : "0");
-    }
+    ImGui::NewLine();
 }
 
 }  // namespace llama::viewer

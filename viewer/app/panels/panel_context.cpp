@@ -52,6 +52,14 @@ std::string fitText(std::string text, float width) {
     return text;
 }
 
+std::string elided(const std::string& text, float width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+    // One glyph, U+2026, where the font has it (DejaVu does; ImGui's built-in font does not).
+    const char* dots = ImGui::GetFont()->FindGlyphNoFallback(0x2026) ? "\xe2\x80\xa6" : "...";
+    const std::string cut = fitText(text, width - ImGui::CalcTextSize(dots).x);
+    return cut.size() < text.size() ? cut + dots : cut;
+}
+
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension) {
     return fmt::format("llama-viewer-{}{}.{}", what, exportFileTag(c.current), extension);
 }

@@ -70,6 +70,9 @@ bool hoveringRect(ImVec2 a, ImVec2 b);
 // `text` cut at a character boundary to fit `width` pixels.
 std::string fitText(std::string text, float width);
 
+// `text`, or as much as fits `width` followed by an ellipsis (for a tooltip to show it whole).
+std::string elided(const std::string& text, float width);
+
 // A path under the working directory for an export, named after what is exported.
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension);
 // "Export PNG" for the current panel, right-aligned after the last item; hover shows the path written.
