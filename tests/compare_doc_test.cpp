@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <tuple>
 #include <filesystem>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -216,6 +217,87 @@ TEST_CASE("doc comparison: a decode step's lines pair with the same step of the 
     REQUIRE(c.rows.size() == 2);
     CHECK(c.rows[1].log == &c.logLines[5]);
     CHECK(c.ok());
+}
+
+// compareDocToLog finds partners and contradicting lines through indexes (linear in the sizes);
+// here every choice is checked against the rules of doc_compare.h applied by brute force, on
+// random small documents and logs whose values compare as written (no --any-length).
+TEST_CASE("doc comparison: indexed pairing and documented-elsewhere agree with the rules applied to every candidate", "[compare-doc]") {
+    std::mt19937 rng(2411);
+    auto pick = [&](int n) { return int(rng() % unsigned(n)); };
+    auto randomLine = [&](int lineNo, bool doc) {
+        DebugLine l;
+        l.lineNo = lineNo;
+        l.signature = pick(2) ? "A" : "B";
+        l.exactText = l.signature + std::to_string(pick(2));
+        l.layer = pick(3);
+        l.startPos = doc && pick(4) == 0 ? -1 : 5 * pick(2);
+        l.shapes = {{"x", {2 + pick(2), 3}}};
+        l.values = {{"startPos", std::to_string(5 * pick(2))}, {"dtype", pick(2) ? "F32" : "BF16"}};
+        return l;
+    };
+    auto written = [](const DebugLine& l) {  // each item's name and how it is written, in order
+        std::vector<std::pair<std::string, std::string>> items;
+        for (const auto& [name, shape] : l.shapes) items.emplace_back(name, "shape(" + shapeToString(shape) + ")");
+        for (const auto& v : l.values) items.emplace_back(v.name, v.text);
+        return items;
+    };
+    for (int trial = 0; trial < 400; ++trial) {
+        std::vector<DebugLine> doc, log;
+        for (int i = 0, n = pick(25); i < n; ++i) doc.push_back(randomLine(i + 1, true));
+        for (int i = 0, n = pick(25); i < n; ++i) log.push_back(randomLine(i + 1, false));
+        const auto c = compareDocToLog(doc, log);
+        REQUIRE(c.rows.size() == doc.size());
+        // Pairing: the candidate with the highest preference score, the earliest of equals.
+        std::vector<bool> used(log.size());
+        size_t next = 0;
+        for (size_t r = 0; r < doc.size(); ++r) {
+            const DebugLine& d = doc[r];
+            int bestScore = -1;
+            size_t best = 0;
+            for (size_t i = 0; i < log.size(); ++i) {
+                if (log[i].signature != d.signature) continue;
+                const int score = 16 * (d.startPos < 0 || log[i].startPos == d.startPos) + 8 * (log[i].layer == d.layer) +
+                                  4 * (log[i].exactText == d.exactText) + 2 * !used[i] + (i >= next);
+                if (score > bestScore) bestScore = score, best = i;
+            }
+            INFO("trial " << trial << ", documented line " << d.lineNo);
+            if (bestScore < 0) {
+                CHECK(c.rows[r].log == nullptr);
+                continue;
+            }
+            REQUIRE(c.rows[r].log == &c.logLines[best]);
+            used[best] = true;
+            next = best + 1;
+        }
+        // Documented elsewhere: the nearest other row of the layer, paired, not differing on that
+        // name itself, with an item of that name written as the log writes it; the first of equals.
+        for (const DocComparisonRow& row : c.rows) {
+            for (const LineDifference& diff : row.differences) {
+                std::string logged;
+                for (const auto& [name, text] : written(*row.log))
+                    if (name == diff.name) {
+                        logged = text;
+                        break;
+                    }
+                int expected = 0, bestDistance = 0;
+                for (const DocComparisonRow& other : c.rows) {
+                    if (&other == &row || !other.log || other.doc.layer != row.doc.layer) continue;
+                    if (std::any_of(other.differences.begin(), other.differences.end(), [&](const LineDifference& o) { return o.name == diff.name; }))
+                        continue;
+                    for (const auto& [name, text] : written(other.doc)) {
+                        const int distance = std::abs(other.doc.lineNo - row.doc.lineNo);
+                        if (name != diff.name || text != logged || (expected && distance >= bestDistance)) continue;
+                        expected = other.doc.lineNo;
+                        bestDistance = distance;
+                    }
+                }
+                INFO("trial " << trial << ", documented line " << row.doc.lineNo << ", " << diff.name);
+                CHECK(diff.documentedElsewhere == expected);
+                if (expected) CHECK(diff.elsewhere == logged);
+            }
+        }
+    }
 }
 
 // std::regex recurses per character; a 2000-token prompt's line must not overflow the stack.

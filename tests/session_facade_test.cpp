@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "llama2_model_dir.h"
+#include "ml/ops.h"
 #include "session/session.h"
 
 using namespace llama;
@@ -118,4 +119,27 @@ TEST_CASE("Session: a source describes itself, and running before a load is an e
     CHECK(ModelSource{ModelSource::Kind::Files, "/m"}.describe() == "/m");
     Session s;
     CHECK_THROWS_WITH(s.run(), "no model is loaded");
+}
+
+// bench measures the forward pass through the facade: a fresh context and one pass in it. Its
+// last row's argmax is the greedy run's first token, and a decode step from there its second.
+TEST_CASE("Session: forward passes in a context of their own give the greedy run's tokens", "[session][bench]") {
+    Session s;
+    s.load({ModelSource::Kind::Files, kBundled});
+    s.settings().maxTokens = 2;
+    const GenerationResult run = s.run();
+    REQUIRE(run.generatedTokens.size() == 2);
+
+    InferenceContext ctx = s.newContext();
+    StageCounter counter;
+    ctx.addObserver(&counter);
+    const std::vector<int32_t> prompt = s.promptTokens();
+    const Tensor logits = s.forward(ctx, prompt, 0);
+    REQUIRE(logits.dim(0) == int64_t(prompt.size()));
+    const Tensor last = ml::Reshape(ml::Slice(logits, logits.dim(0) - 1, logits.dim(0)), {logits.dim(1)});
+    const int32_t first = int32_t(ml::Argmax(last));
+    CHECK(first == run.generatedTokens[0]);
+    CHECK(counter.stages > 0);  // the caller's observers watch
+    const Tensor step = s.forward(ctx, {first}, int(prompt.size()));
+    CHECK(int32_t(ml::Argmax(ml::Reshape(step, {step.dim(1)}))) == run.generatedTokens[1]);
 }

@@ -13,7 +13,7 @@
 #include "ml/op_profile.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
-#include "model/llama_transformer.h"
+#include "session/session.h"
 #include "model_summary.h"
 #include "model_source_options.h"
 #include "options/checked_option.h"
@@ -76,12 +76,13 @@ int runBench(const Options& o) {
     const std::vector<int>& promptLengths = o.benchPromptTokens;
     // Checked first: a wrong --model should not cost the whole measurement.
     if (!o.benchLlamaBench.empty()) requireLlamaBenchInputs(o.benchLlamaBench, o.model, !o.synthetic.empty());
-    Model model = loadModelSource(selectedSource(o), loadOptions(o, false));
+    Session session;
+    session.load(selectedSource(o), loadOptions(o, false));
+    const Model& model = *session.model();
     printModelSummary(model);
     for (int promptTokens : promptLengths)
         if (promptTokens + o.benchDecodeTokens > model.args.max_seq_len)
             throw std::invalid_argument(fmt::format("--prompt-tokens + --decode-tokens exceed the context length {}", model.args.max_seq_len));
-    LlamaTransformer transformer(model);
     const int threads = ml::ThreadPool::global().threadCount();
     fmt::print("\nbench: {} prompt tokens, {} decode tokens, {} repeats, {} threads, observer {}{}\n", fmt::join(promptLengths, ","),
                o.benchDecodeTokens, o.benchRepeats, threads, o.benchObserver, o.benchProfile ? ", op profile on" : "");
@@ -97,9 +98,9 @@ int runBench(const Options& o) {
     // One untimed pass first, as llama-bench does: the first touch of the mapped weights and of
     // the heap would otherwise count against the first run.
     {
-        InferenceContext ctx(model.args);
-        transformer.Forward(ctx, Tensor::fromInt32(benchPrompt(promptLengths.front())), 0);
-        transformer.Forward(ctx, Tensor::fromInt32({1}), promptLengths.front());
+        InferenceContext ctx = session.newContext();
+        session.forward(ctx, benchPrompt(promptLengths.front()), 0);
+        session.forward(ctx, {1}, promptLengths.front());
     }
 
     ml::setOpProfiling(o.benchProfile);
@@ -111,11 +112,11 @@ int runBench(const Options& o) {
         double decodeRate = 0;
         for (size_t p = 0; p < promptLengths.size(); ++p) {
             const int promptTokens = promptLengths[p];
-            InferenceContext ctx(model.args);
+            InferenceContext ctx = session.newContext();
             if (observer) ctx.addObserver(observer.get());
             ml::resetOpProfile();
             auto t0 = Clock::now();
-            Tensor logits = transformer.Forward(ctx, Tensor::fromInt32(benchPrompt(promptTokens)), 0);
+            Tensor logits = session.forward(ctx, benchPrompt(promptTokens), 0);
             double prefill = std::chrono::duration<double>(Clock::now() - t0).count();
             if (o.benchProfile) prefillProfile.addSinceReset(promptTokens, 1, prefill);
             prefillTps[p].push_back(promptTokens / prefill);
@@ -126,7 +127,7 @@ int runBench(const Options& o) {
             ml::resetOpProfile();
             auto t1 = Clock::now();
             for (int i = 0; i < o.benchDecodeTokens; ++i) {
-                Tensor step = transformer.Forward(ctx, Tensor::fromInt32({next}), promptTokens + i);
+                Tensor step = session.forward(ctx, {next}, promptTokens + i);
                 next = int32_t(ml::Argmax(ml::Reshape(step, {step.dim(1)})));
             }
             double decode = std::chrono::duration<double>(Clock::now() - t1).count();

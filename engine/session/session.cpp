@@ -48,4 +48,10 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
 
 void Session::requestStop() { stop_ = true; }
 
+InferenceContext Session::newContext() const { return InferenceContext(loadedModel().args, shapesOnly_); }
+
+Tensor Session::forward(InferenceContext& ctx, const std::vector<int32_t>& tokens, int startPos) const {
+    return transformer().Forward(ctx, Tensor::fromInt32(tokens), startPos);
+}
+
 }  // namespace llama

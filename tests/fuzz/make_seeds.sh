@@ -52,6 +52,17 @@ cp "$root/tests/fixtures/sentencepiece/llama2_style.model" "$corpus/sentencepiec
 "$exe" --synthetic tiny -n 2 --trace "$corpus/trace/tiny.trace" --debug-log "$corpus/doc_lines/tiny.log" -q > /dev/null
 cp "$root"/tests/fixtures/compare_doc/*.md "$corpus/doc_lines/"
 cp "$root"/viewer/scripts/*.txt "$corpus/viewer_script/"
+# Scripts run against the replay of trace/tiny.trace (fuzz_viewer_script_state.cpp): the smoke
+# test, every what-if and view command, breakpoints and the sampling settings.
+mkdir -p "$corpus/viewer_script_state"
+cp "$root/viewer/scripts/smoke_test.txt" "$corpus/viewer_script_state/smoke_test.script"
+printf '%s\n' "# what-if settings, then the view at a held stage" "max-tokens 2" "no-mask on" "rope-theta 10000" "ablate-head 1:1" \
+  "skip-layer 1" "step-to scores_softmax 1" "layer 1" "head 1" "cell 0 0" "scores masked" "select 3" "tensor scores" "step" \
+  "step-layer" "step-token" "no-mask off" "ablate-head off" "skip-layer off" "rope-theta off" "run" > "$corpus/viewer_script_state/whatif.script"
+printf '%s\n' "breakpoint ffn_residual 2" "breakpoint attention" "continue" "continue" "step-to logits" "map-layer 2" "select 0" \
+  "tensor xq" "stop" "start" "step" "restart" "step-to sample 1 1" "temperature 0.7" "top-k 5" "top-p 0.9" "min-p 0.1" "seed 7" \
+  "repeat-penalty 1.3" "repeat-last-n 16" "frequency-penalty 0.5" "presence-penalty 0.5" "mode chat" 'system "Be brief."' \
+  'prompt "In the beginning"' > "$corpus/viewer_script_state/breakpoints.script"
 # Two traces for diff, cut by the line fuzz_trace_diff.cpp splits them at.
 mkdir -p "$corpus/trace_diff"
 { cat "$corpus/trace/tiny.trace"; printf '\n--8<--\n'; cat "$corpus/trace/tiny.trace"; } > "$corpus/trace_diff/same.pair"

@@ -6,11 +6,10 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "options/checked_number.h"
-#include "options/run_options.h"
 #include "panels/panels.h"
 #include "state/chapter_reader.h"
 #include "state/panel_labels.h"
+#include "state/script_state_commands.h"
 #include "state/tensor_export.h"
 #include "viewer_app.h"
 
@@ -19,25 +18,6 @@ namespace llama::viewer {
 namespace {
 constexpr auto kEngineTimeout = std::chrono::minutes(10);
 constexpr int kSettleFrames = 3;  // ImGui lays out a newly selected tab or window on the next frame
-
-// Script numbers are read as the command line's are (options/checked_number.h): the whole word,
-// in the command's range, never NaN; the refusal is the parser's ("expected ..., got '-1'"), and
-// update() names the line and the command.
-int toInt(const std::string& s, const options::IntegerRange& range) { return int(options::parseInteger(s, range)); }
-float toFloat(const std::string& s, const options::RealRange& range) { return float(options::parseReal(s, range)); }
-const options::IntegerRange kIndex{0, 1 << 24, "an index from 0 to 16777216"};
-const options::IntegerRange kLayerOrStep{0, 1 << 24, "a number from 0 to 16777216"};
-// --ablate-head/--skip-layer's 1-based numbers, or "off" for --rope-theta
-bool isOff(const std::string& s) { return s == "off"; }
-bool onOff(const ScriptCommand& c) {
-    if (c.args[0] != "on" && !isOff(c.args[0]))
-        throw std::invalid_argument(fmt::format("expected on or off, got '{}'", c.args[0]));
-    return c.args[0] == "on";
-}
-
-bool matches(const Breakpoint& b, const HeldAt& h) {
-    return b.stage == h.stage && (!b.layer || *b.layer == h.layer) && (!b.step || *b.step == h.step);
-}
 
 // The data of the captured tensor the heatmap shows.
 const Tensor& heatmapData(ViewerApp& app) {
@@ -51,22 +31,18 @@ const Tensor& heatmapData(ViewerApp& app) {
     return *t->data;
 }
 
-// step-to and breakpoint: STAGE [LAYER [STEP]].
-Breakpoint breakpointArgs(const ScriptCommand& c) {
-    const StageInfo* info = findStage(c.args[0]);
-    if (!info) throw std::invalid_argument("no stage '" + c.args[0] + "' (use the catalog's keys, e.g. scores_softmax)");
-    Breakpoint b{info->id, std::nullopt, std::nullopt};
-    if (c.args.size() > 1) b.layer = layerFromNumber(c.args[1], c.name);
-    if (c.args.size() > 2) b.step = toInt(c.args[2], kLayerOrStep);
-    return b;
-}
 }  // namespace
 
 ScriptRunner::ScriptRunner(std::vector<ScriptCommand> commands) : commands_(std::move(commands)) {
-    // The parser accepts exactly the commands of scriptCommands(): each needs a handler here.
-    for (const ScriptCommandInfo& info : scriptCommands())
-        if (!handlers().count(info.name)) throw std::logic_error(fmt::format("script command '{}' has no handler", info.name));
-    if (handlers().size() != scriptCommands().size()) throw std::logic_error("a script handler has no command in scriptCommands()");
+    // The parser accepts exactly the commands of scriptCommands(): each needs a handler here or in
+    // state/script_state_commands.h.
+    size_t handled = 0;
+    for (const ScriptCommandInfo& info : scriptCommands()) {
+        if (handlers().count(info.name) + isStateCommand(info.name) != 1)
+            throw std::logic_error(fmt::format("script command '{}' has no handler, or two", info.name));
+        handled += handlers().count(info.name);
+    }
+    if (handled != handlers().size()) throw std::logic_error("a script handler has no command in scriptCommands()");
 }
 
 void ScriptRunner::fail(ViewerApp& app, const std::string& message) {
@@ -97,7 +73,7 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
             return s.state == SessionState::Finished;
         case Wait::StepTo:
             if (s.state == SessionState::Paused && s.held) {
-                if (matches(*stepTarget_, *s.held)) {
+                if (breakpointMatches(*stepTarget_, *s.held)) {
                     app.session().setBreakpoints(userBreakpoints_);
                     return true;
                 }
@@ -150,7 +126,8 @@ void ScriptRunner::update(ViewerApp& app) {
 
 void ScriptRunner::execute(ViewerApp& app, const ScriptCommand& c) {
     waitStart_ = std::chrono::steady_clock::now();
-    handlers().at(c.name)(*this, app, c);
+    if (isStateCommand(c.name)) applyStateCommand(c, app.settings(), app.view());
+    else handlers().at(c.name)(*this, app, c);
 }
 
 void ScriptRunner::waitFrames(int count) {
@@ -177,41 +154,6 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              app.load(src);
              r.wait_ = Wait::Loaded;
          }},
-        {"mode", [](R&, A& app, const C& c) {
-             if (c.args[0] != "chat" && c.args[0] != "completion") throw std::invalid_argument("mode chat | completion");
-             app.settings().mode = c.args[0] == "chat" ? PromptMode::Chat : PromptMode::Completion;
-         }},
-        {"system", [](R&, A& app, const C& c) { app.settings().system = c.args[0]; }},
-        {"prompt", [](R&, A& app, const C& c) { app.settings().prompt = c.args[0]; }},
-        {"max-tokens", [](R&, A& app, const C& c) { app.settings().maxTokens = toInt(c.args[0], options::ranges::maxTokens()); }},
-        {"temperature", [](R&, A& app, const C& c) { app.settings().sampling.temperature = toFloat(c.args[0], options::ranges::temperature()); }},
-        {"top-k", [](R&, A& app, const C& c) { app.settings().sampling.topK = toInt(c.args[0], options::ranges::topK()); }},
-        {"top-p", [](R&, A& app, const C& c) { app.settings().sampling.topP = toFloat(c.args[0], options::ranges::topP()); }},
-        {"min-p", [](R&, A& app, const C& c) { app.settings().sampling.minP = toFloat(c.args[0], options::ranges::minP()); }},
-        {"seed", [](R&, A& app, const C& c) { app.settings().sampling.seed = options::parseUnsigned(c.args[0], options::ranges::seed); }},
-        {"repeat-penalty", [](R&, A& app, const C& c) { app.settings().sampling.repeatPenalty = toFloat(c.args[0], options::ranges::repeatPenalty()); }},
-        {"repeat-last-n", [](R&, A& app, const C& c) { app.settings().sampling.repeatLastN = toInt(c.args[0], options::ranges::repeatLastN()); }},
-        {"frequency-penalty", [](R&, A& app, const C& c) { app.settings().sampling.frequencyPenalty = toFloat(c.args[0], options::ranges::frequencyPenalty()); }},
-        {"presence-penalty", [](R&, A& app, const C& c) { app.settings().sampling.presencePenalty = toFloat(c.args[0], options::ranges::frequencyPenalty()); }},
-        // The what-if switches, as on the command line (options/run_options.h): on | off, or a value.
-        {"no-mask", [](R&, A& app, const C& c) { app.settings().whatIf.noMask = onOff(c); }},
-        {"no-kv-cache", [](R&, A& app, const C& c) { app.settings().whatIf.noKvCache = onOff(c); }},
-        {"no-rope", [](R&, A& app, const C& c) { app.settings().whatIf.noRope = onOff(c); }},
-        {"rope-theta", [](R&, A& app, const C& c) {
-             auto& theta = app.settings().whatIf.ropeTheta;
-             if (isOff(c.args[0])) theta.reset();
-             else theta = options::parseReal(c.args[0], options::ranges::ropeTheta());
-         }},
-        {"ablate-head", [](R&, A& app, const C& c) {
-             auto& heads = app.settings().whatIf.ablateHeads;
-             if (isOff(c.args[0])) heads.clear();
-             else heads.insert(options::parseLayerHead(c.args[0]));
-         }},
-        {"skip-layer", [](R&, A& app, const C& c) {
-             auto& layers = app.settings().whatIf.skipLayers;
-             if (isOff(c.args[0])) layers.clear();
-             else layers.insert(toInt(c.args[0], {1, 1 << 24, "a layer from 1 upwards"}) - 1);
-         }},
         {"start", [](R& r, A& app, const C&) {
              app.session().start(app.settings(), StepController::Mode::Stage, true);
              r.wait_ = Wait::Settled;
@@ -233,7 +175,7 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"step-to", [](R& r, A& app, const C& c) {
              const Breakpoint b = breakpointArgs(c);
              SessionStatus st = app.session().status();
-             if (st.held && matches(b, *st.held)) return;
+             if (st.held && breakpointMatches(b, *st.held)) return;
              r.userBreakpoints_ = app.session().breakpoints();
              r.stepTarget_ = b;
              auto withTarget = r.userBreakpoints_;
@@ -256,39 +198,23 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
          }},
         {"chapter-check", [](R& r, A&, const C& c) {
              ChapterReader& reader = chapterReader();
-             const int n = toInt(c.args[0], kIndex);
+             const int n = scriptInt(c.args[0], c, kScriptIndex);
              if (n < 1 || n > int(reader.document().checks.size()))
                  throw std::invalid_argument(fmt::format("the chapter shown has {} checks", reader.document().checks.size()));
              if (!reader.checkOpen(n - 1)) reader.toggleCheck(n - 1);
              r.waitFrames(kSettleFrames);
          }},
-        {"layer", [](R&, A& app, const C& c) {
-             const auto layer = layerFromNumber(c.args[0], "layer");
-             if (!layer) throw std::invalid_argument("layer L: give the layer's number (1 is the first)");
-             app.view().attentionLayer = *layer;
-         }},
-        {"head", [](R&, A& app, const C& c) {
-             app.view().head = headFromNumber(c.args[0], "head");
-             app.view().cell.reset();
-         }},
-        {"cell", [](R&, A& app, const C& c) { app.view().cell = AttentionCell{toInt(c.args[0], kIndex), toInt(c.args[1], kIndex)}; }},
-        {"scores", [](R&, A& app, const C& c) {
-             if (c.args[0] != "softmax" && c.args[0] != "masked") throw std::invalid_argument("scores softmax | masked");
-             app.view().showMaskedScores = c.args[0] == "masked";
-         }},
-        {"select", [](R&, A& app, const C& c) { app.view().selectedRecord = toInt(c.args[0], kIndex); }},
-        {"tensor", [](R&, A& app, const C& c) { app.view().tensorName = c.args[0]; }},
         {"scale", [](R& r, A& app, const C& c) {
              app.requestedUiScale() =
-                 toFloat(c.args[0], {kMinUiScale, kMaxUiScale, false, fmt::format("a UI scale from {} to {}", kMinUiScale, kMaxUiScale)});
+                 scriptFloat(c.args[0], c, {kMinUiScale, kMaxUiScale, false, fmt::format("a UI scale from {} to {}", kMinUiScale, kMaxUiScale)});
              r.waitFrames(kSettleFrames);
          }},
-        {"frames", [](R& r, A&, const C& c) { r.waitFrames(toInt(c.args[0], {1, 100000, "a frame count from 1 to 100000"})); }},
+        {"frames", [](R& r, A&, const C& c) { r.waitFrames(scriptInt(c.args[0], c, {1, 100000, "a frame count from 1 to 100000"})); }},
         {"measure-fps", [](R& r, A& app, const C& c) {
              SessionStatus st = app.session().status();
              r.fpsWhere_ = st.held ? fmt::format("paused at {}", stageInfo(st.held->stage).key) : stateName(st.state);
              r.fpsFrames_ = 0;
-             r.fpsEnd_ = r.waitStart_ + std::chrono::milliseconds(int(toFloat(c.args[0], {0, 3600, true, "a number of seconds above 0 and at most 3600"}) * 1000));
+             r.fpsEnd_ = r.waitStart_ + std::chrono::milliseconds(int(scriptFloat(c.args[0], c, {0, 3600, true, "a number of seconds above 0 and at most 3600"}) * 1000));
              r.wait_ = Wait::Fps;
          }},
         {"screenshot", [](R& r, A&, const C& c) {
@@ -306,7 +232,6 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              r.pendingKind_ = CaptureKind::Slide;
              r.waitFrames(kSettleFrames);
          }},
-        {"map-layer", [](R&, A& app, const C& c) { app.view().mapLayer = toInt(c.args[0], {0, 1 << 24, "a layer number (1 is the first; 0 follows the shown stage)"}) - 1; }},
         {"export-csv", [](R&, A& app, const C& c) {
              const Tensor& data = heatmapData(app);
              const ViewState& v = app.view();
