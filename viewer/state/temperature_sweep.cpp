@@ -13,11 +13,21 @@ SweptTokens tokensAtTemperature(const Tensor* logits, const std::vector<TokenPro
     } else {
         out.wholeVocabulary = false;
         out.top = recorded;
-        std::sort(out.top.begin(), out.top.end(), [](const auto& a, const auto& b) { return a.logit > b.logit; });
+        // A trace may hold any float here: a NaN logit ranks last and gets no probability (and
+        // keeps the sort's order strict), and infinite ones take the softmax's limit, +inf
+        // sharing everything, -inf nothing.
+        auto rank = [](float logit) { return std::isnan(logit) ? -INFINITY : logit; };
+        std::stable_sort(out.top.begin(), out.top.end(), [&](const auto& a, const auto& b) { return rank(a.logit) > rank(b.logit); });
         if (!out.top.empty() && temperature > 0) {
+            const double top = rank(out.top.front().logit);
+            auto weight = [&](float logit) {
+                const double x = rank(logit);
+                if (std::isinf(top)) return x == top && top > 0 ? 1.0 : 0.0;
+                return std::exp((x - top) / temperature);
+            };
             double total = 0;
-            for (auto& t : out.top) total += std::exp(double(t.logit - out.top.front().logit) / temperature);
-            for (auto& t : out.top) t.probability = float(std::exp(double(t.logit - out.top.front().logit) / temperature) / total);
+            for (auto& t : out.top) total += weight(t.logit);
+            for (auto& t : out.top) t.probability = total > 0 ? float(weight(t.logit) / total) : 0.0f;
         }
         if (int(out.top.size()) > k) out.top.resize(size_t(k));
     }

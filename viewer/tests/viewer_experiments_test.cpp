@@ -3,6 +3,8 @@
 // logits panel's what-if temperature.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -138,4 +140,19 @@ TEST_CASE("the what-if temperature spreads or sharpens the same logits") {
     REQUIRE(fromTrace.top.size() == 2);
     CHECK(fromTrace.top[0].id == 0);
     CHECK(fromTrace.top[0].probability == Approx(std::exp(2.0) / (std::exp(2.0) + std::exp(1.0))));
+
+    // A hostile trace's logits: NaN ranks last with no probability, +inf takes the softmax's
+    // limit (the infinite ones share everything), and no probability is NaN.
+    const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+    const std::vector<TokenProbability> hostile = {{0, nan, 0}, {1, 1.0f, 0}, {2, inf, 0}, {3, nan, 0}, {4, inf, 0}, {5, -inf, 0}};
+    const SweptTokens swept = tokensAtTemperature(nullptr, hostile, 1.0f, 6);
+    REQUIRE(swept.top.size() == 6);
+    CHECK(swept.top[0].id == 2);
+    CHECK(swept.top[1].id == 4);
+    CHECK(swept.top[2].id == 1);
+    CHECK(swept.top[0].probability == 0.5f);
+    CHECK(swept.top[1].probability == 0.5f);
+    for (size_t i = 2; i < swept.top.size(); ++i) CHECK(swept.top[i].probability == 0.0f);
+    const SweptTokens noNumbers = tokensAtTemperature(nullptr, {{0, nan, 0}, {1, -inf, 0}}, 2.0f, 2);
+    for (const auto& t : noNumbers.top) CHECK(t.probability == 0.0f);
 }
