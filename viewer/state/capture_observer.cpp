@@ -4,9 +4,7 @@ namespace llama::viewer {
 
 namespace {
 constexpr int kLensTopK = 5;
-}
 
-namespace {
 uint64_t nextRun() {
     static std::atomic<uint64_t> runs{0};
     return ++runs;
@@ -34,9 +32,7 @@ bool CaptureObserver::computeLens(int step) {
     if (!lens_) return false;
     std::lock_guard lock(mutex_);
     bool computed = false;
-    const auto& records = history_.records();
-    for (const StageRecord* r = nullptr; const auto& p : stepRecords(records, step)) {
-        r = p.get();
+    for (const auto& r : stepRecords(history_.records(), step)) {
         if (r->stage != StageId::FfnResidual || !r->lens.empty() || r->tensors.empty() || !r->tensors[0].data) continue;
         history_.setLens(size_t(r->index), lens_->topTokens(*r->tensors[0].data, kLensTopK));
         computed = true;
