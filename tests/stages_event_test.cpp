@@ -1,6 +1,12 @@
 // The stage protocol: a mark's fields become the catalog's wording and the recorded tensors.
 #include <catch2/catch.hpp>
 
+#include <fmt/args.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+
 #include "stages/stage_event.h"
 
 using namespace llama;
@@ -51,4 +57,58 @@ TEST_CASE("stage catalog: the stages inside a block are the walkthrough's stages
         INFO(s.key);
         CHECK(s.inBlock == (s.number >= 5 && s.number <= 18));
     }
+}
+
+namespace {
+// The names in a comma-separated list ("logits,next").
+std::vector<std::string> listNames(std::string_view list) {
+    std::vector<std::string> names;
+    for (std::string_view rest = list; !rest.empty();) {
+        const size_t comma = rest.find(',');
+        names.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    return names;
+}
+}  // namespace
+
+TEST_CASE("stage event: every wording of the catalog, cut once, writes what fmt writes from named arguments", "[stages]") {
+    // The reference: fmt's own formatting of the wording, given the same values by name.
+    const Tensor tensor = Tensor::shapeOnly({2, 3, 5}, DType::BF16);
+    std::deque<std::string> names;  // StageField keeps a pointer to its name
+    int checked = 0;
+    for (const StageInfo& info : stageCatalog())
+        for (const bool skipped : {false, true}) {
+            const std::string_view wording = skipped ? info.skipped : info.wording;
+            if (wording.empty()) continue;
+            const std::vector<std::string> recorded = listNames(info.records);
+            std::vector<StageField> fields;
+            fmt::dynamic_format_arg_store<fmt::format_context> reference;
+            const auto given = [&](const std::string& n) {
+                return n == "layer" || n == "layerNumber" || n == "step" || n == "startPos" ||
+                       std::any_of(fields.begin(), fields.end(), [&](const StageField& f) { return f.name == n; });
+            };
+            for (size_t open = wording.find('{'); open != std::string_view::npos; open = wording.find('{', open + 1)) {
+                const std::string& name = names.emplace_back(wording.substr(open + 1, wording.find_first_of(":}", open) - open - 1));
+                if (given(name)) continue;
+                if (std::find(recorded.begin(), recorded.end(), name) != recorded.end()) {
+                    fields.emplace_back(name.c_str(), tensor);
+                    reference.push_back(fmt::arg(name.c_str(), tensor.shapeStr()));
+                } else {
+                    fields.emplace_back(name.c_str(), "v-" + name + " \"q\"");
+                    reference.push_back(fmt::arg(name.c_str(), "v-" + name + " \"q\""));
+                }
+            }
+            for (const std::string& r : recorded)  // tensors recorded but not named in the wording
+                if (!given(r)) fields.emplace_back(names.emplace_back(r).c_str(), tensor);
+            reference.push_back(fmt::arg("layer", int64_t(2)));
+            reference.push_back(fmt::arg("layerNumber", int64_t(3)));
+            reference.push_back(fmt::arg("step", int64_t(4)));
+            reference.push_back(fmt::arg("startPos", int64_t(5)));
+            const StageEvent e = makeStageEvent(info.id, 2, 4, 5, skipped, fields);
+            INFO(info.key << (skipped ? " (skipped)" : ""));
+            CHECK(e.message == fmt::vformat(wording, reference));
+            ++checked;
+        }
+    CHECK(checked > 40);
 }

@@ -207,6 +207,45 @@ TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 read
     fs::remove(path);
 }
 
+TEST_CASE("trace: a write that fails (a full disk) ends the run with the file named, from the writer thread", "[trace]") {
+    Model model = makeSyntheticModel("tiny", 1, true);
+    // Records are written on the recorder's own thread: the failure reaches the engine at a
+    // later stage or at finish(), never silently.
+    auto recordMany = [&] {
+        TraceRecorder recorder("/dev/full", model, TraceRunInfo{}, TraceOptions{});
+        Tensor mask = Tensor::shapeOnly({2, 2}, DType::BF16);
+        for (int i = 0; i < 100000; ++i)
+            recorder.onStage(StageEvent{.stage = StageId::Mask, .step = i, .message = "a line long enough to fill a buffer soon", .tensors = {{"mask", &mask}}});
+        recorder.finish(GenerationResult{});
+    };
+    REQUIRE_THROWS_WITH(recordMany(), Catch::Contains("writing trace '/dev/full' failed"));
+}
+
+TEST_CASE("trace: records written on the writer thread keep the engine's order, all of them", "[trace]") {
+    const fs::path path = tempTrace("order");
+    Model model = makeSyntheticModel("tiny", 1, true);
+    constexpr int kRecords = 5000;  // many batches
+    {
+        TraceRecorder recorder(path.string(), model, TraceRunInfo{}, TraceOptions{});
+        Tensor scores({4, 1, 3}, DType::F32);  // the tiny model's 4 heads
+        float* p = scores.mutableData<float>();
+        for (int i = 0; i < 12; ++i) p[i] = i == 4 ? 0.5f : 0.25f;
+        for (int i = 0; i < kRecords; ++i)
+            recorder.onStage(StageEvent{.stage = StageId::ScoresSoftmax, .layer = 0, .step = i / 8, .message = fmt::format("record {}", i),
+                                        .tensors = {{"scores", &scores}}});
+        recorder.finish(GenerationResult{});
+        CHECK(recorder.bytesWritten() == fs::file_size(path));
+    }
+    TraceRun run = readTrace(path.string());
+    REQUIRE(run.stages.size() == size_t(kRecords));
+    for (int i = 0; i < kRecords; i += 997) {
+        CHECK(run.stages[size_t(i)].step == i / 8);
+        CHECK(run.stages[size_t(i)].message == fmt::format("record {}", i));
+    }
+    CHECK(run.stages.back().tensor("scores")->stats->max == 0.5f);
+    fs::remove(path);
+}
+
 namespace {
 // A trace's records, to edit one field and frame them again (docs/trace-format.md).
 struct Record {

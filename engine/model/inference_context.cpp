@@ -50,6 +50,7 @@ bool InferenceContext::readsValues(StageId stage) const {
 }
 
 void InferenceContext::deliver(StageId stage, std::vector<StageField> all, SkippedIf skipped) {
+    all.reserve(all.size() + 9);  // these five and makeStageEvent's four: one allocation
     for (auto [name, value] : {std::pair{"N_Layers", nLayers_}, {"N_Heads", nHeads_}, {"N_KVHeads", nKVHeads_}, {"N_Rep", nRep_},
                                {"HeadDim", headDim_}})
         all.emplace_back(name, value);

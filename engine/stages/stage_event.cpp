@@ -1,26 +1,89 @@
 #include "stages/stage_event.h"
 
-#include <fmt/args.h>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <iterator>
 #include <stdexcept>
 
 namespace llama {
 
 namespace {
 
-std::string formatWording(const StageInfo& info, std::string_view wording, const std::vector<StageField>& fields) {
-    fmt::dynamic_format_arg_store<fmt::format_context> args;
-    for (const StageField& f : fields) {
-        if (const auto* t = std::get_if<const Tensor*>(&f.value)) args.push_back(fmt::arg(f.name, *t ? (*t)->shapeStr() : "shape([])"));
-        else if (const auto* n = std::get_if<int64_t>(&f.value)) args.push_back(fmt::arg(f.name, *n));
-        else args.push_back(fmt::arg(f.name, std::get<std::string>(f.value)));
+// A wording cut once into literal text and {field} references, so that writing an event's line
+// appends pieces instead of parsing the wording and building fmt's named-argument store at each
+// of the hundreds of marks a token makes.
+struct WordingPiece {
+    std::string literal;    // text before the field, "{{" and "}}" undoubled
+    std::string_view field;  // empty for the trailing text
+    std::string spec;       // "{:?}" for {piece:?}; empty for the plain form
+};
+
+std::vector<WordingPiece> parseWording(std::string_view wording) {
+    std::vector<WordingPiece> pieces;
+    std::string literal;
+    for (size_t i = 0; i < wording.size(); ++i) {
+        const char c = wording[i];
+        if ((c == '{' || c == '}') && i + 1 < wording.size() && wording[i + 1] == c) {
+            literal += c;
+            ++i;
+        } else if (c != '{') {
+            literal += c;
+        } else {  // the catalog's wordings are checked at compile time (stage_marks.h): the brace closes
+            const size_t close = wording.find('}', i);
+            const std::string_view inside = wording.substr(i + 1, close - i - 1);
+            const size_t colon = inside.find(':');
+            const std::string spec = colon == std::string_view::npos ? "" : "{" + std::string(inside.substr(colon)) + "}";
+            pieces.push_back({std::move(literal), inside.substr(0, colon), spec});
+            literal.clear();
+            i = close;
+        }
     }
-    try {
-        return fmt::vformat(wording, args);
-    } catch (const fmt::format_error& e) {
-        throw std::logic_error(fmt::format("stage {}: its mark lacks a field its wording needs ({})", info.key, e.what()));
+    pieces.push_back({std::move(literal), {}, {}});
+    return pieces;
+}
+
+const std::vector<WordingPiece>& parsedWording(const StageInfo& info, bool skipped) {
+    static const std::vector<std::vector<WordingPiece>> parsed = [] {
+        std::vector<std::vector<WordingPiece>> all;
+        for (const StageInfo& s : stageCatalog()) {
+            all.push_back(parseWording(s.wording));
+            all.push_back(parseWording(s.skipped));
+        }
+        return all;
+    }();
+    return parsed[2 * static_cast<size_t>(info.id) + skipped];
+}
+
+void appendShape(std::string& out, const Tensor* t) {
+    out += "shape([";
+    if (t)
+        for (size_t d = 0; d < t->rank(); ++d) {
+            if (d) out += ' ';
+            fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), t->dim(int(d)));
+        }
+    out += "])";
+}
+
+std::string formatWording(const StageInfo& info, bool skipped, const std::vector<StageField>& fields) {
+    std::string out;
+    out.reserve(160);
+    for (const WordingPiece& piece : parsedWording(info, skipped)) {
+        out += piece.literal;
+        if (piece.field.empty()) continue;
+        const StageField* field = nullptr;
+        for (const StageField& f : fields)
+            if (piece.field == f.name) {
+                field = &f;
+                break;
+            }
+        if (!field) throw std::logic_error(fmt::format("stage {}: its mark lacks the field '{}' its wording needs", info.key, piece.field));
+        if (const auto* t = std::get_if<const Tensor*>(&field->value)) appendShape(out, *t);
+        else if (const auto* n = std::get_if<int64_t>(&field->value)) fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), *n);
+        else if (piece.spec.empty()) out += std::get<std::string>(field->value);
+        else fmt::format_to(std::back_inserter(out), fmt::runtime(piece.spec), std::get<std::string>(field->value));
     }
+    return out;
 }
 
 // nullptr for an absent optional tensor (no mask).
@@ -55,7 +118,7 @@ StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool
     fields.emplace_back("step", step);
     fields.emplace_back("startPos", startPos);
     StageEvent e{stage, layer, step, startPos, skipped, std::move(fields), {}, {}};
-    e.message = formatWording(info, skipped ? info.skipped : info.wording, e.fields);
+    e.message = formatWording(info, skipped, e.fields);
     // The recorded tensors, in the catalog's order; an absent one (no mask) is left out.
     for (std::string_view rest = info.records; !rest.empty();) {
         size_t comma = rest.find(',');

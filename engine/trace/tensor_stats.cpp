@@ -9,47 +9,64 @@
 namespace llama {
 
 // Only the sum depends on the order the elements are visited in, and in double hardly at all
-// (the mean is rounded to float): rows are summed in eight interleaved lanes, a strided view row
-// by row as it lies in memory, a repeated dimension once. Summaries are taken of every tensor at
-// every stage while a trace records, so this loop is written for the compiler to vectorise (no
-// branches in the lanes).
+// (the mean is rounded to float): elements are summed in eight interleaved lanes (tensor_stats.h),
+// a strided view row by row, a repeated dimension once. Summaries are taken of every tensor at
+// every stage while a trace records, so the contiguous loop is written for the compiler to
+// vectorise (no branches in the lanes; CMakeLists.txt compiles this file without trapping math).
 void StatsAccumulator::add(float v) {
+    const int lane = int(added_++ % kLanes);
     if (!std::isfinite(v)) {
         negInf_ += std::isinf(v) && v < 0;
         return;
     }
     min_ = std::min(min_, v);
     max_ = std::max(max_, v);
-    sum_ += v;
+    laneSum_[lane] += v;
     finite_++;
 }
 
 template <typename Load> void StatsAccumulator::addRow(Load load, int64_t n, int64_t stride) {
     int64_t i = 0;
-    if (stride == 1) {
-        constexpr int kLanes = 8;
+    for (; i < n && added_ % kLanes; ++i) add(load(i * stride));  // up to the first lane
+#if defined(__AVX__) || defined(__aarch64__)
+    constexpr bool kVectorLanes = true;
+#else
+    constexpr bool kVectorLanes = false;  // eight float lanes are one AVX register; SSE2 alone runs them slower than add()
+#endif
+    if (kVectorLanes && stride == 1 && i + kLanes <= n) {
+        // The lanes as GCC/Clang vector types: plain C++ does not vectorise their selects.
+        using Floats = float __attribute__((vector_size(4 * kLanes)));
+        using Ints = int32_t __attribute__((vector_size(4 * kLanes)));
+        using Doubles = double __attribute__((vector_size(8 * kLanes / 2)));
         constexpr float kInf = std::numeric_limits<float>::infinity();
-        float lmn[kLanes], lmx[kLanes];
-        double lsum[kLanes];
-        int64_t lfinite[kLanes], lneg[kLanes];
-        for (int l = 0; l < kLanes; ++l) lmn[l] = kInf, lmx[l] = -kInf, lsum[l] = 0, lfinite[l] = 0, lneg[l] = 0;
-        for (; i + kLanes <= n; i += kLanes)
-            for (int l = 0; l < kLanes; ++l) {
-                const float v = load(i + l);
-                const bool isFinite = v - v == 0;  // false for inf and NaN
-                lmn[l] = isFinite && v < lmn[l] ? v : lmn[l];
-                lmx[l] = isFinite && v > lmx[l] ? v : lmx[l];
-                lsum[l] += isFinite ? double(v) : 0.0;
-                lfinite[l] += isFinite;
-                lneg[l] += v == -kInf;
+        Floats lo = {}, hi = {};
+        lo += kInf;
+        hi -= kInf;
+        Doubles sumLow = {}, sumHigh = {};
+        for (int l = 0; l < kLanes / 2; ++l) sumLow[l] = laneSum_[l], sumHigh[l] = laneSum_[l + kLanes / 2];
+        while (i + kLanes <= n) {
+            // int32 counts: at most 2^28 blocks before they are added up
+            const int64_t blocks = std::min<int64_t>((n - i) / kLanes, int64_t(1) << 28);
+            Ints finite = {}, negInf = {};
+            for (int64_t b = 0; b < blocks; ++b, i += kLanes) {
+                Floats v;
+                for (int l = 0; l < kLanes; ++l) v[l] = load(i + l);
+                const Ints isFinite = v - v == 0;  // -1 where finite, 0 for inf and NaN
+                lo = isFinite && v < lo ? v : lo;
+                hi = isFinite && v > hi ? v : hi;
+                const Floats f = isFinite ? v : Floats{};
+                Doubles low, high;
+                for (int l = 0; l < kLanes / 2; ++l) low[l] = f[l], high[l] = f[l + kLanes / 2];
+                sumLow += low;
+                sumHigh += high;
+                finite -= isFinite;
+                negInf -= v == -kInf;
             }
-        for (int l = 0; l < kLanes; ++l) {
-            min_ = std::min(min_, lmn[l]);
-            max_ = std::max(max_, lmx[l]);
-            sum_ += lsum[l];
-            finite_ += lfinite[l];
-            negInf_ += lneg[l];
+            added_ += blocks * kLanes;
+            for (int l = 0; l < kLanes; ++l) finite_ += finite[l], negInf_ += negInf[l];
         }
+        for (int l = 0; l < kLanes; ++l) min_ = std::min(min_, lo[l]), max_ = std::max(max_, hi[l]);
+        for (int l = 0; l < kLanes / 2; ++l) laneSum_[l] = sumLow[l], laneSum_[l + kLanes / 2] = sumHigh[l];
     }
     for (; i < n; ++i) add(load(i * stride));
 }
@@ -58,6 +75,11 @@ template <typename Load> void StatsAccumulator::addRow(Load load, int64_t n, int
 // (a repeated element changes neither min, max nor the mean; the counts are multiplied back).
 // Returns how many times each visited element occurs, 0 when the view cannot be read this way.
 template <typename Load> int64_t StatsAccumulator::visitDistinct(const Tensor& t, Load load) {
+    // A row-major tensor is one row (the lanes make that the same sum as row by row, and cheaper).
+    if (t.isContiguous()) {
+        addRow(load, t.numel(), 1);
+        return 1;
+    }
     const Shape& shape = t.shape();
     const Strides strides = t.strides(), repeats = t.repeats();
     const size_t rank = shape.size();
@@ -110,7 +132,9 @@ TensorStats StatsAccumulator::summary(const Tensor& t, int64_t times, int firstC
     if (finite_) {
         s.min = min_;
         s.max = max_;
-        s.mean = float(sum_ / double(finite_));
+        double sum = 0;
+        for (double lane : laneSum_) sum += lane;
+        s.mean = float(sum / double(finite_));
     }
     return s;
 }

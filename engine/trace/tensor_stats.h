@@ -29,11 +29,16 @@ public:
 
 private:
     friend TensorStats computeStats(const Tensor& t, int firstCount);
+    static constexpr int kLanes = 8;
     void add(float v);
     template <typename Load> void addRow(Load load, int64_t n, int64_t stride);
     template <typename Load> int64_t visitDistinct(const Tensor& t, Load load);
 
-    double sum_ = 0;
+    // The sum is kept in kLanes interleaved lanes: element k of everything added goes to lane
+    // k % kLanes, however the elements were split into calls, so a buffer summed as it grows gets
+    // the very sum of summing it whole.
+    double laneSum_[kLanes] = {};
+    int64_t added_ = 0;  // elements added so far: the next one's lane is added_ % kLanes
     int64_t finite_ = 0, negInf_ = 0;
     float min_ = std::numeric_limits<float>::infinity(), max_ = -std::numeric_limits<float>::infinity();
 };

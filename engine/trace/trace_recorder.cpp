@@ -1,6 +1,10 @@
 #include "trace/trace_recorder.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
+
+#include <pthread.h>
+#include <sched.h>
 
 #include <cmath>
 #include <cstdio>
@@ -105,6 +109,11 @@ bool residualStage(StageId s) { return s == StageId::InputEmbeddings || s == Sta
 void appendString(std::string& j, std::string_view s) {
     j += '"';
     for (size_t pos = 0; pos < s.size();) {
+        // A run of printable ASCII (nearly every byte of a log line) is appended whole.
+        size_t plain = pos;
+        while (plain < s.size() && s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\') ++plain;
+        j.append(s.substr(pos, plain - pos));
+        if ((pos = plain) == s.size()) break;
         const auto c = static_cast<unsigned char>(s[pos]);
         if (c >= 0x80) {
             const Utf8Sequence seq = utf8SequenceAt(s, pos);
@@ -123,7 +132,7 @@ void appendString(std::string& j, std::string_view s) {
 }
 
 void appendNumber(std::string& j, float v) {
-    if (std::isfinite(v)) fmt::format_to(std::back_inserter(j), "{}", v);
+    if (std::isfinite(v)) fmt::format_to(std::back_inserter(j), FMT_COMPILE("{}"), v);
     else j += std::isnan(v) ? R"("nan")" : v > 0 ? R"("inf")" : R"("-inf")";
 }
 
@@ -134,7 +143,7 @@ void appendStats(std::string& j, const TensorStats& s) {
     appendNumber(j, s.max);
     j += R"(,"mean":)";
     appendNumber(j, s.mean);
-    fmt::format_to(std::back_inserter(j), R"(,"negInf":{},"first":[)", s.negInf);
+    fmt::format_to(std::back_inserter(j), FMT_COMPILE(R"(,"negInf":{},"first":[)"), s.negInf);
     for (size_t i = 0; i < s.first.size(); ++i) {
         if (i) j += ',';
         appendNumber(j, s.first[i]);
@@ -143,7 +152,8 @@ void appendStats(std::string& j, const TensorStats& s) {
 }
 
 // Token ids as I32, anything else as bfloat16: half of F32, and what the model computes in.
-void appendValues(const Tensor& t, std::string& data, std::string& j) {
+// Appends the values to `data` and returns their offset.
+int64_t appendValues(const Tensor& t, std::string& data) {
     const size_t offset = data.size();
     const bool ids = t.dtype() == DType::I32;
     const size_t bytes = ids ? t.byteSize() : size_t(t.numel()) * 2;
@@ -154,8 +164,10 @@ void appendValues(const Tensor& t, std::string& data, std::string& j) {
         auto* out = reinterpret_cast<uint16_t*>(data.data() + offset);
         for (int64_t i = 0, n = t.numel(); i < n; ++i) out[i] = BFloat16::fromFloat(t.floatAt(i));
     }
-    fmt::format_to(std::back_inserter(j), R"(,"values":{{"encoding":"{}","offset":{},"bytes":{}}})", ids ? "i32" : "bf16", offset, bytes);
+    return int64_t(offset);
 }
+
+size_t valuesBytes(const Shape& shape, DType dtype) { return size_t(shapeNumel(shape)) * (dtype == DType::I32 ? 4 : 2); }
 }  // namespace
 
 TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options,
@@ -189,7 +201,14 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"residual", options.residual},
                    {"lensTopK", lens ? options.lensTopK : 0}}}};
     writeRecord(trace::kMetaRecord, text(meta), {});
+    writer_ = std::thread([this] { writerLoop(); });
+    // The writer takes only time the engine leaves idle: it must never preempt the engine's own
+    // threads, which would slow the run it records. A full queue makes the engine wait for it.
+    sched_param idle{};
+    pthread_setschedparam(writer_.native_handle(), SCHED_IDLE, &idle);
 }
+
+TraceRecorder::~TraceRecorder() { stopWriter(); }
 
 // The stages where storesValues may keep a tensor's values, or where the record reads the logits
 // (top tokens) or a block's output (the lens): what reads() asks row-major copies for.
@@ -232,51 +251,134 @@ bool TraceRecorder::storesValues(const StageEvent& e, const std::string& name, c
 }
 
 void TraceRecorder::onStage(const StageEvent& e) {
-    std::string& j = json_;
-    std::string& data = data_;
-    j.clear();
-    data.clear();
-    auto out = std::back_inserter(j);
-    fmt::format_to(out, R"({{"stage":"{}","number":{},"layer":{},"step":{},"startPos":{},"message":)", e.info().key, e.info().number,
-                   e.layer, e.step, e.startPos);
-    appendString(j, e.message);
-    j += R"(,"tensors":[)";
-    std::string extra;  // stage-specific fields after the tensors
+    if (batchUsed_ == batch_.size()) batch_.emplace_back();
+    PendingRecord& r = batch_[batchUsed_++];
+    r.stage = e.stage;
+    r.layer = e.layer;
+    r.step = e.step;
+    r.startPos = e.startPos;
+    r.message.assign(e.message);
+    r.extra.clear();
+    r.data.clear();
+    r.tensorCount = 0;
     for (size_t i = 0; i < e.tensors.size(); ++i) {
         const auto& [name, t] = e.tensors[i];
-        j += i ? R"(,{"name":)" : R"({"name":)";
-        appendString(j, name);
-        j += R"(,"shape":[)";
-        for (size_t d = 0; d < t->rank(); ++d) fmt::format_to(out, "{}{}", d ? "," : "", t->dim(int(d)));
-        fmt::format_to(out, R"(],"dtype":"{}")", dtypeName(t->dtype()));
-        if (options_.summaries && t->hasData()) appendStats(j, e.stats(i));
+        if (r.tensorCount == r.tensors.size()) r.tensors.emplace_back();
+        PendingTensor& p = r.tensors[r.tensorCount++];
+        p.name.assign(name);
+        p.shape.assign(t->shape().begin(), t->shape().end());
+        p.dtype = t->dtype();
+        p.stats.reset();
+        if (options_.summaries && t->hasData()) p.stats = e.stats(i);
+        p.valuesOffset = -1;
+        p.tokens.clear();
         if (storesValues(e, name, *t)) {
-            appendValues(*t, data, j);
+            p.valuesOffset = appendValues(*t, r.data);
             if (t->dtype() == DType::I32) {
                 json tokens = json::array();
                 for (int32_t id : tokensBeforePad(*t)) tokens.push_back(tokenJson(*tokenizer_, id));
-                j += R"(,"tokens":)" + text(tokens);
+                p.tokens = text(tokens);
             }
         }
-        j += '}';
         if (e.stage == StageId::Sample && name == "logits" && options_.topK > 0 && t->hasData()) {
-            extra += R"(,"top":)" + text(topJson(*tokenizer_, sampler_.topTokens(*t, options_.topK)));
+            r.extra += R"(,"top":)" + text(topJson(*tokenizer_, sampler_.topTokens(*t, options_.topK)));
             if (const Tensor* penalized = e.tensorField(kPenalizedLogits))
-                extra += R"(,"topPenalized":)" + text(topJson(*tokenizer_, sampler_.topTokens(*penalized, options_.topK)));
+                r.extra += R"(,"topPenalized":)" + text(topJson(*tokenizer_, sampler_.topTokens(*penalized, options_.topK)));
         }
         if (e.stage == StageId::FfnResidual && name == "output" && lens_ && options_.lensTopK > 0 && t->dim(0) <= options_.maxPositions &&
             t->hasData()) {
             json lens = json::array();
             for (const auto& position : lens_->topTokens(*t, options_.lensTopK)) lens.push_back(topJson(*tokenizer_, position));
-            extra += R"(,"lens":)" + text(lens);
+            r.extra += R"(,"lens":)" + text(lens);
         }
-        if (e.stage == StageId::CacheWrite && name == "xk") extra += fmt::format(R"(,"cacheFilled":{})", e.startPos + t->dim(0));
+        if (e.stage == StageId::CacheWrite && name == "xk") r.extra += fmt::format(R"(,"cacheFilled":{})", e.startPos + t->dim(0));
     }
-    j += ']' + extra + '}';
-    writeRecord(trace::kStageRecord, j, data);
+    if (batchUsed_ == kBatchRecords) handOver();
+}
+
+void TraceRecorder::handOver() {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return queued_.size() < kMaxQueuedBatches || failure_ || closing_; });
+    if (failure_) std::rethrow_exception(failure_);
+    batch_.resize(batchUsed_);
+    queued_.push_back(std::move(batch_));
+    batch_.clear();
+    if (!spare_.empty()) {
+        batch_ = std::move(spare_.front());
+        spare_.pop_front();
+    }
+    batchUsed_ = 0;
+    wake_.notify_one();
+}
+
+void TraceRecorder::writerLoop() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+        wake_.wait(lock, [&] { return !queued_.empty() || closing_; });
+        if (queued_.empty()) return;  // closing, and everything handed over is written
+        std::vector<PendingRecord> batch = std::move(queued_.front());
+        queued_.pop_front();
+        room_.notify_one();
+        lock.unlock();
+        try {
+            for (const PendingRecord& r : batch) writeStage(r);
+        } catch (...) {
+            lock.lock();
+            failure_ = std::current_exception();
+            queued_.clear();
+            room_.notify_all();
+            return;
+        }
+        lock.lock();
+        spare_.push_back(std::move(batch));
+    }
+}
+
+void TraceRecorder::stopWriter() {
+    if (!writer_.joinable()) return;
+    {
+        std::lock_guard lock(mutex_);
+        closing_ = true;
+    }
+    wake_.notify_one();
+    writer_.join();
+}
+
+void TraceRecorder::writeStage(const PendingRecord& r) {
+    std::string& j = json_;
+    j.clear();
+    auto out = std::back_inserter(j);
+    const StageInfo& info = stageInfo(r.stage);
+    fmt::format_to(out, FMT_COMPILE(R"({{"stage":"{}","number":{},"layer":{},"step":{},"startPos":{},"message":)"), info.key, info.number,
+                   r.layer, r.step, r.startPos);
+    appendString(j, r.message);
+    j += R"(,"tensors":[)";
+    for (size_t i = 0; i < r.tensorCount; ++i) {
+        const PendingTensor& t = r.tensors[i];
+        j += i ? R"(,{"name":)" : R"({"name":)";
+        appendString(j, t.name);
+        j += R"(,"shape":[)";
+        for (size_t d = 0; d < t.shape.size(); ++d) fmt::format_to(out, FMT_COMPILE("{}{}"), d ? "," : "", t.shape[d]);
+        fmt::format_to(out, FMT_COMPILE(R"(],"dtype":"{}")"), dtypeName(t.dtype));
+        if (t.stats) appendStats(j, *t.stats);
+        if (t.valuesOffset >= 0) {
+            fmt::format_to(out, FMT_COMPILE(R"(,"values":{{"encoding":"{}","offset":{},"bytes":{}}})"), t.dtype == DType::I32 ? "i32" : "bf16",
+                           t.valuesOffset, valuesBytes(t.shape, t.dtype));
+            if (!t.tokens.empty()) j += R"(,"tokens":)" + t.tokens;
+        }
+        j += '}';
+    }
+    j += ']' + r.extra + '}';
+    writeRecord(trace::kStageRecord, j, r.data);
 }
 
 void TraceRecorder::finish(const GenerationResult& r) {
+    if (batchUsed_) handOver();
+    stopWriter();
+    {
+        std::lock_guard lock(mutex_);
+        if (failure_) std::rethrow_exception(failure_);
+    }
     json prompt = json::array(), generated = json::array();
     for (int32_t id : r.promptTokens) prompt.push_back(tokenJson(*tokenizer_, id));
     for (int32_t id : r.generatedTokens) generated.push_back(tokenJson(*tokenizer_, id));
@@ -290,6 +392,11 @@ void TraceRecorder::finish(const GenerationResult& r) {
     out_.commit();
 }
 
+uint64_t TraceRecorder::bytesWritten() const {
+    std::lock_guard lock(mutex_);
+    return written_;
+}
+
 void TraceRecorder::writeRecord(std::string_view kind, const std::string& json, const std::string& data) {
     const uint32_t jsonBytes = uint32_t(json.size());
     const uint64_t dataBytes = data.size();
@@ -300,6 +407,7 @@ void TraceRecorder::writeRecord(std::string_view kind, const std::string& json, 
     out.write(json.data(), std::streamsize(json.size()));
     out.write(data.data(), std::streamsize(data.size()));
     if (!out) throw std::runtime_error(fmt::format("writing trace '{}' failed", path_));
+    std::lock_guard lock(mutex_);
     written_ += trace::kRecordHeaderBytes + json.size() + data.size();
 }
 

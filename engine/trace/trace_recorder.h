@@ -5,12 +5,22 @@
 // at each sampling step, the KV-cache fill, the residual stream and the logit lens after every
 // layer. Other tensors keep summaries only, which is what
 // keeps an 8B trace to megabytes instead of gigabytes.
+//
+// A stage's tensors are read at its mark (they are borrowed), but its record is written as JSON
+// on a thread of the recorder's own: a trace makes hundreds of records a token, and writing their
+// text on the engine's thread made a traced run twice as slow as a plain one.
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "generate/generator.h"
 #include "generate/logit_lens.h"
@@ -54,18 +64,53 @@ public:
     // `lens` (borrowed) computes the logit lens records; none are written without it.
     TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options,
                   const LogitLens* lens = nullptr);
+    // Without finish(), the records still queued are written and the file is removed.
+    ~TraceRecorder() override;
+    TraceRecorder(const TraceRecorder&) = delete;
+    TraceRecorder& operator=(const TraceRecorder&) = delete;
 
+    // Reads what the record needs of the event's tensors and queues it for the writer thread; a
+    // write that failed since (a full disk) is thrown here, a few hundred records after it.
     void onStage(const StageEvent& event) override;
     // Values where it stores them (or the top tokens, or the lens), summaries elsewhere, shapes
     // only in a metadata-only recording.
     StageReads reads(StageId stage, int layer) const override;
-    // Writes the END record (prompt and generated tokens, text, stop reason) and closes the file.
+    // Writes the queued records and the END record (prompt and generated tokens, text, stop
+    // reason) and closes the file.
     void finish(const GenerationResult& result);
-    uint64_t bytesWritten() const { return written_; }
+    // The bytes written so far; all of them once finish() returned.
+    uint64_t bytesWritten() const;
 
 private:
+    // A stage record with everything read from the event's borrowed tensors, waiting for the
+    // writer thread to write it as JSON.
+    struct PendingTensor {
+        std::string name;
+        Shape shape;
+        DType dtype;
+        std::optional<TensorStats> stats;
+        int64_t valuesOffset = -1;  // into the record's data; -1: no values stored
+        std::string tokens;         // the JSON array of stored token ids' pieces, or empty
+    };
+    struct PendingRecord {
+        StageId stage;
+        int layer, step, startPos;
+        std::string message;
+        std::vector<PendingTensor> tensors;
+        size_t tensorCount = 0;  // tensors beyond this are kept only for their buffers' reuse
+        std::string extra;       // stage-specific JSON members after the tensors
+        std::string data;        // the stored values, in the tensors' order
+    };
+    // Records go to the writer in batches, so the hand-over costs a lock per batch, not per stage;
+    // written batches come back for reuse, so a record's strings keep their capacity.
+    static constexpr size_t kBatchRecords = 64, kMaxQueuedBatches = 32;
+
     bool storesValues(const StageEvent& event, const std::string& name, const Tensor& t) const;
     bool mayStoreValues(StageId stage, int layer) const;
+    void handOver();
+    void stopWriter();
+    void writerLoop();
+    void writeStage(const PendingRecord& r);
     void writeRecord(std::string_view kind, const std::string& json, const std::string& data);
 
     AtomicOutputFile out_;  // moved into place by finish(): no trace without its END record
@@ -74,8 +119,17 @@ private:
     Sampler sampler_;  // top tokens at the run's temperature, as the sampler saw them
     const LogitLens* lens_;
     TraceOptions options_;
+    std::string json_;  // the writer thread's record text, reused
+
+    std::vector<PendingRecord> batch_;  // the engine's side, not yet handed over
+    size_t batchUsed_ = 0;
+    mutable std::mutex mutex_;  // guards what follows
+    std::condition_variable wake_, room_;
+    std::deque<std::vector<PendingRecord>> queued_, spare_;
+    bool closing_ = false;
+    std::exception_ptr failure_;
     uint64_t written_ = 0;
-    std::string json_, data_;  // one stage record, reused so recording allocates little
+    std::thread writer_;  // last: started once everything above exists
 };
 
 }  // namespace llama
