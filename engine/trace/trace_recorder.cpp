@@ -260,6 +260,8 @@ void TraceRecorder::onStage(const StageEvent& e) {
     r.message.assign(e.message);
     r.extra.clear();
     r.data.clear();
+    r.logits.reset();
+    r.penalizedLogits.reset();
     r.tensorCount = 0;
     for (size_t i = 0; i < e.tensors.size(); ++i) {
         const auto& [name, t] = e.tensors[i];
@@ -270,20 +272,10 @@ void TraceRecorder::onStage(const StageEvent& e) {
         p.dtype = t->dtype();
         p.stats.reset();
         if (options_.summaries && t->hasData()) p.stats = e.stats(i);
-        p.valuesOffset = -1;
-        p.tokens.clear();
-        if (storesValues(e, name, *t)) {
-            p.valuesOffset = appendValues(*t, r.data);
-            if (t->dtype() == DType::I32) {
-                json tokens = json::array();
-                for (int32_t id : tokensBeforePad(*t)) tokens.push_back(tokenJson(*tokenizer_, id));
-                p.tokens = text(tokens);
-            }
-        }
+        p.valuesOffset = storesValues(e, name, *t) ? appendValues(*t, r.data) : -1;
         if (e.stage == StageId::Sample && name == "logits" && options_.topK > 0 && t->hasData()) {
-            r.extra += R"(,"top":)" + text(topJson(*tokenizer_, sampler_.topTokens(*t, options_.topK)));
-            if (const Tensor* penalized = e.tensorField(kPenalizedLogits))
-                r.extra += R"(,"topPenalized":)" + text(topJson(*tokenizer_, sampler_.topTokens(*penalized, options_.topK)));
+            r.logits = t->clone();
+            if (const Tensor* penalized = e.tensorField(kPenalizedLogits)) r.penalizedLogits = penalized->clone();
         }
         if (e.stage == StageId::FfnResidual && name == "output" && lens_ && options_.lensTopK > 0 && t->dim(0) <= options_.maxPositions &&
             t->hasData()) {
@@ -364,11 +356,25 @@ void TraceRecorder::writeStage(const PendingRecord& r) {
         if (t.valuesOffset >= 0) {
             fmt::format_to(out, FMT_COMPILE(R"(,"values":{{"encoding":"{}","offset":{},"bytes":{}}})"), t.dtype == DType::I32 ? "i32" : "bf16",
                            t.valuesOffset, valuesBytes(t.shape, t.dtype));
-            if (!t.tokens.empty()) j += R"(,"tokens":)" + t.tokens;
+            if (t.dtype == DType::I32) {
+                json tokens = json::array();
+                for (int64_t i = 0, n = shapeNumel(t.shape); i < n; ++i) {
+                    int32_t id;  // the data need not be 4-byte aligned after bfloat16 values
+                    std::memcpy(&id, r.data.data() + t.valuesOffset + i * 4, 4);
+                    if (id == kPadId) break;
+                    tokens.push_back(tokenJson(*tokenizer_, id));
+                }
+                j += R"(,"tokens":)" + text(tokens);
+            }
         }
         j += '}';
     }
-    j += ']' + r.extra + '}';
+    j += ']';
+    if (r.logits) {
+        j += R"(,"top":)" + text(topJson(*tokenizer_, sampler_.topTokens(*r.logits, options_.topK)));
+        if (r.penalizedLogits) j += R"(,"topPenalized":)" + text(topJson(*tokenizer_, sampler_.topTokens(*r.penalizedLogits, options_.topK)));
+    }
+    j += r.extra + '}';
     writeRecord(trace::kStageRecord, j, r.data);
 }
 

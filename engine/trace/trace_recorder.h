@@ -90,7 +90,6 @@ private:
         DType dtype;
         std::optional<TensorStats> stats;
         int64_t valuesOffset = -1;  // into the record's data; -1: no values stored
-        std::string tokens;         // the JSON array of stored token ids' pieces, or empty
     };
     struct PendingRecord {
         StageId stage;
@@ -100,6 +99,8 @@ private:
         size_t tensorCount = 0;  // tensors beyond this are kept only for their buffers' reuse
         std::string extra;       // stage-specific JSON members after the tensors
         std::string data;        // the stored values, in the tensors' order
+        // Copies the writer turns into the sample stage's top tokens (sorting the vocabulary).
+        std::optional<Tensor> logits, penalizedLogits;
     };
     // Records go to the writer in batches, so the hand-over costs a lock per batch, not per stage;
     // written batches come back for reuse, so a record's strings keep their capacity.
