@@ -25,10 +25,18 @@ using namespace llama::viewer;
 
 namespace {
 // Frames are capped so the UI leaves the cores to the engine: 60 fps while a learner works with
-// a held or finished run, 15 while the model computes (the timeline still moves; a frame drawn
-// in software, as under a virtual X server, costs more than a token of the bundled model).
+// a held or finished run; while the model computes, 15 fps, or fewer when a frame is drawn in
+// software (a virtual X server, a machine without a GPU driver) and costs more than a token of
+// the bundled model: drawing then takes at most a tenth of the time, at no fewer than 4 fps so
+// the timeline still moves.
 constexpr auto kFrameBudget = std::chrono::microseconds(1000000 / 60);
 constexpr auto kComputingFrameBudget = std::chrono::microseconds(1000000 / 15);
+constexpr auto kSlowestComputingFrame = std::chrono::microseconds(1000000 / 4);
+constexpr int kDrawShare = 10;
+
+std::chrono::microseconds computingFrameInterval(std::chrono::microseconds drawTime) {
+    return std::clamp<std::chrono::microseconds>(drawTime * kDrawShare, kComputingFrameBudget, kSlowestComputingFrame);
+}
 
 // The window's size and place: what --width/--height ask for, else the monitor's work area (the
 // screen without task bars and docks), so a 1366x768 laptop shows the whole window.
@@ -86,6 +94,7 @@ int runWindow(AppOptions options, int width, int height) {
     {
         ViewerApp app(std::move(options));
         OffscreenTarget slideTarget;
+        std::chrono::microseconds drawTime{0};  // a frame's drawing, smoothed over the last few
         while (!glfwWindowShouldClose(window) && !app.quitRequested()) {
             auto frameStart = std::chrono::steady_clock::now();
             glfwPollEvents();
@@ -110,7 +119,9 @@ int runWindow(AppOptions options, int width, int height) {
             app.afterRender(fbW, fbH);
             if (slide) OffscreenTarget::unbind();
             glfwSwapBuffers(window);
-            std::this_thread::sleep_until(frameStart + (app.computing() ? kComputingFrameBudget : kFrameBudget));
+            const auto drawn = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - frameStart);
+            drawTime = (drawTime * 3 + drawn) / 4;
+            std::this_thread::sleep_until(frameStart + (app.computing() ? computingFrameInterval(drawTime) : kFrameBudget));
         }
         exitCode = app.exitCode();
         // ~ViewerApp stops the engine (releasing it if held) and joins the worker.
