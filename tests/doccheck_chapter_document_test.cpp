@@ -109,3 +109,13 @@ TEST_CASE("chapter document: a stray </details> is an error, text in HTML blocks
     CHECK(spansText(doc.blocks[0].spans) == "kept &amp; shown");  // raw HTML: entities as written
     CHECK(spansText(doc.blocks[1].spans) == "A <tag> \u2581");
 }
+
+TEST_CASE("chapter document: an image keeps its source, its alt text is the span's text", "[chapter-document]") {
+    const ChapterDocument doc = parseChapterDocument("Before.\n\n![The *map* of a pass](../docs/figures/map.png)\n\nAfter.\n");
+    REQUIRE(doc.blocks.size() == 3);
+    const MarkdownLine& figure = doc.blocks[1].spans;
+    REQUIRE_FALSE(figure.empty());
+    for (const MarkdownSpan& s : figure) CHECK(s.image == "../docs/figures/map.png");
+    CHECK(spansText(figure) == "The map of a pass");
+    for (const MarkdownSpan& s : doc.blocks[0].spans) CHECK(s.image.empty());
+}

@@ -118,6 +118,7 @@ public:
         else if (type == MD_SPAN_STRONG) ++strong;
         else if (type == MD_SPAN_CODE) ++code;
         else if (type == MD_SPAN_A) links.push_back(attribute(static_cast<MD_SPAN_A_DETAIL*>(detail)->href));
+        else if (type == MD_SPAN_IMG) images.push_back(attribute(static_cast<MD_SPAN_IMG_DETAIL*>(detail)->src));
         return 0;
     }
 
@@ -126,6 +127,7 @@ public:
         else if (type == MD_SPAN_STRONG) --strong;
         else if (type == MD_SPAN_CODE) --code;
         else if (type == MD_SPAN_A && !links.empty()) links.pop_back();
+        else if (type == MD_SPAN_IMG && !images.empty()) images.pop_back();
         return 0;
     }
 
@@ -170,7 +172,7 @@ private:
     std::string pendingMarker;
     int quoteDepth = 0;
     int emphasis = 0, strong = 0, code = 0;
-    std::vector<std::string> links;
+    std::vector<std::string> links, images;
     bool inCode = false, inHtml = false, inTable = false, pendingTryIt = false;
     std::string html;
     int openText_ = -1;  // index of the heading or paragraph receiving text, -1: none
@@ -217,7 +219,7 @@ private:
         if (code == 0 && !line->empty() && !line->back().text.empty() && line->back().text.back() == ' ')
             s.erase(0, s.find_first_not_of(' ') == std::string::npos ? s.size() : s.find_first_not_of(' '));
         if (s.empty()) return;
-        MarkdownSpan span{std::move(s), code > 0, emphasis > 0, strong > 0, links.empty() ? "" : links.back()};
+        MarkdownSpan span{std::move(s), code > 0, emphasis > 0, strong > 0, links.empty() ? "" : links.back(), images.empty() ? "" : images.back()};
         if (!line->empty() && line->back().sameStyle(span) && span.text != "\n" && line->back().text != "\n")
             line->back().text += span.text;
         else

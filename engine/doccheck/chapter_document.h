@@ -16,10 +16,11 @@ struct MarkdownSpan {
     bool code = false;
     bool emphasis = false;
     bool strong = false;
-    std::string link;  // the target of a link, "" outside links
+    std::string link;   // the target of a link, "" outside links
+    std::string image;  // an image's source as written (relative to the chapter); the text is its alt text
 
     bool sameStyle(const MarkdownSpan& o) const {
-        return code == o.code && emphasis == o.emphasis && strong == o.strong && link == o.link;
+        return code == o.code && emphasis == o.emphasis && strong == o.strong && link == o.link && image == o.image;
     }
 };
 using MarkdownLine = std::vector<MarkdownSpan>;

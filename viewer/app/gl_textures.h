@@ -14,8 +14,9 @@ namespace llama::viewer {
 class TextureCache {
 public:
     ~TextureCache();
-    // The texture for `key`, uploading `pixels` (RGBA, w*h) only when the key is new.
-    GLuint get(const std::string& key, int w, int h, const std::vector<uint8_t>& pixels);
+    // The texture for `key`, uploading `pixels` (RGBA, w*h) only when the key is new. Heatmaps
+    // are drawn cell by cell (nearest); `smooth` pictures (a chapter's figures) are filtered.
+    GLuint get(const std::string& key, int w, int h, const std::vector<uint8_t>& pixels, bool smooth = false);
     bool has(const std::string& key) const { return textures_.count(key) != 0; }
     GLuint touch(const std::string& key);  // an existing texture, marked as used
     // Call once per frame after rendering: frees textures not used in this frame.

@@ -182,6 +182,7 @@ std::string ViewerApp::caption(const PanelContext& c) const {
         if (view_.panel == Panel::Map && view_.mapLayer >= 0) f.layer = view_.mapLayer;
     }
     if (c.model) f.layers = c.model->args.n_layers;
+    f.whatIf = session_.settings().whatIf.describe();  // a replayed trace's own, as the banner shows
     return exportCaption(f);
 }
 

@@ -21,6 +21,7 @@ std::string exportCaption(const CaptionFacts& f, size_t maxPromptChars) {
     if (f.layer >= 0) s += "  |  " + (f.layers > 0 ? layerLabel(f.layer, f.layers) : layerLabel(f.layer));
     if (f.head >= 0) s += "  |  " + headLabel(f.head);
     if (f.stageNumber > 0) s += fmt::format("  |  stage {} {}", f.stageNumber, f.stageTitle);
+    if (!f.whatIf.empty()) s += "  |  WHAT-IF " + f.whatIf;
     return s;
 }
 

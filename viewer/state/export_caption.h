@@ -14,9 +14,11 @@ struct CaptionFacts {
     int head = -1;       // 0-based, -1 when no single head is shown
     int stageNumber = 0;
     std::string stageTitle;
+    std::string whatIf;  // WhatIf::describe() of an experiment, empty for the model's own run
 };
 
 // "model assets/model  |  prompt "In the beginning"  |  step 0 (prefill)  |  layer 3/8  |  head 2  |  stage 13 Scores: softmax"
+// and, for an experiment, "  |  WHAT-IF --no-mask" at the end, so a slide never passes one off as the model.
 std::string exportCaption(const CaptionFacts& f, size_t maxPromptChars = 60);
 
 }  // namespace llama::viewer

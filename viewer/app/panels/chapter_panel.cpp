@@ -1,11 +1,15 @@
 // The chapter section that explains the current stage, drawn from the ChapterReader's document
 // (Markdown parsed by md4c in doccheck/chapter_document): headings, wrapped paragraphs with
 // emphasis, inline code and links, lists, tables, code blocks in a monospaced face with a Copy
-// button for their commands, and exercise checks folded until the reader asks for them.
+// button for their commands, figures scaled to the panel's width, and exercise checks folded
+// until the reader asks for them.
 #include <imgui.h>
+
+#include <algorithm>
 
 #include "fonts.h"
 #include "panels.h"
+#include "state/chapter_image.h"
 #include "state/chapter_reader.h"
 
 namespace llama::viewer {
@@ -22,15 +26,39 @@ ImFont* faceFor(const MarkdownSpan& s, bool heading) {
     return face ? face : ImGui::GetFont();
 }
 
+// A figure on a line of its own, as wide as the panel allows (never wider than its pixels times
+// the UI scale), its alt text on hover; a figure that cannot be shown says why in its place.
+void drawFigure(PanelContext& c, const std::string& source, const std::string& alt) {
+    const auto image = loadChapterImage(c.chaptersDir, source);
+    if (!image->error.empty()) {
+        ImGui::TextDisabled("[%s: %s]", alt.c_str(), image->error.c_str());
+        return;
+    }
+    const float width = std::min(ImGui::GetContentRegionAvail().x, float(image->width) * c.requestedUiScale);
+    const float height = width * float(image->height) / float(image->width);
+    const GLuint texture = c.textures.get("figure:" + image->path, image->width, image->height, image->rgba, true);
+    ImGui::Image(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(texture)), ImVec2(width, height));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", alt.c_str());
+}
+
 // One paragraph of styled spans, word by word: ImGui wraps a single style only, so each word
 // goes on the line if it fits before `right`, else on the next. A clicked link's target is
-// written to `clicked`.
-void drawSpans(const MarkdownLine& spans, bool heading, std::string& clicked) {
+// written to `clicked`. An image's spans (its alt text) become the figure.
+void drawSpans(PanelContext& c, const MarkdownLine& spans, bool heading, std::string& clicked) {
     const float left = ImGui::GetCursorScreenPos().x;
     const float right = left + ImGui::GetContentRegionAvail().x;
     bool lineStart = true;
-    for (const MarkdownSpan& span : spans) {
+    for (size_t i = 0; i < spans.size(); ++i) {
+        const MarkdownSpan& span = spans[i];
         if (span.text == "\n") {
+            lineStart = true;
+            continue;
+        }
+        if (!span.image.empty()) {
+            std::string alt = span.text;
+            while (i + 1 < spans.size() && spans[i + 1].image == span.image) alt += spans[++i].text;
+            if (!lineStart) ImGui::NewLine();
+            drawFigure(c, span.image, alt);
             lineStart = true;
             continue;
         }
@@ -71,7 +99,7 @@ void drawSpans(const MarkdownLine& spans, bool heading, std::string& clicked) {
         }
         ImGui::PopFont();
     }
-    if (lineStart) ImGui::NewLine();  // an empty paragraph still takes its line
+    if (lineStart && (spans.empty() || spans.back().image.empty())) ImGui::NewLine();  // an empty paragraph still takes its line
 }
 
 // A code block in a framed box that scrolls sideways; console blocks get a Copy button for
@@ -102,7 +130,7 @@ void drawCode(const ChapterBlock& b, int index) {
     ImGui::PopID();
 }
 
-void drawTable(const ChapterBlock& b, int index, std::string& clicked) {
+void drawTable(PanelContext& c, const ChapterBlock& b, int index, std::string& clicked) {
     const int columns = b.rows.empty() ? 0 : int(b.rows[0].size());
     if (columns == 0 || columns > 64) return;
     ImGui::PushID(index);
@@ -114,7 +142,7 @@ void drawTable(const ChapterBlock& b, int index, std::string& clicked) {
                 MarkdownLine cell = b.rows[r][col];
                 if (r == 0)
                     for (MarkdownSpan& s : cell) s.strong = true;
-                drawSpans(cell, false, clicked);
+                drawSpans(c, cell, false, clicked);
             }
         }
         ImGui::EndTable();
@@ -207,12 +235,12 @@ void drawChapterPanel(PanelContext& c) {
         case ChapterBlock::Kind::Heading:
             if (i > 0) ImGui::Spacing();
             if (!reader.scrollTarget().empty() && reader.scrollTarget() == b.anchor) ImGui::SetScrollHereY(0), reader.scrolled();
-            drawSpans(b.spans, true, clicked);
+            drawSpans(c, b.spans, true, clicked);
             if (b.level <= 2) ImGui::Separator();
             break;
-        case ChapterBlock::Kind::Paragraph: drawSpans(b.spans, false, clicked); break;
+        case ChapterBlock::Kind::Paragraph: drawSpans(c, b.spans, false, clicked); break;
         case ChapterBlock::Kind::Code: drawCode(b, i); break;
-        case ChapterBlock::Kind::Table: drawTable(b, i, clicked); break;
+        case ChapterBlock::Kind::Table: drawTable(c, b, i, clicked); break;
         case ChapterBlock::Kind::Rule: ImGui::Separator(); break;
         }
         ImGui::Spacing();
