@@ -17,10 +17,13 @@ void drawTokensPanel(PanelContext& c) {
     }
     ImGui::Text("%zu prompt tokens, %zu positions so far", c.snap.promptTokens.size(), tokens.size());
     if (ImGui::BeginTable("tokens", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
-        ImGui::TableSetupColumn("position");
-        ImGui::TableSetupColumn("id");
-        ImGui::TableSetupColumn("piece");
-        ImGui::TableSetupColumn("");
+        // Widths given up front: a table fits its columns to what earlier frames drew, and an
+        // exported panel is drawn in a window of its own for one frame only.
+        const float digit = ImGui::CalcTextSize("0").x;
+        ImGui::TableSetupColumn("position", ImGuiTableColumnFlags_WidthFixed, digit * 9);
+        ImGui::TableSetupColumn("id", ImGuiTableColumnFlags_WidthFixed, digit * 8);
+        ImGui::TableSetupColumn("piece", ImGuiTableColumnFlags_WidthFixed, digit * 24);
+        ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, digit * 10);
         ImGui::TableHeadersRow();
         const bool haveTokenizer = c.model && c.model->tokenizer;
         // Only the visible rows are drawn: a replayed trace may hold millions of positions.
