@@ -27,12 +27,14 @@ namespace {
 // Frames are capped so the UI leaves the cores to the engine: 60 fps while a learner works with
 // a held or finished run; while the model computes, 15 fps, or fewer when a frame is drawn in
 // software (a virtual X server, a machine without a GPU driver) and costs more than a token of
-// the bundled model: drawing then takes at most a tenth of the time, at no fewer than 4 fps so
-// the timeline still moves.
+// the bundled model: a frame is then drawn once per 25 frames' drawing time (drawing in
+// software also keeps rasterizer threads busy for about as long again), at no fewer than 4 fps
+// so the timeline still moves.
 constexpr auto kFrameBudget = std::chrono::microseconds(1000000 / 60);
 constexpr auto kComputingFrameBudget = std::chrono::microseconds(1000000 / 15);
 constexpr auto kSlowestComputingFrame = std::chrono::microseconds(1000000 / 4);
-constexpr int kDrawShare = 10;
+constexpr int kDrawShare = 25;
+constexpr auto kComputingWakeCheck = std::chrono::milliseconds(5);
 
 std::chrono::microseconds computingFrameInterval(std::chrono::microseconds drawTime) {
     return std::clamp<std::chrono::microseconds>(drawTime * kDrawShare, kComputingFrameBudget, kSlowestComputingFrame);
@@ -121,7 +123,15 @@ int runWindow(AppOptions options, int width, int height) {
             glfwSwapBuffers(window);
             const auto drawn = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - frameStart);
             drawTime = (drawTime * 3 + drawn) / 4;
-            std::this_thread::sleep_until(frameStart + (app.computing() ? computingFrameInterval(drawTime) : kFrameBudget));
+            if (!app.computing()) {
+                std::this_thread::sleep_until(frameStart + kFrameBudget);
+            } else {
+                // The long wait of a computing frame ends as soon as the run stops computing
+                // (finished, held at a breakpoint, failed), so that shows without delay.
+                const auto until = frameStart + computingFrameInterval(drawTime);
+                while (app.computing() && std::chrono::steady_clock::now() < until)
+                    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(kComputingWakeCheck, until - std::chrono::steady_clock::now()));
+            }
         }
         exitCode = app.exitCode();
         // ~ViewerApp stops the engine (releasing it if held) and joins the worker.
