@@ -38,10 +38,10 @@ DISPLAY=:91 farm-bench -n $runs --timeout 900 --vs "$cli --prompt '$prompt' -n 4
 fi
 
 # 3. --synthetic tinyllama-1.1b: the viewer's decode step and resident memory. A step's time is the
-# difference between runs of 41 and 21 tokens (the same load and prefill), for the viewer and for
+# difference between runs of 81 and 21 tokens (60 steps: the runs' start-up varies by a second), for the viewer and for
 # the plain CLI (stricter than the CLI with --observer record, which part 4 shows costs no more);
-# the peak resident memory of the 21- and 41-token viewer runs shows whether it stays flat.
-part 3 && for n in 21 41; do
+# the peak resident memory of the 21- and 81-token viewer runs shows whether it stays flat.
+part 3 && for n in 21 81; do
     section "tinyllama-1.1b, $n tokens: viewer scripted run / plain CLI"
     DISPLAY=:91 farm-bench -n $runs --timeout 1800 --vs "$cli --synthetic tinyllama-1.1b --prompt '$prompt' -n $n" -- \
         $viewer --script $out/run.txt --synthetic tinyllama-1.1b --prompt "$prompt" -n $n
