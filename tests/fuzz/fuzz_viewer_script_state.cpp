@@ -5,6 +5,8 @@
 // read as the panels read it (the shown record, its tensor's slice, the what-if checked against
 // the model). Commands that draw, capture, write files or load are passed over. A script stops at
 // its first error, as the viewer's does; only a std::exception with a message may end it.
+#include <time.h>
+
 #include <chrono>
 #include <string>
 #include <thread>
@@ -20,7 +22,6 @@ namespace {
 using namespace llama::viewer;
 using llama::Breakpoint;
 using StepMode = llama::StepController::Mode;
-using Clock = std::chrono::steady_clock;
 
 EngineSession& session() {
     // Kept for the whole process (libFuzzer exits without running static destructors).
@@ -37,16 +38,25 @@ EngineSession& session() {
     return *s;
 }
 
+// This thread's CPU time. The wait below spins, so this counts the time spent waiting, but not
+// the time the process was stopped (SIGSTOP, a debugger) or given no CPU: a wall clock counts
+// those as a hang of the replay.
+double waitingSeconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
+}
+
 // Held, finished or failed; polled closely (EngineSession::waitUntilSettled sleeps 5 ms a turn).
 SessionStatus settle() {
-    const auto deadline = Clock::now() + std::chrono::seconds(5);
+    const double deadline = waitingSeconds() + 5;
     while (true) {
         SessionStatus s = session().status();
         if (s.state == SessionState::Ready || s.state == SessionState::Finished || s.state == SessionState::Failed ||
             (s.state == SessionState::Paused && s.held))
             return s;
-        if (Clock::now() > deadline) {
-            std::fprintf(stderr, "the replay did not settle within 5 s (state %s)\n", stateName(s.state));
+        if (waitingSeconds() > deadline) {
+            std::fprintf(stderr, "the replay did not settle within 5 s of waiting (state %s)\n", stateName(s.state));
             std::abort();
         }
         std::this_thread::yield();

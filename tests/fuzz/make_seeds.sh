@@ -63,9 +63,35 @@ printf '%s\n' "breakpoint ffn_residual 2" "breakpoint attention" "continue" "con
   "tensor xq" "stop" "start" "step" "restart" "step-to sample 1 1" "temperature 0.7" "top-k 5" "top-p 0.9" "min-p 0.1" "seed 7" \
   "repeat-penalty 1.3" "repeat-last-n 16" "frequency-penalty 0.5" "presence-penalty 0.5" "mode chat" 'system "Be brief."' \
   'prompt "In the beginning"' > "$corpus/viewer_script_state/breakpoints.script"
-# Two traces for diff, cut by the line fuzz_trace_diff.cpp splits them at.
+# Two traces for diff, joined by the line fuzz_trace_diff.cpp splits them at. Whole traces (90 KB)
+# made the fuzzer slow (55 inputs a second), so these are small: the tiny model on a two-byte
+# prompt for one token with an 8-position context, alone, with head 2 of layer 1 ablated (the
+# pair diverges) and as a dry run (shapes only, no statistics). Each is then cut to META, END and
+# the records of a few stages that hold what diff compares (token ids, stored values, the mask and
+# scores, cacheFilled, the lens, the top tokens, three qkv_task records paired by their log lines):
+# 5-9 KB a trace.
 mkdir -p "$corpus/trace_diff"
-{ cat "$corpus/trace/tiny.trace"; printf '\n--8<--\n'; cat "$corpus/trace/tiny.trace"; } > "$corpus/trace_diff/same.pair"
+small=(--synthetic tiny -p Hi -n 1 --max-seq-len 8 --trace-top-k 2 --trace-lens-top-k 1 -q)
+"$exe" "${small[@]}" --trace "$tmp/base.trace" > /dev/null
+"$exe" "${small[@]}" --ablate-head 1:2 --trace "$tmp/ablated.trace" > /dev/null
+"$exe" "${small[@]}" --dry-run --trace "$tmp/dry.trace" > /dev/null
+python3 -c 'import json, struct, sys
+keep = {("tokens_tensor", -1), ("input_embeddings", -1), ("mask", -1), ("qkv_task", 0), ("cache_write", 0), ("scores_softmax", 0),
+        ("attention_residual", 0), ("ffn_residual", 0), ("ffn_residual", 1), ("sample", -1)}
+for path in sys.argv[1:]:
+    d = open(path, "rb").read()
+    out, p = [d[:12]], 12  # magic and version
+    while p < len(d):
+        jsonBytes, dataBytes = struct.unpack("<IQ", d[p + 4:p + 16])
+        end = p + 16 + jsonBytes + dataBytes
+        if d[p:p + 4] != b"STAG" or (lambda j: (j["stage"], j["layer"]) in keep)(json.loads(d[p + 16:p + 16 + jsonBytes])):
+            out.append(d[p:end])
+        p = end
+    open(path, "wb").write(b"".join(out))' "$tmp/base.trace" "$tmp/ablated.trace" "$tmp/dry.trace"
+pair() { cat "$tmp/$1.trace"; printf '\n--8<--\n'; cat "$tmp/$2.trace"; }
+pair base base > "$corpus/trace_diff/same.pair"
+pair base ablated > "$corpus/trace_diff/ablated.pair"
+pair dry base > "$corpus/trace_diff/dry.pair"
 
 # Command lines, NUL-terminated words (fuzz_options.cpp).
 mkdir -p "$corpus/options"
