@@ -166,8 +166,6 @@ int64_t appendValues(const Tensor& t, std::string& data) {
     }
     return int64_t(offset);
 }
-
-size_t valuesBytes(const Shape& shape, DType dtype) { return size_t(shapeNumel(shape)) * (dtype == DType::I32 ? 4 : 2); }
 }  // namespace
 
 TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options,
@@ -272,7 +270,13 @@ void TraceRecorder::onStage(const StageEvent& e) {
         p.dtype = t->dtype();
         p.stats.reset();
         if (options_.summaries && t->hasData()) p.stats = e.stats(i);
-        p.valuesOffset = storesValues(e, name, *t) ? appendValues(*t, r.data) : -1;
+        p.valuesOffset = -1;
+        p.tokens.clear();
+        if (storesValues(e, name, *t)) {
+            p.valuesOffset = appendValues(*t, r.data);
+            p.valuesBytes = r.data.size() - size_t(p.valuesOffset);
+            if (t->dtype() == DType::I32) p.tokens = tokensBeforePad(*t);
+        }
         if (e.stage == StageId::Sample && name == "logits" && options_.topK > 0 && t->hasData()) {
             r.logits = t->clone();
             if (const Tensor* penalized = e.tensorField(kPenalizedLogits)) r.penalizedLogits = penalized->clone();
@@ -355,15 +359,10 @@ void TraceRecorder::writeStage(const PendingRecord& r) {
         if (t.stats) appendStats(j, *t.stats);
         if (t.valuesOffset >= 0) {
             fmt::format_to(out, FMT_COMPILE(R"(,"values":{{"encoding":"{}","offset":{},"bytes":{}}})"), t.dtype == DType::I32 ? "i32" : "bf16",
-                           t.valuesOffset, valuesBytes(t.shape, t.dtype));
+                           t.valuesOffset, t.valuesBytes);
             if (t.dtype == DType::I32) {
                 json tokens = json::array();
-                for (int64_t i = 0, n = shapeNumel(t.shape); i < n; ++i) {
-                    int32_t id;  // the data need not be 4-byte aligned after bfloat16 values
-                    std::memcpy(&id, r.data.data() + t.valuesOffset + i * 4, 4);
-                    if (id == kPadId) break;
-                    tokens.push_back(tokenJson(*tokenizer_, id));
-                }
+                for (int32_t id : t.tokens) tokens.push_back(tokenJson(*tokenizer_, id));
                 j += R"(,"tokens":)" + text(tokens);
             }
         }

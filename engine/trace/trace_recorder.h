@@ -90,6 +90,8 @@ private:
         DType dtype;
         std::optional<TensorStats> stats;
         int64_t valuesOffset = -1;  // into the record's data; -1: no values stored
+        size_t valuesBytes = 0;
+        std::vector<int32_t> tokens;  // stored token ids before the padding, for their pieces
     };
     struct PendingRecord {
         StageId stage;
