@@ -1,33 +1,52 @@
-# Quick start: `make run` (set up, build, run the walkthrough on the bundled model) and
-# `make test` (set up, build, run the whole suite).
+# Quick start: `make run` (installs what the CLI needs, builds llama-walkthrough alone, runs it on
+# the bundled model) and `make test` (installs everything, builds everything, runs the whole suite).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 # Unset: the walkthrough's default prompt (engine/session/session.h).
 PROMPT ?=
 WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
+# A configure that keeps the build directory's LLAMA_BUILD_TESTS (off unless `make test` turned it on).
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps build run site figures fixtures test test-sanitizers bench clean
+.PHONY: deps deps-cli walkthrough build run viewer site figures fixtures test test-sanitizers bench clean
+
+deps-cli:
+	@scripts/install-deps.sh cli
 
 deps:
 	@scripts/install-deps.sh
 
+# The CLI alone: no Catch2, ImGui, chromium or clang (scripts/install-deps.sh says which packages).
+walkthrough: deps-cli
+	$(CONFIGURE)
+	cmake --build $(BUILD) -j $(JOBS) --target llama-walkthrough
+
+# Everything: the CLI, the viewer, the site and the test suite.
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	$(CONFIGURE) -DLLAMA_BUILD_TESTS=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+run: walkthrough
 	$(WALKTHROUGH) --model assets/model $(if $(PROMPT),--prompt "$(PROMPT)") -n 48
 
+# The viewer (docs/viewer.md); `$(BUILD)/viewer/llama-viewer` then opens the bundled model.
+viewer: deps
+	$(CONFIGURE)
+	cmake --build $(BUILD) -j $(JOBS) --target llama-viewer
+
 # The course as an offline website in $(BUILD)/site (open index.html): every chapter rendered, and
-# the bundled model's 16-token run replayed in the forward-pass chapters (README: Share a run).
-site: build
+# the bundled model's 16-token run replayed in the forward-pass chapters, and the documentation
+# pages of docs/ (docs/web-and-site.md).
+site: deps
+	$(CONFIGURE)
+	cmake --build $(BUILD) -j $(JOBS) --target llama-walkthrough llama-site
 	$(WALKTHROUGH) --model assets/model --prompt "In the beginning God created" -n 16 -q \
 	    --trace $(BUILD)/site-run.trace --trace-presoftmax
-	$(BUILD)/viewer/llama-site --chapters chapters --trace $(BUILD)/site-run.trace --out $(BUILD)/site
+	$(BUILD)/viewer/llama-site --chapters chapters --docs docs --trace $(BUILD)/site-run.trace --out $(BUILD)/site
 
 # The chapters' figures in docs/figures, made again by the viewer from real runs of the bundled
 # model under Xvfb (scripts/figures.txt says which); commit them after a change to the viewer.
-figures: build
+figures: viewer
 	scripts/make-figures.sh --viewer $(BUILD)/viewer/llama-viewer
 
 # The suite's environment: where prepare.sh put the reference tokenizers.
@@ -54,15 +73,15 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     LLAMA_VIEWER_PRELOAD=libGL.so.1:libGLX_mesa.so.0:/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so
 
 test-sanitizers: fixtures
-	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_FUZZ=ON
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=ON -DLLAMA_FUZZ=ON
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && $(TEST_ENV) $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_SANITIZE=thread
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=ON -DLLAMA_SANITIZE=thread
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target engine_tests viewer_tests
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/engine_tests "[thread_pool],[step],[kvcache],[trace]"
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/viewer/viewer_tests
 
-bench: build
+bench: walkthrough
 	$(WALKTHROUGH) bench --synthetic tinyllama-1.1b
 
 clean:
