@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's compare-doc figures: its time on a debug log and a document of about 1 MB and of
+# docs/fidelity.md's compare-doc figures: its time on a debug log and a document of about 1 MB and of
 # about 20 MB, to show that it grows linearly with their size. Both are real debug logs of the
 # tiny synthetic model (dry runs: shapes only, so they are quick to write), the document's of
 # another prompt length: every documented line has a candidate in every decode step of the log,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's "Observed runs" table: what watching a run costs, each figure measured side by side
+# docs/traces.md's "What watching costs" table: what watching a run costs, each figure measured side by side
 # with its yardstick (farm-bench runs the two commands in turn, A B A B ..., and takes the ratio
 # pair by pair, so a busy machine slows both sides alike). Medians of 3.
 #   scripts/bench-observers.sh [BUILD_DIR [PARTS]]   (default: build 1234; needs farm-bench and Xvfb)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Greedy text of this engine against llama.cpp's tools (issue 25, item 4).
 
-Results in the README ("Greedy text beside llama.cpp's", under Speed). Python's standard library only.
+Results in docs/fidelity.md ("Same text as llama.cpp"). Python's standard library only.
 
   A. llama2.c files converted by llama.cpp's llama-convert-llama2c-to-ggml (with the fixtures'
      tokenizer.bin as its vocabulary): the engine's greedy tokens on the GGUF must be those it

@@ -5,11 +5,11 @@
 set -euo pipefail
 cli=(
   g++ cmake make pkg-config
-  libfmt-dev nlohmann-json3-dev libpcre2-dev libcli11-dev libsentencepiece-dev libmd4c-dev libstb-dev
+  libfmt-dev nlohmann-json3-dev libpcre2-dev libcli11-dev libsentencepiece-dev libmd4c-dev
 )
 rest=(
   catch2
-  libimgui-dev libglfw3-dev libgl-dev libmd4c-html0-dev
+  libimgui-dev libglfw3-dev libgl-dev libstb-dev libmd4c-html0-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang-14 libfuzzer-14-dev
   python3 python3-numpy chromium

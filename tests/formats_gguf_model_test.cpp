@@ -235,7 +235,7 @@ TEST_CASE("Llama 3.1/3.2 RoPE scaling travels as rope_freqs.weight", "[gguf][mod
 // Measured on our four exports, 120 steps each, on the avx512, avx2 and generic paths: max
 // |logit difference| 0.125-0.22 (logits up to ~18), 0-2 flips, each where the reference's top two
 // logits were at most 0.0625 apart (two bf16 steps at that size; most were exact ties).
-// llama.cpp-quantized files of the bundled model behave the same way (README, Speed).
+// llama.cpp-quantized files of the bundled model behave the same way (docs/speed.md).
 TEST_CASE("integer kernels choose the reference path's greedy tokens except at near-ties", "[gguf][model][kernels]") {
     const double kMaxLogitDiff = 0.4, kNearTie = 0.125;
     for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {

@@ -1,10 +1,11 @@
 #!/bin/sh
 # The browser tests' inputs (CTest fixture "web pages"): the bundled model's 16-token run recorded
 # with every layer's attention and exported as a page (export-html), the same run with --html, a
-# what-if run compared with it (--compare), and the course site (llama-site, as `make site`).
-# usage: make_pages.sh WALKTHROUGH LLAMA_SITE ASSETS_DIR CHAPTERS_DIR OUTDIR
+# what-if run compared with it (--compare), and the course site with the documentation (llama-site,
+# as `make site`).
+# usage: make_pages.sh WALKTHROUGH LLAMA_SITE ASSETS_DIR CHAPTERS_DIR DOCS_DIR OUTDIR
 set -eu
-walkthrough=$1 site=$2 assets=$3 chapters=$4 out=$5
+walkthrough=$1 site=$2 assets=$3 chapters=$4 docs=$5 out=$6
 rm -rf "$out"
 mkdir -p "$out"
 prompt="In the beginning God created"
@@ -14,4 +15,4 @@ prompt="In the beginning God created"
 "$walkthrough" --model "$assets/model" --prompt "$prompt" -n 16 -q --threads 1 --ablate-head 3:2 \
     --trace "$out/ablated.trace" >/dev/null
 "$walkthrough" export-html "$out/run.trace" --compare "$out/ablated.trace" --out "$out/compare.html"
-"$site" --chapters "$chapters" --trace "$out/run.trace" --out "$out/site"
+"$site" --chapters "$chapters" --docs "$docs" --trace "$out/run.trace" --out "$out/site"

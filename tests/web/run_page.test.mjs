@@ -30,7 +30,7 @@ try {
     console.log(`     first load: ${log.loadMs} ms for goto + ready`);
     // Time to interactive (the script runs inline, so DOMContentLoaded ends after its first
     // drawing): measured and printed, median of 5 loads, not asserted (performance is measured,
-    // not timed in tests; the README quotes it).
+    // not timed in tests; docs/web-and-site.md quotes it).
     const times = [];
     for (let i = 0; i < 5; i++) {
       await p.reload({ waitUntil: 'load' });

@@ -1,5 +1,6 @@
-// The course site (make site) in chromium: every link resolves to a file of the site, a chapter
-// loads offline with its exercise checks folded and its figures drawn, and its embedded replay opens at its stage.
+// The course site (make site) in chromium: every documentation page of docs/ is in it, every link
+// resolves to a file of the site and every #anchor to an element of its page, a chapter loads
+// offline with its exercise checks folded and its figures drawn, and its embedded replay opens at its stage.
 // usage: node site.test.mjs SITE_DIR SCREENSHOT_DIR
 import { readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -11,12 +12,25 @@ mkdirSync(shots, { recursive: true });
 const pages = readdirSync(site).filter(f => f.endsWith('.html'));
 check(pages.includes('index.html') && pages.length >= 10, 'the site has the outline and the chapters', pages.join(' '));
 const inSite = u => u.startsWith(pathToFileURL(site).href + '/');
+const docsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
+const docPages = readdirSync(docsDir).filter(f => f.endsWith('.md')).map(f => f.replace(/\.md$/, '.html'));
+check(docPages.length >= 9 && docPages.every(d => pages.includes(d)), 'every page of docs/ is in the site', docPages.filter(d => !pages.includes(d)).join(' '));
 
 const browser = await launch();
 try {
-  // Every link of every page resolves to a file in the site, and a #stage-KEY anchor to its element.
+  // Every link of every page resolves to a file in the site, and an #anchor to an element of that
+  // page (the run page's own #step=...&stage=... addresses are its state, not elements).
   let links = 0;
-  const broken = [], external = new Set();
+  const broken = [], external = new Set(), ids = new Map();
+  const idsOf = async file => {
+    if (!ids.has(file)) {
+      const q = await browser.newPage();
+      await q.goto(file, { waitUntil: 'domcontentloaded' });
+      ids.set(file, new Set(await q.$$eval('[id]', els => els.map(e => e.id))));
+      await q.close();
+    }
+    return ids.get(file);
+  };
   for (const f of pages) {
     const { page: p, log } = await open(browser, join(site, f), { allowed: inSite, runPage: f === 'run.html' });
     if (log.errors.length) broken.push(`${f}: console error ${log.errors[0]}`);
@@ -29,12 +43,7 @@ try {
       if (!file.startsWith('file:')) { broken.push(`${f}: ${t} leaves the site`); continue; }
       const path = fileURLToPath(file);
       if (!existsSync(path) || dirname(path) !== site.replace(/\/$/, '')) { broken.push(`${f}: ${t}`); continue; }
-      if (frag && frag.startsWith('stage-')) {
-        const q = await browser.newPage();
-        await q.goto(file, { waitUntil: 'domcontentloaded' });
-        if (!(await q.$(`[id="${frag}"]`))) broken.push(`${f}: ${t} (no such anchor)`);
-        await q.close();
-      }
+      if (frag && !path.endsWith('/run.html') && !(await idsOf(file)).has(decodeURIComponent(frag))) broken.push(`${f}: ${t} (no such anchor)`);
     }
     await p.close();
   }
