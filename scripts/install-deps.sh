@@ -8,6 +8,7 @@ packages=(
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang-14 libfuzzer-14-dev
   python3 python3-numpy chromium
+  emscripten node-acorn dpkg-dev
 )
 missing=()
 for p in "${packages[@]}"; do

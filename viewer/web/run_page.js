@@ -95,7 +95,8 @@ function decodeRunData(data) {
 // Draws `data` and navigates it; called again with new data (the live page), it replaces the
 // last run's page: its key and address handlers are properties, not added listeners.
 // pageOpts.start: the stage to show first when the address names none (default: the first);
-// pageOpts.pastEnd: called by "next stage" at the last stage shown (the live page's stepping).
+// pageOpts.pastEnd(kind): called when the next stage, layer or token step is past the stages
+// shown ('stage', 'layer', 'token'): the live page steps its run on.
 function RunPage(data, pageOpts = {}) {
   const catalog = new Map(data.catalog.map(c => [c.key, c]));
   const stages = data.stages;
@@ -116,7 +117,7 @@ function RunPage(data, pageOpts = {}) {
 
   // ---- navigation ----
   function go(i, opts = {}) {
-    if (i === stages.length && pageOpts.pastEnd) return pageOpts.pastEnd();  // the live page steps the run on
+    if (i === stages.length && pageOpts.pastEnd) return pageOpts.pastEnd('stage');  // the live page steps the run on
     if (!(i >= 0 && i < stages.length)) return;
     state.i = i;
     const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
@@ -139,11 +140,12 @@ function RunPage(data, pageOpts = {}) {
       const first = stages.findIndex(t => t.step === s.step && t.layer === l);
       if (first >= 0) return go(first);
     }
+    if (dir > 0 && pageOpts.pastEnd) pageOpts.pastEnd('layer');
   }
   function moveStep(dir) {
     const s = stages[state.i];
     const target = data.steps.map(t => t.step).concat([...new Set(stages.map(t => t.step))]).filter(t => (dir > 0 ? t > s.step : t < s.step));
-    if (!target.length) return;
+    if (!target.length) return dir > 0 && pageOpts.pastEnd ? pageOpts.pastEnd('token') : undefined;
     const step = dir > 0 ? Math.min(...target) : Math.max(...target);
     const j = findIn(step, s.layer, s.key);
     go(j >= 0 ? j : stages.findIndex(t => t.step === step));

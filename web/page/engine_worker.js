@@ -4,7 +4,7 @@
 // (single/: the same code, the tasks one after another). Messages from the page:
 //   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options
 //   {cmd: 'stop'}                    end the run at its next stage (threads only)
-//   {cmd: 'files', files: [File...]} the reader's own model: mounted read-only at /user
+//   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
 //   {cmd: 'pageData'} / {cmd: 'export'}
 // and to the page: ready, text (streamed), done (the run's result), page, export, error.
 'use strict';
@@ -15,9 +15,10 @@ importScripts(variant + '/llama-walkthrough.js');
 // The bundled model, read into the module's memory file system where --model assets/model finds it.
 const BUNDLED = ['consolidated.00.pth', 'params.json', 'tokenizer.model'];
 // wasm32 addresses 4 GB; the weights are read into it, with room left for the run.
-const MAX_MODEL_BYTES = 3 * 1024 ** 3;
+const MAX_MODEL_BYTES = 2 * 1024 ** 3;
 
 let moduleReady = null;
+let userLoads = 0;
 
 async function loadModule() {
   const Module = await createLlamaModule({
@@ -36,22 +37,29 @@ async function loadModule() {
   return Module;
 }
 
-function mountUserFiles(Module, files) {
+// The reader's files, copied into the module's memory file system (WORKERFS would read them in
+// place, but the engine maps weights with mmap, which it cannot serve). Nothing leaves the tab.
+async function loadUserFiles(Module, files) {
   const total = files.reduce((sum, f) => sum + f.size, 0);
   if (total > MAX_MODEL_BYTES)
-    throw new Error(`these files hold ${(total / 1024 ** 3).toFixed(2)} GB; the browser build addresses at most 4 GB ` +
-                    `(the weights must fit in about 3 GB with room for the run), so they were not read. ` +
+    throw new Error(`these files hold ${(total / 1024 ** 3).toFixed(2)} GB; the browser build addresses at most 4 GB and holds ` +
+                    `the weights in it with room for the run (at most ${MAX_MODEL_BYTES / 1024 ** 3} GB of files), so they were not read. ` +
                     `A 1.1B model quantized to Q4_K_M (about 0.7 GB) fits; run larger models with the native llama-walkthrough.`);
-  try { Module.FS.unmount('/user'); } catch (e) { /* nothing mounted yet */ }
-  // WORKERFS reads the File objects in place, as the engine asks for bytes: nothing is copied
-  // or uploaded.
-  Module.FS.mount(Module.FS.filesystems.WORKERFS, { files }, '/user');
+  // A folder of its own each time: the engine keeps a loaded model by its path, and the reader may
+  // open another file of the same name. The last files are freed.
+  for (const dir of Module.FS.readdir('/user').filter(n => n !== '.' && n !== '..')) {
+    for (const name of Module.FS.readdir('/user/' + dir)) if (name !== '.' && name !== '..') Module.FS.unlink(`/user/${dir}/${name}`);
+    Module.FS.rmdir('/user/' + dir);
+  }
+  const dir = '/user/' + ++userLoads;
+  Module.FS.mkdir(dir);
+  for (const f of files) Module.FS.writeFile(dir + '/' + f.name, new Uint8Array(await f.arrayBuffer()), { canOwn: true });
   const names = files.map(f => f.name);
   // What --model names: a single file (GGUF, a llama2.c .bin with its tokenizer.bin beside it) or
   // the folder (Meta's or Hugging Face's layout).
   const gguf = names.find(n => /\.gguf$/i.test(n));
   const bin = names.find(n => /\.bin$/i.test(n) && n !== 'tokenizer.bin');
-  return gguf ? '/user/' + gguf : bin ? '/user/' + bin : '/user';
+  return gguf ? dir + '/' + gguf : bin ? dir + '/' + bin : dir;
 }
 
 self.onmessage = async event => {
@@ -60,7 +68,7 @@ self.onmessage = async event => {
     const Module = await moduleReady;
     if (m.cmd === 'start') Module.start(JSON.stringify(m.args));
     else if (m.cmd === 'stop') Module.stop();
-    else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: mountUserFiles(Module, m.files), names: m.files.map(f => f.name) });
+    else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });
     else if (m.cmd === 'export') {
       const result = JSON.parse(Module.exportPage('/tmp/live.html'));

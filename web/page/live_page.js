@@ -89,6 +89,7 @@ function onWorkerMessage(m) {
       return;
     }
     live.limit = live.pending === 'step' ? 1 : live.data.stages.length;
+    live.firstView = live.pending === 'step';
     live.pending = null;
     showRun();
   } else if (m.kind === 'files') {
@@ -122,24 +123,32 @@ function words(text) {
   return out;
 }
 
+// The form's fields as llama-walkthrough's options; an option also given under "more options"
+// is taken from there (those words are the CLI's, as a chapter's Try-it writes them).
 function runArgs() {
-  const args = ['--model', live.model || 'assets/model', '--prompt', $('prompt').value];
+  const extra = words($('extra').value);
+  const given = flags => flags.some(f => extra.includes(f));
+  const args = [];
+  const add = (flags, ...values) => { if (!given(flags)) args.push(flags[flags.length - 1], ...values); };
+  add(['--model'], live.model || 'assets/model');
+  add(['-p', '--prompt'], $('prompt').value);
   const value = id => $(id).value.trim();
-  if ($('chat').checked) args.push('--chat', '--system', $('system').value);
-  const numbers = { 'max-tokens': '--max-tokens', temperature: '--temperature', seed: '--seed', 'top-k': '--top-k', 'top-p': '--top-p',
-                    'min-p': '--min-p', 'repeat-penalty': '--repeat-penalty', 'frequency-penalty': '--frequency-penalty',
-                    'presence-penalty': '--presence-penalty', 'rope-theta': '--rope-theta' };
-  for (const [id, flag] of Object.entries(numbers)) if (value(id) !== '') args.push(flag, value(id));
-  for (const id of ['no-mask', 'no-kv-cache', 'no-rope']) if ($(id).checked) args.push('--' + id);
+  if ($('chat').checked) { add(['--chat']); add(['--system'], $('system').value); }
+  const numbers = { 'max-tokens': ['-n', '--max-tokens'], temperature: ['--temperature'], seed: ['--seed'], 'top-k': ['--top-k'],
+                    'top-p': ['--top-p'], 'min-p': ['--min-p'], 'repeat-penalty': ['--repeat-penalty'],
+                    'frequency-penalty': ['--frequency-penalty'], 'presence-penalty': ['--presence-penalty'], 'rope-theta': ['--rope-theta'] };
+  for (const [id, flags] of Object.entries(numbers)) if (value(id) !== '') add(flags, value(id));
+  for (const id of ['no-mask', 'no-kv-cache', 'no-rope']) if ($(id).checked) add(['--' + id]);
   for (const l of value('skip-layers').split(/[\s,]+/).filter(Boolean)) args.push('--skip-layer', l);
   for (const h of value('ablate-heads').split(/[\s,]+/).filter(Boolean)) args.push('--ablate-head', h);
-  return args.concat(words($('extra').value));
+  return args.concat(extra);
 }
 
 function startRun(mode) {
   if (!live.ready || live.running) return;
   showLiveError('');
   live.data = null;
+  live.result = null;
   live.pending = mode;
   $('output').textContent = '';
   $('summary').textContent = mode === 'step' ? 'Computing the run; the first stage follows…' : '';
@@ -224,7 +233,10 @@ async function showRun() {
       `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s | stopped by: ${r.stopReason}`
     : `Stepping: stage ${live.limit} of ${live.data.stages.length}. Step stage, layer or token, or run to the end.`;
   history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
-  RunPage(data, { start: live.limit - 1, pastEnd: done ? null : () => step('stage') });
+  RunPage(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind) });
+  // A new run's first view: its panels (and the run page's own step buttons) come into view.
+  if (live.firstView) $('controls').scrollIntoView({ block: 'start' });
+  live.firstView = false;
   document.body.dataset.run = done ? 'done' : 'stepping';
   document.body.dataset.revealed = String(live.limit);
   setRunning(false);
