@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "generate/generator.h"
 #include "model/synthetic.h"
 #include "doccheck/chapter_shapes.h"

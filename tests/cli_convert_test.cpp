@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "model/synthetic.h"
 
 using namespace llama;

@@ -16,7 +16,7 @@
 #include "formats/hf/hf_config.h"
 #include "formats/hf/hf_export.h"
 #include "formats/hf/hf_loader.h"
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "formats/hf/safetensors.h"
 #include "generate/generator.h"
 

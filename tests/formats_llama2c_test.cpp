@@ -14,7 +14,7 @@
 #include "formats/llama2c/llama2c_export.h"
 #include "formats/llama2c/llama2c_header.h"
 #include "formats/llama2c/llama2c_model.h"
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "model/llama_transformer.h"
 #include "session/model_source.h"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "formats/mapped_file.h"
+#include "io/mapped_file.h"
 #include "formats/meta/pickle.h"
 #include "formats/meta/zip_index.h"
 #include "formats_fixtures.h"

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "formats/mapped_file.h"
+#include "io/mapped_file.h"
 #include "formats/meta/zip_index.h"
 #include "formats_fixtures.h"
 

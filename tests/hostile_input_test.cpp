@@ -11,7 +11,7 @@
 #include "formats/hf/hf_config.h"
 #include "formats/meta/params_json.h"
 #include "formats/meta/pickle.h"
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "tokenizer/hf_tokenizer.h"
 
 using namespace llama;

@@ -3,7 +3,7 @@
 // pass that rewrites earlier rows, and in either compute dtype.
 #include <catch2/catch.hpp>
 
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "ml/ops.h"
 #include "model/cache_summaries.h"
 #include "model/llama_transformer.h"

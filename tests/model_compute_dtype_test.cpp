@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "cli_run.h"
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "model/llama_transformer.h"
 
 using namespace llama;

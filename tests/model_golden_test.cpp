@@ -6,7 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "generate/generator.h"
 #include "ml/ops.h"
 #include "tokenizer/tiktoken_tokenizer.h"

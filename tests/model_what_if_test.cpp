@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "generate/generator.h"
 #include "ml/ops.h"
 #include "session/session.h"

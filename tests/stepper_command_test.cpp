@@ -9,6 +9,7 @@
 
 #include "session/model_source.h"
 #include "stepper.h"
+#include "tensor_text.h"
 
 using namespace llama;
 using namespace llama::cli;

@@ -1,7 +1,7 @@
 // The stepper's `lens [K]` command: parsed strictly, printed from the blocks finished so far.
 #include <catch2/catch.hpp>
 
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "generate/generator.h"
 #include "lens_view.h"
 #include "stepper.h"

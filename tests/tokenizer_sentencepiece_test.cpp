@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.h"
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "generate/chat_template.h"
 #include "llama2_model_dir.h"
 #include "tokenizer/sentencepiece_tokenizer.h"

@@ -3,7 +3,7 @@
 #include <csignal>
 #include <cstdio>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 
 namespace llama::cli {
 

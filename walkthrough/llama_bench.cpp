@@ -16,7 +16,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "formats/model_loader.h"
+#include "formats/gguf/gguf_model.h"
 
 extern char** environ;
 

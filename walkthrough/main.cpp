@@ -10,13 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "bench.h"
-#include "compare_doc.h"
-#include "convert.h"
-#include "diff.h"
-#include "export_html.h"
-#include "formats/atomic_output.h"
-#include "inspect_model.h"
+#include "bench_command.h"
+#include "compare_doc_command.h"
+#include "convert_command.h"
+#include "diff_command.h"
+#include "export_html_command.h"
+#include "io/atomic_output.h"
+#include "inspect_command.h"
 #include "interrupt.h"
 #include "ml/thread_pool.h"
 #include "model_source_options.h"
@@ -25,9 +25,9 @@
 #include "options/run_options.h"
 #include "perplexity_command.h"
 #include "run_observers.h"
-#include "tokenize.h"
+#include "tokenize_command.h"
 #include "trace/debug_log_observer.h"
-#include "what_if.h"
+#include "no_kv_cache_report.h"
 
 using namespace llama;
 

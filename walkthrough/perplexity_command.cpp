@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "formats/input_file.h"
+#include "io/input_file.h"
 #include "generate/perplexity.h"
 #include "options/checked_option.h"
 #include "session/model_source.h"

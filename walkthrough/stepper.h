@@ -5,47 +5,14 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "stages/step_controller.h"
+#include "step_command.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llama::cli {
-
-struct StepCommand {
-    enum class Kind { NextStage, NextLayer, NextToken, Continue, Break, Print, Lens, Top, Help, Quit, Invalid };
-    Kind kind = Kind::Invalid;
-    std::vector<Breakpoint> breakpoints;  // Break: one per stage it names (a number names several)
-    std::string tensor;                   // Print: a tensor of the current stage
-    int64_t index = 0;                    // Print: which slice of a 3-D tensor (e.g. the head); Lens, Top: K
-    std::optional<int64_t> row;           // Print: one row in full, every column (`p NAME [INDEX] row R`)
-    std::string error;                    // Invalid: what was wrong, for the user
-};
-
-// One typed line: "" next stage, "l" next layer, "t" next token, "c" continue, "b STAGE [LAYER]",
-// "p NAME [INDEX] [row R]", "top [K]", "h", "q". STAGE is a key (scores_softmax) or a number (13 = all of its stages);
-// LAYER is 1-based, as the log prints layers.
-StepCommand parseStepCommand(std::string_view line);
-
-// A readable 2-D slice: a 1-D tensor as one row, a 2-D one whole, a 3-D one at [index]. Columns
-// are aligned; past maxRows/maxCols the middle rows/columns are elided with "…". Row and column
-// labels, when given (one per row/column), are shown beside the indices (token text).
-struct SliceLabels {
-    std::vector<std::string> rows, cols;
-};
-std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index = 0, int maxRows = 8, int maxCols = 8,
-                              const SliceLabels& labels = {});
-
-// Row `row` of the same slice with every column, 8 values a line after the first one's column
-// index, to 6 significant digits: the numbers a student recomputes (a whole RMSNorm row).
-std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row);
-
-// The k largest logits of the last row of `logits` ([VocabSize] or [seqLen, VocabSize]), with
-// their probabilities (softmax at temperature 1) and token pieces.
-std::string formatTopLogits(const Tensor& logits, const Tokenizer& tokenizer, int k);
 
 // The token at every position of the sequence so far: the prompt (stage 2's tensor), then each
 // sampled token (stage 20). Added as an observer before the step controller, so that a paused
@@ -69,7 +36,6 @@ private:
 // The pause screen: stage number, title and chapter, where in the run, each tensor summarised.
 std::string describeStage(const StageEvent& event, int nLayers);
 
-extern const char* const kStepHelp;
 
 class TerminalStepper {
 public:

@@ -1,6 +1,6 @@
 #include "doccheck/debug_log_line.h"
 
-#include "formats/input_file.h"
+#include "io/input_file.h"
 #include "stages/stage_catalog.h"
 
 #include <algorithm>

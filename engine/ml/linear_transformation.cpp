@@ -26,7 +26,7 @@
 
 #include "tensor/quant_blocks.h"
 
-#include "ml/kernels/dot_kernels.h"
+#include "ml/dot_kernels.h"
 #include "ml/kernels/activation_quant.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/op_util.h"

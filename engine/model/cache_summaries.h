@@ -10,7 +10,7 @@
 
 #include "stages/stage_event.h"
 #include "tensor/tensor.h"
-#include "trace/tensor_stats.h"
+#include "tensor/tensor_stats.h"
 
 namespace llama {
 

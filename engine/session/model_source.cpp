@@ -10,32 +10,66 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "formats/input_file.h"
+#include "io/input_file.h"
 #include "formats/gguf/gguf_model.h"
 #include "formats/hf/hf_loader.h"
 #include "formats/llama2c/llama2c_header.h"
 #include "formats/llama2c/llama2c_model.h"
+#include "formats/meta/meta_model.h"
 #include "formats/meta/params_json.h"
 #include "model/synthetic.h"
+#include "tokenizer/tokenizer_file.h"
 
 namespace llama {
 
 namespace fs = std::filesystem;
 
 namespace {
+enum class ModelFormat { Meta, HuggingFace, Gguf, Llama2c, Unknown };
+
+// Which format the files at `path` are, looked at once per load. A dry run reads no weights, so
+// for it a Hugging Face directory needs only its config.json.
+ModelFormat detectModelFormat(const std::string& path, bool shapesOnly) {
+    const fs::path dir(path);
+    if (fs::is_directory(dir)) {
+        if (fs::is_regular_file(dir / "params.json")) return ModelFormat::Meta;
+        if (shapesOnly ? fs::exists(dir / "config.json") : isHfDirectory(path)) return ModelFormat::HuggingFace;
+        return ModelFormat::Unknown;
+    }
+    if (isGgufFile(path)) return ModelFormat::Gguf;
+    if (isLlama2cFile(path)) return ModelFormat::Llama2c;
+    return ModelFormat::Unknown;
+}
+
+// The model files' weights, read by the loader of their format.
+Model loadFiles(const std::string& path, ModelFormat format, const std::string& tokenizer, const LoadProgress& progress) {
+    switch (format) {
+        case ModelFormat::Meta: return loadMetaModel(path, progress);
+        case ModelFormat::HuggingFace: return loadHfModel(path, progress);
+        case ModelFormat::Gguf: return loadGgufModel(path, progress);
+        case ModelFormat::Llama2c: return loadLlama2cModel(path, tokenizer, progress);
+        case ModelFormat::Unknown: break;
+    }
+    throw std::runtime_error(fmt::format(
+        "'{}' is not a model this program can read: looked for a directory in Meta's layout (params.json, "
+        "consolidated.00.pth, tokenizer.model) or in Hugging Face's (config.json, model.safetensors or "
+        "model.safetensors.index.json, tokenizer.json), a .gguf file (starting with \"GGUF\") or a llama2.c checkpoint (*.bin, "
+        "with tokenizer.bin beside it)",
+        path));
+}
+
 // A dry run of model files: what the format says about the model and its tokenizer, with
 // shape-only weights. Meta's layout: params.json and tokenizer.model (consolidated.00.pth is not
 // read); Hugging Face's: config.json and tokenizer.json; GGUF: the header and metadata; llama2.c:
 // the header and tokenizer.bin.
-Model loadShapesOnly(const std::string& path, const std::string& tokenizer) {
-    const fs::path dir(path);
-    if (!fs::exists(dir)) throw std::runtime_error(fmt::format("model path '{}' does not exist", path));
-    if (isGgufFile(path)) return loadGgufModel(path, {}, true);
-    if (isLlama2cFile(path)) return loadLlama2cModel(path, tokenizer, {}, true);
+Model loadShapesOnly(const std::string& path, ModelFormat format, const std::string& tokenizer) {
+    if (format == ModelFormat::Gguf) return loadGgufModel(path, {}, true);
+    if (format == ModelFormat::Llama2c) return loadLlama2cModel(path, tokenizer, {}, true);
     Model model;
-    if (fs::is_directory(dir) && !fs::exists(dir / "params.json") && fs::exists(dir / "config.json")) {
+    if (format == ModelFormat::HuggingFace) {
         loadHfModelWithoutWeights(path, model);
     } else {
+        const fs::path dir(path);
         for (const char* name : {"params.json", "tokenizer.model"})
             if (!fs::is_regular_file(dir / name))
                 throw std::runtime_error(fmt::format("{}: missing {} (a dry run reads params.json and tokenizer.model of Meta's layout, "
@@ -48,6 +82,10 @@ Model loadShapesOnly(const std::string& path, const std::string& tokenizer) {
     model.tensors = syntheticWeights(model.args, 0, true);
     return model;
 }
+
+void requireExists(const std::string& path) {
+    if (!fs::exists(path)) throw std::runtime_error(fmt::format("model path '{}' does not exist", path));
+}
 }  // namespace
 
 std::string ModelSource::describe() const {
@@ -58,8 +96,9 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (options.maxSeqLen > ModelArgs::kMaxPositions)
         throw std::invalid_argument(fmt::format("context length {} is more than {} positions", options.maxSeqLen, ModelArgs::kMaxPositions));
     Model model;
-    const bool llama2c = source.kind == ModelSource::Kind::Files && !isGgufFile(source.pathOrPreset) && isLlama2cFile(source.pathOrPreset);
-    if (!source.tokenizer.empty() && source.kind != ModelSource::Kind::Synthetic && !llama2c)
+    const ModelFormat format =
+        source.kind == ModelSource::Kind::Files ? detectModelFormat(source.pathOrPreset, options.shapesOnly) : ModelFormat::Unknown;
+    if (!source.tokenizer.empty() && source.kind != ModelSource::Kind::Synthetic && format != ModelFormat::Llama2c)
         throw std::invalid_argument("--tokenizer is for --synthetic presets and llama2.c checkpoints: other models' files bring their own "
                                     "tokenizer");
     if (source.kind == ModelSource::Kind::Synthetic) {
@@ -83,12 +122,10 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
                                                         source.pathOrPreset, bytes / 1e9, available / 1e9));
         }
         model = makeSyntheticModel(source.pathOrPreset, source.seed, options.shapesOnly, tokenizer);
-    } else if (options.shapesOnly) {
-        model = loadShapesOnly(source.pathOrPreset, source.tokenizer);
-    } else if (llama2c) {
-        model = loadLlama2cModel(source.pathOrPreset, source.tokenizer, options.progress);
     } else {
-        model = loadModel(source.pathOrPreset, options.progress);
+        requireExists(source.pathOrPreset);
+        model = options.shapesOnly ? loadShapesOnly(source.pathOrPreset, format, source.tokenizer)
+                                   : loadFiles(source.pathOrPreset, format, source.tokenizer, options.progress);
     }
     if (options.shapesOnly) model.format += (model.format.empty() ? "" : ", ") + std::string("dry run: shape-only weights");
     if (options.maxSeqLen > 0) model.args.max_seq_len = options.maxSeqLen;
@@ -100,6 +137,11 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
                                                 "the {:.1f} GB of memory this process may use: choose a smaller --max-seq-len",
                                                 model.args.max_seq_len, model.args.runBytes() / 1e9, available / 1e9));
     return model;
+}
+
+Model loadModel(const std::string& path, const LoadProgress& progress) {
+    requireExists(path);
+    return loadFiles(path, detectModelFormat(path, false), {}, progress);
 }
 
 }  // namespace llama

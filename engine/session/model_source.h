@@ -1,11 +1,12 @@
 #pragma once
 // Where a model comes from, as the front ends name it: model files (Meta's directory, Hugging
-// Face's directory, a GGUF file or a llama2.c checkpoint, told apart by formats/model_loader.h) or a synthetic preset
-// with its seed. One loader for every front end, dry runs included.
+// Face's directory, a GGUF file or a llama2.c checkpoint, told apart once here and handed to
+// that format's loader in formats/) or a synthetic preset with its seed. One loader for every
+// front end, dry runs included.
 #include <cstdint>
 #include <string>
 
-#include "formats/model_loader.h"
+#include "formats/named_tensor.h"
 #include "generate/sampler.h"
 #include "model/model.h"
 
@@ -15,7 +16,7 @@ struct ModelSource {
     enum class Kind { Files, Synthetic } kind = Kind::Files;
     std::string pathOrPreset;
     uint64_t seed = SamplingSettings{}.seed;  // synthetic weights; a run's default sampling seed
-    // A synthetic preset's tokenizer file (formats/model_loader.h: loadTokenizerFile; empty: a
+    // A synthetic preset's tokenizer file (tokenizer/tokenizer_file.h; empty: a
     // byte tokenizer of the preset's family), or a llama2.c checkpoint's tokenizer.bin (empty:
     // the one beside it).
     std::string tokenizer = {};
@@ -31,7 +32,11 @@ struct LoadOptions {
     LoadProgress progress = {};  // follows the weights being read in
 };
 
-// Errors name the path and what was looked for (formats/model_loader.h).
+// Errors name the path and what was looked for.
 Model loadModelSource(const ModelSource& source, const LoadOptions& options = {});
+
+// Model files, whichever of the four formats they are, with their weights. Errors name the path
+// and what was looked for; progress(done, total) follows the weights being read into memory.
+Model loadModel(const std::string& path, const LoadProgress& progress = {});
 
 }  // namespace llama

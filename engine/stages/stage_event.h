@@ -12,7 +12,7 @@
 
 #include "stages/stage_catalog.h"
 #include "tensor/tensor.h"
-#include "trace/tensor_stats.h"
+#include "tensor/tensor_stats.h"
 
 namespace llama {
 

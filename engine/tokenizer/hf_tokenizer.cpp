@@ -10,7 +10,7 @@
 #include "tokenizer/byte_level.h"
 #include "tokenizer/utf8.h"
 
-#include "formats/json_file.h"
+#include "io/json_file.h"
 
 namespace llama {
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 #include "stages/stage_event.h"
 
 namespace llama {

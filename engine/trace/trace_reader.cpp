@@ -9,7 +9,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "formats/input_file.h"
+#include "io/input_file.h"
 #include "tensor/bfloat16.h"
 #include "trace/trace_format.h"
 

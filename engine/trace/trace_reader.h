@@ -22,8 +22,8 @@
 #include "model/model_args.h"
 #include "tensor/tensor.h"
 #include "stages/stage_catalog.h"
-#include "trace/tensor_stats.h"
-#include "trace/trace_recorder.h"
+#include "tensor/tensor_stats.h"
+#include "trace/trace_format.h"
 
 namespace llama {
 

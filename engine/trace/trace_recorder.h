@@ -26,37 +26,11 @@
 #include "generate/logit_lens.h"
 #include "generate/sampler.h"
 #include "model/model.h"
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 #include "stages/stage_event.h"
+#include "trace/trace_format.h"
 
 namespace llama {
-
-struct TraceOptions {
-    bool summaries = true;                          // min/max/mean/first values of every tensor
-    std::optional<std::set<int>> attentionLayers;   // 0-based layers whose scores are stored; nullopt: all
-    bool preSoftmax = false;                        // also the masked scores before the softmax, and the xq and keys
-    int maxPositions = 256;                         // no values for steps that reach past this many positions
-    int topK = 10;                                  // top tokens recorded at each sampling step
-    bool residual = true;                           // values of the residual stream (embeddings, both residual adds)
-    int lensTopK = 5;                               // logit lens: top tokens per position after every layer (0: none)
-
-    // The stage flow alone (keys, layers, shapes, dtypes, messages, and the token ids, a few bytes):
-    // the floor of what recording costs, which `bench --observer record` measures.
-    static TraceOptions metadataOnly();
-};
-
-// "all", "none", or 1-based layers such as "1,3-5" (as the log counts) -> 0-based attentionLayers.
-// Throws std::invalid_argument naming the bad part.
-std::optional<std::set<int>> parseLayerSelection(const std::string& text, int nLayers);
-
-// What was asked of the run, stored so a replay can show it.
-struct TraceRunInfo {
-    std::string prompt;
-    int maxTokens = 0;
-    SamplingSettings sampling;
-    bool dryRun = false;
-    WhatIf whatIf = {};  // the experiment, if the run was one
-};
 
 class TraceRecorder : public StageObserver {
 public:

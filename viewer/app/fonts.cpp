@@ -86,7 +86,7 @@ std::vector<unsigned char> readFontFile(const std::string& path, std::string& pr
 
 const TextFaces& textFaces() { return faces; }
 
-std::string loadUiFont(const std::string& path, float scale) {
+std::string loadUiFont(const std::string& path, float scale, LoadedFont& font) {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
     ImGuiStyle style;
@@ -102,13 +102,11 @@ std::string loadUiFont(const std::string& path, float scale) {
         faces.mono = io.Fonts->AddFontDefault(&config);  // ImGui's own font is monospaced
         faces.bold = faces.italic = nullptr;
         const std::string note = fmt::format("--font '{}': {}; the built-in font shows ASCII only (install fonts-dejavu-core)", path, problem);
-        static std::string reported;  // once, not at every change of UI scale
-        if (note != reported) std::fprintf(stderr, "%s\n", note.c_str());
-        reported = note;
+        if (note != font.reported) std::fprintf(stderr, "%s\n", note.c_str());
+        font.reported = note;
         return note;
     }
-    // The ranges must outlive the atlas build; the atlas keeps a pointer to them.
-    static std::vector<ImWchar> ranges;
+    std::vector<ImWchar>& ranges = font.ranges;
     ranges = fontRanges(ttf);
     ImFontConfig config;
     config.OversampleH = 1;  // the atlas holds thousands of glyphs; 1x keeps it small and text stays crisp

@@ -23,14 +23,6 @@ std::string labelFor(const std::vector<std::string>& labels, int i) {
     return i < int(labels.size()) ? labels[size_t(i)] : std::to_string(i);
 }
 
-struct HeatmapZoom {
-    float factor = 1, r0 = 0, c0 = 0;
-};
-std::unordered_map<ImGuiID, HeatmapZoom>& heatmapZooms() {
-    static std::unordered_map<ImGuiID, HeatmapZoom> zooms;
-    return zooms;
-}
-
 // Measures at most 512 labels (evenly spread): a context of millions of positions costs no more.
 float widestLabel(const std::vector<std::string>& labels, int n, float cap) {
     float w = 0;
@@ -39,18 +31,8 @@ float widestLabel(const std::vector<std::string>& labels, int n, float cap) {
 }
 }  // namespace
 
-const PreparedSlice& preparedSlice(const std::string& key, const std::function<PreparedSlice()>& make) {
-    struct Entry {
-        PreparedSlice prepared;
-        int lastFrame;
-    };
-    static std::unordered_map<std::string, Entry> entries;
-    const int frame = ImGui::GetFrameCount();
-    std::erase_if(entries, [&](const auto& e) { return e.second.lastFrame < frame - 1; });
-    auto it = entries.find(key);
-    if (it == entries.end()) it = entries.emplace(key, Entry{make(), frame}).first;
-    it->second.lastFrame = frame;
-    return it->second.prepared;
+const PreparedSlice& preparedSlice(PreparedSlices& slices, const std::string& key, const std::function<PreparedSlice()>& make) {
+    return slices.get(key, ImGui::GetFrameCount(), make);
 }
 
 void addVerticalText(ImDrawList* dl, ImVec2 bottomLeft, ImU32 colour, const std::string& text) {
@@ -64,56 +46,81 @@ void addVerticalText(ImDrawList* dl, ImVec2 bottomLeft, ImU32 colour, const std:
     }
 }
 
-HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourScale& scale, TextureCache& textures, ImVec2 maxSize,
-                       const HeatmapLabels* labels, const HeatmapStyle& style) {
-    HeatmapHit hit;
-    if (s.rows == 0 || s.cols == 0) return hit;
-    const float font = ImGui::GetFontSize();
+namespace {
+// Where a heatmap's parts go this frame: label room, cell sizes, the zoom applied, and the cells
+// in sight, [firstRow, endRow) x [firstCol, endCol): whatever the slice's size, no more than fit
+// in maxSize are ever visited.
+struct HeatmapGeometry {
+    float font = 0;
+    ImVec2 noteAt, origin, grid, end;  // the zoom note's line; the labels' and the grid's corners
+    float left = 0, top = 0;           // room for the row and column labels
+    float cw = 0, ch = 0;              // a cell at zoom 1
+    ImVec2 size;
+    bool zoomCols = false, zoomRows = false;
+    float mostZoom = 1;
+    HeatmapZoom* zoom = nullptr;
+    float zcw = 0, zch = 0;  // a cell as zoomed
+    float visRows = 0, visCols = 0;
+    int firstRow = 0, endRow = 0, firstCol = 0, endCol = 0;
+    int rowEvery = 1, colEvery = 1;  // labels thinned to every k-th index so they never overlap
+
+    // Screen position of a cell's corner.
+    float cellX(float col) const { return grid.x + (col - zoom->c0) * zcw; }
+    float cellY(float row) const { return grid.y + (row - zoom->r0) * zch; }
+    bool canZoom() const { return zoomRows || zoomCols; }
+};
+
+HeatmapGeometry layOutHeatmap(const Slice2D& s, std::map<unsigned, HeatmapZoom>& zooms, ImVec2 maxSize, const HeatmapLabels* labels,
+                              const HeatmapStyle& style) {
+    HeatmapGeometry g;
+    const float font = g.font = ImGui::GetFontSize();
     // A line above a zoomable heatmap says how to zoom, or how far it is zoomed.
-    const ImVec2 noteAt = ImGui::GetCursorScreenPos();
+    g.noteAt = ImGui::GetCursorScreenPos();
     const float noteH = style.zoomable ? ImGui::GetTextLineHeightWithSpacing() : 0;
     maxSize.y -= noteH;
     const float ui = font / kBaseFontPixels;  // the UI scale enlarges the data as well as the text
     const float maxH = style.maxCell * ui, maxW = (style.maxCellWidth > 0 ? style.maxCellWidth : style.maxCell) * ui;
-    auto colourOf = [&](float v) { return style.colour ? style.colour(v) : colourFor(v, scale); };
     // Zoom and pan belong to the place the heatmap is drawn (and its size), not to its content:
     // stepping to the next stage keeps the learner's zoom.
     const ImGuiID zoomId = ImGui::GetID(fmt::format("zoom{}x{}", s.rows, s.cols).c_str());
-    const bool fresh = !heatmapZooms().count(zoomId);
-    HeatmapZoom& zoom = heatmapZooms()[zoomId];
+    const bool fresh = !zooms.count(zoomId);
+    HeatmapZoom& zoom = *(g.zoom = &zooms[zoomId]);
 
     // Labels take at most 30% of the room (at UI scale 2 the matrix would vanish behind them), or
     // what the matrix leaves when its cells are at their largest (the lens's few layers).
     const float spareX = maxSize.x - float(s.cols) * maxW, spareY = maxSize.y - float(s.rows) * maxH;
-    float left = labels ? std::min(widestLabel(labels->rows, int(s.rows), 10 * font) + 6, std::max(maxSize.x * 0.3f, spareX)) : 0;
-    float top = labels ? std::min(widestLabel(labels->cols, int(s.cols), 6 * font) + 6, std::max(maxSize.y * 0.3f, spareY)) : 0;
-    float cw = std::max(1.0f, (maxSize.x - left) / float(s.cols));
-    float ch = std::max(1.0f, (maxSize.y - top) / float(s.rows));
+    g.left = labels ? std::min(widestLabel(labels->rows, int(s.rows), 10 * font) + 6, std::max(maxSize.x * 0.3f, spareX)) : 0;
+    g.top = labels ? std::min(widestLabel(labels->cols, int(s.cols), 6 * font) + 6, std::max(maxSize.y * 0.3f, spareY)) : 0;
+    float cw = std::max(1.0f, (maxSize.x - g.left) / float(s.cols));
+    float ch = std::max(1.0f, (maxSize.y - g.top) / float(s.rows));
     if (style.squareCells && s.rows <= kMaxLabelled && s.cols <= kMaxLabelled) cw = ch = std::min({cw, ch, maxW, maxH});
     else cw = std::min(cw, maxW), ch = std::min(ch, maxH);
-    const ImVec2 size(cw * float(s.cols), ch * float(s.rows));
+    g.cw = cw, g.ch = ch;
+    g.size = ImVec2(cw * float(s.cols), ch * float(s.rows));
     // An axis zooms when its cells were shrunk to fit: a few rows at full height (the lens's
     // layers, a decode step's one query) stay whole while the positions beside them zoom.
-    const bool zoomCols = style.zoomable && s.cols > 1 && cw < maxW - 0.5f, zoomRows = style.zoomable && s.rows > 1 && ch < maxH - 0.5f;
-    if (!zoomCols && !zoomRows) zoom = {};
-    const float mostZoom = std::max(1.0f, float(std::max(zoomRows ? s.rows : 1, zoomCols ? s.cols : 1)) / 4);
-    if (fresh && zoomCols && cw < style.startCellWidth * ui) zoom.factor = std::min(style.startCellWidth * ui / cw, mostZoom);
-    const float fc = zoomCols ? zoom.factor : 1, fr = zoomRows ? zoom.factor : 1;
+    g.zoomCols = style.zoomable && s.cols > 1 && cw < maxW - 0.5f, g.zoomRows = style.zoomable && s.rows > 1 && ch < maxH - 0.5f;
+    if (!g.canZoom()) zoom = {};
+    g.mostZoom = std::max(1.0f, float(std::max(g.zoomRows ? s.rows : 1, g.zoomCols ? s.cols : 1)) / 4);
+    if (fresh && g.zoomCols && cw < style.startCellWidth * ui) zoom.factor = std::min(style.startCellWidth * ui / cw, g.mostZoom);
+    const float fc = g.zoomCols ? zoom.factor : 1, fr = g.zoomRows ? zoom.factor : 1;
     // Zoomed: the same area shows rows/fr x cols/fc cells from (r0, c0).
-    const float zcw = cw * fc, zch = ch * fr;
-    const float visRows = float(s.rows) / fr, visCols = float(s.cols) / fc;
-    zoom.r0 = std::clamp(zoom.r0, 0.0f, float(s.rows) - visRows), zoom.c0 = std::clamp(zoom.c0, 0.0f, float(s.cols) - visCols);
-    // The cells in sight, [firstRow, endRow) x [firstCol, endCol): whatever the slice's size, no
-    // more than fit in maxSize are ever visited below.
-    const int firstRow = int(zoom.r0), endRow = int(std::min<float>(float(s.rows), std::ceil(zoom.r0 + visRows)));
-    const int firstCol = int(zoom.c0), endCol = int(std::min<float>(float(s.cols), std::ceil(zoom.c0 + visCols)));
-    // Labels thinned to every k-th index so they never overlap (a 128-token prompt keeps every
-    // 8th or so).
-    const int rowEvery = std::max(1, int(std::ceil(font / zch))), colEvery = std::max(1, int(std::ceil(font / zcw)));
+    g.zcw = cw * fc, g.zch = ch * fr;
+    g.visRows = float(s.rows) / fr, g.visCols = float(s.cols) / fc;
+    zoom.r0 = std::clamp(zoom.r0, 0.0f, float(s.rows) - g.visRows), zoom.c0 = std::clamp(zoom.c0, 0.0f, float(s.cols) - g.visCols);
+    g.firstRow = int(zoom.r0), g.endRow = int(std::min<float>(float(s.rows), std::ceil(zoom.r0 + g.visRows)));
+    g.firstCol = int(zoom.c0), g.endCol = int(std::min<float>(float(s.cols), std::ceil(zoom.c0 + g.visCols)));
+    // A 128-token prompt keeps every 8th label or so.
+    g.rowEvery = std::max(1, int(std::ceil(font / g.zch))), g.colEvery = std::max(1, int(std::ceil(font / g.zcw)));
+    g.origin = ImVec2(g.noteAt.x, g.noteAt.y + noteH);
+    g.grid = ImVec2(g.origin.x + g.left, g.origin.y + g.top);
+    g.end = ImVec2(g.grid.x + g.size.x, g.grid.y + g.size.y);
+    return g;
+}
 
-    const ImVec2 origin(noteAt.x, noteAt.y + noteH);
-    ImVec2 grid(origin.x + left, origin.y + top);
-
+// The cells as one texture (made once per key), the zoomed part of it drawn.
+void drawHeatmapCells(ImDrawList* dl, const std::string& key, const Slice2D& s, const std::function<Rgb(float)>& colourOf,
+                      TextureCache& textures, const HeatmapGeometry& g) {
     if (!textures.has(key)) {
         int tw = int(std::min<int64_t>(s.cols, kMaxTextureSide)), th = int(std::min<int64_t>(s.rows, kMaxTextureSide));
         std::vector<uint8_t> px(size_t(tw) * th * 4);
@@ -125,101 +132,125 @@ HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourSca
             }
         textures.get(key, tw, th, px);
     }
-    ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 end(grid.x + size.x, grid.y + size.y);
-    dl->AddImage(ImTextureID(intptr_t(textures.touch(key))), grid, end, ImVec2(zoom.c0 / float(s.cols), zoom.r0 / float(s.rows)),
-                 ImVec2((zoom.c0 + visCols) / float(s.cols), (zoom.r0 + visRows) / float(s.rows)));
-    // Screen position of a cell's corner.
-    auto cellX = [&](float col) { return grid.x + (col - zoom.c0) * zcw; };
-    auto cellY = [&](float row) { return grid.y + (row - zoom.r0) * zch; };
+    const HeatmapZoom& zoom = *g.zoom;
+    dl->AddImage(ImTextureID(intptr_t(textures.touch(key))), g.grid, g.end, ImVec2(zoom.c0 / float(s.cols), zoom.r0 / float(s.rows)),
+                 ImVec2((zoom.c0 + g.visCols) / float(s.cols), (zoom.r0 + g.visRows) / float(s.rows)));
+}
 
-    ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-    if (left > 0) {
-        dl->PushClipRect(ImVec2(origin.x, grid.y), ImVec2(grid.x, end.y), true);
-        for (int r = firstRow / rowEvery * rowEvery; r < endRow; r += rowEvery) {
-            std::string l = elided(labelFor(labels->rows, r), left - 6);
+// Row labels left of the grid, column labels above it (turned), thinned to fit.
+void drawHeatmapLabels(ImDrawList* dl, const HeatmapLabels* labels, const HeatmapGeometry& g) {
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    const float font = g.font;
+    if (g.left > 0) {
+        dl->PushClipRect(ImVec2(g.origin.x, g.grid.y), ImVec2(g.grid.x, g.end.y), true);
+        for (int r = g.firstRow / g.rowEvery * g.rowEvery; r < g.endRow; r += g.rowEvery) {
+            std::string l = elided(labelFor(labels->rows, r), g.left - 6);
             float w = ImGui::CalcTextSize(l.c_str()).x;
             // Centred on a cell taller than the text, else from the cell's top over the unlabelled
             // ones below it: never outside the grid's height (the column labels are above it).
-            const float y = cellY(float(r)) + std::max(0.0f, (zch - font) / 2);
-            if (y + font > end.y + 1) continue;
-            dl->AddText(ImVec2(grid.x - 4 - w, y), text, l.c_str());
+            const float y = g.cellY(float(r)) + std::max(0.0f, (g.zch - font) / 2);
+            if (y + font > g.end.y + 1) continue;
+            dl->AddText(ImVec2(g.grid.x - 4 - w, y), text, l.c_str());
         }
         dl->PopClipRect();
     }
-    if (top > 0) {
+    if (g.top > 0) {
         // ImGui culls glyphs against the clip rect as laid out, before addVerticalText turns them:
         // the rect reaches a label's length past the grid (turned, no label passes end.x).
-        dl->PushClipRect(ImVec2(grid.x, origin.y), ImVec2(end.x + top, grid.y), true);
-        for (int c = firstCol / colEvery * colEvery; c < endCol; c += colEvery) {
-            const float x = cellX(float(c)) + std::max(0.0f, (zcw - font) / 2);
-            if (x + font > end.x + 1) continue;
-            addVerticalText(dl, ImVec2(x, grid.y - 4), text, elided(labelFor(labels->cols, c), top - 6));
+        dl->PushClipRect(ImVec2(g.grid.x, g.origin.y), ImVec2(g.end.x + g.top, g.grid.y), true);
+        for (int c = g.firstCol / g.colEvery * g.colEvery; c < g.endCol; c += g.colEvery) {
+            const float x = g.cellX(float(c)) + std::max(0.0f, (g.zcw - font) / 2);
+            if (x + font > g.end.x + 1) continue;
+            addVerticalText(dl, ImVec2(x, g.grid.y - 4), text, elided(labelFor(labels->cols, c), g.top - 6));
         }
         dl->PopClipRect();
     }
+}
 
-    dl->PushClipRect(grid, end, true);
-    if (style.gridLines && zcw >= 6 && zch >= 6) {
+// Over the cells: grid lines, each cell's text once cells are large enough, the selected cell.
+void drawCellOverlays(ImDrawList* dl, const Slice2D& s, const std::function<Rgb(float)>& colourOf, const HeatmapStyle& style,
+                      const HeatmapGeometry& g) {
+    const float font = g.font;
+    if (style.gridLines && g.zcw >= 6 && g.zch >= 6) {
         const ImU32 gap = ImGui::GetColorU32(ImGuiCol_WindowBg);
-        for (int c = firstCol + 1; c < endCol; ++c) dl->AddLine(ImVec2(cellX(float(c)), grid.y), ImVec2(cellX(float(c)), end.y), gap);
-        for (int r = firstRow + 1; r < endRow; ++r) dl->AddLine(ImVec2(grid.x, cellY(float(r))), ImVec2(end.x, cellY(float(r))), gap);
+        for (int c = g.firstCol + 1; c < g.endCol; ++c) dl->AddLine(ImVec2(g.cellX(float(c)), g.grid.y), ImVec2(g.cellX(float(c)), g.end.y), gap);
+        for (int r = g.firstRow + 1; r < g.endRow; ++r) dl->AddLine(ImVec2(g.grid.x, g.cellY(float(r))), ImVec2(g.end.x, g.cellY(float(r))), gap);
     }
-    if (style.cellText && zcw >= 1.2f * font && zch >= font) {
+    if (style.cellText && g.zcw >= 1.2f * font && g.zch >= font) {
         // Cells this large: at most maxSize's area / (1.2 font^2) of them are in sight.
-        for (int r = firstRow; r < endRow; ++r)
-            for (int c = firstCol; c < endCol; ++c) {
-                const std::string t = elided(style.cellText(r, c), zcw - 4);
+        for (int r = g.firstRow; r < g.endRow; ++r)
+            for (int c = g.firstCol; c < g.endCol; ++c) {
+                const std::string t = elided(style.cellText(r, c), g.zcw - 4);
                 if (t.empty()) continue;
                 const Rgb bg = colourOf(s.at(r, c));
                 const bool light = 0.299f * bg.r + 0.587f * bg.g + 0.114f * bg.b > 140;
                 const ImVec2 ts = ImGui::CalcTextSize(t.c_str());
-                dl->AddText(ImVec2(cellX(float(c)) + (zcw - ts.x) / 2, cellY(float(r)) + (zch - ts.y) / 2),
+                dl->AddText(ImVec2(g.cellX(float(c)) + (g.zcw - ts.x) / 2, g.cellY(float(r)) + (g.zch - ts.y) / 2),
                             light ? IM_COL32(0, 0, 0, 255) : IM_COL32(255, 255, 255, 255), t.c_str());
             }
     }
     if (style.selectedRow >= 0 && style.selectedCol >= 0 && style.selectedRow < s.rows && style.selectedCol < s.cols)
-        dl->AddRect(ImVec2(cellX(float(style.selectedCol)) - 1, cellY(float(style.selectedRow)) - 1),
-                    ImVec2(cellX(float(style.selectedCol + 1)) + 1, cellY(float(style.selectedRow + 1)) + 1), IM_COL32(255, 80, 80, 255), 0, 0, 3);
+        dl->AddRect(ImVec2(g.cellX(float(style.selectedCol)) - 1, g.cellY(float(style.selectedRow)) - 1),
+                    ImVec2(g.cellX(float(style.selectedCol + 1)) + 1, g.cellY(float(style.selectedRow + 1)) + 1), IM_COL32(255, 80, 80, 255), 0, 0, 3);
+}
 
-    ImGui::SetCursorScreenPos(grid);
-    ImGui::InvisibleButton(key.c_str(), ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
-    const bool canZoom = zoomRows || zoomCols;
+// The pointer over the grid: the cell under it (outlined), zoom with the wheel around it, a
+// double-click to see it all, a drag to pan.
+HeatmapHit handleHeatmapPointer(ImDrawList* dl, const std::string& key, const Slice2D& s, const HeatmapGeometry& g) {
+    HeatmapHit hit;
+    HeatmapZoom& zoom = *g.zoom;
+    ImGui::SetCursorScreenPos(g.grid);
+    ImGui::InvisibleButton(key.c_str(), ImVec2(std::max(g.size.x, 1.0f), std::max(g.size.y, 1.0f)));
     if (ImGui::IsItemHovered()) {
         const ImGuiIO& io = ImGui::GetIO();
         ImVec2 m = ImGui::GetMousePos();
-        if (canZoom) {
+        if (g.canZoom()) {
             ImGui::SetItemUsingMouseWheel();
             if (io.MouseWheel != 0) {
                 // Zoom around the cell under the pointer.
-                float col = zoom.c0 + (m.x - grid.x) / zcw, row = zoom.r0 + (m.y - grid.y) / zch;
-                zoom.factor = std::clamp(zoom.factor * std::pow(1.25f, io.MouseWheel), 1.0f, mostZoom);
-                if (zoomCols) zoom.c0 = col - (m.x - grid.x) / (cw * zoom.factor);
-                if (zoomRows) zoom.r0 = row - (m.y - grid.y) / (ch * zoom.factor);
+                float col = zoom.c0 + (m.x - g.grid.x) / g.zcw, row = zoom.r0 + (m.y - g.grid.y) / g.zch;
+                zoom.factor = std::clamp(zoom.factor * std::pow(1.25f, io.MouseWheel), 1.0f, g.mostZoom);
+                if (g.zoomCols) zoom.c0 = col - (m.x - g.grid.x) / (g.cw * zoom.factor);
+                if (g.zoomRows) zoom.r0 = row - (m.y - g.grid.y) / (g.ch * zoom.factor);
             }
             if (ImGui::IsMouseDoubleClicked(0)) zoom = {};
         }
         hit.hovered = true;
-        hit.col = std::clamp(int(zoom.c0 + (m.x - grid.x) / zcw), 0, int(s.cols) - 1);
-        hit.row = std::clamp(int(zoom.r0 + (m.y - grid.y) / zch), 0, int(s.rows) - 1);
+        hit.col = std::clamp(int(zoom.c0 + (m.x - g.grid.x) / g.zcw), 0, int(s.cols) - 1);
+        hit.row = std::clamp(int(zoom.r0 + (m.y - g.grid.y) / g.zch), 0, int(s.rows) - 1);
         hit.clicked = ImGui::IsItemClicked() && !ImGui::IsMouseDragging(0);
         // Outline the cell under the cursor when cells are big enough to see it.
-        if (zcw >= 4 && zch >= 4)
-            dl->AddRect(ImVec2(cellX(float(hit.col)), cellY(float(hit.row))), ImVec2(cellX(float(hit.col + 1)), cellY(float(hit.row + 1))),
+        if (g.zcw >= 4 && g.zch >= 4)
+            dl->AddRect(ImVec2(g.cellX(float(hit.col)), g.cellY(float(hit.row))), ImVec2(g.cellX(float(hit.col + 1)), g.cellY(float(hit.row + 1))),
                         IM_COL32(255, 255, 255, 255), 0, 0, 2);
     }
-    if (canZoom && ImGui::IsItemActive() && ImGui::IsMouseDragging(0)) {
+    if (g.canZoom() && ImGui::IsItemActive() && ImGui::IsMouseDragging(0)) {
         ImVec2 d = ImGui::GetIO().MouseDelta;
-        if (zoomCols) zoom.c0 -= d.x / zcw;
-        if (zoomRows) zoom.r0 -= d.y / zch;
+        if (g.zoomCols) zoom.c0 -= d.x / g.zcw;
+        if (g.zoomRows) zoom.r0 -= d.y / g.zch;
     }
+    return hit;
+}
+}  // namespace
+
+HeatmapHit drawHeatmap(const std::string& key, const Slice2D& s, const ColourScale& scale, TextureCache& textures,
+                       std::map<unsigned, HeatmapZoom>& zooms, ImVec2 maxSize, const HeatmapLabels* labels, const HeatmapStyle& style) {
+    if (s.rows == 0 || s.cols == 0) return {};
+    const std::function<Rgb(float)> colourOf = [&](float v) { return style.colour ? style.colour(v) : colourFor(v, scale); };
+    const HeatmapGeometry g = layOutHeatmap(s, zooms, maxSize, labels, style);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    drawHeatmapCells(dl, key, s, colourOf, textures, g);
+    drawHeatmapLabels(dl, labels, g);
+    dl->PushClipRect(g.grid, g.end, true);
+    drawCellOverlays(dl, s, colourOf, style, g);
+    const HeatmapHit hit = handleHeatmapPointer(dl, key, s, g);
     dl->PopClipRect();
     // How far it is zoomed (exports say so too); how to zoom while the pointer is over it.
-    if (canZoom && zoom.factor > 1)
-        dl->AddText(noteAt, ImGui::GetColorU32(ImGuiCol_TextDisabled),
-                    fmt::format("zoom {:.1f}x: drag to pan, double-click to see it all", zoom.factor).c_str());
-    else if (canZoom && hit.hovered)
-        dl->AddText(noteAt, ImGui::GetColorU32(ImGuiCol_TextDisabled), "mouse wheel: zoom, drag: pan");
+    if (g.canZoom() && g.zoom->factor > 1)
+        dl->AddText(g.noteAt, ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                    fmt::format("zoom {:.1f}x: drag to pan, double-click to see it all", g.zoom->factor).c_str());
+    else if (g.canZoom() && hit.hovered)
+        dl->AddText(g.noteAt, ImGui::GetColorU32(ImGuiCol_TextDisabled), "mouse wheel: zoom, drag: pan");
     return hit;
 }
 

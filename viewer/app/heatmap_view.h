@@ -6,10 +6,13 @@
 #include <imgui.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "state/colour_map.h"
+#include "state/panel_caches.h"
+#include "state/view_state.h"
 #include "gl_textures.h"
 #include "state/tensor_slice.h"
 
@@ -42,15 +45,12 @@ struct HeatmapStyle {
 // A slice with its colour scale, made once and kept while some frame draws it: extracting and
 // scanning a tensor of millions of values every frame would cost more than drawing it. `key`
 // names the content as drawHeatmap's does (a key not asked for in the last frame is forgotten).
-struct PreparedSlice {
-    Slice2D slice;
-    ColourScale scale;
-};
-const PreparedSlice& preparedSlice(const std::string& key, const std::function<PreparedSlice()>& make);
+const PreparedSlice& preparedSlice(PreparedSlices& slices, const std::string& key, const std::function<PreparedSlice()>& make);
 
-// `key` identifies the slice's content (and colours) for the texture cache; `maxSize` bounds the drawing.
+// `key` identifies the slice's content (and colours) for the texture cache; `maxSize` bounds the
+// drawing; `zooms` keeps each heatmap's zoom and pan (ViewState::heatmapZooms).
 HeatmapHit drawHeatmap(const std::string& key, const Slice2D& slice, const ColourScale& scale, TextureCache& textures,
-                       ImVec2 maxSize, const HeatmapLabels* labels, const HeatmapStyle& style = {});
+                       std::map<unsigned, HeatmapZoom>& zooms, ImVec2 maxSize, const HeatmapLabels* labels, const HeatmapStyle& style = {});
 void drawLegend(const ColourScale& scale, bool showNegInf, float width);
 // A small text box with the value under the cursor (call after drawHeatmap when hovered).
 void valueTooltip(const HeatmapHit& hit, const Slice2D& slice, const HeatmapLabels* labels);

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 
 namespace llama::viewer {
 
@@ -26,7 +26,7 @@ void writeFramebufferPng(const std::string& path, PixelRect r, int framebufferHe
     glReadPixels(r.x, framebufferHeight - r.y - r.h, r.w, r.h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
     for (size_t i = 3; i < px.size(); i += 4) px[i] = 255;  // the framebuffer's alpha is not meaningful
     stbi_flip_vertically_on_write(1);
-    // Encoded through a callback and written as every output is (formats/atomic_output.h):
+    // Encoded through a callback and written as every output is (io/atomic_output.h):
     // stbi_write_png's own fwrite ignores errors, so /dev/full or a full disk passed as written.
     checkOutputPath("screenshot", path, {});
     AtomicOutputFile file(path);

@@ -191,13 +191,13 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              app.showPanel(*p);
              r.waitFrames(kSettleFrames);
          }},
-        {"chapter", [](R& r, A&, const C& c) {
-             if (!chapterReader().followLink(c.args[0]))
+        {"chapter", [](R& r, A& app, const C& c) {
+             if (!app.view().chapter.followLink(c.args[0]))
                  throw std::invalid_argument("the Chapter panel cannot open '" + c.args[0] + "' (a file in chapters/, after `panel chapter`)");
              r.waitFrames(kSettleFrames);
          }},
-        {"chapter-check", [](R& r, A&, const C& c) {
-             ChapterReader& reader = chapterReader();
+        {"chapter-check", [](R& r, A& app, const C& c) {
+             ChapterReader& reader = app.view().chapter;
              const int n = scriptInt(c.args[0], c, kScriptIndex);
              if (n < 1 || n > int(reader.document().checks.size()))
                  throw std::invalid_argument(fmt::format("the chapter shown has {} checks", reader.document().checks.size()));

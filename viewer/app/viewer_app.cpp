@@ -15,6 +15,7 @@
 #include "fonts.h"
 #include "state/dir_listing.h"
 #include "state/export_caption.h"
+#include "state/session_controls.h"
 #include "panels/panels.h"
 #include "screenshot.h"
 
@@ -39,51 +40,7 @@ void ViewerApp::load(const ViewerSource& source) {
     session_.load(source);
 }
 
-bool ViewerApp::runActive() const {
-    SessionState s = session_.status().state;
-    return s == SessionState::Running || s == SessionState::Paused;
-}
-
-void ViewerApp::perform(Action action) {
-    // Starting a run joins the loader first; ignoring the keys meanwhile keeps the window live.
-    if (session_.status().state == SessionState::Loading) return;
-    const bool active = runActive();
-    // Stepping on after a finished run keeps it on screen: the session says how to restart.
-    const bool finished = session_.status().state == SessionState::Finished;
-    const StageRecord* shown = currentRecord();
-    switch (action) {
-        case Action::Run:
-            if (active) session_.runFree();
-            else session_.start(settings_, StepController::Mode::Continue, false);
-            break;
-        case Action::Continue:
-            if (active || finished) session_.continueRun();
-            else session_.start(settings_, StepController::Mode::Continue, true);
-            break;
-        case Action::Pause: session_.pause(); break;
-        case Action::Step:
-        case Action::StepLayer:
-        case Action::StepToken:
-            if (!active && !finished) session_.start(settings_, StepController::Mode::Stage, true);
-            else if (action == Action::Step) session_.step();
-            else if (action == Action::StepLayer) session_.nextLayer();
-            else session_.nextToken();
-            view_.selectedRecord = -1;  // stepping means following the engine again
-            break;
-        case Action::Stop: session_.stop(); break;
-        case Action::Restart: session_.start(settings_, StepController::Mode::Stage, true); break;
-        case Action::ToggleBreakpoint:
-        case Action::ToggleLayerBreakpoint:
-            if (shown) {
-                auto bps = session_.breakpoints();
-                std::optional<int> layer;
-                if (action == Action::ToggleLayerBreakpoint && shown->layer >= 0) layer = shown->layer;
-                toggleBreakpoint(bps, shown->stage, layer);
-                session_.setBreakpoints(bps);
-            }
-            break;
-    }
-}
+void ViewerApp::perform(Action action) { performAction(action, session_, settings_, view_, currentRecord()); }
 
 void ViewerApp::showPanel(Panel panel) {
     view_.panel = panel;
@@ -98,11 +55,7 @@ bool ViewerApp::slidePending() const {
     return !captures_.empty() && captures_.front().kind == CaptureKind::Slide;
 }
 
-const StageRecord* ViewerApp::currentRecord() const {
-    if (snap_.records.empty()) return nullptr;
-    if (view_.selectedRecord >= 0 && view_.selectedRecord < int(snap_.records.size())) return snap_.records[size_t(view_.selectedRecord)].get();
-    return snap_.records.back().get();
-}
+const StageRecord* ViewerApp::currentRecord() const { return shownRecord(frame_.snap, view_); }
 
 float ViewerApp::fps() const {
     if (frameTimes_.size() < 2) return 0;
@@ -115,7 +68,7 @@ void ViewerApp::beforeFrame() {
     frameTimes_.push_back(now);
     while (frameTimes_.size() > 2 && now - frameTimes_.front() > std::chrono::seconds(1)) frameTimes_.pop_front();
     if (requestedScale_ != appliedScale_) {
-        fontNote_ = loadUiFont(options_.fontPath, requestedScale_);
+        fontNote_ = loadUiFont(options_.fontPath, requestedScale_, font_);
         if (appliedScale_ != 0) {
             ImGui_ImplOpenGL3_DestroyFontsTexture();
             ImGui_ImplOpenGL3_CreateFontsTexture();
@@ -123,17 +76,6 @@ void ViewerApp::beforeFrame() {
         appliedScale_ = requestedScale_;
     }
     if (script_) script_->update(*this);
-}
-
-void ViewerApp::refreshSnapshot() {
-    // The logit lens is computed for the steps someone looks at: as the run goes while the Lens
-    // panel is shown, and on showing it, for the shown step from the outputs its blocks still hold.
-    const bool lensShown = view_.panel == Panel::Lens;
-    session_.wantLens(lensShown);
-    if (const StageRecord* shown = currentRecord(); lensShown && shown) session_.computeLens(shown->step);
-    auto capture = session_.capture();
-    if (capture != snapFrom_) snap_ = {}, snapFrom_ = capture, view_.selectedRecord = -1;  // a new run
-    if (capture) capture->snapshot(snap_);
 }
 
 namespace {
@@ -158,7 +100,7 @@ int glfwKey(Key k) {
 void ViewerApp::handleShortcuts() {
     // The key table (state/view_state) decides; only the F-keys act while the prompt box has the keyboard.
     const ImGuiIO& io = ImGui::GetIO();
-    if (openWhat_ != OpenWhat::None) return;  // the dialog's text box has the keys
+    if (open_.what != OpenDialogState::What::None) return;  // the dialog's text box has the keys
     for (const auto& a : actionInfos())
         for (const KeyChord& k : a.keys)
             if ((isFunctionKey(k.key) || !io.WantTextInput) && ImGui::IsKeyPressed(glfwKey(k.key), false) && io.KeyCtrl == k.ctrl &&
@@ -174,7 +116,7 @@ void ViewerApp::handleShortcuts() {
 std::string ViewerApp::caption(const PanelContext& c) const {
     CaptionFacts f;
     f.model = source_.describe();
-    f.prompt = c.model && c.model->format.rfind("trace", 0) == 0 ? session_.settings().prompt : settings_.prompt;
+    f.prompt = c.replay ? session_.settings().prompt : settings_.prompt;
     if (c.current) {
         f.step = c.current->step, f.layer = c.current->layer;
         f.stageNumber = c.current->info().number, f.stageTitle = std::string(c.current->info().title);
@@ -189,8 +131,8 @@ std::string ViewerApp::caption(const PanelContext& c) const {
 void ViewerApp::drawMenuBar(PanelContext& c) {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
-        if (ImGui::MenuItem("Open trace...")) openWhat_ = OpenWhat::Trace, openPath_.clear();
-        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty())) openWhat_ = OpenWhat::Compare, openPath_.clear();
+        if (ImGui::MenuItem("Open trace...")) open_.what = OpenDialogState::What::Trace, open_.name.clear();
+        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty())) open_.what = OpenDialogState::What::Compare, open_.name.clear();
         if (ImGui::IsItemHovered() && source_.trace.empty()) ImGui::SetTooltip("open a trace first: two traces are compared");
         ImGui::Separator();
         if (ImGui::MenuItem("Export panel PNG (with caption)")) requestCapture(exportPath(c, panelKey(view_.panel), "png"), CaptureKind::Panel);
@@ -391,59 +333,51 @@ void ViewerApp::drawHelpOverlay() {
 }
 
 void ViewerApp::drawOpenDialog() {
-    if (openWhat_ == OpenWhat::None) return;
-    const char* title = openWhat_ == OpenWhat::Trace ? "Open trace" : "Compare with trace";
+    if (open_.what == OpenDialogState::What::None) return;
+    const char* title = open_.what == OpenDialogState::What::Trace ? "Open trace" : "Compare with trace";
     const ImVec2 d = ImGui::GetIO().DisplaySize;
     ImGui::SetNextWindowPos(ImVec2(d.x / 2, d.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
     ImGui::SetNextWindowSize(ImVec2(std::min(d.x * 0.9f, 48 * ImGui::GetFontSize()), d.y * 0.7f));
     bool open = true;
     if (ImGui::Begin(title, &open, ImGuiWindowFlags_NoCollapse)) {
-        static DirListing listing;
-        static std::string listed;
-        if (listed != openDir_) listing = listDirectory(openDir_, ".trace"), listed = openDir_ = listing.dir;
+        const DirListing& listing = open_.listing(".trace");
         ImGui::TextWrapped("Folder: %s", listing.dir.c_str());
         ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open").x * 2);
-        bool enter = ImGui::InputText("##path", &openPath_, ImGuiInputTextFlags_EnterReturnsTrue);
+        bool enter = ImGui::InputText("##path", &open_.name, ImGuiInputTextFlags_EnterReturnsTrue);
         ImGui::SameLine();
         bool chosen = ImGui::Button("Open") || enter;
         if (!listing.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", listing.error.c_str());
         ImGui::BeginChild("entries", ImVec2(0, 0), true);
-        if (ImGui::Selectable("../")) openDir_ = listing.dir + "/..";
+        if (ImGui::Selectable("../")) open_.dir = listing.dir + "/..";
         for (const auto& dir : listing.dirs)
-            if (ImGui::Selectable((dir + "/").c_str())) openDir_ = listing.dir + "/" + dir;
+            if (ImGui::Selectable((dir + "/").c_str())) open_.dir = listing.dir + "/" + dir;
         for (const auto& f : listing.files) {
-            if (ImGui::Selectable(f.c_str(), openPath_ == f, ImGuiSelectableFlags_AllowDoubleClick)) {
-                openPath_ = f;
+            if (ImGui::Selectable(f.c_str(), open_.name == f, ImGuiSelectableFlags_AllowDoubleClick)) {
+                open_.name = f;
                 if (ImGui::IsMouseDoubleClicked(0)) chosen = true;
             }
         }
         if (listing.files.empty()) ImGui::TextDisabled("no .trace files here (llama-walkthrough --trace FILE writes one)");
         ImGui::EndChild();
-        if (chosen && !openPath_.empty()) {
-            namespace fs = std::filesystem;
-            fs::path p = fs::path(openPath_).is_absolute() ? fs::path(openPath_) : fs::path(listing.dir) / openPath_;
-            std::error_code ec;
-            if (!fs::is_regular_file(p, ec)) {
-                openError_ = p.string() + ": no such file";
-            } else {
+        if (chosen && !open_.name.empty()) {
+            const OpenChoice choice = resolveOpenPath(open_.name, listing.dir);
+            open_.error = choice.error;
+            if (choice.error.empty()) {
                 ViewerSource src = source_;
-                std::string rel = fs::relative(p, fs::current_path(), ec).string();
-                std::string path = ec || rel.empty() ? p.string() : rel;
-                if (openWhat_ == OpenWhat::Trace) src.trace = path, src.compare.clear();
-                else src.compare = path;
+                if (open_.what == OpenDialogState::What::Trace) src.trace = choice.path, src.compare.clear();
+                else src.compare = choice.path;
                 load(src);
-                openWhat_ = OpenWhat::None;
-                openError_.clear();
+                open_.what = OpenDialogState::What::None;
             }
         }
-        if (!openError_.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", openError_.c_str());
+        if (!open_.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", open_.error.c_str());
     }
     ImGui::End();
-    if (!open) openWhat_ = OpenWhat::None;
+    if (!open) open_.what = OpenDialogState::What::None;
 }
 
 void ViewerApp::drawFrame() {
-    refreshSnapshot();
+    refreshSnapshot(session_, view_, frame_);
     handleShortcuts();
     const StageRecord* current = currentRecord();
     // A newly shown stage inside a block: the attention panel follows its layer.
@@ -452,22 +386,25 @@ void ViewerApp::drawFrame() {
         lastShown_ = current->index;
     }
     auto model = session_.model();
-    PanelContext c{session_,
-                   view_,
-                   snap_,
-                   model.get(),
-                   current,
-                   snap_.records.empty() ? nullptr : snap_.records.back().get(),
-                   session_.status(),
-                   textures_,
-                   options_.chaptersDir,
-                   [this](const std::string& path) { requestCapture(path, CaptureKind::Panel); },
-                   [this](Action a) { perform(a); },
-                   [this](Panel p) { showPanel(p); },
-                   settings_,
-                   requestedScale_,
-                   source_.describe(),
-                   fps()};
+    const HistorySnapshot& snap = frame_.snap;
+    PanelContext c{.session = session_,
+                   .view = view_,
+                   .snap = snap,
+                   .model = model.get(),
+                   .current = current,
+                   .live = snap.records.empty() ? nullptr : snap.records.back().get(),
+                   .status = session_.status(),
+                   .replay = session_.isReplay(),
+                   .textures = textures_,
+                   .caches = caches_,
+                   .chaptersDir = options_.chaptersDir,
+                   .exportPanelPng = [this](const std::string& path) { requestCapture(path, CaptureKind::Panel); },
+                   .perform = [this](Action a) { perform(a); },
+                   .showPanel = [this](Panel p) { showPanel(p); },
+                   .settings = settings_,
+                   .requestedUiScale = requestedScale_,
+                   .sourceDescription = source_.describe(),
+                   .fps = fps()};
 
     // A panel export or a slide is drawn alone (no buttons) in the frame it is written from.
     std::optional<CaptureKind> exporting;

@@ -10,9 +10,13 @@
 #include <string>
 
 #include "state/engine_session.h"
+#include "fonts.h"
 #include "gl_textures.h"
 #include "script_runner.h"
+#include "state/dir_listing.h"
 #include "state/layout.h"
+#include "state/panel_caches.h"
+#include "state/session_controls.h"
 #include "state/view_state.h"
 
 namespace llama::viewer {
@@ -69,19 +73,18 @@ private:
     void drawHelpOverlay();
     void drawOpenDialog();
     std::string caption(const PanelContext& c) const;
-    void refreshSnapshot();
-    bool runActive() const;
 
     AppOptions options_;
     ViewerSource source_;  // the one loaded last
     EngineSession session_;
     ViewState view_;
     RunSettings settings_;
-    HistorySnapshot snap_;
-    std::shared_ptr<const CaptureObserver> snapFrom_;
+    FrameSnapshot frame_;
     TextureCache textures_;
+    PanelCaches caches_;
     std::unique_ptr<ScriptRunner> script_;
     float appliedScale_ = 0, requestedScale_ = 1;
+    LoadedFont font_;
     std::string fontNote_;
     bool panelChangeRequested_ = false;
     int lastShown_ = -1;
@@ -96,9 +99,7 @@ private:
     LayoutState layout_;
     bool layoutTouched_ = false;  // a splitter moved or a region folded: keep the learner's layout
     bool helpOpen_ = false;
-    // File > Open trace / Compare trace: which one, and the path being typed.
-    enum class OpenWhat { None, Trace, Compare } openWhat_ = OpenWhat::None;
-    std::string openDir_ = ".", openPath_, openError_;
+    OpenDialogState open_;  // File > Open trace / Compare trace
     std::deque<std::chrono::steady_clock::time_point> frameTimes_;
     bool quit_ = false;
     int exitCode_ = 0;

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 #include "page/run_page.h"
 #include "stages/stage_catalog.h"
 

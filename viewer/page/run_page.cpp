@@ -1,6 +1,6 @@
 #include "page/run_page.h"
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 
 namespace llama::page {
 

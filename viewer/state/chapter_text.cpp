@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "formats/input_file.h"
+#include "io/input_file.h"
 
 namespace llama::viewer {
 

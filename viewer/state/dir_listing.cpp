@@ -31,4 +31,18 @@ DirListing listDirectory(const std::string& dir, const std::string& extension) {
     return l;
 }
 
+OpenChoice resolveOpenPath(const std::string& name, const std::string& listedDir) {
+    namespace fs = std::filesystem;
+    const fs::path p = fs::path(name).is_absolute() ? fs::path(name) : fs::path(listedDir) / name;
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return {{}, p.string() + ": no such file"};
+    const std::string rel = fs::relative(p, fs::current_path(), ec).string();
+    return {ec || rel.empty() ? p.string() : rel, {}};
+}
+
+const DirListing& OpenDialogState::listing(const std::string& extension) {
+    if (listed_ != dir) listing_ = listDirectory(dir, extension), listed_ = dir = listing_.dir;
+    return listing_;
+}
+
 }  // namespace llama::viewer

@@ -270,6 +270,11 @@ std::shared_ptr<const Model> EngineSession::model() const {
     return model_;
 }
 
+bool EngineSession::isReplay() const {
+    std::lock_guard lock(mutex_);
+    return trace_ != nullptr;
+}
+
 std::shared_ptr<const TraceComparison> EngineSession::comparison() const {
     std::lock_guard lock(mutex_);
     return comparison_;

@@ -97,6 +97,8 @@ public:
 
     SessionStatus status() const;
     std::shared_ptr<const Model> model() const;
+    // A recorded run is loaded (--trace, File > Open): it replays with its own prompt and settings.
+    bool isReplay() const;
     // Whether the logit lens is computed as runs go (CaptureObserver::wantLens): while the Lens
     // panel is shown. computeLens computes a held or finished run's `step` on request.
     void wantLens(bool want);

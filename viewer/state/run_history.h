@@ -16,7 +16,7 @@
 
 #include "generate/sampler.h"
 #include "stages/stage_event.h"
-#include "trace/tensor_stats.h"
+#include "tensor/tensor_stats.h"
 
 namespace llama::viewer {
 

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 
 namespace llama::viewer {
 

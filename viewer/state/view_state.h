@@ -1,12 +1,15 @@
 #pragma once
 // What the learner has selected, independent of drawing: the panel, the captured stage being
 // looked at, the tensor and its slice, the attention layer/head/cell, breakpoints, UI scale.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "state/tensor_slice.h"
 #include "stages/step_controller.h"
+#include "state/chapter_reader.h"
+#include "state/tensor_slice.h"
+#include "state/what_if_editor.h"
 
 namespace llama::viewer {
 
@@ -19,6 +22,18 @@ std::optional<Panel> panelFromKey(std::string_view key);
 
 struct AttentionCell {
     int row, col;
+};
+
+// The Run panel's breakpoint editor: the stage (index into the catalog) and layer (0-based; -1:
+// every layer) of the next breakpoint.
+struct BreakpointDraft {
+    int stageIndex = int(StageId::ScoresSoftmax);
+    int layer = -1;
+};
+
+// A heatmap's zoom and pan: the factor and the first row and column shown.
+struct HeatmapZoom {
+    float factor = 1, r0 = 0, c0 = 0;
 };
 
 struct ViewState {
@@ -34,6 +49,16 @@ struct ViewState {
     std::optional<AttentionCell> cell;
     float uiScale = 1.0f;
     float sweepTemperature = 1.0f;  // the logits panel's what-if temperature (the run keeps its own)
+
+    // What the panels keep between frames, here rather than in the drawing code.
+    BreakpointDraft breakpointDraft;
+    WhatIfDraft whatIfDraft;
+    float uiScaleDraft = 0, uiScaleShown = -1;    // the Display slider while dragged, and the scale it was set from
+    int mapRevealed = -1, timelineRevealed = -1;  // the record the map and the timeline last scrolled into sight
+    std::string exportNote;                       // the Tensor heatmap's last CSV/.npy export, or why it failed
+    std::string pngWritten;                       // the last panel PNG written
+    std::map<unsigned, HeatmapZoom> heatmapZooms;  // by the heatmap's ImGui id
+    ChapterReader chapter;                        // what the Chapter panel shows; scripts follow links through it
 };
 
 // What the buttons, the keyboard shortcuts and scripts can do.

@@ -25,3 +25,19 @@ TEST_CASE("the open dialog lists folders and .trace files, sorted, and names a b
     CHECK(bad.files.empty());
     fs::remove_all(dir);
 }
+
+TEST_CASE("the open dialog opens a name relative to the listed folder, or says there is no such file") {
+    fs::path dir = fs::temp_directory_path() / "llama-viewer-open-path-test";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "run.trace") << "x";
+    const OpenChoice picked = resolveOpenPath("run.trace", dir.string());
+    CHECK(picked.error.empty());
+    CHECK(fs::equivalent(picked.path, dir / "run.trace"));
+    const OpenChoice absolute = resolveOpenPath((dir / "run.trace").string(), "/");
+    CHECK(absolute.error.empty());
+    CHECK(fs::equivalent(absolute.path, dir / "run.trace"));
+    CHECK(resolveOpenPath("missing.trace", dir.string()).error == (dir / "missing.trace").string() + ": no such file");
+    CHECK_FALSE(resolveOpenPath("", dir.string()).error.empty());  // the folder itself is not a file to open
+    fs::remove_all(dir);
+}

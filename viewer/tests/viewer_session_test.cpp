@@ -223,6 +223,7 @@ TEST_CASE("a recorded trace replays through the same controls: held, stepped, wi
     session.load(replay);
     REQUIRE(session.waitUntilSettled(30s));
     REQUIRE(session.status().state == SessionState::Ready);
+    CHECK(session.isReplay());
     session.setBreakpoints({{StageId::ScoresSoftmax, 1, std::nullopt}});
     session.start(RunSettings{}, StepController::Mode::Continue, true);
     REQUIRE(session.waitUntilSettled(30s));

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "formats/gguf/gguf_value.h"
-#include "formats/mapped_file.h"
+#include "io/mapped_file.h"
 #include "tensor/tensor.h"
 
 namespace llama {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -135,6 +137,16 @@ Model loadGgufModel(const std::string& path, const LoadProgress& progress, bool 
     m.format = fmt::format("GGUF v{} ({})", f.version(), types);
     if (!shapesOnly) f.file().prefault(progress);
     return m;
+}
+
+// By extension or by magic, so a GGUF file named otherwise is still recognised.
+bool isGgufFile(const std::string& path) {
+    const std::filesystem::path file(path);
+    if (!std::filesystem::is_regular_file(file)) return false;
+    if (file.extension() == ".gguf") return true;
+    char magic[4] = {};
+    std::ifstream in(file, std::ios::binary);
+    return in.read(magic, 4) && std::string_view(magic, 4) == "GGUF";
 }
 
 }  // namespace llama

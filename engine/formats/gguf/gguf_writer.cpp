@@ -5,7 +5,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 #include "formats/gguf/gguf_file.h"
 
 namespace llama {

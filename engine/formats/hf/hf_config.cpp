@@ -8,7 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "formats/json_file.h"
+#include "io/json_file.h"
 
 namespace llama {
 

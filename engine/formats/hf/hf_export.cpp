@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 #include "formats/hf/hf_weights.h"
 #include "tokenizer/byte_level.h"
 #include "tokenizer/pretokenizer.h"

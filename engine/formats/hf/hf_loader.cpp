@@ -14,7 +14,7 @@
 #include "formats/hf/safetensors.h"
 #include "tokenizer/hf_tokenizer.h"
 
-#include "formats/json_file.h"
+#include "io/json_file.h"
 
 namespace llama {
 

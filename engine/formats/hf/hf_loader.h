@@ -4,7 +4,7 @@
 #include <string>
 
 #include "formats/hf/hf_config.h"
-#include "formats/meta/torch_checkpoint.h"
+#include "formats/named_tensor.h"
 #include "model/model.h"
 
 namespace llama {

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "formats/mapped_file.h"
-#include "formats/meta/torch_checkpoint.h"
+#include "io/mapped_file.h"
+#include "formats/named_tensor.h"
 
 namespace llama {
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 #include "formats/llama2c/llama2c_header.h"
 #include "formats/llama2c/llama2c_layout.h"
 #include "formats/llama2c/llama2c_tokenizer.h"

@@ -9,7 +9,7 @@
 #include "formats/llama2c/llama2c_header.h"
 #include "formats/llama2c/llama2c_layout.h"
 #include "formats/llama2c/llama2c_tokenizer.h"
-#include "formats/mapped_file.h"
+#include "io/mapped_file.h"
 #include "tensor/float16.h"
 
 namespace llama {

@@ -5,7 +5,7 @@
 // value), else they are dequantized to F32 once while loading; the format string says which and why.
 #include <string>
 
-#include "formats/meta/torch_checkpoint.h"
+#include "formats/named_tensor.h"
 #include "model/model.h"
 
 namespace llama {

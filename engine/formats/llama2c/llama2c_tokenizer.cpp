@@ -9,8 +9,8 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "formats/atomic_output.h"
-#include "formats/mapped_file.h"
+#include "io/atomic_output.h"
+#include "io/mapped_file.h"
 
 namespace llama {
 

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "formats/json_file.h"
+#include "io/json_file.h"
 
 namespace llama {
 

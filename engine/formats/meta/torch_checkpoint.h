@@ -5,24 +5,16 @@
 // bytes). Every weight becomes a Tensor view into the memory-mapped file, so loading
 // copies nothing and takes no time however large the file is.
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "formats/mapped_file.h"
+#include "formats/named_tensor.h"
+#include "io/mapped_file.h"
 #include "tensor/tensor.h"
 
 namespace llama {
-
-struct NamedTensor {
-    std::string name;
-    Tensor tensor;  // BF16 or F32, a read-only view whose owner keeps the mapping alive
-};
-
-// progress(done, total), in bytes.
-using LoadProgress = std::function<void(size_t done, size_t total)>;
 
 class TorchCheckpoint {
 public:
@@ -35,7 +27,7 @@ public:
 
     // The mapping every tensor points into (its path, size and bytes).
     const MappedFile& file() const { return *file_; }
-    // In the order of the state dict.
+    // In the order of the state dict; BF16 or F32.
     const std::vector<NamedTensor>& tensors() const { return tensors_; }
     // nullptr if there is no tensor of that name.
     const Tensor* find(std::string_view name) const;

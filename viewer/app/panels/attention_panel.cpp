@@ -115,7 +115,7 @@ void drawAttentionPanel(PanelContext& c) {
     // One scale for every head of the layer, so heads compare by colour. Probabilities run from 0
     // to the layer's largest (1 in a prefill's first row; decode rows spread thinner).
     const std::string base = fmt::format("att/{}/{}", r.index, c.view.showMaskedScores);
-    ColourScale scale = preparedSlice(base, [&] {
+    ColourScale scale = preparedSlice(c.caches.slices, base, [&] {
                             std::vector<float> all(size_t(scores.numel()));
                             for (int64_t i = 0; i < scores.numel(); ++i) all[size_t(i)] = scores.floatAt(i);
                             return PreparedSlice{{}, scaleFor(all)};
@@ -123,7 +123,7 @@ void drawAttentionPanel(PanelContext& c) {
     if (!c.view.showMaskedScores) scale.lo = 0;
     // Each head's slice is extracted once, not every frame.
     auto headSlice = [&](int h) -> const Slice2D& {
-        return preparedSlice(fmt::format("{}/{}", base, h), [&] { return PreparedSlice{extractSlice(scores, {1, 2, {h, 0, 0}}), {}}; }).slice;
+        return preparedSlice(c.caches.slices, fmt::format("{}/{}", base, h), [&] { return PreparedSlice{extractSlice(scores, {1, 2, {h, 0, 0}}), {}}; }).slice;
     };
 
     int& head = c.view.head;
@@ -143,7 +143,7 @@ void drawAttentionPanel(PanelContext& c) {
             ImGui::BeginGroup();
             ImGui::TextUnformatted(headLabel(h).c_str());
             const Slice2D& s = headSlice(h);
-            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, ImVec2(tw, th), nullptr,
+            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, c.view.heatmapZooms, ImVec2(tw, th), nullptr,
                                         HeatmapStyle{.maxCell = 64, .zoomable = false});
             if (hit.hovered) ImGui::SetTooltip("%s: click to enlarge", headLabel(h).c_str());
             if (hit.clicked) head = h, c.view.cell.reset();
@@ -166,7 +166,7 @@ void drawAttentionPanel(PanelContext& c) {
     const Slice2D& s = headSlice(head);
     HeatmapLabels labels = tokenLabels(c, r, P);
     const int selRow = c.view.cell ? c.view.cell->row : -1, selCol = c.view.cell ? c.view.cell->col : -1;
-    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, ImGui::GetContentRegionAvail(), &labels,
+    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), &labels,
                                  HeatmapStyle{.maxCell = 48, .selectedRow = selRow, .selectedCol = selCol});
     valueTooltip(hit, s, &labels);
     if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};

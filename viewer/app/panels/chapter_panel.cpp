@@ -150,36 +150,15 @@ void drawTable(PanelContext& c, const ChapterBlock& b, int index, std::string& c
     ImGui::PopID();
 }
 
-// Blocks out of sight are not laid out: each block's height is remembered from when it was last
-// drawn (for this document, width and font size), and a block wholly above or below the visible
-// part leaves that much empty space instead. A frame then costs a screenful of text whatever the
-// chapter's length.
-struct BlockHeights {
-    std::string source;
-    size_t blocks = 0;
-    float width = 0, font = 0;
-    std::vector<float> height;  // < 0: not measured yet
-
-    void use(const std::string& src, size_t n, float w, float f) {
-        if (src == source && n == blocks && w == width && f == font) return;
-        source = src, blocks = n, width = w, font = f;
-        height.assign(n, -1);
-    }
-};
 
 }  // namespace
-
-ChapterReader& chapterReader() {
-    static ChapterReader reader;
-    return reader;
-}
 
 void drawChapterPanel(PanelContext& c) {
     if (!c.current) {
         ImGui::TextDisabled("No stage yet.");
         return;
     }
-    ChapterReader& reader = chapterReader();
+    ChapterReader& reader = c.view.chapter;
     reader.showStage(c.chaptersDir, c.current->info());
     const StageInfo& info = c.current->info();
     ImGui::Text("Stage %d: %s", info.number, std::string(info.title).c_str());
@@ -196,7 +175,7 @@ void drawChapterPanel(PanelContext& c) {
     if (reader.scrollToTop()) ImGui::SetScrollY(0), reader.scrolled();
     const ChapterDocument& doc = reader.document();
     const float indent = ImGui::GetFontSize() * 1.5f;
-    static BlockHeights heights;
+    BlockHeights& heights = c.caches.chapterHeights;
     heights.use(reader.source(), doc.blocks.size(), ImGui::GetContentRegionAvail().x, ImGui::GetFontSize());
     // A scroll to a heading needs every block laid out up to it.
     const bool layOutAll = !reader.scrollTarget().empty();

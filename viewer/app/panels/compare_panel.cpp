@@ -78,7 +78,7 @@ void elementDifference(PanelContext& c, const TraceComparison& cmp) {
         return;
     }
     const std::string key = fmt::format("cmp/{}/{}", pair->indexA, pair->tensor);
-    const PreparedSlice& prepared = preparedSlice(key, [&] {
+    const PreparedSlice& prepared = preparedSlice(c.caches.slices, key, [&] {
         Tensor d(a->shape, DType::F32);
         for (int64_t i = 0; i < d.numel(); ++i) {
             const float x = a->values.floatAt(i), y = b->values.floatAt(i);
@@ -92,7 +92,7 @@ void elementDifference(PanelContext& c, const TraceComparison& cmp) {
     const ColourScale& scale = prepared.scale;
     ImGui::TextDisabled("|A - B| of %s %s (the last two axes; a 3-D tensor at index 0)", pair->tensor.c_str(), shapeToString(a->shape).c_str());
     drawLegend(scale, false, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 20));
-    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(),
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(),
                                  nullptr, HeatmapStyle{.maxCell = 24});
     valueTooltip(hit, slice, nullptr);
 }

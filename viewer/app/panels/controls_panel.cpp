@@ -107,25 +107,39 @@ void whatIfSettings(PanelContext& c) {
         ImGui::InputDouble("##theta", &*w.ropeTheta, 0, 0, "%.0f");
         w.ropeTheta = std::max(2.0, *w.ropeTheta);
     }
-    static int skip = 0, ablateLayer = 0, ablateHead = 0;
+    // Every skipped layer and ablated head, each with its remove button, then the next one to add
+    // (1-based, as on the command line). Only a click changes them (state/what_if_editor.h).
+    WhatIfDraft& draft = c.view.whatIfDraft;
+    WhatIfEdit edit;
+    auto removable = [&](const std::string& label, WhatIfEdit::Kind kind, int layer, int head) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton(fmt::format("{} x##{}-{}", label, layer, head).c_str())) edit = {kind, layer, head};
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("remove");
+    };
+    ImGui::TextUnformatted("skipped layers:");
+    if (w.skipLayers.empty()) ImGui::SameLine(), ImGui::TextDisabled("none");
+    for (int layer : w.skipLayers) removable(std::to_string(layerNumber(layer)), WhatIfEdit::Kind::RemoveSkip, layer, 0);
+    ImGui::TextUnformatted("ablated heads:");
+    if (w.ablateHeads.empty()) ImGui::SameLine(), ImGui::TextDisabled("none");
+    for (auto [layer, head] : w.ablateHeads)
+        removable(fmt::format("{}:{}", layerNumber(layer), headNumber(head)), WhatIfEdit::Kind::RemoveAblation, layer, head);
     ImGui::PushItemWidth(ImGui::GetFontSize() * 5);
-    ImGui::InputInt("skip layer (1-based as on the CLI; 0: none)", &skip);
-    skip = std::clamp(skip, 0, layers);
-    w.skipLayers.clear();
-    if (skip > 0) w.skipLayers.insert(skip - 1);
-    ImGui::InputInt("ablate layer (1-based)", &ablateLayer);
+    ImGui::InputInt("##skip", &draft.skipLayer);
     ImGui::SameLine();
-    ImGui::InputInt("head (0: none)", &ablateHead);
-    ablateLayer = std::clamp(ablateLayer, 1, layers), ablateHead = std::clamp(ablateHead, 0, heads);
-    w.ablateHeads.clear();
-    if (ablateHead > 0) w.ablateHeads.insert({ablateLayer - 1, ablateHead - 1});
+    if (ImGui::Button("Skip layer")) edit.kind = WhatIfEdit::Kind::AddSkip;
+    ImGui::InputInt("##ablateLayer", &draft.ablateLayer);
+    ImGui::SameLine();
+    ImGui::InputInt("##ablateHead", &draft.ablateHead);
+    ImGui::SameLine();
+    if (ImGui::Button("Ablate layer:head")) edit.kind = WhatIfEdit::Kind::AddAblation;
     ImGui::PopItemWidth();
+    applyWhatIfEdit(w, draft, edit, layers, heads);
     if (w.any()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.2f, 1), "next run: %s", w.describe().c_str());
 }
 
 void breakpointEditor(PanelContext& c) {
-    static int stageIndex = int(StageId::ScoresSoftmax);
-    static int layer = -1;
+    int& stageIndex = c.view.breakpointDraft.stageIndex;
+    int& layer = c.view.breakpointDraft.layer;
     const auto& catalog = stageCatalog();
     ImGui::PushItemWidth(ImGui::GetContentRegionAvail().x * 0.55f);
     std::string preview = fmt::format("{} {}", catalog[size_t(stageIndex)].number, catalog[size_t(stageIndex)].key);
@@ -178,7 +192,7 @@ void drawControlsPanel(PanelContext& c) {
                             c.model->args.ffnHiddenDim(), c.model->args.vocab_size);
         ImGui::PopTextWrapPos();
     }
-    const bool replay = c.model && c.model->format.rfind("trace", 0) == 0;
+    const bool replay = c.replay;
     if (replay) ImGui::TextWrapped("Replaying a recorded trace: its own prompt and sampling are used; panels show what it recorded.");
     else if (ImGui::CollapsingHeader("Prompt and sampling", ImGuiTreeNodeFlags_DefaultOpen)) promptSettings(c);
     if (!replay && ImGui::CollapsingHeader("What-if experiments")) whatIfSettings(c);
@@ -187,7 +201,8 @@ void drawControlsPanel(PanelContext& c) {
     if (ImGui::CollapsingHeader("Breakpoints (F9: selected stage, Shift+F9: its layer only)")) breakpointEditor(c);
     if (ImGui::CollapsingHeader("Display")) {
         // The font is rebuilt at the new size when the slider is released, not on every drag step.
-        static float scale = 0, shown = -1;
+        float& scale = c.view.uiScaleDraft;
+        float& shown = c.view.uiScaleShown;
         if (shown != c.requestedUiScale) scale = shown = c.requestedUiScale;
         ImGui::SliderFloat("UI scale", &scale, kMinUiScale, kMaxUiScale, "%.1f");
         if (ImGui::IsItemDeactivatedAfterEdit()) c.requestedUiScale = scale;

@@ -30,7 +30,7 @@ void axisCombo(const char* label, int& axis, const std::vector<std::string>& nam
 }
 
 void exportButtons(PanelContext& c, const CapturedTensor& t, const Slice2D& slice) {
-    static std::string note;
+    std::string& note = c.view.exportNote;
     if (ImGui::Button("Export CSV (slice)")) {
         try {
             std::string path = exportPath(c, t.name, "csv");
@@ -98,7 +98,7 @@ void drawHeatmapPanel(PanelContext& c) {
     }
     std::string key = fmt::format("hm/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis);
     for (int64_t i : spec.fixed) key += fmt::format("/{}", i);
-    const PreparedSlice& prepared = preparedSlice(key, [&] {
+    const PreparedSlice& prepared = preparedSlice(c.caches.slices, key, [&] {
         Slice2D s = extractSlice(data, spec);
         const ColourScale scale = scaleFor(s.values);
         return PreparedSlice{std::move(s), scale};
@@ -109,7 +109,7 @@ void drawHeatmapPanel(PanelContext& c) {
     drawLegend(scale, t->stats.negInf > 0, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 24));
 
     HeatmapLabels labels{spec.rowAxis < 0 ? "row" : names[size_t(spec.rowAxis)], names[size_t(spec.colAxis)], {}, {}};
-    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, ImGui::GetContentRegionAvail(), nullptr, HeatmapStyle{.maxCell = 40});
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), nullptr, HeatmapStyle{.maxCell = 40});
     valueTooltip(hit, slice, &labels);
 }
 

@@ -76,7 +76,7 @@ void drawLensPanel(PanelContext& c) {
     // laptop): the panel scrolls instead.
     ImVec2 room = ImGui::GetContentRegionAvail();
     room.y = std::max(room.y, font * (8 + 1.4f * float(s.rows)));
-    HeatmapHit hit = drawHeatmap(fmt::format("lens/{}/{:x}", step, content), s, ColourScale{0, 1, false}, c.textures, room, &labels, style);
+    HeatmapHit hit = drawHeatmap(fmt::format("lens/{}/{:x}", step, content), s, ColourScale{0, 1, false}, c.textures, c.view.heatmapZooms, room, &labels, style);
     if (hit.hovered) cellTooltip(c, g, size_t(hit.row), hit.col);
 }
 

@@ -12,21 +12,8 @@
 namespace llama::viewer {
 
 void drawLogPanel(PanelContext& c) {
-    constexpr size_t kTailRecords = 400;
-    static std::vector<std::string> lines;
-    static uint64_t builtFor = 0;
-    if (builtFor != c.snap.version) {
-        lines.clear();
-        const auto& records = c.snap.records;
-        for (size_t i = records.size() > kTailRecords ? records.size() - kTailRecords : 0; i < records.size(); ++i) {
-            const StageRecord& r = *records[i];
-            const std::string where = logLinePrefix(r);
-            std::istringstream in(r.message);
-            std::string line;
-            for (bool first = true; std::getline(in, line); first = false) lines.push_back((first ? where : std::string(where.size(), ' ')) + line);
-        }
-        builtFor = c.snap.version;
-    }
+    c.caches.log.update(c.snap.records, c.snap.version);
+    const std::vector<std::string>& lines = c.caches.log.lines;
     const bool atBottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1;
     ImGuiListClipper clipper;
     clipper.Begin(int(lines.size()));

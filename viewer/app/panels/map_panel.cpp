@@ -40,10 +40,183 @@ std::string fitSmall(const std::string& text, float width, float size) {
     while (shape.size() > 1 && smallWidth(shape + "..", size) > width) shape.pop_back();
     return shape == (space == std::string::npos ? text : text.substr(space + 1)) ? shape : shape + "..";
 }
+
+// Where the map is drawn: its origin on screen, units to pixels, and the text sizes that fit its boxes.
+struct MapCanvas {
+    ImDrawList* dl;
+    ImVec2 origin;
+    float s;               // pixels per map unit
+    float boxFont, small;  // a box's label, and an arrow's or a section's
+    ImVec2 at(float x, float y) const { return ImVec2(origin.x + x * s, origin.y + y * s); }
+};
+
+// The sections; the block's frame is a stack of N (shadows behind it) with one tab per layer.
+void drawSections(PanelContext& c, const ForwardMap& map, const ForwardMapView& view, const MapCanvas& cv, int layers) {
+    for (const auto& sec : map.sections) {
+        ImVec2 a = cv.at(sec.x, sec.y), b = cv.at(sec.x + sec.w, sec.y + sec.h);
+        if (sec.block)
+            for (int k = 2; k >= 1; --k)
+                cv.dl->AddRect(ImVec2(a.x + k * 4, a.y - k * 4), ImVec2(b.x + k * 4, b.y - k * 4), kDim, 6);
+        cv.dl->AddRect(a, b, kBorder, 6);
+        smallText(cv.dl, ImVec2(a.x + 4, a.y - cv.small - 3), kLabel, sec.block ? fmt::format("{} (x {})", sec.title, layers) : sec.title, cv.small);
+        if (sec.block && layers > 0) {
+            // Layer tabs after the title, 1-based as the log counts them, thinned to fit.
+            float x0 = a.x + 8 + smallWidth(fmt::format("{} (x {})", sec.title, layers), cv.small) + 12, x1 = b.x;
+            const float tabW = (x1 - x0) / float(layers);
+            const int every = std::max(1, int(std::ceil((smallWidth("00", cv.small) + 6) / std::max(1.0f, tabW))));
+            for (int L = 0; L < layers; ++L) {
+                ImVec2 ta(x0 + tabW * float(L), a.y - cv.small - 6), tb(x0 + tabW * float(L + 1) - 1, a.y - 2);
+                bool shown = L == view.layer, live = L == view.currentLayer;
+                cv.dl->AddRectFilled(ta, tb, shown ? kCurrent : live ? kRan : kNotYet, 2);
+                if (L % every == 0 || shown) {
+                    std::string n = std::to_string(layerNumber(L));
+                    smallText(cv.dl, ImVec2((ta.x + tb.x - smallWidth(n, cv.small)) / 2, ta.y + 2), shown ? IM_COL32(20, 20, 20, 255) : kLabel, n, cv.small);
+                }
+                ImGui::SetCursorScreenPos(ta);
+                ImGui::PushID(L);
+                if (ImGui::InvisibleButton("layer", ImVec2(std::max(1.0f, tb.x - ta.x), tb.y - ta.y))) c.view.mapLayer = L;
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", layerLabel(L, layers).c_str());
+                ImGui::PopID();
+            }
+        }
+    }
+
+}
+
+// Arrows first, so boxes cover their ends.
+void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanvas& cv) {
+    const float gapMid = 0.55f;  // units right of a column where cross-column arrows run
+    for (size_t i = 0; i < map.arrows.size(); ++i) {
+        const MapArrow& a = map.arrows[i];
+        const MapBox &f = map.boxes[size_t(a.from)], &t = map.boxes[size_t(a.to)];
+        const std::string& label = view.arrows[i].shape;
+        const float head = std::max(5.0f, cv.s * 0.12f);
+        if (a.side) {
+            if (f.column == t.column || f.column == 0) {
+                // A side input from before the blocks (RoPE angles, the mask): a stub into the box's left side.
+                ImVec2 tip = cv.at(t.x, t.y + t.h / 2), start(tip.x - cv.s * 0.45f, tip.y);
+                cv.dl->AddLine(start, tip, kResidual, 1.5f);
+                arrowHead(cv.dl, tip, ImVec2(1, 0), head * 0.8f, kResidual);
+                std::string from = fitSmall(f.label, cv.s * 1.0f, cv.small * 0.9f);
+                smallText(cv.dl, ImVec2(start.x - smallWidth(from, cv.small * 0.9f) + cv.s * 0.4f, tip.y - cv.small * 0.9f - 4), kResidual, from, cv.small * 0.9f);
+                continue;
+            }
+            // The residual stream: from the right side of `from`, down the gap, into `to`'s left side.
+            float gx = f.x + f.w + gapMid * 0.5f;
+            ImVec2 p0 = cv.at(f.x + f.w, f.y + f.h / 2), p1 = cv.at(gx, f.y + f.h / 2), p2 = cv.at(gx, t.y + t.h / 2), p3 = cv.at(t.x, t.y + t.h / 2);
+            ImVec2 pts[] = {p0, p1, p2, p3};
+            cv.dl->AddPolyline(pts, 4, kResidual, 0, 2.0f);
+            arrowHead(cv.dl, p3, ImVec2(1, 0), head, kResidual);
+            continue;
+        }
+        if (f.column == t.column) {
+            ImVec2 p0 = cv.at(f.x + f.w / 2, f.y + f.h), p1 = cv.at(t.x + t.w / 2, t.y);
+            if (p0.x != p1.x) {  // lanes: elbow through the gap's middle
+                float my = (p0.y + p1.y) / 2;
+                ImVec2 pts[] = {p0, ImVec2(p0.x, my), ImVec2(p1.x, my), p1};
+                cv.dl->AddPolyline(pts, 4, kArrow, 0, 1.5f);
+            } else {
+                cv.dl->AddLine(p0, p1, kArrow, 1.5f);
+            }
+            arrowHead(cv.dl, p1, ImVec2(0, 1), head, kArrow);
+            if (!label.empty()) {
+                float room = f.w * cv.s - 6;
+                std::string l = fitSmall(label, room, cv.small);
+                smallText(cv.dl, ImVec2(p0.x + 4, p0.y + 1), kDim, l, cv.small);
+            }
+        } else {
+            // To the next column's top: down, along the bottom gap, up the gap between columns, in.
+            float gx = t.x - gapMid;
+            ImVec2 p0 = cv.at(f.x + f.w / 2, f.y + f.h), p1 = cv.at(f.x + f.w / 2, f.y + f.h + 0.2f), p2 = cv.at(gx, f.y + f.h + 0.2f),
+                   p3 = cv.at(gx, t.y - 0.22f), p4 = cv.at(t.x + t.w / 2, t.y - 0.22f), p5 = cv.at(t.x + t.w / 2, t.y);
+            ImVec2 pts[] = {p0, p1, p2, p3, p4, p5};
+            cv.dl->AddPolyline(pts, 6, kArrow, 0, 1.5f);
+            arrowHead(cv.dl, p5, ImVec2(0, 1), head, kArrow);
+            if (!label.empty()) smallText(cv.dl, ImVec2(p1.x - f.w * cv.s / 2 + 2, p1.y + 1), kDim, fitSmall(label, f.w * cv.s, cv.small), cv.small);
+        }
+    }
+
+}
+
+// Boxes: lit when shown, blue when they ran at this step, grey before, hatched when skipped. A
+// click shows the box's stage in its panel.
+void drawBoxes(PanelContext& c, const ForwardMap& map, const ForwardMapView& view, const MapCanvas& cv) {
+    for (size_t i = 0; i < map.boxes.size(); ++i) {
+        const MapBox& b = map.boxes[i];
+        const MapBoxView& bv = view.boxes[i];
+        ImVec2 a = cv.at(b.x, b.y), e = cv.at(b.x + b.w, b.y + b.h);
+        ImU32 fill = bv.state == BoxState::Current ? kCurrent : bv.state == BoxState::Ran ? kRan : bv.state == BoxState::Skipped ? kSkippedFill : kNotYet;
+        cv.dl->AddRectFilled(a, e, fill, 4);
+        cv.dl->AddRect(a, e, bv.state == BoxState::Current ? IM_COL32(255, 230, 160, 255) : kBorder, 4, 0, bv.state == BoxState::Current ? 3 : 1);
+        if (bv.state == BoxState::Skipped)
+            for (float x = a.x + 6; x < e.x; x += 10) cv.dl->AddLine(ImVec2(x, e.y - 1), ImVec2(std::min(e.x, x + (e.y - a.y)), a.y + 1), kDim);
+        std::string label = bv.state == BoxState::Skipped ? b.label + " (skipped)" : b.label;
+        if (smallWidth(label, cv.boxFont) > e.x - a.x - 4) label = b.label;
+        label = fitText(label, (e.x - a.x - 4) * ImGui::GetFontSize() / cv.boxFont);
+        ImU32 ink = bv.state == BoxState::Current ? IM_COL32(20, 20, 20, 255) : bv.state == BoxState::Skipped ? kDim : IM_COL32(235, 238, 245, 255);
+        cv.dl->AddText(ImGui::GetFont(), cv.boxFont, ImVec2((a.x + e.x - smallWidth(label, cv.boxFont)) / 2, (a.y + e.y - cv.boxFont) / 2), ink, label.c_str());
+
+        ImGui::SetCursorScreenPos(a);
+        ImGui::PushID(int(i));
+        bool clicked = ImGui::InvisibleButton("box", ImVec2(std::max(1.0f, e.x - a.x), std::max(1.0f, e.y - a.y)));
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::Text("%d  %s", b.number, b.title.c_str());
+            if (!bv.shape.empty()) ImGui::Text("%s %s", b.tensor.c_str(), bv.shape.c_str());
+            if (bv.state == BoxState::Skipped) ImGui::TextUnformatted("did not run in this step");
+            else if (bv.record < 0) ImGui::TextDisabled("not reached yet");
+            else ImGui::TextDisabled("click: show this stage (%s panel)", panelTitle(panelFor(b.stage)));
+            ImGui::EndTooltip();
+        }
+        if (clicked && bv.record >= 0) {
+            c.view.selectedRecord = c.live && c.live->index == bv.record ? -1 : bv.record;
+            if (b.inBlock) c.view.mapLayer = view.layer;
+            c.showPanel(panelFor(b.stage));
+        }
+        ImGui::PopID();
+    }
+
+}
+
+// When the map scrolls, the shown stage is brought into sight each time it changes.
+void revealShownStage(PanelContext& c, const ForwardMap& map, const ForwardMapView& view, float s) {
+    if (c.current && c.current->index != c.view.mapRevealed) {
+        c.view.mapRevealed = c.current->index;
+        for (size_t i = 0; i < map.boxes.size(); ++i)
+            if (view.boxes[i].state == BoxState::Current) {
+                const MapBox& b = map.boxes[i];
+                ImGui::SetScrollX(std::max(0.0f, (b.x + b.w / 2) * s - ImGui::GetWindowWidth() / 2));
+                ImGui::SetScrollY(std::max(0.0f, (b.y + b.h / 2) * s - ImGui::GetWindowHeight() / 2));
+            }
+    }
+
+}
+
+// The legend, under the map.
+void drawMapLegend(const ForwardMap& map, const MapCanvas& cv) {
+    const float font = ImGui::GetFontSize();
+    ImDrawList* dl = cv.dl;
+    ImGui::SetCursorScreenPos(cv.origin);
+    ImGui::Dummy(ImVec2(map.width * cv.s, map.height * cv.s));
+    auto key = [&](ImU32 colour, const char* text) {
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        dl->AddRectFilled(p, ImVec2(p.x + font, p.y + font), colour, 3);
+        ImGui::Dummy(ImVec2(font, font));
+        ImGui::SameLine();
+        ImGui::TextUnformatted(text);
+        ImGui::SameLine(0, font);
+    };
+    key(kCurrent, "shown stage");
+    key(kRan, "ran in this step");
+    key(kNotYet, "not yet");
+    key(kSkippedFill, "skipped");
+    key(kResidual, "residual stream / side inputs");
+    ImGui::NewLine();
+}
 }  // namespace
 
 void drawMapPanel(PanelContext& c) {
-    static ForwardMap map;
+    ForwardMap& map = c.caches.forwardMap;
     // A replayed trace has no model: its records say how deep the stack is.
     int layers = c.model ? c.model->args.n_layers : 0;
     if (!c.model)
@@ -68,160 +241,15 @@ void drawMapPanel(PanelContext& c) {
     const float fit = std::min(avail.x / map.width, (avail.y - legendH) / map.height);
     const float s = std::max(fit, 2.7f * font);
     ImGui::BeginChild("map", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    const ImVec2 o = ImGui::GetCursorScreenPos();
-    auto at = [&](float x, float y) { return ImVec2(o.x + x * s, o.y + y * s); };
-    ImDrawList* dl = ImGui::GetWindowDrawList();
     // Text grows with the map (a projector) but never beyond what a box holds.
     const float boxFont = std::clamp(s * 0.32f, font * 0.8f, font * 1.6f);
-    const float small = boxFont * 0.82f;
+    const MapCanvas cv{ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), s, boxFont, boxFont * 0.82f};
 
-    // Sections; the block's frame is a stack of N (shadows behind it) with one tab per layer.
-    for (const auto& sec : map.sections) {
-        ImVec2 a = at(sec.x, sec.y), b = at(sec.x + sec.w, sec.y + sec.h);
-        if (sec.block)
-            for (int k = 2; k >= 1; --k)
-                dl->AddRect(ImVec2(a.x + k * 4, a.y - k * 4), ImVec2(b.x + k * 4, b.y - k * 4), kDim, 6);
-        dl->AddRect(a, b, kBorder, 6);
-        smallText(dl, ImVec2(a.x + 4, a.y - small - 3), kLabel, sec.block ? fmt::format("{} (x {})", sec.title, layers) : sec.title, small);
-        if (sec.block && layers > 0) {
-            // Layer tabs after the title, 1-based as the log counts them, thinned to fit.
-            float x0 = a.x + 8 + smallWidth(fmt::format("{} (x {})", sec.title, layers), small) + 12, x1 = b.x;
-            const float tabW = (x1 - x0) / float(layers);
-            const int every = std::max(1, int(std::ceil((smallWidth("00", small) + 6) / std::max(1.0f, tabW))));
-            for (int L = 0; L < layers; ++L) {
-                ImVec2 ta(x0 + tabW * float(L), a.y - small - 6), tb(x0 + tabW * float(L + 1) - 1, a.y - 2);
-                bool shown = L == view.layer, live = L == view.currentLayer;
-                dl->AddRectFilled(ta, tb, shown ? kCurrent : live ? kRan : kNotYet, 2);
-                if (L % every == 0 || shown) {
-                    std::string n = std::to_string(layerNumber(L));
-                    smallText(dl, ImVec2((ta.x + tb.x - smallWidth(n, small)) / 2, ta.y + 2), shown ? IM_COL32(20, 20, 20, 255) : kLabel, n, small);
-                }
-                ImGui::SetCursorScreenPos(ta);
-                ImGui::PushID(L);
-                if (ImGui::InvisibleButton("layer", ImVec2(std::max(1.0f, tb.x - ta.x), tb.y - ta.y))) c.view.mapLayer = L;
-                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", layerLabel(L, layers).c_str());
-                ImGui::PopID();
-            }
-        }
-    }
-
-    // Arrows first, so boxes cover their ends.
-    const float gapMid = 0.55f;  // units right of a column where cross-column arrows run
-    for (size_t i = 0; i < map.arrows.size(); ++i) {
-        const MapArrow& a = map.arrows[i];
-        const MapBox &f = map.boxes[size_t(a.from)], &t = map.boxes[size_t(a.to)];
-        const std::string& label = view.arrows[i].shape;
-        const float head = std::max(5.0f, s * 0.12f);
-        if (a.side) {
-            if (f.column == t.column || f.column == 0) {
-                // A side input from before the blocks (RoPE angles, the mask): a stub into the box's left side.
-                ImVec2 tip = at(t.x, t.y + t.h / 2), start(tip.x - s * 0.45f, tip.y);
-                dl->AddLine(start, tip, kResidual, 1.5f);
-                arrowHead(dl, tip, ImVec2(1, 0), head * 0.8f, kResidual);
-                std::string from = fitSmall(f.label, s * 1.0f, small * 0.9f);
-                smallText(dl, ImVec2(start.x - smallWidth(from, small * 0.9f) + s * 0.4f, tip.y - small * 0.9f - 4), kResidual, from, small * 0.9f);
-                continue;
-            }
-            // The residual stream: from the right side of `from`, down the gap, into `to`'s left side.
-            float gx = f.x + f.w + gapMid * 0.5f;
-            ImVec2 p0 = at(f.x + f.w, f.y + f.h / 2), p1 = at(gx, f.y + f.h / 2), p2 = at(gx, t.y + t.h / 2), p3 = at(t.x, t.y + t.h / 2);
-            ImVec2 pts[] = {p0, p1, p2, p3};
-            dl->AddPolyline(pts, 4, kResidual, 0, 2.0f);
-            arrowHead(dl, p3, ImVec2(1, 0), head, kResidual);
-            continue;
-        }
-        if (f.column == t.column) {
-            ImVec2 p0 = at(f.x + f.w / 2, f.y + f.h), p1 = at(t.x + t.w / 2, t.y);
-            if (p0.x != p1.x) {  // lanes: elbow through the gap's middle
-                float my = (p0.y + p1.y) / 2;
-                ImVec2 pts[] = {p0, ImVec2(p0.x, my), ImVec2(p1.x, my), p1};
-                dl->AddPolyline(pts, 4, kArrow, 0, 1.5f);
-            } else {
-                dl->AddLine(p0, p1, kArrow, 1.5f);
-            }
-            arrowHead(dl, p1, ImVec2(0, 1), head, kArrow);
-            if (!label.empty()) {
-                float room = f.w * s - 6;
-                std::string l = fitSmall(label, room, small);
-                smallText(dl, ImVec2(p0.x + 4, p0.y + 1), kDim, l, small);
-            }
-        } else {
-            // To the next column's top: down, along the bottom gap, up the gap between columns, in.
-            float gx = t.x - gapMid;
-            ImVec2 p0 = at(f.x + f.w / 2, f.y + f.h), p1 = at(f.x + f.w / 2, f.y + f.h + 0.2f), p2 = at(gx, f.y + f.h + 0.2f),
-                   p3 = at(gx, t.y - 0.22f), p4 = at(t.x + t.w / 2, t.y - 0.22f), p5 = at(t.x + t.w / 2, t.y);
-            ImVec2 pts[] = {p0, p1, p2, p3, p4, p5};
-            dl->AddPolyline(pts, 6, kArrow, 0, 1.5f);
-            arrowHead(dl, p5, ImVec2(0, 1), head, kArrow);
-            if (!label.empty()) smallText(dl, ImVec2(p1.x - f.w * s / 2 + 2, p1.y + 1), kDim, fitSmall(label, f.w * s, small), small);
-        }
-    }
-
-    // Boxes: lit when shown, blue when they ran at this step, grey before, hatched when skipped.
-    for (size_t i = 0; i < map.boxes.size(); ++i) {
-        const MapBox& b = map.boxes[i];
-        const MapBoxView& bv = view.boxes[i];
-        ImVec2 a = at(b.x, b.y), e = at(b.x + b.w, b.y + b.h);
-        ImU32 fill = bv.state == BoxState::Current ? kCurrent : bv.state == BoxState::Ran ? kRan : bv.state == BoxState::Skipped ? kSkippedFill : kNotYet;
-        dl->AddRectFilled(a, e, fill, 4);
-        dl->AddRect(a, e, bv.state == BoxState::Current ? IM_COL32(255, 230, 160, 255) : kBorder, 4, 0, bv.state == BoxState::Current ? 3 : 1);
-        if (bv.state == BoxState::Skipped)
-            for (float x = a.x + 6; x < e.x; x += 10) dl->AddLine(ImVec2(x, e.y - 1), ImVec2(std::min(e.x, x + (e.y - a.y)), a.y + 1), kDim);
-        std::string label = bv.state == BoxState::Skipped ? b.label + " (skipped)" : b.label;
-        if (smallWidth(label, boxFont) > e.x - a.x - 4) label = b.label;
-        label = fitText(label, (e.x - a.x - 4) * ImGui::GetFontSize() / boxFont);
-        ImU32 ink = bv.state == BoxState::Current ? IM_COL32(20, 20, 20, 255) : bv.state == BoxState::Skipped ? kDim : IM_COL32(235, 238, 245, 255);
-        dl->AddText(ImGui::GetFont(), boxFont, ImVec2((a.x + e.x - smallWidth(label, boxFont)) / 2, (a.y + e.y - boxFont) / 2), ink, label.c_str());
-
-        ImGui::SetCursorScreenPos(a);
-        ImGui::PushID(int(i));
-        bool clicked = ImGui::InvisibleButton("box", ImVec2(std::max(1.0f, e.x - a.x), std::max(1.0f, e.y - a.y)));
-        if (ImGui::IsItemHovered()) {
-            ImGui::BeginTooltip();
-            ImGui::Text("%d  %s", b.number, b.title.c_str());
-            if (!bv.shape.empty()) ImGui::Text("%s %s", b.tensor.c_str(), bv.shape.c_str());
-            if (bv.state == BoxState::Skipped) ImGui::TextUnformatted("did not run in this step");
-            else if (bv.record < 0) ImGui::TextDisabled("not reached yet");
-            else ImGui::TextDisabled("click: show this stage (%s panel)", panelTitle(panelFor(b.stage)));
-            ImGui::EndTooltip();
-        }
-        if (clicked && bv.record >= 0) {
-            c.view.selectedRecord = c.live && c.live->index == bv.record ? -1 : bv.record;
-            if (b.inBlock) c.view.mapLayer = view.layer;
-            c.showPanel(panelFor(b.stage));
-        }
-        ImGui::PopID();
-    }
-
-    // When the map scrolls, the shown stage is brought into sight each time it changes.
-    static int revealed = -1;
-    if (c.current && c.current->index != revealed) {
-        revealed = c.current->index;
-        for (size_t i = 0; i < map.boxes.size(); ++i)
-            if (view.boxes[i].state == BoxState::Current) {
-                const MapBox& b = map.boxes[i];
-                ImGui::SetScrollX(std::max(0.0f, (b.x + b.w / 2) * s - ImGui::GetWindowWidth() / 2));
-                ImGui::SetScrollY(std::max(0.0f, (b.y + b.h / 2) * s - ImGui::GetWindowHeight() / 2));
-            }
-    }
-
-    // The legend, under the map.
-    ImGui::SetCursorScreenPos(o);
-    ImGui::Dummy(ImVec2(map.width * s, map.height * s));
-    auto key = [&](ImU32 colour, const char* text) {
-        ImVec2 p = ImGui::GetCursorScreenPos();
-        dl->AddRectFilled(p, ImVec2(p.x + font, p.y + font), colour, 3);
-        ImGui::Dummy(ImVec2(font, font));
-        ImGui::SameLine();
-        ImGui::TextUnformatted(text);
-        ImGui::SameLine(0, font);
-    };
-    key(kCurrent, "shown stage");
-    key(kRan, "ran in this step");
-    key(kNotYet, "not yet");
-    key(kSkippedFill, "skipped");
-    key(kResidual, "residual stream / side inputs");
-    ImGui::NewLine();
+    drawSections(c, map, view, cv, layers);
+    drawArrows(map, view, cv);
+    drawBoxes(c, map, view, cv);
+    revealShownStage(c, map, view, s);
+    drawMapLegend(map, cv);
     ImGui::EndChild();
 }
 

@@ -51,7 +51,7 @@ void drawMaskPanel(PanelContext& c) {
     // Drawn as the other heatmaps are (zoom, pan, thinned labels), in the mask's own two colours,
     // with 0 and -inf written in once cells are large enough to read them.
     const std::string key = fmt::format("mask/{}", r->index);
-    const Slice2D& s = preparedSlice(key, [&] { return PreparedSlice{extractSlice(t, defaultSlice(t)), {}}; }).slice;
+    const Slice2D& s = preparedSlice(c.caches.slices, key, [&] { return PreparedSlice{extractSlice(t, defaultSlice(t)), {}}; }).slice;
     HeatmapLabels labels{"query position", "key position", {}, {}};
     for (int64_t i = 0; i < s.rows; ++i) labels.rows.push_back(c.positionLabel(r->startPos + int(i)));
     for (int64_t j = 0; j < s.cols; ++j) labels.cols.push_back(c.positionLabel(int(j)));
@@ -65,7 +65,7 @@ void drawMaskPanel(PanelContext& c) {
     avail.y -= font * 1.6f;  // the key below
     // A short prompt's mask keeps cells large enough to read 0 and -inf, the panel scrolling if need be.
     if (s.rows <= 24) avail.y = std::max(avail.y, font * (8 + 1.4f * float(s.rows)));
-    HeatmapHit hit = drawHeatmap(key, s, ColourScale{}, c.textures, avail, &labels, style);
+    HeatmapHit hit = drawHeatmap(key, s, ColourScale{}, c.textures, c.view.heatmapZooms, avail, &labels, style);
     valueTooltip(hit, s, &labels);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (auto [colour, what] : {std::pair{kMaskKeptColour, "0: kept"}, std::pair{kNegInfColour, "-inf: masked"}}) {

@@ -65,7 +65,7 @@ std::string exportPath(const PanelContext& c, const std::string& what, const cha
 }
 
 void exportPngButton(PanelContext& c, const std::string& what) {
-    static std::string written;
+    std::string& written = c.view.pngWritten;
     if (c.exporting) return;
     // At the right end of the current line, or on a line of its own when the line is full.
     const float w = ImGui::CalcTextSize("Export PNG").x + ImGui::GetStyle().FramePadding.x * 2;

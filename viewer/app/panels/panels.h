@@ -8,6 +8,7 @@
 #include "state/capture_observer.h"
 #include "state/dim_names.h"
 #include "state/engine_session.h"
+#include "state/panel_caches.h"
 #include "state/panel_labels.h"
 #include "stages/numbering.h"
 #include "gl_textures.h"
@@ -23,7 +24,9 @@ struct PanelContext {
     const StageRecord* current;     // the stage the panels show (selected, or the latest)
     const StageRecord* live;        // the latest captured stage
     SessionStatus status;
+    bool replay = false;            // a recorded trace is loaded (EngineSession::isReplay)
     TextureCache& textures;
+    PanelCaches& caches;
     std::string chaptersDir;
     std::function<void(const std::string&)> exportPanelPng;  // writes the current panel after this frame
     std::function<void(Action)> perform;
@@ -60,8 +63,6 @@ void drawKvCachePanel(PanelContext& c);
 void drawTokensPanel(PanelContext& c);
 void drawOutputPanel(PanelContext& c);
 void drawChapterPanel(PanelContext& c);
-// What the Chapter panel shows (scripts follow links and open checks through it).
-class ChapterReader& chapterReader();
 void drawLogPanel(PanelContext& c);
 
 // The pointer is over [a, b] of the current window (never while scripts ignore the mouse).

@@ -39,16 +39,11 @@ void drawTimelinePanel(PanelContext& c) {
     }
     ImGui::BeginChild("timeline");
     // Extended by what was captured since the last frame; rebuilt for a new run.
-    static std::vector<TimelineStep> steps;
-    static uint64_t builtRun = 0;
-    static size_t built = 0;
-    if (builtRun != c.snap.run || c.snap.records.size() < built) steps.clear(), built = 0, builtRun = c.snap.run;
-    extendTimeline(steps, c.snap.records, built);
-    built = c.snap.records.size();
+    c.caches.timeline.update(c.snap.records, c.snap.run);
+    const std::vector<TimelineStep>& steps = c.caches.timeline.steps;
     // Open and scroll to the shown stage when it changes; otherwise the learner's folding stays.
-    static int revealed = -1;
-    const bool reveal = c.current && c.current->index != revealed;
-    if (c.current) revealed = c.current->index;
+    const bool reveal = c.current && c.current->index != c.view.timelineRevealed;
+    if (c.current) c.view.timelineRevealed = c.current->index;
     const int shownStep = c.current ? c.current->step : -1;
     const int shownLayer = c.current ? c.current->layer : -1;
     // A tree node's title, cut to the region's width (the tooltip has it whole); "###" keeps its

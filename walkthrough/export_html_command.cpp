@@ -1,4 +1,4 @@
-#include "export_html.h"
+#include "export_html_command.h"
 
 #include <fmt/format.h>
 

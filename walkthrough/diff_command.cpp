@@ -1,4 +1,4 @@
-#include "diff.h"
+#include "diff_command.h"
 
 #include <fmt/format.h>
 

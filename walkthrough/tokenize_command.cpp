@@ -1,4 +1,4 @@
-#include "tokenize.h"
+#include "tokenize_command.h"
 
 #include <fmt/format.h>
 

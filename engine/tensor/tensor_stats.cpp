@@ -1,4 +1,4 @@
-#include "trace/tensor_stats.h"
+#include "tensor/tensor_stats.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "formats/json_file.h"
+#include "io/json_file.h"
 
 #include <fmt/format.h>
 

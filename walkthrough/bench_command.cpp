@@ -1,4 +1,4 @@
-#include "bench.h"
+#include "bench_command.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "formats/input_file.h"
+#include "io/input_file.h"
 
 #include <fmt/format.h>
 #include <sys/resource.h>

@@ -1,4 +1,4 @@
-#include "formats/mapped_file.h"
+#include "io/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

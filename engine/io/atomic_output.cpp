@@ -1,4 +1,4 @@
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 
 #include <signal.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "convert.h"
+#include "convert_command.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "formats/atomic_output.h"
+#include "io/atomic_output.h"
 #include "formats/gguf/gguf_export.h"
 #include "formats/hf/hf_export.h"
 #include "formats/llama2c/llama2c_export.h"

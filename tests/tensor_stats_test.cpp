@@ -1,4 +1,4 @@
-// A tensor's summary (trace/tensor_stats.h): min, max, mean and -inf count over its finite
+// A tensor's summary (tensor/tensor_stats.h): min, max, mean and -inf count over its finite
 // values, checked against a plain double loop, and the same to the last bit however the elements
 // were handed over (the KV cache's summary grows row by row; a trace reads a tensor whole).
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <random>
 
 #include "tensor/bfloat16.h"
-#include "trace/tensor_stats.h"
+#include "tensor/tensor_stats.h"
 
 using namespace llama;
 

@@ -1,4 +1,4 @@
-#include "inspect_model.h"
+#include "inspect_command.h"
 
 #include <fmt/format.h>
 

@@ -13,7 +13,7 @@
 
 #include "formats/gguf/gguf_export.h"
 #include "formats/gguf/gguf_file.h"
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 
 using namespace llama;
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "what_if.h"
+#include "no_kv_cache_report.h"
 
 #include <fmt/format.h>
 

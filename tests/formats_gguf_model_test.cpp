@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "formats/gguf/gguf_export.h"
-#include "formats/model_loader.h"
+#include "session/model_source.h"
 #include "generate/generator.h"
 #include "ml/ops.h"
 #include "ml_test_util.h"

@@ -1,4 +1,4 @@
-#include "compare_doc.h"
+#include "compare_doc_command.h"
 
 #include <fmt/format.h>
 
