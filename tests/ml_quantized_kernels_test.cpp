@@ -157,4 +157,8 @@ TEST_CASE("Kernel paths: the CPU's best is chosen and unknown ones are refused",
     REQUIRE(paths.front() == "generic");
     REQUIRE(std::string(ml::kernels::active().name) == (std::getenv("LLAMA_KERNELS") ? std::getenv("LLAMA_KERNELS") : paths.back()));
     REQUIRE_THROWS_WITH(ml::kernels::useKernels("neon"), Catch::Contains("not available on this CPU (available: generic"));
+#ifdef __wasm_simd128__
+    // The browser build runs WebAssembly SIMD: its path is there, so the tests above cover it.
+    REQUIRE(paths == std::vector<std::string>{"generic", "simd128"});
+#endif
 }

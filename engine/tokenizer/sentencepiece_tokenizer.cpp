@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <sentencepiece_processor.h>
 
-#include <fstream>
-#include <regex>
 #include <stdexcept>
 
 #include "tokenizer/utf8.h"
@@ -13,14 +11,6 @@ namespace llama {
 
 namespace {
 constexpr std::string_view kSpmSpace = "\xE2\x96\x81";  // "▁"
-}
-
-bool isSentencePieceModel(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::string firstLine;
-    std::getline(in, firstLine);
-    static const std::regex tiktokenLine(R"([A-Za-z0-9+/=]+ [0-9]+\r?)");
-    return !std::regex_match(firstLine, tiktokenLine);
 }
 
 SentencePieceTokenizer::SentencePieceTokenizer(const std::string& path)

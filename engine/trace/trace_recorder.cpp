@@ -67,11 +67,13 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"residual", options.residual},
                    {"lensTopK", lens ? options.lensTopK : 0}}}};
     writeRecord(trace::kMetaRecord, jsonText(meta), {});
+#ifndef LLAMA_NO_THREADS
     writer_ = std::thread([this] { writerLoop(); });
     // The writer takes only time the engine leaves idle: it must never preempt the engine's own
     // threads, which would slow the run it records. A full queue makes the engine wait for it.
     sched_param idle{};
     pthread_setschedparam(writer_.native_handle(), SCHED_IDLE, &idle);
+#endif
 }
 
 TraceRecorder::~TraceRecorder() { stopWriter(); }

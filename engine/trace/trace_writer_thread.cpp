@@ -17,6 +17,13 @@ using nlohmann::json;
 using namespace trace;
 
 void TraceRecorder::handOver() {
+#ifdef LLAMA_NO_THREADS
+    // A build without threads (the browser page without cross-origin isolation) has no writer:
+    // the batch is written here, on the engine's thread, and its records are used again.
+    for (size_t i = 0; i < batchUsed_; ++i) writeStage(batch_[i]);
+    batchUsed_ = 0;
+    return;
+#endif
     std::unique_lock lock(mutex_);
     room_.wait(lock, [&] { return queued_.size() < kMaxQueuedBatches || failure_ || closing_; });
     if (failure_) std::rethrow_exception(failure_);

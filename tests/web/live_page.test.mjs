@@ -1,0 +1,193 @@
+// The live page (make web) in Debian's chromium: served by web/serve.mjs on 127.0.0.1, once
+// cross-origin isolated (the threaded engine) and once as a plain host (the single-threaded one),
+// its text checked against the native CLI's on the same model, prompt and options.
+//   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, truncateSync, copyFileSync, statSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch, screenshotStats, check, done } from './browser.mjs';
+
+const [webDir, cli, assets, shots] = process.argv.slice(2);
+mkdirSync(shots, { recursive: true });
+const scratch = join(shots, 'scratch');
+mkdirSync(scratch, { recursive: true });
+const serveScript = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web', 'serve.mjs');
+const model = join(assets, 'model');
+
+// The native CLI's greedy text (-q prints the text, a blank line, then the summary; a what-if
+// run says so on a line of its own first).
+function nativeText(args, modelPath = model) {
+  const out = execFileSync(cli, ['--model', modelPath, '-q', ...args], { encoding: 'utf8' }).replace(/^What-if experiment[^\n]*\n/, '');
+  return out.slice(0, out.lastIndexOf('\n\nPrompt tokens:'));
+}
+
+function serve(plain) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('node', [serveScript, webDir, '--port', '0', ...(plain ? ['--plain'] : [])]);
+    child.stdout.on('data', d => {
+      const m = String(d).match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) resolve({ child, origin: `http://127.0.0.1:${m[1]}` });
+    });
+    child.on('exit', code => reject(new Error('serve.mjs exited with ' + code)));
+  });
+}
+
+async function openLive(browser, origin, viewport = { width: 1366, height: 768 }) {
+  const page = await browser.newPage();
+  await page.setViewport(viewport);
+  const log = { errors: [], outside: [] };
+  page.on('console', m => { if (m.type() === 'error') log.errors.push(m.text()); });
+  page.on('pageerror', e => log.errors.push(String(e)));
+  page.on('request', r => { if (!r.url().startsWith(origin + '/') && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) log.outside.push(r.url()); });
+  const t0 = Date.now();
+  await page.goto(origin + '/');
+  await page.waitForFunction(() => document.body.dataset.engine, { timeout: 60000 });
+  log.readyMs = Date.now() - t0;
+  return { page, log, t0 };
+}
+
+// Fills the form's prompt and "more options", presses `button`, waits for the run to settle.
+async function run(page, prompt, extra = '', button = '#run') {
+  await page.$eval('#prompt', (e, v) => { e.value = v; }, prompt);
+  await page.$eval('#extra', (e, v) => { e.value = v; }, extra);
+  await page.evaluate(() => { document.body.dataset.run = ''; });
+  await page.$eval(button, e => e.click());
+  const settled = await page.waitForFunction(() => ['done', 'error', 'stepping'].includes(document.body.dataset.run), { timeout: 120000 })
+    .then(() => true, () => false);
+  if (!settled) {
+    const state = await page.evaluate(() => JSON.stringify({ run: document.body.dataset.run, engine: document.body.dataset.engine, error: document.getElementById('live-error').textContent, build: document.getElementById('build').textContent }));
+    return { state: 'timeout ' + state, text: null, error: 'no answer in 120 s' };
+  }
+  return page.evaluate(() => ({ state: document.body.dataset.run, text: live.result ? live.result.text : null, error: document.getElementById('live-error').textContent }));
+}
+
+const prompts = ['In the beginning God created', 'And the LORD said unto Moses', 'Blessed are the', 'The', 'Thou shalt not'];
+const browser = await launch();
+const servers = [];
+try {
+  // ---- cross-origin isolated: the threaded build ------------------------------------------------
+  const isolated = await serve(false);
+  servers.push(isolated.child);
+  const { page, log, t0 } = await openLive(browser, isolated.origin);
+  check(await page.evaluate(() => document.body.dataset.variant) === 'threads', 'an isolated page runs the threaded build', await page.$eval('#build', e => e.textContent));
+  // The time to the first generated token, as a reader who presses Run at once sees it (README figure).
+  await page.click('#run');
+  await page.waitForFunction(() => document.getElementById('output').textContent.length > 0, { timeout: 60000 });
+  console.log(`info first token ${Date.now() - t0} ms after the page opened (engine ready after ${log.readyMs} ms)`);
+  await page.waitForFunction(() => document.body.dataset.run === 'done', { timeout: 60000 });
+
+  for (const prompt of prompts) {
+    const r = await run(page, prompt, '-n 12');
+    const expected = nativeText(['--prompt', prompt, '-n', '12']);
+    check(r.text === expected, `greedy text of "${prompt}" equals the native CLI's`, `${JSON.stringify(r.text)} vs ${JSON.stringify(expected)}`);
+  }
+
+  // Stepping: three stages show the native --debug-log's first lines, in order, and nothing later.
+  {
+    const debugLog = join(scratch, 'debug.log');
+    nativeText(['--prompt', prompts[0], '-n', '4', '--debug-log', debugLog]);
+    // The log's lines without their "[DEBUG]time " and " (seconds)" frame.
+    const lines = readFileSync(debugLog, 'utf8').split('\n').map(l => l.replace(/^\[DEBUG\]\S+ /, '').replace(/ \([0-9.]+ secs\)$/, ''));
+    const stepped = await run(page, prompts[0], '-n 4', '#step-stage');
+    check(stepped.state === 'stepping', 'Step stage holds the run at its first stage', stepped.state);
+    const shown = [];
+    for (let i = 0; i < 3; i++) {
+      shown.push(await page.$eval('#stage-message', e => e.textContent));
+      if (i < 2) await page.click('#step-stage');
+    }
+    let at = 0;
+    const inOrder = shown.every(message => message.split('\n').every(line => {
+      const found = lines.indexOf(line, at);
+      if (found < 0) return false;
+      at = found;
+      return true;
+    }));
+    check(inOrder, 'the three stages\' log lines are the native debug log\'s, in order', JSON.stringify(shown).slice(0, 300));
+    check(await page.evaluate(() => document.body.dataset.revealed) === '3', 'three stages are revealed');
+    check(await page.$$eval('#timeline li', l => l.length) === 3, 'the timeline lists only the stages reached');
+    const shapes = await page.$eval('#shapes', e => e.textContent);
+    check(/\[6\]|\[6 256\]/.test(shapes), 'the stage shows its tensors\' shapes', shapes.slice(0, 120));
+    await page.click('#step-token');
+    check(await page.$eval('#stage-title', e => e.textContent).then(t => /logits/i.test(t)), 'Step token holds at the next logits stage', await page.$eval('#stage-title', e => e.textContent));
+    await page.click('#run-to-end');
+    check(await page.evaluate(() => document.body.dataset.run) === 'done', 'Run to end reveals the whole run');
+  }
+
+  // A what-if switch changes the run as the CLI's does.
+  {
+    await page.$eval('#skip-layers', e => { e.value = '3'; });
+    const r = await run(page, prompts[0], '-n 12');
+    await page.$eval('#skip-layers', e => { e.value = ''; });
+    const expected = nativeText(['--prompt', prompts[0], '-n', '12', '--skip-layer', '3']);
+    check(r.text === expected && r.text !== nativeText(['--prompt', prompts[0], '-n', '12']), 'skip layer 3 gives the CLI\'s what-if text, not the model\'s', JSON.stringify(r.text));
+    check(await page.$eval('#what-if', e => !e.hidden && /skip/i.test(e.textContent)), 'the what-if banner names the experiment', await page.$eval('#what-if', e => e.textContent));
+  }
+
+  // A GGUF chosen through the file input runs, with the CLI's text on the same file.
+  const gguf = join(scratch, 'bundled-q8_0.gguf');
+  execFileSync(cli, ['convert', '--model', model, '--to', 'gguf-q8_0', '--out', gguf], { stdio: 'ignore' });
+  {
+    const input = await page.$('#model-files');
+    await input.uploadFile(gguf);
+    await page.waitForFunction(() => /Your model/.test(document.getElementById('model-name').textContent), { timeout: 20000 });
+    const r = await run(page, prompts[1], '-n 12');
+    const expected = nativeText(['--prompt', prompts[1], '-n', '12'], gguf);
+    check(r.text === expected, 'a GGUF (Q8_0) opened from the file input gives the CLI\'s text', `${JSON.stringify(r.text)} vs ${JSON.stringify(expected)}`);
+  }
+  // A damaged file: its message names it; the page stays usable.
+  {
+    const cut = join(scratch, 'cut.gguf');
+    copyFileSync(gguf, cut);
+    truncateSync(cut, Math.floor(statSync(gguf).size / 2));
+    const input = await page.$('#model-files');
+    await input.uploadFile(cut);
+    await page.waitForFunction(() => /cut\.gguf/.test(document.getElementById('model-name').textContent), { timeout: 20000 });
+    const r = await run(page, prompts[1], '-n 4');
+    check(r.state === 'error' && /cut\.gguf/.test(r.error), 'a cut GGUF gets a message naming the file', r.error.slice(0, 200));
+    await page.$eval('#bundled', e => e.click());  // inside the closed "Model" section
+    const again = await run(page, prompts[0], '-n 12');
+    check(again.text === nativeText(['--prompt', prompts[0], '-n', '12']), 'after the error a new run works without reloading');
+  }
+  // A prompt longer than the context; a bad option value: the CLI's messages.
+  {
+    const r = await run(page, 'And God said, Let there be light: and there was light. And God saw the light', '--max-seq-len 8');
+    check(r.state === 'error' && /context|max-seq-len|positions/i.test(r.error), 'a prompt longer than the context is refused with a message', r.error.slice(0, 200));
+    const bad = await run(page, prompts[0], '--temperature -1');
+    check(bad.state === 'error' && /temperature/.test(bad.error), 'a bad option value gets the CLI\'s message', bad.error.slice(0, 200));
+  }
+  check(log.errors.length === 0, 'no console error on the isolated page', log.errors.join(' | ').slice(0, 400));
+  check(log.outside.length === 0, 'no request outside the page\'s own server', log.outside.join(' '));
+
+  // Screenshots as a student sees them, a laptop and a phone, stepped into layer 1.
+  for (const [name, viewport] of [['live-page-1366x768', { width: 1366, height: 768 }], ['live-page-phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
+    await page.setViewport(viewport);
+    await run(page, prompts[0], '-n 8');  // finished: the next Step stage starts a new run
+    const r = await run(page, prompts[0], '-n 8', '#step-stage');
+    check(r.state === 'stepping', `${name}: stepping`, r.state);
+    // The run page's own "next layer" button steps the run on (a stage's panels are in view there).
+    await page.$eval('#next-layer', e => e.click());
+    check(Number(await page.evaluate(() => document.body.dataset.revealed)) > 1, `${name}: the run page's layer button steps the run on`);
+    const png = await page.screenshot({ path: join(shots, name + '.png') });
+    const s = await screenshotStats(browser, png);
+    check(s.colours > 40 && s.dominant < 0.9, `screenshot ${name} is not blank`, `${s.width}x${s.height}, ${s.colours} colours`);
+    const widths = await page.evaluate(() => [window.innerWidth, document.documentElement.scrollWidth]);
+    check(widths[1] <= widths[0], `${name}: no sideways scrolling`, `window ${widths[0]}px, page ${widths[1]}px`);
+  }
+  await page.close();
+
+  // ---- a plain host: the single-threaded build gives the same text ---------------------------------
+  const plain = await serve(true);
+  servers.push(plain.child);
+  const single = await openLive(browser, plain.origin);
+  check(await single.page.evaluate(() => document.body.dataset.variant) === 'single', 'a page that is not isolated runs the single-threaded build');
+  for (const prompt of prompts.slice(0, 2)) {
+    const r = await run(single.page, prompt, '-n 12');
+    check(r.text === nativeText(['--prompt', prompt, '-n', '12']), `single-threaded: "${prompt}" gives the CLI's text`, JSON.stringify(r.text));
+  }
+  check(single.log.errors.length === 0, 'no console error on the plain page', single.log.errors.join(' | ').slice(0, 400));
+} finally {
+  await browser.close();
+  for (const child of servers) child.kill();
+}
+done();

@@ -1,0 +1,86 @@
+// The engine in a Web Worker, so the page never freezes while the model computes. It loads the
+// module built for what the page may use: pthreads where the page is cross-origin isolated
+// (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
+// (single/: the same code, the tasks one after another). Messages from the page:
+//   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options
+//   {cmd: 'stop'}                    end the run at its next stage (threads only)
+//   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
+//   {cmd: 'pageData'} / {cmd: 'export'}
+// and to the page: ready, text (streamed), done (the run's result), page, export, error.
+'use strict';
+
+const variant = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
+importScripts(variant + '/llama-walkthrough.js');
+
+// The bundled model, read into the module's memory file system where --model assets/model finds it.
+const BUNDLED = ['consolidated.00.pth', 'params.json', 'tokenizer.model'];
+// wasm32 addresses 4 GB; the weights are read into it, with room left for the run.
+const MAX_MODEL_BYTES = 2 * 1024 ** 3;
+
+let moduleReady = null;
+let userLoads = 0;
+
+async function loadModule() {
+  const Module = await createLlamaModule({
+    locateFile: f => variant + '/' + f,
+    // The threads' workers load the module by this address, from their own folder: absolute.
+    mainScriptUrlOrBlob: new URL(variant + '/llama-walkthrough.js', self.location.href).href,
+    printErr: text => self.postMessage({ kind: 'log', text }),
+  });
+  Module.FS.mkdirTree('/assets/model');
+  Module.FS.mkdir('/user');
+  await Promise.all(BUNDLED.map(async name => {
+    const response = await fetch('model/' + name);
+    if (!response.ok) throw new Error(`the bundled model's ${name} could not be fetched (HTTP ${response.status})`);
+    Module.FS.writeFile('/assets/model/' + name, new Uint8Array(await response.arrayBuffer()));
+  }));
+  return Module;
+}
+
+// The reader's files, copied into the module's memory file system (WORKERFS would read them in
+// place, but the engine maps weights with mmap, which it cannot serve). Nothing leaves the tab.
+async function loadUserFiles(Module, files) {
+  const total = files.reduce((sum, f) => sum + f.size, 0);
+  if (total > MAX_MODEL_BYTES)
+    throw new Error(`these files hold ${(total / 1024 ** 3).toFixed(2)} GB; the browser build addresses at most 4 GB and holds ` +
+                    `the weights in it with room for the run (at most ${MAX_MODEL_BYTES / 1024 ** 3} GB of files), so they were not read. ` +
+                    `A 1.1B model quantized to Q4_K_M (about 0.7 GB) fits; run larger models with the native llama-walkthrough.`);
+  // A folder of its own each time: the engine keeps a loaded model by its path, and the reader may
+  // open another file of the same name. The last files are freed.
+  for (const dir of Module.FS.readdir('/user').filter(n => n !== '.' && n !== '..')) {
+    for (const name of Module.FS.readdir('/user/' + dir)) if (name !== '.' && name !== '..') Module.FS.unlink(`/user/${dir}/${name}`);
+    Module.FS.rmdir('/user/' + dir);
+  }
+  const dir = '/user/' + ++userLoads;
+  Module.FS.mkdir(dir);
+  for (const f of files) Module.FS.writeFile(dir + '/' + f.name, new Uint8Array(await f.arrayBuffer()), { canOwn: true });
+  const names = files.map(f => f.name);
+  // What --model names: a single file (GGUF, a llama2.c .bin with its tokenizer.bin beside it) or
+  // the folder (Meta's or Hugging Face's layout).
+  const gguf = names.find(n => /\.gguf$/i.test(n));
+  const bin = names.find(n => /\.bin$/i.test(n) && n !== 'tokenizer.bin');
+  return gguf ? dir + '/' + gguf : bin ? dir + '/' + bin : dir;
+}
+
+self.onmessage = async event => {
+  const m = event.data;
+  try {
+    const Module = await moduleReady;
+    if (m.cmd === 'start') Module.start(JSON.stringify(m.args));
+    else if (m.cmd === 'stop') Module.stop();
+    else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
+    else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });
+    else if (m.cmd === 'export') {
+      const result = JSON.parse(Module.exportPage('/tmp/live.html'));
+      if (!result.ok) throw new Error(result.error);
+      const info = JSON.parse(Module.buildInfo());
+      self.postMessage({ kind: 'export', html: Module.FS.readFile('/tmp/live.html', { encoding: 'utf8' }), trace: Module.FS.readFile(info.tracePath) });
+    }
+  } catch (e) {
+    self.postMessage({ kind: 'error', text: e && e.message ? e.message : String(e) });
+  }
+};
+
+moduleReady = loadModule();
+moduleReady.then(Module => self.postMessage({ kind: 'ready', variant, info: JSON.parse(Module.buildInfo()), cores: self.navigator.hardwareConcurrency }),
+                 e => self.postMessage({ kind: 'error', fatal: true, text: 'the engine could not start: ' + (e && e.message ? e.message : e) }));
