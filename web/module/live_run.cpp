@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "generate/logit_lens.h"
@@ -80,8 +81,9 @@ Request parse(const std::vector<std::string>& words) {
     return r;
 }
 
-// Loads (if it is not loaded already) and runs; the trace goes to kTracePath.
-std::string runNow(const std::string& argsJson) {
+// Loads (if it is not loaded already) and runs; with `record`, the trace goes to kTracePath (the
+// page's run), without, nothing watches the run (web/bench.mjs times the engine alone).
+std::string runNow(const std::string& argsJson, bool record) {
     LiveRun& l = live();
     try {
         const Request r = parse(json::parse(argsJson).get<std::vector<std::string>>());
@@ -99,12 +101,15 @@ std::string runNow(const std::string& argsJson) {
         t.preSoftmax = true;  // the page shows each attention cell's arithmetic
         const GenerationSettings& g = r.settings;
         l.traced = false;
-        TraceRecorder recorder(kTracePath, *l.session.model(), TraceRunInfo{g.prompt, g.maxTokens, g.sampling, false, g.whatIf}, t, &lens);
-        l.session.addObserver(&recorder);
+        std::optional<TraceRecorder> recorder;
+        if (record) {
+            recorder.emplace(kTracePath, *l.session.model(), TraceRunInfo{g.prompt, g.maxTokens, g.sampling, false, g.whatIf}, t, &lens);
+            l.session.addObserver(&*recorder);
+        }
         const GenerationResult result = l.session.run([](const std::string& piece) { post("text", piece); });
-        recorder.finish(result);
+        if (recorder) recorder->finish(result);
         l.session.clearObservers();
-        l.traced = true;
+        l.traced = record;
         const int generated = int(result.generatedTokens.size());
         return json{{"ok", true},
                     {"text", result.text},
@@ -128,13 +133,13 @@ std::string runNow(const std::string& argsJson) {
 
 // Starts a run; its result comes as a 'done' message. Without threads the run is done by then,
 // and the worker cannot take messages while it lasts (the page ends it by ending the worker).
-void start(const std::string& argsJson) {
+void start(const std::string& argsJson, bool record) {
 #ifdef LLAMA_NO_THREADS
-    post("done", runNow(argsJson));
+    post("done", runNow(argsJson, record));
 #else
     LiveRun& l = live();
     if (l.engine.joinable()) l.engine.join();
-    l.engine = std::thread([argsJson] { post("done", runNow(argsJson)); });
+    l.engine = std::thread([argsJson, record] { post("done", runNow(argsJson, record)); });
 #endif
 }
 

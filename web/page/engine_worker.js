@@ -2,7 +2,8 @@
 // module built for what the page may use: pthreads where the page is cross-origin isolated
 // (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
 // (single/: the same code, the tasks one after another). Messages from the page:
-//   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options
+//   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, recorded
+//                                    for the panels (record: false times the engine alone)
 //   {cmd: 'stop'}                    end the run at its next stage (threads only)
 //   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
 //   {cmd: 'pageData'} / {cmd: 'export'}
@@ -66,7 +67,7 @@ self.onmessage = async event => {
   const m = event.data;
   try {
     const Module = await moduleReady;
-    if (m.cmd === 'start') Module.start(JSON.stringify(m.args));
+    if (m.cmd === 'start') Module.start(JSON.stringify(m.args), m.record !== false);
     else if (m.cmd === 'stop') Module.stop();
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });
