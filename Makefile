@@ -5,6 +5,13 @@ JOBS ?= $(shell nproc)
 # Unset: the walkthrough's default prompt (engine/session/session.h).
 PROMPT ?=
 WALKTHROUGH = $(BUILD)/walkthrough/llama-walkthrough
+# A compiler cache, where the machine has one (ccache; not required): rebuilding unchanged files,
+# in the native, sanitizer and WebAssembly builds alike, then costs nothing.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+ifneq ($(CCACHE),)
+export CMAKE_CXX_COMPILER_LAUNCHER ?= $(CCACHE)
+export CMAKE_C_COMPILER_LAUNCHER ?= $(CCACHE)
+endif
 # A configure that keeps the build directory's LLAMA_BUILD_TESTS (off unless `make test` turned it on).
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
