@@ -57,39 +57,37 @@ class Svg:
 
 
 def forward_pass():
-    s = Svg(600, 860, "The forward pass of the bundled model, with shapes for a 9-token prompt")
+    s = Svg(600, 946, "The forward pass of the bundled model, with shapes for a 9-token prompt")
     x, w = 150, 300
     s.text(300, 34, "One forward pass (bundled model, 9 tokens)", 21, weight="bold")
-    steps = [
-        ("token ids", "[9]", LIGHT),
-        ("embedding rows", "[9, 256]", BLUE),
-    ]
     y = 56
-    for label, shape, fill in steps:
+    for label, shape, fill in (("token ids", "[9]", LIGHT), ("embedding rows", "[9, 256]", BLUE)):
         s.box(x, y, w, 56, label, fill, shape)
         s.line(300, y + 56, 300, y + 84)
         y += 84
-    # the block
     top = y
-    s.rect(40, top, 520, 420, "#f8fafc", GREY, 10, dash="6 4")
-    s.text(60, top + 28, "block 1 of 8 (each block: own weights)", 18, anchor="start", colour=GREY)
+    s.rect(40, top, 520, 510, "#f8fafc", GREY, 10, dash="6 4")
+    s.text(300, top + 496, "block 1 of 8 (each block: own weights)", 17, colour=GREY)
     by = top + 44
     s.box(x, by, w, 56, "RMSNorm", GREEN, "[9, 256]")
     s.line(300, by + 56, 300, by + 80)
     s.box(x, by + 80, w, 76, "attention: 8 heads", ORANGE, "Q [8,9,32]  K,V [2,9,32]")
     s.line(300, by + 156, 300, by + 180)
-    s.box(x, by + 180, w, 40, "+ residual", LIGHT)
+    s.box(x, by + 180, w, 40, "+ (residual)", LIGHT)
     s.line(300, by + 220, 300, by + 244)
     s.box(x, by + 244, w, 56, "RMSNorm", GREEN, "[9, 256]")
     s.line(300, by + 300, 300, by + 324)
     s.box(x, by + 324, w, 40, "feed-forward 256→1024→256", PURPLE, size=17)
-    # residual side paths
-    s.path(f"M{x} {by - 8} H 80 V {by + 200} H {x - 2}", GREY, arrow=True)
-    s.path(f"M{x} {by + 232} H 80 V {by + 344} H {x - 2}", GREY, arrow=True)
-    s.text(74, by + 110, "x", 18, colour=GREY, anchor="end")
-    y = top + 420
-    s.line(300, by + 364, 300, y + 24)
-    s.text(470, y + 18, "× 8 blocks", 18, colour=GREY)
+    s.line(300, by + 364, 300, by + 388)
+    s.box(x, by + 388, w, 40, "+ (residual)", LIGHT)
+    # the residual stream goes around each half and is added back
+    s.path(f"M300 {by - 12} H 80 V {by + 200} H {x - 2}", GREY, arrow=True)
+    s.path(f"M300 {by + 232} H 80 V {by + 408} H {x - 2}", GREY, arrow=True)
+    s.text(72, by + 110, "x", 18, colour=GREY, anchor="end")
+    s.text(72, by + 330, "h", 18, colour=GREY, anchor="end")
+    y = top + 510
+    s.line(300, by + 428, 300, y + 24)
+    s.text(330, y + 18, "× 8 blocks", 18, colour=GREY, anchor="start")
     y += 24
     s.box(x, y, w, 56, "final RMSNorm", GREEN, "[9, 256]")
     s.line(300, y + 56, 300, y + 80)
@@ -100,8 +98,8 @@ def forward_pass():
 
 
 def attention_matrices():
-    s = Svg(620, 700, "One attention head as matrices")
-    s.text(310, 32, "One head, 9 tokens, HeadDim 32", 21, weight="bold")
+    s = Svg(660, 700, "One attention head as matrices")
+    s.text(330, 32, "One head, 9 tokens, HeadDim 32", 21, weight="bold")
 
     def grid(x, y, rows, cols, cell, fill, mask=False, weights=False):
         for r in range(rows):
@@ -203,10 +201,10 @@ def kv_cache():
 
 
 def sampler():
-    s = Svg(600, 640, "The sampler chain from logits to the next token")
+    s = Svg(600, 760, "The sampler chain from logits to the next token")
     s.text(300, 32, "From logits to the next token", 21, weight="bold")
     chain = [("logits [4096], float32", LIGHT, None),
-             ("penalties", PURPLE, "--repeat/frequency/presence-penalty"),
+             ("penalties", PURPLE, "repeat, frequency, presence"),
              ("top-k", BLUE, "keep the K most likely"),
              ("top-p", BLUE, "shortest prefix with sum ≥ P"),
              ("min-p", BLUE, "p ≥ M × the best one's"),
@@ -220,33 +218,33 @@ def sampler():
             s.line(300, y + h, 300, y + h + 22)
         y += h + 22
     s.text(300, y + 20, "greedy (temperature 0): the argmax, no draw", 18)
+    s.text(300, y + 48, "(llama.cpp's order; our top-p measures the", 17, colour=GREY)
+    s.text(300, y + 72, "probabilities at temperature T, as Meta's does)", 17, colour=GREY)
     s.write("sampler-chain.svg")
 
 
 def quant_block():
     s = Svg(620, 420, "The bytes of one Q4_0 block: 32 weights in 18 bytes")
     s.text(310, 32, "One Q4_0 block: 32 weights in 18 bytes", 21, weight="bold")
-    cell = 30
-    x0 = 20
-    s.rect(x0, 70, 2 * cell, 44, ORANGE, INK, 2)
-    s.text(x0 + cell, 98, "d", 18, mono=True)
+    cell, x0, y0 = 30, 20, 110
+    s.text(x0, 66, "bytes 0-1: the scale d (F16)", 17, anchor="start")
+    s.text(x0, 90, "bytes 2-17: two 4-bit weights in each", 17, anchor="start")
+    s.rect(x0, y0, 2 * cell, 44, ORANGE, INK, 2)
+    s.text(x0 + cell, y0 + 28, "d", 18, mono=True)
     for b in range(16):
         x = x0 + (2 + b) * cell
-        s.rect(x, 70, cell, 44, BLUE, INK, 2)
-        s.text(x + cell / 2, 98, str(b), 15, mono=True)
-    s.text(x0, 140, "bytes 0-1: scale d (F16)", 17, anchor="start")
-    s.text(x0, 164, "bytes 2-17: 16 bytes, two 4-bit weights each", 17, anchor="start")
-    # one byte blown up
+        s.rect(x, y0, cell, 44, BLUE if b else GREEN, INK, 2)
+        s.text(x + cell / 2, y0 + 28, str(b), 15, mono=True)
     bx = x0 + 2 * cell
-    s.path(f"M{bx} 114 L 150 210 M{bx + cell} 114 L 470 210", GREY)
-    s.rect(150, 210, 160, 50, GREEN, INK, 2)
-    s.rect(310, 210, 160, 50, PURPLE, INK, 2)
-    s.text(230, 242, "low nibble", 17)
-    s.text(390, 242, "high nibble", 17)
-    s.text(230, 290, "→ weight i", 17)
-    s.text(390, 290, "→ weight i + 16", 17)
-    s.text(310, 340, "weight = d × (nibble − 8), nibble in 0…15", 18, mono=True)
-    s.text(310, 372, "18 bytes / 32 weights = 4.5 bits per weight (BF16: 16)", 17)
+    s.path(f"M{bx} {y0 + 44} L 150 220 M{bx + cell} {y0 + 44} L 470 220", GREY)
+    s.rect(150, 220, 160, 50, GREEN, INK, 2)
+    s.rect(310, 220, 160, 50, PURPLE, INK, 2)
+    s.text(230, 252, "low nibble", 17)
+    s.text(390, 252, "high nibble", 17)
+    s.text(230, 298, "→ weight j", 17)
+    s.text(390, 298, "→ weight j + 16", 17)
+    s.text(310, 346, "weight = d × (nibble − 8), nibble in 0…15", 18, mono=True)
+    s.text(310, 380, "18 bytes / 32 weights = 4.5 bits per weight (BF16: 16)", 17)
     s.write("quant-block-q4_0.svg")
 
 
