@@ -1,7 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Draws the course's conceptual diagrams as SVG into docs/figures (standard library only):
-light background, text at least 18 units high in a viewBox at most 640 wide, so that a phone
-390 px wide still shows it at 11 px or more. Run from anywhere; commit what it writes.
+white background, dark text at least 16 units high (most of it 17-21) in a viewBox at most 660
+wide, tall rather than wide: a phone 390 px wide (366 px of page) shows the smallest text at 9 px
+and most at 10-12 px, a desktop page at its full size. Run from anywhere; commit what it writes
+(a test checks that docs/figures holds exactly what this script draws).
 usage: scripts/draw-diagrams.py [--out DIR]"""
 import math
 import os
@@ -234,7 +236,7 @@ def quant_block():
     for b in range(16):
         x = x0 + (2 + b) * cell
         s.rect(x, y0, cell, 44, BLUE if b else GREEN, INK, 2)
-        s.text(x + cell / 2, y0 + 28, str(b), 15, mono=True)
+        s.text(x + cell / 2, y0 + 28, str(b), 16, mono=True)
     bx = x0 + 2 * cell
     s.path(f"M{bx} {y0 + 44} L 150 220 M{bx + cell} {y0 + 44} L 470 220", GREY)
     s.rect(150, 220, 160, 50, GREEN, INK, 2)

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Checks one lab against the engine's own numbers for the bundled model and the prompt
 "The cat sat on the mat" (9 tokens): `chapters/labs/check.py N`, N from 1 to 7, checks
 chapters/labs/labN_*.py; `--solution FILE` checks another file instead. Prints, for each tensor,
