@@ -23,7 +23,8 @@ const char* const kStepHelp =
     "  c               continue to the next breakpoint (or the end)\n"
     "  b STAGE [LAYER] break at a stage: a key (scores_softmax) or a number (13 = all of its stages),\n"
     "                  optionally only in LAYER (1-based, as the log counts)\n"
-    "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0, e.g. the head);\n"
+    "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0; at stages 12-14,\n"
+    "                  whose tensors are heads first, INDEX is the head, from 1 as --ablate-head counts);\n"
     "                  attention scores and the mask are labelled with the tokens\n"
     "  p NAME [INDEX] row R   row R of it in full, every column (p x row 3; a 1-D tensor is row 0)\n"
     "  top [K]         the K most likely next tokens (default 10), at the logits and sampling stages\n"
@@ -100,6 +101,7 @@ StepCommand parsePrint(std::vector<std::string_view> w) {
         auto n = parseInt(w[2]);
         if (!n || *n < 0) return invalid(fmt::format("index '{}' is not a number >= 0", w[2]));
         c.index = *n;
+        c.indexGiven = true;
     }
     return c;
 }
@@ -152,6 +154,11 @@ StepCommand parseTop(const std::vector<std::string_view>& w) {
 // The tensors whose rows are this pass's queries and whose columns are all positions so far.
 bool isAttentionTensor(const std::string& name) { return name == "xqMatMulKeys" || name == "scores" || name == "mask"; }
 
+bool headsFirst(StageId stage) {
+    return stage == StageId::Transposes || stage == StageId::ScoresMatMul || stage == StageId::ScoresScale ||
+           stage == StageId::ScoresMask || stage == StageId::ScoresSoftmax || stage == StageId::AttentionValues;
+}
+
 std::string tensorLine(const StageEvent& e, size_t i) {
     const Tensor& t = *e.tensors[i].tensor;
     std::string head = fmt::format("   {:<14} {:<16} {:<9}", e.tensors[i].name, shapeToString(t.shape()), dtypeName(t.dtype()));
@@ -191,12 +198,14 @@ struct SliceView {
     std::string title, error;
 };
 
-SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index) {
+SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index, bool head) {
     SliceView v;
     const std::string what = fmt::format("{} {} {}", name, shapeToString(t.shape()), dtypeName(t.dtype()));
     if (!t.hasData()) v.error = what + ": no values (dry run: shapes only)\n";
     else if (t.rank() < 1 || t.rank() > 3) v.error = what + ": only 1-D, 2-D and 3-D tensors can be printed\n";
-    else if (t.rank() == 3 && index >= t.dim(0)) v.error = fmt::format("{}: index {} is out of range (0-{})\n", what, index, t.dim(0) - 1);
+    else if (head && t.rank() == 3 && (index < 1 || index > t.dim(0)))
+        v.error = fmt::format("{}: head {} is out of range (heads are counted from 1: 1-{})\n", what, index, t.dim(0));
+    else if (!head && t.rank() == 3 && index >= t.dim(0)) v.error = fmt::format("{}: index {} is out of range (0-{})\n", what, index, t.dim(0) - 1);
     else if (t.rank() < 3 && index != 0) v.error = what + ": an index applies only to 3-D tensors\n";
     if (!v.error.empty()) return v;
     v.cols = t.dim(-1);
@@ -204,16 +213,16 @@ SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index) {
     if (t.rank() == 2) v.rows = t.dim(0);
     if (t.rank() == 3) {
         v.rows = t.dim(1);
-        v.base = index * v.rows * v.cols;
-        v.title += fmt::format(", [{}]", index);
+        v.base = (head ? index - 1 : index) * v.rows * v.cols;
+        v.title += head ? fmt::format(", head {}", index) : fmt::format(", [{}]", index);
     }
     if (t.dtype() == DType::Complex64) v.title += " (real parts)";
     return v;
 }
 }  // namespace
 
-std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row) {
-    const SliceView v = sliceOf(name, t, index);
+std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row, bool head) {
+    const SliceView v = sliceOf(name, t, index, head);
     if (!v.error.empty()) return v.error;
     if (row >= v.rows) return fmt::format("{}: row {} is out of range (0-{})\n", v.title, row, v.rows - 1);
     std::string out = fmt::format("{}, row {}: all {} columns\n", v.title, row, v.cols);
@@ -226,8 +235,9 @@ std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t in
     return out;
 }
 
-std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols, const SliceLabels& labels) {
-    const SliceView v = sliceOf(name, t, index);
+std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols, const SliceLabels& labels,
+                              bool head) {
+    const SliceView v = sliceOf(name, t, index, head);
     if (!v.error.empty()) return v.error;
     const int64_t rows = v.rows, cols = v.cols, base = v.base;
     const std::string& title = v.title;
@@ -380,7 +390,11 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
                     labels.rows = tokens_->labels(event.startPos, event.startPos + t.dim(-2));
                     labels.cols = tokens_->labels(0, t.dim(-1));
                 }
-                out_ << (c.row ? formatTensorRow(it->name, t, c.index, *c.row) : formatTensorSlice(it->name, t, c.index, 8, 8, labels));
+                // Stages 12-14 hold their 3-D tensors heads first; a head is counted from 1 there, as
+                // --ablate-head, the viewer and the chapters count heads (head 1 when none is given).
+                const bool head = t.rank() == 3 && headsFirst(event.stage);
+                const int64_t index = head && !c.indexGiven ? 1 : c.index;
+                out_ << (c.row ? formatTensorRow(it->name, t, index, *c.row, head) : formatTensorSlice(it->name, t, index, 8, 8, labels, head));
                 return false;
             }
             std::string names;

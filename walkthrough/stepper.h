@@ -20,7 +20,8 @@ struct StepCommand {
     Kind kind = Kind::Invalid;
     std::vector<Breakpoint> breakpoints;  // Break: one per stage it names (a number names several)
     std::string tensor;                   // Print: a tensor of the current stage
-    int64_t index = 0;                    // Print: which slice of a 3-D tensor (e.g. the head); Lens, Top: K
+    int64_t index = 0;                    // Print: which slice of a 3-D tensor (a head from 1); Lens, Top: K
+    bool indexGiven = false;              // Print: INDEX was typed
     std::optional<int64_t> row;           // Print: one row in full, every column (`p NAME [INDEX] row R`)
     std::string error;                    // Invalid: what was wrong, for the user
 };
@@ -30,18 +31,19 @@ struct StepCommand {
 // LAYER is 1-based, as the log prints layers.
 StepCommand parseStepCommand(std::string_view line);
 
-// A readable 2-D slice: a 1-D tensor as one row, a 2-D one whole, a 3-D one at [index]. Columns
+// A readable 2-D slice: a 1-D tensor as one row, a 2-D one whole, a 3-D one at [index] (with
+// `head`, at head `index` counted from 1, the first dimension being the heads). Columns
 // are aligned; past maxRows/maxCols the middle rows/columns are elided with "…". Row and column
 // labels, when given (one per row/column), are shown beside the indices (token text).
 struct SliceLabels {
     std::vector<std::string> rows, cols;
 };
 std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index = 0, int maxRows = 8, int maxCols = 8,
-                              const SliceLabels& labels = {});
+                              const SliceLabels& labels = {}, bool head = false);
 
 // Row `row` of the same slice with every column, 8 values a line after the first one's column
 // index, to 6 significant digits: the numbers a student recomputes (a whole RMSNorm row).
-std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row);
+std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row, bool head = false);
 
 // The k largest logits of the last row of `logits` ([VocabSize] or [seqLen, VocabSize]), with
 // their probabilities (softmax at temperature 1) and token pieces.

@@ -27,7 +27,9 @@ def walkthrough():
     return exe
 
 
-_ROW = re.compile(r"^(\S+) \[([\d ]+)\] (\w+)(?:, \[(\d+)\])?, row (\d+): all (\d+) columns$")
+_ROW = re.compile(r"^(\S+) \[([\d ]+)\] (\w+)(?:, \[(\d+)\]|, head (\d+))?, row (\d+): all (\d+) columns$")
+# Stages whose 3-D tensors are heads first: the stepper counts their slices (heads) from 1.
+_HEADS_FIRST = {"transposes", "scores_matmul", "scores_scale", "scores_mask", "scores_softmax", "attention_values"}
 
 
 def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
@@ -40,7 +42,8 @@ def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
     for name, (slices, rows) in wanted.items():
         for s in range(max(slices, 1)):
             for r in range(rows):
-                commands.append(f"p {name} {s} row {r}" if slices else f"p {name} row {r}")
+                index = s + 1 if stage in _HEADS_FIRST else s
+                commands.append(f"p {name} {index} row {r}" if slices else f"p {name} row {r}")
     commands.append("q")
     run = subprocess.run([walkthrough(), "--model", MODEL, "-q", "--step", "-n", "1", "--prompt", prompt, *extra],
                          input="\n".join(commands) + "\n", capture_output=True, text=True, cwd=ROOT)
@@ -52,7 +55,8 @@ def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
         i += 1
         if not m:
             continue
-        name, s, r, cols = m.group(1), int(m.group(4) or 0), int(m.group(5)), int(m.group(6))
+        name, r, cols = m.group(1), int(m.group(6)), int(m.group(7))
+        s = int(m.group(5)) - 1 if m.group(5) else int(m.group(4) or 0)
         row = []
         while len(row) < cols:
             row += [float(v) for v in lines[i].split(":", 1)[1].split()]
