@@ -214,7 +214,7 @@ SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index, bool 
     if (t.rank() == 3) {
         v.rows = t.dim(1);
         v.base = (head ? index - 1 : index) * v.rows * v.cols;
-        v.title += head ? fmt::format(", head {}", index) : fmt::format(", [{}]", index);
+        v.title += head ? ", " + headLabel(int(index - 1)) : fmt::format(", [{}]", index);
     }
     if (t.dtype() == DType::Complex64) v.title += " (real parts)";
     return v;
