@@ -182,3 +182,30 @@ TEST_CASE("chapters: at least half of the exercises ask for a prediction", "[cha
     CHECK(total >= 40);
     CHECK(2 * predict >= total);
 }
+
+// The bibliography page (chapters/bibliography.md) lists every reference a chapter ends with,
+// word for word, followed by the chapters that cite it.
+TEST_CASE("chapters: the bibliography lists every chapter's references", "[chapters][outline]") {
+    const std::string bibliography = readFile(fs::path(CHAPTERS_DIR) / "bibliography.md");
+    int references = 0;
+    for (const auto& e : fs::directory_iterator(CHAPTERS_DIR)) {
+        std::smatch m;
+        const std::string name = e.path().filename().string();
+        if (!std::regex_match(name, m, std::regex(R"((\d\d)-.*\.md)"))) continue;
+        const std::string text = readFile(e.path());
+        const size_t at = text.find("\n## References\n");
+        REQUIRE(at != std::string::npos);
+        std::stringstream s(text.substr(at));
+        for (std::string line; std::getline(s, line);) {
+            if (line.rfind("- ", 0) != 0) continue;
+            ++references;
+            INFO(name << ": " << line);
+            const size_t found = bibliography.find(line + " Chapter");
+            REQUIRE(found != std::string::npos);
+            // ... and names this chapter among those that cite it.
+            const std::string cited = bibliography.substr(found + line.size(), bibliography.find('\n', found) - found - line.size());
+            CHECK(std::regex_search(cited, std::regex("[ ,]" + std::to_string(std::stoi(m[1])) + "[,.]")));
+        }
+    }
+    CHECK(references >= 19);
+}
