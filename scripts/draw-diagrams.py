@@ -5,11 +5,13 @@ wide, tall rather than wide: a phone 390 px wide (366 px of page) shows the smal
 and most at 10-12 px, a desktop page at its full size. Run from anywhere; commit what it writes
 (a test checks that docs/figures holds exactly what this script draws).
 usage: scripts/draw-diagrams.py [--out DIR]"""
+import importlib.util
 import math
 import os
 import sys
 
-OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "figures")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "docs", "figures")
 INK, GREY, LIGHT = "#1f2430", "#6b7280", "#e5e7eb"
 BLUE, ORANGE, GREEN, PURPLE, RED = "#dbeafe", "#fde68a", "#d1fae5", "#ede9fe", "#fecaca"
 BLUE_D, ORANGE_D, GREEN_D, PURPLE_D = "#1d4ed8", "#b45309", "#047857", "#6d28d9"
@@ -250,12 +252,42 @@ def quant_block():
     s.write("quant-block-q4_0.svg")
 
 
+def rope_scaling():
+    """The four ways chapter 19 compares, computed by chapters/code/rope_scaling.py."""
+    spec = importlib.util.spec_from_file_location("rope_scaling", os.path.join(ROOT, "chapters", "code", "rope_scaling.py"))
+    rs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rs)
+    s = Svg(600, 470, "How four RoPE scaling methods divide each pair's frequency, stretching 8192 positions 8 times")
+    s.text(300, 32, "Stretching RoPE 8 times: frequency divided by", 21, weight="bold")
+    x0, x1, ytop, ybot = 70, 570, 70, 330
+    X = lambda k: round(x0 + k / 63 * (x1 - x0), 1)
+    Y = lambda f: round(ybot - math.log2(f) / 3 * (ybot - ytop), 1)
+    for f in (1, 2, 4, 8):
+        s.line(x0, Y(f), x1, Y(f), LIGHT, arrow=False, width=1.2)
+        s.text(x0 - 10, Y(f) + 6, f"{f}", 17, anchor="end", colour=GREY)
+    s.line(x0, ybot, x1, ybot, GREY, arrow=False)
+    for k in (0, 16, 32, 48, 63):
+        s.text(X(k), ybot + 26, str(k), 17, colour=GREY)
+    s.text(320, ybot + 52, "pair k (fast ones left, slow ones right)", 17, colour=GREY)
+    methods = [("PI", rs.pi, ORANGE_D, "8 4"), ("NTK", rs.ntk, GREEN_D, None), ("YaRN", rs.yarn, PURPLE_D, None),
+               ("Llama 3.1", rs.llama31, BLUE_D, None)]
+    for i, (name, fn, colour, dash) in enumerate(methods):
+        pts = " ".join(f"{X(k)},{Y(rs.base(k) / fn(k, 8.0))}" for k in range(64))
+        d = f' stroke-dasharray="{dash}"' if dash else ""
+        s.parts.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="3"{d}/>')
+        lx = 80 + i * 125
+        s.line(lx, 420, lx + 28, 420, colour, arrow=False, width=3, dash=dash)
+        s.text(lx + 34, 426, name, 17, anchor="start", colour=colour)
+    s.text(300, 456, "1 = the pair kept as trained; 8 = interpolated", 17, colour=GREY)
+    s.write("rope-scaling.svg")
+
+
 def main():
     global OUT
     if "--out" in sys.argv:
         OUT = sys.argv[sys.argv.index("--out") + 1]
     os.makedirs(OUT, exist_ok=True)
-    for draw in (forward_pass, attention_matrices, gqa, rope, kv_cache, sampler, quant_block):
+    for draw in (forward_pass, attention_matrices, gqa, rope, kv_cache, sampler, quant_block, rope_scaling):
         draw()
 
 
