@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <utility>
 
 #include "doccheck/try_it.h"
 
@@ -21,7 +23,7 @@ namespace {
 std::vector<TryItBlock> allBlocks() {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(CHAPTERS_DIR))
-        if (e.path().extension() == ".md" && e.path().filename() != "README.md") files.push_back(e.path());
+        if (e.path().extension() == ".md" && e.path().filename() != "README.md") files.push_back(e.path());  // labs.md too
     std::sort(files.begin(), files.end());
     std::vector<TryItBlock> blocks;
     for (const auto& f : files)
@@ -79,25 +81,32 @@ TEST_CASE("chapters: every Try-it block and exercise check prints what the chapt
     }
 }
 
-// Every chapter of the course (chapters/README.md).
-TEST_CASE("chapters: each of the course's has Try-it blocks and ends with 2-5 checked exercises", "[chapters][try-it]") {
+// Every chapter of the course (chapters/README.md): the files NN-name.md; labs.md and
+// bibliography.md are pages of the course, not chapters.
+TEST_CASE("chapters: each of the course's has Try-it blocks, 2-5 checked exercises, then its references", "[chapters][try-it]") {
     std::map<std::string, std::pair<int, int>> counts;  // file -> (Try-it blocks, exercise checks)
     for (const auto& b : allBlocks()) (b.exercise ? counts[b.file].second : counts[b.file].first)++;
     int chapters = 0;
     for (const auto& e : fs::directory_iterator(CHAPTERS_DIR)) {
         const std::string name = e.path().filename().string();
-        if (e.path().extension() != ".md" || name == "README.md") continue;
+        if (e.path().extension() != ".md" || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
         ++chapters;
         INFO(name);
         CHECK(counts[name].first >= 1);
         CHECK(counts[name].second >= 2);
         CHECK(counts[name].second <= 5);
-        // The exercises end the chapter: nothing but them after the heading.
+        // The exercises end the chapter's teaching, and its references end the chapter: nothing
+        // but them after their headings, and at least one link or citation.
         std::ifstream in(e.path());
-        std::string line, lastHeading;
-        while (std::getline(in, line))
-            if (line.rfind("## ", 0) == 0) lastHeading = line;
-        CHECK(lastHeading == "## Exercises");
+        std::string line, lastHeading, beforeLast;
+        int references = 0;
+        while (std::getline(in, line)) {
+            if (line.rfind("## ", 0) == 0) beforeLast = std::exchange(lastHeading, line);
+            else if (lastHeading == "## References" && line.rfind("- ", 0) == 0) ++references;
+        }
+        CHECK(beforeLast == "## Exercises");
+        CHECK(lastHeading == "## References");
+        CHECK(references >= 1);
     }
-    CHECK(chapters == 18);
+    CHECK(chapters == 19);
 }

@@ -48,7 +48,7 @@ TEST_CASE("CLI --step: q ends the generation cleanly", "[cli][step]") {
 }
 
 TEST_CASE("CLI --step: token pieces at stage 1, attention labelled with tokens, top K at the logits", "[cli][step]") {
-    CliRun r = runWalkthrough("--step -n 1 -q -p \"The cat sat on the mat\"", "b scores_mask 2\nc\np scores 0\nb logits\nc\ntop 3\n\ntop 2\nq\n");
+    CliRun r = runWalkthrough("--step -n 1 -q -p \"The cat sat on the mat\"", "b scores_mask 2\nc\np scores 1\nb logits\nc\ntop 3\n\ntop 2\nq\n");
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
     CHECK(r.output.find("   | Token pieces: \"<|begin_of_text|>\" \"The\" \" c\" \"at\" \" sat\" \" on\" \" the\" \" m\" \"at\"\n") !=

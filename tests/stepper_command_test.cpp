@@ -109,6 +109,17 @@ TEST_CASE("stepper: tensor slices are aligned, indexed and elided", "[step][cli]
           "[0]  -inf   7   8\n"
           "[1]     9  10  11\n");
     CHECK(formatTensorSlice("s", t, 2).find("out of range") != std::string::npos);
+    // Heads first (stages 12-14): INDEX is a head counted from 1, as --ablate-head counts.
+    CHECK(formatTensorSlice("s", t, 2, 8, 8, {}, true) ==
+          "s [2 2 3] F32, head 2\n"
+          "        0   1   2\n"
+          "[0]  -inf   7   8\n"
+          "[1]     9  10  11\n");
+    CHECK(formatTensorSlice("s", t, 0, 8, 8, {}, true) == "s [2 2 3] F32: head 0 is out of range (heads are counted from 1: 1-2)\n");
+    CHECK(formatTensorSlice("s", t, 3, 8, 8, {}, true).find("head 3 is out of range") != std::string::npos);
+    CHECK(formatTensorRow("s", t, 1, 1, true).rfind("s [2 2 3] F32, head 1, row 1: all 3 columns\n", 0) == 0);
+    CHECK(parseStepCommand("p scores 2").indexGiven);
+    CHECK_FALSE(parseStepCommand("p scores").indexGiven);
 
     Tensor big({20, 30}, DType::BF16);
     std::string s = formatTensorSlice("big", big);

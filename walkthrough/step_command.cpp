@@ -19,7 +19,8 @@ const char* const kStepHelp =
     "  c               continue to the next breakpoint (or the end)\n"
     "  b STAGE [LAYER] break at a stage: a key (scores_softmax) or a number (13 = all of its stages),\n"
     "                  optionally only in LAYER (1-based, as the log counts)\n"
-    "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0, e.g. the head);\n"
+    "  p NAME [INDEX]  print a tensor of this stage (a 3-D tensor at [INDEX], default 0; at stages 12-14,\n"
+    "                  whose tensors are heads first, INDEX is the head, from 1 as --ablate-head counts);\n"
     "                  attention scores and the mask are labelled with the tokens\n"
     "  p NAME [INDEX] row R   row R of it in full, every column (p x row 3; a 1-D tensor is row 0)\n"
     "  top [K]         the K most likely next tokens (default 10), at the logits and sampling stages\n"
@@ -96,6 +97,7 @@ StepCommand parsePrint(std::vector<std::string_view> w) {
         auto n = parseInt(w[2]);
         if (!n || *n < 0) return invalid(fmt::format("index '{}' is not a number >= 0", w[2]));
         c.index = *n;
+        c.indexGiven = true;
     }
     return c;
 }

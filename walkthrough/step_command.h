@@ -16,7 +16,8 @@ struct StepCommand {
     Kind kind = Kind::Invalid;
     std::vector<Breakpoint> breakpoints;  // Break: one per stage it names (a number names several)
     std::string tensor;                   // Print: a tensor of the current stage
-    int64_t index = 0;                    // Print: which slice of a 3-D tensor (e.g. the head); Lens, Top: K
+    int64_t index = 0;                    // Print: which slice of a 3-D tensor (a head from 1); Lens, Top: K
+    bool indexGiven = false;              // Print: INDEX was typed
     std::optional<int64_t> row;           // Print: one row in full, every column (`p NAME [INDEX] row R`)
     std::string error;                    // Invalid: what was wrong, for the user
 };

@@ -16,6 +16,11 @@ namespace {
 // The tensors whose rows are this pass's queries and whose columns are all positions so far.
 bool isAttentionTensor(const std::string& name) { return name == "xqMatMulKeys" || name == "scores" || name == "mask"; }
 
+bool headsFirst(StageId stage) {
+    return stage == StageId::Transposes || stage == StageId::ScoresMatMul || stage == StageId::ScoresScale ||
+           stage == StageId::ScoresMask || stage == StageId::ScoresSoftmax || stage == StageId::AttentionValues;
+}
+
 std::string tensorLine(const StageEvent& e, size_t i) {
     const Tensor& t = *e.tensors[i].tensor;
     std::string head = fmt::format("   {:<14} {:<16} {:<9}", e.tensors[i].name, shapeToString(t.shape()), dtypeName(t.dtype()));
@@ -125,7 +130,11 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
                     labels.rows = tokens_->labels(event.startPos, event.startPos + t.dim(-2));
                     labels.cols = tokens_->labels(0, t.dim(-1));
                 }
-                out_ << (c.row ? formatTensorRow(it->name, t, c.index, *c.row) : formatTensorSlice(it->name, t, c.index, 8, 8, labels));
+                // Stages 12-14 hold their 3-D tensors heads first; a head is counted from 1 there, as
+                // --ablate-head, the viewer and the chapters count heads (head 1 when none is given).
+                const bool head = t.rank() == 3 && headsFirst(event.stage);
+                const int64_t index = head && !c.indexGiven ? 1 : c.index;
+                out_ << (c.row ? formatTensorRow(it->name, t, index, *c.row, head) : formatTensorSlice(it->name, t, index, 8, 8, labels, head));
                 return false;
             }
             std::string names;

@@ -6,6 +6,7 @@
 
 #include "generate/sampler.h"
 #include "ml/ops.h"
+#include "stages/numbering.h"
 
 namespace llama::cli {
 
@@ -37,12 +38,14 @@ struct SliceView {
     std::string title, error;
 };
 
-SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index) {
+SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index, bool head) {
     SliceView v;
     const std::string what = fmt::format("{} {} {}", name, shapeToString(t.shape()), dtypeName(t.dtype()));
     if (!t.hasData()) v.error = what + ": no values (dry run: shapes only)\n";
     else if (t.rank() < 1 || t.rank() > 3) v.error = what + ": only 1-D, 2-D and 3-D tensors can be printed\n";
-    else if (t.rank() == 3 && index >= t.dim(0)) v.error = fmt::format("{}: index {} is out of range (0-{})\n", what, index, t.dim(0) - 1);
+    else if (head && t.rank() == 3 && (index < 1 || index > t.dim(0)))
+        v.error = fmt::format("{}: head {} is out of range (heads are counted from 1: 1-{})\n", what, index, t.dim(0));
+    else if (!head && t.rank() == 3 && index >= t.dim(0)) v.error = fmt::format("{}: index {} is out of range (0-{})\n", what, index, t.dim(0) - 1);
     else if (t.rank() < 3 && index != 0) v.error = what + ": an index applies only to 3-D tensors\n";
     if (!v.error.empty()) return v;
     v.cols = t.dim(-1);
@@ -50,16 +53,16 @@ SliceView sliceOf(const std::string& name, const Tensor& t, int64_t index) {
     if (t.rank() == 2) v.rows = t.dim(0);
     if (t.rank() == 3) {
         v.rows = t.dim(1);
-        v.base = index * v.rows * v.cols;
-        v.title += fmt::format(", [{}]", index);
+        v.base = (head ? index - 1 : index) * v.rows * v.cols;
+        v.title += head ? ", " + headLabel(int(index - 1)) : fmt::format(", [{}]", index);
     }
     if (t.dtype() == DType::Complex64) v.title += " (real parts)";
     return v;
 }
 }  // namespace
 
-std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row) {
-    const SliceView v = sliceOf(name, t, index);
+std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t index, int64_t row, bool head) {
+    const SliceView v = sliceOf(name, t, index, head);
     if (!v.error.empty()) return v.error;
     if (row >= v.rows) return fmt::format("{}: row {} is out of range (0-{})\n", v.title, row, v.rows - 1);
     std::string out = fmt::format("{}, row {}: all {} columns\n", v.title, row, v.cols);
@@ -72,8 +75,9 @@ std::string formatTensorRow(const std::string& name, const Tensor& t, int64_t in
     return out;
 }
 
-std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols, const SliceLabels& labels) {
-    const SliceView v = sliceOf(name, t, index);
+std::string formatTensorSlice(const std::string& name, const Tensor& t, int64_t index, int maxRows, int maxCols, const SliceLabels& labels,
+                              bool head) {
+    const SliceView v = sliceOf(name, t, index, head);
     if (!v.error.empty()) return v.error;
     const int64_t rows = v.rows, cols = v.cols, base = v.base;
     const std::string& title = v.title;

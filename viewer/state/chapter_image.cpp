@@ -33,6 +33,11 @@ std::shared_ptr<ChapterImage> decode(const fs::path& path) {
         image->error = fmt::format("figure '{}' has {} bytes: at most {} MB are read", image->path, ec ? 0 : bytes, kMaxChapterImageBytes >> 20);
         return image;
     }
+    // The course's diagrams are SVG (scripts/draw-diagrams.py), which stb_image does not draw.
+    if (path.extension() == ".svg") {
+        image->error = fmt::format("diagram '{}' is an SVG drawing: the course website (make site) and GitHub show it", image->path);
+        return image;
+    }
     int w = 0, h = 0, channels = 0;
     if (!stbi_info(image->path.c_str(), &w, &h, &channels)) {
         image->error = fmt::format("figure '{}' is not an image stb_image reads ({})", image->path, stbi_failure_reason());

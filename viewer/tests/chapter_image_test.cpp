@@ -20,6 +20,8 @@ TEST_CASE("chapter figures: the course's figures decode; bad files say why", "[c
     CHECK(map->height > 100);
     CHECK(map->rgba.size() == size_t(map->width) * size_t(map->height) * 4);
     CHECK(loadChapterImage(chapters, "./../docs/figures/architecture-map.png") == map);  // kept, not decoded again
+    // A diagram of the course is SVG: the panel says where it can be seen instead of failing to decode it.
+    CHECK_THAT(loadChapterImage(chapters, "../docs/figures/forward-pass.svg")->error, Catch::Contains("SVG drawing: the course website"));
 
     const fs::path dir = fs::temp_directory_path() / "llama_chapter_image_test";
     fs::create_directories(dir);

@@ -1,7 +1,6 @@
 """Reads the tables the stepper's `p NAME [INDEX]` prints (chapter 10, "Try it") from its output,
 for the coding exercises' reference solutions: each table becomes a dict from row index to the
-numbers of its first visible columns (those before the `…` that marks the hidden middle); and the
-whole rows `p NAME [INDEX] row R` prints, each as (NAME, R, every column's number)."""
+numbers of its first visible columns (those before the `…` that marks the hidden middle)."""
 import re
 import sys
 
@@ -27,26 +26,6 @@ def read_tables(text=None):
             visible = m.group(2).split("…")[0].split()
             current[int(m.group(1))] = [number(v) for v in visible]
     return tables
-
-
-FULL_ROW_COMMAND = re.compile(r'^step> p (\S+)(?: \d+)? row (\d+)\s*$')
-FULL_ROW_LINE = re.compile(r'^\s*\d+:\s+(.*)$')
-
-
-def read_full_rows(text=None):
-    text = sys.stdin.read() if text is None else text
-    rows, current = [], None
-    for line in text.splitlines():
-        if line.startswith("step>"):
-            m = FULL_ROW_COMMAND.match(line)
-            current = [] if m else None
-            if m:
-                rows.append((m.group(1), int(m.group(2)), current))
-            continue
-        m = FULL_ROW_LINE.match(line)
-        if current is not None and m:
-            current.extend(number(v) for v in m.group(1).split())
-    return rows
 
 
 def show(values):

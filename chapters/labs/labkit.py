@@ -1,0 +1,138 @@
+"""What every lab shares: the engine's own tensors (read from the stepper's `p NAME INDEX row R`),
+the bundled model's weights (read from its torch zip checkpoint with the standard library and
+numpy), BF16 rounding, and a comparison that names the first element that differs.
+
+Nothing here is part of any exercise: the labs ask for the functions in lab*.py."""
+import os
+import pickle
+import re
+import shutil
+import subprocess
+import zipfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODEL = os.path.join(ROOT, "assets", "model")
+PROMPT = "The cat sat on the mat"  # 9 tokens with the begin-of-text token
+
+
+def walkthrough():
+    """The llama-walkthrough program: $LLAMA_WALKTHROUGH, else the one on PATH, else build/'s."""
+    exe = os.environ.get("LLAMA_WALKTHROUGH") or shutil.which("llama-walkthrough")
+    if not exe:
+        exe = os.path.join(ROOT, "build", "walkthrough", "llama-walkthrough")
+    if not os.path.exists(exe):
+        raise SystemExit("llama-walkthrough not found: build it (make build) or put build/walkthrough on PATH")
+    return exe
+
+
+_ROW = re.compile(r"^(\S+) \[([\d ]+)\] (\w+)(?:, \[(\d+)\]|, head (\d+))?, row (\d+): all (\d+) columns$")
+# Stages whose 3-D tensors are heads first: the stepper counts their slices (heads) from 1.
+_HEADS_FIRST = {"transposes", "scores_matmul", "scores_scale", "scores_mask", "scores_softmax", "attention_values"}
+
+
+def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
+    """Holds the bundled model's prefill at `stage` of `layer` (1-based, as the log counts) and
+    prints every row of the tensors in `wanted`: {name: (slices, rows)} with slices 0 for a 1-D or
+    2-D tensor, else the size of the first dimension. Returns {name: array} shaped
+    [rows, cols] or [slices, rows, cols], in float32 (the stepper prints 6 significant digits,
+    enough to tell every BF16 value apart)."""
+    commands = [f"b {stage} {layer}" if layer else f"b {stage}", "c"]
+    for name, (slices, rows) in wanted.items():
+        for s in range(max(slices, 1)):
+            for r in range(rows):
+                index = s + 1 if stage in _HEADS_FIRST else s
+                commands.append(f"p {name} {index} row {r}" if slices else f"p {name} row {r}")
+    commands.append("q")
+    run = subprocess.run([walkthrough(), "--model", MODEL, "-q", "--step", "-n", "1", "--prompt", prompt, *extra],
+                         input="\n".join(commands) + "\n", capture_output=True, text=True, cwd=ROOT)
+    values = {}
+    lines = run.stdout.splitlines()
+    i = 0
+    while i < len(lines):
+        m = _ROW.match(lines[i].replace("step> ", ""))
+        i += 1
+        if not m:
+            continue
+        name, r, cols = m.group(1), int(m.group(6)), int(m.group(7))
+        s = int(m.group(5)) - 1 if m.group(5) else int(m.group(4) or 0)
+        row = []
+        while len(row) < cols:
+            row += [float(v) for v in lines[i].split(":", 1)[1].split()]
+            i += 1
+        values[(name, s, r)] = row
+    out = {}
+    for name, (slices, rows) in wanted.items():
+        try:
+            grid = [[values[(name, s, r)] for r in range(rows)] for s in range(max(slices, 1))]
+        except KeyError as e:
+            raise SystemExit(f"the stepper printed no row {e} of {name} at stage {stage}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+        a = np.array(grid, dtype=np.float32)
+        out[name] = a if slices else a[0]
+    return out
+
+
+def bf16(x):
+    """x rounded to the nearest BF16 value (ties to even), as float32: what the engine stores."""
+    u = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(np.float32)
+
+
+class _Unpickler(pickle.Unpickler):
+    """Only what torch.save writes for a state dict; anything else is refused (chapter 1)."""
+
+    def __init__(self, f, archive, folder):
+        super().__init__(f)
+        self.archive, self.folder = archive, folder
+
+    def find_class(self, module, name):
+        if (module, name) == ("collections", "OrderedDict"):
+            import collections
+            return collections.OrderedDict
+        if (module, name) in (("torch._utils", "_rebuild_tensor_v2"), ("torch._utils", "_rebuild_parameter")):
+            return self._rebuild if name == "_rebuild_tensor_v2" else (lambda t, *_: t)
+        if module == "torch" and name in ("BFloat16Storage", "FloatStorage"):
+            return name
+        raise pickle.UnpicklingError(f"the checkpoint names {module}.{name}, which this reader does not allow")
+
+    def persistent_load(self, pid):
+        _, storage_class, key, _, _ = pid
+        raw = self.archive.read(f"{self.folder}/data/{key}")
+        if storage_class == "BFloat16Storage":
+            return (np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+        return np.frombuffer(raw, dtype=np.float32)
+
+    @staticmethod
+    def _rebuild(storage, offset, size, stride, *_):
+        return np.lib.stride_tricks.as_strided(storage[offset:], shape=size,
+                                               strides=[s * 4 for s in stride]).copy()
+
+
+def load_weights(path=os.path.join(MODEL, "consolidated.00.pth")):
+    """The checkpoint's tensors by name, as float32 arrays (BF16 widened exactly)."""
+    with zipfile.ZipFile(path) as archive:
+        pkl = next(n for n in archive.namelist() if n.endswith("/data.pkl"))
+        with archive.open(pkl) as f:
+            return dict(_Unpickler(f, archive, pkl.rsplit("/", 1)[0]).load())
+
+
+def compare(what, yours, engine, tolerance):
+    """True when every element agrees within tolerance * max(1, |engine|); else prints the first
+    element that differs (row-major order) and the largest difference."""
+    yours = np.asarray(yours, dtype=np.float64)
+    engine = np.asarray(engine, dtype=np.float64)
+    if yours.shape != engine.shape:
+        print(f"{what}: your shape is {list(yours.shape)}, the engine's {list(engine.shape)}")
+        return False
+    diff = np.abs(yours - engine)
+    bad = diff > tolerance * np.maximum(1.0, np.abs(engine))
+    if bad.any():
+        first = np.unravel_index(np.argmax(bad), bad.shape)
+        idx = ", ".join(str(int(i)) for i in first)
+        print(f"{what}: first difference at [{idx}]: yours {yours[first]:.6g}, the engine's {engine[first]:.6g}"
+              f" ({int(bad.sum())} of {bad.size} elements off; largest difference {diff.max():.3g})")
+        return False
+    print(f"{what}: all {engine.size} elements agree within {tolerance:g} (largest difference {diff.max():.3g})")
+    return True
