@@ -42,14 +42,15 @@ viewer: deps
 	cmake --build $(BUILD) -j $(JOBS) --target llama-viewer
 
 # The course as an offline website in $(BUILD)/site (open index.html): every chapter rendered, and
-# the bundled model's 16-token run replayed in the forward-pass chapters, and the documentation
-# pages of docs/ (docs/web-and-site.md).
-site: deps
+# the bundled model's 16-token run replayed in the forward-pass chapters, the documentation pages of
+# docs/ (docs/web-and-site.md), and the live page (live/, docs/web.md) that runs the chapters'
+# Try-its in the browser.
+site: deps web
 	$(CONFIGURE)
 	cmake --build $(BUILD) -j $(JOBS) --target llama-walkthrough llama-site
 	$(WALKTHROUGH) --model assets/model --prompt "In the beginning God created" -n 16 -q \
 	    --trace $(BUILD)/site-run.trace --trace-presoftmax
-	$(BUILD)/viewer/llama-site --chapters chapters --docs docs --trace $(BUILD)/site-run.trace --out $(BUILD)/site
+	$(BUILD)/viewer/llama-site --chapters chapters --docs docs --trace $(BUILD)/site-run.trace --live $(BUILD)/web --out $(BUILD)/site
 
 # The live page in $(BUILD)/web (docs/web.md): the engine compiled to WebAssembly with Debian's
 # Emscripten, twice (pthreads for a cross-origin isolated page, one thread for any other host),

@@ -1,14 +1,14 @@
 // The live page (make web) in Debian's chromium: served by web/serve.mjs on 127.0.0.1, once
 // cross-origin isolated (the threaded engine) and once as a plain host (the single-threaded one),
 // its text checked against the native CLI's on the same model, prompt and options.
-//   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR
+//   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR LLAMA_SITE CHAPTERS_DIR
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, truncateSync, copyFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, truncateSync, copyFileSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, screenshotStats, check, done } from './browser.mjs';
 
-const [webDir, cli, assets, shots] = process.argv.slice(2);
+const [webDir, cli, assets, shots, siteTool, chapters] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
 const scratch = join(shots, 'scratch');
 mkdirSync(scratch, { recursive: true });
@@ -22,9 +22,9 @@ function nativeText(args, modelPath = model) {
   return out.slice(0, out.lastIndexOf('\n\nPrompt tokens:'));
 }
 
-function serve(plain) {
+function serve(plain, dir = webDir) {
   return new Promise((resolve, reject) => {
-    const child = spawn('node', [serveScript, webDir, '--port', '0', ...(plain ? ['--plain'] : [])]);
+    const child = spawn('node', [serveScript, dir, '--port', '0', ...(plain ? ['--plain'] : [])]);
     child.stdout.on('data', d => {
       const m = String(d).match(/http:\/\/127\.0\.0\.1:(\d+)\//);
       if (m) resolve({ child, origin: `http://127.0.0.1:${m[1]}` });
@@ -33,7 +33,8 @@ function serve(plain) {
   });
 }
 
-async function openLive(browser, origin, viewport = { width: 1366, height: 768 }) {
+async function openLive(browser, address, viewport = { width: 1366, height: 768 }) {
+  const origin = new URL(address).origin;
   const page = await browser.newPage();
   await page.setViewport(viewport);
   const log = { errors: [], outside: [] };
@@ -41,7 +42,7 @@ async function openLive(browser, origin, viewport = { width: 1366, height: 768 }
   page.on('pageerror', e => log.errors.push(String(e)));
   page.on('request', r => { if (!r.url().startsWith(origin + '/') && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) log.outside.push(r.url()); });
   const t0 = Date.now();
-  await page.goto(origin + '/');
+  await page.goto(address);
   await page.waitForFunction(() => document.body.dataset.engine, { timeout: 60000 });
   log.readyMs = Date.now() - t0;
   return { page, log, t0 };
@@ -156,7 +157,23 @@ try {
     const bad = await run(page, prompts[0], '--temperature -1');
     check(bad.state === 'error' && /temperature/.test(bad.error), 'a bad option value gets the CLI\'s message', bad.error.slice(0, 200));
   }
+  // A model that does not fit: the engine's message, before any weight is made.
+  {
+    const r = await run(page, prompts[0], '--synthetic llama3.1-8b -n 2');
+    check(r.state === 'error' && /needs [0-9.]+ GB/.test(r.error), 'a model too large for the tab is refused with its size', r.error.slice(0, 200));
+  }
   check(log.errors.length === 0, 'no console error on the isolated page', log.errors.join(' | ').slice(0, 400));
+
+  // A chapter's "Run it here" link (llama-site --live): that exact command, the recorded output beside it.
+  {
+    const words = ['-q', '--prompt', 'The cat', '-n', '6', '--temperature', '0'];
+    const course = await openLive(browser, isolated.origin + `/#cmd=${encodeURIComponent(JSON.stringify(words))}&expect=${encodeURIComponent('recorded line\n')}`);
+    check(await course.page.$eval('#course-command', e => !e.hidden), 'a course link shows its command', await course.page.$eval('#course-line', e => e.textContent));
+    check(await course.page.$eval('#course-expected', e => e.textContent) === 'recorded line\n', 'and the output the chapter recorded');
+    const r = await run(course.page, 'ignored: the command is used as it is');
+    check(r.text === nativeText(words.slice(1)), 'the course command runs exactly, not the form', JSON.stringify(r.text) + ' ' + r.error);
+    await course.page.close();
+  }
   check(log.outside.length === 0, 'no request outside the page\'s own server', log.outside.join(' '));
 
   // Screenshots as a student sees them, a laptop and a phone, stepped into layer 1.
@@ -175,6 +192,24 @@ try {
     check(widths[1] <= widths[0], `${name}: no sideways scrolling`, `window ${widths[0]}px, page ${widths[1]}px`);
   }
   await page.close();
+
+  // ---- the course site with the live page (llama-site --live): a chapter's "Run it here" ---------
+  {
+    const trace = join(scratch, 'site-run.trace'), site = join(scratch, 'site');
+    execFileSync(cli, ['--model', model, '--prompt', 'In the beginning God created', '-n', '4', '-q', '--trace', trace, '--trace-presoftmax'], { stdio: 'ignore' });
+    execFileSync(siteTool, ['--chapters', chapters, '--trace', trace, '--live', webDir, '--out', site], { stdio: 'ignore' });
+    const pages = readdirSync(site).filter(f => /^\d\d-.*\.html$/.test(f));
+    const links = pages.flatMap(f => [...readFileSync(join(site, f), 'utf8').matchAll(/href="(live\/index\.html#cmd=[^"]+)"/g)].map(m => m[1]));
+    const notes = pages.reduce((n, f) => n + (readFileSync(join(site, f), 'utf8').match(/Runs in a terminal only: /g) || []).length, 0);
+    check(links.length > 0 && notes > 0, 'the site\'s Try-its link to the live page or say why they run in a terminal', `${links.length} links, ${notes} notes`);
+    const served = await serve(false, site);
+    servers.push(served.child);
+    const course = await openLive(browser, `${served.origin}/${links[0].replace(/&amp;/g, '&')}`);
+    const words = await course.page.evaluate(() => live.exactArgs);
+    const r = await run(course.page, 'ignored');
+    check(r.text === nativeText(words.filter(w => w !== '-q')), 'the first "Run it here" gives the CLI\'s text for its command', `${JSON.stringify(words)}: ${JSON.stringify(r.text)} ${r.error}`);
+    await course.page.close();
+  }
 
   // ---- a plain host: the single-threaded build gives the same text ---------------------------------
   const plain = await serve(true);

@@ -1,4 +1,5 @@
 #include "page/course_site.h"
+#include "page/try_it_links.h"
 
 #include <md4c-html.h>
 
@@ -118,7 +119,8 @@ std::string pageBody(const std::string& markdown, const fs::path& sourceDir, con
         last = size_t(m.position(0) + m.length(0));
         const std::string target = m[1].str(), anchor = m[2].str();
         const bool external = target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0;
-        if (external || target.empty()) {
+        const bool live = target == "live/index.html";  // a Try-it's "Run it here" (try_it_links.h)
+        if (external || target.empty() || live) {
             out += m[0].str();
             continue;
         }
@@ -224,6 +226,12 @@ std::vector<std::string> buildCourseSite(const SiteOptions& o) {
     writeRunPage({.tracePath = o.tracePath, .chapterBase = "./"}, (fs::path(o.outDir) / "run.html").string());
     written.push_back("run.html");
 
+    if (!o.liveDir.empty()) {
+        // The live page (make web), whole, so the Try-its' "Run it here" links open it.
+        fs::copy(o.liveDir, fs::path(o.outDir) / "live", fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+        written.push_back("live/index.html");
+    }
+
     const WebAssets& web = webAssets();
     std::map<fs::path, std::string> images;
     const std::vector<SitePage> numbered(chapters.begin() + 1, chapters.end());
@@ -238,7 +246,9 @@ std::vector<std::string> buildCourseSite(const SiteOptions& o) {
             if (i > 0) pager += "<a href=\"" + (*group)[i - 1].page + "\">← " + escape((*group)[i - 1].title) + "</a>";
             if (i + 1 < group->size()) pager += " <a class=\"next\" href=\"" + (*group)[i + 1].page + "\">" + escape((*group)[i + 1].title) + " →</a>";
             pager += "</nav>\n";
-            const std::string body = pageBody(readFile(p.source), p.source.parent_path(), pages, group == &chapters);
+            const std::string markdown = group == &chapters && !o.liveDir.empty() ? addRunHereLinks(readFile(p.source), p.source.string())
+                                                                                  : readFile(p.source);
+            const std::string body = pageBody(markdown, p.source.parent_path(), pages, group == &chapters);
             const std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                                      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "

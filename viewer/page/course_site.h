@@ -5,7 +5,8 @@
 // at the .html pages, headings get GitHub's anchors, each stage section gets an anchor
 // (#stage-KEY, the `<!-- stage: KEY -->` comments the viewer's Chapter panel reads), and chapters
 // with stage sections embed the replay of a recorded run (run.html, the export-html page) opened
-// at their first stage. Images the pages show are copied into the site and linked by name.
+// at their first stage. Images the pages show are copied into the site and linked by name. With
+// the live page, each Try-it gets a "Run it here" link into it, or says why it runs in a terminal.
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ struct SiteOptions {
     std::string docsDir;      // docs/ (empty: the course alone)
     std::string tracePath;    // the run to replay (run.html)
     std::string outDir;       // build/site
+    std::string liveDir;      // the live page (make web's build/web), copied in as live/; empty: none
 };
 
 // Writes the site; returns the files written (relative to outDir): the pages and the images they

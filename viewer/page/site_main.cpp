@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     app.add_option("--docs", o.docsDir, "The documentation's folder (docs/): its pages join the site")->check(CLI::ExistingDirectory);
     app.add_option("--trace", o.tracePath, "The run replayed in the forward-pass chapters")->required()->check(CLI::ExistingFile);
     app.add_option("--out", o.outDir, "The site's folder")->required();
+    app.add_option("--live", o.liveDir, "The live page (make web's build/web): copied in, and the Try-its link to it")->check(CLI::ExistingDirectory);
     CLI11_PARSE(app, argc, argv);
     try {
         const auto files = llama::page::buildCourseSite(o);

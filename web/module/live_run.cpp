@@ -17,7 +17,7 @@
 #include "generate/logit_lens.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/thread_pool.h"
-#include "options/run_options.h"
+#include "options/live_run_options.h"
 #include "page/run_page.h"
 #include "session/session.h"
 #include "trace/trace_recorder.h"
@@ -59,34 +59,12 @@ LiveRun& live() {
 
 json errorJson(const std::string& message) { return {{"ok", false}, {"error", message}}; }
 
-// Parses `args` (a JSON array of the CLI's words, as a Try-it writes them) into the model and
-// settings; a parse error is the CLI's own message.
-struct Request {
-    options::ModelChoice model;
-    uint64_t seed = SamplingSettings{}.seed;
-    GenerationSettings settings;
-    int maxSeqLen = 0;
-};
-
-Request parse(const std::vector<std::string>& words) {
-    Request r;
-    CLI::App app{"llama-walkthrough (in the browser)", "llama-walkthrough"};
-    options::addModelOptions(app, r.model, r.seed);
-    options::addGenerationOptions(app, r.settings);
-    options::addWhatIfOptions(app, r.settings.whatIf);
-    app.add_option("--max-seq-len", r.maxSeqLen, "context length")->check(CLI::Range(1, 1 << 20));
-    std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first
-    app.parse(reversed);
-    r.settings.sampling.seed = r.seed;
-    return r;
-}
-
 // Loads (if it is not loaded already) and runs; with `record`, the trace goes to kTracePath (the
 // page's run), without, nothing watches the run (web/bench.mjs times the engine alone).
 std::string runNow(const std::string& argsJson, bool record) {
     LiveRun& l = live();
     try {
-        const Request r = parse(json::parse(argsJson).get<std::vector<std::string>>());
+        const options::LiveRunRequest r = options::parseLiveRun(json::parse(argsJson).get<std::vector<std::string>>());
         const ModelSource source = r.model.source(r.seed);
         const std::string key = source.describe() + "|" + std::to_string(r.maxSeqLen);
         if (key != l.loadedModel) {

@@ -126,11 +126,12 @@ function words(text) {
 // The form's fields as llama-walkthrough's options; an option also given under "more options"
 // is taken from there (those words are the CLI's, as a chapter's Try-it writes them).
 function runArgs() {
+  if (live.exactArgs) return live.exactArgs;
   const extra = words($('extra').value);
   const given = flags => flags.some(f => extra.includes(f));
   const args = [];
   const add = (flags, ...values) => { if (!given(flags)) args.push(flags[flags.length - 1], ...values); };
-  add(['--model'], live.model || 'assets/model');
+  if (!given(['--synthetic'])) add(['--model'], live.model || 'assets/model');
   add(['-p', '--prompt'], $('prompt').value);
   const value = id => $(id).value.trim();
   if ($('chat').checked) { add(['--chat']); add(['--system'], $('system').value); }
@@ -268,4 +269,21 @@ document.body.ondragover = e => { e.preventDefault(); document.body.classList.ad
 document.body.ondragleave = () => document.body.classList.remove('dragging');
 document.body.ondrop = e => { e.preventDefault(); document.body.classList.remove('dragging'); openFiles(e.dataTransfer.files); };
 
+// A chapter's "Run it here" link: #cmd=<the command's words, JSON>&expect=<the recorded output>.
+function readCourseCommand() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  if (!p.has('cmd')) return;
+  let args;
+  try { args = JSON.parse(p.get('cmd')); } catch (e) { showLiveError('The link\'s command is damaged: ' + e.message); return; }
+  if (!Array.isArray(args) || !args.every(a => typeof a === 'string')) { showLiveError('The link\'s command is not a list of words.'); return; }
+  live.exactArgs = args;
+  const quoted = args.map(a => (/^[\w.,:/=+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  $('course-line').textContent = '$ llama-walkthrough ' + quoted;
+  $('course-expected').textContent = p.get('expect') || '';
+  $('course-command').hidden = false;
+  $('run-form').classList.add('from-course');
+}
+$('use-form').onclick = () => { live.exactArgs = null; $('course-command').hidden = true; };
+
+readCourseCommand();
 startWorker();

@@ -1,0 +1,23 @@
+#include "live_run_options.h"
+
+namespace llama::options {
+
+LiveRunRequest parseLiveRun(const std::vector<std::string>& words) {
+    LiveRunRequest r;
+    CLI::App app{"llama-walkthrough (in the browser)", "llama-walkthrough"};
+    addModelOptions(app, r.model, r.seed);
+    addGenerationOptions(app, r.settings);
+    addWhatIfOptions(app, r.settings.whatIf);
+    app.add_option("--max-seq-len", r.maxSeqLen, "context length")->check(CLI::Range(1, 1 << 20));
+    bool quiet = false;  // the page shows only the text anyway
+    app.add_flag("-q,--quiet", quiet, "only the text and the summary");
+    std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first
+    app.parse(reversed);
+    r.settings.sampling.seed = r.seed;
+    // Without --model or --synthetic, the bundled model, as the CLI runs it (the page keeps it at
+    // assets/model beside its working folder).
+    if (r.model.model.empty() && r.model.synthetic.empty()) r.model.model = "assets/model";
+    return r;
+}
+
+}  // namespace llama::options
