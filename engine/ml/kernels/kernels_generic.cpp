@@ -1,38 +1,11 @@
 // The portable path: plain C++ with the same integer arithmetic as the SIMD paths (each block's
 // integer sum is exact, so the paths differ only in the order F32 partial sums are added).
 // Also the readable statement of what the SIMD files compute.
-#include <cstring>
-
-#include "ml/kernels/kernel_set.h"
-#include "tensor/float16.h"
+#include "ml/kernels/portable_parts.inl"
 
 namespace llama::ml::kernels {
 
 namespace {
-
-float halfAt(const uint8_t* p) {
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return halfToFloatPortable(h);
-}
-
-}  // namespace
-}  // namespace llama::ml::kernels
-
-#include "ml/kernels/int16_panels.inl"
-
-namespace llama::ml::kernels {
-
-namespace {
-
-float bf16ToF32(uint16_t v) {
-    const uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
-
-void prepareBF16(const float* x, int64_t k, float* prepared) { std::memcpy(prepared, x, size_t(k) * sizeof(float)); }
 
 void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
     for (int s = 0; s < nx; ++s) {

@@ -4,36 +4,11 @@
 // multiply-add in WebAssembly SIMD, F32 products are a multiply then an add.
 #include <wasm_simd128.h>
 
-#include <cstring>
-
-#include "ml/kernels/kernel_set.h"
-#include "tensor/float16.h"
+#include "ml/kernels/portable_parts.inl"
 
 namespace llama::ml::kernels {
 
 namespace {
-
-float halfAt(const uint8_t* p) {
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return halfToFloatPortable(h);
-}
-
-}  // namespace
-}  // namespace llama::ml::kernels
-
-#include "ml/kernels/int16_panels.inl"
-
-namespace llama::ml::kernels {
-
-namespace {
-
-float bf16ToF32(uint16_t v) {
-    const uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
 
 // Eight bf16 as two f32x4: a bf16 is the top half of an f32.
 inline v128_t bf16Low(v128_t w) { return wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(w), 16); }
@@ -54,8 +29,6 @@ inline v128_t dotI8(v128_t a, v128_t b) {
                           wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extmul_high_i8x16(a, b)));
 }
 inline v128_t load(const void* p) { return wasm_v128_load(p); }
-
-void prepareBF16(const float* x, int64_t k, float* prepared) { std::memcpy(prepared, x, size_t(k) * sizeof(float)); }
 
 // Each loaded weight vector serves all nx rows of x (decode streams the weights once).
 void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
