@@ -1,5 +1,7 @@
 #include "session/model_source.h"
 
+#include "formats/atomic_output.h"
+
 #include <fmt/format.h>
 
 #include <sys/resource.h>
@@ -57,6 +59,9 @@ std::string ModelSource::describe() const {
 Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (options.maxSeqLen > ModelArgs::kMaxPositions)
         throw std::invalid_argument(fmt::format("context length {} is more than {} positions", options.maxSeqLen, ModelArgs::kMaxPositions));
+    // Every file of the model is an input no output of this process may replace (the viewer's exports too).
+    if (source.kind == ModelSource::Kind::Files) noteInputFile(source.pathOrPreset);
+    noteInputFile(source.tokenizer);
     Model model;
     const bool llama2c = source.kind == ModelSource::Kind::Files && !isGgufFile(source.pathOrPreset) && isLlama2cFile(source.pathOrPreset);
     if (!source.tokenizer.empty() && source.kind != ModelSource::Kind::Synthetic && !llama2c)
@@ -90,6 +95,7 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     } else {
         model = loadModel(source.pathOrPreset, options.progress);
     }
+    if (source.kind == ModelSource::Kind::Files) model.checkWeights();
     if (options.shapesOnly) model.format += (model.format.empty() ? "" : ", ") + std::string("dry run: shape-only weights");
     if (options.maxSeqLen > 0) model.args.max_seq_len = options.maxSeqLen;
     // Refused before anything is allocated: a context length the machine (or the process's

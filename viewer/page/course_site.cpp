@@ -1,15 +1,23 @@
 #include "page/course_site.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <md4c-html.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "formats/atomic_output.h"
+#include "formats/input_file.h"
 #include "page/run_page.h"
 #include "stages/stage_catalog.h"
 
@@ -18,20 +26,6 @@ namespace llama::page {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + p.string());
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-void writeFile(const fs::path& p, const std::string& text) {
-    AtomicOutputFile out(p.string());
-    out.stream() << text;
-    out.commit();
-}
 
 std::string renderMarkdown(const std::string& markdown) {
     std::string html;
@@ -44,95 +38,230 @@ std::string renderMarkdown(const std::string& markdown) {
 
 std::string pageName(const std::string& chapterFile) { return chapterFile == "README.md" ? "index.html" : fs::path(chapterFile).stem().string() + ".html"; }
 
+std::string escape(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+// A file name as a relative URL: every byte but letters, digits and - . _ ~ as %XX (so nothing in
+// it is markup, a scheme or a path).
+std::string urlName(std::string_view name) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string out;
+    for (unsigned char c : name) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') out += char(c);
+        else out += {'%', hex[c >> 4], hex[c & 15]};
+    }
+    return out;
+}
+
+std::string pageHref(const std::string& chapterFile) { return urlName(pageName(chapterFile)); }
+
+// An attribute value as md4c wrote it (&amp; &lt; &gt; &quot; and %XX escapes) -> the text it means.
+std::string decodeAttribute(std::string_view value) {
+    std::string text;
+    for (size_t i = 0; i < value.size(); ++i) {
+        if (value[i] == '&') {
+            bool decoded = false;
+            for (auto [entity, c] : {std::pair{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}})
+                if (value.substr(i).starts_with(entity)) {
+                    text += c, i += std::strlen(entity) - 1, decoded = true;
+                    break;
+                }
+            if (!decoded) text += '&';
+        } else {
+            text += value[i];
+        }
+    }
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+            out += char(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
+}
+
 // The run page's address for a stage: its first occurrence (step 0; layer 1 inside the blocks).
 std::string replayAddress(const std::string& key) {
     const StageInfo* info = findStage(key);
-    return "run.html#step=0" + std::string(info && info->inBlock ? "&layer=1" : "") + "&stage=" + key;
+    return "run.html#step=0" + std::string(info && info->inBlock ? "&amp;layer=1" : "") + "&amp;stage=" + key;
 }
 
-std::string titleOf(const std::string& markdown) {
-    static const std::regex heading(R"(^#\s+(.+)$)", std::regex::multiline);
-    std::smatch m;
-    return std::regex_search(markdown, m, heading) ? m[1].str() : "Chapter";
-}
-
-std::string escape(const std::string& s) {
+// Plain scanning, not std::regex: its matcher recurses per character and a long link or heading
+// in a stranger's chapter would overflow the stack. Calls edit(at, end) for each `open` ...
+// `close` span of `html` (at: where `open` starts, end: past `close`) and returns the text with
+// each span replaced by what edit returned (std::nullopt keeps it).
+template <class Edit>
+std::string replaceSpans(const std::string& html, std::string_view open, std::string_view close, Edit&& edit) {
     std::string out;
-    for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" : std::string(1, c);
+    size_t last = 0;
+    for (size_t at = html.find(open); at != std::string::npos; at = html.find(open, at + 1)) {
+        if (at < last) continue;
+        const size_t closeAt = html.find(close, at + open.size());
+        if (closeAt == std::string::npos) break;
+        const size_t end = closeAt + close.size();
+        if (std::optional<std::string> replacement = edit(std::string_view(html).substr(at, end - at))) {
+            out.append(html, last, at - last);
+            out += *replacement;
+            last = end;
+        }
+    }
+    out.append(html, last);
     return out;
 }
 
 }  // namespace
 
+std::string chapterTitle(const std::string& markdown) {
+    std::istringstream in(markdown);
+    for (std::string line; std::getline(in, line);) {
+        if (line.size() < 2 || line[0] != '#' || (line[1] != ' ' && line[1] != '\t')) continue;
+        const size_t first = line.find_first_not_of(" \t", 1), last = line.find_last_not_of(" \t\r");
+        if (first != std::string::npos && last >= first) return line.substr(first, last - first + 1);
+    }
+    return "Chapter";
+}
+
 std::string chapterBody(const std::string& markdown, const std::vector<std::string>& chapterFiles, bool replay) {
-    std::string html = renderMarkdown(markdown);
+    const std::string html = renderMarkdown(markdown);
     // Links to another chapter (NN-name.md or ../chapters/NN-name.md, with or without #anchor) go to
     // its page; links to other repository files are kept as text (the site holds only the course).
-    static const std::regex link(R"re(<a href="([^"#]*)(#[^"]*)?"([^>]*)>([\s\S]*?)</a>)re");
-    std::string out;
-    auto begin = std::sregex_iterator(html.begin(), html.end(), link);
-    size_t last = 0;
-    for (auto it = begin; it != std::sregex_iterator(); ++it) {
-        const std::smatch& m = *it;
-        out.append(html, last, size_t(m.position(0)) - last);
-        last = size_t(m.position(0) + m.length(0));
-        const std::string target = m[1].str(), anchor = m[2].str();
+    const std::string out = replaceSpans(html, "<a href=\"", "</a>", [&](std::string_view a) -> std::optional<std::string> {
+        const size_t valueEnd = a.find('"', 9), tagEnd = a.find('>', 9);
+        if (valueEnd == std::string_view::npos || tagEnd == std::string_view::npos || tagEnd < valueEnd) return std::nullopt;
+        const std::string_view value = a.substr(9, valueEnd - 9), attributes = a.substr(valueEnd + 1, tagEnd - valueEnd - 1);
+        const std::string_view inner = a.substr(tagEnd + 1, a.size() - 4 - tagEnd - 1);
+        const size_t hash = value.find('#');
+        const std::string target = decodeAttribute(value.substr(0, hash));
+        const std::string_view anchor = hash == std::string_view::npos ? "" : value.substr(hash);
+        const bool external = target.find("://") != std::string::npos || target.starts_with("mailto:");
+        if (external || target.empty()) return std::nullopt;
         const std::string file = fs::path(target).filename().string();
-        const bool external = target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0;
-        if (external || target.empty()) out += m[0].str();
-        else if (fs::path(target).parent_path().empty() && std::find(chapterFiles.begin(), chapterFiles.end(), file) != chapterFiles.end())
-            out += "<a href=\"" + pageName(file) + anchor + "\"" + m[3].str() + ">" + m[4].str() + "</a>";
-        else
-            out += "<span class=\"repo-link\" title=\"" + escape(target) + " in the repository\">" + m[4].str() + "</span>";
-    }
-    out.append(html, last);
+        if (target.find('/') == std::string::npos && std::find(chapterFiles.begin(), chapterFiles.end(), file) != chapterFiles.end())
+            return "<a href=\"" + pageHref(file) + std::string(anchor) + "\"" + std::string(attributes) + ">" + std::string(inner) + "</a>";
+        return "<span class=\"repo-link\" title=\"" + escape(target) + " in the repository\">" + std::string(inner) + "</span>";
+    });
     // Stage sections: an anchor for the run page's chapter links, a link into the replay, and the
     // replay itself after the first.
-    static const std::regex stage(R"(<!-- stage: ([a-z_]+) -->)");
-    std::string result;
     bool first = true;
-    last = 0;
-    for (auto it = std::sregex_iterator(out.begin(), out.end(), stage); it != std::sregex_iterator(); ++it) {
-        const std::smatch& m = *it;
-        result.append(out, last, size_t(m.position(0)) - last);
-        last = size_t(m.position(0) + m.length(0));
-        const std::string key = m[1].str();
-        result += "<a id=\"stage-" + key + "\" class=\"stage-anchor\" href=\"" + replayAddress(key) + "\">▶ stage " + key + " in the bundled run</a>\n";
+    return replaceSpans(out, "<!-- stage: ", " -->", [&](std::string_view comment) -> std::optional<std::string> {
+        const std::string key(comment.substr(12, comment.size() - 12 - 4));
+        if (key.empty() || key.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos) return std::nullopt;
+        std::string result = "<a id=\"stage-" + key + "\" class=\"stage-anchor\" href=\"" + replayAddress(key) + "\">▶ stage " + key + " in the bundled run</a>\n";
         if (replay && first)
             result += "<iframe class=\"replay\" src=\"" + replayAddress(key) + "\" title=\"The bundled model's run, replayed at stage " + key +
                       "\" loading=\"lazy\"></iframe>\n";
         first = false;
-    }
-    result.append(out, last);
-    return result;
+        return result;
+    });
+}
+
+SiteImages::SiteImages(const std::string& chaptersDir) : chaptersDir_(chaptersDir) {
+    std::error_code ec;
+    for (const fs::path& root : {fs::path(chaptersDir), fs::path(chaptersDir) / ".." / "docs" / "figures"})
+        if (fs::is_directory(root, ec)) roots_.push_back(fs::canonical(root, ec).string() + "/");
+}
+
+std::string SiteImages::publish(const std::string& chapter, const std::string& src) {
+    auto refuse = [&](const std::string& why) {
+        throw std::runtime_error("chapters/" + chapter + ": the image '" + src + "' " + why + "; the site publishes only images of the course");
+    };
+    std::error_code ec;
+    const fs::path source = fs::path(chaptersDir_) / src;  // an absolute src replaces the folder: refused below
+    if (!fs::exists(source, ec)) refuse("is missing (looked for " + source.string() + ")");
+    if (!fs::is_regular_file(source, ec)) refuse("is not a regular file");
+    const std::string canonical = fs::canonical(source, ec).string();
+    if (ec || std::none_of(roots_.begin(), roots_.end(), [&](const std::string& root) { return canonical.starts_with(root); }))
+        refuse("lies outside the chapters folder and docs/figures beside it");
+    std::string ext = fs::path(canonical).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (ext != ".png" && ext != ".jpg" && ext != ".jpeg" && ext != ".gif" && ext != ".webp")
+        refuse("is not a .png, .jpg, .jpeg, .gif or .webp picture");
+    if (auto it = bySource_.find(canonical); it != bySource_.end()) return it->second;
+    // figure-STEM.EXT, the stem reduced to letters, digits, - and _; numbered when two sources share it.
+    std::string stem;
+    for (unsigned char c : fs::path(canonical).stem().string()) stem += std::isalnum(c) || c == '-' || c == '_' ? char(c) : '_';
+    std::string name = "figure-" + stem.substr(0, 80) + ext;
+    for (int n = 2; files_.count(name); ++n) name = "figure-" + stem.substr(0, 80) + "-" + std::to_string(n) + ext;
+    bySource_[canonical] = name;
+    files_[name] = canonical;
+    return name;
+}
+
+std::string chapterPage(const std::string& markdown, const std::vector<std::string>& chapters, const std::vector<std::string>& titles,
+                        size_t i, SiteImages& images) {
+    // Images: each src is published under the site's own name (or refused).
+    const std::string body = replaceSpans(chapterBody(markdown, chapters, true), "<img src=\"", "\"", [&](std::string_view img) -> std::optional<std::string> {
+        const std::string src = decodeAttribute(img.substr(10, img.size() - 11));
+        if (src.find("://") != std::string::npos || src.starts_with("data:")) return std::nullopt;  // CSP: img-src 'self' data:
+        return "<img src=\"" + urlName(images.publish(chapters[i], src)) + "\"";
+    });
+    std::string nav = "<nav class=\"site-nav\"><a href=\"index.html\">Course outline</a>";
+    for (size_t j = 1; j < chapters.size(); ++j)
+        nav += " <a href=\"" + pageHref(chapters[j]) + "\"" + (j == i ? " class=\"current\"" : "") + ">" + escape(chapters[j].substr(0, 2)) + "</a>";
+    nav += " <a href=\"run.html\">The bundled run</a></nav>\n";
+    std::string pager = "<nav class=\"pager\">";
+    if (i > 0) pager += "<a href=\"" + pageHref(chapters[i - 1]) + "\">← " + escape(titles[i - 1]) + "</a>";
+    if (i + 1 < chapters.size()) pager += " <a class=\"next\" href=\"" + pageHref(chapters[i + 1]) + "\">" + escape(titles[i + 1]) + " →</a>";
+    pager += "</nav>\n";
+    return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+           "img-src 'self' data:; frame-src 'self' file:\">\n<title>" +
+           escape(titles[i]) + "</title>\n<style>" + std::string(webAssets().siteCss) + "</style>\n</head>\n<body>\n" + nav +
+           "<main class=\"chapter\">\n" + body + "</main>\n" + pager + "</body>\n</html>\n";
 }
 
 namespace {
-// Images a chapter shows (the figures in docs/figures, linked as ../docs/figures/NAME.png) are
-// copied beside the pages, which then link them by name: the site stays one self-contained folder.
-std::string copyImages(const std::string& html, const fs::path& chaptersDir, const fs::path& outDir, std::vector<std::string>& written) {
-    static const std::regex img(R"re(<img src="([^"]*)")re");
-    std::string out;
-    size_t last = 0;
-    for (auto it = std::sregex_iterator(html.begin(), html.end(), img); it != std::sregex_iterator(); ++it) {
-        const std::smatch& m = *it;
-        const std::string target = m[1].str();
-        if (target.find("://") != std::string::npos || target.rfind("data:", 0) == 0) continue;
-        const fs::path source = chaptersDir / target;
-        if (!fs::is_regular_file(source)) throw std::runtime_error("an image of the course is missing: " + source.string());
-        const std::string name = source.filename().string();
-        fs::copy_file(source, outDir / name, fs::copy_options::overwrite_existing);
-        if (std::find(written.begin(), written.end(), name) == written.end()) written.push_back(name);
-        out.append(html, last, size_t(m.position(1)) - last);
-        out += name;
-        last = size_t(m.position(1) + m.length(1));
+
+// A folder of files the site writes, removed unless release()d.
+struct TemporaryFolder {
+    fs::path path;
+    ~TemporaryFolder() {
+        std::error_code ec;
+        if (!path.empty()) fs::remove_all(path, ec);
     }
-    out.append(html, last);
-    return out;
+};
+
+constexpr const char* kSiteMarker = ".llama-site";  // in every site this tool made: --out may replace it
+
+// --out before any work: a new folder, an empty one or a site made here; never the chapters, the
+// trace or a folder holding them.
+void checkSiteOutput(const SiteOptions& o) {
+    checkOutputPath("--out", o.outDir, {o.tracePath}, {}, true);
+    std::error_code ec;
+    const fs::path out = fs::weakly_canonical(fs::absolute(o.outDir), ec);
+    for (const std::string& input : {o.chaptersDir, o.tracePath}) {
+        const fs::path in = fs::weakly_canonical(fs::absolute(input), ec);
+        const auto [o_end, i_end] = std::mismatch(out.begin(), out.end(), in.begin(), in.end());
+        if (o_end == out.end() || i_end == in.end())
+            throw std::invalid_argument("--out '" + o.outDir + "': the site's folder is replaced whole, and it would hold or be inside '" + input +
+                                        "', an input; choose another folder");
+    }
+    if (fs::exists(o.outDir, ec) && !fs::is_empty(o.outDir, ec) && !fs::exists(fs::path(o.outDir) / kSiteMarker, ec))
+        throw std::invalid_argument("--out '" + o.outDir + "' is a folder with files that llama-site did not write; the site replaces its folder "
+                                    "whole, so give a new or empty folder (or a site made before)");
 }
+
 }  // namespace
 
 std::vector<std::string> buildCourseSite(const SiteOptions& o) {
+    checkSiteOutput(o);
     std::vector<std::string> chapters;  // README.md first, then NN-name.md in order
     for (const auto& entry : fs::directory_iterator(o.chaptersDir))
         if (entry.path().extension() == ".md") chapters.push_back(entry.path().filename().string());
@@ -140,37 +269,49 @@ std::vector<std::string> buildCourseSite(const SiteOptions& o) {
         return (a == "README.md") != (b == "README.md") ? a == "README.md" : a < b;
     });
     if (chapters.empty() || chapters.front() != "README.md") throw std::runtime_error(o.chaptersDir + " has no README.md (the course outline)");
-    fs::create_directories(o.outDir);
+    std::vector<std::string> markdown, titles;
+    for (const auto& c : chapters) {
+        const std::string page = pageName(c);
+        if (c != "README.md" && (page == "index.html" || page == "run.html"))
+            throw std::runtime_error("chapters/" + c + ": its page would be the site's own " + page + "; rename the chapter");
+        // A FIFO, a device or a folder named NN-x.md is refused by its kind (readInputFile).
+        markdown.push_back(readInputFile((fs::path(o.chaptersDir) / c).string(), "chapter"));
+        titles.push_back(chapterTitle(markdown.back()));
+    }
+
+    // Built beside --out (the same file system, so the swap is a rename) under a fresh name.
+    const fs::path out = fs::absolute(o.outDir).lexically_normal();
+    const fs::path parent = (out.has_filename() ? out : out.parent_path()).parent_path();
+    std::string pattern = (parent / (".tmp-" + (out.has_filename() ? out : out.parent_path()).filename().string() + "-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a folder beside '" + o.outDir + "': " + std::strerror(errno));
+    TemporaryFolder building{pattern};
+    const mode_t mask = ::umask(0);  // mkdtemp's folder is private; the site gets a new folder's usual permissions
+    ::umask(mask);
+    fs::permissions(building.path, fs::perms(0777 & ~mask));
+
     std::vector<std::string> written;
-
-    writeRunPage({.tracePath = o.tracePath, .chapterBase = "./"}, (fs::path(o.outDir) / "run.html").string());
+    std::ofstream(building.path / kSiteMarker) << "A course site written by llama-site; llama-site may replace this folder.\n";
+    writeRunPage({.tracePath = o.tracePath, .chapterBase = "./"}, (building.path / "run.html").string());
     written.push_back("run.html");
-
-    std::vector<std::string> titles;
-    for (const auto& c : chapters) titles.push_back(titleOf(readFile(fs::path(o.chaptersDir) / c)));
-    const WebAssets& web = webAssets();
+    SiteImages images(o.chaptersDir);
     for (size_t i = 0; i < chapters.size(); ++i) {
-        const std::string markdown = readFile(fs::path(o.chaptersDir) / chapters[i]);
-        std::string nav = "<nav class=\"site-nav\"><a href=\"index.html\">Course outline</a>";
-        for (size_t j = 1; j < chapters.size(); ++j)
-            nav += std::string(" <a href=\"") + pageName(chapters[j]) + "\"" + (j == i ? " class=\"current\"" : "") + ">" +
-                   chapters[j].substr(0, 2) + "</a>";
-        nav += " <a href=\"run.html\">The bundled run</a></nav>\n";
-        std::string pager = "<nav class=\"pager\">";
-        if (i > 0) pager += "<a href=\"" + pageName(chapters[i - 1]) + "\">← " + escape(titles[i - 1]) + "</a>";
-        if (i + 1 < chapters.size()) pager += " <a class=\"next\" href=\"" + pageName(chapters[i + 1]) + "\">" + escape(titles[i + 1]) + " →</a>";
-        pager += "</nav>\n";
-        const std::string page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-                                 "img-src 'self' data:; frame-src 'self' file:\">\n<title>" +
-                                 escape(titles[i]) + "</title>\n<style>" + std::string(web.siteCss) + "</style>\n</head>\n<body>\n" + nav +
-                                 "<main class=\"chapter\">\n" + copyImages(chapterBody(markdown, chapters, true), o.chaptersDir, o.outDir, written) +
-                                 "</main>\n" + pager + "</body>\n</html>\n";
-        writeFile(fs::path(o.outDir) / pageName(chapters[i]), page);
+        AtomicOutputFile page((building.path / pageName(chapters[i])).string());
+        page.stream() << chapterPage(markdown[i], chapters, titles, i, images);
+        page.commit();
         written.push_back(pageName(chapters[i]));
     }
-    return written;
+    for (const auto& [name, source] : images.files()) {
+        fs::copy_file(source, building.path / name);
+        written.push_back(name);
+    }
+
+    // The swap: the new folder takes --out's name in one step; the old site goes with the temporary name.
+    if (::renameat2(AT_FDCWD, building.path.c_str(), AT_FDCWD, out.c_str(), RENAME_NOREPLACE) != 0) {
+        if (errno != EEXIST && errno != ENOTEMPTY) throw std::runtime_error("cannot move the site into place at '" + o.outDir + "': " + std::strerror(errno));
+        if (::renameat2(AT_FDCWD, building.path.c_str(), AT_FDCWD, out.c_str(), RENAME_EXCHANGE) != 0)
+            throw std::runtime_error("cannot swap the new site into '" + o.outDir + "': " + std::strerror(errno) + "; the old site is unchanged");
+    }
+    return written;  // `building` now names the old site (or nothing) and is removed
 }
 
 }  // namespace llama::page
