@@ -125,6 +125,14 @@ TEST_CASE("a temporary output file is created exclusively and never through a pl
     CHECK(readAll(victim) == "precious");
     CHECK(readAll(out) == "new contents");
     CHECK(fs::is_regular_file(fs::symlink_status(out)));
+    // A destination that is a folder: said so (not "Success"), and nothing is left beside it.
+    fs::create_directory(dir / "folder");
+    AtomicOutputFile file((dir / "folder").string());
+    file.stream() << "x";
+    CHECK_THROWS_WITH(file.commit(), Contains("'" + (dir / "folder").string() + "': it is a folder; name a file"));
+    int entries = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++entries;
+    CHECK(entries == 4);  // victim, out, the planted link, the folder
 }
 
 #ifdef SITE_EXE

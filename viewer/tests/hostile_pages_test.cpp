@@ -187,6 +187,21 @@ TEST_CASE("run page: an export asked to stop ends at once and writes nothing", "
     for (const auto& entry : fs::directory_iterator(out.parent_path())) CHECK_FALSE(entry.path().filename().string().starts_with("cancelled.html"));
 }
 
+TEST_CASE("--html: a run stopped by Ctrl-C keeps its trace and writes no page", "[page][interrupt]") {
+    const fs::path dir = scratch("interrupted");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    // The stepper holds the run at its first stage (stdin stays open) until the Ctrl-C.
+    const std::string command = "sleep 10 | " + std::string(WALKTHROUGH_EXE) + " --model " ASSETS_DIR "/model -p Hi -n 2 -q --step --html " +
+                                (dir / "run.html").string() + " > " + (dir / "out.txt").string() + " 2>&1 & pid=$!; sleep 2; kill -INT $pid; wait $pid";
+    runShell(command);
+    const std::string out = readAll(dir / "out.txt");
+    INFO(out);
+    CHECK_THAT(out, Contains("Interrupted: no page was written") && Contains("export-html"));
+    CHECK(fs::is_regular_file(dir / "run.trace"));
+    CHECK_FALSE(fs::exists(dir / "run.html"));
+}
+
 #ifdef LLAMA_HAVE_SITE
 namespace {
 // A course folder: the outline and one chapter with `chapter` as its text.
