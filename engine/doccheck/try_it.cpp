@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "doccheck/pattern.h"
+#include "tokenizer/pcre2_pattern.h"
 
 namespace llama {
 

@@ -38,21 +38,6 @@ std::string renderMarkdown(const std::string& markdown) {
 
 std::string pageName(const std::string& chapterFile) { return chapterFile == "README.md" ? "index.html" : fs::path(chapterFile).stem().string() + ".html"; }
 
-std::string escape(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 // A file name as a relative URL: every byte but letters, digits and - . _ ~ as %XX (so nothing in
 // it is markup, a scheme or a path).
 std::string urlName(std::string_view name) {
@@ -154,7 +139,7 @@ std::string chapterBody(const std::string& markdown, const std::vector<std::stri
         const std::string file = fs::path(target).filename().string();
         if (target.find('/') == std::string::npos && std::find(chapterFiles.begin(), chapterFiles.end(), file) != chapterFiles.end())
             return "<a href=\"" + pageHref(file) + std::string(anchor) + "\"" + std::string(attributes) + ">" + std::string(inner) + "</a>";
-        return "<span class=\"repo-link\" title=\"" + escape(target) + " in the repository\">" + std::string(inner) + "</span>";
+        return "<span class=\"repo-link\" title=\"" + htmlEscape(target) + " in the repository\">" + std::string(inner) + "</span>";
     });
     // Stage sections: an anchor for the run page's chapter links, a link into the replay, and the
     // replay itself after the first.
@@ -213,17 +198,17 @@ std::string chapterPage(const std::string& markdown, const std::vector<std::stri
     });
     std::string nav = "<nav class=\"site-nav\"><a href=\"index.html\">Course outline</a>";
     for (size_t j = 1; j < chapters.size(); ++j)
-        nav += " <a href=\"" + pageHref(chapters[j]) + "\"" + (j == i ? " class=\"current\"" : "") + ">" + escape(chapters[j].substr(0, 2)) + "</a>";
+        nav += " <a href=\"" + pageHref(chapters[j]) + "\"" + (j == i ? " class=\"current\"" : "") + ">" + htmlEscape(chapters[j].substr(0, 2)) + "</a>";
     nav += " <a href=\"run.html\">The bundled run</a></nav>\n";
     std::string pager = "<nav class=\"pager\">";
-    if (i > 0) pager += "<a href=\"" + pageHref(chapters[i - 1]) + "\">← " + escape(titles[i - 1]) + "</a>";
-    if (i + 1 < chapters.size()) pager += " <a class=\"next\" href=\"" + pageHref(chapters[i + 1]) + "\">" + escape(titles[i + 1]) + " →</a>";
+    if (i > 0) pager += "<a href=\"" + pageHref(chapters[i - 1]) + "\">← " + htmlEscape(titles[i - 1]) + "</a>";
+    if (i + 1 < chapters.size()) pager += " <a class=\"next\" href=\"" + pageHref(chapters[i + 1]) + "\">" + htmlEscape(titles[i + 1]) + " →</a>";
     pager += "</nav>\n";
     return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
            "img-src 'self' data:; frame-src 'self' file:\">\n<title>" +
-           escape(titles[i]) + "</title>\n<style>" + std::string(webAssets().siteCss) + "</style>\n</head>\n<body>\n" + nav +
+           htmlEscape(titles[i]) + "</title>\n<style>" + std::string(webAssets().siteCss) + "</style>\n</head>\n<body>\n" + nav +
            "<main class=\"chapter\">\n" + body + "</main>\n" + pager + "</body>\n</html>\n";
 }
 

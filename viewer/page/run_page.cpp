@@ -22,20 +22,6 @@ std::string fillSlots(std::string_view tpl, std::initializer_list<std::pair<std:
     return page;
 }
 
-std::string htmlEscape(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '&': out += "&amp;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 // 'sha256-BASE64' for the CSP, from the build's hex digest.
 std::string cspHash(std::string_view hex) {
     std::string bytes;
@@ -44,6 +30,21 @@ std::string cspHash(std::string_view hex) {
 }
 
 }  // namespace
+
+std::string htmlEscape(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        switch (c) {
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '&': out += "&amp;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
 
 std::string scriptSafeJson(const nlohmann::json& data) {
     // In a <script> element "</script" ends it and "<!--" opens a script comment. Outside its

@@ -14,6 +14,9 @@ std::string runPageHtml(const RunPageOptions& options);
 // (checkOutputPath): it may not be the trace, the compared trace or any file this process read.
 void writeRunPage(const RunPageOptions& options, const std::string& outPath);
 
+// Text for HTML element content or a quoted attribute: < > & " ' as entities.
+std::string htmlEscape(std::string_view text);
+
 // Data for a <script type="application/json"> element: `data` as JSON with < > & written as
 // \u003c \u003e \u0026, so no text in it can end the element or open a comment.
 std::string scriptSafeJson(const nlohmann::json& data);

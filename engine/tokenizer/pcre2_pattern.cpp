@@ -1,4 +1,4 @@
-#include "doccheck/pattern.h"
+#include "tokenizer/pcre2_pattern.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -7,12 +7,13 @@
 
 namespace llama {
 
-namespace {
 std::string pcre2Message(int code) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(code, buf, sizeof buf);
     return reinterpret_cast<const char*>(buf);
 }
+
+namespace {
 // A pathological pattern against a long line ends in an error, not in minutes of backtracking.
 constexpr uint32_t kMatchLimit = 10'000'000;
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
-// A regular expression for text from documents and program output, whose length nobody bounds:
-// PCRE2 (its matcher keeps its backtracking on the heap, within the limits set here), not
-// std::regex, whose matcher recurses per character and overflows the stack on a long line.
+// A regular expression for text whose length nobody bounds (documents, program output): PCRE2,
+// the pre-tokenizer's engine (its matcher keeps its backtracking on the heap, within the limits
+// set here), not std::regex, whose matcher recurses per character and overflows the stack on a
+// long line.
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,9 @@
 #include <vector>
 
 namespace llama {
+
+// PCRE2's words for an error code.
+std::string pcre2Message(int code);
 
 class Pattern {
 public:
