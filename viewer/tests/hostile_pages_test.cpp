@@ -187,7 +187,7 @@ TEST_CASE("run page: an export asked to stop ends at once and writes nothing", "
     for (const auto& entry : fs::directory_iterator(out.parent_path())) CHECK_FALSE(entry.path().filename().string().starts_with("cancelled.html"));
 }
 
-TEST_CASE("--html: a run stopped by Ctrl-C keeps its trace and writes no page", "[page][interrupt]") {
+TEST_CASE("run page: a run stopped by Ctrl-C keeps its trace, and its --html page is not written", "[page][interrupt]") {
     const fs::path dir = scratch("interrupted");
     fs::remove_all(dir);
     fs::create_directories(dir);
