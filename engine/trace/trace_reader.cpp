@@ -398,7 +398,7 @@ void checkAttentionShapes(const TraceRun& run, const std::string& path) {
                 if (known < 0) {
                     known = value, step.record = record, step.tensor = t.name;
                 } else if (known != value) {
-                    expected = fmt::format("{} {} as tensor '{}' of record {} says for step {}", known, what, step.tensor, step.record, s.step);
+                    expected = fmt::format("{} {}, as tensor '{}' of record {} says for step {}", known, what, step.tensor, step.record, s.step);
                 }
             };
             agree(step.rows, rows, "rows");
