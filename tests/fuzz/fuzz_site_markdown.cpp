@@ -1,6 +1,7 @@
 // A chapter as llama-site makes its page: md4c's rendering, chapter links, stage anchors and
 // images published from a course folder (with one real figure beside a file that is not one).
 // Besides clean errors, every image the page shows must be one the site published.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,11 +25,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         llama::page::SiteImages images(chapters.string());
         const std::vector<std::string> titles = {"Outline", llama::page::chapterTitle(markdown), "Two"};
         const std::string page = llama::page::chapterPage(markdown, files, titles, 1, images);
-        for (size_t at = page.find("<img src=\""); at != std::string::npos; at = page.find("<img src=\"", at + 1)) {
+        // Every "<img" in any letter case: the form the site writes, with a src it published (or a web or data address).
+        std::string lower = page;
+        for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+        for (size_t at = lower.find("<img"); at != std::string::npos; at = lower.find("<img", at + 1)) {
+            const char next = at + 4 < page.size() ? page[at + 4] : 'x';
+            if (!(std::isspace(static_cast<unsigned char>(next)) || next == '/' || next == '>')) continue;  // <imgx> is no image
             const size_t end = page.find('"', at + 10);
-            const std::string src = page.substr(at + 10, end - at - 10);
+            const std::string src = page.compare(at, 10, "<img src=\"") == 0 && end != std::string::npos ? page.substr(at + 10, end - at - 10) : "";
             if (src.find("://") == std::string::npos && !src.starts_with("data:") && !images.files().count(src)) {
-                std::fprintf(stderr, "the page shows an image the site did not publish: %s\n", src.c_str());
+                std::fprintf(stderr, "the page shows an image the site did not publish: %s\n", page.substr(at, 80).c_str());
                 std::abort();
             }
         }

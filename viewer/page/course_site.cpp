@@ -110,6 +110,36 @@ std::string replaceSpans(const std::string& html, std::string_view open, std::st
     return out;
 }
 
+// Every image of a chapter's HTML: `<img src="...">` as md4c writes it (a src with no quote, tag end
+// or line break in it) is published under the site's name (or refused); any other <img, raw HTML
+// of another form (unquoted, upper case, src not first, unterminated), is shown as text, so no
+// image the site did not publish is loaded.
+std::string publishImages(const std::string& html, const std::string& chapter, SiteImages& images) {
+    std::string out;
+    size_t last = 0;
+    for (size_t at = 0; (at = html.find('<', at)) != std::string::npos; ++at) {
+        if (html.size() - at < 5 || !std::equal(html.begin() + std::ptrdiff_t(at) + 1, html.begin() + std::ptrdiff_t(at) + 4, "img",
+                                                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+            continue;
+        const char next = html[at + 4];
+        if (!(std::isspace(static_cast<unsigned char>(next)) || next == '/' || next == '>')) continue;  // <imgx> is no image
+        out.append(html, last, at - last);
+        last = at;
+        const size_t valueEnd = html.compare(at, 10, "<img src=\"") == 0 ? html.find_first_of("\"<>\n", at + 10) : std::string::npos;
+        if (valueEnd == std::string::npos || html[valueEnd] != '"') {
+            out += "&lt;";
+            last = at + 1;
+            continue;
+        }
+        const std::string src = decodeAttribute(std::string_view(html).substr(at + 10, valueEnd - at - 10));
+        if (src.find("://") != std::string::npos || src.starts_with("data:")) continue;  // CSP: img-src 'self' data:
+        out += "<img src=\"" + urlName(images.publish(chapter, src)) + "\"";
+        last = valueEnd + 1;
+    }
+    out.append(html, last);
+    return out;
+}
+
 }  // namespace
 
 std::string chapterTitle(const std::string& markdown) {
@@ -190,12 +220,7 @@ std::string SiteImages::publish(const std::string& chapter, const std::string& s
 
 std::string chapterPage(const std::string& markdown, const std::vector<std::string>& chapters, const std::vector<std::string>& titles,
                         size_t i, SiteImages& images) {
-    // Images: each src is published under the site's own name (or refused).
-    const std::string body = replaceSpans(chapterBody(markdown, chapters, true), "<img src=\"", "\"", [&](std::string_view img) -> std::optional<std::string> {
-        const std::string src = decodeAttribute(img.substr(10, img.size() - 11));
-        if (src.find("://") != std::string::npos || src.starts_with("data:")) return std::nullopt;  // CSP: img-src 'self' data:
-        return "<img src=\"" + urlName(images.publish(chapters[i], src)) + "\"";
-    });
+    const std::string body = publishImages(chapterBody(markdown, chapters, true), chapters[i], images);
     std::string nav = "<nav class=\"site-nav\"><a href=\"index.html\">Course outline</a>";
     for (size_t j = 1; j < chapters.size(); ++j)
         nav += " <a href=\"" + pageHref(chapters[j]) + "\"" + (j == i ? " class=\"current\"" : "") + ">" + htmlEscape(chapters[j].substr(0, 2)) + "</a>";

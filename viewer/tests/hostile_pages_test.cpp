@@ -236,6 +236,12 @@ TEST_CASE("llama-site publishes only the course's own images, under names it cho
     CHECK(std::count(files.begin(), files.end(), "figure-a_b_c.png") == 1);
     CHECK_THAT(readAll(out / "01-one.html"), Contains("<img src=\"figure-a_b_c.png\"") && !Contains("a&amp;b"));
     CHECK(readAll(out / "figure-a_b_c.png") == "\x89PNG a figure");
+    // Raw HTML images of another form (upper case, src not first, unquoted, unterminated) are shown as text, never loaded.
+    const fs::path raw = course("raw", "# One\n\n<IMG SRC=/etc/passwd> <img alt=\"\" src=\"/etc/passwd\"> <img src=/etc/passwd>\n\n<img src=\"x\n\ny\">\n");
+    buildSite(raw, raw.parent_path() / "site");
+    const std::string page = readAll(raw.parent_path() / "site" / "01-one.html");
+    CHECK_THAT(page, Contains("&lt;IMG SRC=/etc/passwd>") && Contains("&lt;img alt=") && Contains("&lt;img src=/etc/passwd>"));
+    CHECK_THAT(page, !Contains("<img") && !Contains("<IMG"));
 }
 
 TEST_CASE("llama-site escapes every name it shows and refuses chapters that are not files", "[hostile][site]") {
