@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 
@@ -24,6 +27,21 @@ bool readWhole(std::string_view text, T& value) {
     auto [ptr, ec] = std::from_chars(text.data(), end, value);
     return ec == std::errc() && ptr == end;
 }
+#ifdef __EMSCRIPTEN__
+// The browser build's libc++ has no floating-point from_chars. Its C library has the "C" locale
+// only, so strtod reads the same text; what from_chars refuses and strtod takes (leading space,
+// a plus sign, hexadecimal) is refused first.
+bool readWhole(std::string_view text, double& value) {
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) || text.front() == '+' ||
+        text.find_first_of("xX") != std::string_view::npos)
+        return false;
+    const std::string copy(text);
+    char* end = nullptr;
+    errno = 0;
+    value = std::strtod(copy.c_str(), &end);
+    return errno != ERANGE && end == copy.c_str() + copy.size();
+}
+#endif
 }  // namespace
 
 int64_t parseInteger(std::string_view text, const IntegerRange& range) {

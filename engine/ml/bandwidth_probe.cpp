@@ -59,7 +59,10 @@ BandwidthReport measureReadBandwidth(size_t bytes, int runs) {
         auto t0 = std::chrono::steady_clock::now();
         pool.parallelFor(n / kPageFloats, [&](int64_t b, int64_t e) {
             float s = sumRange(buf.get() + b * kPageFloats, (e - b) * kPageFloats);
-            sink.fetch_add(s);  // keeps the sum observable so the reads are not optimised away
+            // Keeps the sum observable so the reads are not optimised away (a compare-exchange loop:
+            // atomic<double>::fetch_add is missing from the browser build's libc++).
+            for (double seen = sink.load(); !sink.compare_exchange_weak(seen, seen + s);) {
+            }
         });
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         report.runsGBps.push_back(double(report.bytesPerRun) / seconds / 1e9);

@@ -34,6 +34,16 @@ constexpr int64_t kShare = 2;
 // polling 21.5-22.4. Waking a sleeping thread costs tens of microseconds in a VM.
 constexpr auto kPollFor = std::chrono::microseconds(500);
 
+// The threads this machine runs at once; one where the build has no threads (the browser page
+// without cross-origin isolation), so the pool never starts a worker.
+int cores() {
+#ifdef LLAMA_NO_THREADS
+    return 1;
+#else
+    return std::max(1, int(std::thread::hardware_concurrency()));
+#endif
+}
+
 inline void cpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -100,11 +110,17 @@ void ThreadPool::configureGlobal(int threads) {
                                " threads, cannot change to " + std::to_string(threads));
 }
 
-int ThreadPool::maxThreads() { return 4 * std::max(1, int(std::thread::hardware_concurrency())); }
+int ThreadPool::maxThreads() {
+#ifdef LLAMA_NO_THREADS
+    return 1;
+#else
+    return 4 * cores();
+#endif
+}
 
 ThreadPool& ThreadPool::global() {
     std::call_once(gCreated, [] {
-        gPool = std::make_unique<ThreadPool>(std::max(1, int(std::thread::hardware_concurrency())));
+        gPool = std::make_unique<ThreadPool>(cores());
     });
     return *gPool;
 }

@@ -199,11 +199,13 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"residual", options.residual},
                    {"lensTopK", lens ? options.lensTopK : 0}}}};
     writeRecord(trace::kMetaRecord, text(meta), {});
+#ifndef LLAMA_NO_THREADS
     writer_ = std::thread([this] { writerLoop(); });
     // The writer takes only time the engine leaves idle: it must never preempt the engine's own
     // threads, which would slow the run it records. A full queue makes the engine wait for it.
     sched_param idle{};
     pthread_setschedparam(writer_.native_handle(), SCHED_IDLE, &idle);
+#endif
 }
 
 TraceRecorder::~TraceRecorder() { stopWriter(); }
@@ -293,6 +295,13 @@ void TraceRecorder::onStage(const StageEvent& e) {
 }
 
 void TraceRecorder::handOver() {
+#ifdef LLAMA_NO_THREADS
+    // A build without threads (the browser page without cross-origin isolation) has no writer:
+    // the batch is written here, on the engine's thread, and its records are used again.
+    for (size_t i = 0; i < batchUsed_; ++i) writeStage(batch_[i]);
+    batchUsed_ = 0;
+    return;
+#endif
     std::unique_lock lock(mutex_);
     room_.wait(lock, [&] { return queued_.size() < kMaxQueuedBatches || failure_ || closing_; });
     if (failure_) std::rethrow_exception(failure_);

@@ -127,7 +127,7 @@ struct StepOrder {
 
 std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step) {
     const auto [first, last] = std::equal_range(records.begin(), records.end(), step, StepOrder{});
-    return {first, last};
+    return {records.data() + (first - records.begin()), size_t(last - first)};  // (pointer, count): the browser build's libc++ has no span(iterator, iterator)
 }
 
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {

@@ -72,9 +72,14 @@ function loadData() {
   } catch (e) {
     throw new DataError('the embedded run data is damaged (' + e.message + ')');
   }
+  return decodeRunData(data);
+}
+
+// Checks the run data's format and decodes its arrays: damage shows at load, not on some later
+// click. The live page (web/page) gives it the data the engine module made.
+function decodeRunData(data) {
   if (!data || data.format !== 1 || !Array.isArray(data.stages) || !Array.isArray(data.catalog))
     throw new DataError('the embedded run data is not a run of this page\'s format (format 1)');
-  // Decode every array now: damage shows at load, not on some later click.
   data.attention.forEach((a, i) => {
     a.probsF = floats(a.probs, `attention[${i}].probs`);
     if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
@@ -87,7 +92,11 @@ function loadData() {
 
 // ---- the page ----------------------------------------------------------------------------------
 
-function RunPage(data) {
+// Draws `data` and navigates it; called again with new data (the live page), it replaces the
+// last run's page: its key and address handlers are properties, not added listeners.
+// pageOpts.start: the stage to show first when the address names none (default: the first);
+// pageOpts.pastEnd: called by "next stage" at the last stage shown (the live page's stepping).
+function RunPage(data, pageOpts = {}) {
   const catalog = new Map(data.catalog.map(c => [c.key, c]));
   const stages = data.stages;
   const byPlace = new Map();  // "step|layer|key" -> first stage index
@@ -107,6 +116,7 @@ function RunPage(data) {
 
   // ---- navigation ----
   function go(i, opts = {}) {
+    if (i === stages.length && pageOpts.pastEnd) return pageOpts.pastEnd();  // the live page steps the run on
     if (!(i >= 0 && i < stages.length)) return;
     state.i = i;
     const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
@@ -173,10 +183,9 @@ function RunPage(data) {
     $('title').textContent = 'Llama run: ' + JSON.stringify(r.prompt);
     $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
       `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
-    if (data.whatIf) {
-      $('what-if').hidden = false;
-      $('what-if').textContent = 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.';
-    }
+    $('what-if').hidden = !data.whatIf;
+    if (data.whatIf) $('what-if').textContent = 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.';
+    $('compare-banner').hidden = !data.compare;
     if (data.compare) {
       const c = data.compare, f = c.first;
       $('compare-banner').hidden = false;
@@ -491,8 +500,8 @@ function RunPage(data) {
 
   function toggleHelp(show) { $('help').hidden = show === undefined ? !$('help').hidden : !show; }
 
-  document.addEventListener('keydown', e => {
-    if (e.target instanceof HTMLInputElement) return;
+  document.onkeydown = e => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
     const a = attention.get(`${stages[state.i].step}|${stages[state.i].layer}`);
     if (e.key === '?') toggleHelp();
     else if (e.key === 'Escape') toggleHelp(false);
@@ -506,7 +515,7 @@ function RunPage(data) {
       render(); writeHash();
     } else return;
     e.preventDefault();
-  });
+  };
   $('prev').onclick = () => go(state.i - 1);
   $('next').onclick = () => go(state.i + 1);
   $('prev-layer').onclick = () => moveLayer(-1);
@@ -515,16 +524,19 @@ function RunPage(data) {
   $('next-step').onclick = () => moveStep(1);
   $('help-button').onclick = () => toggleHelp();
   $('sweep').oninput = e => { state.sweep = Number(e.target.value); render(); };
-  window.addEventListener('hashchange', () => readHash());
+  window.onhashchange = () => readHash();
 
   renderHeader();
-  if (!readHash()) go(0);
+  if (!readHash()) go(pageOpts.start || 0);
 }
 
-try {
-  RunPage(loadData());
-  document.body.dataset.ready = '1';
-} catch (e) {
-  showError(e instanceof DataError ? e.message : 'an error in the page (' + e.message + ')');
-  document.body.dataset.ready = 'error';
+// A page with its run embedded (export-html); the live page has none and calls RunPage itself.
+if ($('run-data')) {
+  try {
+    RunPage(loadData());
+    document.body.dataset.ready = '1';
+  } catch (e) {
+    showError(e instanceof DataError ? e.message : 'an error in the page (' + e.message + ')');
+    document.body.dataset.ready = 'error';
+  }
 }

@@ -17,6 +17,8 @@
 
 #ifdef __AVX2__
 #include <immintrin.h>
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
 #endif
 
 namespace llama::ml::detail {
@@ -50,6 +52,28 @@ struct Lanes {
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
     static float sum(V v) { return horizontalSum(v); }
 };
+#elif defined(__wasm_simd128__)
+// The browser build: four f32 lanes, a multiply then an add (WebAssembly SIMD has no FMA).
+inline v128_t load4(const float* p) { return wasm_v128_load(p); }
+inline v128_t load4(const BFloat16* p) {
+    const v128_t bits = wasm_v128_load64_zero(p);
+    return wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(bits), 16);
+}
+template <class W>
+inline v128_t load4(const W* p) {
+    return wasm_f32x4_make(toF32(p[0]), toF32(p[1]), toF32(p[2]), toF32(p[3]));
+}
+struct Lanes {
+    using V = v128_t;
+    static constexpr int kWidth = 4;
+    static V zero() { return wasm_f32x4_splat(0.0f); }
+    template <class W>
+    static V fma(const float* x, const W* w, V acc) { return wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load(x), load4(w))); }
+    static V add(V a, V b) { return wasm_f32x4_add(a, b); }
+    static float sum(V v) {
+        return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) + (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+    }
+};
 #endif
 
 // sum over i < k of x[i] * w[i], accumulated in F32.
@@ -57,7 +81,7 @@ template <class W>
 inline float dotRow(const float* x, const W* w, int64_t k) {
     int64_t i = 0;
     float total = 0.0f;
-#if defined(__AVX2__)
+#if defined(__AVX2__) || defined(__wasm_simd128__)
     constexpr int n = Lanes::kWidth;
     auto s0 = Lanes::zero(), s1 = s0, s2 = s0, s3 = s0;
     for (; i + 4 * n <= k; i += 4 * n) {
@@ -93,11 +117,25 @@ inline void dotTile(const float* x, int64_t ldx, const float* w, int64_t ldw, in
     }
     for (int r = 0; r < RX; ++r)
         for (int c = 0; c < RW; ++c) acc[r][c] = horizontalSum(sum[r][c]);
+#elif defined(__wasm_simd128__)
+    v128_t sum[RX][RW];
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c) sum[r][c] = Lanes::zero();
+    for (; i + 4 <= k; i += 4) {
+        v128_t wv[RW];
+        for (int c = 0; c < RW; ++c) wv[c] = wasm_v128_load(w + c * ldw + i);
+        for (int r = 0; r < RX; ++r) {
+            const v128_t xv = wasm_v128_load(x + r * ldx + i);
+            for (int c = 0; c < RW; ++c) sum[r][c] = wasm_f32x4_add(sum[r][c], wasm_f32x4_mul(xv, wv[c]));
+        }
+    }
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c) acc[r][c] = Lanes::sum(sum[r][c]);
 #else
     for (int r = 0; r < RX; ++r)
         for (int c = 0; c < RW; ++c) acc[r][c] = 0.0f;
 #endif
-    // The k % 8 tail (everything without AVX2).
+    // The k % 8 (k % 4) tail; everything without AVX2 or WebAssembly SIMD.
     for (; i < k; ++i)
         for (int r = 0; r < RX; ++r)
             for (int c = 0; c < RW; ++c) acc[r][c] += x[r * ldx + i] * w[c * ldw + i];

@@ -17,6 +17,9 @@ const KernelSet* avx2Kernels() { return nullptr; }
 const KernelSet* avx512Kernels() { return nullptr; }
 const KernelSet* avx512Bf16Kernels() { return nullptr; }
 #endif
+#ifndef LLAMA_SIMD128_KERNELS
+const KernelSet* simd128Kernels() { return nullptr; }  // only the browser build has it
+#endif
 
 namespace {
 
@@ -53,6 +56,10 @@ bool cpuRuns(const std::string& name) {
     if (name == "avx512") return cpu.avx512;
     if (name == "avx512bf16") return cpu.avx512bf16;
 #endif
+#ifdef LLAMA_SIMD128_KERNELS
+    // The module would not have loaded in an engine without WebAssembly SIMD.
+    if (name == "simd128") return true;
+#endif
     return name == "generic" || name == "reference";
 }
 
@@ -65,6 +72,7 @@ const KernelSet* byName(const std::string& name) {
     if (name == "avx2") return avx2Kernels();
     if (name == "avx512") return avx512Kernels();
     if (name == "avx512bf16") return avx512Bf16Kernels();
+    if (name == "simd128") return simd128Kernels();
     return nullptr;
 }
 
@@ -89,7 +97,7 @@ std::atomic<const KernelSet*>& current() {
 
 std::vector<std::string> supportedPaths() {
     std::vector<std::string> paths;
-    for (const char* name : {"generic", "avx2", "avx512", "avx512bf16"})
+    for (const char* name : {"generic", "simd128", "avx2", "avx512", "avx512bf16"})
         if (byName(name) && cpuRuns(name)) paths.push_back(name);
     return paths;
 }

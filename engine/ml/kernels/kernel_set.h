@@ -5,6 +5,7 @@
 //   avx512bf16  the avx512 path plus AVX512_BF16 for BF16 prefill (Zen 4, Sapphire Rapids)
 //   avx512  AVX-512 F/BW/VL with VNNI (Zen 4, Ice Lake and later)
 //   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
+//   simd128 WebAssembly SIMD, 128-bit lanes (the browser build)
 //   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
 //   reference no kernels: LinearTransformation decodes quantized weights to F32 and dots them
 //           in F32 (the method before the integer kernels; what their tests compare with)
@@ -122,5 +123,6 @@ const KernelSet* genericKernels();
 const KernelSet* avx2Kernels();
 const KernelSet* avx512Kernels();
 const KernelSet* avx512Bf16Kernels();
+const KernelSet* simd128Kernels();
 
 }  // namespace llama::ml::kernels

@@ -1,0 +1,186 @@
+// The browser build's entry points, called from web/page/engine_worker.js through embind. A run
+// is given as the CLI's own options (the same parser, ranges and messages as llama-walkthrough),
+// recorded into a trace in the module's memory file system exactly as --trace records one, and
+// shown by the run page's data builder that export-html uses (viewer/page): the page's script
+// draws, it computes nothing of the model. Every error reaches the page as a message.
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "generate/logit_lens.h"
+#include "ml/kernels/kernel_set.h"
+#include "ml/thread_pool.h"
+#include "options/run_options.h"
+#include "page/run_page.h"
+#include "session/session.h"
+#include "trace/trace_recorder.h"
+
+namespace {
+
+using nlohmann::json;
+using namespace llama;
+
+constexpr const char* kTracePath = "/tmp/live.trace";
+
+// A message to the page, posted by the module's main thread (the worker the page talks to) even
+// when the engine's thread sends it: kind 'text' (generated text as it comes) or 'done' (a run's
+// result, JSON). The copy is freed once posted.
+void post(const char* kind, const std::string& text) {
+    char* copy = strdup(text.c_str());
+    MAIN_THREAD_ASYNC_EM_ASM(
+        {
+            const text = UTF8ToString($1);
+            _free($1);
+            self.postMessage({kind: UTF8ToString($0), text: text});
+        },
+        kind, copy);
+}
+
+struct LiveRun {
+    Session session;
+#ifndef LLAMA_NO_THREADS
+    std::thread engine;  // runs the model, so the module's main thread stays free to start threads
+#endif
+    std::string loadedModel;  // what `session` holds, so a second run does not read the weights again
+    GenerationSettings lastSettings;
+    bool traced = false;
+};
+LiveRun& live() {
+    static LiveRun r;
+    return r;
+}
+
+json errorJson(const std::string& message) { return {{"ok", false}, {"error", message}}; }
+
+// Parses `args` (a JSON array of the CLI's words, as a Try-it writes them) into the model and
+// settings; a parse error is the CLI's own message.
+struct Request {
+    options::ModelChoice model;
+    uint64_t seed = SamplingSettings{}.seed;
+    GenerationSettings settings;
+    int maxSeqLen = 0;
+};
+
+Request parse(const std::vector<std::string>& words) {
+    Request r;
+    CLI::App app{"llama-walkthrough (in the browser)", "llama-walkthrough"};
+    options::addModelOptions(app, r.model, r.seed);
+    options::addGenerationOptions(app, r.settings);
+    options::addWhatIfOptions(app, r.settings.whatIf);
+    app.add_option("--max-seq-len", r.maxSeqLen, "context length")->check(CLI::Range(1, 1 << 20));
+    std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first
+    app.parse(reversed);
+    r.settings.sampling.seed = r.seed;
+    return r;
+}
+
+// Loads (if it is not loaded already) and runs; the trace goes to kTracePath.
+std::string runNow(const std::string& argsJson) {
+    LiveRun& l = live();
+    try {
+        const Request r = parse(json::parse(argsJson).get<std::vector<std::string>>());
+        const ModelSource source = r.model.source(r.seed);
+        const std::string key = source.describe() + "|" + std::to_string(r.maxSeqLen);
+        if (key != l.loadedModel) {
+            l.loadedModel.clear();
+            l.session.load(source, LoadOptions{.maxSeqLen = r.maxSeqLen});
+            l.loadedModel = key;
+        }
+        l.session.settings() = r.settings;
+        l.session.clearObservers();
+        LogitLens lens(l.session.transformer());
+        TraceOptions t;
+        t.preSoftmax = true;  // the page shows each attention cell's arithmetic
+        const GenerationSettings& g = r.settings;
+        l.traced = false;
+        TraceRecorder recorder(kTracePath, *l.session.model(), TraceRunInfo{g.prompt, g.maxTokens, g.sampling, false, g.whatIf}, t, &lens);
+        l.session.addObserver(&recorder);
+        const GenerationResult result = l.session.run([](const std::string& piece) { post("text", piece); });
+        recorder.finish(result);
+        l.session.clearObservers();
+        l.traced = true;
+        const int generated = int(result.generatedTokens.size());
+        return json{{"ok", true},
+                    {"text", result.text},
+                    {"stopReason", result.stopReason},
+                    {"promptTokens", result.promptTokens.size()},
+                    {"generatedTokens", generated},
+                    {"prefillSeconds", result.prefillSeconds},
+                    {"decodeSeconds", result.decodeSeconds},
+                    {"decodeSteps", result.decodeSteps},
+                    {"kernels", ml::kernels::active().name},
+                    {"threads", ml::ThreadPool::global().threadCount()}}
+            .dump();
+    } catch (const CLI::ParseError& e) {
+        l.session.clearObservers();
+        return errorJson(e.what()).dump();
+    } catch (const std::exception& e) {
+        l.session.clearObservers();
+        return errorJson(e.what()).dump();
+    }
+}
+
+// Starts a run; its result comes as a 'done' message. Without threads the run is done by then,
+// and the worker cannot take messages while it lasts (the page ends it by ending the worker).
+void start(const std::string& argsJson) {
+#ifdef LLAMA_NO_THREADS
+    post("done", runNow(argsJson));
+#else
+    LiveRun& l = live();
+    if (l.engine.joinable()) l.engine.join();
+    l.engine = std::thread([argsJson] { post("done", runNow(argsJson)); });
+#endif
+}
+
+// Ends the run in progress at its next stage boundary ("stopped by: stopped").
+void stop() { live().session.requestStop(); }
+
+// The last run's page data (viewer/page/run_page_data.h), or an error.
+std::string pageData() {
+    try {
+        if (!live().traced) return errorJson("no finished run yet").dump();
+        page::RunPageOptions o{.tracePath = kTracePath, .comparePath = {}, .chapterBase = {}};
+        auto trace = std::make_shared<const TraceRun>(readTrace(kTracePath));
+        return json{{"ok", true}, {"data", page::runPageData(trace, o)}}.dump(-1, ' ', false, json::error_handler_t::replace);
+    } catch (const std::exception& e) {
+        return errorJson(e.what()).dump();
+    }
+}
+
+// The last run as a self-contained page (export-html's), written beside the trace.
+std::string exportPage(const std::string& path) {
+    try {
+        if (!live().traced) return errorJson("no finished run yet").dump();
+        page::writeRunPage(page::RunPageOptions{.tracePath = kTracePath, .comparePath = {}, .chapterBase = {}}, path);
+        return json{{"ok", true}, {"path", path}}.dump();
+    } catch (const std::exception& e) {
+        return errorJson(e.what()).dump();
+    }
+}
+
+std::string buildInfo() {
+    return json{{"kernels", ml::kernels::active().name},
+#ifdef LLAMA_NO_THREADS
+                {"threads", false},
+#else
+                {"threads", true},
+#endif
+                {"tracePath", kTracePath}}
+        .dump();
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(llama_walkthrough) {
+    emscripten::function("start", &start);
+    emscripten::function("stop", &stop);
+    emscripten::function("pageData", &pageData);
+    emscripten::function("exportPage", &exportPage);
+    emscripten::function("buildInfo", &buildInfo);
+}

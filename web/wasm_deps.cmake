@@ -1,0 +1,34 @@
+# The engine's dependencies for the WebAssembly build, as the same target names the native build
+# gets from Debian's packages: header-only libraries and PCRE2 compiled for wasm32 by
+# web/build-deps.sh into LLAMA_WEB_DEPS (one prefix per thread model: objects built with and
+# without shared memory cannot be linked together).
+set(LLAMA_WEB_DEPS "" CACHE PATH "web/build-deps.sh's prefix for this build")
+option(LLAMA_WEB_THREADS "pthreads (needs a cross-origin isolated page) or one thread" ON)
+if(NOT EXISTS ${LLAMA_WEB_DEPS}/lib/libpcre2-8.a)
+  message(FATAL_ERROR "LLAMA_WEB_DEPS='${LLAMA_WEB_DEPS}' has no lib/libpcre2-8.a: run web/build-deps.sh first (make web does)")
+endif()
+
+add_library(Threads::Threads INTERFACE IMPORTED)
+if(LLAMA_WEB_THREADS)
+  target_compile_options(Threads::Threads INTERFACE -pthread)
+  target_link_options(Threads::Threads INTERFACE -pthread)
+else()
+  # No threads: std::async tasks run deferred, one after another (ml/task_launch.h), the thread
+  # pool has one thread, the trace recorder writes on the engine's thread.
+  target_compile_definitions(Threads::Threads INTERFACE LLAMA_NO_THREADS)
+endif()
+# C++ exceptions carry every bad-input message: they must be caught, not abort the module.
+add_compile_options(-fexceptions)
+add_link_options(-fexceptions)
+
+add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+target_include_directories(nlohmann_json::nlohmann_json INTERFACE ${LLAMA_WEB_DEPS}/include)
+add_library(fmt::fmt INTERFACE IMPORTED)
+target_include_directories(fmt::fmt INTERFACE ${LLAMA_WEB_DEPS}/include)
+target_compile_definitions(fmt::fmt INTERFACE FMT_HEADER_ONLY)
+add_library(CLI11::CLI11 INTERFACE IMPORTED)
+target_include_directories(CLI11::CLI11 INTERFACE ${LLAMA_WEB_DEPS}/include)
+add_library(PkgConfig::PCRE2 STATIC IMPORTED)
+set_target_properties(PkgConfig::PCRE2 PROPERTIES IMPORTED_LOCATION ${LLAMA_WEB_DEPS}/lib/libpcre2-8.a
+                                                  INTERFACE_INCLUDE_DIRECTORIES ${LLAMA_WEB_DEPS}/include
+                                                  INTERFACE_COMPILE_DEFINITIONS PCRE2_STATIC)
