@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "formats/input_file.h"
@@ -359,12 +360,12 @@ TracedStage readStage(const json& j, std::string_view data, const TraceRun& run)
 // agree on the rows (query positions) and positions (keys) it holds, and on the model's heads and
 // head size. Checked once here, so that no reader of a trace has to.
 void checkAttentionShapes(const TraceRun& run, const std::string& path) {
-    struct StepShape {
-        int64_t rows = -1, positions = -1;
+    struct Known {
+        int64_t value = -1;  // -1 until a tensor of the step says
         size_t record = 0;
         std::string tensor;
     };
-    std::vector<StepShape> steps;
+    std::map<int, std::pair<Known, Known>> steps;  // step -> its rows and positions
     const int64_t heads = run.args.n_heads, headDim = run.args.n_heads > 0 ? run.args.dim / run.args.n_heads : 0;
     for (size_t i = 0; i < run.stages.size(); ++i) {
         const TracedStage& s = run.stages[i];
@@ -391,18 +392,15 @@ void checkAttentionShapes(const TraceRun& run, const std::string& path) {
                                        s.startPos, run.args.max_seq_len);
             if (expected.empty() && positions > run.args.max_seq_len)
                 expected = fmt::format("at most {} positions (the context length)", run.args.max_seq_len);
-            if (size_t(s.step) >= steps.size()) steps.resize(size_t(s.step) + 1);
-            StepShape& step = steps[size_t(s.step)];
-            auto agree = [&](int64_t& known, int64_t value, const char* what) {
+            auto& [knownRows, knownPositions] = steps[s.step];
+            auto agree = [&](Known& known, int64_t value, const char* what) {
                 if (value < 0 || !expected.empty()) return;
-                if (known < 0) {
-                    known = value, step.record = record, step.tensor = t.name;
-                } else if (known != value) {
-                    expected = fmt::format("{} {}, as tensor '{}' of record {} says for step {}", known, what, step.tensor, step.record, s.step);
-                }
+                if (known.value < 0) known = {value, record, t.name};
+                else if (known.value != value)
+                    expected = fmt::format("{} {}, as tensor '{}' of record {} says for step {}", known.value, what, known.tensor, known.record, s.step);
             };
-            agree(step.rows, rows, "rows");
-            agree(step.positions, positions, "positions");
+            agree(knownRows, rows, "rows");
+            agree(knownPositions, positions, "positions");
             if (!expected.empty())
                 throw TraceError(fmt::format("'{}': record {} (STAG {}, step {}): tensor '{}' has shape {}: expected {}", path, record,
                                              s.info().key, s.step, t.name, shapeToString(t.shape), expected));
