@@ -44,8 +44,13 @@ std::string readInputAt(const std::string& path) {
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
     InputFiles& files = inputFiles();
     std::lock_guard lock(files.mutex);
-    for (size_t i = 0; i < files.ids.size(); ++i)
-        if (files.ids[i] == std::pair{st.st_dev, st.st_ino}) return files.paths[i];
+    for (size_t i = 0; i < files.ids.size(); ++i) {
+        if (files.ids[i] != std::pair{st.st_dev, st.st_ino}) continue;
+        // Still that file under the name it was read by: a deleted input's inode number may have
+        // been given to a new file since.
+        struct stat input {};
+        if (::stat(files.paths[i].c_str(), &input) == 0 && std::pair{input.st_dev, input.st_ino} == files.ids[i]) return files.paths[i];
+    }
     return "";
 }
 
