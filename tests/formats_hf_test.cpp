@@ -258,9 +258,13 @@ TEST_CASE("HF: tied embeddings, and tensors that are not Llama's", "[hf][safeten
     const Model tied = loadModel(dir.string());
     REQUIRE(find(tied, "output.weight").rawData() == find(tied, "tok_embeddings.weight").rawData());
 
+    // In a folder of its own: this process has read the first model.safetensors, and no writer
+    // replaces a file the process reads.
+    const fs::path biased = tempDir("tied_bias");
+    for (const char* f : {"tokenizer.json", "tokenizer_config.json", "config.json"}) fs::copy_file(dir / f, biased / f, fs::copy_options::overwrite_existing);
     tensors.emplace_back("model.layers.0.self_attn.q_proj.bias", tensors.back().second);
-    writeSafetensors((dir / "model.safetensors").string(), tensors);
-    REQUIRE_THROWS_WITH(loadModel(dir.string()), Contains("tensor 'model.layers.0.self_attn.q_proj.bias' is not part of a Llama model"));
+    writeSafetensors((biased / "model.safetensors").string(), tensors);
+    REQUIRE_THROWS_WITH(loadModel(biased.string()), Contains("tensor 'model.layers.0.self_attn.q_proj.bias' is not part of a Llama model"));
 }
 
 TEST_CASE("HF: config.json read into ModelArgs (Llama 3.2 1B's values)", "[hf]") {

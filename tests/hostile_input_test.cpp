@@ -7,12 +7,20 @@
 #include <filesystem>
 #include <fstream>
 
+#include <cstring>
+#include <limits>
+
 #include "cli_run.h"
+#include "doccheck/try_it.h"
+#include "formats/gguf/gguf_llama.h"
 #include "formats/hf/hf_config.h"
+#include "formats/hf/hf_weights.h"
+#include "formats/llama2c/llama2c_tokenizer.h"
 #include "formats/meta/params_json.h"
 #include "formats/meta/pickle.h"
 #include "session/model_source.h"
 #include "tokenizer/hf_tokenizer.h"
+#include "tokenizer/sentencepiece_tokenizer.h"
 
 using namespace llama;
 using Catch::Contains;
@@ -223,4 +231,109 @@ TEST_CASE("tokenizer.json: an empty or broken pre-tokenizer regex is refused nam
     CHECK_THROWS_WITH(HfTokenizer(empty, ""), Contains(empty) && Contains("Regex pattern is empty"));
     const std::string broken = withPattern("(a");
     CHECK_THROWS_WITH(HfTokenizer(broken, ""), Contains(broken) && Contains("does not compile"));
+}
+
+// Issue 36's classes that live in the engine: long names matched without recursion, NaN weights
+// and layers the settings do not have, honest conversion reports, actionable messages.
+
+TEST_CASE("names and lines of any length are matched without recursion", "[hostile][regex]") {
+    // Each of these once went through std::regex, whose matcher recursed per character: a few
+    // tens of KB overflowed the stack.
+    const std::string longName = "blk.1." + std::string(200000, 'a');
+    CHECK_FALSE(metaNameOfGguf(longName).has_value());
+    CHECK(metaNameOfGguf("blk.12.attn_q.weight") == "layers.12.attention.wq.weight");
+    CHECK(ggufNameOfMeta("layers.3.feed_forward.w2.weight") == "blk.3.ffn_down.weight");
+    CHECK_FALSE(metaNameOfGguf("blk..attn_q.weight").has_value());
+    CHECK_FALSE(metaTensorName("model.layers.1." + std::string(200000, 'b')).has_value());
+    CHECK(metaTensorName("model.layers.0.mlp.up_proj.weight") == "layers.0.feed_forward.w3.weight");
+    // tokenizer.model's first line decides SentencePiece or tiktoken.
+    CHECK(isSentencePieceModel(writeTemp("long_line.model", std::string(300000, 'Q') + " 0\n")));
+    CHECK_FALSE(isSentencePieceModel(writeTemp("tiktoken.model", "IQ== 0\nIg== 1\n")));
+    // The documentation checks read chapters and program output.
+    std::string line = "word";
+    while (line.size() < 300000) line += " word";
+    CHECK(tryItLineMatches("... word", line, -1));
+    CHECK(tryItLineMatches("took 1.5 s ...", "took 1.5 s " + line, 0.01));
+    CHECK(normalizeOutputLine("[DEBUG]12:00:00.1 " + line + " (1.5 secs)") == "[DEBUG] " + line);
+}
+
+TEST_CASE("weights: NaN or infinity in a weight, and tensors of layers the settings lack, are refused naming the tensor", "[hostile][formats]") {
+    const fs::path dir = fs::temp_directory_path() / ("llama_hostile_weights_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    // llama2.c's legacy layout: a 28-byte header, then the token embedding table in float32.
+    fs::copy_file(TEST_FIXTURES_DIR "/llama2c/legacy.bin", dir / "nan.bin", fs::copy_options::overwrite_existing);
+    fs::copy_file(TEST_FIXTURES_DIR "/llama2c/tokenizer.bin", dir / "tokenizer.bin", fs::copy_options::overwrite_existing);
+    {
+        std::fstream f(dir / "nan.bin", std::ios::in | std::ios::out | std::ios::binary);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        f.seekp(28 + 4 * 5);
+        f.write(reinterpret_cast<const char*>(&nan), 4);
+    }
+    const CliRun nan = runWalkthrough("--model " + (dir / "nan.bin").string() + " -n 2 -q");
+    CHECK(nan.exitCode == 1);
+    CHECK_THAT(nan.output, Contains("nan.bin") && Contains("tensor 'tok_embeddings.weight'") && Contains("NaN or infinity at element 5"));
+
+    // A GGUF whose block_count says 1 while it holds tensors of 2 blocks.
+    REQUIRE(runWalkthrough("convert --synthetic tiny --to gguf-f32 --out " + (dir / "two.gguf").string()).exitCode == 0);
+    std::string bytes;
+    {
+        std::ifstream in(dir / "two.gguf", std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const size_t key = bytes.find("llama.block_count");
+    REQUIRE(key != std::string::npos);
+    uint32_t type, layers;
+    std::memcpy(&type, bytes.data() + key + 17, 4);
+    std::memcpy(&layers, bytes.data() + key + 21, 4);
+    REQUIRE(type == 4);  // GGUF's UINT32
+    REQUIRE(layers >= 2);
+    const uint32_t one = 1;
+    std::memcpy(bytes.data() + key + 21, &one, 4);
+    std::ofstream(dir / "one.gguf", std::ios::binary) << bytes;
+    const CliRun blocks = runWalkthrough("--model " + (dir / "one.gguf").string() + " -n 1 -q");
+    CHECK(blocks.exitCode == 1);
+    CHECK_THAT(blocks.output, Contains("one.gguf") && Contains("the model has 1 layers") && Contains("layers.1."));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("convert: the report says which type each weight was written in", "[hostile][convert]") {
+    const fs::path out = fs::temp_directory_path() / ("llama_hostile_q4k_" + std::to_string(getpid()) + ".gguf");
+    // The tiny preset's rows are not whole Q4_K blocks of 256: they are written in another type, and said so.
+    const CliRun r = runWalkthrough("convert --synthetic tiny --to gguf-q4_k --out " + out.string());
+    INFO(r.output);
+    CHECK(r.exitCode == 0);
+    CHECK_THAT(r.output, Contains("Tensors written: ") && Contains("weight matrices are Q8_0, not Q4_K: their rows are not whole Q4_K blocks"));
+    fs::remove(out);
+}
+
+TEST_CASE("messages a user can act on: a long word, an empty tokenizer piece, a page to /dev/null", "[hostile][cli]") {
+    // A 20 KB word: its merges in a few lines, not gigabytes (nor std::bad_alloc).
+    std::string longWord;
+    while (longWord.size() < 20000) longWord += "beginning";
+    const CliRun word = runWalkthrough("tokenize " + longWord);
+    CHECK(word.exitCode == 0);
+    CHECK_THAT(word.output, Contains("more merges, the last:") && !Contains("bad_alloc"));
+    CHECK(word.output.size() < 400000);
+    // llama2.c's tokenizer.bin: float score, int32 length, the bytes; token 7's length set to 0.
+    std::ifstream in(TEST_FIXTURES_DIR "/llama2c/tokenizer.bin", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t at = 4;
+    for (int id = 0; id < 7; ++id) {
+        int32_t length;
+        std::memcpy(&length, bytes.data() + at + 4, 4);
+        at += 8 + size_t(length);
+    }
+    int32_t length;
+    std::memcpy(&length, bytes.data() + at + 4, 4);
+    bytes.erase(at + 8, size_t(length));
+    std::memset(bytes.data() + at + 4, 0, 4);
+    const std::string path = writeTemp("empty_piece_tokenizer.bin", bytes);
+    CHECK_THROWS_WITH(loadLlama2cTokenizer(path, 4096), Contains(path) && Contains("token 7") && Contains("length 0"));
+    // A page written to a device: said where, no file-size error.
+    const std::string trace = (fs::temp_directory_path() / ("llama_hostile_null_" + std::to_string(getpid()) + ".trace")).string();
+    REQUIRE(runWalkthrough("--synthetic tiny -n 1 -q --trace " + trace).exitCode == 0);
+    const CliRun page = runWalkthrough("export-html " + trace + " --out /dev/null");
+    CHECK(page.exitCode == 0);
+    CHECK_THAT(page.output, Contains("Page written to /dev/null") && !Contains("filesystem error"));
+    fs::remove(trace);
 }

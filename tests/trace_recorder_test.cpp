@@ -341,7 +341,7 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     edited([&](auto& r) { r[mask].json["tensors"][0]["shape"] = {3}; });
     requireTraceError(bad, "tensor 'mask' has shape [3]: expected [rows, positions]");
     edited([&](auto& r) { r[mask].json["message"] = std::string(2 << 20, 'x'); });
-    requireTraceError(bad, "the message has 2097152 bytes");
+    requireTraceError(bad, "field 'message' has 2097152 bytes");
 
     const size_t block = stageIndex("attention_norm");
     edited([&](auto& r) { r[block].json["layer"] = 999; });
@@ -374,7 +374,7 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     edited([](auto& r) { r[0].json["trace"]["attentionLayers"] = 7; });
     requireTraceError(bad, "field 'attentionLayers' is 7: expected \"all\" or an array of layers");
     edited([](auto& r) { r[0].json["run"]["prompt"] = 5; });
-    requireTraceError(bad, "record 0 (META) is malformed at field 'prompt'");
+    requireTraceError(bad, "record 0 (META): field 'prompt' is number: expected a string");
 
     // The logit lens: one list per row of the block's output, ids in the vocabulary.
     const size_t lens = stageIndex("ffn_residual");

@@ -1,13 +1,16 @@
 #include "convert_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
 
 #include "io/atomic_output.h"
 #include "formats/gguf/gguf_export.h"
+#include "formats/gguf/gguf_file.h"
 #include "formats/hf/hf_export.h"
 #include "formats/llama2c/llama2c_export.h"
 #include "model/synthetic.h"
@@ -38,6 +41,27 @@ const std::map<std::string, Writer>& targets() {
     return t;
 }
 
+// What the GGUF file holds, read back from it: a weight whose rows are not whole blocks of the
+// requested type was written in another (gguf_export.h), and the report says so.
+void reportGgufTypes(const std::string& path, const std::string& target) {
+    const GgufFile file = GgufFile::open(path);
+    std::map<std::string, int> count;
+    std::map<std::string, std::vector<std::string>> matrices;  // 2-D weights by type
+    for (const GgufTensorInfo& t : file.tensors()) {
+        count[dtypeName(t.dtype)]++;
+        if (t.shape.size() == 2) matrices[dtypeName(t.dtype)].push_back(t.name);
+    }
+    std::vector<std::string> parts;
+    for (const auto& [type, n] : count) parts.push_back(fmt::format("{} {}", n, type));
+    fmt::print("Tensors written: {}\n", fmt::join(parts, ", "));
+    std::string wanted = target.substr(5);
+    for (char& c : wanted) c = char(std::toupper(static_cast<unsigned char>(c)));
+    for (const auto& [type, names] : matrices)
+        if (type != wanted)
+            fmt::print("Note: {} weight matrices are {}, not {}: their rows are not whole {} blocks (e.g. {})\n", names.size(), type, wanted,
+                       wanted, names.front());
+}
+
 }  // namespace
 
 CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
@@ -60,7 +84,19 @@ int runConvert(const ConvertOptions& o) {
     if (o.model.empty() && o.synthetic.empty()) throw std::invalid_argument("convert needs --model PATH or --synthetic PRESET");
     // Before the model is read: writing over it would replace (and, mapped, crash on) the source.
     checkOutputPath("--out", o.out, {o.model}, {}, o.to == "safetensors");
-    if (o.to.starts_with("llama2c")) checkOutputPath("--out", llama2cTokenizerPathFor(o.out), {o.model}, {}, false);
+    if (o.to.starts_with("llama2c")) {
+        // llama.c reads its tokenizer from tokenizer.bin beside the model: a file nobody named here,
+        // so it is written only where it replaces nothing (another model's tokenizer, say).
+        const std::string tokenizer = llama2cTokenizerPathFor(o.out);
+        std::error_code ec;
+        if (std::filesystem::exists(o.out, ec) && !std::filesystem::is_regular_file(o.out, ec))
+            throw std::invalid_argument("--out '" + o.out + "' is not a regular file, but a llama2.c conversion also writes tokenizer.bin beside "
+                                        "--out: name a file in a folder");
+        if (std::filesystem::exists(std::filesystem::symlink_status(tokenizer, ec)))
+            throw std::invalid_argument("--out '" + o.out + "': '" + tokenizer + "' exists, and a llama2.c conversion writes its tokenizer there: "
+                                        "move it away or convert into another folder");
+        checkOutputPath("--out's tokenizer.bin", tokenizer, {o.model});
+    }
     // A synthetic model has a real vocabulary of the preset's size (the 256 bytes, fillers, Llama 3's
     // special tokens: synthetic.h); GGUF stores it as Llama 3's "gpt2" kind with no merges (no filler
     // is two tokens joined), which both our reader and llama.cpp load.
@@ -74,6 +110,7 @@ int runConvert(const ConvertOptions& o) {
     else if (std::filesystem::is_regular_file(o.out))  // not /dev/null
         bytes = std::filesystem::file_size(o.out);
     fmt::print("Wrote {} ({}, {:.1f} MB) from {}\n", o.out, o.to, bytes / 1e6, model.format);
+    if (o.to.starts_with("gguf") && std::filesystem::is_regular_file(o.out)) reportGgufTypes(o.out, o.to);
     if (o.to.starts_with("llama2c")) fmt::print("Wrote {} (llama2.c's tokenizer.bin)\n", llama2cTokenizerPathFor(o.out));
     return 0;
 }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "io/atomic_output.h"
 #include "page/run_page.h"
 
 namespace llama::cli {
@@ -17,16 +18,25 @@ CLI::App* addExportHtmlCommand(CLI::App& app, ExportHtmlOptions& o) {
     return cmd;
 }
 
+void printPageWritten(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec)) fmt::print("Page written to {} ({:.2f} MB)\n", path, std::filesystem::file_size(path, ec) / 1e6);
+    else fmt::print("Page written to {}\n", path);
+}
+
 int runExportHtml(const ExportHtmlOptions& o) {
     page::RunPageOptions options{.tracePath = o.trace, .chapterBase = o.chapterBase};
     if (!o.compare.empty()) options.comparePath = o.compare;
+    // Before any work: the page may not replace the trace or the compared one.
+    checkOutputPath("--out", o.out, {o.trace, o.compare});
+    page::checkChapterBase(o.chapterBase);
     try {
         page::writeRunPage(options, o.out);
     } catch (const TraceError& e) {
         fmt::print(stderr, "export-html: {}\nNo page was written.\n", e.what());
         return 1;
     }
-    fmt::print("Page written to {} ({:.2f} MB)\n", o.out, std::filesystem::file_size(o.out) / 1e6);
+    printPageWritten(o.out);
     return 0;
 }
 

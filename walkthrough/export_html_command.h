@@ -13,4 +13,7 @@ struct ExportHtmlOptions {
 CLI::App* addExportHtmlCommand(CLI::App& app, ExportHtmlOptions& options);
 int runExportHtml(const ExportHtmlOptions& options);
 
+// "Page written to PATH (N MB)"; a device or FIFO (/dev/null) has no size to report.
+void printPageWritten(const std::string& path);
+
 }  // namespace llama::cli

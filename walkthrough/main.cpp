@@ -36,8 +36,10 @@ namespace {
 int runGeneration(const cli::Options& o) {
     // Outputs are checked before anything is loaded or run.
     const std::vector<std::string> inputs = {o.synthetic.empty() ? o.model : std::string(), o.tokenizer};
-    if (!o.debugLog.empty()) checkOutputPath("--debug-log", o.debugLog, inputs, {o.trace});
-    if (!o.trace.empty()) checkOutputPath("--trace", o.trace, inputs, {o.debugLog});
+    const std::string trace = cli::tracePathOf(o);
+    if (!o.debugLog.empty()) checkOutputPath("--debug-log", o.debugLog, inputs, {trace, o.html});
+    if (!trace.empty()) checkOutputPath(o.trace.empty() ? "--html's trace (beside the page)" : "--trace", trace, inputs, {o.debugLog, o.html});
+    if (!o.html.empty()) checkOutputPath("--html", o.html, inputs, {o.debugLog, trace});
     Session session;
     cli::InterruptHandling interrupts(session);
     session.load(cli::selectedSource(o), cli::loadOptions(o, o.dryRun));
@@ -68,7 +70,7 @@ int runGeneration(const cli::Options& o) {
     // A stop we asked for (Ctrl-C, a closed stdout) says which; the stepper's q stays "stopped".
     if (std::string why = interrupts.stopReason(); r.stopReason == "stopped" && !why.empty()) r.stopReason = why;
     interrupts.writeOut("\n\n");
-    runObservers.finish(r);
+    runObservers.finish(r, [&] { return interrupts.stopReason() == "interrupt"; });
     if (debugLog) debugLog->finish();
     if (interrupts.stdoutClosed()) {
         // Nobody reads the summary any more; the files are complete, and stderr says so.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "export_html_command.h"
 #include "options/checked_option.h"
 #include "page/run_page.h"
 
@@ -34,16 +35,14 @@ void addRunObserverOptions(CLI::App& app, Options& o) {
         ->needs(trace);
 }
 
-namespace {
-// run.html -> run.trace
-std::string traceBesidePage(const std::string& html) {
-    const std::filesystem::path p(html);
+std::string tracePathOf(const Options& o) {
+    if (!o.trace.empty() || o.html.empty()) return o.trace;
+    const std::filesystem::path p(o.html);
     return (p.parent_path() / p.stem()).string() + ".trace";
 }
-}  // namespace
 
 RunObservers::RunObservers(const Options& o, Session& session)
-    : options_(o), tracePath_(o.trace.empty() && !o.html.empty() ? traceBesidePage(o.html) : o.trace), lens_(session.transformer()) {
+    : options_(o), tracePath_(tracePathOf(o)), lens_(session.transformer()) {
     const Model& model = *session.model();
     if (!tracePath_.empty()) {
         TraceOptions t;
@@ -72,13 +71,23 @@ RunObservers::RunObservers(const Options& o, Session& session)
     }
 }
 
-void RunObservers::finish(const GenerationResult& result) {
+void RunObservers::finish(const GenerationResult& result, const std::function<bool()>& cancelled) {
     if (!recorder_) return;
     recorder_->finish(result);
     fmt::print("Trace written to {} ({:.2f} MB)\n", tracePath_, recorder_->bytesWritten() / 1e6);
     if (options_.html.empty()) return;
-    page::writeRunPage({.tracePath = tracePath_}, options_.html);
-    fmt::print("Page written to {} ({:.2f} MB)\n", options_.html, std::filesystem::file_size(options_.html) / 1e6);
+    const std::string later = fmt::format("`llama-walkthrough export-html {} --out {}` makes it from the trace", tracePath_, options_.html);
+    if (result.stopReason == "interrupt") {
+        fmt::print("Interrupted: no page was written; {}\n", later);
+        return;
+    }
+    try {
+        page::writeRunPage({.tracePath = tracePath_, .cancelled = cancelled}, options_.html);
+    } catch (const page::ExportCancelled& e) {
+        fmt::print("Interrupted while writing the page: no page was written; {}\n", later);
+        return;
+    }
+    printPageWritten(options_.html);
 }
 
 }  // namespace llama::cli

@@ -3,6 +3,7 @@
 // it after each stage for the terminal stepper. Owns those observers for the run's lifetime.
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <memory>
 
 #include "options.h"
@@ -15,12 +16,16 @@ namespace llama::cli {
 // --dry-run, --step, --trace, the --trace-* caps and --html.
 void addRunObserverOptions(CLI::App& app, Options& options);
 
+// Where the trace goes: --trace, or beside the --html page (run.html -> run.trace); "" for none.
+std::string tracePathOf(const Options& options);
+
 class RunObservers {
 public:
     // Attaches the recorder first, so a stage is on disk before the stepper holds it.
     RunObservers(const Options& options, Session& session);
-    // Ends the trace with the result (and writes the page of --html) and says where they went.
-    void finish(const GenerationResult& result);
+    // Ends the trace with the result (and writes the page of --html unless the run was
+    // interrupted; `cancelled` stops the page midway) and says where they went.
+    void finish(const GenerationResult& result, const std::function<bool()>& cancelled = {});
 
 private:
     const Options& options_;

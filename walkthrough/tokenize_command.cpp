@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "session/model_source.h"
@@ -14,23 +15,31 @@ namespace {
 
 std::string shown(std::string_view bytes) { return "\"" + Tokenizer::bytesForDisplay(bytes) + "\""; }
 
-std::string quotedList(const std::vector<std::string>& parts) {
+// At most `limit` parts, then how many more: a long piece's merge steps stay lines, not pages.
+std::string quotedList(const std::vector<std::string>& parts, size_t limit = SIZE_MAX) {
     std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : " ") + shown(p);
+    for (size_t i = 0; i < parts.size() && i < limit; ++i) out += (out.empty() ? "" : " ") + shown(parts[i]);
+    if (parts.size() > limit) out += fmt::format(" ... ({} parts in all)", parts.size());
     return out;
 }
+constexpr size_t kPartsPerLine = 64;
 
 void printMerges(const TiktokenTokenizer& tok, std::string_view piece) {
     const BpeTrace trace = tok.traceMerges(piece);
-    fmt::print("\nBPE merges for {}:\n  start: {}\n", shown(piece), quotedList(trace.start));
+    fmt::print("\nBPE merges for {}:\n  start: {}\n", shown(piece), quotedList(trace.start, kPartsPerLine));
     if (trace.wholePiece) {
         fmt::print("  the whole piece is token {}: taken as is, no merges\n", trace.ids.front());
         return;
     }
+    // The first merges in full, then how many more and where they end: a long piece's every
+    // step would print its every part (a 5 KB word, 40 MB).
     for (size_t i = 0; i < trace.steps.size(); ++i) {
         const BpeMergeStep& s = trace.steps[i];
+        if (s.parts.empty()) continue;
+        if (i + 1 == trace.steps.size() && i >= BpeMergeStep::kPartsShown)
+            fmt::print("  ... {} more merges, the last:\n", i - BpeMergeStep::kPartsShown);
         fmt::print("  {:>2}. {} + {} -> {} (rank {}): {}\n", i + 1, shown(s.left), shown(s.right), shown(s.left + s.right), s.rank,
-                   quotedList(s.parts));
+                   quotedList(s.parts, kPartsPerLine));
     }
     std::string ids;
     for (int32_t id : trace.ids) ids += fmt::format(" {}", id);

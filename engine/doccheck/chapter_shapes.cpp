@@ -6,9 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
+
+#include "tokenizer/pcre2_pattern.h"
 
 namespace llama {
 
@@ -16,12 +17,12 @@ namespace {
 
 // "name: [dims] DTYPE" with an optional "when CONDITION".
 DocumentedTensor parseTensorLine(const std::string& text, const std::string& where, int line) {
-    static const std::regex pattern(R"(^\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\[[^\]]*\])\s*([A-Za-z0-9]+)\s*(?:when\s+(.+?))?\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, pattern))
+    static const Pattern pattern(R"(\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(\[[^\]]*\])\s*([A-Za-z0-9]+)\s*(?:when\s+(.+?))?\s*)");
+    const auto m = pattern.matchWhole(text);
+    if (!m)
         throw std::runtime_error(fmt::format("{}:{}: expected 'name: [dims] DTYPE' (optionally 'when CONDITION'), got '{}'", where,
                                              line, text));
-    return {m[1], m[2], m[3], m[4], line};
+    return {(*m)[1], (*m)[2], (*m)[3], (*m)[4], line};
 }
 
 // The KEY of a "<!-- stage: KEY -->" comment on the line.

@@ -6,9 +6,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
+
+#include "tokenizer/pcre2_pattern.h"
 
 namespace llama {
 
@@ -23,10 +24,10 @@ std::string trimRight(std::string s) {
 
 // "<!-- try-it: compare=exact tolerance=1e-3 -->" on this line: its settings applied to `block`.
 bool parseMarker(const std::string& line, TryItBlock& block, const std::string& where) {
-    static const std::regex marker(R"(^\s*<!--\s*try-it:?(.*?)-->\s*$)");
-    std::smatch m;
-    if (!std::regex_match(line, m, marker)) return false;
-    std::istringstream settings(m[1].str());
+    static const Pattern marker(R"(\s*<!--\s*try-it:?(.*?)-->\s*)");
+    const auto m = marker.matchWhole(line);
+    if (!m) return false;
+    std::istringstream settings((*m)[1]);
     for (std::string item; settings >> item;) {
         const size_t eq = item.find('=');
         const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
@@ -49,19 +50,17 @@ bool parseMarker(const std::string& line, TryItBlock& block, const std::string& 
 
 // The expected line as a regular expression: `...` is any text, numbers (with a tolerance)
 // are captured to be compared by value, everything else is literal.
-std::regex expectedPattern(const std::string& expected, bool numbers) {
-    static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
-    static const std::regex number(kNumber);
+Pattern expectedPattern(const std::string& expected, bool numbers) {
+    static const Pattern number(kNumber);
     std::string pattern;
-    auto literal = [&](const std::string& text) { pattern += std::regex_replace(text, special, "\\$&"); };
+    auto literal = [&](const std::string& text) { pattern += Pattern::quote(text); };
     auto addText = [&](const std::string& text) {
         if (!numbers) return literal(text);
-        auto begin = std::sregex_iterator(text.begin(), text.end(), number);
         size_t pos = 0;
-        for (auto it = begin; it != std::sregex_iterator(); ++it) {
-            literal(text.substr(pos, it->position() - pos));
+        for (const auto& [at, length] : number.findAll(text)) {
+            literal(text.substr(pos, at - pos));
             pattern += std::string("(") + kNumber + ")";
-            pos = it->position() + it->length();
+            pos = at + length;
         }
         literal(text.substr(pos));
     };
@@ -71,7 +70,7 @@ std::regex expectedPattern(const std::string& expected, bool numbers) {
         pattern += ".*?";
     }
     addText(expected.substr(pos));
-    return std::regex(pattern);
+    return Pattern(pattern);
 }
 
 std::vector<std::string> splitLines(const std::string& text) {
@@ -148,13 +147,13 @@ std::vector<TryItBlock> parseTryItBlocks(const std::string& path) {
 }
 
 std::string normalizeOutputLine(const std::string& line) {
-    static const std::regex timestamp(R"(\[DEBUG\](?:\d\d:\d\d:\d\d\.\d+|\.\.\.)? ?)");
-    static const std::regex duration(R"( \(\d+\.\d+ secs\)$)");
-    static const std::regex speed(R"(\d+(?:\.\d+)? tok/s)");
+    static const Pattern timestamp(R"(\[DEBUG\](?:\d\d:\d\d:\d\d\.\d+|\.\.\.)? ?)");
+    static const Pattern duration(R"( \(\d+\.\d+ secs\)$)");
+    static const Pattern speed(R"(\d+(?:\.\d+)? tok/s)");
     std::string s = line.substr(line.find_last_of('\r') == std::string::npos ? 0 : line.find_last_of('\r') + 1);
-    s = std::regex_replace(s, timestamp, "[DEBUG] ");
-    s = std::regex_replace(trimRight(s), duration, "");
-    s = std::regex_replace(s, speed, "N tok/s");
+    s = timestamp.replaceAll(s, "[DEBUG] ");
+    s = duration.replaceAll(trimRight(s), "");
+    s = speed.replaceAll(s, "N tok/s");
     std::string out;
     for (char c : s) {
         if (c == '\t') c = ' ';
@@ -167,14 +166,15 @@ std::string normalizeOutputLine(const std::string& line) {
 bool tryItLineMatches(const std::string& expected, const std::string& printed, double tolerance) {
     const std::string want = normalizeOutputLine(expected), got = normalizeOutputLine(printed);
     if (want.find("...") == std::string::npos && tolerance < 0) return want == got;
-    std::smatch m;
-    if (!std::regex_match(got, m, expectedPattern(want, tolerance >= 0))) return false;
+    const auto m = expectedPattern(want, tolerance >= 0).matchWhole(got);
+    if (!m) return false;
     if (tolerance < 0) return true;
     // The expected line's numbers, in order, against the captured ones.
-    static const std::regex number(kNumber);
-    auto it = std::sregex_iterator(want.begin(), want.end(), number);
-    for (size_t group = 1; group < m.size(); ++group, ++it) {
-        const double e = std::stod(it->str()), g = std::stod(m[group].str());
+    static const Pattern number(kNumber);
+    const auto numbers = number.findAll(want);
+    for (size_t group = 1; group < m->size() && group - 1 < numbers.size(); ++group) {
+        const auto [at, length] = numbers[group - 1];
+        const double e = std::stod(want.substr(at, length)), g = std::stod((*m)[group]);
         if (!(std::fabs(g - e) <= tolerance * std::max(1.0, std::fabs(e)))) return false;
     }
     return true;

@@ -1,14 +1,18 @@
 #include "io/atomic_output.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <system_error>
 
@@ -21,6 +25,33 @@ bool isSpecialFile(const std::string& path) {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
     return !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
+}
+
+// Every file this process has read, by identity (a path may name it in many ways).
+struct InputFiles {
+    std::mutex mutex;
+    std::vector<std::pair<dev_t, ino_t>> ids;
+    std::vector<std::string> paths;
+};
+InputFiles& inputFiles() {
+    static InputFiles files;
+    return files;
+}
+
+// The input `path` is, or "" when it is none.
+std::string readInputAt(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+    InputFiles& files = inputFiles();
+    std::lock_guard lock(files.mutex);
+    for (size_t i = 0; i < files.ids.size(); ++i) {
+        if (files.ids[i] != std::pair{st.st_dev, st.st_ino}) continue;
+        // Still that file under the name it was read by: a deleted input's inode number may have
+        // been given to a new file since.
+        struct stat input {};
+        if (::stat(files.paths[i].c_str(), &input) == 0 && std::pair{input.st_dev, input.st_ino} == files.ids[i]) return files.paths[i];
+    }
+    return "";
 }
 
 // The live temporary files, where a signal handler can read them: fixed slots, each claimed with
@@ -67,20 +98,60 @@ void installSignalCleanup() {
 }
 }  // namespace
 
+void noteInputFile(const std::string& path) {
+    struct stat st {};
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(path, ec))
+            if (entry.is_regular_file(ec)) noteInputFile(entry.path().string());
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) return;
+    InputFiles& files = inputFiles();
+    std::lock_guard lock(files.mutex);
+    if (std::find(files.ids.begin(), files.ids.end(), std::pair{st.st_dev, st.st_ino}) != files.ids.end()) return;
+    files.ids.emplace_back(st.st_dev, st.st_ino);
+    files.paths.push_back(path);
+}
+
 void removeTemporaryOutputs() {
     for (auto& slot : temporaries)
         if (slot.ready.load()) ::unlink(slot.path);
 }
 
-AtomicOutputFile::AtomicOutputFile(std::string path)
-    : path_(std::move(path)), tmp_(isSpecialFile(path_) ? path_ : path_ + ".tmp-" + std::to_string(::getpid())) {
-    if (tmp_ != path_) {
-        installSignalCleanup();
-        slot_ = claimSlot(tmp_);
+AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
+    // The last guard of every writer: callers check their outputs before any work (checkOutputPath).
+    if (const std::string input = readInputAt(path_); !input.empty())
+        throw std::invalid_argument("will not write '" + path_ + "': it is '" + input + "', a file this run reads");
+    if (isSpecialFile(path_)) {
+        tmp_ = path_;
+        out_.open(tmp_, std::ios::binary | std::ios::trunc);
+        if (!out_) throw std::runtime_error("cannot write '" + path_ + "': " + std::strerror(errno));
+        return;
     }
-    out_.open(tmp_, std::ios::binary | std::ios::trunc);
+    installSignalCleanup();
+    // Created exclusively (O_EXCL also refuses a symbolic link planted under the name), under a
+    // name nobody can predict; the stream then opens that very file through its descriptor.
+    static std::mt19937_64 names{std::random_device{}()};
+    static std::mutex namesMutex;
+    int fd = -1;
+    for (int attempt = 0; fd < 0; ++attempt) {
+        {
+            std::lock_guard lock(namesMutex);
+            tmp_ = path_ + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(names() % 1000000007);
+        }
+        fd = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && (errno != EEXIST || attempt == 20))
+            throw std::runtime_error("cannot create '" + path_ + "' (writing '" + tmp_ + "' first): " + std::strerror(errno));
+    }
+    slot_ = claimSlot(tmp_);
+    out_.open("/proc/self/fd/" + std::to_string(fd), std::ios::binary | std::ios::trunc);
+    if (!out_) out_.open(tmp_, std::ios::binary | std::ios::trunc);  // no /proc: the name we just created
+    const int error = errno;
+    ::close(fd);
     if (!out_) {
-        const int error = errno;
+        ::unlink(tmp_.c_str());
         release();
         throw std::runtime_error("cannot create '" + path_ + "' (writing '" + tmp_ + "' first): " + std::strerror(error));
     }
@@ -112,12 +183,14 @@ void AtomicOutputFile::commit() {
     }
     committed_ = true;
     if (tmp_ == path_) return;
-    std::error_code ec;
-    fs::rename(tmp_, path_, ec);
+    const int renamed = ::rename(tmp_.c_str(), path_.c_str());
+    const int error = errno;
     release();
-    if (ec) {
-        fs::remove(tmp_, ec);
-        throw std::runtime_error("cannot move the finished file into place at '" + path_ + "': " + ec.message());
+    if (renamed != 0) {
+        ::unlink(tmp_.c_str());
+        throw std::runtime_error("cannot move the finished file into place at '" + path_ + "': " +
+                                 (error == EISDIR || fs::is_directory(path_) ? std::string("it is a folder; name a file") : std::strerror(error)) +
+                                 "; nothing was written there");
     }
 }
 
@@ -146,6 +219,7 @@ void checkOutputPath(const std::string& option, const std::string& path, const s
                 if (entry.is_regular_file(ec) && same(entry.path())) clash = true;
         if (clash) refuse("is a file this run reads ('" + input + "'); choose another output path");
     }
+    if (const std::string input = readInputAt(path); !input.empty()) refuse("is a file this run reads ('" + input + "'); choose another output path");
     for (const std::string& other : otherOutputs)
         if (!other.empty() && same(other)) refuse("is also another output of this run ('" + other + "'); give each output its own path");
 }

@@ -12,8 +12,9 @@ namespace llama {
 
 class AtomicOutputFile {
 public:
-    // Opens "<path>.tmp-<pid>" (or a non-regular path itself) for writing; throws naming the path
-    // if it cannot.
+    // Opens "<path>.tmp-<pid>-<random>", created exclusively (never through a planted link), or a
+    // non-regular path itself, for writing; throws naming the path if it cannot, or if `path` is a
+    // file this process has read (noteInputFile).
     explicit AtomicOutputFile(std::string path);
     // Without a successful commit(), the temporary file is removed.
     ~AtomicOutputFile();
@@ -38,9 +39,15 @@ private:
 // std::invalid_argument naming `option` when `path` is empty, a folder (unless `folder`: a
 // Hugging Face export writes one), in a folder that does not exist or cannot be written, one of
 // `inputs` (a file, or a file directly inside an input folder: every file of a model), or the
-// same file as one of `otherOutputs`. An existing non-regular file (/dev/null) is accepted.
+// same file as one of `otherOutputs`, or any file this process has read (noteInputFile). An existing
+// non-regular file (/dev/null) is accepted.
 void checkOutputPath(const std::string& option, const std::string& path, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& otherOutputs = {}, bool folder = false);
+
+// Notes a file this process reads (every input file, mapped model file and trace is noted when
+// opened): checkOutputPath and AtomicOutputFile refuse to write over any of them, whichever path
+// names it. A folder notes every file directly inside it (a model's files).
+void noteInputFile(const std::string& path);
 
 // Temporary files are removed on every way out: errors and exceptions by ~AtomicOutputFile, and
 // SIGINT, SIGTERM, SIGHUP and SIGPIPE (when nothing else handles them) by a handler that removes

@@ -1,5 +1,7 @@
 #include "io/input_file.h"
 
+#include "io/atomic_output.h"
+
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -37,6 +39,7 @@ void checkInputFile(const std::string& path, const std::string& what, double byt
     // stat, not open: opening a FIFO would wait for a writer.
     if (::stat(path.c_str(), &st) != 0) throw std::invalid_argument(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(errno)));
     if (!S_ISREG(st.st_mode)) throw std::invalid_argument(fmt::format("{} '{}' is {}; expected a regular file", what, path, kindOf(st.st_mode)));
+    noteInputFile(path);
     const double needed = double(st.st_size) * bytesPerByte;
     if (const int64_t available = memoryAvailable(); available > 0 && needed > double(available))
         throw std::invalid_argument(fmt::format("{} '{}' ({:.1f} GB) would need {:.1f} GB of memory to read, more than the {:.1f} GB this "

@@ -1,5 +1,7 @@
 #include "io/mapped_file.h"
 
+#include "io/atomic_output.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -30,11 +32,13 @@ struct Descriptor {
 void MappedFile::Unmap::operator()(const std::byte* p) const { ::munmap(const_cast<std::byte*>(p), length); }
 
 MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
-    const Descriptor file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC)};
+    // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer.
+    const Descriptor file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     if (file.fd < 0) fail("cannot open", path_);
     struct stat st {};
     if (::fstat(file.fd, &st) != 0) fail("cannot stat", path_);
     if (!S_ISREG(st.st_mode)) throw std::runtime_error("cannot map '" + path_ + "': not a regular file");
+    noteInputFile(path_);
     const size_t length = size_t(st.st_size);
     if (length == 0) return;
     void* p = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, file.fd, 0);

@@ -28,6 +28,10 @@ struct Model {
     size_t totalBytes() const;
     // The dtype most weights have ("BF16"), or "mixed".
     std::string weightsDType() const;
+    // Throws naming the tensor: a weight of a layer the args do not have (a GGUF block_count of 1
+    // with tensors for 2 blocks would silently run one layer), or a NaN or infinity in a weight or
+    // in a quantized block's scale (text generated from NaN logits would pass for a run).
+    void checkWeights() const;
 };
 
 }  // namespace llama

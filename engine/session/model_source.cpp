@@ -1,5 +1,7 @@
 #include "session/model_source.h"
 
+#include "io/atomic_output.h"
+
 #include <fmt/format.h>
 
 #include <sys/resource.h>
@@ -95,6 +97,9 @@ std::string ModelSource::describe() const {
 Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (options.maxSeqLen > ModelArgs::kMaxPositions)
         throw std::invalid_argument(fmt::format("context length {} is more than {} positions", options.maxSeqLen, ModelArgs::kMaxPositions));
+    // Every file of the model is an input no output of this process may replace (the viewer's exports too).
+    if (source.kind == ModelSource::Kind::Files) noteInputFile(source.pathOrPreset);
+    noteInputFile(source.tokenizer);
     Model model;
     const ModelFormat format =
         source.kind == ModelSource::Kind::Files ? detectModelFormat(source.pathOrPreset, options.shapesOnly) : ModelFormat::Unknown;
@@ -127,6 +132,7 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
         model = options.shapesOnly ? loadShapesOnly(source.pathOrPreset, format, source.tokenizer)
                                    : loadFiles(source.pathOrPreset, format, source.tokenizer, options.progress);
     }
+    if (source.kind == ModelSource::Kind::Files) model.checkWeights();
     if (options.shapesOnly) model.format += (model.format.empty() ? "" : ", ") + std::string("dry run: shape-only weights");
     if (options.maxSeqLen > 0) model.args.max_seq_len = options.maxSeqLen;
     // Refused before anything is allocated: a context length the machine (or the process's

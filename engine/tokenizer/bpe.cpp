@@ -55,10 +55,13 @@ BpeTrace traceBytePairEncode(std::string_view piece, const RankMap& ranks) {
             parts[left] = parts[right];
             parts.erase(right);
             step.rank = rankOf(ranks, piece.substr(left, parts[left] - left));
-            for (const auto& [begin, end] : parts) step.parts.push_back(bytes(begin, end));
+            if (trace.steps.size() < BpeMergeStep::kPartsShown)
+                for (const auto& [begin, end] : parts) step.parts.push_back(bytes(begin, end));
             trace.steps.push_back(std::move(step));
         },
         [](int32_t, int32_t) {});
+    if (!trace.steps.empty() && trace.steps.back().parts.empty())
+        for (const auto& [begin, end] : parts) trace.steps.back().parts.push_back(bytes(begin, end));
     return trace;
 }
 

@@ -27,7 +27,9 @@ void bytePairEncode(std::string_view piece, const RankMap& ranks, std::vector<in
 struct BpeMergeStep {
     std::string left, right;  // the adjacent pair merged
     int32_t rank = 0;         // of left + right: the lowest among the adjacent pairs
-    std::vector<std::string> parts;  // the piece's parts after this merge
+    std::vector<std::string> parts;  // the piece's parts after this merge: only in the first kPartsShown steps and the last
+    // A long piece has as many steps as bytes, and n steps' parts would be n² strings.
+    static constexpr size_t kPartsShown = 40;
 };
 struct BpeTrace {
     std::vector<std::string> start;  // the single bytes

@@ -5,17 +5,9 @@
 
 #include <stdexcept>
 
+#include "tokenizer/pcre2_pattern.h"
+
 namespace llama {
-
-namespace {
-
-std::string pcre2Message(int code) {
-    PCRE2_UCHAR buf[256];
-    pcre2_get_error_message(code, buf, sizeof buf);
-    return reinterpret_cast<const char*>(buf);
-}
-
-}  // namespace
 
 struct RegexSplitter::Impl {
     pcre2_code* code = nullptr;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "io/input_file.h"
@@ -37,6 +38,9 @@ namespace {
 constexpr size_t kMaxMessageBytes = 64 * 1024;
 constexpr int64_t kMaxElements = int64_t(1) << 36;  // 64 G elements: beyond any stored or shown tensor
 constexpr size_t kMaxRank = 8;
+// Text a page shows whole: a prompt or the generated text, a token's piece.
+constexpr size_t kMaxTextBytes = 1024 * 1024;
+constexpr size_t kMaxPieceBytes = 1024;
 
 // The field read last, so that a value of the wrong JSON type is reported with its field's name
 // (nlohmann's own message names only the type).
@@ -97,13 +101,32 @@ DType dtypeFromName(const std::string& name) {
     throw TraceError(fmt::format("unknown dtype '{}'", name));
 }
 
-TraceToken token(const json& j) {
-    return {int32_t(integer(j, "id", 0, ModelArgs::kMaxVocab)), member(j, "piece").get<std::string>(), member(j, "special").get<bool>()};
+bool boolean(const json& j, const char* key) {
+    const json& v = member(j, key);
+    if (!v.is_boolean()) throw TraceError(fmt::format("field '{}' must be true or false", key));
+    return v.get<bool>();
 }
 
-std::vector<TraceToken> tokens(const json& j) {
+std::string text(const json& j, const char* key, size_t maxBytes) {
+    const json& v = member(j, key);
+    if (!v.is_string()) throw TraceError(fmt::format("field '{}' is {}: expected a string", key, v.type_name()));
+    if (v.get_ref<const std::string&>().size() > maxBytes)
+        throw TraceError(fmt::format("field '{}' has {} bytes: at most {} are expected", key, v.get_ref<const std::string&>().size(), maxBytes));
+    return v.get<std::string>();
+}
+
+TraceToken token(const json& j, const ModelArgs& args) {
+    return {int32_t(integer(j, "id", 0, args.vocab_size - 1)), text(j, "piece", kMaxPieceBytes), boolean(j, "special")};
+}
+
+// A list of tokens: at most `maxCount` (a run's tokens fit its context), each in the vocabulary.
+std::vector<TraceToken> tokens(const json& j, const char* key, const ModelArgs& args, int64_t maxCount) {
+    if (!j.is_array()) throw TraceError(fmt::format("field '{}' is {}: expected an array", key, j.type_name()));
+    if (int64_t(j.size()) > maxCount)
+        throw TraceError(fmt::format("field '{}' lists {} tokens: a run of at most {} positions holds at most {}", key, j.size(),
+                                     args.max_seq_len, maxCount));
     std::vector<TraceToken> out;
-    for (const auto& t : j) out.push_back(token(t));
+    for (const auto& t : j) out.push_back(token(t, args));
     return out;
 }
 
@@ -127,12 +150,6 @@ ModelArgs argsFrom(const json& j) {
         throw TraceError(e.what());
     }
     return a;
-}
-
-bool boolean(const json& j, const char* key) {
-    const json& v = member(j, key);
-    if (!v.is_boolean()) throw TraceError(fmt::format("field '{}' must be true or false", key));
-    return v.get<bool>();
 }
 
 // Version 1 traces predate the what-if switches: they are runs of the model itself.
@@ -172,11 +189,11 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
 
 void readMeta(const json& j, TraceRun& run) {
     const json& model = member(j, "model");
-    run.modelFormat = member(model, "format");
-    run.modelPath = member(model, "path");
+    run.modelFormat = text(model, "format", kMaxPieceBytes);
+    run.modelPath = text(model, "path", kMaxPieceBytes * 4);
     run.args = argsFrom(member(model, "args"));
     const json& r = member(j, "run");
-    run.run.prompt = member(r, "prompt");
+    run.run.prompt = text(r, "prompt", kMaxTextBytes);
     run.run.maxTokens = int(integer(r, "maxTokens", 0, ModelArgs::kMaxPositions));
     run.run.sampling.temperature = member(r, "temperature");
     run.run.sampling.topK = int(integer(r, "topK", 0, ModelArgs::kMaxVocab));
@@ -185,7 +202,10 @@ void readMeta(const json& j, TraceRun& run) {
     run.run.sampling.minP = r.contains("minP") ? float(member(r, "minP")) : 0.0f;
     if (!(run.run.sampling.minP >= 0.0f && run.run.sampling.minP <= 1.0f))
         throw TraceError(fmt::format("run: minP {} must be in [0, 1]", run.run.sampling.minP));
-    run.run.sampling.seed = member(r, "seed");
+    // A seed is unsigned: -1 must not pass for 2^64-1.
+    if (const json& seed = member(r, "seed"); !seed.is_number_unsigned())
+        throw TraceError(fmt::format("field 'seed' is {}: expected a whole number from 0 to {}", seed.dump(), UINT64_MAX));
+    run.run.sampling.seed = member(r, "seed").get<uint64_t>();
     // The penalties came later in version 1: all four or none (a run without them).
     const char* penalties[] = {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"};
     const int present = int(std::count_if(std::begin(penalties), std::end(penalties), [&](const char* k) { return r.contains(k); }));
@@ -267,11 +287,15 @@ void checkRank(const TracedTensor& t, const ModelArgs& args) {
 
 // A "top" or "lens" list: ids in the vocabulary, probabilities in [0, 1].
 // `field` names the list in messages: "top", "topPenalized", "lens".
-std::vector<TraceTopToken> topTokens(const json& j, const ModelArgs& args, std::string_view field) {
+// At most `maxCount` of them (the trace's --trace-top-k or --trace-lens-top-k).
+std::vector<TraceTopToken> topTokens(const json& j, const ModelArgs& args, std::string_view field, int maxCount) {
     if (!j.is_array()) throw TraceError("a list of top tokens must be an array");
+    if (int64_t(j.size()) > maxCount)
+        throw TraceError(fmt::format("{}: {} tokens listed, but the trace's settings keep at most {}", field, j.size(), maxCount));
     std::vector<TraceTopToken> out;
     for (const json& p : j) {
-        TraceTopToken t{int32_t(integer(p, "id", 0, args.vocab_size - 1)), member(p, "piece"), number(member(p, "logit")), number(member(p, "probability"))};
+        TraceTopToken t{int32_t(integer(p, "id", 0, args.vocab_size - 1)), text(p, "piece", kMaxPieceBytes), number(member(p, "logit")),
+                        number(member(p, "probability"))};
         if (!(t.probability >= 0 && t.probability <= 1))
             throw TraceError(fmt::format("{}: probability {} is outside [0, 1]", field, t.probability));
         out.push_back(std::move(t));
@@ -279,7 +303,8 @@ std::vector<TraceTopToken> topTokens(const json& j, const ModelArgs& args, std::
     return out;
 }
 
-TracedStage readStage(const json& j, std::string_view data, const ModelArgs& args) {
+TracedStage readStage(const json& j, std::string_view data, const TraceRun& run) {
+    const ModelArgs& args = run.args;
     TracedStage s;
     const std::string key = member(j, "stage");
     const StageInfo* info = findStage(key);
@@ -288,24 +313,24 @@ TracedStage readStage(const json& j, std::string_view data, const ModelArgs& arg
     s.layer = int(info->inBlock ? integer(j, "layer", 0, args.n_layers - 1) : integer(j, "layer", -1, -1));
     s.step = int(integer(j, "step", 0, args.max_seq_len));
     s.startPos = int(integer(j, "startPos", 0, args.max_seq_len));
-    s.message = member(j, "message");
-    if (s.message.size() > kMaxMessageBytes)
-        throw TraceError(fmt::format("the message has {} bytes: a stage's log lines are at most {}", s.message.size(), kMaxMessageBytes));
+    s.message = text(j, "message", kMaxMessageBytes);
     for (const json& d : array(j, "tensors")) {
         TracedTensor t;
-        t.name = member(d, "name");
+        t.name = text(d, "name", kMaxPieceBytes);
         t.shape = shapeFrom(member(d, "shape"));
         checkRank(t, args);
         t.dtype = dtypeFromName(member(d, "dtype"));
         if (d.contains("stats")) {
             const json& st = d["stats"];
             TensorStats stats{number(member(st, "min")), number(member(st, "max")), number(member(st, "mean")), member(st, "negInf").get<int64_t>(), {}};
-            for (const json& v : array(st, "first")) stats.first.push_back(number(v));
+            const json& first = array(st, "first");
+            if (first.size() > 64) throw TraceError(fmt::format("tensor '{}': its summary lists {} first values: at most 64 are kept", t.name, first.size()));
+            for (const json& v : first) stats.first.push_back(number(v));
             t.stats = stats;
         }
         if (d.contains("values")) t.values = valuesFrom(d["values"], t.shape, data);
         if (d.contains("tokens")) {
-            t.tokens = tokens(d["tokens"]);
+            t.tokens = tokens(d["tokens"], "tokens", args, args.max_seq_len);
             // Token ids fill a row of at most the context length, from its start.
             if (t.shape.size() != 1 || t.shape[0] > args.max_seq_len || int64_t(t.tokens.size()) > t.shape[0])
                 throw TraceError(fmt::format("tensor '{}' of shape {} lists {} tokens: expected a row of at most {} positions holding them",
@@ -313,10 +338,10 @@ TracedStage readStage(const json& j, std::string_view data, const ModelArgs& arg
         }
         s.tensors.push_back(std::move(t));
     }
-    if (j.contains("top")) s.top = topTokens(j["top"], args, "top");
+    if (j.contains("top")) s.top = topTokens(j["top"], args, "top", run.options.topK);
     if (j.contains("topPenalized")) {
         if (!j.contains("top")) throw TraceError("topPenalized without top");
-        s.topPenalized = topTokens(j["topPenalized"], args, "topPenalized");
+        s.topPenalized = topTokens(j["topPenalized"], args, "topPenalized", run.options.topK);
     }
     if (j.contains("lens")) {
         const json& lens = j["lens"];
@@ -324,17 +349,70 @@ TracedStage readStage(const json& j, std::string_view data, const ModelArgs& arg
         if (s.stage != StageId::FfnResidual || !residual || residual->shape.size() != 2 || !lens.is_array() ||
             lens.size() != size_t(residual->shape[0]))
             throw TraceError("field 'lens' belongs to ffn_residual stages, one list of top tokens per row of its output");
-        for (const json& position : lens) s.lens.push_back(topTokens(position, args, "lens"));
+        for (const json& position : lens) s.lens.push_back(topTokens(position, args, "lens", run.options.lensTopK));
     }
     if (j.contains("cacheFilled")) s.cacheFilled = int(integer(j, "cacheFilled", 0, args.max_seq_len));
     return s;
 }
 
+// The attention tensors of one token step index each other (a cell's arithmetic reads the mask at
+// row * positions + column, the keys at their head's row): within a step, every one of them must
+// agree on the rows (query positions) and positions (keys) it holds, and on the model's heads and
+// head size. Checked once here, so that no reader of a trace has to.
+void checkAttentionShapes(const TraceRun& run, const std::string& path) {
+    struct Known {
+        int64_t value = -1;  // -1 until a tensor of the step says
+        size_t record = 0;
+        std::string tensor;
+    };
+    std::map<int, std::pair<Known, Known>> steps;  // step -> its rows and positions
+    const int64_t heads = run.args.n_heads, headDim = run.args.n_heads > 0 ? run.args.dim / run.args.n_heads : 0;
+    for (size_t i = 0; i < run.stages.size(); ++i) {
+        const TracedStage& s = run.stages[i];
+        const size_t record = i + 1;  // record 0 is META
+        for (const TracedTensor& t : s.tensors) {
+            int64_t rows = -1, positions = -1;
+            std::string expected;
+            // [rows, positions] or [heads, rows, positions]; xq [heads, rows, headDim]; keys [heads, headDim, positions].
+            if (t.name == "mask") {
+                rows = t.shape.at(0), positions = t.shape.at(1);
+            } else if ((t.name == "scores" || t.name == "xqMatMulKeys") && t.shape.size() == 3) {
+                rows = t.shape[1], positions = t.shape[2];
+            } else if (s.stage == StageId::Transposes && t.name == "xq") {
+                if (t.shape.size() != 3 || t.shape[0] != heads || t.shape[2] != headDim) expected = fmt::format("[{} heads, rows, {}]", heads, headDim);
+                else rows = t.shape[1];
+            } else if (s.stage == StageId::Transposes && t.name == "keys") {
+                if (t.shape.size() != 3 || t.shape[0] != heads || t.shape[1] != headDim) expected = fmt::format("[{} heads, {}, positions]", heads, headDim);
+                else positions = t.shape[2];
+            } else {
+                continue;
+            }
+            if (expected.empty() && rows >= 0 && s.startPos + rows > run.args.max_seq_len)
+                expected = fmt::format("at most {} rows after start position {} (the context holds {})", run.args.max_seq_len - s.startPos,
+                                       s.startPos, run.args.max_seq_len);
+            if (expected.empty() && positions > run.args.max_seq_len)
+                expected = fmt::format("at most {} positions (the context length)", run.args.max_seq_len);
+            auto& [knownRows, knownPositions] = steps[s.step];
+            auto agree = [&](Known& known, int64_t value, const char* what) {
+                if (value < 0 || !expected.empty()) return;
+                if (known.value < 0) known = {value, record, t.name};
+                else if (known.value != value)
+                    expected = fmt::format("{} {}, as tensor '{}' of record {} says for step {}", known.value, what, known.tensor, known.record, s.step);
+            };
+            agree(knownRows, rows, "rows");
+            agree(knownPositions, positions, "positions");
+            if (!expected.empty())
+                throw TraceError(fmt::format("'{}': record {} (STAG {}, step {}): tensor '{}' has shape {}: expected {}", path, record,
+                                             s.info().key, s.step, t.name, shapeToString(t.shape), expected));
+        }
+    }
+}
+
 void readEnd(const json& j, TraceRun& run) {
-    run.promptTokens = tokens(member(j, "promptTokens"));
-    run.generatedTokens = tokens(member(j, "generatedTokens"));
-    run.generatedText = member(j, "text");
-    run.stopReason = member(j, "stopReason");
+    run.promptTokens = tokens(member(j, "promptTokens"), "promptTokens", run.args, run.args.max_seq_len);
+    run.generatedTokens = tokens(member(j, "generatedTokens"), "generatedTokens", run.args, run.args.max_seq_len - int64_t(run.promptTokens.size()));
+    run.generatedText = text(j, "text", kMaxTextBytes);
+    run.stopReason = text(j, "stopReason", kMaxPieceBytes);
 }
 }  // namespace
 
@@ -386,7 +464,7 @@ TraceRun readTrace(const std::string& path, const std::function<void(size_t done
             lastField = "";
             const json j = json::parse(jsonText);
             if (kind == trace::kMetaRecord) readMeta(j, run);
-            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, data, run.args));
+            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, data, run));
             else if (kind == trace::kEndRecord) {
                 readEnd(j, run);
                 ended = true;
@@ -399,6 +477,7 @@ TraceRun readTrace(const std::string& path, const std::function<void(size_t done
         if (progress) progress(pos, bytes.size());
     }
     if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
+    checkAttentionShapes(run, path);
     return run;
 }
 

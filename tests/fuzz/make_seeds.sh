@@ -93,6 +93,37 @@ pair base base > "$corpus/trace_diff/same.pair"
 pair base ablated > "$corpus/trace_diff/ablated.pair"
 pair dry base > "$corpus/trace_diff/dry.pair"
 
+# A page's data from a trace (fuzz_run_page_data.cpp): the tiny model on a two-byte prompt with
+# every attention cell's inputs, the lens and the top tokens; and chapters for the site's pages
+# (fuzz_site_markdown.cpp), written here.
+mkdir -p "$corpus/run_page_data" "$corpus/site_markdown"
+"$exe" "${small[@]}" --trace-presoftmax --trace "$corpus/run_page_data/presoftmax.trace" > /dev/null
+cat > "$corpus/site_markdown/chapter.md" <<'CHAPTER'
+# Attention, step by step
+
+A link to [the next chapter](02-two.md#stage-mask) and to [a file](../engine/model/llama_attention.cpp),
+an [address](https://example.org/x?a=1&b=2), a figure ![the mask](figure.png) and one outside ![x](../secret.txt).
+
+<!-- stage: mask -->
+## The mask
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+<details><summary>Check</summary>
+
+```shapes
+scores: [8 5 5] BF16
+```
+
+</details>
+
+<!-- stage: scores_softmax -->
+<img src="figure.png" alt="raw"> <a href="01-one.md">raw link</a>
+CHAPTER
+printf '# Short\n\n![a&b](a&b%%20c.png) [x](javascript:alert(1)) <!-- stage: tokenize -->\n' > "$corpus/site_markdown/escapes.md"
+
 # Command lines, NUL-terminated words (fuzz_options.cpp).
 mkdir -p "$corpus/options"
 printf '%s\0' --synthetic tiny --ablate-head 2:3 --skip-layer 1 --seed 42 > "$corpus/options/whatif"

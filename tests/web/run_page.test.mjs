@@ -27,6 +27,17 @@ try {
     check(log.blocked.length === 0 && log.requests.length === 1, 'no network request', log.requests.join(' '));
     const ready = await p.evaluate(() => ({ ready: document.body.dataset.ready, ms: performance.now() }));
     check(ready.ready === '1', 'the page is ready');
+    // Its script runs by its hash in the CSP (nothing inline besides: no 'unsafe-inline').
+    const csp = await p.$eval('meta[http-equiv="Content-Security-Policy"]', m => m.content);
+    check(/script-src 'sha256-[A-Za-z0-9+/]+=*';/.test(csp) && !/script-src[^;]*unsafe-inline/.test(csp), 'the CSP admits the page\'s own script by its hash only', csp);
+    // An inline script that is not the page's own is refused (e.g. one a text field smuggled in).
+    const injected = await p.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.injectedRan = true;';
+      document.body.append(s);
+      return window.injectedRan === true;
+    });
+    check(!injected, 'the CSP blocks an inline script that is not the page\'s own');
     console.log(`     first load: ${log.loadMs} ms for goto + ready`);
     // Time to interactive (the script runs inline, so DOMContentLoaded ends after its first
     // drawing): measured and printed, median of 5 loads, not asserted (performance is measured,

@@ -22,13 +22,14 @@ std::string fillSlots(std::string_view tpl, std::initializer_list<std::pair<std:
     return page;
 }
 
-// JSON inside <script type="application/json">: "</" would end the element early ("<\/" is the
-// same JSON string), and "<!--" would open a script comment.
-std::string scriptSafe(std::string json) {
-    for (size_t at = 0; (at = json.find("</", at)) != std::string::npos; at += 3) json.replace(at, 2, "<\\/");
-    for (size_t at = 0; (at = json.find("<!--", at)) != std::string::npos; at += 5) json.replace(at, 4, "<\\!--");
-    return json;
+// 'sha256-BASE64' for the CSP, from the build's hex digest.
+std::string cspHash(std::string_view hex) {
+    std::string bytes;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes += char(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+    return "'sha256-" + base64(bytes.data(), bytes.size()) + "'";
 }
+
+}  // namespace
 
 std::string htmlEscape(std::string_view s) {
     std::string out;
@@ -38,25 +39,44 @@ std::string htmlEscape(std::string_view s) {
             case '>': out += "&gt;"; break;
             case '&': out += "&amp;"; break;
             case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
             default: out += c;
         }
     }
     return out;
 }
 
-}  // namespace
+std::string scriptSafeJson(const nlohmann::json& data) {
+    // In a <script> element "</script" ends it and "<!--" opens a script comment. Outside its
+    // strings JSON has no < > &, so writing them as \u escapes keeps the same JSON and leaves the
+    // HTML parser nothing to see.
+    const std::string json = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string out;
+    out.reserve(json.size());
+    for (char c : json) {
+        switch (c) {
+            case '<': out += "\\u003c"; break;
+            case '>': out += "\\u003e"; break;
+            case '&': out += "\\u0026"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
 
 std::string runPageHtml(const RunPageOptions& o) {
+    checkChapterBase(o.chapterBase);
     auto run = std::make_shared<const TraceRun>(readTrace(o.tracePath));
     const nlohmann::json data = runPageData(run, o);
     const WebAssets& web = webAssets();
     const std::string title = htmlEscape("Llama run: " + run->run.prompt);
-    const std::string json = scriptSafe(data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    const std::string page = fillSlots(web.html, {{"@TITLE@", title}, {"/*@STYLE@*/", web.css}, {"@DATA@", json}, {"/*@SCRIPT@*/", web.script}});
+    const std::string page = fillSlots(web.html, {{"@SCRIPT_HASH@", cspHash(web.scriptSha256)}, {"@TITLE@", title}, {"/*@STYLE@*/", web.css},
+                                                  {"@DATA@", scriptSafeJson(data)}, {"/*@SCRIPT@*/", web.script}});
     return page;
 }
 
 void writeRunPage(const RunPageOptions& o, const std::string& outPath) {
+    checkOutputPath("the page", outPath, {o.tracePath, o.comparePath.value_or("")});
     const std::string page = runPageHtml(o);  // before the file is opened: a bad trace leaves nothing behind
     AtomicOutputFile out(outPath);
     out.stream() << page;

@@ -2,6 +2,7 @@
 // One self-contained HTML file per run: viewer/web's page (HTML, CSS, script, embedded into the
 // binary at build time) with the run's data (run_page_data.h) inlined. Nothing is fetched.
 #include <string>
+#include <vector>
 
 #include "page/run_page_data.h"
 
@@ -9,13 +10,22 @@ namespace llama::page {
 
 // The page for a trace; throws TraceError naming the file, record and field of a bad trace.
 std::string runPageHtml(const RunPageOptions& options);
-// Writes it atomically: a failed export leaves no page.
+// Writes it atomically: a failed export leaves no page. The output is checked first
+// (checkOutputPath): it may not be the trace, the compared trace or any file this process read.
 void writeRunPage(const RunPageOptions& options, const std::string& outPath);
+
+// Text for HTML element content or a quoted attribute: < > & " ' as entities.
+std::string htmlEscape(std::string_view text);
+
+// Data for a <script type="application/json"> element: `data` as JSON with < > & written as
+// \u003c \u003e \u0026, so no text in it can end the element or open a comment.
+std::string scriptSafeJson(const nlohmann::json& data);
 
 // The pages' parts, as they live in viewer/web (generated web_assets.cpp).
 struct WebAssets {
     std::string_view html, css, script;  // the run page
     std::string_view siteCss;            // the course site's pages
+    std::string_view scriptSha256;       // of `script`, in hex: the CSP names it
 };
 const WebAssets& webAssets();
 

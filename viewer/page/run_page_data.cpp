@@ -2,7 +2,9 @@
 
 #include <bit>
 #include <cmath>
+#include <cctype>
 #include <cstring>
+#include <stdexcept>
 #include <map>
 
 #include "stages/numbering.h"
@@ -21,22 +23,6 @@ using nlohmann::json;
 using namespace llama::viewer;
 
 namespace {
-
-// Hand-written: none of the project's Debian libraries offers base64, and it is twenty lines.
-std::string base64(const void* data, size_t n) {
-    static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const auto* p = static_cast<const unsigned char*>(data);
-    std::string out;
-    out.reserve((n + 2) / 3 * 4);
-    for (size_t i = 0; i < n; i += 3) {
-        const uint32_t v = uint32_t(p[i]) << 16 | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        out += kAlphabet[v >> 18 & 63];
-        out += kAlphabet[v >> 12 & 63];
-        out += i + 1 < n ? kAlphabet[v >> 6 & 63] : '=';
-        out += i + 2 < n ? kAlphabet[v & 63] : '=';
-    }
-    return out;
-}
 
 // JSON has no infinity: -inf scores and masks are written as strings, as the trace does.
 json number(double v) {
@@ -130,7 +116,7 @@ json stepsJson(const HistorySnapshot& snap, const std::map<int32_t, std::string>
 
 // Each recorded attention (scores after the softmax, per layer and step) and, where the trace
 // holds the xq and keys (--trace-presoftmax), every cell's arithmetic from explainAttentionCell.
-json attentionJson(const HistorySnapshot& snap) {
+json attentionJson(const HistorySnapshot& snap, const RunPageOptions& o) {
     json out = json::array();
     for (const auto& r : snap.records) {
         if (r->stage != StageId::ScoresSoftmax) continue;
@@ -150,16 +136,18 @@ json attentionJson(const HistorySnapshot& snap) {
             float scale = 0;
             int headDim = 0;
             for (int h = 0; h < H; ++h)
-                for (int i = 0; i < R; ++i)
-                    for (int j = 0; j < C; ++j) {
-                        const CellExplanation e = explainAttentionCell(*xq->data, *keys->data, maskData, h, i, j);
-                        dot.push_back(float(e.dot));
-                        scaled.push_back(float(e.scaled));
-                        score.push_back(float(e.score));
-                        probability.push_back(float(e.probability));
-                        if (j == 0) rowMax.push_back(float(e.rowMax)), sumExp.push_back(float(e.sumExp)), visible.push_back(float(e.visible));
-                        scale = e.scale, headDim = e.headDim;
+                for (int i = 0; i < R; ++i) {
+                    if (o.cancelled && o.cancelled()) throw ExportCancelled("the export was interrupted: no page was written");
+                    const RowExplanation e = explainAttentionRow(*xq->data, *keys->data, maskData, h, i);
+                    for (size_t j = 0; j < size_t(C); ++j) {
+                        dot.push_back(float(e.dot.at(j)));
+                        scaled.push_back(float(e.scaled(j)));
+                        score.push_back(float(e.score(j)));
+                        probability.push_back(float(e.probability(j)));
                     }
+                    rowMax.push_back(float(e.rowMax)), sumExp.push_back(float(e.sumExp)), visible.push_back(float(e.visible));
+                    scale = e.scale, headDim = e.headDim;
+                }
             a["arith"] = {{"headDim", headDim}, {"scale", scale}, {"dot", floatArray(dot)}, {"scaled", floatArray(scaled)},
                           {"score", floatArray(score)}, {"prob", floatArray(probability)}, {"rowMax", floatArray(rowMax)},
                           {"sumExp", floatArray(sumExp)}, {"visible", floatArray(visible)}};
@@ -256,6 +244,33 @@ json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
 
 }  // namespace
 
+// Hand-written: none of the project's Debian libraries offers base64, and it is twenty lines.
+std::string base64(const void* data, size_t n) {
+    static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::string out;
+    out.reserve((n + 2) / 3 * 4);
+    for (size_t i = 0; i < n; i += 3) {
+        const uint32_t v = uint32_t(p[i]) << 16 | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+        out += kAlphabet[v >> 18 & 63];
+        out += kAlphabet[v >> 12 & 63];
+        out += i + 1 < n ? kAlphabet[v >> 6 & 63] : '=';
+        out += i + 2 < n ? kAlphabet[v & 63] : '=';
+    }
+    return out;
+}
+
+void checkChapterBase(const std::string& base) {
+    // A scheme is letters, digits, + - . before the first ':' that comes before any / ? #.
+    const size_t colon = base.find(':');
+    const size_t pathStart = base.find_first_of("/?#");
+    if (colon == std::string::npos || (pathStart != std::string::npos && pathStart < colon)) return;  // relative
+    std::string scheme = base.substr(0, colon);
+    for (char& c : scheme) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (scheme == "http" || scheme == "https" || scheme == "file") return;
+    throw std::invalid_argument("--chapter-base '" + base + "': only a relative path or an http:, https: or file: address can prefix the chapter links");
+}
+
 json floatArray(const std::vector<float>& values) {
     static_assert(std::endian::native == std::endian::little, "the page reads little-endian float32");
     return {{"dtype", "f32"}, {"n", values.size()}, {"b64", base64(values.data(), values.size() * sizeof(float))}};
@@ -288,7 +303,7 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         {"catalog", catalogJson(o.chapterBase)},
         {"stages", stagesJson(*run)},
         {"steps", stepsJson(snap, pieces)},
-        {"attention", attentionJson(snap)},
+        {"attention", attentionJson(snap, o)},
         {"masks", masksJson(snap)},
         {"lens", lensJson(snap, pieces)},
         {"map", mapJson(snap, a.n_layers)},

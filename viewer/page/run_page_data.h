@@ -4,6 +4,7 @@
 // lens_grid, temperature_sweep, trace_comparison), and written as JSON whose float arrays are
 // base64 little-endian float32 ({"dtype": "f32", "n": count, "b64": ...}). The page's script only
 // draws and navigates.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,10 +19,23 @@ struct RunPageOptions {
     std::string tracePath;
     std::optional<std::string> comparePath;  // --compare: the stages-by-layers difference map
     std::string chapterBase;                 // "" : chapter references as file names; else the URL prefix of the site's chapter pages
+    std::function<bool()> cancelled;         // polled while the page is computed (a Ctrl-C): ExportCancelled
 };
+
+class ExportCancelled : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Throws std::invalid_argument unless `base` is empty, a relative path or an http:, https: or file:
+// address: a "Read:" link made from it must not run script (javascript:) or carry a page (data:).
+void checkChapterBase(const std::string& base);
 
 // Throws TraceError when the compared trace is bad.
 nlohmann::json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& options);
+
+// Standard base64 (RFC 4648, with padding).
+std::string base64(const void* data, size_t n);
 
 // A float array as the page embeds it.
 nlohmann::json floatArray(const std::vector<float>& values);

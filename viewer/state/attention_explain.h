@@ -4,6 +4,7 @@
 // The engine rounds to bfloat16 between steps, so the recomputed values (float/double here)
 // agree with the captured ones to about 2-3 significant digits; the panel shows both.
 #include <optional>
+#include <vector>
 
 #include "tensor/tensor.h"
 
@@ -23,8 +24,25 @@ struct CellExplanation {
     int visible = 0;      // columns in the row that are not masked
 };
 
+// One query row's arithmetic, every column at once: the softmax needs the whole row, so a page that
+// shows every cell computes each row once (linear in the cells, not quadratic per row).
+struct RowExplanation {
+    int headDim = 0;
+    float scale = 0;
+    std::vector<double> dot;    // per column
+    std::vector<float> mask;    // per column (0 when the step has no mask)
+    double rowMax = 0, sumExp = 0;
+    int visible = 0;
+
+    double scaled(size_t col) const { return dot[col] / scale; }
+    double score(size_t col) const { return scaled(col) + mask[col]; }
+    double probability(size_t col) const;
+};
+
 // xq: [N_Heads, seqLen, HeadDim]; keys: [N_Heads, HeadDim, positions]; mask: [seqLen, positions]
-// or nullptr. Throws std::out_of_range for a cell outside the tensors.
+// or nullptr. Throws std::out_of_range for a cell outside the tensors and std::invalid_argument
+// when they do not fit each other (the trace reader refuses such traces first).
+RowExplanation explainAttentionRow(const Tensor& xq, const Tensor& keys, const Tensor* mask, int head, int row);
 CellExplanation explainAttentionCell(const Tensor& xq, const Tensor& keys, const Tensor* mask, int head, int row, int col);
 
 }  // namespace llama::viewer

@@ -1,8 +1,8 @@
 #include "state/chapter_reader.h"
 
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 
+#include "io/input_file.h"
 #include "state/chapter_text.h"
 
 namespace llama::viewer {
@@ -42,14 +42,17 @@ bool ChapterReader::followLink(const std::string& target) {
     }
     // Only chapters/*.md: no folders, no web addresses.
     if (file.find_first_of("/\\:") != std::string::npos || file.size() < 4 || file.substr(file.size() - 3) != ".md") return false;
-    std::ifstream in(dir_ + "/" + file, std::ios::binary);
-    if (!in) return false;
-    std::stringstream buffer;
-    buffer << in.rdbuf();
+    std::string text;
+    try {
+        text = readInputFile(dir_ + "/" + file, "chapter");  // a FIFO or a folder named *.md would freeze or mislead
+    } catch (const std::invalid_argument& e) {
+        note_ = e.what();
+        return false;
+    }
     linkFile_ = file;
     source_ = anchor.empty() ? file : file + "#" + anchor;
     note_.clear();
-    load(buffer.str());
+    load(text);
     bool found = anchor.empty();
     for (const ChapterBlock& b : doc_.blocks) found = found || b.anchor == anchor;
     if (!found) note_ = "No section #" + anchor + " in " + file + ": its beginning.";

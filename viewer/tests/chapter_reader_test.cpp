@@ -2,7 +2,11 @@
 // read as the panel draws them, with no raw Markdown and no check on display; links followed.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 
 #include "state/chapter_reader.h"
 
@@ -137,4 +141,19 @@ TEST_CASE("chapter reader: a check opens when asked and a new stage folds it aga
     reader.toggleCheck(0);
     reader.showStage(CHAPTERS_DIR, *findStage("sample"));
     for (size_t c = 0; c < reader.document().checks.size(); ++c) CHECK_FALSE(reader.checkOpen(int(c)));
+}
+
+TEST_CASE("chapter reader: a link to a FIFO or a folder named like a chapter is refused at once, saying why", "[chapter][hostile]") {
+    const fs::path dir = fs::temp_directory_path() / ("llama_chapter_fifo_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "02-folder.md");
+    std::ofstream(dir / "01-one.md") << "# One\n\n<!-- stage: tokenize -->\ntext\n";
+    REQUIRE(::mkfifo((dir / "03-fifo.md").c_str(), 0600) == 0);
+    ChapterReader reader;
+    reader.showStage(dir.string(), *findStage("tokenize"));
+    CHECK_FALSE(reader.followLink("03-fifo.md"));  // returns: a FIFO is never opened for reading
+    CHECK_THAT(reader.note(), Catch::Contains("03-fifo.md") && Catch::Contains("FIFO"));
+    CHECK_FALSE(reader.followLink("02-folder.md"));
+    CHECK_THAT(reader.note(), Catch::Contains("is a folder"));
+    fs::remove_all(dir);
 }

@@ -1,8 +1,8 @@
 #include "formats/gguf/gguf_llama.h"
 
-#include <regex>
 #include <utility>
 
+#include "formats/layer_name.h"
 #include "model/rope.h"
 
 namespace llama {
@@ -23,11 +23,10 @@ const std::pair<const char*, const char*> kGlobalNames[] = {
 std::optional<std::string> translate(const std::string& name, bool toMeta) {
     for (const auto& [g, m] : kGlobalNames)
         if (name == (toMeta ? g : m)) return toMeta ? m : g;
-    static const std::regex ggufLayer(R"(blk\.(\d+)\.(.+))"), metaLayer(R"(layers\.(\d+)\.(.+))");
-    std::smatch match;
-    if (!std::regex_match(name, match, toMeta ? ggufLayer : metaLayer)) return std::nullopt;
+    const auto layer = splitLayerName(name, toMeta ? "blk." : "layers.");
+    if (!layer) return std::nullopt;
     for (const auto& [g, m] : kLayerNames)
-        if (match[2] == (toMeta ? g : m)) return (toMeta ? "layers." : "blk.") + match[1].str() + "." + (toMeta ? m : g);
+        if (layer->second == (toMeta ? g : m)) return (toMeta ? "layers." : "blk.") + layer->first + "." + (toMeta ? m : g);
     return std::nullopt;
 }
 

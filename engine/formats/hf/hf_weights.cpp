@@ -2,8 +2,9 @@
 
 #include <cstring>
 #include <map>
-#include <regex>
 #include <stdexcept>
+
+#include "formats/layer_name.h"
 
 namespace llama {
 
@@ -21,12 +22,11 @@ std::optional<std::string> metaTensorName(const std::string& hfName) {
         {"post_attention_layernorm.weight", "ffn_norm.weight"},
     };
     if (auto it = global.find(hfName); it != global.end()) return it->second;
-    static const std::regex layer(R"(model\.layers\.(\d+)\.(.+))");
-    std::smatch m;
-    if (!std::regex_match(hfName, m, layer)) return std::nullopt;
-    auto it = perLayer.find(m[2].str());
+    const auto layer = splitLayerName(hfName, "model.layers.");
+    if (!layer) return std::nullopt;
+    auto it = perLayer.find(layer->second);
     if (it == perLayer.end()) return std::nullopt;
-    return "layers." + m[1].str() + "." + it->second;
+    return "layers." + layer->first + "." + it->second;
 }
 
 namespace {

@@ -67,8 +67,9 @@ std::shared_ptr<const SpmScoresTokenizer> loadLlama2cTokenizer(const std::string
         const uint32_t scoreBits = read32("score", id);
         std::memcpy(&score, &scoreBits, 4);
         const int32_t length = int32_t(read32("length", id));
-        if (length < 0 || length > maxLength)
-            fail(fmt::format("token {} at byte {}: length {} is not between 0 and max_token_length {}", id, tokenOffset, length, maxLength));
+        // An empty piece would be a token that encodes nothing (and matches everywhere).
+        if (length < 1 || length > maxLength)
+            fail(fmt::format("token {} at byte {}: length {} is not between 1 and max_token_length {}", id, tokenOffset, length, maxLength));
         if (bytes.size() - at < size_t(length))
             fail(fmt::format("token {} at byte {}: {} bytes of text, but the file ends at byte {}", id, tokenOffset, length, bytes.size()));
         if (!std::isfinite(score)) fail(fmt::format("token {} at byte {}: score {} is not a finite number", id, tokenOffset, score));
