@@ -3,7 +3,7 @@
 // its text checked against the native CLI's on the same model, prompt and options.
 //   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR LLAMA_SITE CHAPTERS_DIR
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, truncateSync, copyFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, copyFileSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, screenshotStats, check, done } from './browser.mjs';
@@ -82,6 +82,21 @@ try {
     const r = await run(page, prompt, '-n 12');
     const expected = nativeText(['--prompt', prompt, '-n', '12']);
     check(r.text === expected, `greedy text of "${prompt}" equals the native CLI's`, `${JSON.stringify(r.text)} vs ${JSON.stringify(expected)}`);
+  }
+
+  // Save trace / Save page: the finished run as export-html's page and as its trace, twice (a second
+  // run writes the same files in the module's memory again).
+  for (let i = 0; i < 2; i++) {
+    await run(page, prompts[i], '-n 4');
+    const saved = await page.evaluate(() => new Promise(ok => {
+      live.worker.addEventListener('message', function once(e) {
+        if (e.data.kind !== 'export' && e.data.kind !== 'error') return;
+        live.worker.removeEventListener('message', once);
+        ok(e.data.kind === 'export' ? { html: e.data.html.length, page: e.data.html.startsWith('<!DOCTYPE html>'), trace: e.data.trace.length } : { error: e.data.text });
+      });
+      live.worker.postMessage({ cmd: 'export' });
+    }));
+    check(saved.page && saved.trace > 1000, `run ${i + 1}: Save page and Save trace give export-html's page and the trace`, JSON.stringify(saved));
   }
 
   // Stepping: three stages show the native --debug-log's first lines, in order, and nothing later.
@@ -181,7 +196,7 @@ try {
     await page.setViewport(viewport);
     await run(page, prompts[0], '-n 8');  // finished: the next Step stage starts a new run
     const r = await run(page, prompts[0], '-n 8', '#step-stage');
-    check(r.state === 'stepping', `${name}: stepping`, r.state);
+    check(r.state === 'stepping', `${name}: stepping`, r.state + ' ' + r.error);
     // The run page's own "next layer" button steps the run on (a stage's panels are in view there).
     await page.$eval('#next-layer', e => e.click());
     check(Number(await page.evaluate(() => document.body.dataset.revealed)) > 1, `${name}: the run page's layer button steps the run on`);
@@ -196,6 +211,7 @@ try {
   // ---- the course site with the live page (llama-site --live): a chapter's "Run it here" ---------
   {
     const trace = join(scratch, 'site-run.trace'), site = join(scratch, 'site');
+    rmSync(site, { recursive: true, force: true });
     execFileSync(cli, ['--model', model, '--prompt', 'In the beginning God created', '-n', '4', '-q', '--trace', trace, '--trace-presoftmax'], { stdio: 'ignore' });
     execFileSync(siteTool, ['--chapters', chapters, '--trace', trace, '--live', webDir, '--out', site], { stdio: 'ignore' });
     const pages = readdirSync(site).filter(f => /^\d\d-.*\.html$/.test(f));

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -27,7 +28,6 @@ namespace {
 using nlohmann::json;
 using namespace llama;
 
-constexpr const char* kTracePath = "/tmp/live.trace";
 
 // A message to the page, posted by the module's main thread (the worker the page talks to) even
 // when the engine's thread sends it: kind 'text' (generated text as it comes) or 'done' (a run's
@@ -50,7 +50,10 @@ struct LiveRun {
 #endif
     std::string loadedModel;  // what `session` holds, so a second run does not read the weights again
     GenerationSettings lastSettings;
-    bool traced = false;
+    // The last finished run's trace. Each run writes a new file: the engine refuses to write over a
+    // file the process has read, and the last trace was read for the panels.
+    std::string trace;
+    int runs = 0;
 };
 LiveRun& live() {
     static LiveRun r;
@@ -59,7 +62,7 @@ LiveRun& live() {
 
 json errorJson(const std::string& message) { return {{"ok", false}, {"error", message}}; }
 
-// Loads (if it is not loaded already) and runs; with `record`, the trace goes to kTracePath (the
+// Loads (if it is not loaded already) and runs; with `record`, the run is recorded as a trace (the
 // page's run), without, nothing watches the run (web/bench.mjs times the engine alone).
 std::string runNow(const std::string& argsJson, bool record) {
     LiveRun& l = live();
@@ -78,16 +81,19 @@ std::string runNow(const std::string& argsJson, bool record) {
         TraceOptions t;
         t.preSoftmax = true;  // the page shows each attention cell's arithmetic
         const GenerationSettings& g = r.settings;
-        l.traced = false;
+        const std::string tracePath = "/tmp/run-" + std::to_string(++l.runs) + ".trace";
         std::optional<TraceRecorder> recorder;
         if (record) {
-            recorder.emplace(kTracePath, *l.session.model(), TraceRunInfo{g.prompt, g.maxTokens, g.sampling, false, g.whatIf}, t, &lens);
+            recorder.emplace(tracePath, *l.session.model(), TraceRunInfo{g.prompt, g.maxTokens, g.sampling, false, g.whatIf}, t, &lens);
             l.session.addObserver(&*recorder);
         }
         const GenerationResult result = l.session.run([](const std::string& piece) { post("text", piece); });
         if (recorder) recorder->finish(result);
         l.session.clearObservers();
-        l.traced = record;
+        if (record) {
+            if (!l.trace.empty()) std::remove(l.trace.c_str());  // the last run's: its page data was made
+            l.trace = tracePath;
+        }
         const int generated = int(result.generatedTokens.size());
         return json{{"ok", true},
                     {"text", result.text},
@@ -127,21 +133,25 @@ void stop() { live().session.requestStop(); }
 // The last run's page data (viewer/page/run_page_data.h), or an error.
 std::string pageData() {
     try {
-        if (!live().traced) return errorJson("no finished run yet").dump();
-        page::RunPageOptions o{.tracePath = kTracePath, .comparePath = {}, .chapterBase = {}};
-        auto trace = std::make_shared<const TraceRun>(readTrace(kTracePath));
+        const std::string& path = live().trace;
+        if (path.empty()) return errorJson("no finished run yet").dump();
+        page::RunPageOptions o{.tracePath = path, .comparePath = {}, .chapterBase = {}};
+        auto trace = std::make_shared<const TraceRun>(readTrace(path));
         return json{{"ok", true}, {"data", page::runPageData(trace, o)}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {
         return errorJson(e.what()).dump();
     }
 }
 
-// The last run as a self-contained page (export-html's), written beside the trace.
-std::string exportPage(const std::string& path) {
+// The last run as a self-contained page (export-html's), written beside its trace: both paths.
+std::string exportPage() {
     try {
-        if (!live().traced) return errorJson("no finished run yet").dump();
-        page::writeRunPage(page::RunPageOptions{.tracePath = kTracePath, .comparePath = {}, .chapterBase = {}}, path);
-        return json{{"ok", true}, {"path", path}}.dump();
+        const std::string& trace = live().trace;
+        if (trace.empty()) return errorJson("no finished run yet").dump();
+        const std::string page = trace.substr(0, trace.size() - 6) + ".html";
+        std::remove(page.c_str());  // a page saved before from this run
+        page::writeRunPage(page::RunPageOptions{.tracePath = trace, .comparePath = {}, .chapterBase = {}}, page);
+        return json{{"ok", true}, {"page", page}, {"trace", trace}}.dump();
     } catch (const std::exception& e) {
         return errorJson(e.what()).dump();
     }
@@ -154,7 +164,7 @@ std::string buildInfo() {
 #else
                 {"threads", true},
 #endif
-                {"tracePath", kTracePath}}
+                {"trace", live().trace}}
         .dump();
 }
 

@@ -72,10 +72,9 @@ self.onmessage = async event => {
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });
     else if (m.cmd === 'export') {
-      const result = JSON.parse(Module.exportPage('/tmp/live.html'));
+      const result = JSON.parse(Module.exportPage());
       if (!result.ok) throw new Error(result.error);
-      const info = JSON.parse(Module.buildInfo());
-      self.postMessage({ kind: 'export', html: Module.FS.readFile('/tmp/live.html', { encoding: 'utf8' }), trace: Module.FS.readFile(info.tracePath) });
+      self.postMessage({ kind: 'export', html: Module.FS.readFile(result.page, { encoding: 'utf8' }), trace: Module.FS.readFile(result.trace) });
     }
   } catch (e) {
     self.postMessage({ kind: 'error', text: e && e.message ? e.message : String(e) });
