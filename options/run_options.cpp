@@ -48,6 +48,10 @@ void addGenerationOptions(CLI::App& app, GenerationSettings& g) {
     app.add_flag("--allow-special", g.allowSpecial,
                  "In --chat mode, special-token text in --prompt and --system becomes control tokens (completion prompts always do)")
         ->needs(chat);
+    addSamplingOptions(app, g);
+}
+
+void addSamplingOptions(CLI::App& app, GenerationSettings& g) {
     SamplingSettings& s = g.sampling;
     addInteger(app, "-n,--max-tokens", g.maxTokens, ranges::maxTokens(), "Tokens to generate");
     addReal(app, "--temperature", s.temperature, ranges::temperature(), "0 = greedy (default)");

@@ -40,6 +40,8 @@ void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
 // -p/--prompt, --system, --chat, --completion, --allow-special, -n/--max-tokens, --temperature,
 // --top-k, --top-p, --min-p and the repetition penalties.
 void addGenerationOptions(CLI::App& app, GenerationSettings& settings);
+// The second half of those: -n/--max-tokens and everything sampling (for `batch`, whose prompts differ).
+void addSamplingOptions(CLI::App& app, GenerationSettings& settings);
 // --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L.
 void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
 // --threads N.

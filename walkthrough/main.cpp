@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "batch_command.h"
 #include "bench_command.h"
 #include "compare_doc_command.h"
 #include "convert_command.h"
@@ -106,6 +107,8 @@ int main(int argc, char** argv) {
     options::addWhatIfOptions(app, o.generation.whatIf);
 
     // Every subcommand registers the same way: its options into its own struct, and how it runs.
+    cli::BatchOptions batchOptions;
+    batchOptions.run.model = o.model;
     cli::CompareDocOptions compareDocOptions;
     cli::ConvertOptions convertOptions;
     cli::InspectOptions inspectOptions{.model = o.model};
@@ -115,6 +118,7 @@ int main(int argc, char** argv) {
     cli::PerplexityOptions perplexityOptions;
     perplexityOptions.model = o.model;
     const std::vector<std::pair<CLI::App*, std::function<int()>>> subcommands = {
+        {cli::addBatchCommand(app, batchOptions), [&] { return cli::runBatch(batchOptions); }},
         {cli::addBenchCommand(app, o), [&] { return cli::runBench(o); }},
         {cli::addCompareDocCommand(app, compareDocOptions), [&] { return cli::runCompareDoc(compareDocOptions); }},
         {cli::addConvertCommand(app, convertOptions), [&] { return cli::runConvert(convertOptions); }},

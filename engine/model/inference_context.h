@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "batch/kv_cells.h"
 #include "model/cache_summaries.h"
 #include "model/model_args.h"
 #include "model/what_if.h"
@@ -28,6 +29,7 @@ public:
     std::vector<Tensor> CacheK;  // per layer: [maxSeqLen, N_KVHeads, HeadDim]
     std::vector<Tensor> CacheV;
     int maxSeqLen;
+    KvCells Cells;  // which sequences and positions the cache rows hold (a batch of sequences)
     int step = 0;  // token step (0 = prefill)
     WhatIf whatIf;  // the experiment this run is, if any (default: the model itself)
 

@@ -46,6 +46,24 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     return generator.generate(ctx, prompt(), settings_.maxTokens, sampler, onText);
 }
 
+ParallelResult Session::runParallel(const std::vector<std::string>& prompts, ParallelSettings parallel,
+                                    const std::function<void(int, const std::string&)>& onText) {
+    const Model& model = loadedModel();
+    if (settings_.whatIf.any())
+        throw std::invalid_argument("what-if experiments apply to one sequence; run them without a batch (" + settings_.whatIf.describe() + ")");
+    std::vector<std::vector<int32_t>> tokens;
+    for (const std::string& text : prompts)
+        tokens.push_back(formatPrompt(settings_.mode, settings_.system, text, chatFormatFor(*model.tokenizer), settings_.allowSpecial)
+                             .encode(*model.tokenizer));
+    InferenceContext ctx(model.args, shapesOnly_);
+    for (StageObserver* o : observers_) ctx.addObserver(o);
+    stop_ = false;
+    ctx.stopWhen(&stop_);
+    parallel.sampling = settings_.sampling;
+    parallel.maxTokens = settings_.maxTokens;
+    return ParallelGenerator(*transformer_, *model.tokenizer).generate(ctx, tokens, parallel, onText);
+}
+
 void Session::requestStop() { stop_ = true; }
 
 InferenceContext Session::newContext() const { return InferenceContext(loadedModel().args, shapesOnly_); }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "batch/parallel_generation.h"
 #include "generate/chat_template.h"
 #include "generate/generator.h"
 #include "generate/sampler.h"
@@ -62,6 +63,12 @@ public:
     // One generation with the settings, in a fresh context (KV caches, shape-only in a dry run).
     // onText receives the generated text in whole UTF-8 characters as it comes.
     GenerationResult run(const std::function<void(const std::string&)>& onText = {});
+    // Many prompts generated together (batch/parallel_generation.h): each of `prompts` formatted
+    // with the settings (mode, system prompt), sampled with the settings' sampling, up to
+    // settings.maxTokens tokens each; the parallel settings' own sampling and maxTokens are ignored.
+    // What-if experiments do not apply to a batch: they are refused.
+    ParallelResult runParallel(const std::vector<std::string>& prompts, ParallelSettings parallel,
+                               const std::function<void(int, const std::string&)>& onText = {});
     // From any thread or a signal handler: the run in progress ends at its next stage boundary,
     // stopped by "stopped". The next run starts afresh.
     void requestStop();
