@@ -101,9 +101,9 @@ int runBatch(const BatchOptions& b) {
         fmt::print("{:>4}  {:>13}  {:>9}  {:>8.1f}  {:>7}  {}\n", i + 1, s.promptTokens.size(), s.generatedTokens.size(),
                    secs > 0 ? double(s.generatedTokens.size()) / secs : 0.0, s.contextShifts, s.stopReason);
     }
-    fmt::print("\nBatch: {} prompts, --parallel {} | shared prefix: {} tokens, stored once | {} positions per sequence | {} llama_decode "
+    fmt::print("\nBatch: {} prompts, --parallel {} | shared prefix: {} token{}, stored once | {} positions per sequence | {} llama_decode "
                "calls\n",
-               r.sequences.size(), b.parallel, r.sharedPrefixTokens, r.positionsPerSequence, r.passes);
+               r.sequences.size(), b.parallel, r.sharedPrefixTokens, r.sharedPrefixTokens == 1 ? "" : "s", r.positionsPerSequence, r.passes);
     fmt::print("Tokens decoded: {} prompt + {} generated in {:.2f} s | generated tokens: {} | total: {:.1f} tok/s\n", r.promptTokensDecoded,
                r.generatedTokensDecoded, r.seconds, generated, r.seconds > 0 ? double(generated) / r.seconds : 0.0);
     fmt::print("KV cells: at most {} of {} used | {} written, {} of them into cells freed by finished sequences or a context shift\n",

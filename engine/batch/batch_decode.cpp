@@ -55,7 +55,7 @@ void shiftCachedKeys(InferenceContext& ctx, const LlamaTransformer& transformer)
     for (int i = 0; i < ctx.Cells.size(); ++i)
         if (ctx.Cells.cells[size_t(i)].delta != 0 && ctx.Cells.cells[size_t(i)].pos >= 0) {
             shifted.push_back(i);
-            deltas += fmt::format(" cell {} by {}", i, ctx.Cells.cells[size_t(i)].delta);
+            deltas += fmt::format("{} {}:{:+}", deltas.empty() ? "" : ",", i, ctx.Cells.cells[size_t(i)].delta);
         }
     if (!shifted.empty() && ctx.CacheK[0].hasData()) {
         // The angles of a rotation by delta: row |delta| of the table, conjugated when delta < 0.
@@ -110,7 +110,7 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
                                                     ubatch.nTokens, ctx.Cells.used, ctx.Cells.size()));
         const auto [cellPos, cellSeqs] = cellTensors(ctx.Cells);
         ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(),
-                                .nKV = ctx.Cells.nKV(), .cellPos = cellPos, .cellSeqs = cellSeqs});
+                                .nKV = ctx.Cells.nKV(), .cellPos = cellPos, .cellSeqs = cellSeqs, .cells = ctx.Cells.map(ctx.Cells.nKV())});
 
         Tensor logits = transformer.Forward(ctx, ubatch, *slot);
         // As llama.cpp: the next search starts after the cells just written.

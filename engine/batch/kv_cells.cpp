@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "ml/ops.h"
@@ -149,6 +150,22 @@ std::string KvCells::describe(int i) const {
     if (cell.pos < 0) return fmt::format("{}: free", i);
     return fmt::format("{}: pos {} seq {{{}}}{}", i, cell.pos, fmt::join(cell.seqIds, ","),
                        cell.delta ? fmt::format(" delta {}", cell.delta) : "");
+}
+
+std::string KvCells::map(int n) const {
+    const int shown = std::min(n, kMapCells);
+    std::string cellRow = "cell", seqRow = "seq ", posRow = "pos ";
+    for (int i = 0; i < shown; ++i) {
+        const KvCell& cell = cells[size_t(i)];
+        const std::string seq = cell.pos < 0 ? "." : cell.seqIds.size() > 1 ? "*" : std::to_string(*cell.seqIds.begin());
+        const std::string pos = cell.pos < 0 ? "." : std::to_string(cell.pos);
+        const size_t width = std::max({std::to_string(i).size(), seq.size(), pos.size()}) + 1;
+        cellRow += fmt::format("{:>{}}", i, width);
+        seqRow += fmt::format("{:>{}}", seq, width);
+        posRow += fmt::format("{:>{}}", pos, width);
+    }
+    const std::string more = n > shown ? fmt::format("  (+{} cells)", n - shown) : "";
+    return cellRow + more + "\n" + seqRow + "\n" + posRow;
 }
 
 }  // namespace llama

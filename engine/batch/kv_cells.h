@@ -61,6 +61,13 @@ public:
     Tensor mask(const UBatch& ubatch, int nKV, DType dtype) const;
     // One line a cell, for the stepper and tests: "3: pos 2 seq {0,1}" or "3: free".
     std::string describe(int cell) const;
+    // Cells [0, n) as two aligned rows, a column each, for the log:
+    //   cell  0  1  2  3  4
+    //   seq   *  1  1  .  2      (. free, * shared by several sequences)
+    //   pos   0  1  2  .  1
+    // At most kMapCells columns; the rest are counted.
+    std::string map(int n) const;
+    static constexpr int kMapCells = 48;
 };
 
 }  // namespace llama

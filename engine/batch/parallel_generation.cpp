@@ -119,10 +119,12 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
                     const int nKeep = std::max(settings.nKeep, prefix);
                     const int nDiscard = (slot.nPast - nKeep) / 2;
                     const Tensor before = cellPositions(ctx.Cells);
+                    const std::string cellsBefore = ctx.Cells.map(ctx.Cells.nKV());
                     ctx.Cells.seqRm(slot.seq, nKeep, nKeep + nDiscard);
                     ctx.Cells.seqAdd(slot.seq, nKeep + nDiscard, slot.nPast, -nDiscard);
                     const Tensor after = cellPositions(ctx.Cells);
-                    ctx.stage(marks::ContextShift{.seq = slot.seq, .nPast = slot.nPast, .nKeep = nKeep, .nDiscard = nDiscard, .before = before, .after = after});
+                    ctx.stage(marks::ContextShift{.seq = slot.seq, .nPast = slot.nPast, .nKeep = nKeep, .nDiscard = nDiscard, .before = before,
+                                                  .after = after, .cellsBefore = cellsBefore, .cellsAfter = ctx.Cells.map(ctx.Cells.nKV())});
                     slot.nPast -= nDiscard;
                     seq.contextShifts++;
                 }
