@@ -84,6 +84,10 @@ int runGeneration(const cli::Options& o) {
     double decodeTps = r.decodeSeconds > 0 ? r.decodeSteps / r.decodeSeconds : 0;
     fmt::print("Prompt tokens: {} | generated tokens: {} | prefill: {:.1f} tok/s | decode: {:.1f} tok/s | stopped by: {}\n",
                r.promptTokens.size(), r.generatedTokens.size(), prefillTps, decodeTps, r.stopReason);
+    if (r.speculative)
+        fmt::print("Speculative decoding: {} target passes checked {} drafted tokens, {} accepted ({:.1f}%); {:.2f} tokens per target pass\n",
+                   r.speculative->rounds, r.speculative->drafted, r.speculative->accepted, 100 * r.speculative->acceptanceRate(),
+                   r.speculative->rounds ? double(r.generatedTokens.size()) / (r.speculative->rounds + 1) : 0.0);
     if (r.stopReason == "context length")
         fmt::print("The context length ({} positions) is full: start again with a shorter prompt or a larger --max-seq-len.\n",
                    model.args.max_seq_len);
@@ -105,6 +109,16 @@ int main(int argc, char** argv) {
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
     cli::addRunObserverOptions(app, o);
     options::addWhatIfOptions(app, o.generation.whatIf);
+    const std::string speculative = "Speculative decoding (greedy)";
+    auto* draftModel = app.add_option("--draft-model", o.generation.draftModel,
+                                      "A smaller model with the same vocabulary drafts tokens; the model checks them in one batched pass")
+                           ->group(speculative);
+    options::addInteger(app, "--draft-layers", o.generation.draftLayers, {1, ModelArgs::kMaxLayers, "a layer count"},
+                        "Self-speculation: the model's first N layers (with its final norm and output) draft tokens")
+        ->excludes(draftModel)
+        ->group(speculative);
+    options::addInteger(app, "--draft-max", o.generation.draftMax, {1, 64, "a token count from 1 to 64"}, "Tokens drafted per check (default 8)")
+        ->group(speculative);
 
     // Every subcommand registers the same way: its options into its own struct, and how it runs.
     cli::BatchOptions batchOptions;

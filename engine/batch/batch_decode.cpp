@@ -100,17 +100,20 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
         int nOutputs = 0;
         for (int i = 0; i < ubatch.nTokens; ++i) nOutputs += ubatch.logits(i);
         const Tensor inputTokens = Tensor::fromInt32(tokens), positionsTensor = Tensor::fromInt32(positions);
-        ctx.stage(marks::UBatchTokens{.ubatch = index++, .nTokens = ubatch.nTokens, .nSeqs = ubatch.nSeqs(), .nOutputs = nOutputs,
-                                      .inputTokens = inputTokens, .positions = positionsTensor, .table = ubatchTable(ubatch)});
+        const bool observed = ctx.observed();
+        ctx.stage(marks::UBatchTokens{.ubatch = index++, .nTokens = ubatch.nTokens, .nSeqs = observed ? ubatch.nSeqs() : 0, .nOutputs = nOutputs,
+                                      .inputTokens = inputTokens, .positions = positionsTensor, .table = observed ? ubatchTable(ubatch) : ""});
 
         const std::optional<int> slot = ctx.Cells.findSlot(ubatch);
         if (!slot)
             throw std::invalid_argument(fmt::format("llama_decode: the KV cache has no {} consecutive free cells ({} of {} used): "
                                                     "fewer or shorter sequences, or a larger --max-seq-len",
                                                     ubatch.nTokens, ctx.Cells.used, ctx.Cells.size()));
-        const auto [cellPos, cellSeqs] = cellTensors(ctx.Cells);
-        ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(),
-                                .nKV = ctx.Cells.nKV(), .cellPos = cellPos, .cellSeqs = cellSeqs, .cells = ctx.Cells.map(ctx.Cells.nKV())});
+        if (observed) {
+            const auto [cellPos, cellSeqs] = cellTensors(ctx.Cells);
+            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(),
+                                    .nKV = ctx.Cells.nKV(), .cellPos = cellPos, .cellSeqs = cellSeqs, .cells = ctx.Cells.map(ctx.Cells.nKV())});
+        }
 
         Tensor logits = transformer.Forward(ctx, ubatch, *slot);
         // As llama.cpp: the next search starts after the cells just written.

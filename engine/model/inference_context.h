@@ -39,6 +39,9 @@ public:
     void useCacheDType(DType dtype, int startPos);
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
+    // Whether anyone watches: a mark whose fields cost something to make (a table as text) is
+    // made only then.
+    bool observed() const { return !observers_.empty(); }
     // The generation ends at the next stage boundary once `flag` is set (from any thread, or a
     // signal handler: setting a lock-free atomic is all it takes).
     void stopWhen(const std::atomic<bool>* flag) { stop_ = flag; }

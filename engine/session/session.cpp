@@ -1,5 +1,7 @@
 #include "session/session.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <stdexcept>
 
@@ -39,6 +41,7 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     std::optional<LlamaTransformer> experiment;
     if (settings_.whatIf.ropeTheta || settings_.whatIf.computeDType) experiment.emplace(model, settings_.whatIf);
     for (StageObserver* o : observers_) ctx.addObserver(o);
+    if (settings_.speculative()) return runSpeculative(ctx, onText);
     Sampler sampler(settings_.sampling);
     Generator generator(experiment ? *experiment : *transformer_, *model.tokenizer);
     stop_ = false;
@@ -62,6 +65,31 @@ ParallelResult Session::runParallel(const std::vector<std::string>& prompts, Par
     parallel.sampling = settings_.sampling;
     parallel.maxTokens = settings_.maxTokens;
     return ParallelGenerator(*transformer_, *model.tokenizer).generate(ctx, tokens, parallel, onText);
+}
+
+GenerationResult Session::runSpeculative(InferenceContext& ctx, const std::function<void(const std::string&)>& onText) {
+    const Model& model = loadedModel();
+    const GenerationSettings& s = settings_;
+    if (s.whatIf.any()) throw std::invalid_argument("speculative decoding runs the model itself: no what-if experiment (" + s.whatIf.describe() + ")");
+    if (s.sampling.temperature > 0 || s.sampling.penalizes())
+        throw std::invalid_argument("speculative decoding here checks drafts against the target's greedy choice: give --temperature 0 and no "
+                                    "repetition penalties");
+    if (!s.draftModel.empty() && s.draftLayers > 0) throw std::invalid_argument("give --draft-model or --draft-layers, not both");
+    if (s.draftMax < 1) throw std::invalid_argument(fmt::format("--draft-max {}: at least 1 token", s.draftMax));
+    std::optional<LlamaTransformer> draft;
+    if (s.draftLayers > 0) {
+        draft.emplace(firstLayers(*transformer_, s.draftLayers));
+    } else {
+        if (s.draftModel != draftModelPath_ || !draftModel_) {
+            draftModel_ = std::make_shared<const Model>(loadModelSource({ModelSource::Kind::Files, s.draftModel}, {.shapesOnly = shapesOnly_}));
+            draftModelPath_ = s.draftModel;
+        }
+        requireSameVocabulary(*model.tokenizer, *draftModel_->tokenizer, s.draftModel);
+        draft.emplace(*draftModel_);
+    }
+    InferenceContext draftCtx(s.draftLayers > 0 ? model.args : draftModel_->args, shapesOnly_);
+    draftCtx.maxSeqLen = std::min(draftCtx.maxSeqLen, ctx.maxSeqLen);
+    return SpeculativeGenerator(*transformer_, *draft, *model.tokenizer, s.draftMax).generate(ctx, draftCtx, promptTokens(), s.maxTokens, onText);
 }
 
 void Session::requestStop() { stop_ = true; }

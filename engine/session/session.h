@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "batch/parallel_generation.h"
+#include "batch/speculative_generation.h"
 #include "generate/chat_template.h"
 #include "generate/generator.h"
 #include "generate/sampler.h"
@@ -36,6 +37,12 @@ struct GenerationSettings {
     bool allowSpecial = false;
     // An experiment instead of the model (model/what_if.h); the default is the model itself.
     WhatIf whatIf;
+    // Speculative decoding (batch/speculative_generation.h): the draft is another model's files
+    // (draftModel) or the first draftLayers layers; it proposes draftMax tokens per target pass.
+    std::string draftModel;
+    int draftLayers = 0;
+    int draftMax = 8;
+    bool speculative() const { return !draftModel.empty() || draftLayers > 0; }
 };
 
 class Session {
@@ -81,9 +88,13 @@ public:
 
 private:
     const Model& loadedModel() const;
+    GenerationResult runSpeculative(InferenceContext& ctx, const std::function<void(const std::string&)>& onText);
 
     std::shared_ptr<const Model> model_;
     std::unique_ptr<LlamaTransformer> transformer_;
+    // The last draft model loaded for speculative decoding, and its file.
+    std::shared_ptr<const Model> draftModel_;
+    std::string draftModelPath_;
     bool shapesOnly_ = false;
     GenerationSettings settings_;
     std::vector<StageObserver*> observers_;
