@@ -1,12 +1,12 @@
-// The KV cells' bookkeeping (batch/kv_cells.h) against llama.cpp's rules: the slot search from
+// The KV cells' bookkeeping (model/kv_cells.h) against llama.cpp's rules: the slot search from
 // head with holes, seq_rm of the middle sequence, seq_cp sharing cells, seq_keep, seq_add moving
 // (and freeing) positions, and the mask a batch of two sequences gets: block-diagonal, causal.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
-#include "batch/kv_cells.h"
-#include "batch/llama_batch.h"
+#include "model/kv_cells.h"
+#include "model/llama_batch.h"
 
 using namespace llama;
 

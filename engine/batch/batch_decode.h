@@ -3,7 +3,7 @@
 // The batch is split into ubatches of at most nUbatch tokens; before the first, cached keys whose
 // cells were shifted (KvCells::seqAdd) are rotated on by their delta; each ubatch gets
 // n_tokens consecutive cells (find_slot) and one forward pass whose mask comes from the cells.
-#include "batch/llama_batch.h"
+#include "model/llama_batch.h"
 #include "model/llama_transformer.h"
 
 namespace llama {

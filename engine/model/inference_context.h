@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "batch/kv_cells.h"
+#include "model/kv_cells.h"
 #include "model/cache_summaries.h"
 #include "model/model_args.h"
 #include "model/what_if.h"

@@ -1,7 +1,7 @@
 #pragma once
 #include <vector>
 
-#include "batch/llama_batch.h"
+#include "model/llama_batch.h"
 #include "model/llama_transformer_block.h"
 #include "model/rms_norm_layer.h"
 

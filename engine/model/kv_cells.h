@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "batch/llama_batch.h"
+#include "model/llama_batch.h"
 #include "tensor/tensor.h"
 
 namespace llama {

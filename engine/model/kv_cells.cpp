@@ -1,4 +1,4 @@
-#include "batch/kv_cells.h"
+#include "model/kv_cells.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "batch/llama_batch.h"
+#include "model/llama_batch.h"
 
 #include <algorithm>
 #include <set>
