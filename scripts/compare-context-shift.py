@@ -11,7 +11,9 @@ n_discard = (n_past - n_keep) / 2, seq_rm [n_keep, n_keep + n_discard), seq_add 
 -n_discard. Prints where the texts part (if they do) and how many shifts happened before.
 Results in README.md ("Many sequences at once").
 
-Usage: scripts/compare-context-shift.py LLAMA_CPP_BUILD_DIR [--walkthrough BIN] [--work DIR]
+Usage: scripts/compare-context-shift.py LLAMA_CPP_BUILD_DIR [--walkthrough BIN] [--work DIR] [--goldens DIR]
+  --goldens DIR   also write llama.cpp's texts there (prompts.txt and N.txt), the goldens of
+                  tests/batch_context_shift_test.cpp (tests/fixtures/context_shift)
 """
 import argparse
 import os
@@ -35,13 +37,21 @@ def main():
     ap.add_argument("llama")
     ap.add_argument("--walkthrough", default=os.path.join(repo, "build", "walkthrough", "llama-walkthrough"))
     ap.add_argument("--work", default="/tmp/compare-context-shift")
+    ap.add_argument("--goldens")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     model = os.path.join(args.work, "bundled-f32.gguf")
     if not os.path.exists(model):
         run([args.walkthrough, "convert", "--model", os.path.join(repo, "assets", "model"), "--to", "gguf-f32", "--out", model])
     same = 0
-    for prompt in PROMPTS:
+    if args.goldens:
+        os.makedirs(args.goldens, exist_ok=True)
+        with open(os.path.join(args.goldens, "prompts.txt"), "w") as f:
+            f.write("".join(p + "\n" for p in PROMPTS))
+        with open(os.path.join(args.goldens, "SOURCE"), "w") as f:
+            f.write(f"llama.cpp c392e5094 llama-cli, scripts/compare-context-shift.py: -c {CONTEXT} --keep {KEEP} -n {TOKENS} --temp 0, "
+                    "F32 KV cache, on the bundled model converted to an F32 GGUF\n")
+    for i, prompt in enumerate(PROMPTS):
         theirs = run([os.path.join(args.llama, "bin", "llama-cli"), "-m", model, "-no-cnv", "--no-warmup", "--no-display-prompt",
                       "--temp", "0", "-n", str(TOKENS), "-t", "2", "-ctk", "f32", "-ctv", "f32", "-c", str(CONTEXT),
                       "--keep", str(KEEP), "-p", prompt])
@@ -51,6 +61,9 @@ def main():
         ours = out.split("[1] ", 1)[1].split("\n\n seq", 1)[0][len(prompt):].rstrip("\n")
         shifts = out.split("\n   1 ", 1)[1].split()[3]
         theirs = theirs.rstrip("\n")
+        if args.goldens:
+            with open(os.path.join(args.goldens, f"{i}.txt"), "w") as f:
+                f.write(theirs)
         if ours == theirs:
             same += 1
             print(f"{prompt!r}: identical, {len(ours)} characters, {shifts} context shifts")
