@@ -1,12 +1,15 @@
 // The KV cells' bookkeeping (model/kv_cells.h) against llama.cpp's rules: the slot search from
 // head with holes, seq_rm of the middle sequence, seq_cp sharing cells, seq_keep, seq_add moving
-// (and freeing) positions, and the mask a batch of two sequences gets: block-diagonal, causal.
+// (and freeing) positions, and the mask a batch of two sequences gets: block-diagonal, causal;
+// llama_decode's retry with smaller ubatches when the free cells are scattered.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
+#include "batch/batch_decode.h"
 #include "model/kv_cells.h"
 #include "model/llama_batch.h"
+#include "model/synthetic.h"
 
 using namespace llama;
 
@@ -124,4 +127,29 @@ TEST_CASE("batch: a batch is split into ubatches of at most n_ubatch tokens, in 
     CHECK(parts[2].pos(1) == 9);
     CHECK(parts[2].logits(1));
     CHECK_THROWS_WITH(splitIntoUBatches(b, 0), "n_ubatch must be at least 1");
+}
+
+TEST_CASE("batch: llama_decode splits a ubatch that finds no consecutive free cells, and says when the cache is full", "[batch][cells]") {
+    static const Model model = makeSyntheticModel("tiny", 5, false);
+    const LlamaTransformer transformer(model);
+    ModelArgs args = model.args;
+    args.max_seq_len = 8;
+    InferenceContext ctx(args);
+    // Cells 0-7 filled by two sequences alternating, then sequence 1 removed: every other cell free.
+    LlamaBatch fill;
+    for (int i = 0; i < 8; ++i) fill.add(65 + i, i / 2, {i % 2}, false);
+    llamaDecode(ctx, transformer, fill, 512);
+    ctx.Cells.seqRm(1, -1, -1);
+    REQUIRE(ctx.Cells.used == 4);
+    // Four tokens of sequence 2 fit only one cell at a time: split down to single tokens.
+    LlamaBatch four;
+    for (int i = 0; i < 4; ++i) four.add(70 + i, i, {2}, i == 3);
+    const DecodeOutputs out = llamaDecode(ctx, transformer, four, 512);
+    CHECK(ctx.Cells.used == 8);
+    CHECK(out.logits.dim(0) == 1);
+    CHECK(out.outputOfToken[3] == 0);
+    for (int c = 1; c < 8; c += 2) CHECK(ctx.Cells.cells[size_t(c)].hasSeq(2));
+    LlamaBatch more;
+    more.add(80, 4, {2}, true);
+    CHECK_THROWS_WITH(llamaDecode(ctx, transformer, more, 512), Catch::Contains("the KV cache is full (8 of 8 cells used)"));
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <deque>
 #include <cstring>
 #include <stdexcept>
 
@@ -91,7 +92,24 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
                                                                 : Tensor::shapeOnly({batch.nOutputs(), vocab}, DType::F32);
     int nextOutput = 0;
     int index = 0;
-    for (const UBatch& ubatch : splitIntoUBatches(batch, nUbatch)) {
+    const std::vector<UBatch> split = splitIntoUBatches(batch, nUbatch);
+    std::deque<UBatch> pending(split.begin(), split.end());
+    while (!pending.empty()) {
+        const UBatch ubatch = pending.front();
+        pending.pop_front();
+        const std::optional<int> slot = ctx.Cells.findSlot(ubatch);
+        if (!slot && ubatch.nTokens > 1) {
+            // The free cells are scattered (sequences finished, a context shift): as llama.cpp's
+            // examples do when llama_decode finds no slot, try again with half as many tokens.
+            const int half = ubatch.nTokens / 2;
+            pending.push_front({ubatch.batch, ubatch.begin + half, ubatch.nTokens - half});
+            pending.push_front({ubatch.batch, ubatch.begin, half});
+            continue;
+        }
+        if (!slot)
+            throw std::invalid_argument(fmt::format("llama_decode: the KV cache is full ({} of {} cells used): fewer or shorter sequences, "
+                                                    "or a larger --max-seq-len",
+                                                    ctx.Cells.used, ctx.Cells.size()));
         std::vector<int32_t> tokens, positions;
         for (int i = 0; i < ubatch.nTokens; ++i) {
             tokens.push_back(ubatch.token(i));
@@ -103,12 +121,6 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
         const bool observed = ctx.observed();
         ctx.stage(marks::UBatchTokens{.ubatch = index++, .nTokens = ubatch.nTokens, .nSeqs = observed ? ubatch.nSeqs() : 0, .nOutputs = nOutputs,
                                       .inputTokens = inputTokens, .positions = positionsTensor, .table = observed ? ubatchTable(ubatch) : ""});
-
-        const std::optional<int> slot = ctx.Cells.findSlot(ubatch);
-        if (!slot)
-            throw std::invalid_argument(fmt::format("llama_decode: the KV cache has no {} consecutive free cells ({} of {} used): "
-                                                    "fewer or shorter sequences, or a larger --max-seq-len",
-                                                    ubatch.nTokens, ctx.Cells.used, ctx.Cells.size()));
         if (observed) {
             const auto [cellPos, cellSeqs] = cellTensors(ctx.Cells);
             ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(),

@@ -13,8 +13,9 @@ struct DecodeOutputs {
     std::vector<int> outputOfToken;  // per batch token: its row in logits, or -1 (no logits wanted)
 };
 
+// A ubatch that finds no n_tokens consecutive free cells is split in halves and tried again.
 // Throws std::invalid_argument when a token's position is out of the angle table, a sequence id
-// is negative, or the cache has no n_tokens consecutive free cells (saying how many are used).
+// is negative, or not even one cell is free (saying how many are used).
 DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transformer, const LlamaBatch& batch, int nUbatch);
 
 // The K-shift alone (llama_kv_cache_update): every layer's cached key in a cell with a delta is
