@@ -86,8 +86,9 @@ TEST_CASE("batch: greedy text of each sequence in a batch equals the prompt run 
     std::vector<std::vector<int32_t>> expected;
     std::vector<std::vector<float>> gaps(prompts.size());
     for (size_t i = 0; i < prompts.size(); ++i) expected.push_back(alone(prompts[i], 24, &gaps[i]));
-    // All eight at once; three at a time with the rest queued (continuous batching); ubatches of 5.
-    for (auto [nParallel, nUbatch] : {std::pair{8, 512}, {3, 512}, {8, 5}}) {
+    // All eight at once; three at a time with the rest queued (continuous batching); ubatches of 5;
+    // one at a time (the batch of one: the same tokens as the walkthrough's own loop).
+    for (auto [nParallel, nUbatch] : {std::pair{8, 512}, {3, 512}, {8, 5}, {1, 512}}) {
         const ParallelResult r = together(prompts, nParallel, nUbatch, 24);
         for (size_t i = 0; i < prompts.size(); ++i) {
             INFO("--parallel " << nParallel << " --ubatch " << nUbatch << ", prompt " << i + 1 << ": " << kPrompts[i]);
