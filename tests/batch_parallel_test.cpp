@@ -98,7 +98,7 @@ TEST_CASE("batch: greedy text of each sequence in a batch equals the prompt run 
             const auto& got = r.sequences[i].generatedTokens;
             const size_t same = size_t(std::mismatch(got.begin(), got.end(), expected[i].begin(), expected[i].end()).first - got.begin());
             if (same < expected[i].size()) {
-                WARN("near-tie: prompt " << i + 1 << " parts at generated token " << same << ", top-two logit gap " << gaps[i][same]);
+                WARN("near-tie with --parallel " << nParallel << " --ubatch " << nUbatch << ": prompt " << i + 1 << " parts at generated token " << same << ", top-two logit gap " << gaps[i][same]);
                 CHECK(gaps[i][same] <= kNearTie);
             }
             CHECK(r.sequences[i].stopReason == "max tokens");
