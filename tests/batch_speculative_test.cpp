@@ -27,7 +27,8 @@ GenerationResult runWith(const std::string& prompt, const std::function<void(Gen
 TEST_CASE("speculative: greedy text with the first layers drafting equals plain decoding", "[batch][speculative]") {
     for (const auto& prompt : kPrompts) {
         const GenerationResult plain = runWith(prompt, [](GenerationSettings&) {});
-        for (auto [layers, draftMax] : {std::pair{2, 8}, {6, 4}, {7, 1}}) {
+        for (const auto& setting : {std::pair{2, 8}, {6, 4}, {7, 1}}) {
+            const int layers = setting.first, draftMax = setting.second;  // named: clang 14 captures no structured binding
             INFO(prompt << " --draft-layers " << layers << " --draft-max " << draftMax);
             const GenerationResult spec = runWith(prompt, [&](GenerationSettings& g) {
                 g.draftLayers = layers;
