@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "checked_option.h"
+#include "generate/json_grammar.h"
+#include "io/input_file.h"
 #include "ml/thread_pool.h"
 
 namespace llama::options {
@@ -19,6 +21,8 @@ RealRange repeatPenalty() { return {0, 10, true, "a number above 0 and at most 1
 IntegerRange repeatLastN() { return {-1, 1 << 30, "a token count from -1 (all) to 1073741824"}; }
 RealRange frequencyPenalty() { return {-10, 10, false, "a number from -10 to 10 (0 is off)"}; }
 RealRange ropeTheta() { return {1, 1e12, true, "a base frequency above 1 and at most 1e12"}; }
+RealRange mirostatTau() { return {0, 100, true, "a surprise in bits above 0 and at most 100"}; }
+RealRange mirostatEta() { return {0, 1, true, "a learning rate above 0 and at most 1"}; }
 }  // namespace ranges
 
 ModelSource ModelChoice::source(uint64_t seed) const {
@@ -65,6 +69,45 @@ void addGenerationOptions(CLI::App& app, GenerationSettings& g) {
             "Subtract this from a token's logit per occurrence in the window; 0 = off");
     addReal(app, "--presence-penalty", s.presencePenalty, ranges::frequencyPenalty(),
             "Subtract this from the logit of every token present in the window; 0 = off");
+    // llama.cpp's mirostat samplers (generate/mirostat.h).
+    addInteger(app, "--mirostat", s.mirostat, {0, 2, "0 (off), 1 or 2"},
+               "Mirostat sampling, version 1 or 2, as llama.cpp (needs --temperature; replaces top-k, top-p, min-p and the penalties)");
+    addReal(app, "--mirostat-tau", s.mirostatTau, ranges::mirostatTau(), "Mirostat's target surprise in bits (default 5)");
+    addReal(app, "--mirostat-eta", s.mirostatEta, ranges::mirostatEta(), "Mirostat's learning rate (default 0.1)");
+    addGrammarOptions(app, g);
+}
+
+void addGrammarOptions(CLI::App& app, GenerationSettings& g) {
+    // Parsed here, so a bad grammar is refused with its line and column before anything runs.
+    auto use = [&g](const std::string& option, const std::string& text, const std::string& source) {
+        try {
+            g.grammar = std::make_shared<const Grammar>(parseGrammar(text, source));
+            g.grammarSource = source;
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError(option, e.what());
+        }
+    };
+    auto* file = app.add_option_function<std::string>(
+                        "--grammar",
+                        [use](const std::string& path) {
+                            std::string text;
+                            try {
+                                text = readInputFile(path, "grammar");
+                            } catch (const std::exception& e) {
+                                throw CLI::ValidationError("--grammar", e.what());
+                            }
+                            use("--grammar", text, path);
+                        },
+                        "Constrain the generated text to a GBNF grammar in FILE (llama.cpp's --grammar-file)")
+                     ->type_name("FILE");
+    auto* text = app.add_option_function<std::string>(
+                        "--grammar-text", [use](const std::string& t) { use("--grammar-text", t, "grammar"); },
+                        "Constrain the generated text to this GBNF grammar (llama.cpp's --grammar)")
+                     ->type_name("GBNF")
+                     ->excludes(file);
+    app.add_flag_callback("--json", [use] { use("--json", kJsonGrammar, "json"); }, "Constrain the generated text to a JSON object (a built-in grammar)")
+        ->excludes(file)
+        ->excludes(text);
 }
 
 void addWhatIfOptions(CLI::App& app, WhatIf& w) {

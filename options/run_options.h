@@ -23,6 +23,8 @@ RealRange repeatPenalty();
 IntegerRange repeatLastN();
 RealRange frequencyPenalty();  // and --presence-penalty
 RealRange ropeTheta();
+RealRange mirostatTau();
+RealRange mirostatEta();
 inline const char* seed = "a whole number from 0 to 18446744073709551615";
 }  // namespace ranges
 
@@ -38,8 +40,10 @@ struct ModelChoice {
 // --model, --synthetic, --tokenizer and --seed (the seed also seeds sampling).
 void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
 // -p/--prompt, --system, --chat, --completion, --allow-special, -n/--max-tokens, --temperature,
-// --top-k, --top-p, --min-p and the repetition penalties.
+// --top-k, --top-p, --min-p, the repetition penalties, mirostat and the grammar options.
 void addGenerationOptions(CLI::App& app, GenerationSettings& settings);
+// --grammar FILE, --grammar-text GBNF, --json (one of them).
+void addGrammarOptions(CLI::App& app, GenerationSettings& settings);
 // --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L.
 void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
 // --threads N.
