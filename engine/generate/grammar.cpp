@@ -152,8 +152,8 @@ private:
         defined_[name] = start;
         pos_ += 3;
         skipSpace(true);
+        const int id = ruleFor(name);  // before its groups' rules, so describe() reads in source order
         auto alternatives = parseAlternatives(name, 0);
-        int id = ruleFor(name);
         grammar_.rules[size_t(id)].alternatives = std::move(alternatives);
         countElements(grammar_.rules[size_t(id)].alternatives);
         if (!atEnd() && peek() != '\n' && peek() != '\r')
@@ -171,7 +171,7 @@ private:
         return alternatives;
     }
 
-    uint32_t parseHex(int digits) {
+    uint32_t parseHex(int digits, size_t escape) {
         uint32_t value = 0;
         for (int i = 0; i < digits; ++i) {
             char c = peek();
@@ -180,7 +180,7 @@ private:
             value = value * 16 + uint32_t(d);
             ++pos_;
         }
-        if (value > 0x10FFFF) fail(pos_ - size_t(digits), fmt::format("U+{:X} is beyond Unicode's last code point", value));
+        if (value > 0x10FFFF) fail(escape, fmt::format("U+{:X} is beyond Unicode's last code point", value));
         return value;
     }
 
@@ -193,9 +193,9 @@ private:
             char e = peek();
             ++pos_;
             switch (e) {
-                case 'x': return parseHex(2);
-                case 'u': return parseHex(4);
-                case 'U': return parseHex(8);
+                case 'x': return parseHex(2, start);
+                case 'u': return parseHex(4, start);
+                case 'U': return parseHex(8, start);
                 case 't': return '\t';
                 case 'r': return '\r';
                 case 'n': return '\n';

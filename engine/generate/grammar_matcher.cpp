@@ -11,6 +11,8 @@ namespace llama {
 
 namespace {
 
+constexpr size_t kMaxStacks = 4096;
+
 struct Decoded {
     std::vector<uint32_t> codePoints;
     GrammarMatcher::Partial partial;
@@ -102,6 +104,12 @@ std::vector<GrammarMatcher::Stack> GrammarMatcher::step(const std::vector<Stack>
     }
     std::sort(next.begin(), next.end());
     next.erase(std::unique(next.begin(), next.end()), next.end());
+    // Nested repetitions of things that may be empty ("x"*)* can hold the text in very many ways
+    // at once; past this many the grammar is refused rather than slowing every token to a crawl.
+    if (next.size() > kMaxStacks)
+        throw std::invalid_argument(fmt::format("the grammar can read this text in more than {} ways at once: make its repetitions "
+                                                "unambiguous (a repeated part that can be empty, or two repetitions of the same characters side by side)",
+                                                kMaxStacks));
     return next;
 }
 
