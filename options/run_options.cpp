@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "checked_option.h"
+#include "formats/gguf/gguf_control_vector.h"
 #include "generate/json_grammar.h"
 #include "io/input_file.h"
 #include "ml/thread_pool.h"
@@ -166,6 +167,55 @@ void addWhatIfOptions(CLI::App& app, WhatIf& w) {
            "Compute activations, KV cache, scores, softmax and logits in bf16 or f32 instead of the dtype the weights choose "
            "(BF16 weights: bf16, with the walkthrough's roundings; any other: f32)")
         ->type_name("bf16|f32")
+        ->group(group);
+    addControlVectorOptions(app, w);
+}
+
+void addControlVectorOptions(CLI::App& app, WhatIf& w) {
+    const char* group = "What-if experiments (recorded in the debug log, the trace and the viewer)";
+    // The files are read as they are named, so a bad one is refused before anything runs; each
+    // option's callback loads what both have given so far (CLI11 may call them in either order).
+    struct Requested {
+        std::vector<ControlVectorFile> files;
+        std::optional<std::pair<int, int>> layers;
+    };
+    auto requested = std::make_shared<Requested>();
+    auto load = [&w, requested](const std::string& option) {
+        if (requested->files.empty()) return;
+        try {
+            w.steering = loadSteering(requested->files, requested->layers);
+        } catch (const std::exception& e) {
+            throw CLI::ValidationError(option, e.what());
+        }
+    };
+    auto* vectors = app.add_option_function<std::vector<std::string>>(
+                           "--control-vector",
+                           [requested, load](const std::vector<std::string>& items) {
+                               requested->files.clear();
+                               for (const auto& item : items) try {
+                                       requested->files.push_back(parseControlVectorArgument(item));
+                                   } catch (const std::invalid_argument& e) {
+                                       throw CLI::ValidationError("--control-vector", e.what());
+                                   }
+                               load("--control-vector");
+                           },
+                           "Add a control vector (llama.cpp's GGUF layout) to the blocks' outputs, times SCALE (default 1); "
+                           "repeatable: the vectors add up")
+                        ->type_name("FILE[:SCALE]")
+                        ->group(group);
+    app.add_option_function<std::string>(
+           "--control-vector-layers",
+           [requested, load](const std::string& text) {
+               try {
+                   requested->layers = parseLayerRange(text);
+               } catch (const std::invalid_argument& e) {
+                   throw CLI::ValidationError("--control-vector-layers", e.what());
+               }
+               load("--control-vector-layers");
+           },
+           "Steer only layers A to B (from 1, as the log counts; llama.cpp's --control-vector-layer-range A-1 B-1)")
+        ->type_name("A-B")
+        ->needs(vectors)
         ->group(group);
 }
 

@@ -44,8 +44,11 @@ void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
 void addGenerationOptions(CLI::App& app, GenerationSettings& settings);
 // --grammar FILE, --grammar-text GBNF, --json (one of them).
 void addGrammarOptions(CLI::App& app, GenerationSettings& settings);
-// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L.
+// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L,
+// --compute-dtype and the control vectors.
 void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
+// --control-vector FILE[:SCALE] (repeatable) and --control-vector-layers A-B.
+void addControlVectorOptions(CLI::App& app, WhatIf& whatIf);
 // --threads N.
 void addThreadsOption(CLI::App& app, int& threads);
 

@@ -77,6 +77,34 @@ TEST_CASE("CLI mirostat: v1 and v2 draw llama.cpp's tokens for the same seed", "
     }
 }
 
+TEST_CASE("CLI control vector: greedy text with our file and with llama.cpp's is llama.cpp's", "[cli][cvector][llamacpp]") {
+    const auto g = goldens();
+    REQUIRE(g["control_vector"].size() == 5);
+    for (const auto& c : g["control_vector"]) {
+        std::string option = fmt::format("--control-vector {}{}:{}", kSteer, c["file"].get<std::string>(), c["scale"].get<float>());
+        if (!c["layers"].is_null()) option += fmt::format(" --control-vector-layers {}-{}", c["layers"][0].get<int>(), c["layers"][1].get<int>());
+        DYNAMIC_SECTION(option) {
+            auto r = runWalkthrough("-q --threads 2 --model " + bundledF32Gguf() + " -p " + quoted(c["prompt"]) + " -n " +
+                                    std::to_string(c["n"].get<int>()) + " " + option);
+            REQUIRE(r.exitCode == 0);
+            // -q prints the experiment's banner first: the text follows it.
+            const std::string text = generatedText(r);
+            REQUIRE(text.rfind("What-if experiment, not the model's own computation: --control-vector ", 0) == 0);
+            CHECK(text.substr(text.find('\n') + 1) == c["text"].get<std::string>());
+        }
+    }
+}
+
+TEST_CASE("CLI control vector: the stage after each steered block gives the direction's norm beside the residual's", "[cli][cvector]") {
+    auto r = runWalkthrough("-q -n 1 --control-vector " + kSteer + "joy.gguf:3 --control-vector-layers 2-3 --debug-log /dev/stdout");
+    REQUIRE(r.exitCode == 0);
+    size_t count = 0;
+    for (size_t at = 0; (at = r.output.find("What-if --control-vector: adding direction shape([256]) to the block output", at)) != std::string::npos; ++at)
+        ++count;
+    CHECK(count == 2);  // layers 2 and 3 of the one pass
+    CHECK_THAT(r.output, Catch::Contains("(direction norm 3, residual norm "));
+}
+
 TEST_CASE("CLI mirostat: the sample stage shows mu before and after every step", "[cli][mirostat]") {
     auto r = runWalkthrough("-q -n 3 --temperature 0.8 --mirostat 2 --mirostat-tau 4 --debug-log /dev/stdout");
     REQUIRE(r.exitCode == 0);
@@ -115,6 +143,12 @@ TEST_CASE("CLI steering: bad grammars and mirostat settings exit 1, naming the f
         {"--mirostat 3", "--mirostat: expected 0 (off), 1 or 2"},
         {"--mirostat 2", "mirostat samples: it needs a temperature above 0"},
         {"--temperature 0.8 --mirostat 2 --top-k 40", "mirostat replaces top-k, top-p, min-p and the repetition penalties"},
+        {"--control-vector " + write("text.gguf", "not a gguf file\n"), "text.gguf"},
+        {"--control-vector " + kSteer + "joy.gguf:x2", "joy.gguf:x2"},
+        {"--control-vector " + kSteer + "joy.gguf --control-vector-layers 5-3", "--control-vector-layers: expected A-B"},
+        {"--control-vector " + kSteer + "joy.gguf --control-vector-layers 2-9", "--control-vector-layers 2-9: no file has a direction for layer 9"},
+        {"--synthetic tiny --control-vector " + kSteer + "joy.gguf", "joy.gguf: its directions have 256 floats, but the model's dim is"},
+        {"--control-vector-layers 2-3", "--control-vector-layers requires --control-vector"},
     };
     for (const auto& [args, message] : cases) {
         DYNAMIC_SECTION(args) {

@@ -13,6 +13,7 @@
 #include "bench_command.h"
 #include "compare_doc_command.h"
 #include "convert_command.h"
+#include "cvector_command.h"
 #include "diff_command.h"
 #include "export_html_command.h"
 #include "io/atomic_output.h"
@@ -114,6 +115,8 @@ int main(int argc, char** argv) {
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     cli::PerplexityOptions perplexityOptions;
     perplexityOptions.model = o.model;
+    cli::CvectorOptions cvectorOptions;
+    cvectorOptions.model = o.model;
     const std::vector<std::pair<CLI::App*, std::function<int()>>> subcommands = {
         {cli::addBenchCommand(app, o), [&] { return cli::runBench(o); }},
         {cli::addCompareDocCommand(app, compareDocOptions), [&] { return cli::runCompareDoc(compareDocOptions); }},
@@ -123,6 +126,7 @@ int main(int argc, char** argv) {
         {cli::addExportHtmlCommand(app, exportHtmlOptions), [&] { return cli::runExportHtml(exportHtmlOptions); }},
         {cli::addTokenizeCommand(app, tokenizeOptions), [&] { return cli::runTokenize(tokenizeOptions); }},
         {cli::addPerplexityCommand(app, perplexityOptions), [&] { return cli::runPerplexity(perplexityOptions); }},
+        {cli::addCvectorCommand(app, cvectorOptions), [&] { return cli::runCvector(cvectorOptions); }},
     };
 
     if (auto code = options::parseCommandLine(app, argc, argv)) return *code;

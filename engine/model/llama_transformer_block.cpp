@@ -42,6 +42,14 @@ Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, co
     // Stage 18: residual connection around the feed-forward.
     Tensor output = ml::Add(h, ffnOutput);
     ctx.stage(marks::FfnResidual{.h = h, .ffnOutput = ffnOutput, .output = output});
+
+    // What-if --control-vector: this layer's direction added to the block's output (llama.cpp's
+    // control vectors), at every position.
+    if (const Tensor* direction = ctx.whatIf.controlVectorFor(LayerIndex)) {
+        Tensor steered = ml::Add(output, *direction);
+        ctx.stage(marks::ControlVector{.output = output, .direction = *direction, .steered = steered, .norms = steeringNorms(output, *direction)});
+        output = steered;
+    }
     return output;
 }
 

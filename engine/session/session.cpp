@@ -49,6 +49,7 @@ std::vector<int32_t> Session::promptTokens() const { return prompt().encode(*loa
 GenerationResult Session::run(const std::function<void(const std::string&)>& onText) {
     const Model& model = loadedModel();
     settings_.whatIf.validate(model.args.n_layers, model.args.n_heads);
+    if (settings_.whatIf.steering) settings_.whatIf.steering->validate(model.args.dim, model.args.n_layers);
     InferenceContext ctx(model.args, shapesOnly_);
     ctx.whatIf = settings_.whatIf;
     // --rope-theta and --compute-dtype bind a transformer of other angles or dtype for this run;

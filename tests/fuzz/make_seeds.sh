@@ -149,4 +149,8 @@ mkdir -p "$corpus/grammar"
 cp "$root"/tests/fixtures/steer/*.gbnf "$corpus/grammar/"
 python3 -c 'import re, sys; print(re.search(r"R\"\((.*?)\)\";", open(sys.argv[1]).read(), re.S).group(1), end="")' \
   "$root/engine/generate/json_grammar.h" > "$corpus/grammar/json.gbnf"
+
+# Control vectors (fuzz_control_vector.cpp): ours and llama.cpp's cvector-generator's (tests/fixtures/steer).
+mkdir -p "$corpus/control_vector"
+cp "$root"/tests/fixtures/steer/joy.gguf "$root"/tests/fixtures/steer/joy_llamacpp.gguf "$corpus/control_vector/"
 du -sh "$corpus"/*
