@@ -101,8 +101,9 @@ void writeControlVectorFile(const std::string& path, const std::map<int, std::ve
     w.add("general.architecture", GgufValue::ofString(kArchitecture));
     w.add(std::string(kArchitecture) + ".model_hint", GgufValue::ofString(modelHint));
     w.add(std::string(kArchitecture) + ".layer_count", GgufValue::ofI32(int32_t(directions.size())));
-    for (const auto& [n, values] : directions) {
-        w.addTensor(fmt::format("direction.{}", n), {int64_t(values.size())}, DType::F32, [&values] {
+    for (const auto& entry : directions) {
+        const std::vector<float>& values = entry.second;  // a lambda cannot capture a structured binding in C++20
+        w.addTensor(fmt::format("direction.{}", entry.first), {int64_t(values.size())}, DType::F32, [&values] {
             std::vector<uint8_t> bytes(values.size() * sizeof(float));
             std::memcpy(bytes.data(), values.data(), bytes.size());
             return bytes;
