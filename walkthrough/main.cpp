@@ -24,6 +24,7 @@
 #include "model_summary.h"
 #include "options/checked_option.h"
 #include "options/run_options.h"
+#include "patch_command.h"
 #include "perplexity_command.h"
 #include "run_observers.h"
 #include "tokenize_command.h"
@@ -117,6 +118,8 @@ int main(int argc, char** argv) {
     perplexityOptions.model = o.model;
     cli::CvectorOptions cvectorOptions;
     cvectorOptions.model = o.model;
+    cli::PatchOptions patchOptions;
+    patchOptions.model = o.model;
     const std::vector<std::pair<CLI::App*, std::function<int()>>> subcommands = {
         {cli::addBenchCommand(app, o), [&] { return cli::runBench(o); }},
         {cli::addCompareDocCommand(app, compareDocOptions), [&] { return cli::runCompareDoc(compareDocOptions); }},
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
         {cli::addTokenizeCommand(app, tokenizeOptions), [&] { return cli::runTokenize(tokenizeOptions); }},
         {cli::addPerplexityCommand(app, perplexityOptions), [&] { return cli::runPerplexity(perplexityOptions); }},
         {cli::addCvectorCommand(app, cvectorOptions), [&] { return cli::runCvector(cvectorOptions); }},
+        {cli::addPatchCommand(app, patchOptions), [&] { return cli::runPatch(patchOptions); }},
     };
 
     if (auto code = options::parseCommandLine(app, argc, argv)) return *code;

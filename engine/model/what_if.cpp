@@ -19,6 +19,7 @@ std::string WhatIf::describe() const {
     for (int layer : skipLayers) add(fmt::format("--skip-layer {}", layer + 1));
     if (computeDType) add("--compute-dtype " + computeDTypeWord(*computeDType));
     if (steering) add(steering->describe());
+    if (patch) add(patch->describe());
     return s;
 }
 

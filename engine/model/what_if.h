@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/activation_patch.h"
 #include "model/steering.h"
 #include "tensor/dtype.h"
 
@@ -29,9 +30,14 @@ struct WhatIf {
     std::optional<DType> computeDType;
     // Control vectors added to blocks' outputs (model/steering.h); shared, as they are read once.
     std::shared_ptr<const Steering> steering;
+    // One activation taken from another run (the patch command; model/activation_patch.h).
+    std::shared_ptr<const ActivationPatch> patch;
 
     bool any() const {
-        return noMask || noKvCache || ropeTheta || noRope || !ablateHeads.empty() || !skipLayers.empty() || computeDType || steering;
+        return noMask || noKvCache || ropeTheta || noRope || !ablateHeads.empty() || !skipLayers.empty() || computeDType || steering || patch;
+    }
+    const ActivationPatch* patchAt(int layer, ActivationPatch::Site site) const {
+        return patch && patch->layer == layer && patch->site == site ? patch.get() : nullptr;
     }
     const Tensor* controlVectorFor(int layer) const { return steering ? steering->directionFor(layer) : nullptr; }
     bool skipsLayer(int layer) const { return skipLayers.count(layer) > 0; }
