@@ -81,8 +81,9 @@ TEST_CASE("control vector: cvector's mean difference is llama.cpp's cvector-gene
     // position's difference; its direction.N+1 holds block N's difference, ours direction.N.
     TempDir dir;
     REQUIRE(runWalkthrough("convert --model " + std::string(ASSETS_DIR) + "/model --to gguf-f32 --out " + dir.file("m.gguf")).exitCode == 0);
-    auto r = runWalkthrough("cvector --model " + dir.file("m.gguf") + " --positive " + kSteer + "joy_positive.txt --negative " + kSteer +
-                            "joy_negative.txt --unit -o " + dir.file("joy.gguf"));
+    const std::string prompts = std::string(CHAPTERS_DIR) + "/code/joy_";  // chapter 20's prompt files
+    auto r = runWalkthrough("cvector --model " + dir.file("m.gguf") + " --positive " + prompts + "positive.txt --negative " + prompts +
+                            "negative.txt --unit -o " + dir.file("joy.gguf"));
     REQUIRE(r.exitCode == 0);
     CHECK_THAT(r.output, Catch::Contains("8 positive and 8 negative prompts") && Catch::Contains("    8  direction.7"));
     const auto ours = readControlVectorFile(dir.file("joy.gguf"));

@@ -59,8 +59,8 @@ void Sampler::constrain(std::shared_ptr<GrammarConstraint> grammar) { grammar_ =
 bool Sampler::adjustsLogits() const { return settings_.penalizes() || grammar_; }
 
 std::string Sampler::method() const {
-    std::string how = lastMirostat_ ? fmt::format("mirostat {}: {} tokens kept, mu {:.3f} -> {:.3f}", mirostat_->version(), lastMirostat_->kept,
-                                                  lastMirostat_->muBefore, lastMirostat_->muAfter)
+    std::string how = lastMirostat_ ? fmt::format("mirostat {}: {} tokens kept, surprise {:.2f} bits, mu {:.3f} -> {:.3f}", mirostat_->version(),
+                                                  lastMirostat_->kept, lastMirostat_->surprise, lastMirostat_->muBefore, lastMirostat_->muAfter)
                       : settings_.temperature > 0 ? "temperature sampling"
                                                   : "greedy: argmax";
     if (grammar_) how += fmt::format(" after the grammar ({} tokens allowed)", allowed_);

@@ -68,7 +68,7 @@ public:
     // Whether penalize() changes anything: penalties or a grammar.
     bool adjustsLogits() const;
     // How the last choose() chose, for the log line: "greedy: argmax", "temperature sampling",
-    // "mirostat 2: 12 tokens kept, mu 10.000 -> 9.431", with what came before it ("after the
+    // "mirostat 2: 12 tokens kept, surprise 5.57 bits, mu 10.000 -> 9.943", with what came before it ("after the
     // grammar (37 of 4096 tokens allowed)", "after repetition penalties").
     std::string method() const;
     // Tokens the grammar allowed at the last penalize() (the logits' size without a grammar).
