@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "formats/gguf/gguf_control_vector.h"
 #include "generate/grammar_matcher.h"
 
 namespace llama {
@@ -49,6 +50,9 @@ std::vector<int32_t> Session::promptTokens() const { return prompt().encode(*loa
 GenerationResult Session::run(const std::function<void(const std::string&)>& onText) {
     const Model& model = loadedModel();
     settings_.whatIf.validate(model.args.n_layers, model.args.n_heads);
+    // A trace records the control vectors' files, not their values: a replayed run's are read again.
+    if (const auto& s = settings_.whatIf.steering; s && s->directions.empty() && !s->files.empty())
+        settings_.whatIf.steering = loadSteering(s->files, s->layers);
     if (settings_.whatIf.steering) settings_.whatIf.steering->validate(model.args.dim, model.args.n_layers);
     InferenceContext ctx(model.args, shapesOnly_);
     ctx.whatIf = settings_.whatIf;
