@@ -231,6 +231,13 @@ void readMeta(const json& j, TraceRun& run) {
         run.run.sampling.frequencyPenalty = member(r, "frequencyPenalty");
         run.run.sampling.presencePenalty = member(r, "presencePenalty");
     }
+    // Mirostat and the grammar came later in version 2: absent means off.
+    if (r.contains("mirostat")) {
+        run.run.sampling.mirostat = int(integer(r, "mirostat", 0, 2));
+        run.run.sampling.mirostatTau = member(r, "mirostatTau");
+        run.run.sampling.mirostatEta = member(r, "mirostatEta");
+    }
+    if (auto g = r.find("grammar"); g != r.end() && !g->is_null()) run.run.grammar = text(r, "grammar", 4096);
     try {
         validateSamplingSettings(run.run.sampling);
     } catch (const std::invalid_argument& e) {
