@@ -133,9 +133,9 @@ TEST_CASE("CLI steering: bad grammars and mirostat settings exit 1, naming the f
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"--grammar " + write("empty.gbnf", "# nothing\n"), "empty.gbnf: the grammar is empty"},
         {"--grammar " + write("left.gbnf", "root ::= list\nlist ::= list \",\" item | item\nitem ::= [0-9]\n"),
-         "left.gbnf: rule list: left recursion (list -> list)"},
+         "left.gbnf:2:1: rule list: left recursion (list -> list)"},
         {"--grammar " + write("undefined.gbnf", "root ::= \"a\" (b | \"c\")\n"), "undefined.gbnf:1:15: undefined rule 'b'"},
-        {"--grammar " + write("nothing.gbnf", "root ::= [] \"a\"\n"), "the grammar allows no token of this model's vocabulary at the first step"},
+        {"--grammar " + write("nothing.gbnf", "root ::= [] \"a\"\n"), "nothing.gbnf: the grammar allows no token of this model's vocabulary at the first step"},
         {"--grammar " + (dir.path / "missing.gbnf").string(), "missing.gbnf"},
         {"--grammar-text 'root ::= \"a'", "--grammar-text: grammar:1:10: unterminated string literal"},
         {"--temperature 0.8 --mirostat 2 --mirostat-tau 0", "--mirostat-tau: expected a surprise in bits above 0"},

@@ -112,8 +112,8 @@ TEST_CASE("grammar: bad grammars are refused with the file, line and column", "[
     CHECK(parseError("  # only a comment\n") == parseError(""));
     CHECK(parseError("a ::= \"x\"") == "g.gbnf: the grammar has no rule named root (the rule generation starts from)");
     CHECK(parseError("root ::= \"x\" b\n") == "g.gbnf:1:14: undefined rule 'b'");
-    CHECK_THAT(parseError("root ::= x\nx ::= x \"a\" | \"b\""), Catch::StartsWith("g.gbnf: rule x: left recursion (x -> x)"));
-    CHECK_THAT(parseError("root ::= e root \"a\" | \"b\"\ne ::= \"\""), Catch::StartsWith("g.gbnf: rule root: left recursion"));
+    CHECK_THAT(parseError("root ::= x\nx ::= x \"a\" | \"b\""), Catch::StartsWith("g.gbnf:2:1: rule x: left recursion (x -> x)"));
+    CHECK_THAT(parseError("root ::= e root \"a\" | \"b\"\ne ::= \"\""), Catch::StartsWith("g.gbnf:1:1: rule root: left recursion"));
     CHECK(parseError("root ::= \"abc\n") == "g.gbnf:1:10: unterminated string literal (no closing '\"' on its line)");
     CHECK(parseError("root ::= [a-\n") == "g.gbnf:1:10: unterminated character class (no closing ']' on its line)");
     CHECK(parseError("root ::= [z-a]") == "g.gbnf:1:11: the range z-a is empty: its end comes before its start");

@@ -409,9 +409,10 @@ private:
                         }
                         cycle += rules[size_t(to)].name;
                         const std::string named = userRuleOf(to);
-                        throw GrammarError(fmt::format("{}: rule {}: left recursion ({}): the rule can reach itself before matching a character; "
-                                                       "rewrite it to repeat on the right (x ::= y x | y) or with * and +",
-                                                       source_, named, cycle));
+                        const auto at = defined_.find(named);
+                        throw GrammarError(fmt::format("{}:{}: rule {}: left recursion ({}): the rule can reach itself before matching a "
+                                                       "character; rewrite it to repeat on the right (x ::= y x | y) or with * and +",
+                                                       source_, where(at != defined_.end() ? at->second : 0), named, cycle));
                     }
                     if (state[size_t(to)] == 0) {
                         state[size_t(to)] = 1;

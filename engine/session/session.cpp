@@ -1,5 +1,7 @@
 #include "session/session.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <stdexcept>
 
@@ -11,13 +13,18 @@ namespace llama {
 namespace {
 // The grammar over the tokenizer's vocabulary; refused before the run when it allows no token at
 // the first step (a grammar of characters no token has).
-std::shared_ptr<GrammarConstraint> grammarConstraint(std::shared_ptr<const Grammar> grammar, const Tokenizer& tokenizer, bool shapesOnly) {
+std::shared_ptr<GrammarConstraint> grammarConstraint(std::shared_ptr<const Grammar> grammar, const std::string& source, const Tokenizer& tokenizer,
+                                                     bool shapesOnly) {
     std::vector<std::string> texts(size_t(tokenizer.vocabSize()));
     for (int32_t id = 0; id < tokenizer.vocabSize(); ++id) texts[size_t(id)] = tokenizer.decodeToken(id);
     auto constraint = std::make_shared<GrammarConstraint>(std::move(grammar), std::move(texts), tokenizer.stopIds());
     if (!shapesOnly) {
         std::vector<float> logits(size_t(tokenizer.vocabSize()), 0.0f);
-        constraint->mask(logits.data(), int64_t(logits.size()));
+        try {
+            constraint->mask(logits.data(), int64_t(logits.size()));
+        } catch (const std::runtime_error& e) {
+            throw std::invalid_argument(fmt::format("{}: {}", source.empty() ? "grammar" : source, e.what()));
+        }
     }
     return constraint;
 }
@@ -62,7 +69,7 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     if (settings_.whatIf.ropeTheta || settings_.whatIf.computeDType) experiment.emplace(model, settings_.whatIf);
     for (StageObserver* o : observers_) ctx.addObserver(o);
     Sampler sampler(settings_.sampling);
-    if (settings_.grammar) sampler.constrain(grammarConstraint(settings_.grammar, *model.tokenizer, shapesOnly_));
+    if (settings_.grammar) sampler.constrain(grammarConstraint(settings_.grammar, settings_.grammarSource, *model.tokenizer, shapesOnly_));
     Generator generator(experiment ? *experiment : *transformer_, *model.tokenizer);
     stop_ = false;
     ctx.stopWhen(&stop_);
