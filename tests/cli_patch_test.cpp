@@ -58,6 +58,21 @@ TEST_CASE("CLI patch: recovered where it must be, nothing where it cannot be", "
     fs::remove(csv);
 }
 
+TEST_CASE("CLI patch --heads: a layer x head table and CSV", "[cli][patch]") {
+    const auto csv = fs::temp_directory_path() / ("llama_patch_heads_" + std::to_string(getpid()) + ".csv");
+    auto r = runWalkthrough(kPatch + " --heads --csv " + csv.string());
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.output, Catch::Contains("layer  head 1  head 2  head 3  head 4  head 5  head 6  head 7  head 8"));
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "layer,head,patched_logit_diff,recovered");
+    int rows = 0;
+    while (std::getline(in, line)) ++rows;
+    CHECK(rows == 8 * 8);
+    fs::remove(csv);
+}
+
 TEST_CASE("CLI patch: without --wrong, the answer competes with the corrupted prompt's favourite token", "[cli][patch]") {
     auto r = runWalkthrough("patch --clean 'And Moses went unto Aaron. And Aaron said unto' --corrupt 'And Joseph went unto Aaron. And Aaron said unto' "
                             "--answer ' Moses'");

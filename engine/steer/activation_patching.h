@@ -3,7 +3,8 @@
 // corrupted one once per layer and position with that one activation (a block's output, or its
 // attention's output before the residual) taken from the clean run, and measure how much of the
 // clean answer comes back: the logit difference answer - wrong at the last position, normalised
-// so that 1 is the clean run's and 0 the corrupted run's. Where a patch restores the answer, the
+// so that 1 is the clean run's and 0 the corrupted run's. With `heads`, once per layer and
+// attention head instead, that head's output taken from the clean run at every position. Where a patch restores the answer, the
 // information that decides it flows through that layer at that position.
 #include <cstdint>
 #include <string>
@@ -19,15 +20,19 @@ struct PatchingSetup {
     std::string answer;          // the clean run's answer, one token (" Aaron")
     std::string wrong;           // the token it competes with; empty: the corrupted run's most likely token
     ActivationPatch::Site site = ActivationPatch::Site::BlockOutput;
+    // Per layer and head instead of per layer and position: one head's output, at every position,
+    // from the clean run. Its share of the attention output is attn_wo times the change in the
+    // head's output (attn_wo is linear), added to the corrupted run's.
+    bool heads = false;
 };
 
 struct PatchingResult {
     std::vector<int32_t> cleanTokens, corruptTokens;
     int32_t answer = -1, wrong = -1;
     double cleanDiff = 0, corruptDiff = 0;  // logit(answer) - logit(wrong) at the last position
-    std::vector<std::vector<double>> patchedDiff;  // [layer][position]
+    std::vector<std::vector<double>> patchedDiff;  // [layer][position], or [layer][head] with heads
     // (patched - corrupt) / (clean - corrupt).
-    double recovered(int layer, int position) const;
+    double recovered(int layer, int column) const;
 };
 
 // Throws std::invalid_argument for prompts of different token counts, an answer or wrong token
