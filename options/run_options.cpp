@@ -53,6 +53,11 @@ void addGenerationOptions(CLI::App& app, GenerationSettings& g) {
     app.add_flag("--allow-special", g.allowSpecial,
                  "In --chat mode, special-token text in --prompt and --system becomes control tokens (completion prompts always do)")
         ->needs(chat);
+    addSamplingOptions(app, g);
+    addGrammarOptions(app, g);
+}
+
+void addSamplingOptions(CLI::App& app, GenerationSettings& g) {
     SamplingSettings& s = g.sampling;
     addInteger(app, "-n,--max-tokens", g.maxTokens, ranges::maxTokens(), "Tokens to generate");
     addReal(app, "--temperature", s.temperature, ranges::temperature(), "0 = greedy (default)");
@@ -75,7 +80,6 @@ void addGenerationOptions(CLI::App& app, GenerationSettings& g) {
                "Mirostat sampling, version 1 or 2, as llama.cpp (needs --temperature; replaces top-k, top-p, min-p and the penalties)");
     addReal(app, "--mirostat-tau", s.mirostatTau, ranges::mirostatTau(), "Mirostat's target surprise in bits (default 5)");
     addReal(app, "--mirostat-eta", s.mirostatEta, ranges::mirostatEta(), "Mirostat's learning rate (default 0.1)");
-    addGrammarOptions(app, g);
 }
 
 void addGrammarOptions(CLI::App& app, GenerationSettings& g) {

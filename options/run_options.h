@@ -42,7 +42,9 @@ void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
 // -p/--prompt, --system, --chat, --completion, --allow-special, -n/--max-tokens, --temperature,
 // --top-k, --top-p, --min-p, the repetition penalties, mirostat and the grammar options.
 void addGenerationOptions(CLI::App& app, GenerationSettings& settings);
-// --grammar FILE, --grammar-text GBNF, --json (one of them).
+// The second half of those: -n/--max-tokens and everything sampling (for `batch`, whose prompts differ).
+void addSamplingOptions(CLI::App& app, GenerationSettings& settings);
+// --grammar FILE, --grammar-text GBNF, --json (one of them; a run's, not `batch`'s).
 void addGrammarOptions(CLI::App& app, GenerationSettings& settings);
 // --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L,
 // --compute-dtype and the control vectors.

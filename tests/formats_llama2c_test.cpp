@@ -14,9 +14,9 @@
 #include "formats/llama2c/llama2c_export.h"
 #include "formats/llama2c/llama2c_header.h"
 #include "formats/llama2c/llama2c_model.h"
-#include "session/model_source.h"
 #include "model/llama_transformer.h"
 #include "session/model_source.h"
+#include "session/session.h"
 
 using namespace llama;
 using Catch::Matchers::Contains;
@@ -69,7 +69,7 @@ RunCText greedyAsRunC(const Model& model, const std::string& prompt, int steps) 
             ++out.generated;
         }
         if (next == 1) break;
-        std::string piece = tok.stopIds().size() && next == tok.stopIds()[0] ? "\n</s>\n" : tok.decodeToken(next);
+        std::string piece = next == 2 ? "\n</s>\n" : tok.decodeToken(next);
         if (token == 1 && !piece.empty() && piece[0] == ' ') piece.erase(0, 1);
         const bool loneUnprintable = piece.size() == 1 && !(std::isprint(static_cast<unsigned char>(piece[0])) ||
                                                             std::isspace(static_cast<unsigned char>(piece[0])));
@@ -134,7 +134,8 @@ TEST_CASE("llama2.c's tokenizer.bin encodes as run.c: BOS, a space prefix, best-
     const Model m = loadModel((kDir / "legacy.bin").string());
     const Tokenizer& tok = *m.tokenizer;
     CHECK(tok.bosId() == 1);
-    CHECK(tok.stopIds() == std::vector<int32_t>{2});
+    // run.c stops at BOS ("the BOS token delimits sequences"); EOS stops too.
+    CHECK(tok.stopIds() == std::vector<int32_t>{1, 2});
     CHECK(tok.decode(tok.encode("Once upon a time")) == " Once upon a time");
     // Bytes no piece covers fall back to <0xNN> tokens (ids 3 + byte, as run.c assumes).
     const std::vector<int32_t> clef = tok.encode("\xF0\x9D\x84\x9E", false);  // U+1D11E, not a piece
@@ -156,6 +157,34 @@ TEST_CASE("llama2.c checkpoints generate run.c's greedy text", "[llama2c][golden
             CHECK(ours.text == readFile(kDir / "goldens" / (model + "." + std::to_string(i) + ".txt")));
         }
     }
+}
+
+// The CLI's own loop (Session::run, generate/generator.cpp), not the run.c stand-in above: with an
+// empty prompt the sequence is BOS alone, and the first piece must lose its leading space.
+TEST_CASE("llama2.c checkpoints print run.c's text through the generation loop: no space after BOS", "[llama2c][golden]") {
+    Session session;
+    session.load({ModelSource::Kind::Files, (kDir / "legacy.bin").string()});
+    session.settings().prompt = "";
+    session.settings().maxTokens = 300;
+    const GenerationResult r = session.run();
+    CHECK(r.promptTokens == std::vector<int32_t>{1});
+    REQUIRE(r.generatedTokens.size() == 256);  // run.c's -n 256 positions
+    const Tokenizer& tok = *session.model()->tokenizer;
+    const std::string first = tok.decodeToken(r.generatedTokens[0]);
+    REQUIRE(first[0] == ' ');
+    CHECK(r.text.rfind(first.substr(1), 0) == 0);  // printed without it
+    // run.c's printing of the same tokens (safe_printf skips a lone unprintable byte, where our
+    // UTF-8 stream writes U+FFFD) is its text, byte for byte.
+    std::string runcText;
+    int32_t previous = 1;
+    for (int32_t id : r.generatedTokens) {
+        const std::string piece = tok.decodeAfter(previous, id);
+        const bool loneUnprintable = piece.size() == 1 && !(std::isprint(static_cast<unsigned char>(piece[0])) ||
+                                                            std::isspace(static_cast<unsigned char>(piece[0])));
+        if (!loneUnprintable) runcText += piece;
+        previous = id;
+    }
+    CHECK(runcText + "\n" == readFile(kDir / "goldens" / "legacy.empty.txt"));
 }
 
 TEST_CASE("llama2c export writes back the files it read, byte for byte", "[llama2c][convert]") {

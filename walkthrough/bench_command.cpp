@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 
+#include "bench_parallel.h"
 #include "bench_profile.h"
 #include "llama_bench.h"
 #include "ml/bandwidth_probe.h"
@@ -68,10 +69,18 @@ CLI::App* addBenchCommand(CLI::App& app, Options& o) {
     bench->add_flag("--profile", o.benchProfile, "Time per kind of ml:: op (LinearTransformation, MatMul, ...), per token");
     bench->add_option("--llama-bench", o.benchLlamaBench,
                       "llama.cpp's llama-bench binary: run it on the same --model FILE.gguf with the same settings and compare");
+    options::addIntegerList(*bench, "--parallel", o.benchParallel, {1, 256, "a number of sequences from 1 to 256"},
+                            "Batches of sequences instead: 1,4,8 measures B sequences decoded together, as llama-batched-bench")
+        ->delimiter(',');
+    bench->add_option("--llama-batched-bench", o.benchBatchedBench,
+                      "With --parallel: llama.cpp's llama-batched-bench binary, run on the same --model FILE.gguf to compare")
+        ->needs("--parallel");
     return bench;
 }
 
 int runBench(const Options& o) {
+    if (!o.benchParallel.empty()) return runParallelBench(o);
+    if (!o.benchBatchedBench.empty()) throw std::invalid_argument("--llama-batched-bench compares batches: give --parallel too");
     using Clock = std::chrono::steady_clock;
     const std::vector<int>& promptLengths = o.benchPromptTokens;
     // Checked first: a wrong --model should not cost the whole measurement.

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "batch_command.h"
 #include "bench_command.h"
 #include "compare_doc_command.h"
 #include "convert_command.h"
@@ -85,6 +86,10 @@ int runGeneration(const cli::Options& o) {
     double decodeTps = r.decodeSeconds > 0 ? r.decodeSteps / r.decodeSeconds : 0;
     fmt::print("Prompt tokens: {} | generated tokens: {} | prefill: {:.1f} tok/s | decode: {:.1f} tok/s | stopped by: {}\n",
                r.promptTokens.size(), r.generatedTokens.size(), prefillTps, decodeTps, r.stopReason);
+    if (r.speculative)
+        fmt::print("Speculative decoding: {} target passes checked {} drafted tokens, {} accepted ({:.1f}%); {:.2f} tokens per target pass\n",
+                   r.speculative->rounds, r.speculative->drafted, r.speculative->accepted, 100 * r.speculative->acceptanceRate(),
+                   r.speculative->rounds ? double(r.generatedTokens.size()) / (r.speculative->rounds + 1) : 0.0);
     if (r.stopReason == "context length")
         fmt::print("The context length ({} positions) is full: start again with a shorter prompt or a larger --max-seq-len.\n",
                    model.args.max_seq_len);
@@ -106,8 +111,20 @@ int main(int argc, char** argv) {
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
     cli::addRunObserverOptions(app, o);
     options::addWhatIfOptions(app, o.generation.whatIf);
+    const std::string speculative = "Speculative decoding (greedy)";
+    auto* draftModel = app.add_option("--draft-model", o.generation.draftModel,
+                                      "A smaller model with the same vocabulary drafts tokens; the model checks them in one batched pass")
+                           ->group(speculative);
+    options::addInteger(app, "--draft-layers", o.generation.draftLayers, {1, ModelArgs::kMaxLayers, "a layer count"},
+                        "Self-speculation: the model's first N layers (with its final norm and output) draft tokens")
+        ->excludes(draftModel)
+        ->group(speculative);
+    options::addInteger(app, "--draft-max", o.generation.draftMax, {1, 64, "a token count from 1 to 64"}, "Tokens drafted per check (default 8)")
+        ->group(speculative);
 
     // Every subcommand registers the same way: its options into its own struct, and how it runs.
+    cli::BatchOptions batchOptions;
+    batchOptions.run.model = o.model;
     cli::CompareDocOptions compareDocOptions;
     cli::ConvertOptions convertOptions;
     cli::InspectOptions inspectOptions{.model = o.model};
@@ -121,6 +138,7 @@ int main(int argc, char** argv) {
     cli::PatchOptions patchOptions;
     patchOptions.model = o.model;
     const std::vector<std::pair<CLI::App*, std::function<int()>>> subcommands = {
+        {cli::addBatchCommand(app, batchOptions), [&] { return cli::runBatch(batchOptions); }},
         {cli::addBenchCommand(app, o), [&] { return cli::runBench(o); }},
         {cli::addCompareDocCommand(app, compareDocOptions), [&] { return cli::runCompareDoc(compareDocOptions); }},
         {cli::addConvertCommand(app, convertOptions), [&] { return cli::runConvert(convertOptions); }},

@@ -34,6 +34,8 @@ struct Options : options::ModelChoice {
     std::string benchObserver = "none";  // none | record | log: what watches the stages
     bool benchProfile = false;           // time per kind of ml:: op (bench_profile.h)
     std::string benchLlamaBench;         // llama.cpp's llama-bench, to compare with (llama_bench.h)
+    std::vector<int> benchParallel;      // --parallel 1,4,8: batches of sequences (bench_parallel.h)
+    std::string benchBatchedBench;       // llama.cpp's llama-batched-bench, to compare with (batched_bench.h)
 };
 
 }  // namespace llama::cli

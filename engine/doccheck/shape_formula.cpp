@@ -11,7 +11,9 @@ ShapeSymbols shapeSymbols(const ModelArgs& a, int64_t seqLen, int64_t startPos, 
     return {{"seqLen", seqLen},          {"startPos", startPos},         {"promptLen", promptLen},
             {"MaxSeqLen", maxSeqLen},    {"Dim", a.dim},                 {"N_Heads", a.n_heads},
             {"N_KVHeads", a.n_kv_heads}, {"HeadDim", a.headDim()},       {"N_Rep", a.nRep()},
-            {"FFNHiddenDim", a.ffnHiddenDim()}, {"VocabSize", a.vocab_size}, {"N_Layers", a.n_layers}};
+            {"FFNHiddenDim", a.ffnHiddenDim()}, {"VocabSize", a.vocab_size}, {"N_Layers", a.n_layers},
+            // The KV rows attention reads: startPos+seqLen for one sequence (a batch's n_kv, chapter 16).
+            {"nKV", startPos + seqLen}};
 }
 
 namespace {

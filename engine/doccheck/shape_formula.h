@@ -17,7 +17,8 @@ namespace llama {
 using ShapeSymbols = std::map<std::string, int64_t, std::less<>>;
 
 // The symbols a chapter may use: the model's sizes under the walkthrough's names, plus where
-// the forward pass is (seqLen tokens at startPos, after a prompt of promptLen tokens).
+// the forward pass is (seqLen tokens at startPos, after a prompt of promptLen tokens), and nKV,
+// the KV rows attention reads (startPos+seqLen; a batch of sequences reads its cells' n_kv).
 ShapeSymbols shapeSymbols(const ModelArgs& args, int64_t seqLen, int64_t startPos, int64_t promptLen, int64_t maxSeqLen);
 
 // Throws std::invalid_argument naming the formula, the column and what was wrong

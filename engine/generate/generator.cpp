@@ -99,7 +99,8 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             }
             result.generatedTokens.push_back(next);
             sampler.accept(next);
-            std::string piece = decoder.feed(tokenizer_.decodeToken(next));
+            const int32_t previous = result.generatedTokens.size() > 1 ? result.generatedTokens.end()[-2] : prompt.back();
+            std::string piece = decoder.feed(tokenizer_.decodeAfter(previous, next));
             result.text += piece;
             if (onText && !piece.empty()) onText(piece);
         }

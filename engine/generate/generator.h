@@ -2,6 +2,7 @@
 // The generation loop (stage 3): prefill the whole prompt at startPos 0, then feed one token
 // per step through the KV cache until a stop token, max tokens, or the context length.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,14 @@ constexpr int32_t kPadId = -1;
 // The ids of such a row up to its first pad: the tokens it holds.
 std::vector<int32_t> tokensBeforePad(const Tensor& row);
 
+// Speculative decoding's counts (batch/speculative_generation.h).
+struct SpeculativeStats {
+    int rounds = 0;    // target passes after the prefill
+    int drafted = 0;   // tokens the draft proposed
+    int accepted = 0;  // of them, kept
+    double acceptanceRate() const { return drafted ? double(accepted) / drafted : 0; }
+};
+
 struct GenerationResult {
     std::vector<int32_t> promptTokens;
     std::vector<int32_t> generatedTokens;
@@ -24,7 +33,8 @@ struct GenerationResult {
     std::string stopReason;       // "end of turn token", "max tokens", "context length", "stopped"
     double prefillSeconds = 0;
     double decodeSeconds = 0;     // all decode steps together
-    int decodeSteps = 0;          // forward passes after the prefill
+    int decodeSteps = 0;          // forward passes after the prefill (speculative: tokens they made)
+    std::optional<SpeculativeStats> speculative;  // a speculative run's
 };
 
 class Generator {

@@ -15,8 +15,9 @@ Tensor Fwd_Get_Rows(const Tensor& table, const Tensor& tokens) {
         detail::fail(op, "expected table [V, D] and tokens [S], got table " + table.shapeStr() + " and tokens " +
                              tokens.shapeStr());
     Shape outShape{tokens.dim(0), table.dim(1)};
-    // An F16 or quantized table (GGUF) gives F32 rows, the type ggml computes in.
-    const bool decode = !detail::isFloatType(table.dtype());
+    // An F16 or quantized table (GGUF) gives F32 rows, the type ggml computes in. Complex rows
+    // (the RoPE table, gathered at a batch's positions) are copied as they are.
+    const bool decode = !detail::isFloatType(table.dtype()) && table.dtype() != DType::Complex64;
     const DType outType = decode ? DType::F32 : table.dtype();
     if (!table.hasData() || !tokens.hasData()) return Tensor::shapeOnly(outShape, outType);
     Tensor y(outShape, outType);

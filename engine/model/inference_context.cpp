@@ -11,6 +11,7 @@ namespace llama {
 
 InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly)
     : maxSeqLen(args.max_seq_len),
+      Cells(args.max_seq_len),
       nLayers_(args.n_layers),
       nHeads_(args.n_heads),
       nKVHeads_(args.n_kv_heads),

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "model/kv_cells.h"
 #include "model/cache_summaries.h"
 #include "model/model_args.h"
 #include "model/what_if.h"
@@ -28,6 +29,7 @@ public:
     std::vector<Tensor> CacheK;  // per layer: [maxSeqLen, N_KVHeads, HeadDim]
     std::vector<Tensor> CacheV;
     int maxSeqLen;
+    KvCells Cells;  // which sequences and positions the cache rows hold (a batch of sequences)
     int step = 0;  // token step (0 = prefill)
     WhatIf whatIf;  // the experiment this run is, if any (default: the model itself)
 
@@ -37,6 +39,9 @@ public:
     void useCacheDType(DType dtype, int startPos);
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
+    // Whether anyone watches: a mark whose fields cost something to make (a table as text) is
+    // made only then.
+    bool observed() const { return !observers_.empty(); }
     // The generation ends at the next stage boundary once `flag` is set (from any thread, or a
     // signal handler: setting a lock-free atomic is all it takes).
     void stopWhen(const std::atomic<bool>* flag) { stop_ = flag; }

@@ -31,7 +31,7 @@ LlamaAttention::LlamaAttention(const Model& model, int layerIndex)
 
 Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
     const int64_t sequenceLength = x.dim(0);
-    const int64_t endPos = pass.startPos + sequenceLength;
+    const int64_t endPos = pass.kvSlot + sequenceLength;
 
     // Stage 8: xq, xk, xv. The walkthrough runs these as three goroutines; here they are three
     // std::async tasks (ml/task_launch.h; the log keeps the walkthrough's words so the two can be diffed). Each is
@@ -65,13 +65,13 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     // Stage 11: remember this step's keys and values, then read back everything cached so far.
     Tensor& cacheK = ctx.CacheK[LayerIndex];
     Tensor& cacheV = ctx.CacheV[LayerIndex];
-    ml::SetSlice(cacheK, pass.startPos, xk);
-    ml::SetSlice(cacheV, pass.startPos, xv);
+    ml::SetSlice(cacheK, pass.kvSlot, xk);
+    ml::SetSlice(cacheV, pass.kvSlot, xv);
     ctx.stage(marks::CacheWrite{.xk = xk, .xv = xv, .cacheK = cacheK, .endPos = endPos});
 
-    Tensor keys = ml::Slice(cacheK, 0, endPos);
-    Tensor values = ml::Slice(cacheV, 0, endPos);
-    ctx.stage(marks::CacheRead{.keys = keys, .values = values, .endPos = endPos});
+    Tensor keys = ml::Slice(cacheK, 0, pass.nKV);
+    Tensor values = ml::Slice(cacheV, 0, pass.nKV);
+    ctx.stage(marks::CacheRead{.keys = keys, .values = values, .endPos = pass.nKV});
 
     keys = attentionRepeatKV(keys, N_Rep);
     values = attentionRepeatKV(values, N_Rep);

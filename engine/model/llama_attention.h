@@ -10,10 +10,14 @@ namespace llama {
 // The positions one forward pass covers, made once by LlamaTransformer.prepare and handed
 // unchanged to every block and on to its attention (the walkthrough passes them as three
 // arguments, startPos, freqsCis and mask, at every level).
+// A batch of sequences (engine/batch) writes its keys and values into the cells find_slot chose
+// and reads n_kv cells back; one sequence writes at startPos and reads everything before it.
 struct PassPositions {
-    int startPos = 0;            // the first position: where the KV cache is written
+    int startPos = 0;            // the first position
     Tensor freqsCis;             // [seqLen, HeadDim/2] Complex64: RoPE angles of exactly these positions
-    std::optional<Tensor> mask;  // [seqLen, startPos+seqLen] when seqLen > 1 (prefill); none for one token
+    std::optional<Tensor> mask;  // [seqLen, nKV] when seqLen > 1 (prefill) or a batch; none for one token
+    int kvSlot = 0;              // the first KV cache row written: startPos, or the ubatch's slot
+    int nKV = 0;                 // KV cache rows read: startPos + seqLen, or the cells' n_kv
 };
 
 class LlamaAttention {

@@ -40,13 +40,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
     const int64_t endPos = startPos + sequenceLength;
     Prepared p;
     p.pass.startPos = startPos;
-    // Stage 4: one embedding row per token.
-    p.inputTensor = ml::Fwd_Get_Rows(tok_embd, inputTokens);
-    // Everything after this computes in ComputeDType: rows of an F32 or quantized table are
-    // rounded to BF16 here for a BF16 run, BF16 rows widened for an F32 one.
-    if (p.inputTensor.dtype() != ComputeDType)
-        p.inputTensor = ComputeDType == DType::BF16 ? ml::ToBFloat16(p.inputTensor) : ml::ToFloat32(p.inputTensor);
-    ctx.stage(marks::InputEmbeddings{.inputTokens = inputTokens, .sequenceLength = sequenceLength, .tok_embd = tok_embd, .inputTensor = p.inputTensor});
+    p.inputTensor = embed(ctx, inputTokens, sequenceLength);
 
     // The rotation angles for exactly these positions.
     p.pass.freqsCis = ml::Slice(PrecomputedFreqsCis, startPos, endPos);
@@ -60,6 +54,45 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
         p.pass.mask = ml::TriangularUpper(mask, startPos + 1);
     }
     ctx.stage(marks::Mask{.inputTensor = p.inputTensor, .freqsCis = p.pass.freqsCis, .mask = p.pass.mask});
+    p.pass.kvSlot = startPos;
+    p.pass.nKV = int(endPos);
+    return p;
+}
+
+Tensor LlamaTransformer::embed(InferenceContext& ctx, const Tensor& inputTokens, int64_t sequenceLength) const {
+    // Stage 4: one embedding row per token.
+    Tensor inputTensor = ml::Fwd_Get_Rows(tok_embd, inputTokens);
+    // Everything after this computes in ComputeDType: rows of an F32 or quantized table are
+    // rounded to BF16 here for a BF16 run, BF16 rows widened for an F32 one.
+    if (inputTensor.dtype() != ComputeDType)
+        inputTensor = ComputeDType == DType::BF16 ? ml::ToBFloat16(inputTensor) : ml::ToFloat32(inputTensor);
+    ctx.stage(marks::InputEmbeddings{.inputTokens = inputTokens, .sequenceLength = sequenceLength, .tok_embd = tok_embd, .inputTensor = inputTensor});
+    return inputTensor;
+}
+
+LlamaTransformer::Prepared LlamaTransformer::prepareUBatch(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const {
+    std::vector<int32_t> tokenIds, positionIds;
+    for (int i = 0; i < ubatch.nTokens; ++i) {
+        tokenIds.push_back(ubatch.token(i));
+        positionIds.push_back(ubatch.pos(i));
+    }
+    Prepared p;
+    p.pass.startPos = kvSlot;
+    p.inputTensor = embed(ctx, Tensor::fromInt32(tokenIds), ubatch.nTokens);
+
+    // Each token rotates by its own position: the rows of the angle table at the positions, which
+    // need not follow each other (two sequences, or positions moved by a context shift).
+    const Tensor positions = Tensor::fromInt32(positionIds);
+    p.pass.freqsCis = ml::Fwd_Get_Rows(PrecomputedFreqsCis, positions);
+    ctx.stage(marks::BatchPositions{.PrecomputedFreqsCis = PrecomputedFreqsCis, .positions = positions, .freqsCis = p.pass.freqsCis});
+
+    // The mask comes from the cells, even for one token: a token of sequence 1 must not see the
+    // cells of sequence 0 (the block-diagonal causal mask of a batch of two sequences).
+    p.pass.kvSlot = kvSlot;
+    p.pass.nKV = ctx.Cells.nKV();
+    p.pass.mask = ctx.Cells.mask(ubatch, p.pass.nKV, ComputeDType);
+    ctx.stage(marks::KvMask{.nTokens = ubatch.nTokens, .nKV = p.pass.nKV, .mask = *p.pass.mask});
+    ctx.stage(marks::Mask{.inputTensor = p.inputTensor, .freqsCis = p.pass.freqsCis, .mask = p.pass.mask});
     return p;
 }
 
@@ -72,15 +105,29 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
     const auto here = ctx.at(-1, startPos);
     ctx.useCacheDType(ComputeDType, startPos);
 
-    const auto [inputTensor, pass] = prepare(ctx, inputTokens, startPos);
+    return blocksAndOutput(ctx, prepare(ctx, inputTokens, startPos), std::nullopt);
+}
 
+Tensor LlamaTransformer::Forward(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const {
+    if (ubatch.nTokens == 0) throw std::invalid_argument("empty ubatch");
+    const auto here = ctx.at(-1, kvSlot);
+    ctx.useCacheDType(ComputeDType, kvSlot);
+    std::vector<int32_t> outputRows;
+    for (int i = 0; i < ubatch.nTokens; ++i)
+        if (ubatch.logits(i)) outputRows.push_back(i);
+    return blocksAndOutput(ctx, prepareUBatch(ctx, ubatch, kvSlot), Tensor::fromInt32(outputRows));
+}
+
+Tensor LlamaTransformer::blocksAndOutput(InferenceContext& ctx, const Prepared& prepared, const std::optional<Tensor>& outputRows) const {
     // Stage 5: through every transformer block in turn.
-    Tensor currentTensor = inputTensor;
-    for (const auto& layer : Layers) currentTensor = layer.Forward(ctx, currentTensor, pass);
+    Tensor currentTensor = prepared.inputTensor;
+    for (const auto& layer : Layers) currentTensor = layer.Forward(ctx, currentTensor, prepared.pass);
 
     // Stage 19: final norm, projection to the vocabulary, logits as Float32.
     currentTensor = output_norm.Forward(currentTensor);
     ctx.stage(marks::OutputNorm{.currentTensor = currentTensor, .output_norm = output_norm.weights});
+    // A batch projects only the rows whose logits are wanted: the vocabulary matrix is the largest.
+    if (outputRows) currentTensor = ml::Fwd_Get_Rows(currentTensor, *outputRows);
 
     Tensor projected = ml::LinearTransformation(currentTensor, output);
     ctx.stage(marks::OutputProjection{.currentTensor = currentTensor, .outputWeights = output, .output = projected});

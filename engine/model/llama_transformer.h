@@ -1,6 +1,7 @@
 #pragma once
 #include <vector>
 
+#include "model/llama_batch.h"
 #include "model/llama_transformer_block.h"
 #include "model/rms_norm_layer.h"
 
@@ -21,6 +22,10 @@ public:
 
     // tokens: I32 [seqLen] at positions [startPos, startPos+seqLen) -> logits F32 [seqLen, VocabSize].
     Tensor Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const;
+    // One ubatch of a batch of sequences (engine/batch/batch_decode.h), its keys and values
+    // written into ctx.Cells' cells [kvSlot, kvSlot + n_tokens) -> logits F32 [n_outputs,
+    // VocabSize]: one row per token that wants them, in ubatch order.
+    Tensor Forward(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const;
 
     ModelArgs args;
     DType ComputeDType;                       // activations, KV cache, scores: computeDTypeOf(model, whatIf)
@@ -36,6 +41,11 @@ private:
         PassPositions pass;
     };
     Prepared prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const;
+    Prepared prepareUBatch(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const;
+    Tensor embed(InferenceContext& ctx, const Tensor& inputTokens, int64_t sequenceLength) const;
+    // Stages 5 and 19: every block, the final norm and the logits; of the rows in `outputRows`
+    // only, when given (a batch's tokens that want logits).
+    Tensor blocksAndOutput(InferenceContext& ctx, const Prepared& prepared, const std::optional<Tensor>& outputRows) const;
 };
 
 }  // namespace llama

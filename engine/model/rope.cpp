@@ -51,18 +51,18 @@ Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bo
 
 std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& xk, const Tensor& freqsCis) {
     const ml::OpScope profile(ml::OpKind::RoPE);
-    const Shape& qShape = xq.shape();
-    const Shape& kShape = xk.shape();
-    // xq [seqLen, N_Heads, HeadDim] BF16 or F32 -> F32 -> complex [seqLen, N_Heads, HeadDim/2]
-    Tensor xq_ = ml::ViewAsComplex64WithReshape(ml::ToFloat32(xq), {qShape[0], qShape[1], qShape[2] / 2});
-    Tensor xk_ = ml::ViewAsComplex64WithReshape(ml::ToFloat32(xk), {kShape[0], kShape[1], kShape[2] / 2});
+    return {applyRotaryEmbedding(xq, freqsCis), applyRotaryEmbedding(xk, freqsCis)};
+}
+
+Tensor applyRotaryEmbedding(const Tensor& x, const Tensor& freqsCis) {
+    const Shape& shape = x.shape();
+    // x [seqLen, heads, HeadDim] BF16 or F32 -> F32 -> complex [seqLen, heads, HeadDim/2]
+    Tensor x_ = ml::ViewAsComplex64WithReshape(ml::ToFloat32(x), {shape[0], shape[1], shape[2] / 2});
     // freqs_cis [seqLen, HeadDim/2] -> [seqLen, 1, HeadDim/2] so it broadcasts over the heads.
-    Tensor freqs = ml::Reshape(freqsCis, {qShape[0], 1, qShape[2] / 2});
-    // Back in the dtype they came in (a BF16 run rounds them, as Meta's type_as(xq) does).
-    auto asInput = [&](const Tensor& rotated) { return xq.dtype() == DType::BF16 ? ml::ToBFloat16(rotated) : rotated; };
-    Tensor xqOut = asInput(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xq_, freqs), qShape));
-    Tensor xkOut = asInput(ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(xk_, freqs), kShape));
-    return {xqOut, xkOut};
+    Tensor freqs = ml::Reshape(freqsCis, {shape[0], 1, shape[2] / 2});
+    Tensor rotated = ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(x_, freqs), shape);
+    // Back in the dtype it came in (a BF16 run rounds it, as Meta's type_as(xq) does).
+    return x.dtype() == DType::BF16 ? ml::ToBFloat16(rotated) : rotated;
 }
 
 }  // namespace llama

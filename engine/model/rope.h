@@ -24,5 +24,7 @@ Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bo
 // Rotates xq and xk ([seqLen, heads, HeadDim], BF16) by freqs_cis ([seqLen, HeadDim/2], Complex64):
 // pairs become complex numbers in F32, multiply, back to BF16, as Meta's apply_rotary_emb.
 std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& xk, const Tensor& freqsCis);
+// One of them: x [seqLen, heads, HeadDim] rotated by freqs_cis [seqLen, HeadDim/2], in x's dtype.
+Tensor applyRotaryEmbedding(const Tensor& x, const Tensor& freqsCis);
 
 }  // namespace llama

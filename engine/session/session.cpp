@@ -68,12 +68,57 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     std::optional<LlamaTransformer> experiment;
     if (settings_.whatIf.ropeTheta || settings_.whatIf.computeDType) experiment.emplace(model, settings_.whatIf);
     for (StageObserver* o : observers_) ctx.addObserver(o);
+    if (settings_.speculative()) return runSpeculative(ctx, onText);
     Sampler sampler(settings_.sampling);
     if (settings_.grammar) sampler.constrain(grammarConstraint(settings_.grammar, settings_.grammarSource, *model.tokenizer, shapesOnly_));
     Generator generator(experiment ? *experiment : *transformer_, *model.tokenizer);
     stop_ = false;
     ctx.stopWhen(&stop_);
     return generator.generate(ctx, prompt(), settings_.maxTokens, sampler, onText);
+}
+
+ParallelResult Session::runParallel(const std::vector<std::string>& prompts, ParallelSettings parallel,
+                                    const std::function<void(int, const std::string&)>& onText) {
+    const Model& model = loadedModel();
+    if (settings_.whatIf.any())
+        throw std::invalid_argument("what-if experiments apply to one sequence; run them without a batch (" + settings_.whatIf.describe() + ")");
+    std::vector<std::vector<int32_t>> tokens;
+    for (const std::string& text : prompts)
+        tokens.push_back(formatPrompt(settings_.mode, settings_.system, text, chatFormatFor(*model.tokenizer), settings_.allowSpecial)
+                             .encode(*model.tokenizer));
+    InferenceContext ctx(model.args, shapesOnly_);
+    for (StageObserver* o : observers_) ctx.addObserver(o);
+    stop_ = false;
+    ctx.stopWhen(&stop_);
+    parallel.sampling = settings_.sampling;
+    parallel.maxTokens = settings_.maxTokens;
+    return ParallelGenerator(*transformer_, *model.tokenizer).generate(ctx, tokens, parallel, onText);
+}
+
+GenerationResult Session::runSpeculative(InferenceContext& ctx, const std::function<void(const std::string&)>& onText) {
+    const Model& model = loadedModel();
+    const GenerationSettings& s = settings_;
+    if (s.whatIf.any()) throw std::invalid_argument("speculative decoding runs the model itself: no what-if experiment (" + s.whatIf.describe() + ")");
+    if (s.sampling.temperature > 0 || s.sampling.penalizes())
+        throw std::invalid_argument("speculative decoding here checks drafts against the target's greedy choice: give --temperature 0 and no "
+                                    "repetition penalties");
+    if (s.grammar) throw std::invalid_argument("speculative decoding here checks drafts against the target's unconstrained greedy choice: no grammar");
+    if (!s.draftModel.empty() && s.draftLayers > 0) throw std::invalid_argument("give --draft-model or --draft-layers, not both");
+    if (s.draftMax < 1) throw std::invalid_argument(fmt::format("--draft-max {}: at least 1 token", s.draftMax));
+    std::optional<LlamaTransformer> draft;
+    if (s.draftLayers > 0) {
+        draft.emplace(firstLayers(*transformer_, s.draftLayers));
+    } else {
+        if (s.draftModel != draftModelPath_ || !draftModel_) {
+            draftModel_ = std::make_shared<const Model>(loadModelSource({ModelSource::Kind::Files, s.draftModel}, {.shapesOnly = shapesOnly_}));
+            draftModelPath_ = s.draftModel;
+        }
+        requireSameVocabulary(*model.tokenizer, *draftModel_->tokenizer, s.draftModel);
+        draft.emplace(*draftModel_);
+    }
+    InferenceContext draftCtx(s.draftLayers > 0 ? model.args : draftModel_->args, shapesOnly_);
+    draftCtx.maxSeqLen = std::min(draftCtx.maxSeqLen, ctx.maxSeqLen);
+    return SpeculativeGenerator(*transformer_, *draft, *model.tokenizer, s.draftMax).generate(ctx, draftCtx, promptTokens(), s.maxTokens, onText);
 }
 
 void Session::requestStop() { stop_ = true; }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "batch/parallel_generation.h"
+#include "batch/speculative_generation.h"
 #include "generate/chat_template.h"
 #include "generate/generator.h"
 #include "generate/grammar.h"
@@ -39,6 +41,12 @@ struct GenerationSettings {
     // Generated text constrained to this grammar (generate/grammar.h; --grammar, --json); none when null.
     std::shared_ptr<const Grammar> grammar;
     std::string grammarSource;  // where it came from, as the log names it: a file, "--grammar-text", "--json"
+    // Speculative decoding (batch/speculative_generation.h): the draft is another model's files
+    // (draftModel) or the first draftLayers layers; it proposes draftMax tokens per target pass.
+    std::string draftModel;
+    int draftLayers = 0;
+    int draftMax = 8;
+    bool speculative() const { return !draftModel.empty() || draftLayers > 0; }
 };
 
 class Session {
@@ -66,6 +74,12 @@ public:
     // One generation with the settings, in a fresh context (KV caches, shape-only in a dry run).
     // onText receives the generated text in whole UTF-8 characters as it comes.
     GenerationResult run(const std::function<void(const std::string&)>& onText = {});
+    // Many prompts generated together (batch/parallel_generation.h): each of `prompts` formatted
+    // with the settings (mode, system prompt), sampled with the settings' sampling, up to
+    // settings.maxTokens tokens each; the parallel settings' own sampling and maxTokens are ignored.
+    // What-if experiments do not apply to a batch: they are refused.
+    ParallelResult runParallel(const std::vector<std::string>& prompts, ParallelSettings parallel,
+                               const std::function<void(int, const std::string&)>& onText = {});
     // From any thread or a signal handler: the run in progress ends at its next stage boundary,
     // stopped by "stopped". The next run starts afresh.
     void requestStop();
@@ -78,9 +92,13 @@ public:
 
 private:
     const Model& loadedModel() const;
+    GenerationResult runSpeculative(InferenceContext& ctx, const std::function<void(const std::string&)>& onText);
 
     std::shared_ptr<const Model> model_;
     std::unique_ptr<LlamaTransformer> transformer_;
+    // The last draft model loaded for speculative decoding, and its file.
+    std::shared_ptr<const Model> draftModel_;
+    std::string draftModelPath_;
     bool shapesOnly_ = false;
     GenerationSettings settings_;
     std::vector<StageObserver*> observers_;

@@ -37,6 +37,8 @@ public:
     const std::vector<float>& scores() const { return scores_; }
     const std::vector<int32_t>& types() const { return types_; }
     bool addSpacePrefix() const { return addSpacePrefix_; }
+    // llama2.c's decoding: the piece after BOS loses its leading space (run.c's decode()).
+    void dropSpaceAfterBos() { dropsSpaceAfterBos_ = true; }
 
 private:
     void encodeOrdinary(std::string text, std::vector<int32_t>& out) const;

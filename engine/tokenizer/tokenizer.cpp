@@ -6,6 +6,12 @@
 
 namespace llama {
 
+std::string Tokenizer::decodeAfter(int32_t previous, int32_t id) const {
+    std::string piece = decodeToken(id);
+    if (dropsSpaceAfterBos_ && previous == bos_ && !piece.empty() && piece[0] == ' ') piece.erase(0, 1);
+    return piece;
+}
+
 std::string Tokenizer::decode(std::span<const int32_t> ids) const {
     std::string out;
     for (int32_t id : ids) out += decodeToken(id);

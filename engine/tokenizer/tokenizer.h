@@ -33,6 +33,9 @@ public:
     virtual int32_t bosId() const { return bos_; }
     virtual std::vector<int32_t> stopIds() const { return stops_; }
 
+    // A generated token's bytes after `previous`: decodeToken(id), except that llama2.c's
+    // tokenizers drop the leading space of the piece after BOS, as run.c's decode() does.
+    std::string decodeAfter(int32_t previous, int32_t id) const;
     // All tokens' bytes concatenated (decode(encode(s)) == s for valid UTF-8 s).
     std::string decode(std::span<const int32_t> ids) const;
     // One token made readable for token tables: \n \r \t and other control characters
@@ -44,6 +47,7 @@ public:
 protected:
     int32_t bos_ = -1;
     std::vector<int32_t> stops_;
+    bool dropsSpaceAfterBos_ = false;
 };
 
 }  // namespace llama

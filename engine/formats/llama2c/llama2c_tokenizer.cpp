@@ -92,10 +92,13 @@ std::shared_ptr<const SpmScoresTokenizer> loadLlama2cTokenizer(const std::string
                          vocabSize - 1, vocabSize));
     // run.c starts every sequence with id 1 and llama2.c's vocabularies put BOS there.
     if (bos < 0) bos = vocabSize > 1 ? 1 : 0;
-    std::vector<int32_t> stops;
-    if (eos >= 0) stops.push_back(eos);
+    // run.c ends a sequence when it samples BOS ("the BOS token delimits sequences"); EOS too.
+    std::vector<int32_t> stops{bos};
+    if (eos >= 0 && eos != bos) stops.push_back(eos);
     try {
-        return std::make_shared<SpmScoresTokenizer>(std::move(pieces), std::move(scores), std::move(types), bos, std::move(stops), true);
+        auto tokenizer = std::make_shared<SpmScoresTokenizer>(std::move(pieces), std::move(scores), std::move(types), bos, std::move(stops), true);
+        tokenizer->dropSpaceAfterBos();
+        return tokenizer;
     } catch (const std::invalid_argument& e) {
         throw std::runtime_error(path + ": " + e.what());
     }
@@ -114,11 +117,13 @@ void writeLlama2cTokenizer(const Tokenizer& tokenizer, const std::string& path) 
     auto put32 = [&](const void* v) { out.append(static_cast<const char*>(v), 4); };
     std::vector<std::string> stored;
     int32_t maxLength = 1;
+    // EOS: the first stop id that is not BOS (a llama2.c vocabulary also stops at BOS).
+    int32_t eos = -1;
+    for (int32_t s : spm->stopIds())
+        if (s != spm->bosId() && eos < 0) eos = s;
     for (int32_t id = 0; id < spm->vocabSize(); ++id) {
         const std::string& piece = spm->pieces()[size_t(id)];
-        std::string s = id == spm->bosId()                                           ? std::string(kBosStored)
-                        : !spm->stopIds().empty() && id == spm->stopIds().front() ? std::string(kEosStored)
-                                                                                     : replaceAll(piece, kSpace, " ");
+        std::string s = id == spm->bosId() ? std::string(kBosStored) : id == eos ? std::string(kEosStored) : replaceAll(piece, kSpace, " ");
         maxLength = std::max(maxLength, int32_t(s.size()));
         stored.push_back(std::move(s));
     }

@@ -1,0 +1,135 @@
+#include "batch/batch_decode.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "ml/ops.h"
+#include "model/rope.h"
+
+namespace llama {
+
+namespace {
+
+// The ubatch as the log's table: one line a token.
+std::string ubatchTable(const UBatch& ubatch) {
+    std::string table = "  i  token    pos  seq_ids  output";
+    for (int i = 0; i < ubatch.nTokens; ++i)
+        table += fmt::format("\n{:>3}  {:>5}  {:>5}  {:<7}  {}", i, ubatch.token(i), ubatch.pos(i), fmt::format("{}", fmt::join(ubatch.seqIds(i), ",")),
+                             ubatch.logits(i) ? "yes" : "no");
+    return table;
+}
+
+// Each cell's position (-1: free) and its sequences as bits (bit s: sequence s), for the trace.
+std::pair<Tensor, Tensor> cellTensors(const KvCells& cells) {
+    std::vector<int32_t> pos, seqs;
+    for (const KvCell& cell : cells.cells) {
+        pos.push_back(cell.pos);
+        uint32_t bits = 0;
+        for (int s : cell.seqIds) bits |= s < 32 ? 1u << s : 0u;
+        seqs.push_back(int32_t(bits));
+    }
+    return {Tensor::fromInt32(pos), Tensor::fromInt32(seqs)};
+}
+
+void validate(const LlamaBatch& batch, const InferenceContext& ctx, const LlamaTransformer& transformer) {
+    const int64_t angles = transformer.PrecomputedFreqsCis.dim(0);
+    for (int i = 0; i < batch.size(); ++i) {
+        if (batch.pos[size_t(i)] < 0 || batch.pos[size_t(i)] >= angles)
+            throw std::invalid_argument(fmt::format("batch token {}: position {} is outside [0, {})", i, batch.pos[size_t(i)], angles));
+        if (batch.seqIds[size_t(i)].empty()) throw std::invalid_argument(fmt::format("batch token {}: it belongs to no sequence", i));
+        for (int s : batch.seqIds[size_t(i)])
+            if (s < 0 || s >= ctx.Cells.size())
+                throw std::invalid_argument(fmt::format("batch token {}: sequence id {} is outside [0, {})", i, s, ctx.Cells.size()));
+    }
+}
+
+}  // namespace
+
+void shiftCachedKeys(InferenceContext& ctx, const LlamaTransformer& transformer) {
+    if (!ctx.Cells.hasShift) return;
+    std::vector<int32_t> shifted;
+    std::string deltas;
+    for (int i = 0; i < ctx.Cells.size(); ++i)
+        if (ctx.Cells.cells[size_t(i)].delta != 0 && ctx.Cells.cells[size_t(i)].pos >= 0) {
+            shifted.push_back(i);
+            deltas += fmt::format("{} {}:{:+}", deltas.empty() ? "" : ",", i, ctx.Cells.cells[size_t(i)].delta);
+        }
+    if (!shifted.empty() && ctx.CacheK[0].hasData()) {
+        // The angles of a rotation by delta: row |delta| of the table, conjugated when delta < 0.
+        const int64_t half = transformer.PrecomputedFreqsCis.dim(1);
+        Tensor freqs({int64_t(shifted.size()), half}, DType::Complex64);
+        for (size_t r = 0; r < shifted.size(); ++r) {
+            const int delta = ctx.Cells.cells[size_t(shifted[r])].delta;
+            const Complex64* row = transformer.PrecomputedFreqsCis.data<Complex64>() + int64_t(std::abs(delta)) * half;
+            for (int64_t j = 0; j < half; ++j) freqs.mutableData<Complex64>()[int64_t(r) * half + j] = delta < 0 ? std::conj(row[j]) : row[j];
+        }
+        const Tensor cells = Tensor::fromInt32(shifted);
+        for (Tensor& cacheK : ctx.CacheK) {
+            const Shape rowShape{cacheK.dim(0), cacheK.dim(1) * cacheK.dim(2)};
+            Tensor keys = ml::Fwd_Get_Rows(ml::Reshape(cacheK, rowShape), cells);
+            keys = applyRotaryEmbedding(ml::Reshape(keys, {keys.dim(0), cacheK.dim(1), cacheK.dim(2)}), freqs);
+            for (size_t r = 0; r < shifted.size(); ++r)
+                ml::SetSlice(cacheK, shifted[r], ml::Slice(keys, int64_t(r), int64_t(r) + 1));
+        }
+    }
+    ctx.stage(marks::KvShift{.cells = int64_t(shifted.size()), .deltas = deltas});
+    ctx.Cells.clearShift();
+}
+
+DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transformer, const LlamaBatch& batch, int nUbatch) {
+    if (batch.size() == 0) throw std::invalid_argument("llama_decode: the batch is empty");
+    validate(batch, ctx, transformer);
+    shiftCachedKeys(ctx, transformer);
+
+    DecodeOutputs out;
+    out.outputOfToken.assign(size_t(batch.size()), -1);
+    const int64_t vocab = transformer.args.vocab_size;
+    out.logits = ctx.CacheK.empty() || ctx.CacheK[0].hasData() ? Tensor({batch.nOutputs(), vocab}, DType::F32)
+                                                                : Tensor::shapeOnly({batch.nOutputs(), vocab}, DType::F32);
+    int nextOutput = 0;
+    int index = 0;
+    for (const UBatch& ubatch : splitIntoUBatches(batch, nUbatch)) {
+        std::vector<int32_t> tokens, positions;
+        for (int i = 0; i < ubatch.nTokens; ++i) {
+            tokens.push_back(ubatch.token(i));
+            positions.push_back(ubatch.pos(i));
+        }
+        int nOutputs = 0;
+        for (int i = 0; i < ubatch.nTokens; ++i) nOutputs += ubatch.logits(i);
+        const Tensor inputTokens = Tensor::fromInt32(tokens), positionsTensor = Tensor::fromInt32(positions);
+        const bool observed = ctx.observed();
+        ctx.stage(marks::UBatchTokens{.ubatch = index++, .nTokens = ubatch.nTokens, .nSeqs = observed ? ubatch.nSeqs() : 0, .nOutputs = nOutputs,
+                                      .inputTokens = inputTokens, .positions = positionsTensor, .table = observed ? ubatchTable(ubatch) : ""});
+
+        const std::optional<int> slot = ctx.Cells.findSlot(ubatch);
+        if (!slot)
+            throw std::invalid_argument(fmt::format("llama_decode: the KV cache has no {} consecutive free cells ({} of {} used): "
+                                                    "fewer or shorter sequences, or a larger --max-seq-len",
+                                                    ubatch.nTokens, ctx.Cells.used, ctx.Cells.size()));
+        if (observed) {
+            const auto [cellPos, cellSeqs] = cellTensors(ctx.Cells);
+            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(),
+                                    .nKV = ctx.Cells.nKV(), .cellPos = cellPos, .cellSeqs = cellSeqs, .cells = ctx.Cells.map(ctx.Cells.nKV())});
+        }
+
+        Tensor logits = transformer.Forward(ctx, ubatch, *slot);
+        // As llama.cpp: the next search starts after the cells just written.
+        ctx.Cells.head = *slot + ubatch.nTokens >= ctx.Cells.size() ? 0 : *slot + ubatch.nTokens;
+        ctx.step++;
+        for (int i = 0, row = 0; i < ubatch.nTokens; ++i) {
+            if (!ubatch.logits(i)) continue;
+            out.outputOfToken[size_t(ubatch.begin + i)] = nextOutput;
+            if (logits.hasData())
+                std::memcpy(out.logits.mutableData<float>() + int64_t(nextOutput) * vocab, logits.data<float>() + int64_t(row) * vocab,
+                            size_t(vocab) * sizeof(float));
+            ++row;
+            ++nextOutput;
+        }
+    }
+    return out;
+}
+
+}  // namespace llama

@@ -1,0 +1,171 @@
+#include "model/kv_cells.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "ml/ops.h"
+
+namespace llama {
+
+namespace {
+constexpr int32_t kToEnd = std::numeric_limits<int32_t>::max();
+void openRange(int32_t& p0, int32_t& p1) {
+    if (p0 < 0) p0 = 0;
+    if (p1 < 0) p1 = kToEnd;
+}
+}  // namespace
+
+std::optional<int> KvCells::findSlot(const UBatch& ubatch) {
+    const int n = ubatch.nTokens;
+    if (n > size()) return std::nullopt;
+    // As llama.cpp: start over from 0 when head has run far past the cells in use.
+    if (head > used + 2 * n) head = 0;
+    int tested = 0;
+    while (true) {
+        if (head + n > size()) {
+            tested += size() - head;
+            head = 0;
+            continue;
+        }
+        bool found = true;
+        for (int i = 0; i < n; ++i)
+            if (cells[size_t(head + i)].pos >= 0) {
+                found = false;
+                head += i + 1;
+                tested += i + 1;
+                break;
+            }
+        if (found) break;
+        if (tested >= size()) return std::nullopt;
+    }
+    for (int i = 0; i < n; ++i) {
+        KvCell& cell = cells[size_t(head + i)];
+        cell.pos = ubatch.pos(i);
+        cell.seqIds.insert(ubatch.seqIds(i).begin(), ubatch.seqIds(i).end());
+    }
+    used += n;
+    return head;
+}
+
+int KvCells::nKV() const {
+    for (int i = size(); i > 0; --i)
+        if (!cells[size_t(i - 1)].empty()) return i;
+    return 0;
+}
+
+bool KvCells::seqRm(int seq, int32_t p0, int32_t p1) {
+    openRange(p0, p1);
+    int newHead = size();
+    for (int i = 0; i < size(); ++i) {
+        KvCell& cell = cells[size_t(i)];
+        if (cell.pos < p0 || cell.pos >= p1) continue;
+        if (seq < 0)
+            cell.seqIds.clear();
+        else if (!cell.seqIds.erase(seq))
+            continue;
+        if (cell.empty()) {
+            if (cell.pos >= 0) --used;
+            cell.pos = -1;
+            cell.delta = 0;
+            if (newHead == size()) newHead = i;
+        }
+    }
+    // A freed cell before head: the next search starts there.
+    if (newHead != size() && newHead < head) head = newHead;
+    return true;
+}
+
+void KvCells::seqCp(int src, int dst, int32_t p0, int32_t p1) {
+    openRange(p0, p1);
+    head = 0;
+    for (KvCell& cell : cells)
+        if (cell.hasSeq(src) && cell.pos >= p0 && cell.pos < p1) cell.seqIds.insert(dst);
+}
+
+void KvCells::seqKeep(int seq) {
+    int newHead = size();
+    for (int i = 0; i < size(); ++i) {
+        KvCell& cell = cells[size_t(i)];
+        if (!cell.hasSeq(seq)) {
+            if (cell.pos >= 0) --used;
+            cell = KvCell{};
+            if (newHead == size()) newHead = i;
+        } else {
+            cell.seqIds = {seq};
+        }
+    }
+    if (newHead != size() && newHead < head) head = newHead;
+}
+
+void KvCells::seqAdd(int seq, int32_t p0, int32_t p1, int32_t delta) {
+    openRange(p0, p1);
+    if (p0 == p1) return;
+    int newHead = size();
+    for (int i = 0; i < size(); ++i) {
+        KvCell& cell = cells[size_t(i)];
+        if (!cell.hasSeq(seq) || cell.pos < p0 || cell.pos >= p1) continue;
+        hasShift = true;
+        cell.pos += delta;
+        cell.delta += delta;
+        if (cell.pos < 0) {
+            if (!cell.empty()) --used;
+            cell = KvCell{};
+            if (newHead == size()) newHead = i;
+        }
+    }
+    head = newHead != size() ? newHead : 0;
+}
+
+int32_t KvCells::seqPosMax(int seq) const {
+    int32_t result = -1;
+    for (const KvCell& cell : cells)
+        if (cell.hasSeq(seq) && cell.pos > result) result = cell.pos;
+    return result;
+}
+
+void KvCells::clearShift() {
+    for (KvCell& cell : cells) cell.delta = 0;
+    hasShift = false;
+}
+
+Tensor KvCells::mask(const UBatch& ubatch, int nKV, DType dtype) const {
+    Tensor result({ubatch.nTokens, nKV}, DType::F32);
+    float* m = result.mutableData<float>();
+    for (int i = 0; i < ubatch.nTokens; ++i)
+        for (int j = 0; j < nKV; ++j) {
+            const KvCell& cell = cells[size_t(j)];
+            bool sees = false;
+            if (cell.pos >= 0 && cell.pos <= ubatch.pos(i))
+                for (int seq : ubatch.seqIds(i)) sees = sees || cell.hasSeq(seq);
+            m[int64_t(i) * nKV + j] = sees ? 0.0f : -std::numeric_limits<float>::infinity();
+        }
+    return dtype == DType::BF16 ? ml::ToBFloat16(result) : result;
+}
+
+std::string KvCells::describe(int i) const {
+    const KvCell& cell = cells[size_t(i)];
+    if (cell.pos < 0) return fmt::format("{}: free", i);
+    return fmt::format("{}: pos {} seq {{{}}}{}", i, cell.pos, fmt::join(cell.seqIds, ","),
+                       cell.delta ? fmt::format(" delta {}", cell.delta) : "");
+}
+
+std::string KvCells::map(int n) const {
+    const int shown = std::min(n, kMapCells);
+    std::string cellRow = "cell", seqRow = "seq ", posRow = "pos ";
+    for (int i = 0; i < shown; ++i) {
+        const KvCell& cell = cells[size_t(i)];
+        const std::string seq = cell.pos < 0 ? "." : cell.seqIds.size() > 1 ? "*" : std::to_string(*cell.seqIds.begin());
+        const std::string pos = cell.pos < 0 ? "." : std::to_string(cell.pos);
+        const size_t width = std::max({std::to_string(i).size(), seq.size(), pos.size()}) + 1;
+        cellRow += fmt::format("{:>{}}", i, width);
+        seqRow += fmt::format("{:>{}}", seq, width);
+        posRow += fmt::format("{:>{}}", pos, width);
+    }
+    const std::string more = n > shown ? fmt::format("  (+{} cells)", n - shown) : "";
+    return cellRow + more + "\n" + seqRow + "\n" + posRow;
+}
+
+}  // namespace llama

@@ -1,0 +1,73 @@
+#pragma once
+// The KV cache's bookkeeping as llama.cpp keeps it: one cell per row of CacheK/CacheV, each with
+// the position its key was rotated for, a pending shift (`delta`) and the set of sequences that
+// may see it. A ubatch is written into `n_tokens` consecutive free cells found from `head`
+// (findSlot); a token attends to the cells that share one of its sequences and hold a position
+// not after its own (mask). The sequence operations are llama.cpp's llama_kv_cache_seq_*:
+// positions p0..p1 are half-open, and a negative p0/p1 means "from the start"/"to the end".
+// Only bookkeeping lives here: the keys and values themselves stay in InferenceContext's caches.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/llama_batch.h"
+#include "tensor/tensor.h"
+
+namespace llama {
+
+struct KvCell {
+    int32_t pos = -1;   // -1: free
+    int32_t delta = 0;  // how far seqAdd moved pos since the key was last rotated
+    std::set<int> seqIds;
+
+    bool empty() const { return seqIds.empty(); }
+    bool hasSeq(int seq) const { return seqIds.count(seq) != 0; }
+};
+
+class KvCells {
+public:
+    explicit KvCells(int size) : cells(size_t(size)) {}
+
+    std::vector<KvCell> cells;
+    int head = 0;           // where the next slot search starts
+    int used = 0;           // cells holding a position
+    bool hasShift = false;  // some cell has a delta: the next pass re-rotates the cached keys
+
+    int size() const { return int(cells.size()); }
+
+    // Finds nTokens consecutive free cells from head (wrapping to 0 once), writes the ubatch's
+    // positions and sequences into them and returns the first; nothing when the cache is full.
+    std::optional<int> findSlot(const UBatch& ubatch);
+    // One past the last used cell (llama.cpp's cell_max): how many cells attention reads, n_kv.
+    int nKV() const;
+
+    // Removes `seq` from the cells at positions [p0, p1) (seq < 0: every sequence); a cell left
+    // with no sequence is freed. False only for an impossible request, as llama.cpp's returns.
+    bool seqRm(int seq, int32_t p0, int32_t p1);
+    // Cells of `src` at [p0, p1) also belong to `dst`: a shared prefix stored once.
+    void seqCp(int src, int dst, int32_t p0, int32_t p1);
+    // Frees every cell `seq` does not have; the rest belong to `seq` alone.
+    void seqKeep(int seq);
+    // Moves positions [p0, p1) of `seq` by delta; a position pushed below 0 frees its cell.
+    void seqAdd(int seq, int32_t p0, int32_t p1, int32_t delta);
+    // The largest position `seq` holds, -1 when none.
+    int32_t seqPosMax(int seq) const;
+    // After the keys have been re-rotated: every delta back to 0.
+    void clearShift();
+
+    // [nTokens, nKV] in dtype: 0 where token i may see cell j, -inf elsewhere.
+    Tensor mask(const UBatch& ubatch, int nKV, DType dtype) const;
+    // One line a cell, for the stepper and tests: "3: pos 2 seq {0,1}" or "3: free".
+    std::string describe(int cell) const;
+    // Cells [0, n) as two aligned rows, a column each, for the log:
+    //   cell  0  1  2  3  4
+    //   seq   *  1  1  .  2      (. free, * shared by several sequences)
+    //   pos   0  1  2  .  1
+    // At most kMapCells columns; the rest are counted.
+    std::string map(int n) const;
+    static constexpr int kMapCells = 48;
+};
+
+}  // namespace llama

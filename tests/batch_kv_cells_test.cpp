@@ -1,0 +1,127 @@
+// The KV cells' bookkeeping (model/kv_cells.h) against llama.cpp's rules: the slot search from
+// head with holes, seq_rm of the middle sequence, seq_cp sharing cells, seq_keep, seq_add moving
+// (and freeing) positions, and the mask a batch of two sequences gets: block-diagonal, causal.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "model/kv_cells.h"
+#include "model/llama_batch.h"
+
+using namespace llama;
+
+namespace {
+// A batch of `n` tokens of sequence `seq` at positions [from, from + n).
+LlamaBatch run(int seq, int from, int n) {
+    LlamaBatch b;
+    for (int i = 0; i < n; ++i) b.add(100 + i, from + i, {seq}, i + 1 == n);
+    return b;
+}
+UBatch whole(const LlamaBatch& b) { return {&b, 0, b.size()}; }
+}  // namespace
+
+TEST_CASE("batch: find_slot takes consecutive free cells from head and fills the hole seq_rm leaves", "[batch][cells]") {
+    KvCells cells(12);
+    const auto a = run(0, 0, 4), b = run(1, 0, 4), c = run(2, 0, 4);
+    CHECK(cells.findSlot(whole(a)) == 0);
+    cells.head = 4;  // llama_decode moves head past the cells it wrote
+    CHECK(cells.findSlot(whole(b)) == 4);
+    cells.head = 8;
+    CHECK(cells.findSlot(whole(c)) == 8);
+    CHECK(cells.used == 12);
+    CHECK(cells.nKV() == 12);
+    cells.head = 0;
+    CHECK_FALSE(cells.findSlot(whole(run(3, 0, 1))).has_value());  // full
+
+    // seq_rm of the middle sequence frees cells 4..7 and moves head back to the first of them.
+    cells.head = 11;
+    CHECK(cells.seqRm(1, -1, -1));
+    CHECK(cells.used == 8);
+    CHECK(cells.head == 4);
+    for (int i = 4; i < 8; ++i) CHECK(cells.cells[size_t(i)].pos == -1);
+    CHECK(cells.nKV() == 12);  // the last cells are still in use: attention still reads 12
+    // Five tokens do not fit the 4-cell hole; four do, exactly there.
+    CHECK_FALSE(cells.findSlot(whole(run(3, 0, 5))).has_value());
+    CHECK(cells.findSlot(whole(run(3, 0, 4))) == 4);
+    CHECK(cells.describe(4) == "4: pos 0 seq {3}");
+
+    // A hole too small is skipped: free 2 cells in the middle of sequence 0 and ask for 3.
+    cells.seqRm(2, -1, -1);  // frees 8..11
+    cells.seqRm(0, 1, 3);    // frees cells 1, 2
+    cells.head = 0;
+    CHECK(cells.findSlot(whole(run(4, 0, 3))) == 8);
+    CHECK(cells.findSlot(whole(run(5, 0, 2))) == 1);
+}
+
+TEST_CASE("batch: seq_cp shares cells, seq_keep and seq_add as llama.cpp's", "[batch][cells]") {
+    KvCells cells(8);
+    const auto prefix = run(0, 0, 3);
+    REQUIRE(cells.findSlot(whole(prefix)) == 0);
+    cells.seqCp(0, 1, -1, -1);
+    cells.seqCp(0, 2, 0, 2);  // positions 0 and 1 only
+    CHECK(cells.cells[0].seqIds == std::set<int>{0, 1, 2});
+    CHECK(cells.cells[2].seqIds == std::set<int>{0, 1});
+    CHECK(cells.used == 3);  // stored once
+    CHECK(cells.seqPosMax(2) == 1);
+
+    // Removing a sequence from shared cells frees none of them.
+    cells.seqRm(0, -1, -1);
+    CHECK(cells.used == 3);
+    CHECK(cells.cells[2].seqIds == std::set<int>{1});
+    // seq_keep(2): cells without 2 are freed, the rest belong to 2 alone.
+    cells.seqKeep(2);
+    CHECK(cells.used == 2);
+    CHECK(cells.cells[0].seqIds == std::set<int>{2});
+    CHECK(cells.cells[2].pos == -1);
+
+    // seq_add moves positions and records the shift; a position below 0 frees its cell.
+    cells.seqAdd(2, 1, -1, 4);
+    CHECK(cells.hasShift);
+    CHECK(cells.cells[1].pos == 5);
+    CHECK(cells.cells[1].delta == 4);
+    CHECK(cells.cells[0].pos == 0);
+    cells.seqAdd(2, 0, 1, -1);
+    CHECK(cells.cells[0].pos == -1);
+    CHECK(cells.used == 1);
+    cells.clearShift();
+    CHECK(cells.cells[1].delta == 0);
+    CHECK_FALSE(cells.hasShift);
+}
+
+TEST_CASE("batch: two sequences in one ubatch get the block-diagonal causal mask from the cells", "[batch][cells][mask]") {
+    KvCells cells(8);
+    LlamaBatch batch;
+    for (int i = 0; i < 3; ++i) batch.add(10 + i, i, {0}, i == 2);
+    for (int i = 0; i < 2; ++i) batch.add(20 + i, i, {1}, i == 1);
+    const UBatch u = whole(batch);
+    CHECK(u.nSeqs() == 2);
+    CHECK(batch.nOutputs() == 2);
+    REQUIRE(cells.findSlot(u) == 0);
+    const Tensor mask = cells.mask(u, cells.nKV(), DType::F32);
+    REQUIRE(mask.shape() == Shape{5, 5});
+    const int expected[5][5] = {{1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 1, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 1, 1}};
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+            INFO("token " << i << " cell " << j);
+            CHECK((mask.data<float>()[i * 5 + j] == 0.0f) == bool(expected[i][j]));
+            if (!expected[i][j]) CHECK(std::isinf(mask.data<float>()[i * 5 + j]));
+        }
+    // A token of both sequences (a shared prompt decoded once) sees the cells of either.
+    LlamaBatch both;
+    both.add(30, 3, {0, 1}, true);
+    REQUIRE(cells.findSlot(whole(both)) == 5);
+    const Tensor m2 = cells.mask(whole(both), cells.nKV(), DType::F32);
+    for (int j = 0; j < 6; ++j) CHECK(m2.data<float>()[j] == 0.0f);
+}
+
+TEST_CASE("batch: a batch is split into ubatches of at most n_ubatch tokens, in order", "[batch]") {
+    const LlamaBatch b = run(0, 0, 10);
+    const auto parts = splitIntoUBatches(b, 4);
+    REQUIRE(parts.size() == 3);
+    CHECK(parts[0].nTokens == 4);
+    CHECK(parts[2].begin == 8);
+    CHECK(parts[2].nTokens == 2);
+    CHECK(parts[2].pos(1) == 9);
+    CHECK(parts[2].logits(1));
+    CHECK_THROWS_WITH(splitIntoUBatches(b, 0), "n_ubatch must be at least 1");
+}

@@ -1,0 +1,34 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "options.h"
+
+namespace llama::cli {
+
+// `llama-walkthrough batch`: many prompts decoded together in one batch per step, llama.cpp's
+// way (batch/parallel_generation.h): --parallel sequences at a time, queued prompts joining as
+// others finish, a shared prefix stored once, --context-shift past each sequence's share of the
+// cells. Prints each sequence's text and a summary: per-sequence and total tokens/s, cells.
+struct BatchOptions {
+    Options run;
+    std::vector<std::string> prompts;  // -p, repeatable
+    std::string promptsFile;           // one prompt per line
+    int parallel = 4;
+    int ubatch = 512;
+    bool contextShift = false;
+    int keep = 0;
+};
+
+CLI::App* addBatchCommand(CLI::App& app, BatchOptions& options);
+int runBatch(const BatchOptions& options);
+
+// The prompts of a prompts file, one per non-empty line. Throws std::invalid_argument naming the
+// file and line for a file that is not text (a NUL byte, invalid UTF-8), has a line longer than
+// kMaxPromptLineBytes, or holds no prompt.
+std::vector<std::string> readPromptsFile(const std::string& path);
+constexpr size_t kMaxPromptLineBytes = 1 << 20;
+
+}  // namespace llama::cli
