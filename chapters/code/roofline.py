@@ -6,7 +6,10 @@ Intensity is FLOPs per byte of weights read: a weight (2 bytes in BF16) takes pa
 multiply and one add per token of the pass, so a pass of n tokens does n FLOPs per BF16 byte;
 a Q4_K weight is 144/256 bytes, so a one-token pass does 2 / 0.5625 = 3.6 FLOPs per byte.
 
-usage: roofline.py BANDWIDTH_GBPS PEAK_GFLOPS
+A decode step of B sequences (chapter 16) is a B-token pass: --batch B marks it for BF16 (b)
+and Q4_K (k), B FLOPs and 3.6 B FLOPs per byte.
+
+usage: roofline.py BANDWIDTH_GBPS PEAK_GFLOPS [--batch B]
 """
 import math
 import sys
@@ -16,6 +19,9 @@ def main():
     bandwidth, peak = float(sys.argv[1]), float(sys.argv[2])
     points = [("d", "decode BF16", 1.0), ("q", "decode Q4_K", 2 / (144 / 256)), ("p", "prefill BF16, 32 tokens", 32.0),
               ("P", "prefill BF16, 512 tokens", 512.0)]
+    if len(sys.argv) == 5 and sys.argv[3] == "--batch":
+        b = int(sys.argv[4])
+        points += [("b", f"decode BF16, {b} sequences", float(b)), ("k", f"decode Q4_K, {b} sequences", b * 2 / (144 / 256))]
     cols, rows = 56, 10
     lo_i, hi_i = math.log10(0.25), math.log10(1024)          # intensity axis, FLOP/byte
     lo_f, hi_f = math.log10(bandwidth * 0.25), math.log10(peak)  # performance axis, GFLOP/s

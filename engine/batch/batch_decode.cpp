@@ -15,7 +15,7 @@ namespace {
 
 // The ubatch as the log's table: one line a token.
 std::string ubatchTable(const UBatch& ubatch) {
-    std::string table = "  i  token    pos  seq_ids  output";
+    std::string table;  // under the wording's header "  i  token    pos  seq_ids  output"
     for (int i = 0; i < ubatch.nTokens; ++i)
         table += fmt::format("\n{:>3}  {:>5}  {:>5}  {:<7}  {}", i, ubatch.token(i), ubatch.pos(i), fmt::format("{}", fmt::join(ubatch.seqIds(i), ",")),
                              ubatch.logits(i) ? "yes" : "no");

@@ -107,7 +107,9 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
             for (Slot& slot : slots) {
                 if (slot.request < 0) continue;
                 SequenceResult& seq = result.sequences[size_t(slot.request)];
-                if (slot.nPast >= perSequence) {
+                // As llama.cpp's examples: the shift (or the stop) comes when the next token would
+                // fill the sequence's last cell, so one cell is always left free.
+                if (slot.nPast + 1 >= perSequence) {
                     if (!settings.contextShift) {
                         seq.stopReason = "context length";
                         seq.text += slot.decoder.flush();
@@ -119,12 +121,12 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
                     const int nKeep = std::max(settings.nKeep, prefix);
                     const int nDiscard = (slot.nPast - nKeep) / 2;
                     const Tensor before = cellPositions(ctx.Cells);
-                    const std::string cellsBefore = ctx.Cells.map(ctx.Cells.nKV());
+                    const std::string cellsBefore = ctx.Cells.map(ctx.Cells.nKV(), 8);  // under "before: "
                     ctx.Cells.seqRm(slot.seq, nKeep, nKeep + nDiscard);
                     ctx.Cells.seqAdd(slot.seq, nKeep + nDiscard, slot.nPast, -nDiscard);
                     const Tensor after = cellPositions(ctx.Cells);
                     ctx.stage(marks::ContextShift{.seq = slot.seq, .nPast = slot.nPast, .nKeep = nKeep, .nDiscard = nDiscard, .before = before,
-                                                  .after = after, .cellsBefore = cellsBefore, .cellsAfter = ctx.Cells.map(ctx.Cells.nKV())});
+                                                  .after = after, .cellsBefore = cellsBefore, .cellsAfter = ctx.Cells.map(ctx.Cells.nKV(), 8)});
                     slot.nPast -= nDiscard;
                     seq.contextShifts++;
                 }

@@ -368,7 +368,9 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     std::vector<float> xf;
     const bool blocked = p.rows >= kPrefillMinRows && !integer;
     // BF16 x against BF16 weights with the path's BF16 kernels (prefill, decode): x is used as stored.
-    const bool nativeBF16 = blocked && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16;
+    // From two x rows on (a batch of sequences' decode step), the tiles read each weight once for
+    // all rows; one row keeps the decode kernel, which streams weights fastest.
+    const bool nativeBF16 = p.rows > 1 && !integer && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16;
     const bool decodeBF16X = bf16Kernel && !blocked && p.rows == 1 && x.dtype() == DType::BF16;
     if (x.dtype() == DType::F32 && !blocked) {
         p.x = x.data<float>();

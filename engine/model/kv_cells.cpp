@@ -152,9 +152,9 @@ std::string KvCells::describe(int i) const {
                        cell.delta ? fmt::format(" delta {}", cell.delta) : "");
 }
 
-std::string KvCells::map(int n) const {
+std::string KvCells::map(int n, int indent) const {
     const int shown = std::min(n, kMapCells);
-    std::string cellRow = "cell", seqRow = "seq ", posRow = "pos ";
+    std::string cellRow, seqRow = std::string(size_t(indent), ' ') + "seq ", posRow = std::string(size_t(indent), ' ') + "pos ";
     for (int i = 0; i < shown; ++i) {
         const KvCell& cell = cells[size_t(i)];
         const std::string seq = cell.pos < 0 ? "." : cell.seqIds.size() > 1 ? "*" : std::to_string(*cell.seqIds.begin());

@@ -61,12 +61,14 @@ public:
     Tensor mask(const UBatch& ubatch, int nKV, DType dtype) const;
     // One line a cell, for the stepper and tests: "3: pos 2 seq {0,1}" or "3: free".
     std::string describe(int cell) const;
-    // Cells [0, n) as two aligned rows, a column each, for the log:
+    // Cells [0, n) as three aligned rows, a column each, for the log; the first row's label
+    // ("cell") is the caller's wording's, so no log line is a bare field:
     //   cell  0  1  2  3  4
     //   seq   *  1  1  .  2      (. free, * shared by several sequences)
     //   pos   0  1  2  .  1
-    // At most kMapCells columns; the rest are counted.
-    std::string map(int n) const;
+    // `indent` spaces go before "seq" and "pos" (under a label written before "cell"). At most
+    // kMapCells columns; the rest are counted.
+    std::string map(int n, int indent = 0) const;
     static constexpr int kMapCells = 48;
 };
 

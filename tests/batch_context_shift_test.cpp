@@ -1,0 +1,52 @@
+// A context shift as llama.cpp's: the bundled model in F32 (an F32 GGUF written by `convert`),
+// a 64-position context and 200 tokens, so the sequence shifts five times; the text must be
+// llama-cli's at c392e5094 on the same file (fixtures/context_shift, made by
+// scripts/compare-context-shift.py, which says how), character for character.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "formats/gguf/gguf_export.h"
+#include "session/session.h"
+
+using namespace llama;
+namespace fs = std::filesystem;
+
+namespace {
+std::string readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+}  // namespace
+
+TEST_CASE("batch: a context shift continues the text as llama.cpp's llama-cli does", "[batch][shift][golden]") {
+    const fs::path goldens = fs::path(TEST_FIXTURES_DIR) / "context_shift";
+    const fs::path f32 = fs::temp_directory_path() / ("llama_context_shift_" + std::to_string(getpid()) + ".gguf");
+    {
+        Session bundled;
+        bundled.load({ModelSource::Kind::Files, std::string(ASSETS_DIR) + "/model"});
+        exportGguf(*bundled.model(), DType::F32, f32.string());
+    }
+    Session session;
+    session.load({ModelSource::Kind::Files, f32.string()}, {.maxSeqLen = 64});
+    session.settings().maxTokens = 200;
+    std::istringstream prompts(readFile(goldens / "prompts.txt"));
+    int i = 0;
+    for (std::string prompt; std::getline(prompts, prompt); ++i) {
+        INFO(prompt);
+        // llama-cli's --keep 4 keeps BOS and 4 prompt tokens: our --keep counts BOS.
+        const ParallelResult r = session.runParallel({prompt}, {.nParallel = 1, .contextShift = true, .nKeep = 5});
+        REQUIRE(r.sequences.size() == 1);
+        CHECK(r.sequences[0].contextShifts == 5);
+        // The goldens end where llama-cli's output does, without its trailing newlines.
+        std::string text = r.sequences[0].text;
+        while (!text.empty() && text.back() == '\n') text.pop_back();
+        CHECK(text == readFile(goldens / (std::to_string(i) + ".txt")));
+    }
+    CHECK(i == 3);
+    fs::remove(f32);
+}
