@@ -5,6 +5,9 @@
 #include <limits>
 
 #include "checked_option.h"
+#include "formats/gguf/gguf_control_vector.h"
+#include "generate/json_grammar.h"
+#include "io/input_file.h"
 #include "ml/thread_pool.h"
 
 namespace llama::options {
@@ -19,6 +22,8 @@ RealRange repeatPenalty() { return {0, 10, true, "a number above 0 and at most 1
 IntegerRange repeatLastN() { return {-1, 1 << 30, "a token count from -1 (all) to 1073741824"}; }
 RealRange frequencyPenalty() { return {-10, 10, false, "a number from -10 to 10 (0 is off)"}; }
 RealRange ropeTheta() { return {1, 1e12, true, "a base frequency above 1 and at most 1e12"}; }
+RealRange mirostatTau() { return {0, 100, true, "a surprise in bits above 0 and at most 100"}; }
+RealRange mirostatEta() { return {0, 1, true, "a learning rate above 0 and at most 1"}; }
 }  // namespace ranges
 
 ModelSource ModelChoice::source(uint64_t seed) const {
@@ -49,6 +54,7 @@ void addGenerationOptions(CLI::App& app, GenerationSettings& g) {
                  "In --chat mode, special-token text in --prompt and --system becomes control tokens (completion prompts always do)")
         ->needs(chat);
     addSamplingOptions(app, g);
+    addGrammarOptions(app, g);
 }
 
 void addSamplingOptions(CLI::App& app, GenerationSettings& g) {
@@ -69,6 +75,44 @@ void addSamplingOptions(CLI::App& app, GenerationSettings& g) {
             "Subtract this from a token's logit per occurrence in the window; 0 = off");
     addReal(app, "--presence-penalty", s.presencePenalty, ranges::frequencyPenalty(),
             "Subtract this from the logit of every token present in the window; 0 = off");
+    // llama.cpp's mirostat samplers (generate/mirostat.h).
+    addInteger(app, "--mirostat", s.mirostat, {0, 2, "0 (off), 1 or 2"},
+               "Mirostat sampling, version 1 or 2, as llama.cpp (needs --temperature; replaces top-k, top-p, min-p and the penalties)");
+    addReal(app, "--mirostat-tau", s.mirostatTau, ranges::mirostatTau(), "Mirostat's target surprise in bits (default 5)");
+    addReal(app, "--mirostat-eta", s.mirostatEta, ranges::mirostatEta(), "Mirostat's learning rate (default 0.1)");
+}
+
+void addGrammarOptions(CLI::App& app, GenerationSettings& g) {
+    // Parsed here, so a bad grammar is refused with its line and column before anything runs.
+    auto use = [&g](const std::string& option, const std::string& text, const std::string& source) {
+        try {
+            g.grammar = std::make_shared<const Grammar>(parseGrammar(text, source));
+            g.grammarSource = source;
+        } catch (const std::invalid_argument& e) {
+            throw CLI::ValidationError(option, e.what());
+        }
+    };
+    auto* file = app.add_option_function<std::string>(
+                        "--grammar",
+                        [use](const std::string& path) {
+                            std::string text;
+                            try {
+                                text = readInputFile(path, "grammar");
+                            } catch (const std::exception& e) {
+                                throw CLI::ValidationError("--grammar", e.what());
+                            }
+                            use("--grammar", text, path);
+                        },
+                        "Constrain the generated text to a GBNF grammar in FILE (llama.cpp's --grammar-file)")
+                     ->type_name("FILE");
+    auto* text = app.add_option_function<std::string>(
+                        "--grammar-text", [use](const std::string& t) { use("--grammar-text", t, "grammar"); },
+                        "Constrain the generated text to this GBNF grammar (llama.cpp's --grammar)")
+                     ->type_name("GBNF")
+                     ->excludes(file);
+    app.add_flag_callback("--json", [use] { use("--json", kJsonGrammar, "json"); }, "Constrain the generated text to a JSON object (a built-in grammar)")
+        ->excludes(file)
+        ->excludes(text);
 }
 
 void addWhatIfOptions(CLI::App& app, WhatIf& w) {
@@ -127,6 +171,55 @@ void addWhatIfOptions(CLI::App& app, WhatIf& w) {
            "Compute activations, KV cache, scores, softmax and logits in bf16 or f32 instead of the dtype the weights choose "
            "(BF16 weights: bf16, with the walkthrough's roundings; any other: f32)")
         ->type_name("bf16|f32")
+        ->group(group);
+    addControlVectorOptions(app, w);
+}
+
+void addControlVectorOptions(CLI::App& app, WhatIf& w) {
+    const char* group = "What-if experiments (recorded in the debug log, the trace and the viewer)";
+    // The files are read as they are named, so a bad one is refused before anything runs; each
+    // option's callback loads what both have given so far (CLI11 may call them in either order).
+    struct Requested {
+        std::vector<ControlVectorFile> files;
+        std::optional<std::pair<int, int>> layers;
+    };
+    auto requested = std::make_shared<Requested>();
+    auto load = [&w, requested](const std::string& option) {
+        if (requested->files.empty()) return;
+        try {
+            w.steering = loadSteering(requested->files, requested->layers);
+        } catch (const std::exception& e) {
+            throw CLI::ValidationError(option, e.what());
+        }
+    };
+    auto* vectors = app.add_option_function<std::vector<std::string>>(
+                           "--control-vector",
+                           [requested, load](const std::vector<std::string>& items) {
+                               requested->files.clear();
+                               for (const auto& item : items) try {
+                                       requested->files.push_back(parseControlVectorArgument(item));
+                                   } catch (const std::invalid_argument& e) {
+                                       throw CLI::ValidationError("--control-vector", e.what());
+                                   }
+                               load("--control-vector");
+                           },
+                           "Add a control vector (llama.cpp's GGUF layout) to the blocks' outputs, times SCALE (default 1); "
+                           "repeatable: the vectors add up")
+                        ->type_name("FILE[:SCALE]")
+                        ->group(group);
+    app.add_option_function<std::string>(
+           "--control-vector-layers",
+           [requested, load](const std::string& text) {
+               try {
+                   requested->layers = parseLayerRange(text);
+               } catch (const std::invalid_argument& e) {
+                   throw CLI::ValidationError("--control-vector-layers", e.what());
+               }
+               load("--control-vector-layers");
+           },
+           "Steer only layers A to B (from 1, as the log counts; llama.cpp's --control-vector-layer-range A-1 B-1)")
+        ->type_name("A-B")
+        ->needs(vectors)
         ->group(group);
 }
 

@@ -23,6 +23,8 @@ RealRange repeatPenalty();
 IntegerRange repeatLastN();
 RealRange frequencyPenalty();  // and --presence-penalty
 RealRange ropeTheta();
+RealRange mirostatTau();
+RealRange mirostatEta();
 inline const char* seed = "a whole number from 0 to 18446744073709551615";
 }  // namespace ranges
 
@@ -38,12 +40,17 @@ struct ModelChoice {
 // --model, --synthetic, --tokenizer and --seed (the seed also seeds sampling).
 void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
 // -p/--prompt, --system, --chat, --completion, --allow-special, -n/--max-tokens, --temperature,
-// --top-k, --top-p, --min-p and the repetition penalties.
+// --top-k, --top-p, --min-p, the repetition penalties, mirostat and the grammar options.
 void addGenerationOptions(CLI::App& app, GenerationSettings& settings);
 // The second half of those: -n/--max-tokens and everything sampling (for `batch`, whose prompts differ).
 void addSamplingOptions(CLI::App& app, GenerationSettings& settings);
-// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L.
+// --grammar FILE, --grammar-text GBNF, --json (one of them; a run's, not `batch`'s).
+void addGrammarOptions(CLI::App& app, GenerationSettings& settings);
+// --no-mask, --no-kv-cache, --rope-theta X, --no-rope, --ablate-head L:H, --skip-layer L,
+// --compute-dtype and the control vectors.
 void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
+// --control-vector FILE[:SCALE] (repeatable) and --control-vector-layers A-B.
+void addControlVectorOptions(CLI::App& app, WhatIf& whatIf);
 // --threads N.
 void addThreadsOption(CLI::App& app, int& threads);
 

@@ -11,6 +11,7 @@
 #include "generate/generator.h"
 #include "model/synthetic.h"
 #include "doccheck/chapter_shapes.h"
+#include "formats/gguf/gguf_control_vector.h"
 
 using namespace llama;
 
@@ -46,9 +47,11 @@ struct Run {
 };
 
 // A prefill of the prompt plus two decode steps (seqLen 1 at startPos promptLen, promptLen+1).
-Run generate(const std::string& label, const Model& model, bool shapesOnly) {
+// `steering`: a control vector's stage too (chapter 20).
+Run generate(const std::string& label, const Model& model, bool shapesOnly, std::shared_ptr<const Steering> steering = nullptr) {
     LlamaTransformer transformer(model);
     InferenceContext ctx(model.args, shapesOnly);
+    ctx.whatIf.steering = std::move(steering);
     Recorder recorder;
     ctx.addObserver(&recorder);
     Sampler sampler(SamplingSettings{});
@@ -63,6 +66,8 @@ const std::vector<Run>& allRuns() {
     static const std::vector<Run> runs = [] {
         std::vector<Run> out;
         out.push_back(generate("bundled model", loadModel(ASSETS_DIR "/model"), false));
+        out.push_back(generate("bundled model with a control vector", loadModel(ASSETS_DIR "/model"), false,
+                               loadSteering({{TEST_FIXTURES_DIR "/steer/joy.gguf", 2.0f}}, std::nullopt)));
         for (const auto& preset : syntheticPresets()) {
             bool shapesOnly = preset != "tiny";
             out.push_back(generate("synthetic " + preset, makeSyntheticModel(preset, 7, shapesOnly), shapesOnly));

@@ -14,6 +14,7 @@
 #include "bench_command.h"
 #include "compare_doc_command.h"
 #include "convert_command.h"
+#include "cvector_command.h"
 #include "diff_command.h"
 #include "export_html_command.h"
 #include "io/atomic_output.h"
@@ -24,6 +25,7 @@
 #include "model_summary.h"
 #include "options/checked_option.h"
 #include "options/run_options.h"
+#include "patch_command.h"
 #include "perplexity_command.h"
 #include "run_observers.h"
 #include "tokenize_command.h"
@@ -131,6 +133,10 @@ int main(int argc, char** argv) {
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     cli::PerplexityOptions perplexityOptions;
     perplexityOptions.model = o.model;
+    cli::CvectorOptions cvectorOptions;
+    cvectorOptions.model = o.model;
+    cli::PatchOptions patchOptions;
+    patchOptions.model = o.model;
     const std::vector<std::pair<CLI::App*, std::function<int()>>> subcommands = {
         {cli::addBatchCommand(app, batchOptions), [&] { return cli::runBatch(batchOptions); }},
         {cli::addBenchCommand(app, o), [&] { return cli::runBench(o); }},
@@ -141,6 +147,8 @@ int main(int argc, char** argv) {
         {cli::addExportHtmlCommand(app, exportHtmlOptions), [&] { return cli::runExportHtml(exportHtmlOptions); }},
         {cli::addTokenizeCommand(app, tokenizeOptions), [&] { return cli::runTokenize(tokenizeOptions); }},
         {cli::addPerplexityCommand(app, perplexityOptions), [&] { return cli::runPerplexity(perplexityOptions); }},
+        {cli::addCvectorCommand(app, cvectorOptions), [&] { return cli::runCvector(cvectorOptions); }},
+        {cli::addPatchCommand(app, patchOptions), [&] { return cli::runPatch(patchOptions); }},
     };
 
     if (auto code = options::parseCommandLine(app, argc, argv)) return *code;

@@ -53,7 +53,7 @@ RunObservers::RunObservers(const Options& o, Session& session)
         t.lensTopK = o.traceLensTopK;
         t.residual = !o.traceNoResidual;
         const GenerationSettings& g = o.generation;
-        recorder_ = std::make_unique<TraceRecorder>(tracePath_, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf}, t,
+        recorder_ = std::make_unique<TraceRecorder>(tracePath_, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf, g.grammarSource}, t,
                                                     &lens_);
         session.addObserver(recorder_.get());
     }

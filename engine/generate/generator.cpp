@@ -74,19 +74,19 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             Tensor logits = transformer_.Forward(ctx, inputTokens, startPos);
             Tensor lastLogits = ml::Slice(logits, logits.dim(0) - 1, logits.dim(0));
             lastLogits = ml::Reshape(lastLogits, {logits.dim(1)});
-            // The logits after the repetition penalties, when there are any.
+            // The logits after the grammar and the repetition penalties, when there are any.
             std::optional<Tensor> penalized;
-            if (lastLogits.hasData() && sampler.settings().penalizes()) penalized = sampler.penalize(lastLogits);
+            if (lastLogits.hasData() && sampler.adjustsLogits()) penalized = sampler.penalize(lastLogits);
             int32_t next = lastLogits.hasData() ? sampler.choose(penalized ? *penalized : lastLogits) : kDryRunToken;
             double secs = std::chrono::duration<double>(Clock::now() - t0).count();
             (ctx.step == 0 ? result.prefillSeconds : result.decodeSeconds) += secs;
             if (ctx.step > 0) result.decodeSteps++;
 
             Tensor nextToken = Tensor::fromInt32({next});
-            const std::string method = std::string(sampler.settings().temperature > 0 ? "temperature sampling" : "greedy: argmax") +
-                                       (penalized ? " after repetition penalties" : "");
             // Observers show the top tokens before and after the penalties (kPenalizedLogits).
-            ctx.stage(marks::Sample{.token = next, .piece = tokenizer_.decodeToken(next), .logits = lastLogits, .next = nextToken, .method = method, .penalizedLogits = penalized}, skippedIf(!lastLogits.hasData()));
+            ctx.stage(marks::Sample{.token = next, .piece = tokenizer_.decodeToken(next), .logits = lastLogits, .next = nextToken, .method = sampler.method(),
+                                    .allowedTokens = penalized ? sampler.allowedTokens() : lastLogits.numel(), .penalizedLogits = penalized},
+                      skippedIf(!lastLogits.hasData()));
 
             if (curPos < ctx.maxSeqLen) tokens.mutableData<int32_t>()[curPos] = next;
             startPos = curPos++;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "generate/grammar_matcher.h"
 #include "ml/ops.h"
 
 namespace llama {
@@ -33,9 +34,39 @@ void validateSamplingSettings(const SamplingSettings& s) {
         throw std::invalid_argument(fmt::format("frequency penalty {} must be in [-10, 10] (0 is off)", s.frequencyPenalty));
     if (!(s.presencePenalty >= -10.0f && s.presencePenalty <= 10.0f))
         throw std::invalid_argument(fmt::format("presence penalty {} must be in [-10, 10] (0 is off)", s.presencePenalty));
+    if (s.mirostat < 0 || s.mirostat > 2) throw std::invalid_argument(fmt::format("mirostat {} must be 0 (off), 1 or 2", s.mirostat));
+    if (!(s.mirostatTau > 0.0f && s.mirostatTau <= 100.0f))
+        throw std::invalid_argument(fmt::format("mirostat tau {} must be above 0 and at most 100 (the target surprise in bits)", s.mirostatTau));
+    if (!(s.mirostatEta > 0.0f && s.mirostatEta <= 1.0f))
+        throw std::invalid_argument(fmt::format("mirostat eta {} must be above 0 and at most 1 (mu's learning rate)", s.mirostatEta));
+    if (s.mirostat != 0) {
+        if (s.temperature <= 0)
+            throw std::invalid_argument("mirostat samples: it needs a temperature above 0 (llama.cpp's default is 0.8: --temperature 0.8)");
+        if (s.topK != 0 || s.topP != 1.0f || s.minP != 0.0f || s.penalizes())
+            throw std::invalid_argument("mirostat replaces top-k, top-p, min-p and the repetition penalties, as in llama.cpp: leave them out");
+    }
 }
 
-Sampler::Sampler(SamplingSettings settings) : settings_(settings), rng_(settings.seed) { validateSamplingSettings(settings); }
+Sampler::Sampler(SamplingSettings settings) : settings_(settings), rng_(settings.seed) {
+    validateSamplingSettings(settings);
+    if (settings.mirostat) mirostat_.emplace(settings.mirostat, settings.mirostatTau, settings.mirostatEta, settings.temperature, settings.seed);
+}
+
+Sampler::~Sampler() = default;
+
+void Sampler::constrain(std::shared_ptr<GrammarConstraint> grammar) { grammar_ = std::move(grammar); }
+
+bool Sampler::adjustsLogits() const { return settings_.penalizes() || grammar_; }
+
+std::string Sampler::method() const {
+    std::string how = lastMirostat_ ? fmt::format("mirostat {}: {} tokens kept, surprise {:.2f} bits, mu {:.3f} -> {:.3f}", mirostat_->version(),
+                                                  lastMirostat_->kept, lastMirostat_->surprise, lastMirostat_->muBefore, lastMirostat_->muAfter)
+                      : settings_.temperature > 0 ? "temperature sampling"
+                                                  : "greedy: argmax";
+    if (grammar_) how += fmt::format(" after the grammar ({} tokens allowed)", allowed_);
+    if (settings_.penalizes()) how += grammar_ ? " and repetition penalties" : " after repetition penalties";
+    return how;
+}
 
 void Sampler::accept(int32_t token) {
     if (!settings_.penalizes()) return;
@@ -46,6 +77,8 @@ void Sampler::accept(int32_t token) {
 Tensor Sampler::penalize(const Tensor& logits) const {
     requireLogits(logits);
     Tensor out = logits.clone();
+    allowed_ = out.numel();
+    if (grammar_) allowed_ = grammar_->mask(out.mutableData<float>(), out.numel());
     if (!settings_.penalizes()) return out;
     std::unordered_map<int32_t, int> count;
     for (int32_t id : window_) count[id]++;
@@ -124,7 +157,7 @@ std::vector<TokenProbability> Sampler::kept(const Tensor& logits) const {
     return sorted;
 }
 
-int32_t Sampler::sample(const Tensor& logits) { return settings_.penalizes() ? choose(penalize(logits)) : choose(logits); }
+int32_t Sampler::sample(const Tensor& logits) { return adjustsLogits() ? choose(penalize(logits)) : choose(logits); }
 
 std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const {
     requireLogits(logits);
@@ -140,7 +173,17 @@ std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const 
 }
 
 int32_t Sampler::choose(const Tensor& logits) {
+    const int32_t id = draw(logits);
+    if (grammar_) grammar_->accept(id);
+    return id;
+}
+
+int32_t Sampler::draw(const Tensor& logits) {
     requireLogits(logits);
+    if (mirostat_) {
+        lastMirostat_ = mirostat_->choose(logits);
+        return lastMirostat_->token;
+    }
     if (settings_.temperature <= 0) return int32_t(ml::Argmax(logits));
     const auto tokens = kept(logits);
     double total = 0;

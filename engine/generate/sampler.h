@@ -14,11 +14,19 @@
 // temperature): it keeps the tokens whose probability at temperature 1 is at least minP times the
 // most likely token's, i.e. logit >= max logit + ln(minP). As there, the temperature does not
 // move that threshold, and the most likely token always stays.
+//
+// Mirostat (mirostat.h) replaces all of that but the temperature, as in llama.cpp's chain. A
+// grammar (grammar_matcher.h) comes first of all: the tokens it does not allow get -inf before the
+// penalties, and the chosen token moves it.
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "generate/mirostat.h"
 #include "tensor/tensor.h"
 
 namespace llama {
@@ -33,6 +41,9 @@ struct SamplingSettings {
     int repeatLastN = 64;           // the penalties' window in tokens; 0: off, -1: the whole context
     float frequencyPenalty = 0.0f;  // subtracted once per occurrence in the window
     float presencePenalty = 0.0f;   // subtracted once if the token occurs in the window
+    int mirostat = 0;               // 0: off; 1 or 2: llama.cpp's mirostat samplers
+    float mirostatTau = 5.0f;       // the target surprise in bits (llama.cpp's default)
+    float mirostatEta = 0.1f;       // mu's learning rate (llama.cpp's default)
 
     bool penalizes() const { return repeatLastN != 0 && (repeatPenalty != 1.0f || frequencyPenalty != 0.0f || presencePenalty != 0.0f); }
 };
@@ -46,12 +57,26 @@ struct TokenProbability {
     float probability;  // after temperature (greedy: temperature 1)
 };
 
+class GrammarConstraint;
+
 class Sampler {
 public:
     explicit Sampler(SamplingSettings settings);
+    ~Sampler();
+    // Constrains the tokens to a grammar from now on (penalize() masks, choose() moves it).
+    void constrain(std::shared_ptr<GrammarConstraint> grammar);
+    // Whether penalize() changes anything: penalties or a grammar.
+    bool adjustsLogits() const;
+    // How the last choose() chose, for the log line: "greedy: argmax", "temperature sampling",
+    // "mirostat 2: 12 tokens kept, surprise 5.57 bits, mu 10.000 -> 9.943", with what came before it ("after the
+    // grammar (37 of 4096 tokens allowed)", "after repetition penalties").
+    std::string method() const;
+    // Tokens the grammar allowed at the last penalize() (the logits' size without a grammar).
+    int64_t allowedTokens() const { return allowed_; }
     // A token of the sequence (prompt or generated): it enters the penalties' window.
     void accept(int32_t token);
-    // The logits after the repetition penalties (a copy; the same values when they are off).
+    // The logits after the grammar's mask and the repetition penalties (a copy; the same values
+    // when there are none).
     Tensor penalize(const Tensor& logits) const;
     // Chooses from logits that have been through penalize(): argmax, or top-k, top-p, min-p and a draw.
     int32_t choose(const Tensor& penalizedLogits);
@@ -66,10 +91,15 @@ public:
 private:
     // The tokens top-k, top-p and min-p keep, most likely first, with their softmax probabilities.
     std::vector<TokenProbability> kept(const Tensor& logits) const;
+    int32_t draw(const Tensor& logits);  // choose() before the grammar moves
     double uniform();  // [0, 1), from the 53 high bits: identical on every platform
     SamplingSettings settings_;
     std::mt19937_64 rng_;
     std::deque<int32_t> window_;  // the last repeatLastN accepted tokens (all with -1)
+    std::shared_ptr<GrammarConstraint> grammar_;
+    std::optional<Mirostat> mirostat_;
+    std::optional<MirostatStep> lastMirostat_;
+    mutable int64_t allowed_ = 0;
 };
 
 }  // namespace llama

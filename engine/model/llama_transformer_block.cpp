@@ -26,6 +26,8 @@ Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, co
     // Stage 7: the attention module (stages 8-14 happen inside).
     ctx.stage(marks::AttentionForward{.normalizedX = normalizedX, .freqsCis = pass.freqsCis, .mask = pass.mask});
     Tensor h = attention.Forward(ctx, normalizedX, pass);
+    // What-if patch: this position's attention output from another run (the patch command).
+    if (const auto* patch = ctx.whatIf.patchAt(LayerIndex, ActivationPatch::Site::AttentionOutput)) h = patch->apply(h, pass.startPos);
 
     // Stage 15: residual connection around attention.
     h = ml::Add(x, h);
@@ -42,6 +44,16 @@ Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, co
     // Stage 18: residual connection around the feed-forward.
     Tensor output = ml::Add(h, ffnOutput);
     ctx.stage(marks::FfnResidual{.h = h, .ffnOutput = ffnOutput, .output = output});
+
+    // What-if --control-vector: this layer's direction added to the block's output (llama.cpp's
+    // control vectors), at every position.
+    if (const Tensor* direction = ctx.whatIf.controlVectorFor(LayerIndex)) {
+        Tensor steered = ml::Add(output, *direction);
+        ctx.stage(marks::ControlVector{.output = output, .direction = *direction, .steered = steered, .norms = steeringNorms(output, *direction)});
+        output = steered;
+    }
+    // What-if patch: this position's block output from another run (the patch command).
+    if (const auto* patch = ctx.whatIf.patchAt(LayerIndex, ActivationPatch::Site::BlockOutput)) output = patch->apply(output, pass.startPos);
     return output;
 }
 

@@ -18,6 +18,8 @@ std::string WhatIf::describe() const {
     for (auto [layer, head] : ablateHeads) add(fmt::format("--ablate-head {}:{}", layer + 1, head + 1));
     for (int layer : skipLayers) add(fmt::format("--skip-layer {}", layer + 1));
     if (computeDType) add("--compute-dtype " + computeDTypeWord(*computeDType));
+    if (steering) add(steering->describe());
+    if (patch) add(patch->describe());
     return s;
 }
 

@@ -1,15 +1,19 @@
 #pragma once
 // The what-if switches: experiments that change the computation on purpose, so a learner can see
 // what each piece does by taking it away (--no-mask, --no-kv-cache, --rope-theta X, --no-rope,
-// --ablate-head LAYER:HEAD, --skip-layer L, --compute-dtype bf16|f32). A default WhatIf is the model itself; every switch
+// --ablate-head LAYER:HEAD, --skip-layer L, --compute-dtype bf16|f32, --control-vector FILE[:SCALE]).
+// A default WhatIf is the model itself; every switch
 // is recorded in the debug log, the trace and the viewer so an experiment is never mistaken for
 // the model.
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "model/activation_patch.h"
+#include "model/steering.h"
 #include "tensor/dtype.h"
 
 namespace llama {
@@ -24,10 +28,18 @@ struct WhatIf {
     // Activations, scores, softmax and logits in this dtype (BF16 or F32) instead of the one the
     // model's weights choose (computeDTypeOf).
     std::optional<DType> computeDType;
+    // Control vectors added to blocks' outputs (model/steering.h); shared, as they are read once.
+    std::shared_ptr<const Steering> steering;
+    // One activation taken from another run (the patch command; model/activation_patch.h).
+    std::shared_ptr<const ActivationPatch> patch;
 
     bool any() const {
-        return noMask || noKvCache || ropeTheta || noRope || !ablateHeads.empty() || !skipLayers.empty() || computeDType;
+        return noMask || noKvCache || ropeTheta || noRope || !ablateHeads.empty() || !skipLayers.empty() || computeDType || steering || patch;
     }
+    const ActivationPatch* patchAt(int layer, ActivationPatch::Site site) const {
+        return patch && patch->layer == layer && patch->site == site ? patch.get() : nullptr;
+    }
+    const Tensor* controlVectorFor(int layer) const { return steering ? steering->directionFor(layer) : nullptr; }
     bool skipsLayer(int layer) const { return skipLayers.count(layer) > 0; }
     std::vector<int> headsAblatedIn(int layer) const;
     // The switches as they are typed, layers and heads 1-based as the log counts ("" for none).

@@ -5,7 +5,30 @@
 #include <optional>
 #include <stdexcept>
 
+#include "formats/gguf/gguf_control_vector.h"
+#include "generate/grammar_matcher.h"
+
 namespace llama {
+
+namespace {
+// The grammar over the tokenizer's vocabulary; refused before the run when it allows no token at
+// the first step (a grammar of characters no token has).
+std::shared_ptr<GrammarConstraint> grammarConstraint(std::shared_ptr<const Grammar> grammar, const std::string& source, const Tokenizer& tokenizer,
+                                                     bool shapesOnly) {
+    std::vector<std::string> texts(size_t(tokenizer.vocabSize()));
+    for (int32_t id = 0; id < tokenizer.vocabSize(); ++id) texts[size_t(id)] = tokenizer.decodeToken(id);
+    auto constraint = std::make_shared<GrammarConstraint>(std::move(grammar), std::move(texts), tokenizer.stopIds());
+    if (!shapesOnly) {
+        std::vector<float> logits(size_t(tokenizer.vocabSize()), 0.0f);
+        try {
+            constraint->mask(logits.data(), int64_t(logits.size()));
+        } catch (const std::runtime_error& e) {
+            throw std::invalid_argument(fmt::format("{}: {}", source.empty() ? "grammar" : source, e.what()));
+        }
+    }
+    return constraint;
+}
+}  // namespace
 
 void Session::load(const ModelSource& source, const LoadOptions& options) {
     auto model = std::make_shared<const Model>(loadModelSource(source, options));
@@ -34,6 +57,10 @@ std::vector<int32_t> Session::promptTokens() const { return prompt().encode(*loa
 GenerationResult Session::run(const std::function<void(const std::string&)>& onText) {
     const Model& model = loadedModel();
     settings_.whatIf.validate(model.args.n_layers, model.args.n_heads);
+    // A trace records the control vectors' files, not their values: a replayed run's are read again.
+    if (const auto& s = settings_.whatIf.steering; s && s->directions.empty() && !s->files.empty())
+        settings_.whatIf.steering = loadSteering(s->files, s->layers);
+    if (settings_.whatIf.steering) settings_.whatIf.steering->validate(model.args.dim, model.args.n_layers);
     InferenceContext ctx(model.args, shapesOnly_);
     ctx.whatIf = settings_.whatIf;
     // --rope-theta and --compute-dtype bind a transformer of other angles or dtype for this run;
@@ -43,6 +70,7 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     for (StageObserver* o : observers_) ctx.addObserver(o);
     if (settings_.speculative()) return runSpeculative(ctx, onText);
     Sampler sampler(settings_.sampling);
+    if (settings_.grammar) sampler.constrain(grammarConstraint(settings_.grammar, settings_.grammarSource, *model.tokenizer, shapesOnly_));
     Generator generator(experiment ? *experiment : *transformer_, *model.tokenizer);
     stop_ = false;
     ctx.stopWhen(&stop_);
@@ -74,6 +102,7 @@ GenerationResult Session::runSpeculative(InferenceContext& ctx, const std::funct
     if (s.sampling.temperature > 0 || s.sampling.penalizes())
         throw std::invalid_argument("speculative decoding here checks drafts against the target's greedy choice: give --temperature 0 and no "
                                     "repetition penalties");
+    if (s.grammar) throw std::invalid_argument("speculative decoding here checks drafts against the target's unconstrained greedy choice: no grammar");
     if (!s.draftModel.empty() && s.draftLayers > 0) throw std::invalid_argument("give --draft-model or --draft-layers, not both");
     if (s.draftMax < 1) throw std::invalid_argument(fmt::format("--draft-max {}: at least 1 token", s.draftMax));
     std::optional<LlamaTransformer> draft;

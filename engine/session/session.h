@@ -19,6 +19,7 @@
 #include "batch/speculative_generation.h"
 #include "generate/chat_template.h"
 #include "generate/generator.h"
+#include "generate/grammar.h"
 #include "generate/sampler.h"
 #include "session/model_source.h"
 
@@ -37,6 +38,9 @@ struct GenerationSettings {
     bool allowSpecial = false;
     // An experiment instead of the model (model/what_if.h); the default is the model itself.
     WhatIf whatIf;
+    // Generated text constrained to this grammar (generate/grammar.h; --grammar, --json); none when null.
+    std::shared_ptr<const Grammar> grammar;
+    std::string grammarSource;  // where it came from, as the log names it: a file, "--grammar-text", "--json"
     // Speculative decoding (batch/speculative_generation.h): the draft is another model's files
     // (draftModel) or the first draftLayers layers; it proposes draftMax tokens per target pass.
     std::string draftModel;

@@ -42,6 +42,7 @@ struct TraceRunInfo {
     SamplingSettings sampling;
     bool dryRun = false;
     WhatIf whatIf = {};  // the experiment, if the run was one
+    std::string grammar;  // where the run's grammar came from (a file, "grammar", "json"); empty: none
 };
 
 }  // namespace llama

@@ -45,6 +45,17 @@ json topJson(const Tokenizer& tok, const std::vector<TokenProbability>& top) {
     return out;
 }
 
+namespace {
+// The files and scales, and the layer range, as typed (the vectors themselves are not recorded).
+json controlVectorsJson(const WhatIf& w) {
+    if (!w.steering) return nullptr;
+    json files = json::array();
+    for (const auto& f : w.steering->files) files.push_back({{"path", f.path}, {"scale", f.scale}});
+    const auto& layers = w.steering->layers;
+    return {{"files", files}, {"layers", layers ? json::array({layers->first, layers->second}) : json(nullptr)}};
+}
+}  // namespace
+
 json whatIfJson(const WhatIf& w) {
     json heads = json::array();
     for (auto [layer, head] : w.ablateHeads) heads.push_back({layer, head});
@@ -54,7 +65,8 @@ json whatIfJson(const WhatIf& w) {
             {"noRope", w.noRope},
             {"ablateHeads", heads},
             {"skipLayers", w.skipLayers},
-            {"computeDType", w.computeDType ? json(computeDTypeWord(*w.computeDType)) : json(nullptr)}};
+            {"computeDType", w.computeDType ? json(computeDTypeWord(*w.computeDType)) : json(nullptr)},
+            {"controlVectors", controlVectorsJson(w)}};
 }
 
 void appendString(std::string& j, std::string_view s) {

@@ -177,6 +177,21 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
             throw TraceError(std::string("whatIf: field 'computeDType': ") + e.what());
         }
     }
+    // Traces written before control vectors existed have no such field.
+    if (auto cv = j.find("controlVectors"); cv != j.end() && !cv->is_null()) {
+        auto steering = std::make_shared<Steering>();
+        for (const json& f : array(*cv, "files")) {
+            if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || !f.contains("scale") || !f["scale"].is_number())
+                throw TraceError("whatIf: field 'controlVectors.files' must hold {\"path\": text, \"scale\": number} objects");
+            steering->files.push_back({f["path"].get<std::string>(), f["scale"].get<float>()});
+        }
+        if (const json& layers = member(*cv, "layers"); !layers.is_null()) {
+            if (!layers.is_array() || layers.size() != 2) throw TraceError("whatIf: field 'controlVectors.layers' must be [first, last] or null");
+            steering->layers = std::pair{int(integer(layers, 0, "controlVectors layer", 1, args.n_layers)),
+                                         int(integer(layers, 1, "controlVectors layer", 1, args.n_layers))};
+        }
+        w.steering = std::move(steering);
+    }
     const json& skip = array(j, "skipLayers");
     for (size_t i = 0; i < skip.size(); ++i) w.skipLayers.insert(int(integer(skip, i, "skipLayers", 0, args.n_layers - 1)));
     try {
@@ -216,6 +231,13 @@ void readMeta(const json& j, TraceRun& run) {
         run.run.sampling.frequencyPenalty = member(r, "frequencyPenalty");
         run.run.sampling.presencePenalty = member(r, "presencePenalty");
     }
+    // Mirostat and the grammar came later in version 2: absent means off.
+    if (r.contains("mirostat")) {
+        run.run.sampling.mirostat = int(integer(r, "mirostat", 0, 2));
+        run.run.sampling.mirostatTau = member(r, "mirostatTau");
+        run.run.sampling.mirostatEta = member(r, "mirostatEta");
+    }
+    if (auto g = r.find("grammar"); g != r.end() && !g->is_null()) run.run.grammar = text(r, "grammar", 4096);
     try {
         validateSamplingSettings(run.run.sampling);
     } catch (const std::invalid_argument& e) {

@@ -144,4 +144,13 @@ printf '\x00And the LORD spake unto Moses, saying,' > "$corpus/encode/llama3-tex
 printf '\x02<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi 123 é 日本<|eot_id|>' > "$corpus/encode/llama3-special"
 printf '\x01 hello world, 123 é' > "$corpus/encode/llama2-text"
 printf '\x03<s>[INST] hi [/INST]' > "$corpus/encode/llama2-special"
+# Grammars (fuzz_grammar.cpp): the test grammars of issue 34 and --json's.
+mkdir -p "$corpus/grammar"
+cp "$root"/tests/fixtures/steer/*.gbnf "$corpus/grammar/"
+python3 -c 'import re, sys; print(re.search(r"R\"\((.*?)\)\";", open(sys.argv[1]).read(), re.S).group(1), end="")' \
+  "$root/engine/generate/json_grammar.h" > "$corpus/grammar/json.gbnf"
+
+# Control vectors (fuzz_control_vector.cpp): ours and llama.cpp's cvector-generator's (tests/fixtures/steer).
+mkdir -p "$corpus/control_vector"
+cp "$root"/tests/fixtures/steer/joy.gguf "$root"/tests/fixtures/steer/joy_llamacpp.gguf "$corpus/control_vector/"
 du -sh "$corpus"/*

@@ -100,7 +100,7 @@ int ForwardMap::find(std::string_view key) const {
     return -1;
 }
 
-bool mapOmits(StageId stage) { return stage == StageId::QKVSchedule || stage == StageId::QKVTask; }
+bool mapOmits(StageId stage) { return stage == StageId::QKVSchedule || stage == StageId::QKVTask || stage == StageId::ControlVector; }
 
 ForwardMap buildForwardMap(int layers) {
     ForwardMap map;

@@ -49,7 +49,7 @@ struct ForwardMap {
 };
 
 // The catalog stages a map leaves out: the Q/K/V tasks' scheduling marks (the qkv box's three
-// lanes stand for them).
+// lanes stand for them) and the control vector's (an experiment's stage, not the model's).
 bool mapOmits(StageId stage);
 
 ForwardMap buildForwardMap(int layers);

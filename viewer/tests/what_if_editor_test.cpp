@@ -81,3 +81,37 @@ TEST_CASE("what-if editor: the numbers typed stay within the model's layers and 
     CHECK(w.ablateHeads == std::set<std::pair<int, int>>{{0, 3}});
     CHECK_NOTHROW(w.validate(6, 4));
 }
+
+TEST_CASE("what-if editor: a control vector file loads at the slider's scale, a refused one leaves the settings alone", "[whatif]") {
+    RunSettings settings;
+    ViewState view;
+    view.whatIfDraft.controlVectorPath = std::string(TEST_FIXTURES_DIR) + "/steer/joy.gguf";
+    view.whatIfDraft.controlVectorScale = 2.0f;
+    REQUIRE(applyControlVectorDraft(settings.whatIf, view.whatIfDraft));
+    REQUIRE(settings.whatIf.steering);
+    CHECK(settings.whatIf.describe() == "--control-vector " + view.whatIfDraft.controlVectorPath + ":2");
+    CHECK(settings.whatIf.steering->directions.size() == 7);
+    const auto loaded = settings.whatIf.steering;
+    view.whatIfDraft.controlVectorPath = std::string(TEST_FIXTURES_DIR) + "/steer/words.gbnf";
+    CHECK_FALSE(applyControlVectorDraft(settings.whatIf, view.whatIfDraft));
+    CHECK_THAT(view.whatIfDraft.error, Catch::Contains("words.gbnf"));
+    CHECK(settings.whatIf.steering == loaded);
+    view.whatIfDraft.controlVectorPath.clear();
+    REQUIRE(applyControlVectorDraft(settings.whatIf, view.whatIfDraft));
+    CHECK_FALSE(settings.whatIf.steering);
+}
+
+TEST_CASE("what-if editor: a grammar is parsed for the next run, with its line and column when refused", "[whatif]") {
+    RunSettings settings;
+    ViewState view;
+    view.whatIfDraft.grammarText = "root ::= [0-9]+";
+    REQUIRE(applyGrammarDraft(settings, view.whatIfDraft));
+    REQUIRE(settings.grammar);
+    view.whatIfDraft.grammarText = "root ::= digit";
+    CHECK_FALSE(applyGrammarDraft(settings, view.whatIfDraft));
+    CHECK(view.whatIfDraft.error == "grammar:1:10: undefined rule 'digit'");
+    CHECK(settings.grammar);  // the last good one stays
+    view.whatIfDraft.grammarText = "  \n";
+    REQUIRE(applyGrammarDraft(settings, view.whatIfDraft));
+    CHECK_FALSE(settings.grammar);
+}

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "generate/json_grammar.h"
 #include "panels.h"
 
 namespace llama::viewer {
@@ -134,7 +135,32 @@ void whatIfSettings(PanelContext& c) {
     if (ImGui::Button("Ablate layer:head")) edit.kind = WhatIfEdit::Kind::AddAblation;
     ImGui::PopItemWidth();
     applyWhatIfEdit(w, draft, edit, layers, heads);
+    // A control vector (llama.cpp's GGUF file; `cvector` makes one) and its scale, loaded again
+    // when the slider is let go; a grammar for the next run's sampling (chapter 20).
+    ImGui::Separator();
+    ImGui::TextUnformatted("control vector:");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    ImGui::InputTextWithHint("##cvector", "FILE.gguf", &draft.controlVectorPath);
+    ImGui::SameLine();
+    if (ImGui::Button(w.steering ? "Reload" : "Load")) applyControlVectorDraft(w, draft);
+    if (w.steering) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("x##cvector")) draft.controlVectorPath.clear(), applyControlVectorDraft(w, draft);
+    }
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    ImGui::SliderFloat("scale", &draft.controlVectorScale, -4.0f, 4.0f, "%.2f");
+    if (ImGui::IsItemDeactivatedAfterEdit() && w.steering) applyControlVectorDraft(w, draft);
+    ImGui::TextUnformatted(c.settings.grammar ? "grammar (in use):" : "grammar (GBNF):");
+    ImGui::InputTextMultiline("##grammar", &draft.grammarText, ImVec2(ImGui::GetFontSize() * 20, ImGui::GetFontSize() * 3.5f));
+    if (ImGui::Button("Use grammar")) applyGrammarDraft(c.settings, draft);
+    ImGui::SameLine();
+    if (ImGui::Button("JSON")) draft.grammarText = kJsonGrammar, applyGrammarDraft(c.settings, draft);
+    ImGui::SameLine();
+    if (ImGui::Button("No grammar")) draft.grammarText.clear(), applyGrammarDraft(c.settings, draft);
+    if (!draft.error.empty()) ImGui::TextColored(ImVec4(1.0f, 0.35f, 0.35f, 1), "%s", draft.error.c_str());
     if (w.any()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.2f, 1), "next run: %s", w.describe().c_str());
+    if (c.settings.grammar) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.2f, 1), "next run's text follows the grammar (%s)", c.settings.grammarSource.c_str());
 }
 
 void breakpointEditor(PanelContext& c) {

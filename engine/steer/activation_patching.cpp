@@ -1,0 +1,124 @@
+#include "steer/activation_patching.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+#include "generate/chat_template.h"
+#include "ml/ops.h"
+#include "model/llama_transformer.h"
+#include "steer/layer_capture.h"
+
+namespace llama {
+
+namespace {
+std::vector<int32_t> promptTokens(const Model& model, const std::string& text) {
+    return formatPrompt(PromptMode::Completion, "", text, chatFormatFor(*model.tokenizer), false).encode(*model.tokenizer);
+}
+
+int32_t singleToken(const Model& model, const std::string& option, const std::string& text) {
+    const auto ids = model.tokenizer->encode(text, false);
+    if (ids.size() != 1) {
+        std::string pieces;
+        for (int32_t id : ids) pieces += fmt::format(" \"{}\"", model.tokenizer->pieceForDisplay(id));
+        throw std::invalid_argument(fmt::format("{} \"{}\" is {} tokens ({} ): it must be one token (mind the leading space)", option, text,
+                                                ids.size(), pieces));
+    }
+    return ids[0];
+}
+
+// The last position's logits (F32) of one pass over the tokens.
+std::vector<float> lastLogits(const Model& model, const LlamaTransformer& transformer, const std::vector<int32_t>& tokens, const WhatIf& whatIf,
+                              const std::vector<StageObserver*>& observers = {}) {
+    InferenceContext ctx(model.args);
+    ctx.whatIf = whatIf;
+    for (StageObserver* o : observers) ctx.addObserver(o);
+    const Tensor logits = ml::ToFloat32(transformer.Forward(ctx, Tensor::fromInt32(tokens), 0));
+    const int64_t vocab = logits.dim(1);
+    const float* last = logits.data<float>() + (logits.dim(0) - 1) * vocab;
+    return {last, last + vocab};
+}
+}  // namespace
+
+double PatchingResult::recovered(int layer, int column) const {
+    return (patchedDiff[size_t(layer)][size_t(column)] - corruptDiff) / (cleanDiff - corruptDiff);
+}
+
+namespace {
+// Head `head`'s share of layer `layer`'s attention output when its output changes from the
+// corrupted run's to the clean run's at every position: attn_wo times that change, [positions * Dim].
+std::vector<float> headShare(const Model& model, const LlamaTransformer& transformer, const LayerCapture& clean, const LayerCapture& corrupt,
+                             int layer, int head, int positions) {
+    const int headDim = model.args.headDim(), width = clean.dim();
+    Tensor change({positions, width}, DType::F32);
+    float* c = change.mutableData<float>();
+    std::fill(c, c + change.numel(), 0.0f);
+    for (int p = 0; p < positions; ++p) {
+        const auto a = clean.row(layer, p), b = corrupt.row(layer, p);
+        for (int i = head * headDim; i < (head + 1) * headDim; ++i) c[int64_t(p) * width + i] = a[size_t(i)] - b[size_t(i)];
+    }
+    const Tensor share = ml::LinearTransformation(change, transformer.Layers[size_t(layer)].attention.attn_wo);
+    return {share.data<float>(), share.data<float>() + share.numel()};
+}
+}  // namespace
+
+PatchingResult runActivationPatching(const Model& model, const PatchingSetup& setup) {
+    PatchingResult r;
+    r.cleanTokens = promptTokens(model, setup.clean);
+    r.corruptTokens = promptTokens(model, setup.corrupt);
+    if (r.cleanTokens.size() != r.corruptTokens.size())
+        throw std::invalid_argument(fmt::format("the clean prompt is {} tokens and the corrupted one {}: patching pairs their positions one to one, "
+                                                "so they must have the same number of tokens (`tokenize` shows them)",
+                                                r.cleanTokens.size(), r.corruptTokens.size()));
+    if (int(r.cleanTokens.size()) >= model.args.max_seq_len)
+        throw std::invalid_argument(fmt::format("the prompts are {} tokens: more than the context of {}", r.cleanTokens.size(), model.args.max_seq_len));
+    r.answer = singleToken(model, "--answer", setup.answer);
+    const LlamaTransformer transformer(model);
+    const int layers = model.args.n_layers;
+    LayerCapture capture(setup.site == ActivationPatch::Site::BlockOutput ? StageId::FfnResidual : StageId::AttentionWo, "output", layers);
+    LayerCapture cleanHeads(StageId::AttentionReshape, "output", layers), corruptHeads(StageId::AttentionReshape, "output", layers);
+    const auto clean = lastLogits(model, transformer, r.cleanTokens, {}, {&capture, &cleanHeads});
+    const auto corrupt = lastLogits(model, transformer, r.corruptTokens, {}, {&corruptHeads});
+    if (!setup.wrong.empty()) {
+        r.wrong = singleToken(model, "--wrong", setup.wrong);
+    } else {
+        r.wrong = int32_t(std::max_element(corrupt.begin(), corrupt.end()) - corrupt.begin());
+        if (r.wrong == r.answer)
+            throw std::invalid_argument(fmt::format("the corrupted prompt's most likely token is the answer \"{}\" too: name the token it should "
+                                                    "compete with (--wrong)",
+                                                    setup.answer));
+    }
+    if (r.wrong == r.answer) throw std::invalid_argument("--answer and --wrong are the same token");
+    auto diff = [&](const std::vector<float>& l) { return double(l[size_t(r.answer)]) - double(l[size_t(r.wrong)]); };
+    r.cleanDiff = diff(clean);
+    r.corruptDiff = diff(corrupt);
+    if (std::fabs(r.cleanDiff - r.corruptDiff) < 1e-6)
+        throw std::invalid_argument(fmt::format("the clean and corrupted runs give the same logit difference ({:.4f}): there is nothing to recover",
+                                                r.cleanDiff));
+    const int positions = int(r.cleanTokens.size());
+    if (setup.heads) {
+        r.patchedDiff.assign(size_t(layers), std::vector<double>(size_t(model.args.n_heads)));
+        for (int layer = 0; layer < layers; ++layer)
+            for (int head = 0; head < model.args.n_heads; ++head) {
+                WhatIf w;
+                w.patch = std::make_shared<const ActivationPatch>(ActivationPatch{ActivationPatch::Site::AttentionOutput, layer, -1,
+                                                                                  headShare(model, transformer, cleanHeads, corruptHeads, layer, head, positions),
+                                                                                  "the clean prompt", true, head});
+                r.patchedDiff[size_t(layer)][size_t(head)] = diff(lastLogits(model, transformer, r.corruptTokens, w));
+            }
+        return r;
+    }
+    r.patchedDiff.assign(size_t(layers), std::vector<double>(r.cleanTokens.size()));
+    for (int layer = 0; layer < layers; ++layer)
+        for (int pos = 0; pos < int(r.cleanTokens.size()); ++pos) {
+            WhatIf w;
+            w.patch = std::make_shared<const ActivationPatch>(ActivationPatch{setup.site, layer, pos, capture.row(layer, pos), "the clean prompt"});
+            r.patchedDiff[size_t(layer)][size_t(pos)] = diff(lastLogits(model, transformer, r.corruptTokens, w));
+        }
+    return r;
+}
+
+}  // namespace llama

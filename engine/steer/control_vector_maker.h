@@ -1,0 +1,42 @@
+#pragma once
+// A control vector from two sets of prompts (llama-walkthrough cvector; llama.cpp's
+// cvector-generator --method mean makes the same kind of file): run each prompt, keep every
+// block's output at the prompt's last position, and take, per layer, the mean over the positive
+// prompts minus the mean over the negative ones. With one positive and one negative prompt this
+// is Turner et al.'s activation addition ("Love" - "Hate"); over many pairs, Zou et al.'s
+// representation reading by mean difference.
+//
+// direction.N is block N's difference (counted from 0), the block whose output it is added to
+// (model/steering.h); there is none for block 0. llama.cpp's generator stores block N-1's under
+// direction.N, averages over every position of padded prompt pairs and scales each direction to
+// norm 1; `unit` does the last of these too, so a file made here with --unit is steered by the
+// same SCALE values as one of llama.cpp's.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace llama {
+
+struct ControlVectorLayer {
+    int layer = 0;               // as the log counts, from 1
+    double directionNorm = 0;    // before --unit
+    double residualNorm = 0;     // mean norm of the block output at the last position, over all prompts
+};
+
+struct MadeControlVector {
+    std::map<int, std::vector<float>> directions;  // direction.N -> dim floats
+    std::vector<ControlVectorLayer> layers;
+};
+
+// positive/negative: prompts as text (completion prompts: BOS, then the text). Throws
+// std::invalid_argument when either set is empty.
+MadeControlVector makeControlVector(const Model& model, const std::vector<std::string>& positive, const std::vector<std::string>& negative,
+                                    bool unit);
+
+// The prompts of a file, one a line: blank lines and a final newline ignored; throws naming the
+// file when it has none.
+std::vector<std::string> readPromptLines(const std::string& path);
+
+}  // namespace llama

@@ -1,0 +1,131 @@
+// GBNF grammars: the parser (what it builds, what it refuses and where), the stack matcher over
+// text and bytes, and the token mask over a vocabulary.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <memory>
+
+#include "generate/grammar.h"
+#include "generate/grammar_matcher.h"
+#include "generate/json_grammar.h"
+
+using namespace llama;
+
+namespace {
+std::shared_ptr<const Grammar> grammarOf(const std::string& text) { return std::make_shared<const Grammar>(parseGrammar(text, "test.gbnf")); }
+
+// Whether the whole text is a sentence of the grammar, fed in one piece per byte.
+bool acceptsBytewise(const std::string& grammar, const std::string& text) {
+    GrammarMatcher m(grammarOf(grammar));
+    for (char c : text) {
+        if (!m.allows(std::string(1, c))) return false;
+        m.accept(std::string(1, c));
+    }
+    return m.canEnd();
+}
+
+std::string parseError(const std::string& text) {
+    try {
+        parseGrammar(text, "g.gbnf");
+    } catch (const GrammarError& e) {
+        return e.what();
+    }
+    return "(parsed)";
+}
+}  // namespace
+
+TEST_CASE("grammar: rules, alternatives, groups and repetitions become rules of characters and references", "[generate][grammar]") {
+    const Grammar g = parseGrammar("root ::= \"ab\" [x-z]* | (\"c\" | d)? d{2,3}\nd ::= [^0-9] .\n", "g");
+    CHECK(g.rules[size_t(g.root)].name == "root");
+    CHECK(g.describe() ==
+          "root ::= \"a\" \"b\" root_1 | root_3 d d root_4\n"
+          "root_1 ::= [x-z] root_1 | \"\"\n"
+          "d ::= [^0-9] .\n"
+          "root_2 ::= \"c\" | d\n"
+          "root_3 ::= root_2 | \"\"\n"
+          "root_4 ::= d | \"\"\n");
+}
+
+TEST_CASE("grammar: the matcher takes exactly the sentences of the grammar", "[generate][grammar]") {
+    const std::string g = "root ::= \"(\" item (\",\" item)* \")\"\nitem ::= [0-9]+ | \"x\"{2}";
+    CHECK(acceptsBytewise(g, "(1)"));
+    CHECK(acceptsBytewise(g, "(12,xx,3)"));
+    CHECK_FALSE(acceptsBytewise(g, "()"));
+    CHECK_FALSE(acceptsBytewise(g, "(x)"));
+    CHECK_FALSE(acceptsBytewise(g, "(1,)"));
+    CHECK_FALSE(acceptsBytewise(g, "(1"));  // a prefix, not a sentence
+    GrammarMatcher m(grammarOf(g));
+    CHECK(m.allows("(12,x"));
+    CHECK_FALSE(m.allows("(12,x)"));
+    CHECK_FALSE(m.allows(")"));
+}
+
+TEST_CASE("grammar: JSON objects pass --json's grammar, other text does not", "[generate][grammar]") {
+    CHECK(acceptsBytewise(kJsonGrammar, R"({"a": [1, -2.5e+3, "x\u00e9\n"], "b": {"c": null, "d": true}})"));
+    CHECK(acceptsBytewise(kJsonGrammar, "{\n  \"caf\xC3\xA9\": false}"));  // UTF-8 inside strings
+    CHECK_FALSE(acceptsBytewise(kJsonGrammar, R"({"a": 01})"));
+    CHECK_FALSE(acceptsBytewise(kJsonGrammar, R"({"a" 1})"));
+    CHECK_FALSE(acceptsBytewise(kJsonGrammar, R"([1, 2])"));  // --json asks for an object
+    CHECK_FALSE(acceptsBytewise(kJsonGrammar, "{\"a\": \"tab\there\"}"));
+}
+
+TEST_CASE("grammar: a token may end inside a UTF-8 character that the grammar can finish", "[generate][grammar]") {
+    // "é" is C3 A9; "ж" is D0 B6.
+    GrammarMatcher m(grammarOf("root ::= [a-z\xC3\xA0-\xC3\xBF]+"));
+    CHECK(m.allows("\xC3"));
+    CHECK_FALSE(m.allows("\xD0"));      // every character starting D0 is outside the class
+    CHECK_FALSE(m.allows("\xA9"));      // a continuation byte cannot start a character
+    CHECK_FALSE(m.allows("\xC1\x81"));  // overlong: "A" in two bytes is no character
+    m.accept("ab\xC3");
+    CHECK_FALSE(m.canEnd());  // half a character
+    CHECK(m.allows("\xA9"));
+    CHECK_FALSE(m.allows("x"));
+    m.accept("\xA9");
+    CHECK(m.canEnd());
+}
+
+TEST_CASE("grammar: the mask allows the tokens that continue it, and stop tokens where it may end", "[generate][grammar]") {
+    const std::vector<std::string> vocab = {"a", "b", "ab", "ba", "", "<|end|>", "aab", std::string("\0a", 2)};
+    GrammarConstraint c(grammarOf("root ::= \"a\" \"b\"?"), vocab, {5});
+    std::vector<float> logits(vocab.size() + 1, 1.0f);  // one more logit than the vocabulary has tokens
+    CHECK(c.mask(logits.data(), int64_t(logits.size())) == 2);
+    for (size_t id = 0; id < logits.size(); ++id) CHECK(std::isinf(logits[id]) == !(id == 0 || id == 2));
+    c.accept(0);  // "a": the grammar may end, or go on with "b"
+    std::fill(logits.begin(), logits.end(), 1.0f);
+    CHECK(c.mask(logits.data(), int64_t(logits.size())) == 2);
+    CHECK(std::isfinite(logits[1]));
+    CHECK(std::isfinite(logits[5]));
+    c.accept(1);  // "ab": only the stop token
+    std::fill(logits.begin(), logits.end(), 1.0f);
+    CHECK(c.mask(logits.data(), int64_t(logits.size())) == 1);
+    CHECK(std::isfinite(logits[5]));
+}
+
+TEST_CASE("grammar: a grammar no token can start is refused at the first step", "[generate][grammar][hostile]") {
+    GrammarConstraint c(grammarOf("root ::= \"z\""), {"a", "b"}, {});
+    std::vector<float> logits(2, 0.0f);
+    CHECK_THROWS_WITH(c.mask(logits.data(), 2), Catch::Contains("allows no token") && Catch::Contains("first step"));
+}
+
+TEST_CASE("grammar: bad grammars are refused with the file, line and column", "[generate][grammar][hostile]") {
+    CHECK(parseError("") == "g.gbnf: the grammar is empty: it has no rules (a grammar needs at least `root ::= ...`)");
+    CHECK(parseError("  # only a comment\n") == parseError(""));
+    CHECK(parseError("a ::= \"x\"") == "g.gbnf: the grammar has no rule named root (the rule generation starts from)");
+    CHECK(parseError("root ::= \"x\" b\n") == "g.gbnf:1:14: undefined rule 'b'");
+    CHECK_THAT(parseError("root ::= x\nx ::= x \"a\" | \"b\""), Catch::StartsWith("g.gbnf:2:1: rule x: left recursion (x -> x)"));
+    CHECK_THAT(parseError("root ::= e root \"a\" | \"b\"\ne ::= \"\""), Catch::StartsWith("g.gbnf:1:1: rule root: left recursion"));
+    CHECK(parseError("root ::= \"abc\n") == "g.gbnf:1:10: unterminated string literal (no closing '\"' on its line)");
+    CHECK(parseError("root ::= [a-\n") == "g.gbnf:1:10: unterminated character class (no closing ']' on its line)");
+    CHECK(parseError("root ::= [z-a]") == "g.gbnf:1:11: the range z-a is empty: its end comes before its start");
+    CHECK(parseError("root ::= \"\\q\"") == "g.gbnf:1:11: unknown escape '\\q' (known: \\x.. \\u.... \\U........ \\t \\r \\n \\\\ \\\" \\[ \\])");
+    CHECK(parseError("root ::= \"a\"\nroot ::= \"b\"") == "g.gbnf:2:1: rule 'root' is defined twice");
+    CHECK(parseError("root = \"a\"") == "g.gbnf:1:6: expected '::=' after the rule name 'root', found '='");
+    CHECK(parseError("root ::= * \"a\"") == "g.gbnf:1:10: '*' repeats nothing: it must follow a literal, class, rule name or group");
+    CHECK(parseError("root ::= \"a\"{2,1}") == "g.gbnf:1:13: repetition {2,1}: the most is less than the least");
+    CHECK(parseError("root ::= (\"a\"") == "g.gbnf:1:14: expected ')' to close the group opened at 1:10, found the end of the grammar");
+    CHECK(parseError("root ::= \"a\" )") == "g.gbnf:1:14: expected the end of rule 'root' (a new line), found ')'");
+    CHECK_THAT(parseError("root ::= <[42]>"), Catch::StartsWith("g.gbnf:1:10: token references (<[id]> or <name>) are not supported"));
+    CHECK(parseError("root ::= \"\\U00110000\"") == "g.gbnf:1:11: U+110000 is beyond Unicode's last code point");
+    CHECK_THAT(parseError("root ::= \"abcdefghij\"{10000} \"abcdefghij\"{10000} \"abcdefghij\"{10000}"), Catch::Contains("grows past 200000 elements"));
+    CHECK_THAT(parseError("root ::= " + std::string(100, '(')), Catch::Contains("groups nest deeper than 64"));
+}

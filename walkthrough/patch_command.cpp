@@ -1,0 +1,94 @@
+#include "patch_command.h"
+
+#include <fmt/format.h>
+
+#include "io/atomic_output.h"
+#include "session/model_source.h"
+
+namespace llama::cli {
+
+CLI::App* addPatchCommand(CLI::App& app, PatchOptions& o) {
+    CLI::App* cmd = app.add_subcommand("patch", "Activation patching: rerun a corrupted prompt with one layer's activation at one position taken "
+                                                "from a clean run, for every layer and position, and show how much of the answer comes back");
+    cmd->add_option("--model", o.model, "Model directory or .gguf file; default: the bundled model");
+    cmd->add_option("--clean", o.setup.clean, "The prompt whose answer is known")->required();
+    cmd->add_option("--corrupt", o.setup.corrupt, "The same prompt with the clue changed: the same number of tokens")->required();
+    cmd->add_option("--answer", o.setup.answer, "The clean prompt's answer, one token (\" Aaron\", leading space and all)")->required();
+    cmd->add_option("--wrong", o.setup.wrong, "The token the answer competes with (default: the corrupted prompt's most likely token)");
+    cmd->add_option("--site", o.site, "What is patched: block (the block's output, the residual stream) or attention (the attention's output)")
+        ->check(CLI::IsMember({"block", "attention"}));
+    cmd->add_flag("--heads", o.setup.heads, "Per layer and attention head instead (--site does not apply): that head's output from the clean run, at every position");
+    cmd->add_option("--csv", o.csv, "Also write every layer and position (or head) to FILE as CSV");
+    return cmd;
+}
+
+namespace {
+std::string csvQuoted(const std::string& s) {
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+// Layers by positions; a column is headed by its token, "clean/corrupted" where they differ.
+void printPositions(const PatchingResult& r, const Tokenizer& tok, const std::string& site) {
+    fmt::print("Recovered logit difference (1 = clean, 0 = corrupted) with the {} output of one layer at one position from the clean run:\n", site);
+    fmt::print("{:>5}", "layer");
+    for (size_t p = 0; p < r.cleanTokens.size(); ++p) {
+        std::string h = tok.pieceForDisplay(r.cleanTokens[p]);
+        if (r.corruptTokens[p] != r.cleanTokens[p]) h += "/" + tok.pieceForDisplay(r.corruptTokens[p]);
+        fmt::print(" {:>14}", fmt::format("\"{}\"", h.size() > 14 ? h.substr(0, 13) + "~" : h).substr(0, 14));
+    }
+    fmt::print("\n");
+    for (size_t l = 0; l < r.patchedDiff.size(); ++l) {
+        fmt::print("{:>5}", l + 1);
+        for (size_t p = 0; p < r.cleanTokens.size(); ++p) fmt::print(" {:>14.2f}", r.recovered(int(l), int(p)));
+        fmt::print("\n");
+    }
+}
+
+void printHeads(const PatchingResult& r) {
+    fmt::print("Recovered logit difference (1 = clean, 0 = corrupted) with one attention head's output at every position from the clean run:\n");
+    fmt::print("{:>5}", "layer");
+    for (size_t h = 0; h < r.patchedDiff[0].size(); ++h) fmt::print(" {:>7}", fmt::format("head {}", h + 1));
+    fmt::print("\n");
+    for (size_t l = 0; l < r.patchedDiff.size(); ++l) {
+        fmt::print("{:>5}", l + 1);
+        for (size_t h = 0; h < r.patchedDiff[l].size(); ++h) fmt::print(" {:>7.2f}", r.recovered(int(l), int(h)));
+        fmt::print("\n");
+    }
+}
+
+void writeCsv(const std::string& path, const PatchingResult& r, const Tokenizer& tok, bool heads) {
+    AtomicOutputFile out(path);
+    out.stream() << (heads ? "layer,head,patched_logit_diff,recovered\n" : "layer,position,clean_token,corrupt_token,patched_logit_diff,recovered\n");
+    for (size_t l = 0; l < r.patchedDiff.size(); ++l)
+        for (size_t c = 0; c < r.patchedDiff[l].size(); ++c) {
+            const std::string where = heads ? std::to_string(c + 1)
+                                            : fmt::format("{},{},{}", c, csvQuoted(tok.pieceForDisplay(r.cleanTokens[c])),
+                                                          csvQuoted(tok.pieceForDisplay(r.corruptTokens[c])));
+            out.stream() << fmt::format("{},{},{:.6f},{:.6f}\n", l + 1, where, r.patchedDiff[l][c], r.recovered(int(l), int(c)));
+        }
+    out.commit();
+}
+}  // namespace
+
+int runPatch(const PatchOptions& o) {
+    if (!o.csv.empty()) checkOutputPath("--csv", o.csv, {o.model});
+    PatchingSetup setup = o.setup;
+    setup.site = o.site == "attention" ? ActivationPatch::Site::AttentionOutput : ActivationPatch::Site::BlockOutput;
+    const Model model = loadModelSource({ModelSource::Kind::Files, o.model}, {});
+    const PatchingResult r = runActivationPatching(model, setup);
+    const Tokenizer& tok = *model.tokenizer;
+    const std::string answer = tok.pieceForDisplay(r.answer), wrong = tok.pieceForDisplay(r.wrong);
+    fmt::print("clean:   logit \"{}\" - logit \"{}\" = {:.4f}\n", answer, wrong, r.cleanDiff);
+    fmt::print("corrupt: logit \"{}\" - logit \"{}\" = {:.4f}\n", answer, wrong, r.corruptDiff);
+    if (setup.heads) printHeads(r);
+    else printPositions(r, tok, o.site);
+    if (!o.csv.empty()) {
+        writeCsv(o.csv, r, tok, setup.heads);
+        fmt::print("Wrote {}\n", o.csv);
+    }
+    return 0;
+}
+
+}  // namespace llama::cli

@@ -1,0 +1,23 @@
+#pragma once
+// `llama-walkthrough patch --clean "PROMPT" --corrupt "PROMPT" --answer " TOKEN"`: activation
+// patching over every layer and position (steer/activation_patching.h), printed as a table of the
+// logit difference recovered, and written as CSV with --csv.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "steer/activation_patching.h"
+
+namespace llama::cli {
+
+struct PatchOptions {
+    std::string model;  // set to the bundled model by main
+    PatchingSetup setup;
+    std::string site = "block";
+    std::string csv;
+};
+
+CLI::App* addPatchCommand(CLI::App& app, PatchOptions& options);
+int runPatch(const PatchOptions& options);
+
+}  // namespace llama::cli
