@@ -18,6 +18,7 @@
 #include "options/checked_option.h"
 #include "options/run_options.h"
 #include "state/script.h"
+#include "state/script_facts.h"
 #include "viewer_app.h"
 
 using namespace llama;
@@ -176,6 +177,8 @@ int main(int argc, char** argv) {
     if (auto code = options::parseCommandLine(cli, argc, argv)) return *code;
     if (helpScript) {
         for (const auto& c : scriptCommands()) fmt::print("  {:<15} {}\n", c.name, c.help);
+        fmt::print("\nFacts `expect` checks:\n");
+        for (const auto& [name, what] : scriptFactNames()) fmt::print("  {:<15} {}\n", name, what);
         return 0;
     }
     o.source.model = choice.source(o.settings.sampling.seed);

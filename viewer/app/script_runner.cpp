@@ -9,6 +9,7 @@
 #include "panels/panels.h"
 #include "state/chapter_reader.h"
 #include "state/panel_labels.h"
+#include "state/script_facts.h"
 #include "state/script_state_commands.h"
 #include "state/tensor_export.h"
 #include "viewer_app.h"
@@ -241,6 +242,12 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"print", [](R&, A&, const C& c) {
              std::printf("%s\n", c.args[0].c_str());
              std::fflush(stdout);
+         }},
+        {"expect", [](R&, A& app, const C& c) {
+             HistorySnapshot snap;  // fresh: what the panels draw on the next frame
+             if (auto capture = app.session().capture()) capture->snapshot(snap);
+             const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status());
+             if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
          }},
         {"quit", [](R&, A& app, const C&) { app.requestQuit(0); }},
     };

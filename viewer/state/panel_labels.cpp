@@ -11,6 +11,15 @@ namespace llama::viewer {
 
 std::string timelineLayerTitle(int layer) { return fmt::format("Layer {}", layerNumber(layer)); }
 
+std::string timelineStepTitle(int step, const HistorySnapshot& snap) {
+    if (step != 0) return fmt::format("Step {}: decode 1 token", step);
+    int seqLen = 0;
+    for (const StepInfo& s : snap.steps)
+        if (s.step == 0) seqLen = s.seqLen;
+    if (seqLen == 0) seqLen = int(snap.promptTokens.size());
+    return seqLen > 0 ? fmt::format("Step 0: prefill ({} tokens)", seqLen) : "Step 0: prefill";
+}
+
 std::string recordWhere(const StageRecord& r) {
     return fmt::format("{}{}, step {}", r.info().key, r.layer >= 0 ? ", " + layerLabel(r.layer) : "", r.step);
 }

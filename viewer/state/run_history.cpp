@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "generate/generator.h"
+#include "ml/ops.h"
 
 namespace llama::viewer {
 
@@ -62,9 +63,12 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     }
     if (!steps_.empty() && steps_.back().step == event.step) {
         record->seqLen = steps_.back().seqLen;
+        // The top tokens come at the logits stage (what "Step token" shows before the sampler
+        // picks), or at the sample stage when the logits stage gave none.
+        if (event.stage == StageId::Logits && !tops.top.empty()) steps_.back().top = std::move(tops.top);
         if (event.stage == StageId::Sample) {
             StepInfo& s = steps_.back();
-            s.top = std::move(tops.top);
+            if (!tops.top.empty()) s.top = std::move(tops.top);
             s.topPenalized = std::move(tops.penalized);
             s.sampled = parseSampledToken(event.message);
             for (const auto& t : s.topPenalized.empty() ? s.top : s.topPenalized)
@@ -128,6 +132,21 @@ struct StepOrder {
 std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step) {
     const auto [first, last] = std::equal_range(records.begin(), records.end(), step, StepOrder{});
     return {records.data() + (first - records.begin()), size_t(last - first)};  // (pointer, count): the browser build's libc++ has no span(iterator, iterator)
+}
+
+const StepInfo* stepWithTop(const std::vector<StepInfo>& steps, int upTo) {
+    const StepInfo* found = nullptr;
+    for (const auto& s : steps) {
+        if (s.step > upTo) break;
+        if (!s.top.empty()) found = &s;
+    }
+    return found;
+}
+
+Tensor nextTokenLogits(const Tensor& logits) {
+    if (logits.rank() != 2) return logits;
+    const int64_t rows = logits.dim(0);
+    return ml::Reshape(ml::Slice(logits, rows - 1, rows), {logits.dim(1)});
 }
 
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {

@@ -77,7 +77,8 @@ class RunHistory {
 public:
     explicit RunHistory(MemoryPolicy policy = {}) : policy_(policy) {}
 
-    // Clones the event's tensors. `tops` is given at the sample stage only; `recorded`, when given,
+    // Clones the event's tensors. `tops` is given at the logits stage (the top tokens) and the
+    // sample stage (the top tokens if the logits stage gave none, the penalized ones); `recorded`, when given,
     // replaces the tensors' dtypes and statistics with a trace's; `lens` at ffn_residual stages.
     void add(const StageEvent& event, SampleTops tops = {}, const std::vector<RecordedTensor>* recorded = nullptr,
              std::vector<std::vector<TokenProbability>> lens = {});
@@ -115,6 +116,14 @@ private:
 std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step);
 // The record of `stage` in `layer` at `step`, or nullptr (the latest if several).
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage);
+
+// The step whose top tokens the Top logits panel shows while step `upTo` is shown: the latest at
+// or before it that has them (from its logits stage on), or nullptr.
+const StepInfo* stepWithTop(const std::vector<StepInfo>& steps, int upTo);
+
+// The next token's logits: the last row of a logits stage's [seqLen, VocabSize] tensor (a sample
+// stage's are that row already).
+Tensor nextTokenLogits(const Tensor& logits);
 
 // The sampled token id in the sample stage's message ("Sampled next token 123 ..."), or -1.
 int32_t parseSampledToken(const std::string& message);

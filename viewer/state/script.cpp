@@ -60,6 +60,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"export-csv", 1, 1, "PATH.csv: the heatmap's 2-D slice"},
         {"export-npy", 1, 1, "PATH.npy: the heatmap's whole tensor"},
         {"print", 1, 1, "\"text\" to stdout"},
+        {"expect", 2, 2, "FACT VALUE: fail the script unless FACT is VALUE (held-stage, shown-step, logits-step, ...: --help-script lists them)"},
         {"quit", 0, 0, "close the window"},
     };
     return commands;

@@ -1,0 +1,45 @@
+#include "state/script_facts.h"
+
+#include <stdexcept>
+
+#include "state/panel_labels.h"
+#include "state/session_controls.h"
+
+namespace llama::viewer {
+
+const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactNames() {
+    static const std::vector<std::pair<std::string_view, std::string_view>> names = {
+        {"held-stage", "the stage key the engine is held at"},
+        {"held-step", "the token step the engine is held at (0 is the prefill)"},
+        {"shown-stage", "the stage key the panels show"},
+        {"shown-step", "the token step the panels show"},
+        {"logits-step", "the step whose top tokens the Top logits panel shows"},
+        {"logits-sampled", "the token id that step sampled (none before stage 20)"},
+        {"generated", "how many tokens the run has sampled"},
+        {"timeline-step", "the title of the timeline's entry for the shown step"},
+    };
+    return names;
+}
+
+std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status) {
+    const StageRecord* shown = shownRecord(snap, view);
+    auto orNone = [](bool has, auto value) { return has ? std::to_string(value) : std::string("none"); };
+    if (name == "held-stage") return status.held ? std::string(stageInfo(status.held->stage).key) : "none";
+    if (name == "held-step") return orNone(status.held.has_value(), status.held ? status.held->step : 0);
+    if (name == "shown-stage") return shown ? std::string(shown->info().key) : "none";
+    if (name == "shown-step") return orNone(shown != nullptr, shown ? shown->step : 0);
+    const StepInfo* top = shown ? stepWithTop(snap.steps, shown->step) : nullptr;
+    if (name == "logits-step") return orNone(top != nullptr, top ? top->step : 0);
+    if (name == "logits-sampled") return orNone(top && top->sampled >= 0, top ? top->sampled : 0);
+    if (name == "generated") {
+        int n = 0;
+        for (const StepInfo& s : snap.steps) n += s.sampled >= 0;
+        return std::to_string(n);
+    }
+    if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
+    std::string known;
+    for (const auto& [n, what] : scriptFactNames()) known += (known.empty() ? "" : ", ") + std::string(n);
+    throw std::invalid_argument("no fact '" + std::string(name) + "' (expect knows " + known + ")");
+}
+
+}  // namespace llama::viewer
