@@ -117,6 +117,22 @@ try {
     check(widths[0] === 390 && widths[1] <= 390, 'on a phone the page reflows (no zooming out, no sideways scrolling)', `window ${widths[0]}px, page ${widths[1]}px`);
     await p.close();
   }
+  // A page within a budget (--page-budget 1.8) keeps the prefill's arithmetic and says how to get
+  // the last steps'.
+  {
+    const budgetPage = join(dir, 'budget.html');
+    check(statSync(budgetPage).size <= 1.8e6, 'the page within --page-budget 1.8 is at most 1.8 MB', `${(statSync(budgetPage).size / 1e6).toFixed(2)} MB`);
+    check(/keeps all of it/.test(readFileSync(join(dir, 'budget.txt'), 'utf8')), 'export-html says what the budget left out');
+    const last = trace.stages.filter(s => s.stage === 'scores_softmax').pop();
+    const { page: p, log } = await open(browser, budgetPage, { hash: `#step=${last.step}&layer=${last.layer + 1}&stage=scores_softmax&head=1&q=${last.startPos}&k=0` });
+    check(log.errors.length === 0, 'the budget page loads with no console error', log.errors.join(' | '));
+    const missing = await text(p, '#arith-missing');
+    check(/left out to keep the page within 1\.8 MB/.test(missing) && missing.includes('--page-budget 0'), 'the last step\'s cell says its arithmetic was left out and how to get it', missing);
+    await p.goto(p.url().split('#')[0] + '#step=0&layer=1&stage=scores_softmax&head=1&q=1&k=0');
+    await p.waitForFunction(() => document.body.dataset.step === '0');
+    check(Number(await text(p, '#arith-dot')) !== 0, 'the prefill\'s first layer keeps its arithmetic', await text(p, '#arith-dot'));
+    await p.close();
+  }
   // The top-1 token and its probability at step 0; a logit lens cell.
   {
     const sample = findStage(trace, 'sample', 0);
@@ -146,7 +162,7 @@ try {
   // Damaged data: a readable message, not a blank page.
   for (const [what, damage] of [
     ['a cut float array', html => html.replace(/("probs":\{"b64":")([A-Za-z0-9+/]{40})/, '$1')],
-    ['broken JSON', html => html.replace('{"attention"', '{"attention"]')],
+    ['broken JSON', html => html.replace('id="run-data">{"', 'id="run-data">{]"')],
   ]) {
     const html = readFileSync(page, 'utf8');
     const broken = damage(html);

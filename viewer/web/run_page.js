@@ -1,6 +1,7 @@
 // The page of one recorded run (llama-walkthrough export-html). Every number shown was computed in
-// C++ (viewer/page/run_page_data.cpp) and embedded as JSON with base64 float32 arrays; this script
-// only decodes, draws and navigates. Plain DOM and canvas, no library: the drawings are a few
+// C++ (viewer/page/run_page_data.cpp) and embedded as JSON with base64 float32 (or bfloat16)
+// arrays; this script decodes, draws and navigates, and finishes the shown attention cell's
+// arithmetic from the C++'s q · k and row terms (a division, the mask, one exp). Plain DOM and canvas, no library: the drawings are a few
 // boxes, bars and one heatmap of at most a few hundred cells per side, which a charting library
 // (D3 alone is ~280 KB) would not make simpler.
 'use strict';
@@ -9,14 +10,21 @@ class DataError extends Error {}
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-// A base64 float32 array of the embedded data, checked against its stated length.
+// A base64 float32 array of the embedded data, checked against its stated length; "bf16" arrays
+// hold the high halves of float32 numbers whose low halves are zero (bfloat16 values, exactly).
 function floats(a, where) {
-  if (!a || a.dtype !== 'f32' || typeof a.b64 !== 'string' || !Number.isInteger(a.n))
+  if (!a || (a.dtype !== 'f32' && a.dtype !== 'bf16') || typeof a.b64 !== 'string' || !Number.isInteger(a.n))
     throw new DataError(where + ' is not an embedded float array');
   let bin;
   try { bin = atob(a.b64); } catch (e) { throw new DataError(where + ': its base64 text is damaged'); }
-  if (bin.length !== a.n * 4)
-    throw new DataError(`${where}: expected ${a.n} floats (${a.n * 4} bytes), found ${bin.length} bytes`);
+  const width = a.dtype === 'bf16' ? 2 : 4;
+  if (bin.length !== a.n * width)
+    throw new DataError(`${where}: expected ${a.n} ${a.dtype} numbers (${a.n * width} bytes), found ${bin.length} bytes`);
+  if (width === 2) {
+    const bits = new Uint32Array(a.n);
+    for (let i = 0; i < a.n; i++) bits[i] = ((bin.charCodeAt(2 * i + 1) << 8) | bin.charCodeAt(2 * i)) << 16;
+    return new Float32Array(bits.buffer);
+  }
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   if (littleEndian) return new Float32Array(bytes.buffer);
@@ -83,7 +91,7 @@ function decodeRunData(data) {
   data.attention.forEach((a, i) => {
     a.probsF = floats(a.probs, `attention[${i}].probs`);
     if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
-    if (a.arith) for (const k of ['dot', 'scaled', 'score', 'prob', 'rowMax', 'sumExp', 'visible'])
+    if (a.arith) for (const k of ['dot', 'rowMax', 'sumExp', 'visible'])
       a.arith[k + 'F'] = floats(a.arith[k], `attention[${i}].arith.${k}`);
   });
   data.masks.forEach((m, i) => { m.valuesF = floats(m.values, `masks[${i}].values`); });
@@ -371,17 +379,27 @@ function RunPage(data, pageOpts = {}) {
     box.append(el('p', {}, `Head ${h + 1}, query position ${state.cell.q} (${pieceAt(state.cell.q)}) → key position ${k} (${pieceAt(k)})`));
     if (!a.arith) {
       box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)));
-      box.append(el('p', { class: 'muted', text: 'The trace holds only the scores, not the xq and keys they came from: record with --trace-presoftmax (or --html) for the arithmetic.' }));
+      const budget = data.arithmetic;
+      box.append(el('p', { class: 'muted', id: 'arith-missing', text: a.arithLeftOut
+        ? `This step's arithmetic was left out to keep the page within ${budget.budgetMB} MB (it keeps the prefill's first, then the steps in order). \`${budget.allOf}\` writes a page with all of it; the viewer shows it too.`
+        : 'The trace holds only the scores, not the xq and keys they came from: record with --trace-presoftmax (or --html) for the arithmetic.' }));
       return;
     }
+    // The C++ export computed q · k and the row's max and sum (viewer/state/attention_explain.h);
+    // the rest of the chain is the division, the mask's addition and one exp, done here for the
+    // shown cell.
     const x = a.arith;
-    const masked = x.scoreF[i] === -Infinity;
+    const mask = masks.get(a.step);
+    const maskValue = mask && mask.rows === a.rows && mask.cols === a.cols ? mask.valuesF[r * a.cols + k] : 0;
+    const scaled = x.dotF[i] / x.scale, score = scaled + maskValue;
+    const masked = score === -Infinity;
+    const prob = masked ? 0 : Math.exp(score - x.rowMaxF[row]) / x.sumExpF[row];
     box.append(
       line('arith-dot', `1. q · k (sum of ${x.headDim} products)`, fmt(x.dotF[i])),
-      line('arith-scale', '2. ÷ sqrt(HeadDim)', `÷ ${fmt(x.scale)} = ${fmt(x.scaledF[i])}`),
-      line('arith-mask', '3. + mask', masked ? '-inf (a later position) = -inf' : `+ 0 = ${fmt(x.scoreF[i])}`),
+      line('arith-scale', '2. ÷ sqrt(HeadDim)', `÷ ${fmt(x.scale)} = ${fmt(scaled)}`),
+      line('arith-mask', '3. + mask', masked ? '-inf (a later position) = -inf' : `+ 0 = ${fmt(score)}`),
       line('arith-softmax', `4. softmax over the row (${x.visibleF[row]} visible of ${a.cols})`, `max ${fmt(x.rowMaxF[row])}, sum exp(score − max) ${fmt(x.sumExpF[row])}`),
-      line('arith-prob', '   = exp(score − max) / sum', fmt(x.probF[i])),
+      line('arith-prob', '   = exp(score − max) / sum', fmt(prob)),
       line('arith-recorded', '   recorded by the engine (bf16)', fmt(recorded)));
   }
 
