@@ -142,6 +142,21 @@ try {
     const value = await text(p, '#logits [data-rank="1"] .bar-value');
     const p1 = Number(value.match(/^p ([0-9.e-]+)/)[1]);
     check(near(p1, sample.top[0].probability, 1e-3), 'and its probability', `${p1} vs ${sample.top[0].probability}`);
+    // Bars to scale on a laptop and a phone: every bar's track is as wide as the others, and each
+    // bar's width is its probability's share of the largest, to a pixel.
+    const most = Math.max(...sample.top.map(t => t.probability));
+    for (const [name, viewport] of [['1366x768', { width: 1366, height: 768 }], ['phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
+      await p.setViewport(viewport);
+      const rows = await p.$$eval('#logits .bar-row', rs => rs.map(r => ({
+        track: r.querySelector('.bar-track').getBoundingClientRect().width, bar: r.querySelector('.bar').getBoundingClientRect().width })));
+      const tracks = rows.map(r => r.track);
+      check(rows.length === sample.top.length && Math.max(...tracks) - Math.min(...tracks) < 0.5 && tracks[0] >= 80,
+        `${name}: the top tokens' bars share one track`, tracks.map(t => t.toFixed(1)).join(' '));
+      const off = rows.map((r, i) => Math.abs(r.bar - Math.max(1, r.track * sample.top[i].probability / most)));
+      check(Math.max(...off) <= 1, `${name}: each bar's width is its probability's share of the largest (within 1 px)`,
+        rows.map((r, i) => `${r.bar.toFixed(1)}/${r.track.toFixed(1)} for p ${sample.top[i].probability.toFixed(4)}`).join(', '));
+    }
+    await p.setViewport({ width: 1366, height: 768 });
     await p.goto(p.url().split('#')[0] + '#step=0&layer=2&stage=ffn_residual');
     await p.waitForFunction(() => document.body.dataset.stage === 'ffn_residual' && document.body.dataset.layer === '2');
     const res = findStage(trace, 'ffn_residual', 0, 1);

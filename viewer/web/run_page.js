@@ -429,18 +429,22 @@ function RunPage(data, pageOpts = {}) {
     const box = $('cache');
     box.textContent = '';
     const most = Math.max(1, ...fill);
-    fill.forEach((n, l) => box.append(el('div', { class: 'bar-row' + (l === s.layer ? ' lit' : '') },
-      el('span', { class: 'bar-label', text: `layer ${l + 1}` }), el('span', { class: 'bar', style: `width:${(60 * n / most).toFixed(1)}%` }),
-      el('span', { class: 'bar-value', text: `${n} positions` }))));
+    fill.forEach((n, l) => box.append(barRow({ class: 'bar-row' + (l === s.layer ? ' lit' : '') }, `layer ${l + 1}`, n / most, `${n} positions`)));
+  }
+
+  // One bar of a chart: its length is `fraction` of a track every row of the chart shares (the
+  // rows are one grid, .bars), whatever the label or the number beside it.
+  function barRow(attrs, label, fraction, value) {
+    return el('div', attrs, el('span', { class: 'bar-label', text: label }),
+      el('span', { class: 'bar-track' }, el('span', { class: 'bar', style: `width:${(100 * Math.max(0, Math.min(1, fraction))).toFixed(2)}%` })),
+      el('span', { class: 'bar-value', text: value }));
   }
 
   function bars(box, tokens, sampled) {
     box.textContent = '';
     const most = Math.max(1e-9, ...tokens.map(t => num(t.p)));
-    tokens.forEach((t, rank) => box.append(el('div', { class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1 },
-      el('span', { class: 'bar-label', text: (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece) }),
-      el('span', { class: 'bar', style: `width:${(60 * num(t.p) / most).toFixed(1)}%` }),
-      el('span', { class: 'bar-value', text: `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}` }))));
+    tokens.forEach((t, rank) => box.append(barRow({ class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1, 'data-p': num(t.p) },
+      (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece), num(t.p) / most, `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}`)));
   }
 
   function renderLogits(s) {
