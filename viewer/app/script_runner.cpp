@@ -1,5 +1,7 @@
 #include "script_runner.h"
 
+#include <imgui.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,8 +22,8 @@ namespace {
 constexpr auto kEngineTimeout = std::chrono::minutes(10);
 constexpr int kSettleFrames = 3;  // ImGui lays out a newly selected tab or window on the next frame
 
-// The data of the captured tensor the heatmap shows.
-const Tensor& heatmapData(ViewerApp& app) {
+// The captured tensor the heatmap shows.
+const CapturedTensor& heatmapTensor(ViewerApp& app) {
     const StageRecord* r = app.currentRecord();
     const CapturedTensor* t = nullptr;
     if (r && !r->tensors.empty()) {
@@ -29,7 +31,20 @@ const Tensor& heatmapData(ViewerApp& app) {
         if (!t) t = &r->tensors[0];
     }
     if (!t || !t->data) throw std::invalid_argument("the current stage has no tensor data to export");
-    return *t->data;
+    return *t;
+}
+
+// An export's path: the script's, or for "-" the name the panel's Export button gives (numbered
+// when taken).
+std::string exportTarget(ViewerApp& app, const std::string& arg, const std::string& what, const char* extension) {
+    return arg == "-" ? exportFileName(app.view(), app.currentRecord(), what, extension) : arg;
+}
+
+// A CSV or .npy export written by a script: said on screen as the buttons' are.
+void noteSaved(ViewerApp& app, const std::string& path) {
+    app.view().exportNote = savedNote(path);
+    app.view().exportNoteTime = ImGui::GetTime();
+    app.view().lastSaved = path;
 }
 
 }  // namespace
@@ -87,6 +102,10 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
             if (--frames_ > 0) return false;
             if (!pendingScreenshot_.empty()) {
                 const ScriptCommand& asking = commands_[next_ - 1];
+                // "-": the name the panel's button gives, made now that the panels show the stage.
+                if (pendingScreenshot_ == "-")
+                    pendingScreenshot_ = exportFileName(app.view(), app.currentRecord(),
+                                                        (pendingKind_ == CaptureKind::Slide ? "slide-" : "") + std::string(panelKey(app.view().panel)), "png");
                 app.requestCapture(pendingScreenshot_, pendingKind_, fmt::format("line {} ({})", asking.line, asking.name));
                 pendingScreenshot_.clear();
                 frames_ = 1;  // the capture happens after this frame renders
@@ -234,11 +253,18 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              r.waitFrames(kSettleFrames);
          }},
         {"export-csv", [](R&, A& app, const C& c) {
-             const Tensor& data = heatmapData(app);
+             const CapturedTensor& t = heatmapTensor(app);
              const ViewState& v = app.view();
-             writeCsv(c.args[0], extractSlice(data, v.sliceFor.empty() ? defaultSlice(data) : v.slice));
+             const std::string path = exportTarget(app, c.args[0], t.name, "csv");
+             writeCsv(path, extractSlice(*t.data, v.sliceFor.empty() ? defaultSlice(*t.data) : v.slice));
+             noteSaved(app, path);
          }},
-        {"export-npy", [](R&, A& app, const C& c) { writeNpy(c.args[0], heatmapData(app)); }},
+        {"export-npy", [](R&, A& app, const C& c) {
+             const CapturedTensor& t = heatmapTensor(app);
+             const std::string path = exportTarget(app, c.args[0], t.name, "npy");
+             writeNpy(path, *t.data);
+             noteSaved(app, path);
+         }},
         {"print", [](R&, A&, const C& c) {
              std::printf("%s\n", c.args[0].c_str());
              std::fflush(stdout);

@@ -67,15 +67,18 @@ void ViewerApp::beforeFrame() {
     auto now = std::chrono::steady_clock::now();
     frameTimes_.push_back(now);
     while (frameTimes_.size() > 2 && now - frameTimes_.front() > std::chrono::seconds(1)) frameTimes_.pop_front();
-    if (requestedScale_ != appliedScale_) {
-        fontNote_ = loadUiFont(options_.fontPath, requestedScale_, font_);
+    if (script_) script_->update(*this);
+    // A slide is drawn with text for the back of a room (the font rebuilt at least at kSlideUiScale
+    // for its frame), whatever the window's scale; the frame after it goes back.
+    const float scale = slidePending() ? std::max(requestedScale_, kSlideUiScale) : requestedScale_;
+    if (scale != appliedScale_) {
+        fontNote_ = loadUiFont(options_.fontPath, scale, font_);
         if (appliedScale_ != 0) {
             ImGui_ImplOpenGL3_DestroyFontsTexture();
             ImGui_ImplOpenGL3_CreateFontsTexture();
         }
-        appliedScale_ = requestedScale_;
+        appliedScale_ = scale;
     }
-    if (script_) script_->update(*this);
 }
 
 namespace {
@@ -115,7 +118,7 @@ void ViewerApp::handleShortcuts() {
 
 std::string ViewerApp::caption(const PanelContext& c) const {
     CaptionFacts f;
-    f.model = source_.describe();
+    f.model = modelLabel(c.model ? c.model->format : "", source_.describe());
     f.prompt = c.replay ? session_.settings().prompt : settings_.prompt;
     if (c.current) {
         f.step = c.current->step, f.layer = c.current->layer;
@@ -187,6 +190,11 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", st.loading.describe().c_str());
     } else {
         ImGui::TextDisabled("  %s   |   ? keys", stateName(st.state));
+    }
+    // Where the last export went, for a while after it.
+    if (!view_.exportNote.empty() && ImGui::GetTime() - view_.exportNoteTime < 15) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1), "  |  %s", view_.exportNote.c_str());
     }
     ImGui::EndMainMenuBar();
 }
@@ -283,8 +291,11 @@ void ViewerApp::drawRegions(PanelContext& c, LayoutRect area) {
 void ViewerApp::drawExport(PanelContext& c, bool slide) {
     // The shown panel alone, filling the window (or the slide), with its caption under it.
     const ImVec2 d = ImGui::GetIO().DisplaySize;
-    const float captionH = ImGui::GetTextLineHeightWithSpacing() * 2 + ImGui::GetStyle().WindowPadding.y * 2;
     LayoutRect r = slide ? LayoutRect{0, 0, d.x, d.y} : LayoutRect{panelRect_[0], panelRect_[1], panelRect_[2], panelRect_[3]};
+    const std::string captionText = caption(c);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float captionH = ImGui::CalcTextSize(captionText.c_str(), nullptr, false, r.w - style.WindowPadding.x * 2).y +
+                           style.ItemSpacing.y * 2 + style.WindowPadding.y * 2;
     ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
     ImGui::SetNextWindowSize(ImVec2(r.w, r.h));
     ImGui::Begin("##export", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
@@ -294,8 +305,10 @@ void ViewerApp::drawExport(PanelContext& c, bool slide) {
     drawPanel(c, view_.panel);
     ImGui::EndChild();
     ImGui::Separator();
+    // The caption in the text's own colour and size: it names the model and where, and must read
+    // on a projected slide.
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", caption(c).c_str());
+    ImGui::TextUnformatted(captionText.c_str());
     ImGui::PopTextWrapPos();
     ImGui::End();
 }
@@ -436,7 +449,9 @@ void ViewerApp::afterRender(int framebufferWidth, int framebufferHeight) {
         try {
             writeFramebufferPng(cap.path, r, framebufferHeight);
             std::printf("wrote %s (%dx%d)\n", cap.path.c_str(), r.w, r.h);
+            if (cap.kind != CaptureKind::Window) view_.exportNote = savedNote(cap.path), view_.exportNoteTime = ImGui::GetTime(), view_.lastSaved = cap.path;
         } catch (const std::exception& e) {
+            if (cap.kind != CaptureKind::Window) view_.exportNote = e.what(), view_.exportNoteTime = ImGui::GetTime();
             if (cap.origin.empty()) std::fprintf(stderr, "error: %s\n", e.what());
             else std::fprintf(stderr, "script error: %s: %s\n", cap.origin.c_str(), e.what());
             if (script_) requestQuit(1);  // a script's screenshot that failed fails the script, as a failed export does

@@ -53,6 +53,7 @@ public:
     void requestCapture(const std::string& path, CaptureKind kind, std::string origin = {});
     // A slide is drawn at this size into an offscreen framebuffer (main.cpp), whatever the window.
     static constexpr int kSlideWidth = 1920, kSlideHeight = 1080;
+    static constexpr float kSlideUiScale = 2.0f;  // a slide's text: 32 px, about 34 lines on 1080
     bool slidePending() const;
     void requestQuit(int exitCode) { quit_ = true, exitCode_ = exitCode; }
     EngineSession& session() { return session_; }

@@ -31,9 +31,37 @@ std::string stageCaption(const StageRecord& r, int head) {
     return out + fmt::format(" | step {}", r.step);
 }
 
-std::string exportFileTag(const StageRecord* r) {
+std::string exportFileTag(const StageRecord* r, std::optional<int> layer, int head) {
     if (!r) return "";
-    return fmt::format("-{}{}-s{}", r->info().key, r->layer >= 0 ? "-" + layerAxisLabel(r->layer) : "", r->step);
+    const int L = layer.value_or(r->layer);
+    return fmt::format("-{}{}{}-s{}", r->info().key, L >= 0 ? "-" + layerAxisLabel(L) : "", head >= 0 ? fmt::format("-H{}", headNumber(head)) : "",
+                       r->step);
+}
+
+std::string exportFileName(const ViewState& view, const StageRecord* current, const std::string& what, const char* extension) {
+    std::optional<int> layer;
+    int head = -1;
+    if (view.panel == Panel::Attention) layer = view.attentionLayer, head = view.head;
+    if (view.panel == Panel::Map && view.mapLayer >= 0) layer = view.mapLayer;
+    return unusedPath(fmt::format("llama-viewer-{}{}.{}", what, exportFileTag(current, layer, head), extension));
+}
+
+std::string unusedPath(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return path;
+    const fs::path p(path);
+    for (int n = 2;; ++n) {
+        fs::path candidate = p.parent_path() / fmt::format("{}-{}{}", p.stem().string(), n, p.extension().string());
+        if (!fs::exists(candidate, ec)) return candidate.string();
+    }
+}
+
+std::string savedNote(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    return fmt::format("Saved {} in {}", fs::path(path).filename().string(), (ec ? fs::path(path) : absolute).parent_path().string());
 }
 
 std::string logLinePrefix(const StageRecord& r) {
@@ -48,6 +76,11 @@ std::string breakpointLabel(const Breakpoint& b) {
 }
 
 std::string heldLayerLabel(int layer) { return layer >= 0 ? "| " + layerLabel(layer) : ""; }
+
+std::string modelLabel(const std::string& format, const std::string& source) {
+    if (format.empty() || format == source) return source;
+    return source.empty() ? format : format + " from " + source;
+}
 
 std::string displayPath(const std::string& path) {
     namespace fs = std::filesystem;

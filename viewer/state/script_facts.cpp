@@ -17,6 +17,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"logits-sampled", "the token id that step sampled (none before stage 20)"},
         {"generated", "how many tokens the run has sampled"},
         {"timeline-step", "the title of the timeline's entry for the shown step"},
+        {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
     };
     return names;
 }
@@ -36,6 +37,7 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
         for (const StepInfo& s : snap.steps) n += s.sampled >= 0;
         return std::to_string(n);
     }
+    if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
     if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
     std::string known;
     for (const auto& [n, what] : scriptFactNames()) known += (known.empty() ? "" : ", ") + std::string(n);

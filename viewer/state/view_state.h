@@ -55,7 +55,9 @@ struct ViewState {
     WhatIfDraft whatIfDraft;
     float uiScaleDraft = 0, uiScaleShown = -1;    // the Display slider while dragged, and the scale it was set from
     int mapRevealed = -1, timelineRevealed = -1;  // the record the map and the timeline last scrolled into sight
-    std::string exportNote;                       // the Tensor heatmap's last CSV/.npy export, or why it failed
+    std::string exportNote;                       // where the last export went ("Saved NAME in FOLDER"), or why it failed
+    double exportNoteTime = -1;                   // when (ImGui's clock; the menu bar shows it for a while)
+    std::string lastSaved;                        // the path of the last file an export wrote
     std::string pngWritten;                       // the last panel PNG written
     std::map<unsigned, HeatmapZoom> heatmapZooms;  // by the heatmap's ImGui id
     ChapterReader chapter;                        // what the Chapter panel shows; scripts follow links through it

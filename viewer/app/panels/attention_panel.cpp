@@ -89,19 +89,25 @@ void drawAttentionPanel(PanelContext& c) {
     const int layers = c.model->args.n_layers, heads = c.model->args.n_heads;
     int& layer = c.view.attentionLayer;
     layer = std::clamp(layer, 0, layers - 1);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    int shownLayer = layerNumber(layer);
-    ImGui::SliderInt("layer", &shownLayer, 1, layers);
-    layer = std::clamp(shownLayer, 1, layers) - 1;
-    ImGui::SameLine();
-    int which = c.view.showMaskedScores ? 1 : 0;
-    ImGui::RadioButton("probabilities", &which, 0);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
-    ImGui::SameLine();
-    ImGui::RadioButton("scores + mask", &which, 1);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
-    if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
-    exportPngButton(c, "attention");
+    if (c.exporting) {
+        // A picture says what the controls chose, without the controls.
+        ImGui::Text("%s | %s", layerLabel(layer, layers).c_str(),
+                    c.view.showMaskedScores ? "scores + mask (before the softmax)" : "probabilities (after the softmax)");
+    } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        int shownLayer = layerNumber(layer);
+        ImGui::SliderInt("layer", &shownLayer, 1, layers);
+        layer = std::clamp(shownLayer, 1, layers) - 1;
+        ImGui::SameLine();
+        int which = c.view.showMaskedScores ? 1 : 0;
+        ImGui::RadioButton("probabilities", &which, 0);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
+        ImGui::SameLine();
+        ImGui::RadioButton("scores + mask", &which, 1);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
+        if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
+        exportPngButton(c, "attention");
+    }
 
     HeadSlices hs = findScores(c, c.current->step, layer);
     if (!hs.scores) {
@@ -151,12 +157,16 @@ void drawAttentionPanel(PanelContext& c) {
         }
         return;
     }
-    if (ImGui::SmallButton("< all heads")) head = -1, c.view.cell.reset();
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    int shownHead = headNumber(head);
-    ImGui::SliderInt("head", &shownHead, 1, heads);
-    head = std::clamp(shownHead, 1, heads) - 1;
+    if (c.exporting) {
+        ImGui::TextUnformatted(fmt::format("{} of {}", headLabel(head), heads).c_str());
+    } else {
+        if (ImGui::SmallButton("< all heads")) head = -1, c.view.cell.reset();
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        int shownHead = headNumber(head);
+        ImGui::SliderInt("head", &shownHead, 1, heads);
+        head = std::clamp(shownHead, 1, heads) - 1;
+    }
     if (head < 0) return;
     ImGui::SameLine();
     ImGui::TextDisabled("step %d, %s", r.step, r.seqLen == 1 ? "decode: one query row over every cached position" : "prefill");

@@ -184,7 +184,7 @@ void breakpointEditor(PanelContext& c) {
 void drawWhatIfSettings(PanelContext& c) { whatIfSettings(c); }
 
 void drawControlsPanel(PanelContext& c) {
-    ImGui::TextWrapped("Model: %s", c.sourceDescription.c_str());
+    ImGui::TextWrapped("Model: %s", modelLabel(c.model ? c.model->format : "", c.sourceDescription).c_str());
     if (c.model) {
         ImGui::PushTextWrapPos(0);
         ImGui::TextDisabled("Dim %d | layers %d | heads %d (KV %d) | HeadDim %d | FFN %d | vocab %d", c.model->args.dim,

@@ -42,8 +42,12 @@ void barChart(PanelContext& c, const StepInfo& s, const std::vector<TokenProbabi
 // The same logits at another temperature: how the choice would spread. The run is unchanged.
 void temperatureSweep(PanelContext& c, const StepInfo& s) {
     ImGui::Separator();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-    ImGui::SliderFloat("what-if temperature", &c.view.sweepTemperature, 0.0f, 3.0f, "%.2f");
+    if (c.exporting) {
+        ImGui::Text("what-if temperature %.2f", double(c.view.sweepTemperature));
+    } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+        ImGui::SliderFloat("what-if temperature", &c.view.sweepTemperature, 0.0f, 3.0f, "%.2f");
+    }
     // The sample stage's logits, or before it (Step token holds at stage 19) the logits stage's.
     const StageRecord* sample = findRecord(c.snap.records, s.step, -1, StageId::Sample);
     if (!sample) sample = findRecord(c.snap.records, s.step, -1, StageId::Logits);
