@@ -272,7 +272,8 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"expect", [](R&, A& app, const C& c) {
              HistorySnapshot snap;  // fresh: what the panels draw on the next frame
              if (auto capture = app.session().capture()) capture->snapshot(snap);
-             const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status());
+             const auto model = app.session().model();
+             const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0);
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
          }},
         {"quit", [](R&, A& app, const C&) { app.requestQuit(0); }},

@@ -77,6 +77,12 @@ std::string breakpointLabel(const Breakpoint& b) {
 
 std::string heldLayerLabel(int layer) { return layer >= 0 ? "| " + layerLabel(layer) : ""; }
 
+std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers) {
+    const std::string where = fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
+    if (stageLayer >= 0 || chosen) return where + layerLabel(mapLayer, std::max(layers, 1));
+    return where + fmt::format("{} (the block shows {})", layerLabel(-1), layerLabel(mapLayer, std::max(layers, 1)));
+}
+
 std::string modelLabel(const std::string& format, const std::string& source) {
     if (format.empty() || format == source) return source;
     return source.empty() ? format : format + " from " + source;

@@ -36,7 +36,12 @@ std::string savedNote(const std::string& path);
 std::string logLinePrefix(const StageRecord& r);   // "s0 L1   13  ": the Log panel's column
 std::string compareColumnLabel(int column);        // the Compare table's axis: column 0 "out", then "L1".. per layer
 std::string breakpointLabel(const Breakpoint& b);  // "13 scores_softmax (layer 1)", "(every layer)"
-std::string heldLayerLabel(int layer);             // "| layer 1" beside the held stage; "" outside the layers
+std::string heldLayerLabel(int layer);
+// The Map panel's heading: "Token step 0 (prefill)   layer 3/8"; at a stage outside the layers
+// (embedding, final norm, logits, sampling) it says so, and which layer the drawn block shows.
+// `stageLayer` is the shown stage's layer (-1 outside), `mapLayer` the layer the block shows,
+// `chosen` whether the learner picked it (a layer tab) rather than following the stage.
+std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers);             // "| layer 1" beside the held stage; "" outside the layers
 
 // The model as the Run panel and export captions name it: its format and where it came from,
 // "Meta consolidated.00.pth from assets/model" (just `source` before a model is loaded).

@@ -1,7 +1,9 @@
 #include "state/script_facts.h"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "state/forward_map.h"
 #include "state/panel_labels.h"
 #include "state/session_controls.h"
 
@@ -17,12 +19,13 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"logits-sampled", "the token id that step sampled (none before stage 20)"},
         {"generated", "how many tokens the run has sampled"},
         {"timeline-step", "the title of the timeline's entry for the shown step"},
+        {"map-heading", "the Map panel's heading (token step, layer)"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
     };
     return names;
 }
 
-std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status) {
+std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers) {
     const StageRecord* shown = shownRecord(snap, view);
     auto orNone = [](bool has, auto value) { return has ? std::to_string(value) : std::string("none"); };
     if (name == "held-stage") return status.held ? std::string(stageInfo(status.held->stage).key) : "none";
@@ -36,6 +39,13 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
         int n = 0;
         for (const StepInfo& s : snap.steps) n += s.sampled >= 0;
         return std::to_string(n);
+    }
+    if (name == "map-heading") {
+        if (!shown) return "none";
+        if (layers == 0)
+            for (const auto& r : snap.records) layers = std::max(layers, r->layer + 1);
+        const ForwardMapView v = viewForwardMap(buildForwardMap(layers), snap.records, shown, view.mapLayer);
+        return mapHeading(v.step, v.currentLayer, v.layer, view.mapLayer >= 0, layers);
     }
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
     if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";

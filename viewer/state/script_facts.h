@@ -15,8 +15,8 @@ namespace llama::viewer {
 // Every fact's name, with what it says (for --help-script and the error of an unknown name).
 const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactNames();
 
-// The fact's value as text ("none" when there is none). Throws std::invalid_argument for an
-// unknown name.
-std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status);
+// The fact's value as text ("none" when there is none). `layers`: the model's (0 for a trace's,
+// then the records say). Throws std::invalid_argument for an unknown name.
+std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers);
 
 }  // namespace llama::viewer

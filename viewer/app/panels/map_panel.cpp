@@ -226,7 +226,7 @@ void drawMapPanel(PanelContext& c) {
 
     const float font = ImGui::GetFontSize();
     if (c.current)
-        ImGui::Text("Token step %d (%s)   %s", view.step, view.step == 0 ? "prefill" : "decode", layerLabel(view.layer, std::max(layers, 1)).c_str());
+        ImGui::TextUnformatted(mapHeading(view.step, view.currentLayer, view.layer, c.view.mapLayer >= 0, layers).c_str());
     else
         ImGui::TextDisabled("The forward pass, stage by stage. Step (F10 or Space) starts a run; click a box to see that stage.");
     if (c.view.mapLayer >= 0) {
