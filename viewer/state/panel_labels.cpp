@@ -77,6 +77,17 @@ std::string breakpointLabel(const Breakpoint& b) {
 
 std::string heldLayerLabel(int layer) { return layer >= 0 ? "| " + layerLabel(layer) : ""; }
 
+std::string attentionMissing(const StageRecord* record, int layer, int step, bool masked) {
+    const char* stage = masked ? "scores_mask" : "scores_softmax";
+    if (!record)
+        return fmt::format("{} of step {} has not reached stage 13 ({}) yet: step on, or pick an earlier layer.", layerLabel(layer), step, stage);
+    return fmt::format("{} of step {} passed stage 13 ({}), but its scores were dropped to bound memory: the viewer keeps every step's "
+                       "attention while it is the current step, and the prefill's (step 0) up to 96 MB. Step 0 and the current step "
+                       "show theirs; a trace (llama-walkthrough --trace FILE --trace-presoftmax) keeps every step's for the run page "
+                       "(export-html).",
+                       layerLabel(layer), step, stage);
+}
+
 std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers) {
     const std::string where = fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
     if (stageLayer >= 0 || chosen) return where + layerLabel(mapLayer, std::max(layers, 1));

@@ -37,6 +37,10 @@ std::string logLinePrefix(const StageRecord& r);   // "s0 L1   13  ": the Log pa
 std::string compareColumnLabel(int column);        // the Compare table's axis: column 0 "out", then "L1".. per layer
 std::string breakpointLabel(const Breakpoint& b);  // "13 scores_softmax (layer 1)", "(every layer)"
 std::string heldLayerLabel(int layer);
+// Why the Attention panel has no scores for `layer` at `step`: `record` (the scores stage's, or
+// nullptr) not reached yet, or reached and its tensors dropped to bound memory, and what to do.
+std::string attentionMissing(const StageRecord* record, int layer, int step, bool masked);
+
 // The Map panel's heading: "Token step 0 (prefill)   layer 3/8"; at a stage outside the layers
 // (embedding, final norm, logits, sampling) it says so, and which layer the drawn block shows.
 // `stageLayer` is the shown stage's layer (-1 outside), `mapLayer` the layer the block shows,

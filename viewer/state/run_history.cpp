@@ -87,11 +87,24 @@ void RunHistory::setLens(size_t index, std::vector<std::vector<TokenProbability>
 
 void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
 
+bool isAttentionStage(StageId stage) {
+    return stage == StageId::Transposes || stage == StageId::ScoresMask || stage == StageId::ScoresSoftmax;
+}
+
 void RunHistory::dropOldTensors(int currentStep) {
     for (size_t i = firstUntrimmed_; i < records_.size(); ++i) {
         if (records_[i]->step >= currentStep) break;
+        size_t bytes = 0;
         bool big = false;
-        for (const auto& t : records_[i]->tensors) big |= dataBytes(t) >= policy_.keepOldTensorsBelow;
+        for (const auto& t : records_[i]->tensors) big |= dataBytes(t) >= policy_.keepOldTensorsBelow, bytes += dataBytes(t);
+        if (big && records_[i]->step == 0 && isAttentionStage(records_[i]->stage) && keptAttentionBytes_ + bytes <= policy_.prefillAttentionBudget) {
+            // Kept whole, outside the older steps' budget (and never dropped by it).
+            keptAttention_.resize(records_.size());
+            keptAttention_[i] = true;
+            keptAttentionBytes_ += bytes;
+            firstUntrimmed_ = i + 1;
+            continue;
+        }
         if (big) {
             // Records are shared with the UI's snapshot, so trim a copy and swap it in.
             auto trimmed = std::make_shared<StageRecord>(*records_[i]);
@@ -112,6 +125,7 @@ template <typename Over> void RunHistory::dropOldestWhile(Over over) {
     for (; firstWithData_ < records_.size() && over(); ++firstWithData_) {
         const StageRecord& r = *records_[firstWithData_];
         if (std::none_of(r.tensors.begin(), r.tensors.end(), [](const auto& t) { return t.data.has_value(); })) continue;
+        if (firstWithData_ < keptAttention_.size() && keptAttention_[firstWithData_]) continue;
         auto trimmed = std::make_shared<StageRecord>(r);
         for (auto& t : trimmed->tensors) {
             tensorBytes_ -= dataBytes(t);

@@ -111,8 +111,7 @@ void drawAttentionPanel(PanelContext& c) {
 
     HeadSlices hs = findScores(c, c.current->step, layer);
     if (!hs.scores) {
-        ImGui::TextWrapped("Layer %d of step %d has not reached stage 13 (%s) yet: step on, or pick an earlier layer.", layerNumber(layer),
-                           c.current->step, c.view.showMaskedScores ? "scores_mask" : "scores_softmax");
+        ImGui::TextWrapped("%s", attentionMissing(hs.record, layer, c.current->step, c.view.showMaskedScores).c_str());
         return;
     }
     const StageRecord& r = *hs.record;
