@@ -29,7 +29,8 @@ try {
     check(ready.ready === '1', 'the page is ready');
     // Its script runs by its hash in the CSP (nothing inline besides: no 'unsafe-inline').
     const csp = await p.$eval('meta[http-equiv="Content-Security-Policy"]', m => m.content);
-    check(/script-src 'sha256-[A-Za-z0-9+/]+=*';/.test(csp) && !/script-src[^;]*unsafe-inline/.test(csp), 'the CSP admits the page\'s own script by its hash only', csp);
+    check(/script-src 'sha256-[A-Za-z0-9+/]+=*' 'sha256-[A-Za-z0-9+/]+=*';/.test(csp) && !/script-src[^;]*unsafe-inline/.test(csp),
+      'the CSP admits the page\'s own two scripts (the guard and the page) by their hashes only', csp);
     // An inline script that is not the page's own is refused (e.g. one a text field smuggled in).
     const injected = await p.evaluate(() => {
       const s = document.createElement('script');
@@ -175,9 +176,16 @@ try {
     await p.close();
   }
   // Damaged data: a readable message, not a blank page.
-  for (const [what, damage] of [
-    ['a cut float array', html => html.replace(/("probs":\{"b64":")([A-Za-z0-9+/]{40})/, '$1')],
-    ['broken JSON', html => html.replace('id="run-data">{"', 'id="run-data">{]"')],
+  // A number changed in place (its base64 text the same length) parses and decodes: the checksum
+  // catches it. A page cut short never runs its script: the guard in its head says so. A changed
+  // script fails its CSP hash: the guard says that too.
+  for (const [what, damage, expected] of [
+    ['a cut float array', html => html.replace(/("probs":\{"b64":")([A-Za-z0-9+/]{40})/, '$1'), /cannot show its run.*expected/],
+    ['broken JSON', html => html.replace(/(id="run-data"[^>]*>)\{"/, '$1{]"'), /cannot show its run.*damaged/],
+    ['a changed number', html => html.replace(/("b64":"[A-Za-z0-9+/]{20})([A-Za-z0-9+/])/, (m, a, c) => a + (c === 'A' ? 'B' : 'A')), /cannot show its run.*checksum/],
+    ['a page cut at 60%', html => html.slice(0, Math.floor(html.length * 0.6)), /incomplete: the file was cut short.*characters into the run's data/],
+    ['a page cut before its data', html => html.slice(0, html.indexOf('id="run-data"') - 20), /incomplete: the file was cut short.*\(before the run's data\)/],
+    ['a changed script', html => html.replace("'use strict';\n\nclass DataError", "'use strict';\n\nclass DataErrors"), /script did not run/],
   ]) {
     const html = readFileSync(page, 'utf8');
     const broken = damage(html);
@@ -186,7 +194,8 @@ try {
     writeFileSync(file, broken);
     const { page: p } = await open(browser, file);
     const shown = await p.$eval('#error', e => (e.hidden ? '' : e.textContent));
-    check(/cannot show its run/.test(shown) && /damaged|expected/.test(shown), `a damaged page (${what}) shows its error`, shown.slice(0, 140));
+    const skeleton = await p.$eval('#main', e => e.hidden);
+    check(expected.test(shown) && skeleton, `a damaged page (${what}) shows its error, not an empty skeleton`, shown.slice(0, 160));
     await p.close();
   }
 } finally {

@@ -33,6 +33,13 @@ std::string cspHash(std::string_view hex) {
 
 }  // namespace
 
+std::string dataChecksum(std::string_view data) {
+    // FNV-1a: five lines here and in run_page.js, where a library would be a dependency on both sides.
+    uint32_t h = 2166136261u;
+    for (unsigned char c : data) h = (h ^ c) * 16777619u;
+    return fmt::format("{:08x}", h);
+}
+
 std::string htmlEscape(std::string_view s) {
     std::string out;
     for (char c : s) {
@@ -84,8 +91,10 @@ std::string runPageHtml(const RunPageOptions& options, std::string* note) {
     const nlohmann::json data = runPageData(run, o);
     if (note) *note = arithmeticNote(data);
     const std::string title = htmlEscape("Llama run: " + run->run.prompt);
-    const std::string page = fillSlots(web.html, {{"@SCRIPT_HASH@", cspHash(web.scriptSha256)}, {"@TITLE@", title}, {"/*@STYLE@*/", web.css},
-                                                  {"@DATA@", scriptSafeJson(data)}, {"/*@SCRIPT@*/", web.script}});
+    const std::string json = scriptSafeJson(data);
+    const std::string page = fillSlots(web.html, {{"@SCRIPT_HASH@", cspHash(web.guardSha256) + " " + cspHash(web.scriptSha256)}, {"@TITLE@", title},
+                                                  {"/*@STYLE@*/", web.css}, {"/*@GUARD@*/", web.guard}, {"@CHECKSUM@", dataChecksum(json)},
+                                                  {"@DATA@", json}, {"/*@SCRIPT@*/", web.script}});
     return page;
 }
 

@@ -30,8 +30,14 @@ std::string scriptSafeJson(const nlohmann::json& data);
 struct WebAssets {
     std::string_view html, css, script;  // the run page
     std::string_view siteCss;            // the course site's pages
+    std::string_view guard;              // the run page's first script: says when the page was cut short
     std::string_view scriptSha256;       // of `script`, in hex: the CSP names it
+    std::string_view guardSha256;        // of `guard`
 };
+
+// The checksum the page checks its data against (FNV-1a, 32 bits, of the data's UTF-8 bytes, as
+// 8 hex digits): a number damaged in the file is caught, not drawn.
+std::string dataChecksum(std::string_view data);
 const WebAssets& webAssets();
 
 }  // namespace llama::page

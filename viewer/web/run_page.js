@@ -73,14 +73,27 @@ function showError(message) {
 
 // ---- data --------------------------------------------------------------------------------------
 
+// FNV-1a (32 bits) of a text's UTF-8 bytes, as viewer/page/run_page.cpp's dataChecksum.
+function checksum(text) {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) h = Math.imul(h ^ byte, 16777619) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
 function loadData() {
+  const element = $('run-data');
   let data;
   try {
-    data = JSON.parse($('run-data').textContent);
+    data = JSON.parse(element.textContent);
   } catch (e) {
     throw new DataError('the embedded run data is damaged (' + e.message + ')');
   }
-  return decodeRunData(data);
+  data = decodeRunData(data);
+  // What still parses and decodes can hold a changed number: the checksum the export wrote says.
+  const expected = element.dataset.checksum, found = checksum(element.textContent);
+  if (expected && expected !== found)
+    throw new DataError(`the embedded run data was damaged after the export: its checksum is ${found}, the export wrote ${expected}. Export or download the page again.`);
+  return data;
 }
 
 // Checks the run data's format and decodes its arrays: damage shows at load, not on some later
