@@ -64,6 +64,14 @@ std::vector<float> valuesOf(const Tensor& t) {
     return v;
 }
 
+// A file or folder by its own name: a page passed around never shows the folders of the machine
+// that exported it.
+std::string fileName(const std::string& path) {
+    std::filesystem::path p(path);
+    if (!p.has_filename()) p = p.parent_path();
+    return p.filename().string();
+}
+
 // Where a stage is, in the log's numbering (layers from 1).
 // Outside the layers the page shows no label (the stage says where it is).
 std::string whereLabel(int layer) { return layer < 0 ? "" : layerLabel(layer); }
@@ -198,7 +206,7 @@ json arithmeticSummary(const json& attention, const RunPageOptions& o) {
         else if (a.value("arithLeftOut", false)) ++leftOut;
         else ++without;
     }
-    const std::string trace = std::filesystem::path(o.tracePath).filename().string();
+    const std::string trace = fileName(o.tracePath);
     return {{"budgetMB", double(o.budgetBytes) / 1e6}, {"kept", kept}, {"leftOut", leftOut}, {"notRecorded", without},
             {"allOf", "llama-walkthrough export-html " + trace + " --page-budget 0 --out PAGE.html"}};
 }
@@ -284,7 +292,8 @@ json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         first = {{"stage", d.indexA}, {"key", stageInfo(d.stage).key}, {"layer", d.layer}, {"where", whereLabel(d.layer)}, {"step", d.step},
                  {"tensor", d.tensor}, {"text", diffCell(d)}, {"note", d.note}};
     }
-    return {{"nameA", o.tracePath}, {"nameB", *o.comparePath}, {"report", formatTraceDiff(diff, *run, cmp->b, o.tracePath, *o.comparePath)},
+    const std::string nameA = fileName(o.tracePath), nameB = fileName(*o.comparePath);
+    return {{"nameA", nameA}, {"nameB", nameB}, {"report", formatTraceDiff(diff, *run, cmp->b, nameA, nameB)},
             {"first", first}, {"table", rows}, {"perStage", perStage}, {"unpairedA", diff.unpairedA}, {"unpairedB", diff.unpairedB}};
 }
 
@@ -345,8 +354,8 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
     const SamplingSettings& s = run->run.sampling;
     json data = {
         {"format", 1},
-        {"trace", o.tracePath},
-        {"model", {{"format", run->modelFormat}, {"path", run->modelPath}, {"dim", a.dim}, {"nLayers", a.n_layers}, {"nHeads", a.n_heads},
+        {"trace", fileName(o.tracePath)},
+        {"model", {{"format", run->modelFormat}, {"path", fileName(run->modelPath)}, {"dim", a.dim}, {"nLayers", a.n_layers}, {"nHeads", a.n_heads},
                    {"nKvHeads", a.n_kv_heads}, {"headDim", a.dim / a.n_heads}, {"vocab", a.vocab_size}}},
         {"run", {{"prompt", run->run.prompt}, {"maxTokens", run->run.maxTokens}, {"temperature", s.temperature}, {"topK", s.topK},
                  {"topP", s.topP}, {"seed", s.seed}, {"dryRun", run->run.dryRun}, {"text", run->generatedText}, {"stopReason", run->stopReason}}},
