@@ -118,6 +118,50 @@ try {
     check(widths[0] === 390 && widths[1] <= 390, 'on a phone the page reflows (no zooming out, no sideways scrolling)', `window ${widths[0]}px, page ${widths[1]}px`);
     await p.close();
   }
+  // Deep links: what the run does not have is said, with where the page went; Back returns to the
+  // stage before; ↑/↓ scroll the page unless the attention panel has the focus.
+  {
+    const { page: p, log } = await open(browser, page, { hash: '#step=0&layer=12&stage=scores_softmax&head=2' });
+    const note = await text(p, '#link-note');
+    check(/layer=12 \(this run has layer 1 to 8\)/.test(note) && /Showing step 0 \(prefill\)/.test(note), 'a link to layer 12 of 8 says so and where it went', note);
+    for (const [hash, expected] of [
+      ['#step=99&stage=tokenize', /step=99 \(this run has step 0 to 15\)/],
+      ['#step=0&stage=scores_sofmax', /stage=scores_sofmax \(no stage has that name/],
+      ['#step=1&layer=2&stage=scores_softmax&head=9', /head=9 \(this run has head 1 to 8\)/],
+      ['#step=1&layer=2&stage=scores_softmax&head=1&q=2&k=400', /cell q=2, k=400 \(step 1 has query positions 6 to 6, key positions 0 to 6\)/],
+      ['#step=0&layer=3&stage=sample', /layer=3 with stage sample, which runs outside the layers/],
+    ]) {
+      await p.goto(p.url().split('#')[0] + hash);
+      await p.waitForFunction(h => location.hash === h || !document.getElementById('link-note').hidden, {}, hash);
+      const said = await p.$eval('#link-note', e => (e.hidden ? '' : e.textContent));
+      check(expected.test(said), `the link ${hash} says what is missing`, said);
+    }
+    await p.goto(p.url().split('#')[0] + '#step=1&layer=2&stage=scores_softmax&head=3&q=6&k=2');
+    await p.waitForFunction(() => document.body.dataset.step === '1');
+    check(await p.$eval('#link-note', e => e.hidden), 'a link the run has shows no note');
+    // Back: two stages on, Back returns to the one before.
+    await p.goto(p.url().split('#')[0] + '#step=0&stage=tokenize');
+    await p.waitForFunction(() => document.body.dataset.stage === 'tokenize');
+    await p.keyboard.press('ArrowRight');
+    const second = await p.evaluate(() => document.body.dataset.stage);
+    await p.keyboard.press('ArrowRight');
+    await p.goBack();
+    await p.waitForFunction(s => document.body.dataset.stage === s, { timeout: 5000 }, second).catch(() => {});
+    check(await p.evaluate(() => document.body.dataset.stage) === second, 'Back returns to the stage before', `${await p.evaluate(() => document.body.dataset.stage)} vs ${second}`);
+    // ↓ scrolls the page; after a click in the attention panel it changes the head.
+    await p.goto(p.url().split('#')[0] + '#step=0&layer=1&stage=scores_softmax&head=1');
+    await p.waitForFunction(() => document.body.dataset.stage === 'scores_softmax');
+    await p.evaluate(() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); });
+    await p.keyboard.press('ArrowDown');
+    await new Promise(r => setTimeout(r, 300));
+    const after = await p.evaluate(() => [window.scrollY, location.hash]);
+    check(after[0] > 0 && /head=1/.test(after[1]), '↓ scrolls the page, the head stays', `scrollY ${after[0]}, ${after[1]}`);
+    await p.click('#heads button');
+    await p.keyboard.press('ArrowDown');
+    check(/head=2/.test(await p.evaluate(() => location.hash)), 'after a click in the attention panel, ↓ is the next head', await p.evaluate(() => location.hash));
+    check(log.errors.length === 0, 'no console error on deep links', log.errors.join(' | '));
+    await p.close();
+  }
   // A page within a budget (--page-budget 1.8) keeps the prefill's arithmetic and says how to get
   // the last steps'.
   {

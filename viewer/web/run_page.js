@@ -144,6 +144,7 @@ function RunPage(data, pageOpts = {}) {
     const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
     if (a && state.head >= a.heads) state.head = 0;
     if (!opts.keepCell) state.cell = null;
+    if (!opts.fromHash) $('link-note').hidden = true;  // a link's note holds until the reader moves on
     render();
     if (!opts.fromHash) writeHash();
   }
@@ -172,6 +173,8 @@ function RunPage(data, pageOpts = {}) {
     go(j >= 0 ? j : stages.findIndex(t => t.step === step));
   }
 
+  // The address names the place shown. A new stage is a new history entry (Back returns to the
+  // stage before); a head or a cell chosen on the same stage replaces the entry.
   function writeHash() {
     const s = stages[state.i];
     const p = new URLSearchParams();
@@ -181,22 +184,65 @@ function RunPage(data, pageOpts = {}) {
     if (attention.has(`${s.step}|${s.layer}`)) p.set('head', state.head + 1);
     if (state.cell) { p.set('q', state.cell.q); p.set('k', state.cell.k); }
     const hash = '#' + p.toString();
-    if (location.hash !== hash) history.replaceState(null, '', hash);
+    if (location.hash === hash) return;
+    const sameStage = new URLSearchParams(location.hash.slice(1));
+    const same = sameStage.get('step') === String(s.step) && sameStage.get('stage') === s.key && (sameStage.get('layer') || '') === (s.layer >= 0 ? String(s.layer + 1) : '');
+    if (same || !location.hash) history.replaceState(null, '', hash);
+    else history.pushState(null, '', hash);
   }
+  // Opens the place the address names. What the run does not have (a step, layer, stage, head or
+  // cell) is said above the page, with where it went instead.
   function readHash() {
     const p = new URLSearchParams(location.hash.slice(1));
     if (![...p.keys()].length) return false;
-    const step = p.has('step') ? Number(p.get('step')) : 0;
+    const problems = [];
+    const whole = (name, min, max) => {
+      if (!p.has(name)) return null;
+      const v = Number(p.get(name));
+      if (!Number.isInteger(v) || v < min || v > max) {
+        problems.push(`${name}=${p.get(name)} (this run has ${name} ${min} to ${max})`);
+        return undefined;
+      }
+      return v;
+    };
+    const stepsHere = [...new Set(stages.map(s => s.step))];
+    let step = whole('step', Math.min(...stepsHere), Math.max(...stepsHere));
+    if (step === null || step === undefined) step = 0;
     const key = p.get('stage');
-    const info = catalog.get(key);
-    const layer = p.has('layer') ? Number(p.get('layer')) - 1 : (info && info.inBlock ? 0 : -1);
-    let i = key ? findIn(step, layer, key) : -1;
-    if (i < 0 && key) i = stages.findIndex(s => s.step === step && s.key === key);
+    const info = key ? catalog.get(key) : null;
+    if (key && !info) problems.push(`stage=${key} (no stage has that name; stage names are as the log and the timeline write them, e.g. scores_softmax)`);
+    const layerNumber = whole('layer', 1, data.model.nLayers);
+    let layer = layerNumber ? layerNumber - 1 : (info && info.inBlock ? 0 : -1);
+    if (info && !info.inBlock && layerNumber) { problems.push(`layer=${layerNumber} with stage ${key}, which runs outside the layers`); layer = -1; }
+    let i = info ? findIn(step, layer, key) : -1;
+    if (i < 0 && info) {
+      const elsewhere = stages.findIndex(s => s.step === step && s.key === key);
+      problems.push(`stage ${key} at ${stepLabel(step)}${layer >= 0 ? ', layer ' + (layer + 1) : ''} (this run did not record it there${elsewhere >= 0 ? '' : ' at that step'})`);
+      i = elsewhere;
+    }
     if (i < 0) i = stages.findIndex(s => s.step === step && (layer < 0 || s.layer === layer));
     if (i < 0) i = 0;
-    if (p.has('head')) state.head = Math.max(0, Number(p.get('head')) - 1);
-    state.cell = p.has('q') && p.has('k') ? { q: Number(p.get('q')), k: Number(p.get('k')) } : null;
+    const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
+    state.head = 0;
+    if (p.has('head')) {
+      const h = a ? whole('head', 1, a.heads) : Number(p.get('head'));
+      if (!a) problems.push(`head=${p.get('head')} (the stage shown has no recorded attention)`);
+      else if (h) state.head = h - 1;
+    }
+    state.cell = null;
+    if (p.has('q') || p.has('k')) {
+      const q = Number(p.get('q')), k = Number(p.get('k'));
+      if (a && Number.isInteger(q) && Number.isInteger(k) && q >= a.startPos && q < a.startPos + a.rows && k >= 0 && k < a.cols) state.cell = { q, k };
+      else problems.push(a ? `cell q=${p.get('q')}, k=${p.get('k')} (${stepLabel(a.step)} has query positions ${a.startPos} to ${a.startPos + a.rows - 1}, key positions 0 to ${a.cols - 1})`
+        : `cell q=${p.get('q')}, k=${p.get('k')} (the stage shown has no recorded attention)`);
+    }
     go(i, { fromHash: true, keepCell: true });
+    const note = $('link-note');
+    note.hidden = !problems.length;
+    if (problems.length) {
+      const s = stages[state.i];
+      note.textContent = `This link asks for what the run does not have: ${problems.join('; ')}. Showing ${stepLabel(s.step)}${s.layer >= 0 ? ', layer ' + (s.layer + 1) : ''}, stage ${s.key} instead.`;
+    }
     return true;
   }
 
@@ -537,6 +583,8 @@ function RunPage(data, pageOpts = {}) {
 
   function toggleHelp(show) { $('help').hidden = show === undefined ? !$('help').hidden : !show; }
 
+  // The last click was in the attention panel (its buttons are redrawn, so focus cannot say).
+  document.onpointerdown = e => { state.inAttention = $('attention').contains(e.target); };
   document.onkeydown = e => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
     const a = attention.get(`${stages[state.i].step}|${stages[state.i].layer}`);
@@ -547,7 +595,8 @@ function RunPage(data, pageOpts = {}) {
       if (e.ctrlKey || e.metaKey) moveStep(dir);
       else if (e.shiftKey) moveLayer(dir);
       else go(state.i + dir);
-    } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && a) {
+    } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && a && state.inAttention) {
+      // ↑/↓ change the head only after a click in the attention panel: else they scroll the page.
       state.head = (state.head + (e.key === 'ArrowDown' ? 1 : a.heads - 1)) % a.heads;
       render(); writeHash();
     } else return;
