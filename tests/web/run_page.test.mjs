@@ -162,6 +162,49 @@ try {
     check(log.errors.length === 0, 'no console error on deep links', log.errors.join(' | '));
     await p.close();
   }
+  // Phones, paper and plain words (items 18-20): buttons a phone user reads, a help box a tap
+  // closes, the lens through a window of positions that fits a phone and a printed page, bars
+  // that print without background graphics, a colour legend, the temperature what-if's caveats.
+  {
+    const { page: p, log } = await open(browser, join(dir, 'long.html'), { hash: '#step=0&layer=2&stage=ffn_residual', viewport: { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true } });
+    check(log.errors.length === 0, 'the long prompt\'s page loads with no console error', log.errors.join(' | '));
+    const labels = await p.$$eval('#controls button', bs => bs.map(b => b.textContent));
+    check(labels.every(l => !/Ctrl|⇧|Shift/.test(l)), 'the step buttons are labelled in words, no key names', labels.join(' | '));
+    await p.tap('#help-button');
+    check(await p.$eval('#help', e => !e.hidden), 'Help opens the help box');
+    await p.touchscreen.tap(5, 830);  // beside the box, which stands over the page's middle
+    check(await p.$eval('#help', e => e.hidden), 'a tap outside the help box closes it');
+    await p.tap('#help-button');
+    await p.tap('#help-close');
+    check(await p.$eval('#help', e => e.hidden), 'its Close button closes it');
+    const lensCols = await p.$$eval('#lens tr:first-child th', t => t.length - 1);
+    const range = await text(p, '#lens-range');
+    check(lensCols >= 3 && lensCols < 12 && await p.$eval('#lens-window', e => !e.hidden), 'a long prompt\'s lens shows a window of positions, narrower on a phone', `${lensCols} columns, ${range}`);
+    const firstBefore = await text(p, '#lens tr:first-child th:nth-child(2)');
+    await p.$eval('#lens-from', e => { e.value = 0; e.dispatchEvent(new Event('input')); });
+    const firstAfter = await text(p, '#lens tr:first-child th:nth-child(2)');
+    check(firstBefore !== firstAfter && /^0 /.test(firstAfter), 'its slider moves the window to the first positions', `${firstBefore} -> ${firstAfter}`);
+    const fits = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth, document.getElementById('lens').getBoundingClientRect().width]);
+    check(fits[0] <= fits[1] && fits[2] <= fits[1], 'on a phone the lens window fits the screen\'s width', `page ${fits[0]}px, window ${fits[1]}px, lens ${fits[2].toFixed(0)}px`);
+    // Paper: an A4 page's width (794 CSS px at 96 dpi, margins aside).
+    await p.setViewport({ width: 700, height: 1000 });
+    await p.emulateMediaType('print');
+    const printed = await p.evaluate(() => [document.getElementById('lens').getBoundingClientRect().width, document.documentElement.clientWidth]);
+    check(printed[0] <= printed[1], 'printed, the lens table fits the page', `table ${printed[0].toFixed(0)}px, page ${printed[1]}px`);
+    await p.goto(p.url().split('#')[0] + '#step=0&stage=sample');
+    await p.waitForFunction(() => document.body.dataset.stage === 'sample');
+    const border = await p.$eval('#logits .bar', b => parseFloat(getComputedStyle(b).borderTopWidth));
+    check(border >= 8, 'printed, a bar is a border (it prints without background graphics)', `${border}px`);
+    await p.emulateMediaType('screen');
+    await p.$eval('#sweep', e => { e.value = 0; e.dispatchEvent(new Event('input')); });
+    const sweepNote = await text(p, '#sweep-note');
+    check(/renormalised to sum to 1/.test(sweepNote) && /tie/.test(sweepNote), 'the temperature what-if says it renormalises the recorded tokens, and how T = 0 breaks ties', sweepNote);
+    await p.goto(p.url().split('#')[0] + '#step=0&layer=1&stage=scores_softmax');
+    await p.waitForFunction(() => document.body.dataset.stage === 'scores_softmax');
+    check(await p.$eval('#attention .legend', e => e.offsetWidth > 0 && /0.*1.*masked/.test(e.textContent)), 'the attention heatmap has a colour legend');
+    check(/stage 13 scores_softmax · record \d+ of \d+/.test(await text(p, '#position')), 'the position line counts stages as the catalog does', await text(p, '#position'));
+    await p.close();
+  }
   // A page within a budget (--page-budget 1.8) keeps the prefill's arithmetic and says how to get
   // the last steps'.
   {

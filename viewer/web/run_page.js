@@ -516,24 +516,43 @@ function RunPage(data, pageOpts = {}) {
     const sw = st.sweep[state.sweep] || st.sweep[0];
     $('sweep').value = state.sweep;
     $('sweep-value').textContent = sw.t === 0 ? '0 (greedy)' : String(sw.t);
-    $('sweep-note').textContent = sw.whole ? 'softmax(logits / T) over the whole vocabulary' : 'softmax(logits / T) over the recorded top tokens only (a trace keeps no other logits)';
+    $('sweep-note').textContent = (sw.whole ? 'softmax(logits / T) over the whole vocabulary.'
+      : `softmax(logits / T) over these ${sw.top.length} recorded tokens only, renormalised to sum to 1 (a trace keeps no other logits), so each is larger than its share of the whole vocabulary would be.`) +
+      (sw.t === 0 ? ' At T = 0 the largest logit gets probability 1 (greedy); when two logits tie for the largest, the lower token id wins, as the sampler\'s argmax keeps the first.' : '');
     bars($('sweep-bars'), sw.top, st.sampled);
   }
 
+  // A long prompt's lens is read through a window of positions (a slider moves it), so the table
+  // stays a screen wide on a phone and on paper.
+  // At most 12 positions; fewer on a narrow screen (a phone: 3), so the table fits its width.
+  const lensWindow = () => Math.max(3, Math.min(12, Math.floor((window.innerWidth - 130) / 80)));
   function renderLens(s) {
+    const kLensWindow = lensWindow();
     const g = lens.get(s.step);
     const show = g && s.layer >= 0;
     $('lens-panel').hidden = !show;
     if (!show) return;
     $('lens-where').textContent = `· ${stepLabel(s.step)}`;
+    const windowed = g.positions > kLensWindow;
+    $('lens-window').hidden = !windowed;
+    if (state.lensStep !== s.step) state.lensStep = s.step, state.lensFrom = Math.max(0, g.positions - kLensWindow);  // the step's last positions first
+    const from = windowed ? Math.min(state.lensFrom, g.positions - kLensWindow) : 0, to = windowed ? from + kLensWindow : g.positions;
+    if (windowed) {
+      const slider = $('lens-from');
+      slider.max = g.positions - kLensWindow;
+      slider.value = from;
+      slider.oninput = e => { state.lensFrom = Number(e.target.value); renderLens(stages[state.i]); };
+      $('lens-range').textContent = `${g.startPos + from}–${g.startPos + to - 1} of ${g.startPos}–${g.startPos + g.positions - 1}`;
+    }
     const t = $('lens');
     t.textContent = '';
     const head = el('tr', {}, el('th', { text: 'layer \\ position' }));
-    for (let c = 0; c < g.positions; c++) head.append(el('th', { text: `${g.startPos + c} ${pieceAt(g.startPos + c)}` }));
+    for (let c = from; c < to; c++) head.append(el('th', { text: `${g.startPos + c} ${pieceAt(g.startPos + c)}` }));
     t.append(head);
     g.layers.forEach((layer, r) => {
       const tr = el('tr', { class: layer === s.layer ? 'lit' : '' }, el('th', { text: `layer ${layer + 1}` }));
-      g.cells[r].forEach((cell, c) => {
+      g.cells[r].slice(from, to).forEach((cell, i) => {
+        const c = from + i;
         const top = cell[0];
         tr.append(el('td', { 'data-layer': layer + 1, 'data-pos': g.startPos + c, title: cell.map(x => `${JSON.stringify(x.piece)} ${fmt(x.p, 3)}`).join('\n') },
           top ? el('span', { class: 'lens-piece', text: JSON.stringify(top.piece) }) : '', top ? el('span', { class: 'lens-p', text: ' ' + fmt(top.p, 3) }) : ''));
@@ -565,7 +584,8 @@ function RunPage(data, pageOpts = {}) {
 
   function render() {
     const s = stages[state.i];
-    $('position').textContent = `stage ${state.i + 1} of ${stages.length} · ${stepLabel(s.step)}${s.where ? ' · ' + s.where : ''}`;
+    const info = catalog.get(s.key);
+    $('position').textContent = `${stepLabel(s.step)}${s.where ? ' · ' + s.where : ''} · stage ${info ? info.number : '?'} ${s.key} · record ${state.i + 1} of ${stages.length}`;
     renderTokens(s);
     renderMap(s);
     renderTimeline(s);
@@ -583,8 +603,13 @@ function RunPage(data, pageOpts = {}) {
 
   function toggleHelp(show) { $('help').hidden = show === undefined ? !$('help').hidden : !show; }
 
-  // The last click was in the attention panel (its buttons are redrawn, so focus cannot say).
-  document.onpointerdown = e => { state.inAttention = $('attention').contains(e.target); };
+  // The last click was in the attention panel (its buttons are redrawn, so focus cannot say); a
+  // tap outside the help box closes it (on a phone there is no Esc).
+  document.onpointerdown = e => {
+    state.inAttention = $('attention').contains(e.target);
+    if (!$('help').hidden && !$('help').contains(e.target) && e.target !== $('help-button')) toggleHelp(false);
+  };
+  $('help-close').onclick = () => toggleHelp(false);
   document.onkeydown = e => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
     const a = attention.get(`${stages[state.i].step}|${stages[state.i].layer}`);
