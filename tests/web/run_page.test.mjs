@@ -74,6 +74,24 @@ try {
       'Ctrl+→ moves to the next token step');
     await p.keyboard.press('?');
     check(await p.$eval('#help', e => !e.hidden), '? shows the keys');
+    await p.keyboard.press('Escape');
+    // The map at first sight (item 14): its labels legible, none on another; → brings the stage's panel into view.
+    await p.goto(p.url().split('#')[0] + '#step=0&layer=1&stage=qkv');
+    await p.waitForFunction(() => document.body.dataset.stage === 'qkv');
+    await p.evaluate(() => window.scrollTo(0, 0));
+    const labels = await p.$$eval('.map-label', ls => ls.map(l => { const r = l.getBoundingClientRect(); return { t: l.textContent, x: r.x, y: r.y, w: r.width, h: r.height }; }));
+    const smallest = Math.min(...labels.map(l => l.h));
+    check(labels.length > 20 && smallest >= 9, 'the map\'s shape labels are at least 9 px tall at 1366x768', `${labels.length} labels, smallest ${smallest.toFixed(1)} px`);
+    const overlaps = [];
+    for (let i = 0; i < labels.length; i++)
+      for (let j = i + 1; j < labels.length; j++) {
+        const a = labels[i], b = labels[j];
+        if (a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1) overlaps.push(`${a.t} / ${b.t}`);
+      }
+    check(overlaps.length === 0, 'no two of the map\'s shape labels overlap', overlaps.join(', '));
+    await p.keyboard.press('ArrowRight');
+    const stageTop = await p.$eval('#stage-title', e => e.getBoundingClientRect().top);
+    check(stageTop > 0 && stageTop < 768 - 80, '→ brings the stage\'s panel into view', `its title at ${stageTop.toFixed(0)} px`);
     await p.close();
   }
   // A URL fragment opens an exact place; the cell's arithmetic equals the trace's numbers.

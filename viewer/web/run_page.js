@@ -147,6 +147,15 @@ function RunPage(data, pageOpts = {}) {
     if (!opts.fromHash) $('link-note').hidden = true;  // a link's note holds until the reader moves on
     render();
     if (!opts.fromHash) writeHash();
+    if (opts.reveal) revealStage();
+  }
+  // A step by key or button shows the stage's panel: if its title is out of sight (the map fills a
+  // laptop's first screen), the page scrolls to it, below the sticky controls.
+  function revealStage() {
+    const title = $('stage-title');
+    if (!title || !title.getClientRects().length) return;
+    const top = title.getBoundingClientRect().top, controls = $('controls').getBoundingClientRect().bottom;
+    if (top < controls || top > window.innerHeight - 80) window.scrollBy(0, top - controls - 8);
   }
   function findIn(step, layer, key) {
     const i = byPlace.get(`${step}|${layer}|${key}`);
@@ -158,9 +167,9 @@ function RunPage(data, pageOpts = {}) {
     for (let l = s.layer + dir; l >= -1 && l <= nLayers; l += dir) {
       if (l < 0 || l >= nLayers) break;
       const j = findIn(s.step, l, s.key);
-      if (j >= 0) return go(j);
+      if (j >= 0) return go(j, { reveal: true });
       const first = stages.findIndex(t => t.step === s.step && t.layer === l);
-      if (first >= 0) return go(first);
+      if (first >= 0) return go(first, { reveal: true });
     }
     if (dir > 0 && pageOpts.pastEnd) pageOpts.pastEnd('layer');
   }
@@ -170,7 +179,7 @@ function RunPage(data, pageOpts = {}) {
     if (!target.length) return dir > 0 && pageOpts.pastEnd ? pageOpts.pastEnd('token') : undefined;
     const step = dir > 0 ? Math.min(...target) : Math.max(...target);
     const j = findIn(step, s.layer, s.key);
-    go(j >= 0 ? j : stages.findIndex(t => t.step === step));
+    go(j >= 0 ? j : stages.findIndex(t => t.step === step), { reveal: true });
   }
 
   // The address names the place shown. A new stage is a new history entry (Back returns to the
@@ -308,6 +317,8 @@ function RunPage(data, pageOpts = {}) {
       root.append(svg('text', { class: 'map-section-title', x: sec.x + 0.1, y: sec.y - 0.08 }, sec.block ? `${sec.title} × ${m.layers} (layer ${layer + 1} shown)` : sec.title));
     }
     const labelled = new Set();  // a box's output fanning out to several boxes is labelled once
+    const labels = [];           // drawn last, over the boxes, each on a white halo
+    const intoTarget = new Map();  // labels already placed on arrows into a box: the next one goes below
     m.arrows.forEach((a, i) => {
       const f = m.boxes[a.from], t = m.boxes[a.to];
       const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
@@ -315,9 +326,17 @@ function RunPage(data, pageOpts = {}) {
       const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
       const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
       g.append(svg('line', { x1, y1, x2, y2 }));
-      const shape = view ? view.arrows[i] : '';
-      if (shape && !a.side && !labelled.has(`${a.from}|${shape}`)) labelled.add(`${a.from}|${shape}`), g.append(svg('text', { 'data-arrow': `${f.key}>${t.key}`, x: (x1 + x2) / 2 + 0.05, y: (y1 + y2) / 2 + 0.05 }, shape));
       root.append(g);
+      const shape = view ? view.arrows[i] : '';
+      if (!shape || a.side || labelled.has(`${a.from}|${shape}`)) return;
+      labelled.add(`${a.from}|${shape}`);
+      // Arrows that meet at one box (xq, xk, xv into the heads' split) get one line each.
+      const n = intoTarget.get(a.to) || 0;
+      intoTarget.set(a.to, n + 1);
+      // Down a column: beside the arrow's middle. Across (into another column or a side box): just
+      // before the box it enters, ending there, so it runs along the gap rather than over a box.
+      const x = down ? (x1 + x2) / 2 + 0.05 : x2 - 0.04, y = (down ? (y1 + y2) / 2 + 0.05 : y2 - 0.06) - (down ? 0 : n * 0.2);
+      labels.push(svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x, y, 'text-anchor': down ? 'start' : 'end' }, shape));
     });
     const skipped = new Set(view ? view.skipped : []);
     m.boxes.forEach((b, i) => {
@@ -332,6 +351,7 @@ function RunPage(data, pageOpts = {}) {
       });
       root.append(g);
     });
+    for (const l of labels) root.append(l);
   }
 
   function renderTimeline(s) {
@@ -619,7 +639,7 @@ function RunPage(data, pageOpts = {}) {
       const dir = e.key === 'ArrowRight' ? 1 : -1;
       if (e.ctrlKey || e.metaKey) moveStep(dir);
       else if (e.shiftKey) moveLayer(dir);
-      else go(state.i + dir);
+      else go(state.i + dir, { reveal: true });
     } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && a && state.inAttention) {
       // ↑/↓ change the head only after a click in the attention panel: else they scroll the page.
       state.head = (state.head + (e.key === 'ArrowDown' ? 1 : a.heads - 1)) % a.heads;
@@ -627,8 +647,8 @@ function RunPage(data, pageOpts = {}) {
     } else return;
     e.preventDefault();
   };
-  $('prev').onclick = () => go(state.i - 1);
-  $('next').onclick = () => go(state.i + 1);
+  $('prev').onclick = () => go(state.i - 1, { reveal: true });
+  $('next').onclick = () => go(state.i + 1, { reveal: true });
   $('prev-layer').onclick = () => moveLayer(-1);
   $('next-layer').onclick = () => moveLayer(1);
   $('prev-step').onclick = () => moveStep(-1);
