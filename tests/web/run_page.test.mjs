@@ -278,6 +278,13 @@ try {
     const banner = await text(p, '#compare-banner');
     check(/first divergence at step 0 \(prefill\), layer 3,/.test(banner), 'the first divergence is in the ablated layer 3', banner);
     check(await p.$$eval('#compare-table td.diverges', c => c.length) > 0, 'the difference map marks diverging cells');
+    // What B was (item 15): its what-if and its text; the step a cell's largest difference is from, and a step to pick.
+    const b = await text(p, '#compare-b');
+    check(/ablated\.trace: what-if .*ablate-head 3:2/.test(b) && /it generated "/.test(b), 'the compare page says B\'s what-if and what it generated', b);
+    check(await p.$$eval('#compare-table td.diverges sub', c => c.length) > 0, 'every-step cells name the step of their largest difference');
+    await p.select('#compare-step', '1');
+    const steps = await p.$$eval('#compare-table td[data-step]', c => [...new Set(c.map(x => x.dataset.step))]);
+    check(steps.length === 1 && steps[0] === '1', 'picking step 1 shows that step\'s differences only', steps.join(','));
     await p.close();
   }
   // Damaged data: a readable message, not a blank page.

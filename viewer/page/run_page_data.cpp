@@ -268,19 +268,33 @@ json mapJson(const HistorySnapshot& snap, int nLayers) {
             {"sections", sections}, {"views", views}};
 }
 
-json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
-    const auto cmp = compareTraces(run, o.tracePath, *o.comparePath);
-    const TraceDiff& diff = cmp->diff;
-    const DiffTable table = diffTable(diff, run->args.n_layers);
+// A stages-by-layers table of the differences, over every step or one (the cells name their step).
+json diffTableJson(const TraceDiff& diff, int nLayers, std::optional<int> step) {
+    const DiffTable table = diffTable(diff, nLayers, step);
     json rows = json::array();
     for (size_t r = 0; r < table.stages.size(); ++r) {
         json cells = json::array();
         for (const StageDifference* d : table.cells[r]) {
             if (!d) cells.push_back(nullptr);
-            else cells.push_back({{"text", diffCell(*d)}, {"d", number(d->difference)}, {"diverges", d->diverges()}, {"stage", d->indexA}});
+            else cells.push_back({{"text", diffCell(*d)}, {"d", number(d->difference)}, {"diverges", d->diverges()}, {"stage", d->indexA}, {"step", d->step}});
         }
         rows.push_back({{"key", stageInfo(table.stages[r]).key}, {"cells", cells}});
     }
+    return rows;
+}
+
+// Per-step tables up to this many steps (a longer run's page keeps the all-steps table only).
+constexpr size_t kCompareStepTables = 64;
+
+json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
+    const auto cmp = compareTraces(run, o.tracePath, *o.comparePath);
+    const TraceDiff& diff = cmp->diff;
+    std::vector<int> steps;
+    for (const StageDifference& d : diff.stages)
+        if (steps.empty() || steps.back() != d.step) steps.push_back(d.step);
+    json byStep = json::array();
+    if (steps.size() <= kCompareStepTables)
+        for (int step : steps) byStep.push_back({{"step", step}, {"table", diffTableJson(diff, run->args.n_layers, step)}});
     json perStage = json::array();
     for (size_t i = 0; i < cmp->pairOfA.size(); ++i) {
         const StageDifference* d = cmp->pairOf(int(i));
@@ -293,8 +307,11 @@ json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
                  {"tensor", d.tensor}, {"text", diffCell(d)}, {"note", d.note}};
     }
     const std::string nameA = fileName(o.tracePath), nameB = fileName(*o.comparePath);
+    // What B was: its experiment and what it generated, beside A's.
     return {{"nameA", nameA}, {"nameB", nameB}, {"report", formatTraceDiff(diff, *run, cmp->b, nameA, nameB)},
-            {"first", first}, {"table", rows}, {"perStage", perStage}, {"unpairedA", diff.unpairedA}, {"unpairedB", diff.unpairedB}};
+            {"whatIfB", cmp->b.run.whatIf.describe()}, {"textB", cmp->b.generatedText}, {"promptB", cmp->b.run.prompt},
+            {"first", first}, {"table", diffTableJson(diff, run->args.n_layers, std::nullopt)}, {"byStep", byStep}, {"perStage", perStage},
+            {"unpairedA", diff.unpairedA}, {"unpairedB", diff.unpairedB}};
 }
 
 }  // namespace

@@ -586,17 +586,30 @@ function RunPage(data, pageOpts = {}) {
     $('compare-panel').hidden = !c;
     if (!c) return;
     $('compare-name').textContent = c.nameB;
+    $('compare-b').textContent = `${c.nameB}: ${c.whatIfB ? 'what-if ' + c.whatIfB : 'the model\'s own run (no what-if)'}` +
+      (c.promptB !== data.run.prompt ? ` · prompt ${JSON.stringify(c.promptB)}` : '') + ` · it generated ${JSON.stringify(c.textB)}` +
+      ` · this page's run (${c.nameA}) generated ${JSON.stringify(data.run.text)}`;
     $('compare-first').textContent = c.first ? `First divergence: ${stepLabel(c.first.step)}, ${c.first.where || 'outside the layers'}, ${c.first.key} (${c.first.text})` : 'The runs do not diverge.';
     $('compare-report').textContent = c.report;
+    // Every step (each cell the largest of its stage and layer, and the step it is from) or one.
+    const select = $('compare-step');
+    if (!select.options.length) {
+      select.append(el('option', { value: 'all', text: 'every step (the step of each cell\'s largest shown)' }));
+      for (const b of c.byStep) select.append(el('option', { value: String(b.step), text: stepLabel(b.step) }));
+      select.onchange = () => render();
+    }
+    const chosen = c.byStep.find(b => String(b.step) === select.value);
+    const table = chosen ? chosen.table : c.table;
     const t = $('compare-table');
     t.textContent = '';
     const head = el('tr', {}, el('th', { text: 'stage' }), el('th', { text: 'outside' }));
     for (let l = 0; l < data.model.nLayers; l++) head.append(el('th', { text: `layer ${l + 1}` }));
     t.append(head);
-    for (const row of c.table) {
+    for (const row of table) {
       const tr = el('tr', { class: row.key === s.key ? 'lit' : '' }, el('th', { text: row.key }));
       row.cells.forEach(cell => tr.append(cell
-        ? el('td', { class: cell.diverges ? 'diverges' : 'same', onclick: () => go(cell.stage), text: cell.text })
+        ? el('td', { class: cell.diverges ? 'diverges' : 'same', 'data-step': cell.step, onclick: () => go(cell.stage),
+            title: `${stepLabel(cell.step)}: click to go there` }, cell.text, chosen || !cell.diverges ? '' : el('sub', { class: 'muted', text: ` s${cell.step}` }))
         : el('td', { class: 'none' })));
       t.append(tr);
     }
