@@ -88,6 +88,10 @@ std::string attentionMissing(const StageRecord* record, int layer, int step, boo
                        layerLabel(layer), step, stage);
 }
 
+std::string capturedCellLabel(bool maskedScores) {
+    return maskedScores ? "engine's score + mask (step 3, before the softmax; bf16)" : "engine's probability (step 4, after the softmax; bf16)";
+}
+
 std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers) {
     const std::string where = fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
     if (stageLayer >= 0 || chosen) return where + layerLabel(mapLayer, std::max(layers, 1));

@@ -41,6 +41,10 @@ std::string heldLayerLabel(int layer);
 // nullptr) not reached yet, or reached and its tensors dropped to bound memory, and what to do.
 std::string attentionMissing(const StageRecord* record, int layer, int step, bool masked);
 
+// The attention cell pane's last line, naming the value the view shows: the engine's score + mask
+// (step 3, "scores + mask" mode) or its probability (step 4).
+std::string capturedCellLabel(bool maskedScores);
+
 // The Map panel's heading: "Token step 0 (prefill)   layer 3/8"; at a stage outside the layers
 // (embedding, final norm, logits, sampling) it says so, and which layer the drawn block shows.
 // `stageLayer` is the shown stage's layer (-1 outside), `mapLayer` the layer the block shows,

@@ -77,7 +77,9 @@ void explainCell(PanelContext& c, const StageRecord& scoresRecord, const Tensor&
     ImGui::Text("   exp(score - max) / sum exp(row - max)");
     ImGui::Text("   max = %.5g, sum = %.5g", e.rowMax, e.sumExp);
     ImGui::Text("        = %.5f", e.probability);
-    ImGui::TextDisabled("   captured in this view (bf16): %.5g", double(scores.floatAt((int64_t(head) * scores.dim(1) + row) * P + col)));
+    // The view's own value: the score of step 3 before the softmax, or the probability after it.
+    ImGui::TextDisabled("   %s: %.5g", capturedCellLabel(c.view.showMaskedScores).c_str(),
+                        double(scores.floatAt((int64_t(head) * scores.dim(1) + row) * P + col)));
 }
 }  // namespace
 
