@@ -71,7 +71,7 @@ void ScriptRunner::fail(ViewerApp& app, const std::string& message) {
 bool ScriptRunner::waitDone(ViewerApp& app) {
     SessionStatus s = app.session().status();
     auto now = std::chrono::steady_clock::now();
-    bool engineWait = wait_ == Wait::Loaded || wait_ == Wait::Settled || wait_ == Wait::Finished || wait_ == Wait::StepTo;
+    bool engineWait = wait_ == Wait::Loaded || wait_ == Wait::Settled || wait_ == Wait::Finished || wait_ == Wait::StepTo || wait_ == Wait::Keys;
     if (engineWait && now - waitStart_ > kEngineTimeout) {
         fail(app, fmt::format("line {}: the engine did not get there in time", commands_[next_ - 1].line));
         return false;
@@ -98,6 +98,10 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
             if (s.state == SessionState::Finished || s.state == SessionState::Failed)
                 fail(app, fmt::format("line {}: the run ended before reaching that stage ({})", commands_[next_ - 1].line, s.message));
             return false;
+        case Wait::Keys:
+            if (s.state == SessionState::Failed) fail(app, "the run failed: " + s.message);
+            return app.keysSettled(s) &&
+                   (s.state == SessionState::Finished || s.state == SessionState::Ready || (s.state == SessionState::Paused && s.held));
         case Wait::Frames:
             if (--frames_ > 0) return false;
             if (!pendingScreenshot_.empty()) {
@@ -181,6 +185,13 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"step", [](R& r, A& app, const C&) { app.perform(Action::Step); r.wait_ = Wait::Settled; }},
         {"step-layer", [](R& r, A& app, const C&) { app.perform(Action::StepLayer); r.wait_ = Wait::Settled; }},
         {"step-token", [](R& r, A& app, const C&) { app.perform(Action::StepToken); r.wait_ = Wait::Settled; }},
+        {"tap", [](R& r, A& app, const C& c) {
+             const auto chord = keyChordFromName(c.args[0]);
+             if (!chord) throw std::invalid_argument("no key '" + c.args[0] + "' (F5, F6, F8, F9, F10, F11, F12, Right, Space, Enter, R, PageDown, with Ctrl+ or Shift+)");
+             const int n = c.args.size() > 1 ? scriptInt(c.args[1], c, {1, 1000, "a count from 1 to 1000"}) : 1;
+             for (int i = 0; i < n; ++i) app.tapKey(*chord);
+             r.wait_ = Wait::Keys;
+         }},
         {"continue", [](R& r, A& app, const C&) { app.perform(Action::Continue); r.wait_ = Wait::Settled; }},
         {"restart", [](R& r, A& app, const C&) { app.perform(Action::Restart); r.wait_ = Wait::Settled; }},
         {"run", [](R& r, A& app, const C&) { app.perform(Action::Run); r.wait_ = Wait::Finished; }},

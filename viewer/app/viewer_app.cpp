@@ -95,20 +95,33 @@ int glfwKey(Key k) {
         case Key::Space: return GLFW_KEY_SPACE;
         case Key::Enter: return GLFW_KEY_ENTER;
         case Key::R: return GLFW_KEY_R;
+        case Key::PageDown: return GLFW_KEY_PAGE_DOWN;
     }
     return GLFW_KEY_UNKNOWN;
 }
 }  // namespace
 
+void ViewerApp::keyPressed(int glfwKeyCode, bool ctrl, bool shift) {
+    for (int k = 0; k <= int(Key::PageDown); ++k)
+        if (glfwKey(Key(k)) == glfwKeyCode) keyPresses_.push_back({Key(k), ctrl, shift});
+}
+
 void ViewerApp::handleShortcuts() {
-    // The key table (state/view_state) decides; only the F-keys act while the prompt box has the keyboard.
+    // Every press GLFW reported since the last frame (a tap shorter than a frame too), through the
+    // key table (state/view_state); only the F-keys act while the prompt box has the keyboard.
     const ImGuiIO& io = ImGui::GetIO();
-    if (open_.what != OpenDialogState::What::None) return;  // the dialog's text box has the keys
-    for (const auto& a : actionInfos())
-        for (const KeyChord& k : a.keys)
-            if ((isFunctionKey(k.key) || !io.WantTextInput) && ImGui::IsKeyPressed(glfwKey(k.key), false) && io.KeyCtrl == k.ctrl &&
-                io.KeyShift == k.shift)
-                perform(a.action);
+    const bool dialog = open_.what != OpenDialogState::What::None;  // the dialog's text box has the keys
+    for (const KeyChord& k : keyPresses_)
+        if (auto action = actionForKey(k); action && !dialog && (isFunctionKey(k.key) || !io.WantTextInput)) actions_.push(*action);
+    keyPresses_.clear();
+    // Each stepping action waits for the stage the one before led to: none is lost while the engine computes.
+    for (;;) {
+        const SessionStatus st = session_.status();
+        const auto action = actions_.next(st.holds, st.state == SessionState::Running || st.state == SessionState::Paused);
+        if (!action) break;
+        perform(*action);
+    }
+    if (dialog) return;
     if (!io.WantTextInput)
         for (ImWchar ch : io.InputQueueCharacters)
             if (ch == '?') helpOpen_ = !helpOpen_;

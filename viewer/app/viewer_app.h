@@ -47,6 +47,14 @@ public:
 
     // Used by the buttons, the shortcuts and the script runner.
     void perform(Action action);
+    // A key press as GLFW reports it (main.cpp's key callback; the script runner's `tap`): queued,
+    // so a tap shorter than a frame still counts.
+    void keyPressed(int glfwKeyCode, bool ctrl, bool shift);
+    void tapKey(const KeyChord& k) { keyPresses_.push_back(k); }
+    // Every key press has acted and the engine has got where the last one led.
+    bool keysSettled(const SessionStatus& s) const {
+        return keyPresses_.empty() && actions_.settled(s.holds, s.state == SessionState::Running || s.state == SessionState::Paused);
+    }
     void load(const ViewerSource& source);
     void showPanel(Panel panel);
     // `origin`: the script line that asked for it ("line 12 (screenshot)"), named when writing fails.
@@ -101,6 +109,8 @@ private:
     bool layoutTouched_ = false;  // a splitter moved or a region folded: keep the learner's layout
     bool helpOpen_ = false;
     OpenDialogState open_;  // File > Open trace / Compare trace
+    std::vector<KeyChord> keyPresses_;  // since the last frame
+    ActionQueue actions_;
     std::deque<std::chrono::steady_clock::time_point> frameTimes_;
     bool quit_ = false;
     int exitCode_ = 0;

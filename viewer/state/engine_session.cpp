@@ -145,6 +145,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     run->controller.setPauseListener([this](const StageEvent& e) {
         std::lock_guard l(mutex_);
         held_ = HeldAt{e.stage, e.layer, e.step};
+        ++holds_;
     });
     if (engine_) {
         // No run is in progress (stop joined it), so the facade is the UI thread's to set up.
@@ -254,7 +255,7 @@ void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {
 
 SessionStatus EngineSession::status() const {
     std::lock_guard lock(mutex_);
-    SessionStatus s{state_, message_, held_, loading_};
+    SessionStatus s{state_, message_, held_, loading_, holds_};
     if (state_ == SessionState::Running && run_ && run_->controller.isPaused()) s.state = SessionState::Paused;
     if (s.state != SessionState::Paused) s.held.reset();
     return s;

@@ -66,6 +66,7 @@ struct SessionStatus {
     std::string message;  // the error, or how the run ended
     std::optional<HeldAt> held;
     LoadMeter loading;  // while Loading, and what the last load read
+    uint64_t holds = 0;  // how many times the engine has been held, over every run: a new hold, a new number
 };
 
 class EngineSession {
@@ -127,6 +128,7 @@ private:
     std::string outcome_;  // how the last run ended
     LoadMeter loading_;
     std::optional<HeldAt> held_;
+    uint64_t holds_ = 0;
     std::shared_ptr<Session> engine_;         // the loaded model's facade (none for a trace)
     std::shared_ptr<const Model> model_;     // the engine's model, or the trace's
     std::shared_ptr<const TraceRun> trace_;  // replaying instead of computing

@@ -33,6 +33,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"start", 0, 0, "start a run held at the first stage"},
         {"step", 0, 0, "next stage"},
         {"step-layer", 0, 0, "next layer"},
+        {"tap", 1, 2, "KEY [N]: N presses of a key (F10, Ctrl+Right, PageDown, ...) in one frame, as a clicker's short taps; waits until each acted"},
         {"step-token", 0, 0, "next token: its logits stage (19), where the top logits and the logit lens exist"},
         {"continue", 0, 0, "run to the next breakpoint"},
         {"run", 0, 0, "run to the end (ignoring breakpoints) and wait for it"},
