@@ -27,6 +27,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"no-mask", 1, 1, "on | off: --no-mask, prefill without the causal mask"},
         {"no-kv-cache", 1, 1, "on | off: --no-kv-cache, recompute the whole sequence at every step"},
         {"no-rope", 1, 1, "on | off: --no-rope, queries and keys are not rotated"},
+        {"compute-dtype", 1, 1, "bf16 | f32 | off: --compute-dtype, activations in another dtype than the weights choose"},
         {"rope-theta", 1, 1, "X | off: --rope-theta, another RoPE base frequency"},
         {"ablate-head", 1, 1, "LAYER:HEAD | off: --ablate-head (1-based; repeat for more heads; off clears them)"},
         {"skip-layer", 1, 1, "L | off: --skip-layer (1-based; repeat for more layers; off clears them)"},

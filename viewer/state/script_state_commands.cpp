@@ -49,6 +49,10 @@ const std::unordered_map<std::string_view, Handler>& handlers() {
         {"no-mask", [](const C& c, S& s, V&) { s.whatIf.noMask = onOff(c); }},
         {"no-kv-cache", [](const C& c, S& s, V&) { s.whatIf.noKvCache = onOff(c); }},
         {"no-rope", [](const C& c, S& s, V&) { s.whatIf.noRope = onOff(c); }},
+        {"compute-dtype", [](const C& c, S& s, V&) {
+             if (isOff(c.args[0])) s.whatIf.computeDType.reset();
+             else s.whatIf.computeDType = parseComputeDType(c.args[0]);
+         }},
         {"rope-theta", [](const C& c, S& s, V&) {
              if (isOff(c.args[0])) s.whatIf.ropeTheta.reset();
              else s.whatIf.ropeTheta = options::parseReal(c.args[0], options::ranges::ropeTheta());

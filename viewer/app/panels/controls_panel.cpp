@@ -99,6 +99,16 @@ void whatIfSettings(PanelContext& c) {
     ImGui::Checkbox("no KV cache", &w.noKvCache);
     ImGui::SameLine();
     ImGui::Checkbox("no RoPE", &w.noRope);
+    // --compute-dtype: the model's own choice, or activations in BF16 or F32.
+    int dtype = !w.computeDType ? 0 : *w.computeDType == DType::BF16 ? 1 : 2;
+    ImGui::TextUnformatted("compute dtype:");
+    ImGui::SameLine();
+    ImGui::RadioButton("the model's", &dtype, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("BF16", &dtype, 1);
+    ImGui::SameLine();
+    ImGui::RadioButton("F32", &dtype, 2);
+    w.computeDType = dtype == 0 ? std::nullopt : std::optional<DType>(dtype == 1 ? DType::BF16 : DType::F32);
     bool theta = w.ropeTheta.has_value();
     if (ImGui::Checkbox("RoPE theta", &theta)) w.ropeTheta = theta ? std::optional<double>(10000.0) : std::nullopt;
     if (w.ropeTheta) {
