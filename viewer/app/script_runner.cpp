@@ -71,7 +71,7 @@ void ScriptRunner::fail(ViewerApp& app, const std::string& message) {
 bool ScriptRunner::waitDone(ViewerApp& app) {
     SessionStatus s = app.session().status();
     auto now = std::chrono::steady_clock::now();
-    bool engineWait = wait_ == Wait::Loaded || wait_ == Wait::Settled || wait_ == Wait::Finished || wait_ == Wait::StepTo || wait_ == Wait::Keys;
+    bool engineWait = wait_ == Wait::Loaded || wait_ == Wait::Settled || wait_ == Wait::Finished || wait_ == Wait::StepTo || wait_ == Wait::Keys || wait_ == Wait::Resumed;
     if (engineWait && now - waitStart_ > kEngineTimeout) {
         fail(app, fmt::format("line {}: the engine did not get there in time", commands_[next_ - 1].line));
         return false;
@@ -98,6 +98,9 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
             if (s.state == SessionState::Finished || s.state == SessionState::Failed)
                 fail(app, fmt::format("line {}: the run ended before reaching that stage ({})", commands_[next_ - 1].line, s.message));
             return false;
+        case Wait::Resumed:
+            if (s.state == SessionState::Failed) fail(app, "the comparison failed: " + s.message);
+            return !app.resuming() && s.state != SessionState::Loading;
         case Wait::Keys:
             if (s.state == SessionState::Failed) fail(app, "the run failed: " + s.message);
             return app.keysSettled(s) &&
@@ -286,6 +289,11 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              const auto model = app.session().model();
              const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0);
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
+         }},
+        {"save-trace", [](R&, A& app, const C& c) { app.saveTrace(c.args[0]); }},
+        {"compare-trace", [](R& r, A& app, const C& c) {
+             app.compareWith(c.args[0]);
+             r.wait_ = Wait::Resumed;
          }},
         {"quit", [](R&, A& app, const C&) { app.requestQuit(0); }},
     };

@@ -42,6 +42,26 @@ void ViewerApp::load(const ViewerSource& source) {
 
 void ViewerApp::perform(Action action) { performAction(action, session_, settings_, view_, currentRecord()); }
 
+std::string ViewerApp::saveTrace(const std::string& path) {
+    const std::string to = path == "-" ? unusedPath("llama-viewer-run.trace") : path;
+    session_.saveRecordedTrace(to);
+    view_.exportNote = savedNote(to), view_.exportNoteTime = ImGui::GetTime(), view_.lastSaved = to;
+    return to;
+}
+
+void ViewerApp::compareWith(const std::string& path) {
+    // A live run is compared as its saved trace (kept beside the other files, so it can be found);
+    // the run shown replays to the stage shown now, not from the start.
+    ViewerSource src = source_;
+    if (src.trace.empty()) src.trace = saveTrace("-");
+    src.compare = path;
+    HistorySnapshot now;  // fresh: a script may ask before the next frame refreshed the panels' snapshot
+    if (auto capture = session_.capture()) capture->snapshot(now);
+    const StageRecord* shown = shownRecord(now, view_);
+    resumeAt_ = shown ? shown->index : -1;
+    load(src);
+}
+
 void ViewerApp::showPanel(Panel panel) {
     view_.panel = panel;
     panelChangeRequested_ = true;
@@ -148,8 +168,18 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open trace...")) open_.what = OpenDialogState::What::Trace, open_.name.clear();
-        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty())) open_.what = OpenDialogState::What::Compare, open_.name.clear();
-        if (ImGui::IsItemHovered() && source_.trace.empty()) ImGui::SetTooltip("open a trace first: two traces are compared");
+        const bool recorded = !session_.recordedTrace().empty();
+        if (ImGui::MenuItem("Save trace of this run", nullptr, false, recorded)) {
+            try {
+                saveTrace("-");
+            } catch (const std::exception& e) {
+                view_.exportNote = e.what(), view_.exportNoteTime = ImGui::GetTime();
+            }
+        }
+        if (ImGui::IsItemHovered() && !recorded) ImGui::SetTooltip("a live run that finished is saved as a trace (File > Open replays one)");
+        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty() || recorded))
+            open_.what = OpenDialogState::What::Compare, open_.name.clear();
+        if (ImGui::IsItemHovered() && source_.trace.empty() && !recorded) ImGui::SetTooltip("open a trace, or finish a live run, first: two traces are compared");
         ImGui::Separator();
         if (ImGui::MenuItem("Export panel PNG (with caption)")) requestCapture(exportPath(c, panelKey(view_.panel), "png"), CaptureKind::Panel);
         if (ImGui::MenuItem("Export slide (1920x1080)"))
@@ -389,11 +419,18 @@ void ViewerApp::drawOpenDialog() {
             const OpenChoice choice = resolveOpenPath(open_.name, listing.dir);
             open_.error = choice.error;
             if (choice.error.empty()) {
-                ViewerSource src = source_;
-                if (open_.what == OpenDialogState::What::Trace) src.trace = choice.path, src.compare.clear();
-                else src.compare = choice.path;
-                load(src);
-                open_.what = OpenDialogState::What::None;
+                if (open_.what == OpenDialogState::What::Trace) {
+                    ViewerSource src = source_;
+                    src.trace = choice.path, src.compare.clear();
+                    load(src);
+                } else {
+                    try {
+                        compareWith(choice.path);
+                    } catch (const std::exception& e) {
+                        open_.error = e.what();
+                    }
+                }
+                if (open_.error.empty()) open_.what = OpenDialogState::What::None;
             }
         }
         if (!open_.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", open_.error.c_str());
@@ -404,6 +441,13 @@ void ViewerApp::drawOpenDialog() {
 
 void ViewerApp::drawFrame() {
     refreshSnapshot(session_, view_, frame_);
+    // After Compare: the compared replay runs on by itself and shows the stage shown before.
+    if (resumeAt_ >= 0) {
+        const SessionStatus st = session_.status();
+        if (st.state == SessionState::Ready) session_.start(settings_, StepController::Mode::Continue, false);
+        if (int(frame_.snap.records.size()) > resumeAt_ && session_.capture() == frame_.from) view_.selectedRecord = resumeAt_, resumeAt_ = -1;
+        if (st.state == SessionState::Failed) resumeAt_ = -1;
+    }
     handleShortcuts();
     const StageRecord* current = currentRecord();
     // A newly shown stage inside a block: the attention panel follows its layer.

@@ -56,6 +56,13 @@ public:
         return keyPresses_.empty() && actions_.settled(s.holds, s.state == SessionState::Running || s.state == SessionState::Paused);
     }
     void load(const ViewerSource& source);
+    // File > Save trace: the last live run's trace to `path` ("-": a free llama-viewer-run.trace);
+    // throws saying why there is none. Returns where it went.
+    std::string saveTrace(const std::string& path);
+    // File > Compare with trace: the run shown (a trace, or a live run's saved trace) beside `path`,
+    // replayed to the stage shown now.
+    void compareWith(const std::string& path);
+    bool resuming() const { return resumeAt_ >= 0; }
     void showPanel(Panel panel);
     // `origin`: the script line that asked for it ("line 12 (screenshot)"), named when writing fails.
     void requestCapture(const std::string& path, CaptureKind kind, std::string origin = {});
@@ -110,6 +117,7 @@ private:
     bool helpOpen_ = false;
     OpenDialogState open_;  // File > Open trace / Compare trace
     std::vector<KeyChord> keyPresses_;  // since the last frame
+    int resumeAt_ = -1;                 // after Compare: the record to show once the replay has it
     ActionQueue actions_;
     std::deque<std::chrono::steady_clock::time_point> frameTimes_;
     bool quit_ = false;

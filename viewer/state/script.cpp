@@ -61,6 +61,8 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"export-slide", 1, 1, "PATH.png: the current panel alone at 1920x1080, with a caption (- : as the menu names it)"},
         {"export-csv", 1, 1, "PATH.csv: the heatmap's 2-D slice (- : as the button names it)"},
         {"export-npy", 1, 1, "PATH.npy: the heatmap's whole tensor (- : as the button names it)"},
+        {"save-trace", 1, 1, "PATH.trace | -: File > Save trace, the finished live run's trace (-: a free llama-viewer-run.trace)"},
+        {"compare-trace", 1, 1, "PATH.trace: File > Compare with trace, the run shown (live: its saved trace) beside it, at the stage shown"},
         {"print", 1, 1, "\"text\" to stdout"},
         {"expect", 2, 2, "FACT VALUE: fail the script unless FACT is VALUE (held-stage, shown-step, logits-step, ...: --help-script lists them)"},
         {"quit", 0, 0, "close the window"},

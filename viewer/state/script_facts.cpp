@@ -19,6 +19,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"logits-sampled", "the token id that step sampled (none before stage 20)"},
         {"generated", "how many tokens the run has sampled"},
         {"records", "how many stages the run has captured"},
+        {"shown-record", "the index of the stage the panels show (the timeline's order, from 0)"},
         {"timeline-step", "the title of the timeline's entry for the shown step"},
         {"map-heading", "the Map panel's heading (token step, layer)"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
@@ -37,6 +38,7 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
     if (name == "logits-step") return orNone(top != nullptr, top ? top->step : 0);
     if (name == "logits-sampled") return orNone(top && top->sampled >= 0, top ? top->sampled : 0);
     if (name == "records") return std::to_string(snap.records.size());
+    if (name == "shown-record") return orNone(shown != nullptr, shown ? shown->index : 0);
     if (name == "generated") {
         int n = 0;
         for (const StepInfo& s : snap.steps) n += s.sampled >= 0;

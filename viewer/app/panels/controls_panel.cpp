@@ -50,6 +50,9 @@ void promptSettings(PanelContext& c) {
     if (s.sampling.temperature <= 0) ImGui::TextDisabled("temperature 0: greedy (argmax), top-k/top-p/min-p unused");
     ImGui::Checkbox("logit lens", &s.lens);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("after every block: one more output projection per layer (slow on large models)");
+    ImGui::SameLine();
+    ImGui::Checkbox("record a trace", &s.recordTrace);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the run's own trace, in the temporary folder: File > Save trace keeps it, Compare pairs it with another");
 }
 
 void buttons(PanelContext& c) {
