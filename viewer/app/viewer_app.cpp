@@ -244,6 +244,25 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
 
 void ViewerApp::drawPanelTabs(PanelContext& c) {
     drawWhatIfBanner(c);
+    // Tabs while every title fits the region; else (a narrow window, a large UI scale) one menu of
+    // the panels, so none hides behind scroll arrows.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float tabsWidth = 0;
+    for (Panel panel : allPanels()) tabsWidth += ImGui::CalcTextSize(panelTitle(panel)).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
+    if (tabsWidth > ImGui::GetContentRegionAvail().x) {
+        ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 12));
+        if (ImGui::BeginCombo("##panel", panelTitle(view_.panel))) {
+            for (Panel panel : allPanels())
+                if (ImGui::Selectable(panelTitle(panel), panel == view_.panel)) view_.panel = panel;
+            ImGui::EndCombo();
+        }
+        panelChangeRequested_ = false;
+        ImGui::Separator();
+        ImGui::BeginChild("panel");
+        drawPanel(c, view_.panel);
+        ImGui::EndChild();
+        return;
+    }
     if (!ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) return;
     for (Panel panel : allPanels()) {
         ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;

@@ -172,7 +172,11 @@ void drawAttentionPanel(PanelContext& c) {
     ImGui::SameLine();
     ImGui::TextDisabled("step %d, %s", r.step, r.seqLen == 1 ? "decode: one query row over every cached position" : "prefill");
     ImVec2 avail = ImGui::GetContentRegionAvail();
-    ImGui::BeginChild("map", ImVec2(avail.x * 0.64f, 0));
+    // The arithmetic beside the heatmap, as wide as its lines need (about 17 em) while the heatmap
+    // keeps 45% of the width; else under it: never clipped at a large UI scale.
+    const float explainW = std::max(avail.x * 0.36f, ImGui::GetFontSize() * 17);
+    const bool beside = avail.x - explainW >= avail.x * 0.45f;
+    ImGui::BeginChild("map", beside ? ImVec2(avail.x - explainW, 0) : ImVec2(0, avail.y * 0.62f));
     drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
     const Slice2D& s = headSlice(head);
     HeatmapLabels labels = tokenLabels(c, r, P);
@@ -182,10 +186,12 @@ void drawAttentionPanel(PanelContext& c) {
     valueTooltip(hit, s, &labels);
     if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
     ImGui::EndChild();
-    ImGui::SameLine();
+    if (beside) ImGui::SameLine();
     ImGui::BeginChild("explain", ImVec2(0, 0), true);
     if (c.view.cell && (c.view.cell->row >= s.rows || c.view.cell->col >= s.cols)) c.view.cell.reset();
+    ImGui::PushTextWrapPos(0);  // the arithmetic's long lines wrap rather than run out of the pane
     explainCell(c, r, scores, head);
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
 }
 

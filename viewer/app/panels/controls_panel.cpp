@@ -61,7 +61,9 @@ void buttons(PanelContext& c) {
     bool first = true;
     for (const auto& a : actionInfos()) {
         if (a.action == Action::ToggleBreakpoint || a.action == Action::ToggleLayerBreakpoint) continue;
+        // Every key while the region is wide; else the first (F-key), all of them on hover.
         std::string label = fmt::format("{} ({})", a.label, shortcutText(a));
+        if (ImGui::CalcTextSize(label.c_str()).x > (right - ImGui::GetWindowPos().x) * 0.6f) label = fmt::format("{} ({})", a.label, keyChordName(a.keys.front()));
         float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
         if (!first) {
             ImGui::SameLine();
@@ -69,7 +71,7 @@ void buttons(PanelContext& c) {
         }
         first = false;
         if (ImGui::Button(label.c_str())) c.perform(a.action);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.help);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", a.help, shortcutText(a).c_str());
     }
 }
 
@@ -199,18 +201,25 @@ void drawWhatIfSettings(PanelContext& c) { whatIfSettings(c); }
 void drawControlsPanel(PanelContext& c) {
     ImGui::TextWrapped("Model: %s", modelLabel(c.model ? c.model->format : "", c.sourceDescription).c_str());
     if (c.model) {
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("Dim %d | layers %d | heads %d (KV %d) | HeadDim %d | FFN %d | vocab %d", c.model->args.dim,
-                            c.model->args.n_layers, c.model->args.n_heads, c.model->args.n_kv_heads, c.model->args.headDim(),
-                            c.model->args.ffnHiddenDim(), c.model->args.vocab_size);
-        ImGui::PopTextWrapPos();
+        const std::string dims = fmt::format("Dim {} | layers {} | heads {} (KV {}) | HeadDim {} | FFN {} | vocab {}", c.model->args.dim,
+                                             c.model->args.n_layers, c.model->args.n_heads, c.model->args.n_kv_heads, c.model->args.headDim(),
+                                             c.model->args.ffnHiddenDim(), c.model->args.vocab_size);
+        // In a narrow region (a large UI scale) the sizes are a hover away, so the buttons stay in sight.
+        if (ImGui::GetContentRegionAvail().x >= ImGui::CalcTextSize(dims.c_str()).x * 0.6f) {
+            ImGui::PushTextWrapPos(0);
+            ImGui::TextDisabled("%s", dims.c_str());
+            ImGui::PopTextWrapPos();
+        } else if (ImGui::IsItemHovered()) {
+            ImGui::SetTooltip("%s", dims.c_str());
+        }
     }
+    // The buttons first: in sight without scrolling at any UI scale; the settings below them.
+    buttons(c);
+    status(c);
     const bool replay = c.replay;
     if (replay) ImGui::TextWrapped("Replaying a recorded trace: its own prompt and sampling are used; panels show what it recorded.");
     else if (ImGui::CollapsingHeader("Prompt and sampling", ImGuiTreeNodeFlags_DefaultOpen)) promptSettings(c);
     if (!replay && ImGui::CollapsingHeader("What-if experiments")) whatIfSettings(c);
-    buttons(c);
-    status(c);
     if (ImGui::CollapsingHeader("Breakpoints (F9: selected stage, Shift+F9: its layer only)")) breakpointEditor(c);
     if (ImGui::CollapsingHeader("Display")) {
         // The font is rebuilt at the new size when the slider is released, not on every drag step.
