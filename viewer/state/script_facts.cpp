@@ -22,6 +22,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"shown-record", "the index of the stage the panels show (the timeline's order, from 0)"},
         {"timeline-step", "the title of the timeline's entry for the shown step"},
         {"map-heading", "the Map panel's heading (token step, layer)"},
+        {"chapter-stages", "the stages the chapter shown links to, by key"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
     };
     return names;
@@ -50,6 +51,11 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
             for (const auto& r : snap.records) layers = std::max(layers, r->layer + 1);
         const ForwardMapView v = viewForwardMap(buildForwardMap(layers), snap.records, shown, view.mapLayer);
         return mapHeading(v.step, v.currentLayer, v.layer, view.mapLayer >= 0, layers);
+    }
+    if (name == "chapter-stages") {
+        std::string keys;
+        for (StageId stage : ChapterReader::stagesIn(view.chapter.file())) keys += (keys.empty() ? "" : " ") + std::string(stageInfo(stage).key);
+        return keys.empty() ? "none" : keys;
     }
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
     if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
