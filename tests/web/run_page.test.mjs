@@ -220,6 +220,23 @@ try {
     await p.goto(p.url().split('#')[0] + '#step=0&layer=1&stage=scores_softmax');
     await p.waitForFunction(() => document.body.dataset.stage === 'scores_softmax');
     check(await p.$eval('#attention .legend', e => e.offsetWidth > 0 && /0.*1.*masked/.test(e.textContent)), 'the attention heatmap has a colour legend');
+    // A long prompt's heatmap on a phone (item 12): a readout of the cell under a tap, a zoom that
+    // shows cells at a size a finger can hit, panned by scrolling; the token strip folded to a line.
+    check(await p.$eval('#tokens', e => e.classList.contains('folded') && e.getBoundingClientRect().height < 40), 'on a phone a long prompt\'s token strip starts folded to one line');
+    await p.tap('#tokens-toggle');
+    check(await p.$eval('#tokens', e => !e.classList.contains('folded') && e.getBoundingClientRect().height > 60), 'its button shows every token');
+    await p.select('#heat-zoom', '4');
+    const zoomed = await p.evaluate(() => {
+      const cv = document.getElementById('heatmap'), wrap = document.getElementById('heat-wrap');
+      return { cell: Number(cv.dataset.size) * cv.getBoundingClientRect().width / cv.width, wrap: wrap.clientWidth, scroll: wrap.scrollWidth };
+    });
+    check(zoomed.cell >= 20 && zoomed.scroll > zoomed.wrap, 'zoom 4x shows cells a finger can hit, in a frame that pans', `cell ${zoomed.cell.toFixed(1)} px, frame ${zoomed.wrap} of ${zoomed.scroll} px`);
+    await p.$eval('#heat-wrap', e => e.scrollIntoView());
+    const box = await p.$eval('#heatmap', e => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y }; });
+    const cellPx = zoomed.cell, labelPx = 90 * zoomed.cell / (await p.$eval('#heatmap', e => Number(e.dataset.size)));
+    await p.touchscreen.tap(box.x + labelPx + cellPx * 1.5, box.y + 16 * zoomed.cell / (await p.$eval('#heatmap', e => Number(e.dataset.size))) + cellPx * 2.5);
+    const read = await text(p, '#heat-readout');
+    check(/query 2 .* → key 1 .*: p [0-9.]+/.test(read), 'a tap on a cell reads its query, key and probability out', read);
     check(/stage 13 scores_softmax · record \d+ of \d+/.test(await text(p, '#position')), 'the position line counts stages as the catalog does', await text(p, '#position'));
     await p.close();
   }

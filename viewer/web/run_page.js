@@ -277,6 +277,13 @@ function RunPage(data, pageOpts = {}) {
   function renderTokens(s) {
     const box = $('tokens');
     box.textContent = '';
+    // A long prompt's token strip folds to one line (folded at first on a phone); a button opens it.
+    if (state.tokensFolded === undefined) state.tokensFolded = data.tokens.length > 24 && window.innerWidth < 760;
+    box.classList.toggle('folded', state.tokensFolded);
+    const toggle = $('tokens-toggle');
+    toggle.textContent = state.tokensFolded ? `Show all ${data.tokens.length} tokens ▾` : `Fold the ${data.tokens.length} tokens to one line ▴`;
+    toggle.setAttribute('aria-expanded', String(!state.tokensFolded));
+    toggle.onclick = () => { state.tokensFolded = !state.tokensFolded; renderTokens(stages[state.i]); };
     const st = steps.get(s.step);
     const seqLen = st ? st.seqLen : 0;
     data.tokens.forEach((t, pos) => {
@@ -433,13 +440,44 @@ function RunPage(data, pageOpts = {}) {
       g.strokeStyle = '#e08000'; g.lineWidth = 2;
       g.strokeRect(labelW + state.cell.k * size, labelH + (state.cell.q - a.startPos) * size, size - 1, size - 1);
     }
-    cv.onclick = e => {
+    // The cell under a pointer (or a tap), in the canvas's own pixels whatever its shown size.
+    const cellAt = e => {
       const rect = cv.getBoundingClientRect();
       const x = (e.clientX - rect.left) * cv.width / rect.width - labelW, y = (e.clientY - rect.top) * cv.height / rect.height - labelH;
       const k = Math.floor(x / size), r = Math.floor(y / size);
-      if (k < 0 || r < 0 || k >= a.cols || r >= a.rows) return;
-      state.cell = { q: a.startPos + r, k };
+      return k < 0 || r < 0 || k >= a.cols || r >= a.rows ? null : { r, k };
+    };
+    const readout = $('heat-readout');
+    cv.onpointermove = e => {
+      const c = cellAt(e);
+      if (!c) return;
+      const q = a.startPos + c.r, p = a.probsF[(state.head * a.rows + c.r) * a.cols + c.k];
+      const hidden = mask && mask.rows === a.rows && mask.cols === a.cols && mask.valuesF[c.r * a.cols + c.k] === -Infinity;
+      readout.textContent = `query ${q} ${JSON.stringify(pieceAt(q))} → key ${c.k} ${JSON.stringify(pieceAt(c.k))}: ${hidden ? 'masked (a later position), p 0' : 'p ' + fmt(p, 4)}`;
+    };
+    cv.onclick = e => {
+      const c = cellAt(e);
+      if (!c || state.panned) return;  // the end of a drag that panned picks no cell
+      cv.onpointermove(e);
+      state.cell = { q: a.startPos + c.r, k: c.k };
       render(); writeHash();
+    };
+    // Zoom: the canvas at 1x-8x its pixels inside a scrolling frame (scroll or drag to pan), or fitted.
+    const wrap = $('heat-wrap'), zoom = $('heat-zoom');
+    zoom.value = state.heatZoom || 'fit';
+    zoom.onchange = () => { state.heatZoom = zoom.value; render(); };
+    const factor = Number(zoom.value);
+    wrap.classList.toggle('zoomed', !!factor);
+    cv.style.width = factor ? `${cv.width * factor}px` : '';
+    wrap.onpointerdown = e => {
+      if (!factor || e.pointerType !== 'mouse') return;
+      const start = { x: e.clientX, y: e.clientY, left: wrap.scrollLeft, top: wrap.scrollTop };
+      state.panned = false;
+      wrap.onpointermove = m => {
+        if (!m.buttons) return;
+        state.panned = state.panned || Math.hypot(m.clientX - start.x, m.clientY - start.y) > 4;
+        wrap.scrollLeft = start.left - (m.clientX - start.x), wrap.scrollTop = start.top - (m.clientY - start.y);
+      };
     };
     renderArithmetic(a);
   }
