@@ -287,12 +287,18 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              HistorySnapshot snap;  // fresh: what the panels draw on the next frame
              if (auto capture = app.session().capture()) capture->snapshot(snap);
              const auto model = app.session().model();
-             const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0);
+             const auto comparison = app.session().comparison();
+             const std::string actual =
+                 scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0, comparison.get());
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
          }},
         {"save-trace", [](R&, A& app, const C& c) { app.saveTrace(c.args[0]); }},
         {"compare-trace", [](R& r, A& app, const C& c) {
              app.compareWith(c.args[0]);
+             r.wait_ = Wait::Resumed;
+         }},
+        {"kv-cache-check", [](R& r, A& app, const C&) {
+             app.checkKvCache();
              r.wait_ = Wait::Resumed;
          }},
         {"quit", [](R&, A& app, const C&) { app.requestQuit(0); }},

@@ -62,6 +62,16 @@ void ViewerApp::compareWith(const std::string& path) {
     load(src);
 }
 
+void ViewerApp::checkKvCache() {
+    // The run without the cache is kept; the same settings run again with it, and when that run
+    // ends, the two traces are compared (drawFrame): equal logits mean the cache changes nothing.
+    kvCheckWithout_ = saveTrace("-");
+    RunSettings cached = session_.settings();
+    cached.whatIf.noKvCache = false;
+    cached.recordTrace = true;
+    session_.start(cached, StepController::Mode::Continue, false);
+}
+
 void ViewerApp::showPanel(Panel panel) {
     view_.panel = panel;
     panelChangeRequested_ = true;
@@ -460,6 +470,16 @@ void ViewerApp::drawOpenDialog() {
 
 void ViewerApp::drawFrame() {
     refreshSnapshot(session_, view_, frame_);
+    // The KV cache check's second run has ended: the two runs side by side.
+    if (!kvCheckWithout_.empty() && session_.status().state == SessionState::Finished && !session_.recordedTrace().empty()) {
+        const std::string with = saveTrace("-");
+        ViewerSource src = source_;
+        src.trace = kvCheckWithout_, src.compare = with;
+        kvCheckWithout_.clear();
+        resumeAt_ = 0;
+        load(src);
+        showPanel(Panel::Compare);
+    }
     // After Compare: the compared replay runs on by itself and shows the stage shown before.
     if (resumeAt_ >= 0) {
         const SessionStatus st = session_.status();
@@ -490,6 +510,7 @@ void ViewerApp::drawFrame() {
                    .exportPanelPng = [this](const std::string& path) { requestCapture(path, CaptureKind::Panel); },
                    .perform = [this](Action a) { perform(a); },
                    .showPanel = [this](Panel p) { showPanel(p); },
+                   .checkKvCache = [this] { checkKvCache(); },
                    .settings = settings_,
                    .requestedUiScale = requestedScale_,
                    .sourceDescription = source_.describe(),

@@ -62,7 +62,9 @@ public:
     // File > Compare with trace: the run shown (a trace, or a live run's saved trace) beside `path`,
     // replayed to the stage shown now.
     void compareWith(const std::string& path);
-    bool resuming() const { return resumeAt_ >= 0; }
+    bool resuming() const { return resumeAt_ >= 0 || !kvCheckWithout_.empty(); }
+    // After a --no-kv-cache live run: the same run with the cache, then both in the Compare panel.
+    void checkKvCache();
     void showPanel(Panel panel);
     // `origin`: the script line that asked for it ("line 12 (screenshot)"), named when writing fails.
     void requestCapture(const std::string& path, CaptureKind kind, std::string origin = {});
@@ -118,6 +120,7 @@ private:
     OpenDialogState open_;  // File > Open trace / Compare trace
     std::vector<KeyChord> keyPresses_;  // since the last frame
     int resumeAt_ = -1;                 // after Compare: the record to show once the replay has it
+    std::string kvCheckWithout_;        // the KV cache check: the run without it, saved, while the run with it goes
     ActionQueue actions_;
     std::deque<std::chrono::steady_clock::time_point> frameTimes_;
     bool quit_ = false;

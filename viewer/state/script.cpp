@@ -63,6 +63,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"export-npy", 1, 1, "PATH.npy: the heatmap's whole tensor (- : as the button names it)"},
         {"save-trace", 1, 1, "PATH.trace | -: File > Save trace, the finished live run's trace (-: a free llama-viewer-run.trace)"},
         {"compare-trace", 1, 1, "PATH.trace: File > Compare with trace, the run shown (live: its saved trace) beside it, at the stage shown"},
+        {"kv-cache-check", 0, 0, "after a finished no-kv-cache run: the same run with the cache, compared with it (the Compare panel)"},
         {"print", 1, 1, "\"text\" to stdout"},
         {"expect", 2, 2, "FACT VALUE: fail the script unless FACT is VALUE (held-stage, shown-step, logits-step, ...: --help-script lists them)"},
         {"quit", 0, 0, "close the window"},

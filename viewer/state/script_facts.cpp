@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "stages/numbering.h"
+
 #include "state/forward_map.h"
 #include "state/panel_labels.h"
 #include "state/session_controls.h"
@@ -22,13 +26,16 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"shown-record", "the index of the stage the panels show (the timeline's order, from 0)"},
         {"timeline-step", "the title of the timeline's entry for the shown step"},
         {"map-heading", "the Map panel's heading (token step, layer)"},
+        {"first-divergence", "the Compare panel's first divergence (stage key, layer, step), or none"},
+        {"logits-agreement", "the compared runs' agreement at the logits stage, as the Compare panel says it"},
         {"chapter-stages", "the stages the chapter shown links to, by key"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
     };
     return names;
 }
 
-std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers) {
+std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
+                       const TraceComparison* comparison) {
     const StageRecord* shown = shownRecord(snap, view);
     auto orNone = [](bool has, auto value) { return has ? std::to_string(value) : std::string("none"); };
     if (name == "held-stage") return status.held ? std::string(stageInfo(status.held->stage).key) : "none";
@@ -51,6 +58,16 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
             for (const auto& r : snap.records) layers = std::max(layers, r->layer + 1);
         const ForwardMapView v = viewForwardMap(buildForwardMap(layers), snap.records, shown, view.mapLayer);
         return mapHeading(v.step, v.currentLayer, v.layer, view.mapLayer >= 0, layers);
+    }
+    if (name == "first-divergence") {
+        if (!comparison) return "nothing compared";
+        if (!comparison->diff.firstDivergence) return "none";
+        const StageDifference& d = comparison->diff.stages[*comparison->diff.firstDivergence];
+        return fmt::format("{} {} step {}", stageInfo(d.stage).key, layerLabel(d.layer), d.step);
+    }
+    if (name == "logits-agreement") {
+        const auto agree = comparison ? agreementAt(comparison->diff, StageId::Logits) : std::nullopt;
+        return agree ? agreementText(*agree, StageId::Logits) : "none";
     }
     if (name == "chapter-stages") {
         std::string keys;

@@ -17,6 +17,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
 
 // The fact's value as text ("none" when there is none). `layers`: the model's (0 for a trace's,
 // then the records say). Throws std::invalid_argument for an unknown name.
-std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers);
+// `comparison`: the traces the Compare panel pairs (nullptr when none).
+std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
+                       const TraceComparison* comparison = nullptr);
 
 }  // namespace llama::viewer

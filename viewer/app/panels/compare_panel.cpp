@@ -120,6 +120,8 @@ void drawComparePanel(PanelContext& c) {
     } else {
         ImGui::TextColored(ImVec4(0.4f, 1, 0.4f, 1), "No divergence: every paired stage is identical");
     }
+    // What the runs' next-token choices rest on, as --no-kv-cache's summary says it.
+    if (const auto agree = agreementAt(cmp->diff, StageId::Logits)) ImGui::TextWrapped("%s", agreementText(*agree, StageId::Logits).c_str());
     const int step = c.current ? c.current->step : 0;
     ImGui::TextDisabled("Largest |A - B| per stage and layer at step %d (%zu stages only in A, %zu only in B). Dark: 0; brighter: larger "
                         "(log scale, 0.001 to 10); magenta: a tensor one run lacks; orange: other tokens or log lines.",

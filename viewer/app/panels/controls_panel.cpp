@@ -92,6 +92,10 @@ void status(PanelContext& c) {
         ImGui::Text("| step %d", s.held->step);
     }
     if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
+    // --no-kv-cache's agreement: the same run with the cache, beside this one in the Compare panel.
+    if (s.state == SessionState::Finished && !c.replay && c.session.settings().whatIf.noKvCache && !c.session.recordedTrace().empty() &&
+        ImGui::Button("Compare with the same run using the KV cache"))
+        c.checkKvCache();
     ImGui::TextDisabled("%.0f fps", c.fps);
 }
 
