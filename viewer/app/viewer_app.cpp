@@ -278,7 +278,10 @@ void ViewerApp::drawPanelTabs(PanelContext& c) {
         ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;
         if (!ImGui::BeginTabItem(panelTitle(panel), nullptr, flags)) continue;
         if (!panelChangeRequested_) view_.panel = panel;
+        // In a child of its own: a long panel (Top logits) scrolls under the tabs, not them away.
+        ImGui::BeginChild("panel");
         drawPanel(c, panel);
+        ImGui::EndChild();
         ImGui::EndTabItem();
     }
     panelChangeRequested_ = false;
