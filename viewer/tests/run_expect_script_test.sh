@@ -7,6 +7,7 @@ viewer=$1 script=$2 out=$3 size=$4
 rm -rf "$out"
 mkdir -p "$out"
 cd "$out"
+# Sanitizer builds set LLAMA_VIEWER_PRELOAD (see tests/sanitizers/README.md).
 xvfb-run -a -s "-screen 0 ${size}x24" env ${LLAMA_VIEWER_PRELOAD:+LD_PRELOAD=$LLAMA_VIEWER_PRELOAD} "$viewer" --script "$script" \
     > viewer.out 2>&1 || { cat viewer.out; exit 1; }
 cat viewer.out
