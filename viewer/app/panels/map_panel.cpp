@@ -123,6 +123,8 @@ void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanv
                 float room = f.w * cv.s - 6;
                 std::string l = fitSmall(label, room, cv.small);
                 smallText(cv.dl, ImVec2(p0.x + 4, p0.y + 1), kLabel, l, cv.small);  // light on the dark panel: legible projected
+                // A shape cut to its box's width (Q, K and V's) reads whole on hover.
+                if (l != label && hoveringRect(ImVec2(p0.x, p0.y), ImVec2(p0.x + room + 6, p0.y + cv.small + 2))) ImGui::SetTooltip("%s", label.c_str());
             }
         } else {
             // To the next column's top: down, along the bottom gap, up the gap between columns, in.
