@@ -259,7 +259,8 @@ void ViewerApp::drawPanelTabs(PanelContext& c) {
     const ImGuiStyle& style = ImGui::GetStyle();
     float tabsWidth = 0;
     for (Panel panel : allPanels()) tabsWidth += ImGui::CalcTextSize(panelTitle(panel)).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
-    if (tabsWidth > ImGui::GetContentRegionAvail().x) {
+    view_.panelsAsMenu = tabsWidth > ImGui::GetContentRegionAvail().x;
+    if (view_.panelsAsMenu) {
         ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 12));
         if (ImGui::BeginCombo("##panel", panelTitle(view_.panel))) {
             for (Panel panel : allPanels())

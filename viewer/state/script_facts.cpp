@@ -29,6 +29,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"first-divergence", "the Compare panel's first divergence (stage key, layer, step), or none"},
         {"logits-agreement", "the compared runs' agreement at the logits stage, as the Compare panel says it"},
         {"chapter-stages", "the stages the chapter shown links to, by key"},
+        {"step-button", "in-sight or hidden: the Run region's Step button after the last frame"},
+        {"panel-chooser", "tabs or menu: how the last frame offered the panels"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
     };
     return names;
@@ -74,6 +76,8 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
         for (StageId stage : ChapterReader::stagesIn(view.chapter.file())) keys += (keys.empty() ? "" : " ") + std::string(stageInfo(stage).key);
         return keys.empty() ? "none" : keys;
     }
+    if (name == "step-button") return view.stepButtonInSight ? "in-sight" : "hidden";
+    if (name == "panel-chooser") return view.panelsAsMenu ? "menu" : "tabs";
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
     if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
     std::string known;

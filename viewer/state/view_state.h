@@ -60,6 +60,9 @@ struct ViewState {
     double exportNoteTime = -1;                   // when (ImGui's clock; the menu bar shows it for a while)
     std::string lastSaved;                        // the path of the last file an export wrote
     std::string pngWritten;                       // the last panel PNG written
+    // What the last frame drew, for scripts' `expect` (state/script_facts.h): was the Step button in
+    // sight in the Run region, and were the panels a menu (their tabs did not fit)?
+    bool stepButtonInSight = false, panelsAsMenu = false;
     std::map<unsigned, HeatmapZoom> heatmapZooms;  // by the heatmap's ImGui id
     ChapterReader chapter;                        // what the Chapter panel shows; scripts follow links through it
 };

@@ -71,6 +71,7 @@ void buttons(PanelContext& c) {
         }
         first = false;
         if (ImGui::Button(label.c_str())) c.perform(a.action);
+        if (a.action == Action::Step) c.view.stepButtonInSight = ImGui::IsItemVisible();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", a.help, shortcutText(a).c_str());
     }
 }
