@@ -51,7 +51,8 @@ void promptSettings(PanelContext& c) {
     ImGui::Checkbox("logit lens", &s.lens);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("after every block: one more output projection per layer (slow on large models)");
     ImGui::SameLine();
-    ImGui::Checkbox("record a trace", &s.recordTrace);
+    bool record = c.model ? s.recordsTrace(c.model->args) : s.recordTrace.value_or(true);
+    if (ImGui::Checkbox("record a trace", &record)) s.recordTrace = record;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("the run's own trace, in the temporary folder: File > Save trace keeps it, Compare pairs it with another");
 }
 
