@@ -118,7 +118,17 @@ void drawHeatmapPanel(PanelContext& c) {
     drawLegend(scale, t->stats.negInf > 0, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 24));
 
     HeatmapLabels labels{spec.rowAxis < 0 ? "row" : names[size_t(spec.rowAxis)], names[size_t(spec.colAxis)], {}, {}};
-    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), nullptr, HeatmapStyle{.maxCell = 40});
+    // A heads axis is labelled from 1, as the Attention panel and the log count heads.
+    auto headNumbers = [](int64_t n) {
+        std::vector<std::string> out;
+        for (int h = 0; h < n; ++h) out.push_back(std::to_string(headNumber(h)));
+        return out;
+    };
+    const bool headRows = spec.rowAxis >= 0 && isHeadAxis(names[size_t(spec.rowAxis)]), headCols = isHeadAxis(names[size_t(spec.colAxis)]);
+    if (headRows) labels.rows = headNumbers(slice.rows);
+    if (headCols) labels.cols = headNumbers(slice.cols);
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), headRows || headCols ? &labels : nullptr,
+                                 HeatmapStyle{.maxCell = 40});
     valueTooltip(hit, slice, &labels);
 }
 
