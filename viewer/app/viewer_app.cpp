@@ -186,7 +186,8 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
                 view_.exportNote = e.what(), view_.exportNoteTime = ImGui::GetTime();
             }
         }
-        if (ImGui::IsItemHovered() && !recorded) ImGui::SetTooltip("a live run that finished is saved as a trace (File > Open replays one)");
+        if (ImGui::IsItemHovered() && !recorded)
+            ImGui::SetTooltip("a finished live run that recorded its trace (Run panel: \"record a trace\", before the run) is saved as one");
         if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty() || recorded))
             open_.what = OpenDialogState::What::Compare, open_.name.clear();
         if (ImGui::IsItemHovered() && source_.trace.empty() && !recorded) ImGui::SetTooltip("open a trace, or finish a live run, first: two traces are compared");

@@ -29,14 +29,6 @@ struct EngineSession::Run {
     std::string tracePath;
 };
 
-bool RunSettings::recordsTrace(const ModelArgs& a) const {
-    if (recordTrace) return *recordTrace;
-    // Embedding and output, then per layer the attention's four projections (KV ones narrower) and the FFN's three.
-    const double d = a.dim, kv = double(a.n_kv_heads) * a.headDim();
-    const double params = 2.0 * a.vocab_size * d + a.n_layers * (2 * d * d + 2 * d * kv + 3 * d * a.ffnHiddenDim());
-    return params <= kRecordByDefaultParams;
-}
-
 namespace {
 // A replay shows what was recorded: its prompt and sampling, not the prompt box's.
 RunSettings recordedSettings(RunSettings s, const TraceRun& trace) {
@@ -195,7 +187,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         // Capture first, then the controller: when the engine is held, the stage is already recorded.
         engine_->clearObservers();
         engine_->addObserver(run->capture.get());
-        if (settings_.recordsTrace(model_->args)) {
+        if (settings_.recordTrace) {
             // A live run records its own trace, as --trace does (with every attention cell's inputs),
             // in the temporary folder: File > Save trace keeps it, Compare pairs it with another.
             static std::atomic<int> runs{0};

@@ -37,12 +37,9 @@ struct RunSettings : GenerationSettings {
     }
     int topK = 10;  // tokens shown in the top-logits chart
     // A live run records its own trace (with every attention cell's inputs) in the temporary
-    // folder, for File > Save trace and Compare; off, nothing is written. Unset: on for models of
-    // up to kRecordByDefaultParams parameters (the bundled one), where it costs little time and
-    // disk; a larger model's is recorded when asked.
-    std::optional<bool> recordTrace;
-    bool recordsTrace(const ModelArgs& args) const;
-    static constexpr double kRecordByDefaultParams = 100e6;
+    // folder, for File > Save trace and Compare. Off by default: recording costs a live run about
+    // half its time again (docs/traces.md), which the viewer's own runs should not pay unasked.
+    bool recordTrace = false;
     // The logit lens after every block: one more output projection per layer (on Llama 3.1 8B
     // the work of two blocks and more), so it can be turned off for large models.
     bool lens = true;

@@ -24,6 +24,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"repeat-last-n", 1, 1, "N: the penalties' window in tokens (0 = off, -1 = all)"},
         {"frequency-penalty", 1, 1, "F: subtract F per occurrence in the window"},
         {"presence-penalty", 1, 1, "P: subtract P once if present in the window"},
+        {"record-trace", 1, 1, "on | off: live runs record their own trace (File > Save trace, Compare); off by default"},
         {"no-mask", 1, 1, "on | off: --no-mask, prefill without the causal mask"},
         {"no-kv-cache", 1, 1, "on | off: --no-kv-cache, recompute the whole sequence at every step"},
         {"no-rope", 1, 1, "on | off: --no-rope, queries and keys are not rotated"},

@@ -46,6 +46,7 @@ const std::unordered_map<std::string_view, Handler>& handlers() {
         {"frequency-penalty", [](const C& c, S& s, V&) { s.sampling.frequencyPenalty = scriptFloat(c.args[0], c, options::ranges::frequencyPenalty()); }},
         {"presence-penalty", [](const C& c, S& s, V&) { s.sampling.presencePenalty = scriptFloat(c.args[0], c, options::ranges::frequencyPenalty()); }},
         // The what-if switches, as on the command line (options/run_options.h): on | off, or a value.
+        {"record-trace", [](const C& c, S& s, V&) { s.recordTrace = onOff(c); }},
         {"no-mask", [](const C& c, S& s, V&) { s.whatIf.noMask = onOff(c); }},
         {"no-kv-cache", [](const C& c, S& s, V&) { s.whatIf.noKvCache = onOff(c); }},
         {"no-rope", [](const C& c, S& s, V&) { s.whatIf.noRope = onOff(c); }},

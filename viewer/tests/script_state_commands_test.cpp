@@ -128,7 +128,7 @@ TEST_CASE("every script command is run by the state or by the app, and breakpoin
     // a subset of what the parser accepts.
     int state = 0;
     for (const ScriptCommandInfo& info : scriptCommands()) state += isStateCommand(info.name);
-    CHECK(state == 27);  // compute-dtype among them
+    CHECK(state == 28);  // compute-dtype and record-trace among them
     CHECK_FALSE(isStateCommand("step-to"));
     const ScriptCommand c = parseScript("step-to scores_softmax 2 1", "t").front();
     const Breakpoint b = breakpointArgs(c);

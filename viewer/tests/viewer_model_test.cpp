@@ -16,7 +16,6 @@
 #include "state/tensor_export.h"
 #include "state/tensor_slice.h"
 #include "state/timeline.h"
-#include "state/engine_session.h"
 #include "state/view_state.h"
 
 using namespace llama;
@@ -262,18 +261,4 @@ TEST_CASE("the action queue: a clicker's taps act in order, each step after the 
     q.push(Action::Stop), q.push(Action::Step);
     CHECK(q.next(9, true) == Action::Stop);
     CHECK(q.pending() == 0);
-}
-
-TEST_CASE("a live run records its own trace by default only for a small model") {
-    RunSettings s;
-    ModelArgs bundled;  // the bundled model's sizes: 9.7M parameters
-    bundled.dim = 256, bundled.n_layers = 8, bundled.n_heads = 8, bundled.n_kv_heads = 2, bundled.vocab_size = 4096;
-    CHECK(s.recordsTrace(bundled));
-    ModelArgs large = bundled;  // about Llama 3.2 1B's
-    large.dim = 2048, large.n_layers = 16, large.n_heads = 32, large.n_kv_heads = 8, large.vocab_size = 128256;
-    CHECK_FALSE(s.recordsTrace(large));
-    s.recordTrace = true;  // asked for
-    CHECK(s.recordsTrace(large));
-    s.recordTrace = false;
-    CHECK_FALSE(s.recordsTrace(bundled));
 }

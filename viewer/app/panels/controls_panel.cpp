@@ -51,8 +51,7 @@ void promptSettings(PanelContext& c) {
     ImGui::Checkbox("logit lens", &s.lens);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("after every block: one more output projection per layer (slow on large models)");
     ImGui::SameLine();
-    bool record = c.model ? s.recordsTrace(c.model->args) : s.recordTrace.value_or(true);
-    if (ImGui::Checkbox("record a trace", &record)) s.recordTrace = record;
+    ImGui::Checkbox("record a trace", &s.recordTrace);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("the run's own trace, in the temporary folder: File > Save trace keeps it, Compare pairs it with another");
 }
 
@@ -95,9 +94,10 @@ void status(PanelContext& c) {
     }
     if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
     // --no-kv-cache's agreement: the same run with the cache, beside this one in the Compare panel.
-    if (s.state == SessionState::Finished && !c.replay && c.session.settings().whatIf.noKvCache && !c.session.recordedTrace().empty() &&
-        ImGui::Button("Compare with the same run using the KV cache"))
-        c.checkKvCache();
+    if (s.state == SessionState::Finished && !c.replay && c.session.settings().whatIf.noKvCache) {
+        if (c.session.recordedTrace().empty()) ImGui::TextDisabled("\"record a trace\" on, then run again, to compare it with the same run using the KV cache");
+        else if (ImGui::Button("Compare with the same run using the KV cache")) c.checkKvCache();
+    }
     ImGui::TextDisabled("%.0f fps", c.fps);
 }
 
