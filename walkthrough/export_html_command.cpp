@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "io/atomic_output.h"
+#include "options/checked_option.h"
 #include "page/run_page.h"
 
 namespace llama::cli {
@@ -15,6 +16,8 @@ CLI::App* addExportHtmlCommand(CLI::App& app, ExportHtmlOptions& o) {
     cmd->add_option("--compare", o.compare, "Another trace: the page shows where they diverge, as `diff` prints it")->check(CLI::ExistingFile);
     cmd->add_option("--out", o.out, "The page to write")->required();
     cmd->add_option("--chapter-base", o.chapterBase, "URL prefix of the course's chapter pages (make site's folder), for the stages' chapter links");
+    options::addReal(*cmd, "--page-budget", o.budgetMB, {0, 1e6, false, "a size in MB from 0 (no limit) to 1000000"},
+                     "The page's size in MB (default 20; 0: no limit): the attention arithmetic of the steps read last is left out beyond it");
     return cmd;
 }
 
@@ -25,18 +28,20 @@ void printPageWritten(const std::string& path) {
 }
 
 int runExportHtml(const ExportHtmlOptions& o) {
-    page::RunPageOptions options{.tracePath = o.trace, .chapterBase = o.chapterBase};
+    page::RunPageOptions options{.tracePath = o.trace, .chapterBase = o.chapterBase, .budgetBytes = size_t(o.budgetMB * 1e6)};
     if (!o.compare.empty()) options.comparePath = o.compare;
     // Before any work: the page may not replace the trace or the compared one.
     checkOutputPath("--out", o.out, {o.trace, o.compare});
     page::checkChapterBase(o.chapterBase);
+    std::string note;
     try {
-        page::writeRunPage(options, o.out);
+        note = page::writeRunPage(options, o.out);
     } catch (const TraceError& e) {
         fmt::print(stderr, "export-html: {}\nNo page was written.\n", e.what());
         return 1;
     }
     printPageWritten(o.out);
+    if (!note.empty()) fmt::print("{}\n", note);
     return 0;
 }
 

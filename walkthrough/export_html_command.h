@@ -8,6 +8,7 @@ namespace llama::cli {
 
 struct ExportHtmlOptions {
     std::string trace, compare, out, chapterBase;
+    double budgetMB = 20;  // --page-budget
 };
 
 CLI::App* addExportHtmlCommand(CLI::App& app, ExportHtmlOptions& options);

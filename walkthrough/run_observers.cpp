@@ -81,13 +81,15 @@ void RunObservers::finish(const GenerationResult& result, const std::function<bo
         fmt::print("Interrupted: no page was written; {}\n", later);
         return;
     }
+    std::string note;
     try {
-        page::writeRunPage({.tracePath = tracePath_, .cancelled = cancelled}, options_.html);
+        note = page::writeRunPage({.tracePath = tracePath_, .cancelled = cancelled}, options_.html);
     } catch (const page::ExportCancelled& e) {
         fmt::print("Interrupted while writing the page: no page was written; {}\n", later);
         return;
     }
     printPageWritten(options_.html);
+    if (!note.empty()) fmt::print("{}\n", note);
 }
 
 }  // namespace llama::cli

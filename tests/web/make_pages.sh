@@ -1,7 +1,7 @@
 #!/bin/sh
 # The browser tests' inputs (CTest fixture "web pages"): the bundled model's 16-token run recorded
 # with every layer's attention and exported as a page (export-html), the same run with --html, a
-# what-if run compared with it (--compare), and the course site with the documentation (llama-site,
+# what-if run compared with it (--compare), the run within a size budget, and the course site with the documentation (llama-site,
 # as `make site`).
 # usage: make_pages.sh WALKTHROUGH LLAMA_SITE ASSETS_DIR CHAPTERS_DIR DOCS_DIR OUTDIR
 set -eu
@@ -12,6 +12,11 @@ prompt="In the beginning God created"
 "$walkthrough" --model "$assets/model" --prompt "$prompt" -n 16 -q --threads 1 \
     --trace "$out/run.trace" --trace-presoftmax --html "$out/run-live.html" >/dev/null
 "$walkthrough" export-html "$out/run.trace" --out "$out/run.html"
+# Within a budget smaller than the whole page: the prefill keeps its arithmetic, the last steps not.
+"$walkthrough" export-html "$out/run.trace" --page-budget 1.8 --out "$out/budget.html" > "$out/budget.txt"
+# A 30-odd-token prompt: the logit lens read through a window of positions, on a phone and on paper.
+"$walkthrough" --model "$assets/model" -n 2 -q --threads 1 --html "$out/long.html" \
+    --prompt "In the beginning God created the heaven and the earth. And the earth was without form, and void; and darkness was upon the face of the deep." >/dev/null
 "$walkthrough" --model "$assets/model" --prompt "$prompt" -n 16 -q --threads 1 --ablate-head 3:2 \
     --trace "$out/ablated.trace" >/dev/null
 "$walkthrough" export-html "$out/run.trace" --compare "$out/ablated.trace" --out "$out/compare.html"

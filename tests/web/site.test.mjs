@@ -71,6 +71,20 @@ try {
   check(await frame.evaluate(() => document.body.dataset.stage) === first, 'the embedded replay opens at the chapter\'s stage', first);
   // The screenshots show the replay in its chapter, as a student scrolls to it.
   await p.$eval('iframe.replay', f => f.scrollIntoView());
+  // On a phone (item 18): each navigation bar one line under 50 px, the replay most of a screen
+  // tall, every figure a link to itself (a tap enlarges it).
+  {
+    await p.setViewport({ width: 390, height: 844, deviceScaleFactor: 2, isMobile: true });
+    const bars = await p.$$eval('.site-nav', ns => ns.map(n => n.getBoundingClientRect().height));
+    check(bars.length > 0 && Math.max(...bars) < 50, 'on a phone each navigation bar is under 50 px tall', bars.map(b => b.toFixed(0)).join(', '));
+    const frameH = await p.$eval('iframe.replay', f => f.getBoundingClientRect().height);
+    check(frameH >= 0.6 * 844, 'on a phone the replay is most of a screen tall', `${frameH.toFixed(0)} px`);
+    const figures = await p.$$eval('main img', imgs => imgs.map(i => i.parentElement.tagName === 'A' && i.parentElement.getAttribute('href') === i.getAttribute('src')));
+    check(figures.length > 0 && figures.every(Boolean), 'every figure is a link to itself (tap to enlarge)', `${figures.length} figures`);
+    const wide = await p.evaluate(() => document.documentElement.scrollWidth);
+    check(wide <= 390, 'the chapter does not scroll sideways on a phone', `${wide} px`);
+    await p.$eval('iframe.replay', f => f.scrollIntoView());
+  }
   for (const [name, viewport] of [['site-chapter-1366x768', { width: 1366, height: 768 }], ['site-chapter-phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
     await p.setViewport(viewport);
     const png = await p.screenshot({ path: join(shots, name + '.png') });

@@ -218,7 +218,9 @@ HeatmapHit handleHeatmapPointer(ImDrawList* dl, const std::string& key, const Sl
         hit.hovered = true;
         hit.col = std::clamp(int(zoom.c0 + (m.x - g.grid.x) / g.zcw), 0, int(s.cols) - 1);
         hit.row = std::clamp(int(zoom.r0 + (m.y - g.grid.y) / g.zch), 0, int(s.rows) - 1);
-        hit.clicked = ImGui::IsItemClicked() && !ImGui::IsMouseDragging(0);
+        // A click is a press and release that did not travel: the press of a drag (a pan) chooses nothing.
+        const float threshold = io.MouseDragThreshold;
+        hit.clicked = ImGui::IsMouseReleased(0) && ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < threshold * threshold;
         // Outline the cell under the cursor when cells are big enough to see it.
         if (g.zcw >= 4 && g.zch >= 4)
             dl->AddRect(ImVec2(g.cellX(float(hit.col)), g.cellY(float(hit.row))), ImVec2(g.cellX(float(hit.col + 1)), g.cellY(float(hit.row + 1))),

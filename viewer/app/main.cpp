@@ -18,6 +18,7 @@
 #include "options/checked_option.h"
 #include "options/run_options.h"
 #include "state/script.h"
+#include "state/script_facts.h"
 #include "viewer_app.h"
 
 using namespace llama;
@@ -59,6 +60,18 @@ Placement placementFor(int width, int height) {
     return p;
 }
 
+// ImGui's key callback, which ours passes every key on to.
+GLFWkeyfun imguiKeyCallback = nullptr;
+
+// Key presses reach the viewer as events, not as the key's state at the next frame: a presenter's
+// clicker taps shorter than a frame.
+void keyCallback(GLFWwindow* window, int key, int scancode, int action, int mods) {
+    if (imguiKeyCallback) imguiKeyCallback(window, key, scancode, action, mods);
+    if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
+    if (auto* app = static_cast<ViewerApp*>(glfwGetWindowUserPointer(window)))
+        app->keyPressed(key, (mods & GLFW_MOD_CONTROL) != 0, (mods & GLFW_MOD_SHIFT) != 0);
+}
+
 int runWindow(AppOptions options, int width, int height) {
     glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "GLFW error %d: %s\n", code, text); });
     if (!glfwInit()) {
@@ -95,6 +108,8 @@ int runWindow(AppOptions options, int width, int height) {
     int exitCode = 0;
     {
         ViewerApp app(std::move(options));
+        glfwSetWindowUserPointer(window, &app);
+        imguiKeyCallback = glfwSetKeyCallback(window, keyCallback);
         OffscreenTarget slideTarget;
         std::chrono::microseconds drawTime{0};  // a frame's drawing, smoothed over the last few
         while (!glfwWindowShouldClose(window) && !app.quitRequested()) {
@@ -134,6 +149,7 @@ int runWindow(AppOptions options, int width, int height) {
             }
         }
         exitCode = app.exitCode();
+        glfwSetWindowUserPointer(window, nullptr);
         // ~ViewerApp stops the engine (releasing it if held) and joins the worker.
     }
     ImGui_ImplOpenGL3_Shutdown();
@@ -176,6 +192,8 @@ int main(int argc, char** argv) {
     if (auto code = options::parseCommandLine(cli, argc, argv)) return *code;
     if (helpScript) {
         for (const auto& c : scriptCommands()) fmt::print("  {:<15} {}\n", c.name, c.help);
+        fmt::print("\nFacts `expect` checks:\n");
+        for (const auto& [name, what] : scriptFactNames()) fmt::print("  {:<15} {}\n", name, what);
         return 0;
     }
     o.source.model = choice.source(o.settings.sampling.seed);

@@ -1,5 +1,7 @@
 #include "script_runner.h"
 
+#include <imgui.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +11,7 @@
 #include "panels/panels.h"
 #include "state/chapter_reader.h"
 #include "state/panel_labels.h"
+#include "state/script_facts.h"
 #include "state/script_state_commands.h"
 #include "state/tensor_export.h"
 #include "viewer_app.h"
@@ -19,8 +22,8 @@ namespace {
 constexpr auto kEngineTimeout = std::chrono::minutes(10);
 constexpr int kSettleFrames = 3;  // ImGui lays out a newly selected tab or window on the next frame
 
-// The data of the captured tensor the heatmap shows.
-const Tensor& heatmapData(ViewerApp& app) {
+// The captured tensor the heatmap shows.
+const CapturedTensor& heatmapTensor(ViewerApp& app) {
     const StageRecord* r = app.currentRecord();
     const CapturedTensor* t = nullptr;
     if (r && !r->tensors.empty()) {
@@ -28,7 +31,20 @@ const Tensor& heatmapData(ViewerApp& app) {
         if (!t) t = &r->tensors[0];
     }
     if (!t || !t->data) throw std::invalid_argument("the current stage has no tensor data to export");
-    return *t->data;
+    return *t;
+}
+
+// An export's path: the script's, or for "-" the name the panel's Export button gives (numbered
+// when taken).
+std::string exportTarget(ViewerApp& app, const std::string& arg, const std::string& what, const char* extension) {
+    return arg == "-" ? exportFileName(app.view(), app.currentRecord(), what, extension) : arg;
+}
+
+// A CSV or .npy export written by a script: said on screen as the buttons' are.
+void noteSaved(ViewerApp& app, const std::string& path) {
+    app.view().exportNote = savedNote(path);
+    app.view().exportNoteTime = ImGui::GetTime();
+    app.view().lastSaved = path;
 }
 
 }  // namespace
@@ -55,7 +71,7 @@ void ScriptRunner::fail(ViewerApp& app, const std::string& message) {
 bool ScriptRunner::waitDone(ViewerApp& app) {
     SessionStatus s = app.session().status();
     auto now = std::chrono::steady_clock::now();
-    bool engineWait = wait_ == Wait::Loaded || wait_ == Wait::Settled || wait_ == Wait::Finished || wait_ == Wait::StepTo;
+    bool engineWait = wait_ == Wait::Loaded || wait_ == Wait::Settled || wait_ == Wait::Finished || wait_ == Wait::StepTo || wait_ == Wait::Keys || wait_ == Wait::Resumed;
     if (engineWait && now - waitStart_ > kEngineTimeout) {
         fail(app, fmt::format("line {}: the engine did not get there in time", commands_[next_ - 1].line));
         return false;
@@ -82,10 +98,21 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
             if (s.state == SessionState::Finished || s.state == SessionState::Failed)
                 fail(app, fmt::format("line {}: the run ended before reaching that stage ({})", commands_[next_ - 1].line, s.message));
             return false;
+        case Wait::Resumed:
+            if (s.state == SessionState::Failed) fail(app, "the comparison failed: " + s.message);
+            return !app.resuming() && s.state != SessionState::Loading;
+        case Wait::Keys:
+            if (s.state == SessionState::Failed) fail(app, "the run failed: " + s.message);
+            return app.keysSettled(s) &&
+                   (s.state == SessionState::Finished || s.state == SessionState::Ready || (s.state == SessionState::Paused && s.held));
         case Wait::Frames:
             if (--frames_ > 0) return false;
             if (!pendingScreenshot_.empty()) {
                 const ScriptCommand& asking = commands_[next_ - 1];
+                // "-": the name the panel's button gives, made now that the panels show the stage.
+                if (pendingScreenshot_ == "-")
+                    pendingScreenshot_ = exportFileName(app.view(), app.currentRecord(),
+                                                        (pendingKind_ == CaptureKind::Slide ? "slide-" : "") + std::string(panelKey(app.view().panel)), "png");
                 app.requestCapture(pendingScreenshot_, pendingKind_, fmt::format("line {} ({})", asking.line, asking.name));
                 pendingScreenshot_.clear();
                 frames_ = 1;  // the capture happens after this frame renders
@@ -161,6 +188,13 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
         {"step", [](R& r, A& app, const C&) { app.perform(Action::Step); r.wait_ = Wait::Settled; }},
         {"step-layer", [](R& r, A& app, const C&) { app.perform(Action::StepLayer); r.wait_ = Wait::Settled; }},
         {"step-token", [](R& r, A& app, const C&) { app.perform(Action::StepToken); r.wait_ = Wait::Settled; }},
+        {"tap", [](R& r, A& app, const C& c) {
+             const auto chord = keyChordFromName(c.args[0]);
+             if (!chord) throw std::invalid_argument("no key '" + c.args[0] + "' (F5, F6, F8, F9, F10, F11, F12, Right, Space, Enter, R, PageDown, with Ctrl+ or Shift+)");
+             const int n = c.args.size() > 1 ? scriptInt(c.args[1], c, {1, 1000, "a count from 1 to 1000"}) : 1;
+             for (int i = 0; i < n; ++i) app.tapKey(*chord);
+             r.wait_ = Wait::Keys;
+         }},
         {"continue", [](R& r, A& app, const C&) { app.perform(Action::Continue); r.wait_ = Wait::Settled; }},
         {"restart", [](R& r, A& app, const C&) { app.perform(Action::Restart); r.wait_ = Wait::Settled; }},
         {"run", [](R& r, A& app, const C&) { app.perform(Action::Run); r.wait_ = Wait::Finished; }},
@@ -233,14 +267,39 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              r.waitFrames(kSettleFrames);
          }},
         {"export-csv", [](R&, A& app, const C& c) {
-             const Tensor& data = heatmapData(app);
+             const CapturedTensor& t = heatmapTensor(app);
              const ViewState& v = app.view();
-             writeCsv(c.args[0], extractSlice(data, v.sliceFor.empty() ? defaultSlice(data) : v.slice));
+             const std::string path = exportTarget(app, c.args[0], t.name, "csv");
+             writeCsv(path, extractSlice(*t.data, v.sliceFor.empty() ? defaultSlice(*t.data) : v.slice));
+             noteSaved(app, path);
          }},
-        {"export-npy", [](R&, A& app, const C& c) { writeNpy(c.args[0], heatmapData(app)); }},
+        {"export-npy", [](R&, A& app, const C& c) {
+             const CapturedTensor& t = heatmapTensor(app);
+             const std::string path = exportTarget(app, c.args[0], t.name, "npy");
+             writeNpy(path, *t.data);
+             noteSaved(app, path);
+         }},
         {"print", [](R&, A&, const C& c) {
              std::printf("%s\n", c.args[0].c_str());
              std::fflush(stdout);
+         }},
+        {"expect", [](R&, A& app, const C& c) {
+             HistorySnapshot snap;  // fresh: what the panels draw on the next frame
+             if (auto capture = app.session().capture()) capture->snapshot(snap);
+             const auto model = app.session().model();
+             const auto comparison = app.session().comparison();
+             const std::string actual =
+                 scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0, comparison.get());
+             if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
+         }},
+        {"save-trace", [](R&, A& app, const C& c) { app.saveTrace(c.args[0]); }},
+        {"compare-trace", [](R& r, A& app, const C& c) {
+             app.compareWith(c.args[0]);
+             r.wait_ = Wait::Resumed;
+         }},
+        {"kv-cache-check", [](R& r, A& app, const C&) {
+             app.checkKvCache();
+             r.wait_ = Wait::Resumed;
          }},
         {"quit", [](R&, A& app, const C&) { app.requestQuit(0); }},
     };

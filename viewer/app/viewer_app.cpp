@@ -42,6 +42,36 @@ void ViewerApp::load(const ViewerSource& source) {
 
 void ViewerApp::perform(Action action) { performAction(action, session_, settings_, view_, currentRecord()); }
 
+std::string ViewerApp::saveTrace(const std::string& path) {
+    const std::string to = path == "-" ? unusedPath("llama-viewer-run.trace") : path;
+    session_.saveRecordedTrace(to);
+    view_.exportNote = savedNote(to), view_.exportNoteTime = ImGui::GetTime(), view_.lastSaved = to;
+    return to;
+}
+
+void ViewerApp::compareWith(const std::string& path) {
+    // A live run is compared as its saved trace (kept beside the other files, so it can be found);
+    // the run shown replays to the stage shown now, not from the start.
+    ViewerSource src = source_;
+    if (src.trace.empty()) src.trace = saveTrace("-");
+    src.compare = path;
+    HistorySnapshot now;  // fresh: a script may ask before the next frame refreshed the panels' snapshot
+    if (auto capture = session_.capture()) capture->snapshot(now);
+    const StageRecord* shown = shownRecord(now, view_);
+    resumeAt_ = shown ? shown->index : -1;
+    load(src);
+}
+
+void ViewerApp::checkKvCache() {
+    // The run without the cache is kept; the same settings run again with it, and when that run
+    // ends, the two traces are compared (drawFrame): equal logits mean the cache changes nothing.
+    kvCheckWithout_ = saveTrace("-");
+    RunSettings cached = session_.settings();
+    cached.whatIf.noKvCache = false;
+    cached.recordTrace = true;
+    session_.start(cached, StepController::Mode::Continue, false);
+}
+
 void ViewerApp::showPanel(Panel panel) {
     view_.panel = panel;
     panelChangeRequested_ = true;
@@ -67,15 +97,18 @@ void ViewerApp::beforeFrame() {
     auto now = std::chrono::steady_clock::now();
     frameTimes_.push_back(now);
     while (frameTimes_.size() > 2 && now - frameTimes_.front() > std::chrono::seconds(1)) frameTimes_.pop_front();
-    if (requestedScale_ != appliedScale_) {
-        fontNote_ = loadUiFont(options_.fontPath, requestedScale_, font_);
+    if (script_) script_->update(*this);
+    // A slide is drawn with text for the back of a room (the font rebuilt at least at kSlideUiScale
+    // for its frame), whatever the window's scale; the frame after it goes back.
+    const float scale = slidePending() ? std::max(requestedScale_, kSlideUiScale) : requestedScale_;
+    if (scale != appliedScale_) {
+        fontNote_ = loadUiFont(options_.fontPath, scale, font_);
         if (appliedScale_ != 0) {
             ImGui_ImplOpenGL3_DestroyFontsTexture();
             ImGui_ImplOpenGL3_CreateFontsTexture();
         }
-        appliedScale_ = requestedScale_;
+        appliedScale_ = scale;
     }
-    if (script_) script_->update(*this);
 }
 
 namespace {
@@ -92,20 +125,33 @@ int glfwKey(Key k) {
         case Key::Space: return GLFW_KEY_SPACE;
         case Key::Enter: return GLFW_KEY_ENTER;
         case Key::R: return GLFW_KEY_R;
+        case Key::PageDown: return GLFW_KEY_PAGE_DOWN;
     }
     return GLFW_KEY_UNKNOWN;
 }
 }  // namespace
 
+void ViewerApp::keyPressed(int glfwKeyCode, bool ctrl, bool shift) {
+    for (int k = 0; k <= int(Key::PageDown); ++k)
+        if (glfwKey(Key(k)) == glfwKeyCode) keyPresses_.push_back({Key(k), ctrl, shift});
+}
+
 void ViewerApp::handleShortcuts() {
-    // The key table (state/view_state) decides; only the F-keys act while the prompt box has the keyboard.
+    // Every press GLFW reported since the last frame (a tap shorter than a frame too), through the
+    // key table (state/view_state); only the F-keys act while the prompt box has the keyboard.
     const ImGuiIO& io = ImGui::GetIO();
-    if (open_.what != OpenDialogState::What::None) return;  // the dialog's text box has the keys
-    for (const auto& a : actionInfos())
-        for (const KeyChord& k : a.keys)
-            if ((isFunctionKey(k.key) || !io.WantTextInput) && ImGui::IsKeyPressed(glfwKey(k.key), false) && io.KeyCtrl == k.ctrl &&
-                io.KeyShift == k.shift)
-                perform(a.action);
+    const bool dialog = open_.what != OpenDialogState::What::None;  // the dialog's text box has the keys
+    for (const KeyChord& k : keyPresses_)
+        if (auto action = actionForKey(k); action && !dialog && (isFunctionKey(k.key) || !io.WantTextInput)) actions_.push(*action);
+    keyPresses_.clear();
+    // Each stepping action waits for the stage the one before led to: none is lost while the engine computes.
+    for (;;) {
+        const SessionStatus st = session_.status();
+        const auto action = actions_.next(st.holds, st.state == SessionState::Running || st.state == SessionState::Paused);
+        if (!action) break;
+        perform(*action);
+    }
+    if (dialog) return;
     if (!io.WantTextInput)
         for (ImWchar ch : io.InputQueueCharacters)
             if (ch == '?') helpOpen_ = !helpOpen_;
@@ -115,7 +161,7 @@ void ViewerApp::handleShortcuts() {
 
 std::string ViewerApp::caption(const PanelContext& c) const {
     CaptionFacts f;
-    f.model = source_.describe();
+    f.model = modelLabel(c.model ? c.model->format : "", source_.describe());
     f.prompt = c.replay ? session_.settings().prompt : settings_.prompt;
     if (c.current) {
         f.step = c.current->step, f.layer = c.current->layer;
@@ -132,8 +178,19 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open trace...")) open_.what = OpenDialogState::What::Trace, open_.name.clear();
-        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty())) open_.what = OpenDialogState::What::Compare, open_.name.clear();
-        if (ImGui::IsItemHovered() && source_.trace.empty()) ImGui::SetTooltip("open a trace first: two traces are compared");
+        const bool recorded = !session_.recordedTrace().empty();
+        if (ImGui::MenuItem("Save trace of this run", nullptr, false, recorded)) {
+            try {
+                saveTrace("-");
+            } catch (const std::exception& e) {
+                view_.exportNote = e.what(), view_.exportNoteTime = ImGui::GetTime();
+            }
+        }
+        if (ImGui::IsItemHovered() && !recorded)
+            ImGui::SetTooltip("a finished live run that recorded its trace (Run panel: \"record a trace\", before the run) is saved as one");
+        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty() || recorded))
+            open_.what = OpenDialogState::What::Compare, open_.name.clear();
+        if (ImGui::IsItemHovered() && source_.trace.empty() && !recorded) ImGui::SetTooltip("open a trace, or finish a live run, first: two traces are compared");
         ImGui::Separator();
         if (ImGui::MenuItem("Export panel PNG (with caption)")) requestCapture(exportPath(c, panelKey(view_.panel), "png"), CaptureKind::Panel);
         if (ImGui::MenuItem("Export slide (1920x1080)"))
@@ -188,17 +245,45 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     } else {
         ImGui::TextDisabled("  %s   |   ? keys", stateName(st.state));
     }
+    // Where the last export went, for a while after it.
+    if (!view_.exportNote.empty() && ImGui::GetTime() - view_.exportNoteTime < 15) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1), "  |  %s", view_.exportNote.c_str());
+    }
     ImGui::EndMainMenuBar();
 }
 
 void ViewerApp::drawPanelTabs(PanelContext& c) {
     drawWhatIfBanner(c);
+    // Tabs while every title fits the region; else (a narrow window, a large UI scale) one menu of
+    // the panels, so none hides behind scroll arrows.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float tabsWidth = 0;
+    for (Panel panel : allPanels()) tabsWidth += ImGui::CalcTextSize(panelTitle(panel)).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
+    view_.panelsAsMenu = tabsWidth > ImGui::GetContentRegionAvail().x;
+    if (view_.panelsAsMenu) {
+        ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 12));
+        if (ImGui::BeginCombo("##panel", panelTitle(view_.panel))) {
+            for (Panel panel : allPanels())
+                if (ImGui::Selectable(panelTitle(panel), panel == view_.panel)) view_.panel = panel;
+            ImGui::EndCombo();
+        }
+        panelChangeRequested_ = false;
+        ImGui::Separator();
+        ImGui::BeginChild("panel");
+        drawPanel(c, view_.panel);
+        ImGui::EndChild();
+        return;
+    }
     if (!ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) return;
     for (Panel panel : allPanels()) {
         ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;
         if (!ImGui::BeginTabItem(panelTitle(panel), nullptr, flags)) continue;
         if (!panelChangeRequested_) view_.panel = panel;
+        // In a child of its own: a long panel (Top logits) scrolls under the tabs, not them away.
+        ImGui::BeginChild("panel");
         drawPanel(c, panel);
+        ImGui::EndChild();
         ImGui::EndTabItem();
     }
     panelChangeRequested_ = false;
@@ -283,8 +368,11 @@ void ViewerApp::drawRegions(PanelContext& c, LayoutRect area) {
 void ViewerApp::drawExport(PanelContext& c, bool slide) {
     // The shown panel alone, filling the window (or the slide), with its caption under it.
     const ImVec2 d = ImGui::GetIO().DisplaySize;
-    const float captionH = ImGui::GetTextLineHeightWithSpacing() * 2 + ImGui::GetStyle().WindowPadding.y * 2;
     LayoutRect r = slide ? LayoutRect{0, 0, d.x, d.y} : LayoutRect{panelRect_[0], panelRect_[1], panelRect_[2], panelRect_[3]};
+    const std::string captionText = caption(c);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float captionH = ImGui::CalcTextSize(captionText.c_str(), nullptr, false, r.w - style.WindowPadding.x * 2).y +
+                           style.ItemSpacing.y * 2 + style.WindowPadding.y * 2;
     ImGui::SetNextWindowPos(ImVec2(r.x, r.y));
     ImGui::SetNextWindowSize(ImVec2(r.w, r.h));
     ImGui::Begin("##export", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings);
@@ -294,8 +382,10 @@ void ViewerApp::drawExport(PanelContext& c, bool slide) {
     drawPanel(c, view_.panel);
     ImGui::EndChild();
     ImGui::Separator();
+    // The caption in the text's own colour and size: it names the model and where, and must read
+    // on a projected slide.
     ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", caption(c).c_str());
+    ImGui::TextUnformatted(captionText.c_str());
     ImGui::PopTextWrapPos();
     ImGui::End();
 }
@@ -363,11 +453,18 @@ void ViewerApp::drawOpenDialog() {
             const OpenChoice choice = resolveOpenPath(open_.name, listing.dir);
             open_.error = choice.error;
             if (choice.error.empty()) {
-                ViewerSource src = source_;
-                if (open_.what == OpenDialogState::What::Trace) src.trace = choice.path, src.compare.clear();
-                else src.compare = choice.path;
-                load(src);
-                open_.what = OpenDialogState::What::None;
+                if (open_.what == OpenDialogState::What::Trace) {
+                    ViewerSource src = source_;
+                    src.trace = choice.path, src.compare.clear();
+                    load(src);
+                } else {
+                    try {
+                        compareWith(choice.path);
+                    } catch (const std::exception& e) {
+                        open_.error = e.what();
+                    }
+                }
+                if (open_.error.empty()) open_.what = OpenDialogState::What::None;
             }
         }
         if (!open_.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", open_.error.c_str());
@@ -378,6 +475,23 @@ void ViewerApp::drawOpenDialog() {
 
 void ViewerApp::drawFrame() {
     refreshSnapshot(session_, view_, frame_);
+    // The KV cache check's second run has ended: the two runs side by side.
+    if (!kvCheckWithout_.empty() && session_.status().state == SessionState::Finished && !session_.recordedTrace().empty()) {
+        const std::string with = saveTrace("-");
+        ViewerSource src = source_;
+        src.trace = kvCheckWithout_, src.compare = with;
+        kvCheckWithout_.clear();
+        resumeAt_ = 0;
+        load(src);
+        showPanel(Panel::Compare);
+    }
+    // After Compare: the compared replay runs on by itself and shows the stage shown before.
+    if (resumeAt_ >= 0) {
+        const SessionStatus st = session_.status();
+        if (st.state == SessionState::Ready) session_.start(settings_, StepController::Mode::Continue, false);
+        if (int(frame_.snap.records.size()) > resumeAt_ && session_.capture() == frame_.from) view_.selectedRecord = resumeAt_, resumeAt_ = -1;
+        if (st.state == SessionState::Failed) resumeAt_ = -1;
+    }
     handleShortcuts();
     const StageRecord* current = currentRecord();
     // A newly shown stage inside a block: the attention panel follows its layer.
@@ -401,6 +515,7 @@ void ViewerApp::drawFrame() {
                    .exportPanelPng = [this](const std::string& path) { requestCapture(path, CaptureKind::Panel); },
                    .perform = [this](Action a) { perform(a); },
                    .showPanel = [this](Panel p) { showPanel(p); },
+                   .checkKvCache = [this] { checkKvCache(); },
                    .settings = settings_,
                    .requestedUiScale = requestedScale_,
                    .sourceDescription = source_.describe(),
@@ -436,7 +551,9 @@ void ViewerApp::afterRender(int framebufferWidth, int framebufferHeight) {
         try {
             writeFramebufferPng(cap.path, r, framebufferHeight);
             std::printf("wrote %s (%dx%d)\n", cap.path.c_str(), r.w, r.h);
+            if (cap.kind != CaptureKind::Window) view_.exportNote = savedNote(cap.path), view_.exportNoteTime = ImGui::GetTime(), view_.lastSaved = cap.path;
         } catch (const std::exception& e) {
+            if (cap.kind != CaptureKind::Window) view_.exportNote = e.what(), view_.exportNoteTime = ImGui::GetTime();
             if (cap.origin.empty()) std::fprintf(stderr, "error: %s\n", e.what());
             else std::fprintf(stderr, "script error: %s: %s\n", cap.origin.c_str(), e.what());
             if (script_) requestQuit(1);  // a script's screenshot that failed fails the script, as a failed export does

@@ -47,12 +47,30 @@ public:
 
     // Used by the buttons, the shortcuts and the script runner.
     void perform(Action action);
+    // A key press as GLFW reports it (main.cpp's key callback; the script runner's `tap`): queued,
+    // so a tap shorter than a frame still counts.
+    void keyPressed(int glfwKeyCode, bool ctrl, bool shift);
+    void tapKey(const KeyChord& k) { keyPresses_.push_back(k); }
+    // Every key press has acted and the engine has got where the last one led.
+    bool keysSettled(const SessionStatus& s) const {
+        return keyPresses_.empty() && actions_.settled(s.holds, s.state == SessionState::Running || s.state == SessionState::Paused);
+    }
     void load(const ViewerSource& source);
+    // File > Save trace: the last live run's trace to `path` ("-": a free llama-viewer-run.trace);
+    // throws saying why there is none. Returns where it went.
+    std::string saveTrace(const std::string& path);
+    // File > Compare with trace: the run shown (a trace, or a live run's saved trace) beside `path`,
+    // replayed to the stage shown now.
+    void compareWith(const std::string& path);
+    bool resuming() const { return resumeAt_ >= 0 || !kvCheckWithout_.empty(); }
+    // After a --no-kv-cache live run: the same run with the cache, then both in the Compare panel.
+    void checkKvCache();
     void showPanel(Panel panel);
     // `origin`: the script line that asked for it ("line 12 (screenshot)"), named when writing fails.
     void requestCapture(const std::string& path, CaptureKind kind, std::string origin = {});
     // A slide is drawn at this size into an offscreen framebuffer (main.cpp), whatever the window.
     static constexpr int kSlideWidth = 1920, kSlideHeight = 1080;
+    static constexpr float kSlideUiScale = 2.0f;  // a slide's text: 32 px, about 34 lines on 1080
     bool slidePending() const;
     void requestQuit(int exitCode) { quit_ = true, exitCode_ = exitCode; }
     EngineSession& session() { return session_; }
@@ -100,6 +118,10 @@ private:
     bool layoutTouched_ = false;  // a splitter moved or a region folded: keep the learner's layout
     bool helpOpen_ = false;
     OpenDialogState open_;  // File > Open trace / Compare trace
+    std::vector<KeyChord> keyPresses_;  // since the last frame
+    int resumeAt_ = -1;                 // after Compare: the record to show once the replay has it
+    std::string kvCheckWithout_;        // the KV cache check: the run without it, saved, while the run with it goes
+    ActionQueue actions_;
     std::deque<std::chrono::steady_clock::time_point> frameTimes_;
     bool quit_ = false;
     int exitCode_ = 0;

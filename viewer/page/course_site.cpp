@@ -136,8 +136,18 @@ std::string publishImages(const std::string& html, const std::string& chapter, S
         }
         const std::string src = decodeAttribute(std::string_view(html).substr(at + 10, valueEnd - at - 10));
         if (src.find("://") != std::string::npos || src.starts_with("data:")) continue;  // CSP: img-src 'self' data:
-        out += "<img src=\"" + urlName(images.publish(chapter, src, pageDir)) + "\"";
-        last = valueEnd + 1;
+        // A figure is a link to itself: a tap on a phone opens it at its own size.
+        const size_t tagEnd = html.find('>', valueEnd);
+        const std::string name = urlName(images.publish(chapter, src, pageDir));
+        if (tagEnd == std::string::npos) {
+            out += "<img src=\"" + name + "\"";
+            last = valueEnd + 1;
+            continue;
+        }
+        out += "<a class=\"figure\" href=\"" + name + "\" title=\"the figure at its own size\"><img src=\"" + name + "\"";
+        out.append(html, valueEnd + 1, tagEnd + 1 - (valueEnd + 1));
+        out += "</a>";
+        last = tagEnd + 1;
     }
     out.append(html, last);
     return out;

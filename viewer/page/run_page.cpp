@@ -1,5 +1,7 @@
 #include "page/run_page.h"
 
+#include <fmt/format.h>
+
 #include "io/atomic_output.h"
 
 namespace llama::page {
@@ -30,6 +32,13 @@ std::string cspHash(std::string_view hex) {
 }
 
 }  // namespace
+
+std::string dataChecksum(std::string_view data) {
+    // FNV-1a: five lines here and in run_page.js, where a library would be a dependency on both sides.
+    uint32_t h = 2166136261u;
+    for (unsigned char c : data) h = (h ^ c) * 16777619u;
+    return fmt::format("{:08x}", h);
+}
 
 std::string htmlEscape(std::string_view s) {
     std::string out;
@@ -64,23 +73,39 @@ std::string scriptSafeJson(const nlohmann::json& data) {
     return out;
 }
 
-std::string runPageHtml(const RunPageOptions& o) {
-    checkChapterBase(o.chapterBase);
-    auto run = std::make_shared<const TraceRun>(readTrace(o.tracePath));
-    const nlohmann::json data = runPageData(run, o);
+std::string arithmeticNote(const nlohmann::json& data) {
+    const nlohmann::json& a = data.at("arithmetic");
+    const int leftOut = a.at("leftOut"), kept = a.at("kept");
+    if (leftOut == 0) return "";
+    return fmt::format("The page keeps every cell's attention arithmetic for {} of the {} recorded attentions (the prefill first, then the "
+                       "steps in order) to stay within {} MB; `{}` keeps all of it.",
+                       kept, kept + leftOut + a.at("notRecorded").get<int>(), a.at("budgetMB").get<double>(), a.at("allOf").get<std::string>());
+}
+
+std::string runPageHtml(const RunPageOptions& options, std::string* note) {
+    checkChapterBase(options.chapterBase);
+    auto run = std::make_shared<const TraceRun>(readTrace(options.tracePath));
     const WebAssets& web = webAssets();
+    RunPageOptions o = options;
+    o.fixedBytes = web.html.size() + web.css.size() + web.script.size();
+    const nlohmann::json data = runPageData(run, o);
+    if (note) *note = arithmeticNote(data);
     const std::string title = htmlEscape("Llama run: " + run->run.prompt);
-    const std::string page = fillSlots(web.html, {{"@SCRIPT_HASH@", cspHash(web.scriptSha256)}, {"@TITLE@", title}, {"/*@STYLE@*/", web.css},
-                                                  {"@DATA@", scriptSafeJson(data)}, {"/*@SCRIPT@*/", web.script}});
+    const std::string json = scriptSafeJson(data);
+    const std::string page = fillSlots(web.html, {{"@SCRIPT_HASH@", cspHash(web.guardSha256) + " " + cspHash(web.scriptSha256)}, {"@TITLE@", title},
+                                                  {"/*@STYLE@*/", web.css}, {"/*@GUARD@*/", web.guard}, {"@CHECKSUM@", dataChecksum(json)},
+                                                  {"@DATA@", json}, {"/*@SCRIPT@*/", web.script}});
     return page;
 }
 
-void writeRunPage(const RunPageOptions& o, const std::string& outPath) {
+std::string writeRunPage(const RunPageOptions& o, const std::string& outPath) {
     checkOutputPath("the page", outPath, {o.tracePath, o.comparePath.value_or("")});
-    const std::string page = runPageHtml(o);  // before the file is opened: a bad trace leaves nothing behind
+    std::string note;
+    const std::string page = runPageHtml(o, &note);  // before the file is opened: a bad trace leaves nothing behind
     AtomicOutputFile out(outPath);
     out.stream() << page;
     out.commit();
+    return note;
 }
 
 }  // namespace llama::page

@@ -1,12 +1,15 @@
 #include "page/run_page_data.h"
 
+#include <algorithm>
 #include <bit>
+#include <filesystem>
 #include <cmath>
 #include <cctype>
 #include <cstring>
 #include <stdexcept>
 #include <map>
 
+#include "page/run_page.h"
 #include "stages/numbering.h"
 #include "stages/step_controller.h"
 #include "state/attention_explain.h"
@@ -59,6 +62,14 @@ std::vector<float> valuesOf(const Tensor& t) {
     std::vector<float> v(size_t(t.numel()));
     for (size_t i = 0; i < v.size(); ++i) v[i] = t.floatAt(int64_t(i));
     return v;
+}
+
+// A file or folder by its own name: a page passed around never shows the folders of the machine
+// that exported it.
+std::string fileName(const std::string& path) {
+    std::filesystem::path p(path);
+    if (!p.has_filename()) p = p.parent_path();
+    return p.filename().string();
 }
 
 // Where a stage is, in the log's numbering (layers from 1).
@@ -114,47 +125,90 @@ json stepsJson(const HistorySnapshot& snap, const std::map<int32_t, std::string>
     return steps;
 }
 
-// Each recorded attention (scores after the softmax, per layer and step) and, where the trace
-// holds the xq and keys (--trace-presoftmax), every cell's arithmetic from explainAttentionCell.
-json attentionJson(const HistorySnapshot& snap, const RunPageOptions& o) {
+// Each recorded attention: the scores after the softmax, per layer and step. Every cell's
+// arithmetic (attentionArithmetic) is added afterwards, as far as the page's budget allows.
+json attentionJson(const HistorySnapshot& snap) {
     json out = json::array();
     for (const auto& r : snap.records) {
         if (r->stage != StageId::ScoresSoftmax) continue;
         const CapturedTensor* scores = r->find("scores");
         if (!scores || !scores->data || scores->shape.size() != 3) continue;
         const int H = int(scores->shape[0]), R = int(scores->shape[1]), C = int(scores->shape[2]);
-        json a = {{"stage", r->index}, {"step", r->step}, {"layer", r->layer}, {"startPos", r->startPos},
-                  {"heads", H}, {"rows", R}, {"cols", C}, {"probs", floatArray(valuesOf(*scores->data))}};
-        const StageRecord* tr = findRecord(snap.records, r->step, r->layer, StageId::Transposes);
-        const CapturedTensor* xq = tr ? tr->find("xq") : nullptr;
-        const CapturedTensor* keys = tr ? tr->find("keys") : nullptr;
-        if (xq && keys && xq->data && keys->data) {
-            const StageRecord* mr = findRecord(snap.records, r->step, -1, StageId::Mask);
-            const CapturedTensor* mask = mr ? mr->find("mask") : nullptr;
-            const Tensor* maskData = mask && mask->data ? &*mask->data : nullptr;
-            std::vector<float> dot, scaled, score, probability, rowMax, sumExp, visible;
-            float scale = 0;
-            int headDim = 0;
-            for (int h = 0; h < H; ++h)
-                for (int i = 0; i < R; ++i) {
-                    if (o.cancelled && o.cancelled()) throw ExportCancelled("the export was interrupted: no page was written");
-                    const RowExplanation e = explainAttentionRow(*xq->data, *keys->data, maskData, h, i);
-                    for (size_t j = 0; j < size_t(C); ++j) {
-                        dot.push_back(float(e.dot.at(j)));
-                        scaled.push_back(float(e.scaled(j)));
-                        score.push_back(float(e.score(j)));
-                        probability.push_back(float(e.probability(j)));
-                    }
-                    rowMax.push_back(float(e.rowMax)), sumExp.push_back(float(e.sumExp)), visible.push_back(float(e.visible));
-                    scale = e.scale, headDim = e.headDim;
-                }
-            a["arith"] = {{"headDim", headDim}, {"scale", scale}, {"dot", floatArray(dot)}, {"scaled", floatArray(scaled)},
-                          {"score", floatArray(score)}, {"prob", floatArray(probability)}, {"rowMax", floatArray(rowMax)},
-                          {"sumExp", floatArray(sumExp)}, {"visible", floatArray(visible)}};
-        }
-        out.push_back(std::move(a));
+        out.push_back({{"stage", r->index}, {"step", r->step}, {"layer", r->layer}, {"startPos", r->startPos},
+                       {"heads", H}, {"rows", R}, {"cols", C}, {"probs", floatArray(valuesOf(*scores->data))}});
     }
     return out;
+}
+
+// The page's bytes for one attention's arithmetic: a float per cell (q · k), three per row.
+size_t arithmeticBytes(const json& a) {
+    const size_t rows = a["heads"].get<size_t>() * a["rows"].get<size_t>();
+    return (rows * a["cols"].get<size_t>() + 3 * rows) * 4 * 4 / 3 + 200;
+}
+
+// Where the trace holds the xq and keys (--trace-presoftmax), every cell's q · k and every row's
+// softmax terms from explainAttentionRow, each row computed once (linear in the cells). The page
+// shows q · k / scale + mask and exp(score - max) / sum from them, the mask being the step's.
+std::optional<json> attentionArithmetic(const HistorySnapshot& snap, const json& a, const RunPageOptions& o) {
+    const int step = a["step"], layer = a["layer"], H = a["heads"], R = a["rows"];
+    const StageRecord* tr = findRecord(snap.records, step, layer, StageId::Transposes);
+    const CapturedTensor* xq = tr ? tr->find("xq") : nullptr;
+    const CapturedTensor* keys = tr ? tr->find("keys") : nullptr;
+    if (!xq || !keys || !xq->data || !keys->data) return std::nullopt;
+    const StageRecord* mr = findRecord(snap.records, step, -1, StageId::Mask);
+    const CapturedTensor* mask = mr ? mr->find("mask") : nullptr;
+    const Tensor* maskData = mask && mask->data ? &*mask->data : nullptr;
+    std::vector<float> dot, rowMax, sumExp, visible;
+    float scale = 0;
+    int headDim = 0;
+    for (int h = 0; h < H; ++h)
+        for (int i = 0; i < R; ++i) {
+            if (o.cancelled && o.cancelled()) throw ExportCancelled("the export was interrupted: no page was written");
+            const RowExplanation e = explainAttentionRow(*xq->data, *keys->data, maskData, h, i);
+            for (double d : e.dot) dot.push_back(float(d));
+            rowMax.push_back(float(e.rowMax)), sumExp.push_back(float(e.sumExp)), visible.push_back(float(e.visible));
+            scale = e.scale, headDim = e.headDim;
+        }
+    return json{{"headDim", headDim}, {"scale", scale}, {"dot", floatArray(dot)}, {"rowMax", floatArray(rowMax)},
+                {"sumExp", floatArray(sumExp)}, {"visible", floatArray(visible)}};
+}
+
+// Adds the arithmetic to the attentions a reader is most likely to open first (the prefill, layer
+// by layer, then the decode steps in order) while the page stays within `room` bytes; says on the
+// page which were left out and how to get them. Returns the kept ones, in that order.
+std::vector<size_t> addArithmetic(const HistorySnapshot& snap, json& attention, size_t room, const RunPageOptions& o) {
+    std::vector<size_t> order(attention.size()), kept;
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        const int sx = attention[x]["step"], sy = attention[y]["step"];
+        return sx == sy ? attention[x]["layer"] < attention[y]["layer"] : sx < sy;
+    });
+    for (size_t i : order) {
+        json& a = attention[i];
+        const size_t bytes = arithmeticBytes(a);
+        if (o.budgetBytes && bytes > room) {
+            a["arithLeftOut"] = true;
+            continue;
+        }
+        if (auto arith = attentionArithmetic(snap, a, o)) {
+            a["arith"] = std::move(*arith);
+            room -= std::min(room, bytes);
+            kept.push_back(i);
+        }
+    }
+    return kept;
+}
+
+json arithmeticSummary(const json& attention, const RunPageOptions& o) {
+    int kept = 0, leftOut = 0, without = 0;
+    for (const json& a : attention) {
+        if (a.contains("arith")) ++kept;
+        else if (a.value("arithLeftOut", false)) ++leftOut;
+        else ++without;
+    }
+    const std::string trace = fileName(o.tracePath);
+    return {{"budgetMB", double(o.budgetBytes) / 1e6}, {"kept", kept}, {"leftOut", leftOut}, {"notRecorded", without},
+            {"allOf", "llama-walkthrough export-html " + trace + " --page-budget 0 --out PAGE.html"}};
 }
 
 json masksJson(const HistorySnapshot& snap) {
@@ -214,19 +268,33 @@ json mapJson(const HistorySnapshot& snap, int nLayers) {
             {"sections", sections}, {"views", views}};
 }
 
-json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
-    const auto cmp = compareTraces(run, o.tracePath, *o.comparePath);
-    const TraceDiff& diff = cmp->diff;
-    const DiffTable table = diffTable(diff, run->args.n_layers);
+// A stages-by-layers table of the differences, over every step or one (the cells name their step).
+json diffTableJson(const TraceDiff& diff, int nLayers, std::optional<int> step) {
+    const DiffTable table = diffTable(diff, nLayers, step);
     json rows = json::array();
     for (size_t r = 0; r < table.stages.size(); ++r) {
         json cells = json::array();
         for (const StageDifference* d : table.cells[r]) {
             if (!d) cells.push_back(nullptr);
-            else cells.push_back({{"text", diffCell(*d)}, {"d", number(d->difference)}, {"diverges", d->diverges()}, {"stage", d->indexA}});
+            else cells.push_back({{"text", diffCell(*d)}, {"d", number(d->difference)}, {"diverges", d->diverges()}, {"stage", d->indexA}, {"step", d->step}});
         }
         rows.push_back({{"key", stageInfo(table.stages[r]).key}, {"cells", cells}});
     }
+    return rows;
+}
+
+// Per-step tables up to this many steps (a longer run's page keeps the all-steps table only).
+constexpr size_t kCompareStepTables = 64;
+
+json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
+    const auto cmp = compareTraces(run, o.tracePath, *o.comparePath);
+    const TraceDiff& diff = cmp->diff;
+    std::vector<int> steps;
+    for (const StageDifference& d : diff.stages)
+        if (steps.empty() || steps.back() != d.step) steps.push_back(d.step);
+    json byStep = json::array();
+    if (steps.size() <= kCompareStepTables)
+        for (int step : steps) byStep.push_back({{"step", step}, {"table", diffTableJson(diff, run->args.n_layers, step)}});
     json perStage = json::array();
     for (size_t i = 0; i < cmp->pairOfA.size(); ++i) {
         const StageDifference* d = cmp->pairOf(int(i));
@@ -238,8 +306,12 @@ json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         first = {{"stage", d.indexA}, {"key", stageInfo(d.stage).key}, {"layer", d.layer}, {"where", whereLabel(d.layer)}, {"step", d.step},
                  {"tensor", d.tensor}, {"text", diffCell(d)}, {"note", d.note}};
     }
-    return {{"nameA", o.tracePath}, {"nameB", *o.comparePath}, {"report", formatTraceDiff(diff, *run, cmp->b, o.tracePath, *o.comparePath)},
-            {"first", first}, {"table", rows}, {"perStage", perStage}, {"unpairedA", diff.unpairedA}, {"unpairedB", diff.unpairedB}};
+    const std::string nameA = fileName(o.tracePath), nameB = fileName(*o.comparePath);
+    // What B was: its experiment and what it generated, beside A's.
+    return {{"nameA", nameA}, {"nameB", nameB}, {"report", formatTraceDiff(diff, *run, cmp->b, nameA, nameB)},
+            {"whatIfB", cmp->b.run.whatIf.describe()}, {"textB", cmp->b.generatedText}, {"promptB", cmp->b.run.prompt},
+            {"first", first}, {"table", diffTableJson(diff, run->args.n_layers, std::nullopt)}, {"byStep", byStep}, {"perStage", perStage},
+            {"unpairedA", diff.unpairedA}, {"unpairedB", diff.unpairedB}};
 }
 
 }  // namespace
@@ -273,7 +345,13 @@ void checkChapterBase(const std::string& base) {
 
 json floatArray(const std::vector<float>& values) {
     static_assert(std::endian::native == std::endian::little, "the page reads little-endian float32");
-    return {{"dtype", "f32"}, {"n", values.size()}, {"b64", base64(values.data(), values.size() * sizeof(float))}};
+    // bfloat16 tensors (the engine's scores and probabilities) come from the trace as float32 whose
+    // low 16 bits are zero: their high halves alone are the same numbers in half the bytes.
+    const bool bf16 = std::all_of(values.begin(), values.end(), [](float v) { return (std::bit_cast<uint32_t>(v) & 0xFFFFu) == 0; });
+    if (!bf16 || values.empty()) return {{"dtype", "f32"}, {"n", values.size()}, {"b64", base64(values.data(), values.size() * sizeof(float))}};
+    std::vector<uint16_t> high(values.size());
+    for (size_t i = 0; i < values.size(); ++i) high[i] = uint16_t(std::bit_cast<uint32_t>(values[i]) >> 16);
+    return {{"dtype", "bf16"}, {"n", values.size()}, {"b64", base64(high.data(), high.size() * sizeof(uint16_t))}};
 }
 
 json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
@@ -293,8 +371,8 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
     const SamplingSettings& s = run->run.sampling;
     json data = {
         {"format", 1},
-        {"trace", o.tracePath},
-        {"model", {{"format", run->modelFormat}, {"path", run->modelPath}, {"dim", a.dim}, {"nLayers", a.n_layers}, {"nHeads", a.n_heads},
+        {"trace", fileName(o.tracePath)},
+        {"model", {{"format", run->modelFormat}, {"path", fileName(run->modelPath)}, {"dim", a.dim}, {"nLayers", a.n_layers}, {"nHeads", a.n_heads},
                    {"nKvHeads", a.n_kv_heads}, {"headDim", a.dim / a.n_heads}, {"vocab", a.vocab_size}}},
         {"run", {{"prompt", run->run.prompt}, {"maxTokens", run->run.maxTokens}, {"temperature", s.temperature}, {"topK", s.topK},
                  {"topP", s.topP}, {"seed", s.seed}, {"dryRun", run->run.dryRun}, {"text", run->generatedText}, {"stopReason", run->stopReason}}},
@@ -303,12 +381,32 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         {"catalog", catalogJson(o.chapterBase)},
         {"stages", stagesJson(*run)},
         {"steps", stepsJson(snap, pieces)},
-        {"attention", attentionJson(snap, o)},
+        {"attention", attentionJson(snap)},
         {"masks", masksJson(snap)},
         {"lens", lensJson(snap, pieces)},
         {"map", mapJson(snap, a.n_layers)},
         {"compare", o.comparePath ? compareJson(run, o) : json(nullptr)},
     };
+    // The arithmetic is most of a long run's page (a float per attention cell): it goes in last,
+    // within what the budget leaves.
+    // Measured as the page embeds it (scriptSafeJson), with room for the summary and the flags.
+    const size_t reserve = 400 + 24 * data["attention"].size();
+    size_t room = SIZE_MAX;
+    if (o.budgetBytes) {
+        const size_t used = scriptSafeJson(data).size() + o.fixedBytes + reserve;
+        room = used < o.budgetBytes ? o.budgetBytes - used : 0;
+    }
+    std::vector<size_t> kept = addArithmetic(snap, data["attention"], room, o);
+    data["arithmetic"] = arithmeticSummary(data["attention"], o);
+    // The estimate is close, not exact: over the budget, the arithmetic read last goes first.
+    if (o.budgetBytes)
+        for (size_t size = scriptSafeJson(data).size() + o.fixedBytes; size > o.budgetBytes && !kept.empty(); kept.pop_back()) {
+            json& a = data["attention"][kept.back()];
+            size -= std::min(size, scriptSafeJson(a["arith"]).size());
+            a.erase("arith");
+            a["arithLeftOut"] = true;
+            data["arithmetic"] = arithmeticSummary(data["attention"], o);
+        }
     return data;
 }
 

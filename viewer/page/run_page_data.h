@@ -2,7 +2,8 @@
 // The numbers a run's web page shows (viewer/web/run_page.js draws them): computed here, once, in
 // C++ by the code the viewer and `diff` use (trace replay into a RunHistory, attention_explain,
 // lens_grid, temperature_sweep, trace_comparison), and written as JSON whose float arrays are
-// base64 little-endian float32 ({"dtype": "f32", "n": count, "b64": ...}). The page's script only
+// base64 little-endian float32 ({"dtype": "f32", "n": count, "b64": ...}), or bfloat16 ("bf16":
+// the high halves) when that loses nothing. The page's script only
 // draws and navigates.
 #include <functional>
 #include <memory>
@@ -20,6 +21,11 @@ struct RunPageOptions {
     std::optional<std::string> comparePath;  // --compare: the stages-by-layers difference map
     std::string chapterBase;                 // "" : chapter references as file names; else the URL prefix of the site's chapter pages
     std::function<bool()> cancelled;         // polled while the page is computed (a Ctrl-C): ExportCancelled
+    // The page's size in bytes (0: no limit). The attention arithmetic of the steps a reader opens
+    // last is left out to stay within it; the page says so and how to get the rest.
+    size_t budgetBytes = kDefaultPageBudget;
+    size_t fixedBytes = 0;                   // the page's bytes besides the data (HTML, CSS, script)
+    static constexpr size_t kDefaultPageBudget = 20'000'000;
 };
 
 class ExportCancelled : public std::runtime_error {

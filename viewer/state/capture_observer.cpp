@@ -1,5 +1,6 @@
 #include "state/capture_observer.h"
 
+
 namespace llama::viewer {
 
 namespace {
@@ -16,9 +17,15 @@ CaptureObserver::CaptureObserver(SamplingSettings sampling, int topK, MemoryPoli
 
 void CaptureObserver::onStage(const StageEvent& event) {
     SampleTops tops;
+    // The next token's candidates exist at the logits stage (19), where "Step token" holds, so the
+    // Top logits panel shows them there, before the sampler picks one at stage 20. Outside the
+    // lock: sorts the vocabulary.
+    if (event.stage == StageId::Logits && !event.tensors.empty() && event.tensors[0].tensor->hasData()) {
+        tops.top = sampler_.topTokens(nextTokenLogits(*event.tensors[0].tensor), topK_);
+        topStep_ = event.step;
+    }
     if (event.stage == StageId::Sample && !event.tensors.empty()) {
-        // Outside the lock: sorts the vocabulary.
-        tops.top = sampler_.topTokens(*event.tensors[0].tensor, topK_);
+        if (topStep_ != event.step) tops.top = sampler_.topTokens(*event.tensors[0].tensor, topK_);
         if (const Tensor* penalized = event.tensorField(kPenalizedLogits)) tops.penalized = sampler_.topTokens(*penalized, topK_);
     }
     std::vector<std::vector<TokenProbability>> lens;

@@ -21,7 +21,7 @@ struct HistorySnapshot {
 
 class CaptureObserver : public StageObserver {
 public:
-    // `topK` tokens are summarised at each sample stage with these settings' temperature, before
+    // `topK` tokens are summarised at each logits stage with these settings' temperature, before
     // and (when the run penalizes repeats) after the repetition penalties; with `lens` (borrowed),
     // the logit lens at each block's output.
     CaptureObserver(SamplingSettings sampling, int topK, MemoryPolicy policy = {}, const LogitLens* lens = nullptr);
@@ -31,7 +31,8 @@ public:
     // event's summaries, so the engine need not copy views first; the top tokens and the lens
     // read the logits and the blocks' outputs directly.
     StageReads reads(StageId stage, int) const override {
-        return stage == StageId::Sample || stage == StageId::FfnResidual ? StageReads::Values : StageReads::Statistics;
+        return stage == StageId::Logits || stage == StageId::Sample || stage == StageId::FfnResidual ? StageReads::Values
+                                                                                                       : StageReads::Statistics;
     }
     // A stage read back from a trace: its top tokens were recorded, its values are F32 whatever
     // the engine computed them in (`recorded` restores the dtypes and the recorded statistics).
@@ -56,6 +57,7 @@ public:
 private:
     Sampler sampler_;  // only for topTokens; the generation samples with its own
     int topK_;
+    int topStep_ = -1;  // the step whose top tokens the logits stage gave (engine thread only)
     const LogitLens* lens_;
     mutable std::mutex mutex_;
     RunHistory history_;

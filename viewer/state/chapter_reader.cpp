@@ -1,5 +1,8 @@
 #include "state/chapter_reader.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <stdexcept>
 
 #include "io/input_file.h"
@@ -29,6 +32,26 @@ void ChapterReader::showStage(const std::string& chaptersDir, const StageInfo& s
     if (!section.fileFound) note_ = "This chapter is missing: chapters/" + source_ + " was not found.";
     else if (!section.anchorFound) note_ = "No <!-- stage: " + stageKey_ + " --> anchor in it: the whole chapter.";
     load(section.text);
+}
+
+std::vector<std::string> ChapterReader::chapterFiles() const {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (entry.is_regular_file(ec) && name.size() > 3 && name.ends_with(".md")) files.push_back(name);
+    }
+    std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+        return (a == "README.md") != (b == "README.md") ? a == "README.md" : a < b;
+    });
+    return files;
+}
+
+std::vector<StageId> ChapterReader::stagesIn(const std::string& file) {
+    std::vector<StageId> stages;
+    for (const StageInfo& info : stageCatalog())
+        if (info.chapter == file) stages.push_back(info.id);
+    return stages;
 }
 
 bool ChapterReader::followLink(const std::string& target) {

@@ -29,6 +29,13 @@ public:
     // Why nothing (or the whole file) is shown: missing file, no anchor; "" when all is well.
     const std::string& note() const { return note_; }
 
+    // The file shown, without its anchor ("07-rope.md").
+    std::string file() const { return source_.substr(0, source_.find('#')); }
+    // The chapters a reader can choose (chapters/*.md, the outline README.md first), sorted.
+    std::vector<std::string> chapterFiles() const;
+    // The stages the catalog explains in `file`, in the order they run: a chapter links to them.
+    static std::vector<StageId> stagesIn(const std::string& file);
+
     bool checkOpen(int check) const;
     void toggleCheck(int check);
 

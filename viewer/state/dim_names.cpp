@@ -32,4 +32,6 @@ std::vector<std::string> nameDims(const Shape& shape, const DimContext& c) {
     return names;
 }
 
+bool isHeadAxis(const std::string& name) { return name == "N_Heads" || name == "N_KVHeads"; }
+
 }  // namespace llama::viewer

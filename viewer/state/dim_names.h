@@ -18,5 +18,7 @@ struct DimContext {
 // One name per axis. A size that matches several quantities gets them all ("8 = seqLen or
 // N_Heads"), one that matches none gets just its number.
 std::vector<std::string> nameDims(const Shape& shape, const DimContext& ctx);
+// An axis nameDims named as the heads (N_Heads or N_KVHeads alone): shown counting from 1.
+bool isHeadAxis(const std::string& name);
 
 }  // namespace llama::viewer

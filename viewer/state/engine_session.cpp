@@ -5,10 +5,15 @@
 #include <algorithm>
 #include <stdexcept>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
 
 #include "stages/numbering.h"
 #include "state/panel_labels.h"
 #include "state/trace_replay.h"
+#include "trace/trace_recorder.h"
 
 namespace llama::viewer {
 
@@ -20,6 +25,8 @@ struct EngineSession::Run {
     StepController controller;
     std::unique_ptr<LogitLens> lens;
     std::shared_ptr<CaptureObserver> capture;
+    std::unique_ptr<TraceRecorder> recorder;  // a live run's own trace (RunSettings::recordTrace)
+    std::string tracePath;
 };
 
 namespace {
@@ -68,7 +75,32 @@ const char* stateName(SessionState s) {
     return "?";
 }
 
-EngineSession::~EngineSession() { stop(); }
+EngineSession::~EngineSession() {
+    stop();
+    forgetRecordedTrace();
+}
+
+void EngineSession::forgetRecordedTrace() {
+    // The temporary trace of the last live run; one saved was copied elsewhere.
+    if (recordedTrace_.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove(recordedTrace_, ec);
+    recordedTrace_.clear();
+}
+
+std::string EngineSession::recordedTrace() const {
+    std::lock_guard lock(mutex_);
+    return recordedTrace_;
+}
+
+std::string EngineSession::saveRecordedTrace(const std::string& path) const {
+    const std::string from = recordedTrace();
+    if (from.empty())
+        throw std::runtime_error(recordError_.empty() ? "no finished live run to save: run the model to its end first (a replayed trace is a file already)"
+                                                      : "this run was not recorded: " + recordError_);
+    std::filesystem::copy_file(from, path, std::filesystem::copy_options::overwrite_existing);
+    return path;
+}
 
 void EngineSession::join() {
     if (worker_.joinable()) worker_.join();
@@ -145,13 +177,33 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     run->controller.setPauseListener([this](const StageEvent& e) {
         std::lock_guard l(mutex_);
         held_ = HeldAt{e.stage, e.layer, e.step};
+        ++holds_;
     });
+    forgetRecordedTrace();
+    recordError_.clear();
     if (engine_) {
         // No run is in progress (stop joined it), so the facade is the UI thread's to set up.
         engine_->settings() = settings_;
         // Capture first, then the controller: when the engine is held, the stage is already recorded.
         engine_->clearObservers();
         engine_->addObserver(run->capture.get());
+        if (settings_.recordTrace) {
+            // A live run records its own trace, as --trace does (with every attention cell's inputs),
+            // in the temporary folder: File > Save trace keeps it, Compare pairs it with another.
+            static std::atomic<int> runs{0};
+            run->tracePath = (std::filesystem::temp_directory_path() / fmt::format("llama-viewer-{}-{}.trace", getpid(), ++runs)).string();
+            TraceOptions options;
+            options.preSoftmax = true;
+            try {
+                run->recorder = std::make_unique<TraceRecorder>(run->tracePath, *model_,
+                                                                TraceRunInfo{settings_.prompt, settings_.maxTokens, settings_.sampling, false, settings_.whatIf},
+                                                                options, run->lens.get());
+                engine_->addObserver(run->recorder.get());
+            } catch (const std::exception& e) {
+                run->tracePath.clear();  // the run goes on unrecorded; Save trace says why
+                recordError_ = e.what();
+            }
+        }
         engine_->addObserver(&run->controller);
     }
     state_ = SessionState::Running;
@@ -168,6 +220,11 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
                 GenerationResult r = engine->run([&](const std::string& piece) { run->capture->appendText(piece); });
                 outcome = fmt::format("{} prompt tokens, {} generated, stopped by: {}", r.promptTokens.size(), r.generatedTokens.size(),
                                       r.stopReason);
+                if (run->recorder) {
+                    run->recorder->finish(r);
+                    std::lock_guard l(mutex_);
+                    recordedTrace_ = run->tracePath;
+                }
             }
         } catch (const GenerationStopped&) {
             outcome = "stopped";
@@ -254,7 +311,7 @@ void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {
 
 SessionStatus EngineSession::status() const {
     std::lock_guard lock(mutex_);
-    SessionStatus s{state_, message_, held_, loading_};
+    SessionStatus s{state_, message_, held_, loading_, holds_};
     if (state_ == SessionState::Running && run_ && run_->controller.isPaused()) s.state = SessionState::Paused;
     if (s.state != SessionState::Paused) s.held.reset();
     return s;

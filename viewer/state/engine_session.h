@@ -36,6 +36,10 @@ struct RunSettings : GenerationSettings {
         maxTokens = 8;
     }
     int topK = 10;  // tokens shown in the top-logits chart
+    // A live run records its own trace (with every attention cell's inputs) in the temporary
+    // folder, for File > Save trace and Compare. Off by default: recording costs a live run about
+    // half its time again (docs/traces.md), which the viewer's own runs should not pay unasked.
+    bool recordTrace = false;
     // The logit lens after every block: one more output projection per layer (on Llama 3.1 8B
     // the work of two blocks and more), so it can be turned off for large models.
     bool lens = true;
@@ -66,6 +70,7 @@ struct SessionStatus {
     std::string message;  // the error, or how the run ended
     std::optional<HeldAt> held;
     LoadMeter loading;  // while Loading, and what the last load read
+    uint64_t holds = 0;  // how many times the engine has been held, over every run: a new hold, a new number
 };
 
 class EngineSession {
@@ -111,6 +116,11 @@ public:
     // sampling, what-if), so the Output panel shows the trace's prompt before the replay starts.
     RunSettings settings() const;
 
+    // The last live run's own trace, once the run finished ("" before, or when not recorded).
+    std::string recordedTrace() const;
+    // Copies it to `path` (the caller chose a free name); throws saying why there is none.
+    std::string saveRecordedTrace(const std::string& path) const;
+
     // Polls until the engine is held, finished or failed (tests and scripts without a window).
     bool waitUntilSettled(std::chrono::milliseconds timeout) const;
 
@@ -127,6 +137,10 @@ private:
     std::string outcome_;  // how the last run ended
     LoadMeter loading_;
     std::optional<HeldAt> held_;
+    uint64_t holds_ = 0;
+    std::string recordedTrace_;  // the last finished live run's temporary trace
+    std::string recordError_;    // why the last live run could not be recorded
+    void forgetRecordedTrace();
     std::shared_ptr<Session> engine_;         // the loaded model's facade (none for a trace)
     std::shared_ptr<const Model> model_;     // the engine's model, or the trace's
     std::shared_ptr<const TraceRun> trace_;  // replaying instead of computing

@@ -11,6 +11,15 @@ namespace llama::viewer {
 
 std::string timelineLayerTitle(int layer) { return fmt::format("Layer {}", layerNumber(layer)); }
 
+std::string timelineStepTitle(int step, const HistorySnapshot& snap) {
+    if (step != 0) return fmt::format("Step {}: decode 1 token", step);
+    int seqLen = 0;
+    for (const StepInfo& s : snap.steps)
+        if (s.step == 0) seqLen = s.seqLen;
+    if (seqLen == 0) seqLen = int(snap.promptTokens.size());
+    return seqLen > 0 ? fmt::format("Step 0: prefill ({} tokens)", seqLen) : "Step 0: prefill";
+}
+
 std::string recordWhere(const StageRecord& r) {
     return fmt::format("{}{}, step {}", r.info().key, r.layer >= 0 ? ", " + layerLabel(r.layer) : "", r.step);
 }
@@ -22,9 +31,37 @@ std::string stageCaption(const StageRecord& r, int head) {
     return out + fmt::format(" | step {}", r.step);
 }
 
-std::string exportFileTag(const StageRecord* r) {
+std::string exportFileTag(const StageRecord* r, std::optional<int> layer, int head) {
     if (!r) return "";
-    return fmt::format("-{}{}-s{}", r->info().key, r->layer >= 0 ? "-" + layerAxisLabel(r->layer) : "", r->step);
+    const int L = layer.value_or(r->layer);
+    return fmt::format("-{}{}{}-s{}", r->info().key, L >= 0 ? "-" + layerAxisLabel(L) : "", head >= 0 ? fmt::format("-H{}", headNumber(head)) : "",
+                       r->step);
+}
+
+std::string exportFileName(const ViewState& view, const StageRecord* current, const std::string& what, const char* extension) {
+    std::optional<int> layer;
+    int head = -1;
+    if (view.panel == Panel::Attention) layer = view.attentionLayer, head = view.head;
+    if (view.panel == Panel::Map && view.mapLayer >= 0) layer = view.mapLayer;
+    return unusedPath(fmt::format("llama-viewer-{}{}.{}", what, exportFileTag(current, layer, head), extension));
+}
+
+std::string unusedPath(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return path;
+    const fs::path p(path);
+    for (int n = 2;; ++n) {
+        fs::path candidate = p.parent_path() / fmt::format("{}-{}{}", p.stem().string(), n, p.extension().string());
+        if (!fs::exists(candidate, ec)) return candidate.string();
+    }
+}
+
+std::string savedNote(const std::string& path) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    return fmt::format("Saved {} in {}", fs::path(path).filename().string(), (ec ? fs::path(path) : absolute).parent_path().string());
 }
 
 std::string logLinePrefix(const StageRecord& r) {
@@ -39,6 +76,32 @@ std::string breakpointLabel(const Breakpoint& b) {
 }
 
 std::string heldLayerLabel(int layer) { return layer >= 0 ? "| " + layerLabel(layer) : ""; }
+
+std::string attentionMissing(const StageRecord* record, int layer, int step, bool masked) {
+    const char* stage = masked ? "scores_mask" : "scores_softmax";
+    if (!record)
+        return fmt::format("{} of step {} has not reached stage 13 ({}) yet: step on, or pick an earlier layer.", layerLabel(layer), step, stage);
+    return fmt::format("{} of step {} passed stage 13 ({}), but its scores were dropped to bound memory: the viewer keeps every step's "
+                       "attention while it is the current step, and the prefill's (step 0) up to 96 MB. Step 0 and the current step "
+                       "show theirs; a trace (llama-walkthrough --trace FILE --trace-presoftmax) keeps every step's for the run page "
+                       "(export-html).",
+                       layerLabel(layer), step, stage);
+}
+
+std::string capturedCellLabel(bool maskedScores) {
+    return maskedScores ? "engine's score + mask (step 3, before the softmax; bf16)" : "engine's probability (step 4, after the softmax; bf16)";
+}
+
+std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers) {
+    const std::string where = fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
+    if (stageLayer >= 0 || chosen) return where + layerLabel(mapLayer, std::max(layers, 1));
+    return where + fmt::format("{} (the block shows {})", layerLabel(-1), layerLabel(mapLayer, std::max(layers, 1)));
+}
+
+std::string modelLabel(const std::string& format, const std::string& source) {
+    if (format.empty() || format == source) return source;
+    return source.empty() ? format : format + " from " + source;
+}
 
 std::string displayPath(const std::string& path) {
     namespace fs = std::filesystem;

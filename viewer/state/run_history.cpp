@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "generate/generator.h"
+#include "ml/ops.h"
 
 namespace llama::viewer {
 
@@ -62,9 +63,12 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     }
     if (!steps_.empty() && steps_.back().step == event.step) {
         record->seqLen = steps_.back().seqLen;
+        // The top tokens come at the logits stage (what "Step token" shows before the sampler
+        // picks), or at the sample stage when the logits stage gave none.
+        if (event.stage == StageId::Logits && !tops.top.empty()) steps_.back().top = std::move(tops.top);
         if (event.stage == StageId::Sample) {
             StepInfo& s = steps_.back();
-            s.top = std::move(tops.top);
+            if (!tops.top.empty()) s.top = std::move(tops.top);
             s.topPenalized = std::move(tops.penalized);
             s.sampled = parseSampledToken(event.message);
             for (const auto& t : s.topPenalized.empty() ? s.top : s.topPenalized)
@@ -83,11 +87,24 @@ void RunHistory::setLens(size_t index, std::vector<std::vector<TokenProbability>
 
 void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
 
+bool isAttentionStage(StageId stage) {
+    return stage == StageId::Transposes || stage == StageId::ScoresMask || stage == StageId::ScoresSoftmax;
+}
+
 void RunHistory::dropOldTensors(int currentStep) {
     for (size_t i = firstUntrimmed_; i < records_.size(); ++i) {
         if (records_[i]->step >= currentStep) break;
+        size_t bytes = 0;
         bool big = false;
-        for (const auto& t : records_[i]->tensors) big |= dataBytes(t) >= policy_.keepOldTensorsBelow;
+        for (const auto& t : records_[i]->tensors) big |= dataBytes(t) >= policy_.keepOldTensorsBelow, bytes += dataBytes(t);
+        if (big && records_[i]->step == 0 && isAttentionStage(records_[i]->stage) && keptAttentionBytes_ + bytes <= policy_.prefillAttentionBudget) {
+            // Kept whole, outside the older steps' budget (and never dropped by it).
+            keptAttention_.resize(records_.size());
+            keptAttention_[i] = true;
+            keptAttentionBytes_ += bytes;
+            firstUntrimmed_ = i + 1;
+            continue;
+        }
         if (big) {
             // Records are shared with the UI's snapshot, so trim a copy and swap it in.
             auto trimmed = std::make_shared<StageRecord>(*records_[i]);
@@ -108,6 +125,7 @@ template <typename Over> void RunHistory::dropOldestWhile(Over over) {
     for (; firstWithData_ < records_.size() && over(); ++firstWithData_) {
         const StageRecord& r = *records_[firstWithData_];
         if (std::none_of(r.tensors.begin(), r.tensors.end(), [](const auto& t) { return t.data.has_value(); })) continue;
+        if (firstWithData_ < keptAttention_.size() && keptAttention_[firstWithData_]) continue;
         auto trimmed = std::make_shared<StageRecord>(r);
         for (auto& t : trimmed->tensors) {
             tensorBytes_ -= dataBytes(t);
@@ -128,6 +146,21 @@ struct StepOrder {
 std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step) {
     const auto [first, last] = std::equal_range(records.begin(), records.end(), step, StepOrder{});
     return {records.data() + (first - records.begin()), size_t(last - first)};  // (pointer, count): the browser build's libc++ has no span(iterator, iterator)
+}
+
+const StepInfo* stepWithTop(const std::vector<StepInfo>& steps, int upTo) {
+    const StepInfo* found = nullptr;
+    for (const auto& s : steps) {
+        if (s.step > upTo) break;
+        if (!s.top.empty()) found = &s;
+    }
+    return found;
+}
+
+Tensor nextTokenLogits(const Tensor& logits) {
+    if (logits.rank() != 2) return logits;
+    const int64_t rows = logits.dim(0);
+    return ml::Reshape(ml::Slice(logits, rows - 1, rows), {logits.dim(1)});
 }
 
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage) {

@@ -2,7 +2,8 @@
 // What the viewer remembers of a run: one record per stage event (with clones of its tensors),
 // one entry per token step (top logits, the sampled token) and the token at every position.
 // Memory: full tensors are kept for the current token step; when a new step starts, older
-// records keep only small tensors (masks, token ids, decode rows) and summaries of the rest,
+// records keep only small tensors (masks, token ids, decode rows), the prefill's attention within
+// its own budget, and summaries of the rest,
 // the older steps' small tensors together within their own budget (the oldest go first), and a
 // byte budget drops the oldest tensors of a very large step (an 8B prefill). So tensor data
 // never exceeds MemoryPolicy::budget, and once the older steps' budget is full a long run grows
@@ -71,13 +72,21 @@ struct MemoryPolicy {
     size_t keepOldTensorsBelow = 64 * 1024;           // bytes: older steps keep tensors this small
     size_t olderStepsBudget = size_t(32) * 1024 * 1024;  // bytes of tensor data all older steps keep
     size_t budget = size_t(768) * 1024 * 1024;        // bytes of tensor data in all
+    // The prefill's attention (scores before and after the softmax, the transposed xq and keys a
+    // cell's arithmetic reads) is what a teacher shows most: kept whole, layer by layer from the
+    // first, up to this many bytes, after the run moves on to the decode steps.
+    size_t prefillAttentionBudget = size_t(96) * 1024 * 1024;
 };
+
+// The stages whose tensors MemoryPolicy::prefillAttentionBudget keeps for the prefill.
+bool isAttentionStage(StageId stage);
 
 class RunHistory {
 public:
     explicit RunHistory(MemoryPolicy policy = {}) : policy_(policy) {}
 
-    // Clones the event's tensors. `tops` is given at the sample stage only; `recorded`, when given,
+    // Clones the event's tensors. `tops` is given at the logits stage (the top tokens) and the
+    // sample stage (the top tokens if the logits stage gave none, the penalized ones); `recorded`, when given,
     // replaces the tensors' dtypes and statistics with a trace's; `lens` at ffn_residual stages.
     void add(const StageEvent& event, SampleTops tops = {}, const std::vector<RecordedTensor>* recorded = nullptr,
              std::vector<std::vector<TokenProbability>> lens = {});
@@ -108,6 +117,8 @@ private:
     size_t olderBytes_ = 0;      // of tensorBytes_, what records of older steps hold
     size_t firstUntrimmed_ = 0;  // records before this index are already trimmed (older steps)
     size_t firstWithData_ = 0;   // records before this index hold no tensor data
+    std::vector<bool> keptAttention_;  // by record index: the prefill's attention, kept whole
+    size_t keptAttentionBytes_ = 0;
 };
 
 // The records of token step `step`. `records` are in step order, as a run and a replay capture
@@ -115,6 +126,14 @@ private:
 std::span<const std::shared_ptr<const StageRecord>> stepRecords(const std::vector<std::shared_ptr<const StageRecord>>& records, int step);
 // The record of `stage` in `layer` at `step`, or nullptr (the latest if several).
 const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecord>>& records, int step, int layer, StageId stage);
+
+// The step whose top tokens the Top logits panel shows while step `upTo` is shown: the latest at
+// or before it that has them (from its logits stage on), or nullptr.
+const StepInfo* stepWithTop(const std::vector<StepInfo>& steps, int upTo);
+
+// The next token's logits: the last row of a logits stage's [seqLen, VocabSize] tensor (a sample
+// stage's are that row already).
+Tensor nextTokenLogits(const Tensor& logits);
 
 // The sampled token id in the sample stage's message ("Sampled next token 123 ..."), or -1.
 int32_t parseSampledToken(const std::string& message);

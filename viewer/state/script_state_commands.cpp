@@ -46,9 +46,14 @@ const std::unordered_map<std::string_view, Handler>& handlers() {
         {"frequency-penalty", [](const C& c, S& s, V&) { s.sampling.frequencyPenalty = scriptFloat(c.args[0], c, options::ranges::frequencyPenalty()); }},
         {"presence-penalty", [](const C& c, S& s, V&) { s.sampling.presencePenalty = scriptFloat(c.args[0], c, options::ranges::frequencyPenalty()); }},
         // The what-if switches, as on the command line (options/run_options.h): on | off, or a value.
+        {"record-trace", [](const C& c, S& s, V&) { s.recordTrace = onOff(c); }},
         {"no-mask", [](const C& c, S& s, V&) { s.whatIf.noMask = onOff(c); }},
         {"no-kv-cache", [](const C& c, S& s, V&) { s.whatIf.noKvCache = onOff(c); }},
         {"no-rope", [](const C& c, S& s, V&) { s.whatIf.noRope = onOff(c); }},
+        {"compute-dtype", [](const C& c, S& s, V&) {
+             if (isOff(c.args[0])) s.whatIf.computeDType.reset();
+             else s.whatIf.computeDType = parseComputeDType(c.args[0]);
+         }},
         {"rope-theta", [](const C& c, S& s, V&) {
              if (isOff(c.args[0])) s.whatIf.ropeTheta.reset();
              else s.whatIf.ropeTheta = options::parseReal(c.args[0], options::ranges::ropeTheta());

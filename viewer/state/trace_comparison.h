@@ -3,6 +3,7 @@
 // with it stage by stage (trace/trace_diff.h) for the Compare panel.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,18 @@ struct TraceComparison {
     // The pair of A's stage `indexA` (a replayed record's index is its stage's index), or nullptr.
     const StageDifference* pairOf(int indexA) const;
 };
+
+// The runs' agreement at one stage over every step they share: the largest |A - B| of its paired
+// records (the logits: what --no-kv-cache's summary reports), and the steps compared; nullopt
+// when no record of that stage pairs.
+struct StageAgreement {
+    float largest = 0;
+    int steps = 0;
+    bool exact = true;  // false: a lower bound, from summaries
+};
+std::optional<StageAgreement> agreementAt(const TraceDiff& diff, StageId stage);
+// "logits (stage 19) agree: largest |A - B| 0 over 3 steps" or "... differ: largest |A - B| 0.0123 ...".
+std::string agreementText(const StageAgreement& a, StageId stage);
 
 // Reads B (throws TraceError) and pairs it with A.
 std::shared_ptr<const TraceComparison> compareTraces(std::shared_ptr<const TraceRun> a, const std::string& pathA, const std::string& pathB,

@@ -76,7 +76,8 @@ Model traceModel(const TraceRun& run, const std::string& path) {
 
 std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepController& controller) {
     size_t generated = 0;
-    for (const TracedStage& s : run.stages) {
+    for (size_t index = 0; index < run.stages.size(); ++index) {
+        const TracedStage& s = run.stages[index];
         std::vector<Tensor> tensors;
         std::vector<RecordedTensor> recorded;
         for (const auto& t : s.tensors) {
@@ -93,7 +94,14 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
         };
         std::vector<std::vector<TokenProbability>> lens;
         for (const auto& position : s.lens) lens.push_back(probabilities(position));
-        capture.onReplayedStage(event, {probabilities(s.top), probabilities(s.topPenalized)}, recorded, std::move(lens));
+        // The trace records the top tokens at the sample stage; the logits stage (where "Step token"
+        // holds) shows them already, as a live run does.
+        const TracedStage* tops = &s;
+        if (s.stage == StageId::Logits)
+            for (size_t j = index + 1; j < run.stages.size() && run.stages[j].step == s.step; ++j)
+                if (run.stages[j].stage == StageId::Sample) tops = &run.stages[j];
+        capture.onReplayedStage(event, {probabilities(tops->top), s.stage == StageId::Sample ? probabilities(s.topPenalized) : std::vector<TokenProbability>{}},
+                                recorded, std::move(lens));
         controller.onStage(event);
         if (s.stage == StageId::Sample && generated < run.generatedTokens.size())
             capture.appendText(run.generatedTokens[generated++].piece);

@@ -42,9 +42,36 @@ std::optional<Panel> panelFromKey(std::string_view key) {
     return std::nullopt;
 }
 
+namespace {
+constexpr const char* kKeyNames[] = {"F5", "F6", "F8", "F9", "F10", "F11", "F12", "Right", "Space", "Enter", "R", "PageDown"};
+}  // namespace
+
 std::string keyChordName(const KeyChord& k) {
-    static constexpr const char* kNames[] = {"F5", "F6", "F8", "F9", "F10", "F11", "F12", "Right", "Space", "Enter", "R"};
-    return std::string(k.ctrl ? "Ctrl+" : "") + (k.shift ? "Shift+" : "") + kNames[int(k.key)];
+    return std::string(k.ctrl ? "Ctrl+" : "") + (k.shift ? "Shift+" : "") + kKeyNames[int(k.key)];
+}
+
+std::optional<KeyChord> keyChordFromName(const std::string& name) {
+    KeyChord chord{Key::F5};
+    std::string_view rest = name;
+    for (bool more = true; more;) {
+        more = false;
+        if (rest.starts_with("Ctrl+")) chord.ctrl = true, rest.remove_prefix(5), more = true;
+        if (rest.starts_with("Shift+")) chord.shift = true, rest.remove_prefix(6), more = true;
+    }
+    for (size_t i = 0; i < std::size(kKeyNames); ++i)
+        if (rest == kKeyNames[i]) return chord.key = Key(i), chord;
+    return std::nullopt;
+}
+
+std::optional<Action> ActionQueue::next(uint64_t holds, bool active) {
+    if (queue_.empty()) return std::nullopt;
+    const Action a = queue_.front();
+    const bool stepping = a == Action::Step || a == Action::StepLayer || a == Action::StepToken || a == Action::Continue;
+    if (stepping && waitingFrom_ && active && holds <= *waitingFrom_) return std::nullopt;  // the last step has not arrived yet
+    queue_.pop_front();
+    if (stepping) waitingFrom_ = holds;
+    if (a == Action::Stop || a == Action::Restart) queue_.clear();  // what was pressed before them no longer applies
+    return a;
 }
 
 bool isFunctionKey(Key k) { return k <= Key::F12; }
@@ -58,7 +85,7 @@ const std::vector<ActionInfo>& actionInfos() {
         {Action::Run, "Run", {{K::F5}}, "start, or resume, and run to the end ignoring breakpoints"},
         {Action::Continue, "Continue", {{K::F8}, {K::Enter}}, "run to the next breakpoint (starts a run if none is going)"},
         {Action::Pause, "Pause", {{K::F6}}, "hold the engine at the next stage"},
-        {Action::Step, "Step", {{K::F10}, {K::Right}, {K::Space}}, "the next stage"},
+        {Action::Step, "Step", {{K::F10}, {K::Right}, {K::Space}, {K::PageDown}}, "the next stage (PageDown: a presenter's clicker)"},
         {Action::StepLayer, "Step layer", {{K::F11}, {K::Right, false, true}}, "the first stage of the next layer"},
         {Action::StepToken, "Step token", {{K::F12}, {K::Right, true}}, "the next token: where its logits and logit lens exist (stage 19)"},
         {Action::Stop, "Stop", {{K::F5, false, true}}, "end the run"},

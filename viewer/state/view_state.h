@@ -1,6 +1,7 @@
 #pragma once
 // What the learner has selected, independent of drawing: the panel, the captured stage being
 // looked at, the tensor and its slice, the attention layer/head/cell, breakpoints, UI scale.
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,8 +56,13 @@ struct ViewState {
     WhatIfDraft whatIfDraft;
     float uiScaleDraft = 0, uiScaleShown = -1;    // the Display slider while dragged, and the scale it was set from
     int mapRevealed = -1, timelineRevealed = -1;  // the record the map and the timeline last scrolled into sight
-    std::string exportNote;                       // the Tensor heatmap's last CSV/.npy export, or why it failed
+    std::string exportNote;                       // where the last export went ("Saved NAME in FOLDER"), or why it failed
+    double exportNoteTime = -1;                   // when (ImGui's clock; the menu bar shows it for a while)
+    std::string lastSaved;                        // the path of the last file an export wrote
     std::string pngWritten;                       // the last panel PNG written
+    // What the last frame drew, for scripts' `expect` (state/script_facts.h): was the Step button in
+    // sight in the Run region, and were the panels a menu (their tabs did not fit)?
+    bool stepButtonInSight = false, panelsAsMenu = false;
     std::map<unsigned, HeatmapZoom> heatmapZooms;  // by the heatmap's ImGui id
     ChapterReader chapter;                        // what the Chapter panel shows; scripts follow links through it
 };
@@ -65,7 +71,7 @@ struct ViewState {
 enum class Action { Run, Continue, Pause, Step, StepLayer, StepToken, Stop, Restart, ToggleBreakpoint, ToggleLayerBreakpoint };
 
 // The keys the viewer binds, named here without a window toolkit (the app maps them to GLFW's).
-enum class Key { F5, F6, F8, F9, F10, F11, F12, Right, Space, Enter, R };
+enum class Key { F5, F6, F8, F9, F10, F11, F12, Right, Space, Enter, R, PageDown };
 struct KeyChord {
     Key key;
     bool ctrl = false;
@@ -90,6 +96,28 @@ const ActionInfo& actionInfo(Action a);
 std::string shortcutText(const ActionInfo& a);  // "F10, Right, Space", as buttons and the help show it
 // The action a key chord triggers, if any.
 std::optional<Action> actionForKey(const KeyChord& chord);
+// A key by its name as keyChordName writes it ("Ctrl+Right", "F10", "PageDown"), or nullopt.
+std::optional<KeyChord> keyChordFromName(const std::string& name);
+
+// Key presses become actions in the order they came, none lost: a presenter's clicker taps
+// shorter than a frame, and a tap while the engine computes waits for the stage it leads to. A
+// stepping action (Step, Step layer, Step token, Continue) waits until the engine was held again
+// after the last one (or is no longer running); the others act at once.
+class ActionQueue {
+public:
+    void push(Action a) { queue_.push_back(a); }
+    // The action to perform now, if any. `holds`: SessionStatus::holds; `active`: a run is going
+    // (computing or held).
+    std::optional<Action> next(uint64_t holds, bool active);
+    size_t pending() const { return queue_.size(); }
+    // Nothing waits, and the last stepping action has arrived (the engine held since, or done).
+    bool settled(uint64_t holds, bool active) const { return queue_.empty() && (!waitingFrom_ || !active || holds > *waitingFrom_); }
+    void clear() { queue_.clear(), waitingFrom_.reset(); }
+
+private:
+    std::deque<Action> queue_;
+    std::optional<uint64_t> waitingFrom_;  // the holds count when the last stepping action was performed
+};
 
 inline constexpr float kMinUiScale = 1.0f, kMaxUiScale = 2.5f;
 

@@ -47,11 +47,11 @@ std::string readAll(const fs::path& p) {
 
 // The JSON in the page's data element.
 std::string dataSlot(const std::string& page) {
-    const std::string open = "<script type=\"application/json\" id=\"run-data\">";
-    const size_t begin = page.find(open), end = page.find("</script>", begin);
-    REQUIRE(begin != std::string::npos);
+    const size_t element = page.find("<script type=\"application/json\" id=\"run-data\"");
+    REQUIRE(element != std::string::npos);
+    const size_t begin = page.find('>', element) + 1, end = page.find("</script>", begin);
     REQUIRE(end != std::string::npos);
-    return page.substr(begin + open.size(), end - begin - open.size());
+    return page.substr(begin, end - begin);
 }
 
 }  // namespace
@@ -129,19 +129,19 @@ TEST_CASE("run page: every text field is embedded for the script context, < > & 
     CHECK(data["run"]["prompt"] == hostile);
     CHECK(data["run"]["text"] == hostile);
     CHECK(data["run"]["stopReason"] == hostile);
-    CHECK(data["model"]["path"] == hostile);
+    CHECK(data["model"]["path"] == fs::path(hostile).filename().string());  // its own name: no folders of the exporting machine
     CHECK(data["model"]["format"] == hostile);
-    CHECK(data["trace"] == path);
+    CHECK(data["trace"] == "text.trace");
     CHECK(data["tokens"][0]["piece"] == hostile);
     bool message = false, link = false;
     for (const auto& s : data["stages"]) message = message || s["message"] == hostile;
     for (const auto& c : data["catalog"]) link = link || (c.contains("link") && std::string(c["link"]).starts_with(base));
     CHECK(message);
     CHECK(link);
-    // The page's only script elements are its data and its own script; the title is escaped.
+    // The page's only script elements are its guard, its data and its own script; the title is escaped.
     size_t scripts = 0;
     for (size_t at = page.find("</script>"); at != std::string::npos; at = page.find("</script>", at + 1)) ++scripts;
-    CHECK(scripts == 2);
+    CHECK(scripts == 3);
     CHECK_THAT(page, Contains("<title>Llama run: &lt;/script&gt;&lt;script&gt;"));
     // The CSP runs the page's script by its hash, nothing inline besides.
     const size_t scriptSrc = page.find("script-src ");

@@ -4,14 +4,8 @@
 # Usage: run_script_test.sh LLAMA_VIEWER PNG_CHECK SCRIPT OUTPUT_DIR
 set -eu
 viewer=$1 check=$2 script=$3 out=$4
-rm -rf "$out"
-mkdir -p "$out"
+"$(dirname "$0")/run_expect_script_test.sh" "$viewer" "$script" "$out" 1280x800
 cd "$out"
-# Sanitizer builds set LLAMA_VIEWER_PRELOAD (see tests/sanitizers/README.md).
-xvfb-run -a -s "-screen 0 1280x800x24" env ${LLAMA_VIEWER_PRELOAD:+LD_PRELOAD=$LLAMA_VIEWER_PRELOAD} "$viewer" --script "$script" \
-    > viewer.out 2>&1 || { cat viewer.out; exit 1; }
-cat viewer.out
-grep -q "script finished" viewer.out
 
 # Viridis' ends: probability 1 (the first token attends only to itself) and 0 (masked).
 "$check" attention_grid.png 1280 800 --colour 253,231,37 --colour 68,1,84

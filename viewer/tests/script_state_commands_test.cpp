@@ -31,7 +31,8 @@ RunSettings applied(const std::string& text) {
 }  // namespace
 
 TEST_CASE("script what-if commands: each switch on, and off again") {
-    RunSettings s = applied("no-mask on\nno-kv-cache on\nno-rope on\nrope-theta 10000\nablate-head 2:3\nablate-head 1:1\nskip-layer 2\n");
+    RunSettings s = applied("no-mask on\nno-kv-cache on\nno-rope on\nrope-theta 10000\nablate-head 2:3\nablate-head 1:1\nskip-layer 2\nskip-layer 4\n"
+                            "compute-dtype f32\n");
     CHECK(s.whatIf.noMask);
     CHECK(s.whatIf.noKvCache);
     CHECK(s.whatIf.noRope);
@@ -39,10 +40,12 @@ TEST_CASE("script what-if commands: each switch on, and off again") {
     CHECK(*s.whatIf.ropeTheta == 10000.0);
     // 1-based on the command line and in scripts, 0-based inside
     CHECK(s.whatIf.ablateHeads == std::set<std::pair<int, int>>{{1, 2}, {0, 0}});
-    CHECK(s.whatIf.skipLayers == std::set<int>{1});
+    CHECK(s.whatIf.skipLayers == std::set<int>{1, 3});
+    CHECK(s.whatIf.computeDType == DType::F32);
+    CHECK(s.whatIf.describe().find("--compute-dtype f32") != std::string::npos);
 
     ViewState view;
-    apply("no-mask off\nno-kv-cache off\nno-rope off\nrope-theta off\nablate-head off\nskip-layer off\n", s, view);
+    apply("no-mask off\nno-kv-cache off\nno-rope off\nrope-theta off\nablate-head off\nskip-layer off\ncompute-dtype off\n", s, view);
     CHECK_FALSE(s.whatIf.any());
 }
 
@@ -51,6 +54,7 @@ TEST_CASE("script what-if commands: a bad value says what was expected and chang
         std::string script, message;
     };
     for (const Case& c : {Case{"no-mask yes", "expected on or off, got 'yes'"},
+                          Case{"compute-dtype f16", "f16"},
                           Case{"\nrope-theta nan", "nan"},
                           Case{"rope-theta -1", "-1"},
                           Case{"ablate-head 0:0", "0:0"},
@@ -124,7 +128,7 @@ TEST_CASE("every script command is run by the state or by the app, and breakpoin
     // a subset of what the parser accepts.
     int state = 0;
     for (const ScriptCommandInfo& info : scriptCommands()) state += isStateCommand(info.name);
-    CHECK(state == 26);
+    CHECK(state == 28);  // compute-dtype and record-trace among them
     CHECK_FALSE(isStateCommand("step-to"));
     const ScriptCommand c = parseScript("step-to scores_softmax 2 1", "t").front();
     const Breakpoint b = breakpointArgs(c);

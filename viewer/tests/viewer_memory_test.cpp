@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "ml/ops.h"
+#include "state/panel_labels.h"
 #include "state/run_history.h"
 
 using namespace llama;
@@ -48,4 +49,52 @@ TEST_CASE("run history: the budget for all tensor data holds within one large st
     CHECK(h.tensorBytes() <= policy.budget);
     CHECK(h.records().back()->tensors[0].data.has_value());
     CHECK_FALSE(h.records().front()->tensors[0].data.has_value());
+}
+
+namespace {
+// A prefill's attention in `layers` layers: the transposes (xq, keys) and scores of `bytes` each.
+void addPrefillAttention(RunHistory& h, int layers, int64_t rows) {
+    const Tensor input = Tensor::fromInt32(std::vector<int32_t>(size_t(rows), 1));
+    h.add(StageEvent{.stage = StageId::SequenceLoop, .step = 0, .startPos = 0, .tensors = {{"inputTokens", &input}}});
+    const Tensor scores = ml::Full({8, rows, rows}, DType::F32, 0.5f);
+    const Tensor xq = ml::Full({8, rows, 32}, DType::F32, 1.0f), keys = ml::Full({8, 32, rows}, DType::F32, 1.0f);
+    for (int layer = 0; layer < layers; ++layer) {
+        h.add(StageEvent{.stage = StageId::Transposes, .layer = layer, .step = 0, .tensors = {{"xq", &xq}, {"keys", &keys}}});
+        h.add(StageEvent{.stage = StageId::ScoresSoftmax, .layer = layer, .step = 0, .tensors = {{"scores", &scores}}});
+        h.add(StageEvent{.stage = StageId::FfnResidual, .layer = layer, .step = 0, .tensors = {{"output", &scores}}});
+    }
+}
+}  // namespace
+
+TEST_CASE("run history: the prefill's attention stays after the run moves on, within its own budget") {
+    // 8 layers of a 137-token prefill: 600 KB of scores and 280 KB of xq and keys a layer.
+    MemoryPolicy policy;
+    RunHistory h(policy);
+    addPrefillAttention(h, 8, 137);
+    for (int step = 1; step < 40; ++step) addStep(h, step);
+    for (int layer = 0; layer < 8; ++layer) {
+        const StageRecord* scores = findRecord(h.records(), 0, layer, StageId::ScoresSoftmax);
+        const StageRecord* transposes = findRecord(h.records(), 0, layer, StageId::Transposes);
+        REQUIRE(scores);
+        REQUIRE(transposes);
+        CHECK(scores->tensors[0].data.has_value());
+        CHECK(transposes->tensors[1].data.has_value());  // keys: a cell's arithmetic
+        // Other large prefill tensors still go.
+        CHECK_FALSE(findRecord(h.records(), 0, layer, StageId::FfnResidual)->tensors[0].data.has_value());
+    }
+    CHECK(attentionMissing(findRecord(h.records(), 0, 0, StageId::ScoresMask), 0, 1, true).find("not reached") != std::string::npos);
+
+    // A budget that holds three layers' attention: the first three stay, the rest are dropped and say so.
+    MemoryPolicy small;
+    small.prefillAttentionBudget = 3 * (8 * 137 * 137 * 4 + 2 * 8 * 137 * 32 * 4);
+    RunHistory h2(small);
+    addPrefillAttention(h2, 8, 137);
+    addStep(h2, 1);
+    for (int layer = 0; layer < 8; ++layer) {
+        const StageRecord* scores = findRecord(h2.records(), 0, layer, StageId::ScoresSoftmax);
+        CHECK(scores->tensors[0].data.has_value() == (layer < 3));
+    }
+    const std::string why = attentionMissing(findRecord(h2.records(), 0, 5, StageId::ScoresSoftmax), 5, 0, false);
+    CHECK(why.find("layer 6 of step 0 passed stage 13") != std::string::npos);
+    CHECK(why.find("dropped to bound memory") != std::string::npos);
 }

@@ -178,7 +178,7 @@ TEST_CASE("breakpoints toggle per stage, and per layer separately") {
 
 TEST_CASE("the key table: F-keys and laptop keys, each chord bound once") {
     CHECK(shortcutText(actionInfo(Action::StepToken)) == "F12, Ctrl+Right");
-    CHECK(shortcutText(actionInfo(Action::Step)) == "F10, Right, Space");
+    CHECK(shortcutText(actionInfo(Action::Step)) == "F10, Right, Space, PageDown");
     CHECK(actionForKey({Key::Right}) == Action::Step);
     CHECK(actionForKey({Key::Space}) == Action::Step);
     CHECK(actionForKey({Key::Right, false, true}) == Action::StepLayer);
@@ -238,4 +238,27 @@ TEST_CASE("the timeline groups records into steps, layers, and the stages around
             CHECK(grown[i].after == steps[i].after);
         }
     }
+}
+
+TEST_CASE("the action queue: a clicker's taps act in order, each step after the engine was held again") {
+    CHECK(keyChordFromName("Ctrl+Right") == KeyChord{Key::Right, true});
+    CHECK(keyChordFromName("PageDown") == KeyChord{Key::PageDown});
+    CHECK_FALSE(keyChordFromName("Home"));
+    ActionQueue q;
+    for (int i = 0; i < 3; ++i) q.push(Action::Step);
+    // Held (holds 5): the first step acts; the next waits until the engine was held again.
+    CHECK(q.next(5, true) == Action::Step);
+    CHECK_FALSE(q.next(5, true));
+    CHECK_FALSE(q.settled(5, true));
+    CHECK(q.next(6, true) == Action::Step);
+    CHECK(q.next(7, true) == Action::Step);
+    CHECK_FALSE(q.next(8, true));
+    CHECK(q.settled(8, true));
+    // A run that ended takes the next press at once; Stop drops what was pressed before it acted.
+    q.push(Action::Step), q.push(Action::Step);
+    CHECK(q.next(8, false) == Action::Step);
+    CHECK(q.next(8, false) == Action::Step);
+    q.push(Action::Stop), q.push(Action::Step);
+    CHECK(q.next(9, true) == Action::Stop);
+    CHECK(q.pending() == 0);
 }

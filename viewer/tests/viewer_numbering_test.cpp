@@ -85,3 +85,11 @@ TEST_CASE("paths are shown relative to the working directory, or by their own na
     CHECK(displayPath((cwd.root_path() / "nowhere-h1" / "TinyLlama-1.1B" / "").string()) == "TinyLlama-1.1B");
     CHECK(displayPath("").empty());
 }
+
+TEST_CASE("viewer numbering: the attention cell pane names the value its view shows, as the steps count it") {
+    CHECK(capturedCellLabel(true).find("score + mask (step 3, before the softmax") != std::string::npos);
+    CHECK(capturedCellLabel(false).find("probability (step 4, after the softmax") != std::string::npos);
+    // The map never puts a stage outside the layers in one.
+    CHECK(mapHeading(0, -1, 0, false, 8) == "Token step 0 (prefill)   outside the layers (the block shows layer 1/8)");
+    CHECK(mapHeading(2, 4, 4, false, 8) == "Token step 2 (decode)   layer 5/8");
+}

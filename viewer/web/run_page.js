@@ -1,6 +1,7 @@
 // The page of one recorded run (llama-walkthrough export-html). Every number shown was computed in
-// C++ (viewer/page/run_page_data.cpp) and embedded as JSON with base64 float32 arrays; this script
-// only decodes, draws and navigates. Plain DOM and canvas, no library: the drawings are a few
+// C++ (viewer/page/run_page_data.cpp) and embedded as JSON with base64 float32 (or bfloat16)
+// arrays; this script decodes, draws and navigates, and finishes the shown attention cell's
+// arithmetic from the C++'s q · k and row terms (a division, the mask, one exp). Plain DOM and canvas, no library: the drawings are a few
 // boxes, bars and one heatmap of at most a few hundred cells per side, which a charting library
 // (D3 alone is ~280 KB) would not make simpler.
 'use strict';
@@ -9,14 +10,21 @@ class DataError extends Error {}
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-// A base64 float32 array of the embedded data, checked against its stated length.
+// A base64 float32 array of the embedded data, checked against its stated length; "bf16" arrays
+// hold the high halves of float32 numbers whose low halves are zero (bfloat16 values, exactly).
 function floats(a, where) {
-  if (!a || a.dtype !== 'f32' || typeof a.b64 !== 'string' || !Number.isInteger(a.n))
+  if (!a || (a.dtype !== 'f32' && a.dtype !== 'bf16') || typeof a.b64 !== 'string' || !Number.isInteger(a.n))
     throw new DataError(where + ' is not an embedded float array');
   let bin;
   try { bin = atob(a.b64); } catch (e) { throw new DataError(where + ': its base64 text is damaged'); }
-  if (bin.length !== a.n * 4)
-    throw new DataError(`${where}: expected ${a.n} floats (${a.n * 4} bytes), found ${bin.length} bytes`);
+  const width = a.dtype === 'bf16' ? 2 : 4;
+  if (bin.length !== a.n * width)
+    throw new DataError(`${where}: expected ${a.n} ${a.dtype} numbers (${a.n * width} bytes), found ${bin.length} bytes`);
+  if (width === 2) {
+    const bits = new Uint32Array(a.n);
+    for (let i = 0; i < a.n; i++) bits[i] = ((bin.charCodeAt(2 * i + 1) << 8) | bin.charCodeAt(2 * i)) << 16;
+    return new Float32Array(bits.buffer);
+  }
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   if (littleEndian) return new Float32Array(bytes.buffer);
@@ -65,14 +73,27 @@ function showError(message) {
 
 // ---- data --------------------------------------------------------------------------------------
 
+// FNV-1a (32 bits) of a text's UTF-8 bytes, as viewer/page/run_page.cpp's dataChecksum.
+function checksum(text) {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) h = Math.imul(h ^ byte, 16777619) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
 function loadData() {
+  const element = $('run-data');
   let data;
   try {
-    data = JSON.parse($('run-data').textContent);
+    data = JSON.parse(element.textContent);
   } catch (e) {
     throw new DataError('the embedded run data is damaged (' + e.message + ')');
   }
-  return decodeRunData(data);
+  data = decodeRunData(data);
+  // What still parses and decodes can hold a changed number: the checksum the export wrote says.
+  const expected = element.dataset.checksum, found = checksum(element.textContent);
+  if (expected && expected !== found)
+    throw new DataError(`the embedded run data was damaged after the export: its checksum is ${found}, the export wrote ${expected}. Export or download the page again.`);
+  return data;
 }
 
 // Checks the run data's format and decodes its arrays: damage shows at load, not on some later
@@ -83,7 +104,7 @@ function decodeRunData(data) {
   data.attention.forEach((a, i) => {
     a.probsF = floats(a.probs, `attention[${i}].probs`);
     if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
-    if (a.arith) for (const k of ['dot', 'scaled', 'score', 'prob', 'rowMax', 'sumExp', 'visible'])
+    if (a.arith) for (const k of ['dot', 'rowMax', 'sumExp', 'visible'])
       a.arith[k + 'F'] = floats(a.arith[k], `attention[${i}].arith.${k}`);
   });
   data.masks.forEach((m, i) => { m.valuesF = floats(m.values, `masks[${i}].values`); });
@@ -123,8 +144,18 @@ function RunPage(data, pageOpts = {}) {
     const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
     if (a && state.head >= a.heads) state.head = 0;
     if (!opts.keepCell) state.cell = null;
+    if (!opts.fromHash) $('link-note').hidden = true;  // a link's note holds until the reader moves on
     render();
     if (!opts.fromHash) writeHash();
+    if (opts.reveal) revealStage();
+  }
+  // A step by key or button shows the stage's panel: if its title is out of sight (the map fills a
+  // laptop's first screen), the page scrolls to it, below the sticky controls.
+  function revealStage() {
+    const title = $('stage-title');
+    if (!title || !title.getClientRects().length) return;
+    const top = title.getBoundingClientRect().top, controls = $('controls').getBoundingClientRect().bottom;
+    if (top < controls || top > window.innerHeight - 80) window.scrollBy(0, top - controls - 8);
   }
   function findIn(step, layer, key) {
     const i = byPlace.get(`${step}|${layer}|${key}`);
@@ -136,9 +167,9 @@ function RunPage(data, pageOpts = {}) {
     for (let l = s.layer + dir; l >= -1 && l <= nLayers; l += dir) {
       if (l < 0 || l >= nLayers) break;
       const j = findIn(s.step, l, s.key);
-      if (j >= 0) return go(j);
+      if (j >= 0) return go(j, { reveal: true });
       const first = stages.findIndex(t => t.step === s.step && t.layer === l);
-      if (first >= 0) return go(first);
+      if (first >= 0) return go(first, { reveal: true });
     }
     if (dir > 0 && pageOpts.pastEnd) pageOpts.pastEnd('layer');
   }
@@ -148,9 +179,11 @@ function RunPage(data, pageOpts = {}) {
     if (!target.length) return dir > 0 && pageOpts.pastEnd ? pageOpts.pastEnd('token') : undefined;
     const step = dir > 0 ? Math.min(...target) : Math.max(...target);
     const j = findIn(step, s.layer, s.key);
-    go(j >= 0 ? j : stages.findIndex(t => t.step === step));
+    go(j >= 0 ? j : stages.findIndex(t => t.step === step), { reveal: true });
   }
 
+  // The address names the place shown. A new stage is a new history entry (Back returns to the
+  // stage before); a head or a cell chosen on the same stage replaces the entry.
   function writeHash() {
     const s = stages[state.i];
     const p = new URLSearchParams();
@@ -160,22 +193,65 @@ function RunPage(data, pageOpts = {}) {
     if (attention.has(`${s.step}|${s.layer}`)) p.set('head', state.head + 1);
     if (state.cell) { p.set('q', state.cell.q); p.set('k', state.cell.k); }
     const hash = '#' + p.toString();
-    if (location.hash !== hash) history.replaceState(null, '', hash);
+    if (location.hash === hash) return;
+    const sameStage = new URLSearchParams(location.hash.slice(1));
+    const same = sameStage.get('step') === String(s.step) && sameStage.get('stage') === s.key && (sameStage.get('layer') || '') === (s.layer >= 0 ? String(s.layer + 1) : '');
+    if (same || !location.hash) history.replaceState(null, '', hash);
+    else history.pushState(null, '', hash);
   }
+  // Opens the place the address names. What the run does not have (a step, layer, stage, head or
+  // cell) is said above the page, with where it went instead.
   function readHash() {
     const p = new URLSearchParams(location.hash.slice(1));
     if (![...p.keys()].length) return false;
-    const step = p.has('step') ? Number(p.get('step')) : 0;
+    const problems = [];
+    const whole = (name, min, max) => {
+      if (!p.has(name)) return null;
+      const v = Number(p.get(name));
+      if (!Number.isInteger(v) || v < min || v > max) {
+        problems.push(`${name}=${p.get(name)} (this run has ${name} ${min} to ${max})`);
+        return undefined;
+      }
+      return v;
+    };
+    const stepsHere = [...new Set(stages.map(s => s.step))];
+    let step = whole('step', Math.min(...stepsHere), Math.max(...stepsHere));
+    if (step === null || step === undefined) step = 0;
     const key = p.get('stage');
-    const info = catalog.get(key);
-    const layer = p.has('layer') ? Number(p.get('layer')) - 1 : (info && info.inBlock ? 0 : -1);
-    let i = key ? findIn(step, layer, key) : -1;
-    if (i < 0 && key) i = stages.findIndex(s => s.step === step && s.key === key);
+    const info = key ? catalog.get(key) : null;
+    if (key && !info) problems.push(`stage=${key} (no stage has that name; stage names are as the log and the timeline write them, e.g. scores_softmax)`);
+    const layerNumber = whole('layer', 1, data.model.nLayers);
+    let layer = layerNumber ? layerNumber - 1 : (info && info.inBlock ? 0 : -1);
+    if (info && !info.inBlock && layerNumber) { problems.push(`layer=${layerNumber} with stage ${key}, which runs outside the layers`); layer = -1; }
+    let i = info ? findIn(step, layer, key) : -1;
+    if (i < 0 && info) {
+      const elsewhere = stages.findIndex(s => s.step === step && s.key === key);
+      problems.push(`stage ${key} at ${stepLabel(step)}${layer >= 0 ? ', layer ' + (layer + 1) : ''} (this run did not record it there${elsewhere >= 0 ? '' : ' at that step'})`);
+      i = elsewhere;
+    }
     if (i < 0) i = stages.findIndex(s => s.step === step && (layer < 0 || s.layer === layer));
     if (i < 0) i = 0;
-    if (p.has('head')) state.head = Math.max(0, Number(p.get('head')) - 1);
-    state.cell = p.has('q') && p.has('k') ? { q: Number(p.get('q')), k: Number(p.get('k')) } : null;
+    const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
+    state.head = 0;
+    if (p.has('head')) {
+      const h = a ? whole('head', 1, a.heads) : Number(p.get('head'));
+      if (!a) problems.push(`head=${p.get('head')} (the stage shown has no recorded attention)`);
+      else if (h) state.head = h - 1;
+    }
+    state.cell = null;
+    if (p.has('q') || p.has('k')) {
+      const q = Number(p.get('q')), k = Number(p.get('k'));
+      if (a && Number.isInteger(q) && Number.isInteger(k) && q >= a.startPos && q < a.startPos + a.rows && k >= 0 && k < a.cols) state.cell = { q, k };
+      else problems.push(a ? `cell q=${p.get('q')}, k=${p.get('k')} (${stepLabel(a.step)} has query positions ${a.startPos} to ${a.startPos + a.rows - 1}, key positions 0 to ${a.cols - 1})`
+        : `cell q=${p.get('q')}, k=${p.get('k')} (the stage shown has no recorded attention)`);
+    }
     go(i, { fromHash: true, keepCell: true });
+    const note = $('link-note');
+    note.hidden = !problems.length;
+    if (problems.length) {
+      const s = stages[state.i];
+      note.textContent = `This link asks for what the run does not have: ${problems.join('; ')}. Showing ${stepLabel(s.step)}${s.layer >= 0 ? ', layer ' + (s.layer + 1) : ''}, stage ${s.key} instead.`;
+    }
     return true;
   }
 
@@ -201,6 +277,13 @@ function RunPage(data, pageOpts = {}) {
   function renderTokens(s) {
     const box = $('tokens');
     box.textContent = '';
+    // A long prompt's token strip folds to one line (folded at first on a phone); a button opens it.
+    if (state.tokensFolded === undefined) state.tokensFolded = data.tokens.length > 24 && window.innerWidth < 760;
+    box.classList.toggle('folded', state.tokensFolded);
+    const toggle = $('tokens-toggle');
+    toggle.textContent = state.tokensFolded ? `Show all ${data.tokens.length} tokens ▾` : `Fold the ${data.tokens.length} tokens to one line ▴`;
+    toggle.setAttribute('aria-expanded', String(!state.tokensFolded));
+    toggle.onclick = () => { state.tokensFolded = !state.tokensFolded; renderTokens(stages[state.i]); };
     const st = steps.get(s.step);
     const seqLen = st ? st.seqLen : 0;
     data.tokens.forEach((t, pos) => {
@@ -241,6 +324,8 @@ function RunPage(data, pageOpts = {}) {
       root.append(svg('text', { class: 'map-section-title', x: sec.x + 0.1, y: sec.y - 0.08 }, sec.block ? `${sec.title} × ${m.layers} (layer ${layer + 1} shown)` : sec.title));
     }
     const labelled = new Set();  // a box's output fanning out to several boxes is labelled once
+    const labels = [];           // drawn last, over the boxes, each on a white halo
+    const intoTarget = new Map();  // labels already placed on arrows into a box: the next one goes below
     m.arrows.forEach((a, i) => {
       const f = m.boxes[a.from], t = m.boxes[a.to];
       const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
@@ -248,9 +333,17 @@ function RunPage(data, pageOpts = {}) {
       const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
       const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
       g.append(svg('line', { x1, y1, x2, y2 }));
-      const shape = view ? view.arrows[i] : '';
-      if (shape && !a.side && !labelled.has(`${a.from}|${shape}`)) labelled.add(`${a.from}|${shape}`), g.append(svg('text', { 'data-arrow': `${f.key}>${t.key}`, x: (x1 + x2) / 2 + 0.05, y: (y1 + y2) / 2 + 0.05 }, shape));
       root.append(g);
+      const shape = view ? view.arrows[i] : '';
+      if (!shape || a.side || labelled.has(`${a.from}|${shape}`)) return;
+      labelled.add(`${a.from}|${shape}`);
+      // Arrows that meet at one box (xq, xk, xv into the heads' split) get one line each.
+      const n = intoTarget.get(a.to) || 0;
+      intoTarget.set(a.to, n + 1);
+      // Down a column: beside the arrow's middle. Across (into another column or a side box): just
+      // before the box it enters, ending there, so it runs along the gap rather than over a box.
+      const x = down ? (x1 + x2) / 2 + 0.05 : x2 - 0.04, y = (down ? (y1 + y2) / 2 + 0.05 : y2 - 0.06) - (down ? 0 : n * 0.2);
+      labels.push(svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x, y, 'text-anchor': down ? 'start' : 'end' }, shape));
     });
     const skipped = new Set(view ? view.skipped : []);
     m.boxes.forEach((b, i) => {
@@ -265,6 +358,7 @@ function RunPage(data, pageOpts = {}) {
       });
       root.append(g);
     });
+    for (const l of labels) root.append(l);
   }
 
   function renderTimeline(s) {
@@ -346,13 +440,44 @@ function RunPage(data, pageOpts = {}) {
       g.strokeStyle = '#e08000'; g.lineWidth = 2;
       g.strokeRect(labelW + state.cell.k * size, labelH + (state.cell.q - a.startPos) * size, size - 1, size - 1);
     }
-    cv.onclick = e => {
+    // The cell under a pointer (or a tap), in the canvas's own pixels whatever its shown size.
+    const cellAt = e => {
       const rect = cv.getBoundingClientRect();
       const x = (e.clientX - rect.left) * cv.width / rect.width - labelW, y = (e.clientY - rect.top) * cv.height / rect.height - labelH;
       const k = Math.floor(x / size), r = Math.floor(y / size);
-      if (k < 0 || r < 0 || k >= a.cols || r >= a.rows) return;
-      state.cell = { q: a.startPos + r, k };
+      return k < 0 || r < 0 || k >= a.cols || r >= a.rows ? null : { r, k };
+    };
+    const readout = $('heat-readout');
+    cv.onpointermove = e => {
+      const c = cellAt(e);
+      if (!c) return;
+      const q = a.startPos + c.r, p = a.probsF[(state.head * a.rows + c.r) * a.cols + c.k];
+      const hidden = mask && mask.rows === a.rows && mask.cols === a.cols && mask.valuesF[c.r * a.cols + c.k] === -Infinity;
+      readout.textContent = `query ${q} ${JSON.stringify(pieceAt(q))} → key ${c.k} ${JSON.stringify(pieceAt(c.k))}: ${hidden ? 'masked (a later position), p 0' : 'p ' + fmt(p, 4)}`;
+    };
+    cv.onclick = e => {
+      const c = cellAt(e);
+      if (!c || state.panned) return;  // the end of a drag that panned picks no cell
+      cv.onpointermove(e);
+      state.cell = { q: a.startPos + c.r, k: c.k };
       render(); writeHash();
+    };
+    // Zoom: the canvas at 1x-8x its pixels inside a scrolling frame (scroll or drag to pan), or fitted.
+    const wrap = $('heat-wrap'), zoom = $('heat-zoom');
+    zoom.value = state.heatZoom || 'fit';
+    zoom.onchange = () => { state.heatZoom = zoom.value; render(); };
+    const factor = Number(zoom.value);
+    wrap.classList.toggle('zoomed', !!factor);
+    cv.style.width = factor ? `${cv.width * factor}px` : '';
+    wrap.onpointerdown = e => {
+      if (!factor || e.pointerType !== 'mouse') return;
+      const start = { x: e.clientX, y: e.clientY, left: wrap.scrollLeft, top: wrap.scrollTop };
+      state.panned = false;
+      wrap.onpointermove = m => {
+        if (!m.buttons) return;
+        state.panned = state.panned || Math.hypot(m.clientX - start.x, m.clientY - start.y) > 4;
+        wrap.scrollLeft = start.left - (m.clientX - start.x), wrap.scrollTop = start.top - (m.clientY - start.y);
+      };
     };
     renderArithmetic(a);
   }
@@ -371,17 +496,27 @@ function RunPage(data, pageOpts = {}) {
     box.append(el('p', {}, `Head ${h + 1}, query position ${state.cell.q} (${pieceAt(state.cell.q)}) → key position ${k} (${pieceAt(k)})`));
     if (!a.arith) {
       box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)));
-      box.append(el('p', { class: 'muted', text: 'The trace holds only the scores, not the xq and keys they came from: record with --trace-presoftmax (or --html) for the arithmetic.' }));
+      const budget = data.arithmetic;
+      box.append(el('p', { class: 'muted', id: 'arith-missing', text: a.arithLeftOut
+        ? `This step's arithmetic was left out to keep the page within ${budget.budgetMB} MB (it keeps the prefill's first, then the steps in order). \`${budget.allOf}\` writes a page with all of it; the viewer shows it too.`
+        : 'The trace holds only the scores, not the xq and keys they came from: record with --trace-presoftmax (or --html) for the arithmetic.' }));
       return;
     }
+    // The C++ export computed q · k and the row's max and sum (viewer/state/attention_explain.h);
+    // the rest of the chain is the division, the mask's addition and one exp, done here for the
+    // shown cell.
     const x = a.arith;
-    const masked = x.scoreF[i] === -Infinity;
+    const mask = masks.get(a.step);
+    const maskValue = mask && mask.rows === a.rows && mask.cols === a.cols ? mask.valuesF[r * a.cols + k] : 0;
+    const scaled = x.dotF[i] / x.scale, score = scaled + maskValue;
+    const masked = score === -Infinity;
+    const prob = masked ? 0 : Math.exp(score - x.rowMaxF[row]) / x.sumExpF[row];
     box.append(
       line('arith-dot', `1. q · k (sum of ${x.headDim} products)`, fmt(x.dotF[i])),
-      line('arith-scale', '2. ÷ sqrt(HeadDim)', `÷ ${fmt(x.scale)} = ${fmt(x.scaledF[i])}`),
-      line('arith-mask', '3. + mask', masked ? '-inf (a later position) = -inf' : `+ 0 = ${fmt(x.scoreF[i])}`),
+      line('arith-scale', '2. ÷ sqrt(HeadDim)', `÷ ${fmt(x.scale)} = ${fmt(scaled)}`),
+      line('arith-mask', '3. + mask', masked ? '-inf (a later position) = -inf' : `+ 0 = ${fmt(score)}`),
       line('arith-softmax', `4. softmax over the row (${x.visibleF[row]} visible of ${a.cols})`, `max ${fmt(x.rowMaxF[row])}, sum exp(score − max) ${fmt(x.sumExpF[row])}`),
-      line('arith-prob', '   = exp(score − max) / sum', fmt(x.probF[i])),
+      line('arith-prob', '   = exp(score − max) / sum', fmt(prob)),
       line('arith-recorded', '   recorded by the engine (bf16)', fmt(recorded)));
   }
 
@@ -411,18 +546,22 @@ function RunPage(data, pageOpts = {}) {
     const box = $('cache');
     box.textContent = '';
     const most = Math.max(1, ...fill);
-    fill.forEach((n, l) => box.append(el('div', { class: 'bar-row' + (l === s.layer ? ' lit' : '') },
-      el('span', { class: 'bar-label', text: `layer ${l + 1}` }), el('span', { class: 'bar', style: `width:${(60 * n / most).toFixed(1)}%` }),
-      el('span', { class: 'bar-value', text: `${n} positions` }))));
+    fill.forEach((n, l) => box.append(barRow({ class: 'bar-row' + (l === s.layer ? ' lit' : '') }, `layer ${l + 1}`, n / most, `${n} positions`)));
+  }
+
+  // One bar of a chart: its length is `fraction` of a track every row of the chart shares (the
+  // rows are one grid, .bars), whatever the label or the number beside it.
+  function barRow(attrs, label, fraction, value) {
+    return el('div', attrs, el('span', { class: 'bar-label', text: label }),
+      el('span', { class: 'bar-track' }, el('span', { class: 'bar', style: `width:${(100 * Math.max(0, Math.min(1, fraction))).toFixed(2)}%` })),
+      el('span', { class: 'bar-value', text: value }));
   }
 
   function bars(box, tokens, sampled) {
     box.textContent = '';
     const most = Math.max(1e-9, ...tokens.map(t => num(t.p)));
-    tokens.forEach((t, rank) => box.append(el('div', { class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1 },
-      el('span', { class: 'bar-label', text: (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece) }),
-      el('span', { class: 'bar', style: `width:${(60 * num(t.p) / most).toFixed(1)}%` }),
-      el('span', { class: 'bar-value', text: `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}` }))));
+    tokens.forEach((t, rank) => box.append(barRow({ class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1, 'data-p': num(t.p) },
+      (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece), num(t.p) / most, `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}`)));
   }
 
   function renderLogits(s) {
@@ -435,24 +574,43 @@ function RunPage(data, pageOpts = {}) {
     const sw = st.sweep[state.sweep] || st.sweep[0];
     $('sweep').value = state.sweep;
     $('sweep-value').textContent = sw.t === 0 ? '0 (greedy)' : String(sw.t);
-    $('sweep-note').textContent = sw.whole ? 'softmax(logits / T) over the whole vocabulary' : 'softmax(logits / T) over the recorded top tokens only (a trace keeps no other logits)';
+    $('sweep-note').textContent = (sw.whole ? 'softmax(logits / T) over the whole vocabulary.'
+      : `softmax(logits / T) over these ${sw.top.length} recorded tokens only, renormalised to sum to 1 (a trace keeps no other logits), so each is larger than its share of the whole vocabulary would be.`) +
+      (sw.t === 0 ? ' At T = 0 the largest logit gets probability 1 (greedy); when two logits tie for the largest, the lower token id wins, as the sampler\'s argmax keeps the first.' : '');
     bars($('sweep-bars'), sw.top, st.sampled);
   }
 
+  // A long prompt's lens is read through a window of positions (a slider moves it), so the table
+  // stays a screen wide on a phone and on paper.
+  // At most 12 positions; fewer on a narrow screen (a phone: 3), so the table fits its width.
+  const lensWindow = () => Math.max(3, Math.min(12, Math.floor((window.innerWidth - 130) / 80)));
   function renderLens(s) {
+    const kLensWindow = lensWindow();
     const g = lens.get(s.step);
     const show = g && s.layer >= 0;
     $('lens-panel').hidden = !show;
     if (!show) return;
     $('lens-where').textContent = `· ${stepLabel(s.step)}`;
+    const windowed = g.positions > kLensWindow;
+    $('lens-window').hidden = !windowed;
+    if (state.lensStep !== s.step) state.lensStep = s.step, state.lensFrom = Math.max(0, g.positions - kLensWindow);  // the step's last positions first
+    const from = windowed ? Math.min(state.lensFrom, g.positions - kLensWindow) : 0, to = windowed ? from + kLensWindow : g.positions;
+    if (windowed) {
+      const slider = $('lens-from');
+      slider.max = g.positions - kLensWindow;
+      slider.value = from;
+      slider.oninput = e => { state.lensFrom = Number(e.target.value); renderLens(stages[state.i]); };
+      $('lens-range').textContent = `${g.startPos + from}–${g.startPos + to - 1} of ${g.startPos}–${g.startPos + g.positions - 1}`;
+    }
     const t = $('lens');
     t.textContent = '';
     const head = el('tr', {}, el('th', { text: 'layer \\ position' }));
-    for (let c = 0; c < g.positions; c++) head.append(el('th', { text: `${g.startPos + c} ${pieceAt(g.startPos + c)}` }));
+    for (let c = from; c < to; c++) head.append(el('th', { text: `${g.startPos + c} ${pieceAt(g.startPos + c)}` }));
     t.append(head);
     g.layers.forEach((layer, r) => {
       const tr = el('tr', { class: layer === s.layer ? 'lit' : '' }, el('th', { text: `layer ${layer + 1}` }));
-      g.cells[r].forEach((cell, c) => {
+      g.cells[r].slice(from, to).forEach((cell, i) => {
+        const c = from + i;
         const top = cell[0];
         tr.append(el('td', { 'data-layer': layer + 1, 'data-pos': g.startPos + c, title: cell.map(x => `${JSON.stringify(x.piece)} ${fmt(x.p, 3)}`).join('\n') },
           top ? el('span', { class: 'lens-piece', text: JSON.stringify(top.piece) }) : '', top ? el('span', { class: 'lens-p', text: ' ' + fmt(top.p, 3) }) : ''));
@@ -466,17 +624,30 @@ function RunPage(data, pageOpts = {}) {
     $('compare-panel').hidden = !c;
     if (!c) return;
     $('compare-name').textContent = c.nameB;
+    $('compare-b').textContent = `${c.nameB}: ${c.whatIfB ? 'what-if ' + c.whatIfB : 'the model\'s own run (no what-if)'}` +
+      (c.promptB !== data.run.prompt ? ` · prompt ${JSON.stringify(c.promptB)}` : '') + ` · it generated ${JSON.stringify(c.textB)}` +
+      ` · this page's run (${c.nameA}) generated ${JSON.stringify(data.run.text)}`;
     $('compare-first').textContent = c.first ? `First divergence: ${stepLabel(c.first.step)}, ${c.first.where || 'outside the layers'}, ${c.first.key} (${c.first.text})` : 'The runs do not diverge.';
     $('compare-report').textContent = c.report;
+    // Every step (each cell the largest of its stage and layer, and the step it is from) or one.
+    const select = $('compare-step');
+    if (!select.options.length) {
+      select.append(el('option', { value: 'all', text: 'every step (the step of each cell\'s largest shown)' }));
+      for (const b of c.byStep) select.append(el('option', { value: String(b.step), text: stepLabel(b.step) }));
+      select.onchange = () => render();
+    }
+    const chosen = c.byStep.find(b => String(b.step) === select.value);
+    const table = chosen ? chosen.table : c.table;
     const t = $('compare-table');
     t.textContent = '';
     const head = el('tr', {}, el('th', { text: 'stage' }), el('th', { text: 'outside' }));
     for (let l = 0; l < data.model.nLayers; l++) head.append(el('th', { text: `layer ${l + 1}` }));
     t.append(head);
-    for (const row of c.table) {
+    for (const row of table) {
       const tr = el('tr', { class: row.key === s.key ? 'lit' : '' }, el('th', { text: row.key }));
       row.cells.forEach(cell => tr.append(cell
-        ? el('td', { class: cell.diverges ? 'diverges' : 'same', onclick: () => go(cell.stage), text: cell.text })
+        ? el('td', { class: cell.diverges ? 'diverges' : 'same', 'data-step': cell.step, onclick: () => go(cell.stage),
+            title: `${stepLabel(cell.step)}: click to go there` }, cell.text, chosen || !cell.diverges ? '' : el('sub', { class: 'muted', text: ` s${cell.step}` }))
         : el('td', { class: 'none' })));
       t.append(tr);
     }
@@ -484,7 +655,8 @@ function RunPage(data, pageOpts = {}) {
 
   function render() {
     const s = stages[state.i];
-    $('position').textContent = `stage ${state.i + 1} of ${stages.length} · ${stepLabel(s.step)}${s.where ? ' · ' + s.where : ''}`;
+    const info = catalog.get(s.key);
+    $('position').textContent = `${stepLabel(s.step)}${s.where ? ' · ' + s.where : ''} · stage ${info ? info.number : '?'} ${s.key} · record ${state.i + 1} of ${stages.length}`;
     renderTokens(s);
     renderMap(s);
     renderTimeline(s);
@@ -502,6 +674,13 @@ function RunPage(data, pageOpts = {}) {
 
   function toggleHelp(show) { $('help').hidden = show === undefined ? !$('help').hidden : !show; }
 
+  // The last click was in the attention panel (its buttons are redrawn, so focus cannot say); a
+  // tap outside the help box closes it (on a phone there is no Esc).
+  document.onpointerdown = e => {
+    state.inAttention = $('attention').contains(e.target);
+    if (!$('help').hidden && !$('help').contains(e.target) && e.target !== $('help-button')) toggleHelp(false);
+  };
+  $('help-close').onclick = () => toggleHelp(false);
   document.onkeydown = e => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
     const a = attention.get(`${stages[state.i].step}|${stages[state.i].layer}`);
@@ -511,15 +690,16 @@ function RunPage(data, pageOpts = {}) {
       const dir = e.key === 'ArrowRight' ? 1 : -1;
       if (e.ctrlKey || e.metaKey) moveStep(dir);
       else if (e.shiftKey) moveLayer(dir);
-      else go(state.i + dir);
-    } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && a) {
+      else go(state.i + dir, { reveal: true });
+    } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && a && state.inAttention) {
+      // ↑/↓ change the head only after a click in the attention panel: else they scroll the page.
       state.head = (state.head + (e.key === 'ArrowDown' ? 1 : a.heads - 1)) % a.heads;
       render(); writeHash();
     } else return;
     e.preventDefault();
   };
-  $('prev').onclick = () => go(state.i - 1);
-  $('next').onclick = () => go(state.i + 1);
+  $('prev').onclick = () => go(state.i - 1, { reveal: true });
+  $('next').onclick = () => go(state.i + 1, { reveal: true });
   $('prev-layer').onclick = () => moveLayer(-1);
   $('next-layer').onclick = () => moveLayer(1);
   $('prev-step').onclick = () => moveStep(-1);

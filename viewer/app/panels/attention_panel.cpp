@@ -77,7 +77,9 @@ void explainCell(PanelContext& c, const StageRecord& scoresRecord, const Tensor&
     ImGui::Text("   exp(score - max) / sum exp(row - max)");
     ImGui::Text("   max = %.5g, sum = %.5g", e.rowMax, e.sumExp);
     ImGui::Text("        = %.5f", e.probability);
-    ImGui::TextDisabled("   captured in this view (bf16): %.5g", double(scores.floatAt((int64_t(head) * scores.dim(1) + row) * P + col)));
+    // The view's own value: the score of step 3 before the softmax, or the probability after it.
+    ImGui::TextDisabled("   %s: %.5g", capturedCellLabel(c.view.showMaskedScores).c_str(),
+                        double(scores.floatAt((int64_t(head) * scores.dim(1) + row) * P + col)));
 }
 }  // namespace
 
@@ -89,24 +91,29 @@ void drawAttentionPanel(PanelContext& c) {
     const int layers = c.model->args.n_layers, heads = c.model->args.n_heads;
     int& layer = c.view.attentionLayer;
     layer = std::clamp(layer, 0, layers - 1);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    int shownLayer = layerNumber(layer);
-    ImGui::SliderInt("layer", &shownLayer, 1, layers);
-    layer = std::clamp(shownLayer, 1, layers) - 1;
-    ImGui::SameLine();
-    int which = c.view.showMaskedScores ? 1 : 0;
-    ImGui::RadioButton("probabilities", &which, 0);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
-    ImGui::SameLine();
-    ImGui::RadioButton("scores + mask", &which, 1);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
-    if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
-    exportPngButton(c, "attention");
+    if (c.exporting) {
+        // A picture says what the controls chose, without the controls.
+        ImGui::Text("%s | %s", layerLabel(layer, layers).c_str(),
+                    c.view.showMaskedScores ? "scores + mask (before the softmax)" : "probabilities (after the softmax)");
+    } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        int shownLayer = layerNumber(layer);
+        ImGui::SliderInt("layer", &shownLayer, 1, layers);
+        layer = std::clamp(shownLayer, 1, layers) - 1;
+        ImGui::SameLine();
+        int which = c.view.showMaskedScores ? 1 : 0;
+        ImGui::RadioButton("probabilities", &which, 0);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
+        ImGui::SameLine();
+        ImGui::RadioButton("scores + mask", &which, 1);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
+        if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
+        exportPngButton(c, "attention");
+    }
 
     HeadSlices hs = findScores(c, c.current->step, layer);
     if (!hs.scores) {
-        ImGui::TextWrapped("Layer %d of step %d has not reached stage 13 (%s) yet: step on, or pick an earlier layer.", layerNumber(layer),
-                           c.current->step, c.view.showMaskedScores ? "scores_mask" : "scores_softmax");
+        ImGui::TextWrapped("%s", attentionMissing(hs.record, layer, c.current->step, c.view.showMaskedScores).c_str());
         return;
     }
     const StageRecord& r = *hs.record;
@@ -151,17 +158,25 @@ void drawAttentionPanel(PanelContext& c) {
         }
         return;
     }
-    if (ImGui::SmallButton("< all heads")) head = -1, c.view.cell.reset();
-    ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    int shownHead = headNumber(head);
-    ImGui::SliderInt("head", &shownHead, 1, heads);
-    head = std::clamp(shownHead, 1, heads) - 1;
+    if (c.exporting) {
+        ImGui::TextUnformatted(fmt::format("{} of {}", headLabel(head), heads).c_str());
+    } else {
+        if (ImGui::SmallButton("< all heads")) head = -1, c.view.cell.reset();
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+        int shownHead = headNumber(head);
+        ImGui::SliderInt("head", &shownHead, 1, heads);
+        head = std::clamp(shownHead, 1, heads) - 1;
+    }
     if (head < 0) return;
     ImGui::SameLine();
     ImGui::TextDisabled("step %d, %s", r.step, r.seqLen == 1 ? "decode: one query row over every cached position" : "prefill");
     ImVec2 avail = ImGui::GetContentRegionAvail();
-    ImGui::BeginChild("map", ImVec2(avail.x * 0.64f, 0));
+    // The arithmetic beside the heatmap, as wide as its lines need (about 17 em) while the heatmap
+    // keeps 45% of the width; else under it: never clipped at a large UI scale.
+    const float explainW = std::max(avail.x * 0.36f, ImGui::GetFontSize() * 17);
+    const bool beside = avail.x - explainW >= avail.x * 0.45f;
+    ImGui::BeginChild("map", beside ? ImVec2(avail.x - explainW, 0) : ImVec2(0, avail.y * 0.62f));
     drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
     const Slice2D& s = headSlice(head);
     HeatmapLabels labels = tokenLabels(c, r, P);
@@ -171,10 +186,12 @@ void drawAttentionPanel(PanelContext& c) {
     valueTooltip(hit, s, &labels);
     if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
     ImGui::EndChild();
-    ImGui::SameLine();
+    if (beside) ImGui::SameLine();
     ImGui::BeginChild("explain", ImVec2(0, 0), true);
     if (c.view.cell && (c.view.cell->row >= s.rows || c.view.cell->col >= s.cols)) c.view.cell.reset();
+    ImGui::PushTextWrapPos(0);  // the arithmetic's long lines wrap rather than run out of the pane
     explainCell(c, r, scores, head);
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
 }
 

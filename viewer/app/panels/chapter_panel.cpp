@@ -5,6 +5,8 @@
 // until the reader asks for them.
 #include <imgui.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "fonts.h"
@@ -169,6 +171,34 @@ void drawChapterPanel(PanelContext& c) {
         if (ImGui::SmallButton("Back to this stage")) reader.backToStage();
     }
     if (!reader.note().empty()) ImGui::TextDisabled("%s", reader.note().c_str());
+    // Any chapter, from a menu; and the stages the chapter shown explains, each a click away.
+    if (!c.exporting) {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+        if (ImGui::BeginCombo("chapter", reader.file().c_str())) {
+            for (const std::string& f : reader.chapterFiles())
+                if (ImGui::Selectable(f.c_str(), f == reader.file())) reader.followLink(f);
+            ImGui::EndCombo();
+        }
+        const std::vector<StageId> stages = ChapterReader::stagesIn(reader.file());
+        if (!stages.empty()) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("stages:");
+        }
+        for (StageId stage : stages) {
+            const StageInfo& s = stageInfo(stage);
+            const std::string label = fmt::format("{} {}", s.number, s.key);
+            ImGui::SameLine();
+            if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label.c_str()).x + ImGui::GetFontSize()) ImGui::NewLine();
+            // The stage at the token step shown (its layer, or the first), if the run has reached it.
+            const int layer = s.inBlock ? std::max(c.current->layer, 0) : -1;
+            const StageRecord* r = findRecord(c.snap.records, c.current->step, layer, stage);
+            ImGui::BeginDisabled(r == nullptr);
+            if (ImGui::SmallButton(label.c_str()) && r) c.view.selectedRecord = r->index;
+            ImGui::EndDisabled();
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("%s", r ? "show this stage" : "the run has not reached this stage at this token step");
+        }
+    }
     ImGui::Separator();
 
     ImGui::BeginChild("chapter");

@@ -30,7 +30,13 @@ ImU32 cellColour(const StageDifference& s) {
 void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
     const int nLayers = cmp.a->args.n_layers;
     const DiffTable table = diffTable(cmp.diff, nLayers, step);
-    const float font = ImGui::GetFontSize();
+    float font = ImGui::GetFontSize();
+    // An exported picture holds the whole table, scaled down to the region if need be (on screen it scrolls).
+    if (c.exporting) {
+        const ImVec2 avail = ImGui::GetContentRegionAvail();
+        const float fullW = font * (9 + 2.2f * float(nLayers + 1)), fullH = font * 1.1f * float(table.stages.size() + 1);
+        font *= std::min({1.0f, avail.x / fullW, avail.y / fullH});
+    }
     const float labelW = font * 9, cellW = font * 2.2f, cellH = font * 1.1f;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -39,12 +45,12 @@ void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
     const int firstCol = std::clamp(int((scrollX - labelW) / cellW), 0, nLayers);
     const int endCol = std::clamp(int((scrollX + ImGui::GetWindowWidth() - labelW) / cellW) + 2, 0, nLayers + 1);
     for (int col = firstCol; col < endCol; ++col)
-        dl->AddText(ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+        dl->AddText(ImGui::GetFont(), font, ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
                     compareColumnLabel(col).c_str());
     for (size_t row = 0; row < table.stages.size(); ++row) {
         const float y = origin.y + cellH * float(row + 1);
         const bool shown = c.current && c.current->stage == table.stages[row];
-        dl->AddText(ImVec2(origin.x, y), shown ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text),
+        dl->AddText(ImGui::GetFont(), font, ImVec2(origin.x, y), shown ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text),
                     std::string(stageInfo(table.stages[row]).key).c_str());
         for (int col = firstCol; col < endCol; ++col) {
             const StageDifference* s = table.cells[row][size_t(col)];
@@ -120,10 +126,14 @@ void drawComparePanel(PanelContext& c) {
     } else {
         ImGui::TextColored(ImVec4(0.4f, 1, 0.4f, 1), "No divergence: every paired stage is identical");
     }
+    // What the runs' next-token choices rest on, as --no-kv-cache's summary says it.
+    if (const auto agree = agreementAt(cmp->diff, StageId::Logits)) ImGui::TextWrapped("%s", agreementText(*agree, StageId::Logits).c_str());
     const int step = c.current ? c.current->step : 0;
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("Largest |A - B| per stage and layer at step %d (%zu stages only in A, %zu only in B). Dark: 0; brighter: larger "
                         "(log scale, 0.001 to 10); magenta: a tensor one run lacks; orange: other tokens or log lines.",
                         step, cmp->diff.unpairedA, cmp->diff.unpairedB);
+    ImGui::PopTextWrapPos();
     // The table on the left, the shown stage's element-wise difference beside it.
     const float tableW = ImGui::GetFontSize() * (9 + 2.2f * float(cmp->a->args.n_layers + 1)) + ImGui::GetStyle().ScrollbarSize + 8;
     ImGui::BeginChild("compare-table", ImVec2(std::min(tableW, ImGui::GetContentRegionAvail().x * 0.6f), 0), false,

@@ -51,6 +51,9 @@ void promptSettings(PanelContext& c) {
     if (s.sampling.temperature <= 0) ImGui::TextDisabled("temperature 0: greedy (argmax), top-k/top-p/min-p unused");
     ImGui::Checkbox("logit lens", &s.lens);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("after every block: one more output projection per layer (slow on large models)");
+    ImGui::SameLine();
+    ImGui::Checkbox("record a trace", &s.recordTrace);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the run's own trace, in the temporary folder: File > Save trace keeps it, Compare pairs it with another");
 }
 
 void buttons(PanelContext& c) {
@@ -59,7 +62,9 @@ void buttons(PanelContext& c) {
     bool first = true;
     for (const auto& a : actionInfos()) {
         if (a.action == Action::ToggleBreakpoint || a.action == Action::ToggleLayerBreakpoint) continue;
+        // Every key while the region is wide; else the first (F-key), all of them on hover.
         std::string label = fmt::format("{} ({})", a.label, shortcutText(a));
+        if (ImGui::CalcTextSize(label.c_str()).x > (right - ImGui::GetWindowPos().x) * 0.6f) label = fmt::format("{} ({})", a.label, keyChordName(a.keys.front()));
         float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
         if (!first) {
             ImGui::SameLine();
@@ -67,7 +72,8 @@ void buttons(PanelContext& c) {
         }
         first = false;
         if (ImGui::Button(label.c_str())) c.perform(a.action);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", a.help);
+        if (a.action == Action::Step) c.view.stepButtonInSight = ImGui::IsItemVisible();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", a.help, shortcutText(a).c_str());
     }
 }
 
@@ -88,6 +94,11 @@ void status(PanelContext& c) {
         ImGui::Text("| step %d", s.held->step);
     }
     if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
+    // --no-kv-cache's agreement: the same run with the cache, beside this one in the Compare panel.
+    if (s.state == SessionState::Finished && !c.replay && c.session.settings().whatIf.noKvCache) {
+        if (c.session.recordedTrace().empty()) ImGui::TextDisabled("\"record a trace\" on, then run again, to compare it with the same run using the KV cache");
+        else if (ImGui::Button("Compare with the same run using the KV cache")) c.checkKvCache();
+    }
     ImGui::TextDisabled("%.0f fps", c.fps);
 }
 
@@ -100,6 +111,16 @@ void whatIfSettings(PanelContext& c) {
     ImGui::Checkbox("no KV cache", &w.noKvCache);
     ImGui::SameLine();
     ImGui::Checkbox("no RoPE", &w.noRope);
+    // --compute-dtype: the model's own choice, or activations in BF16 or F32.
+    int dtype = !w.computeDType ? 0 : *w.computeDType == DType::BF16 ? 1 : 2;
+    ImGui::TextUnformatted("compute dtype:");
+    ImGui::SameLine();
+    ImGui::RadioButton("the model's", &dtype, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("BF16", &dtype, 1);
+    ImGui::SameLine();
+    ImGui::RadioButton("F32", &dtype, 2);
+    w.computeDType = dtype == 0 ? std::nullopt : std::optional<DType>(dtype == 1 ? DType::BF16 : DType::F32);
     bool theta = w.ropeTheta.has_value();
     if (ImGui::Checkbox("RoPE theta", &theta)) w.ropeTheta = theta ? std::optional<double>(10000.0) : std::nullopt;
     if (w.ropeTheta) {
@@ -210,20 +231,27 @@ void breakpointEditor(PanelContext& c) {
 void drawWhatIfSettings(PanelContext& c) { whatIfSettings(c); }
 
 void drawControlsPanel(PanelContext& c) {
-    ImGui::TextWrapped("Model: %s", c.sourceDescription.c_str());
+    ImGui::TextWrapped("Model: %s", modelLabel(c.model ? c.model->format : "", c.sourceDescription).c_str());
     if (c.model) {
-        ImGui::PushTextWrapPos(0);
-        ImGui::TextDisabled("Dim %d | layers %d | heads %d (KV %d) | HeadDim %d | FFN %d | vocab %d", c.model->args.dim,
-                            c.model->args.n_layers, c.model->args.n_heads, c.model->args.n_kv_heads, c.model->args.headDim(),
-                            c.model->args.ffnHiddenDim(), c.model->args.vocab_size);
-        ImGui::PopTextWrapPos();
+        const std::string dims = fmt::format("Dim {} | layers {} | heads {} (KV {}) | HeadDim {} | FFN {} | vocab {}", c.model->args.dim,
+                                             c.model->args.n_layers, c.model->args.n_heads, c.model->args.n_kv_heads, c.model->args.headDim(),
+                                             c.model->args.ffnHiddenDim(), c.model->args.vocab_size);
+        // In a narrow region (a large UI scale) the sizes are a hover away, so the buttons stay in sight.
+        if (ImGui::GetContentRegionAvail().x >= ImGui::CalcTextSize(dims.c_str()).x * 0.6f) {
+            ImGui::PushTextWrapPos(0);
+            ImGui::TextDisabled("%s", dims.c_str());
+            ImGui::PopTextWrapPos();
+        } else if (ImGui::IsItemHovered()) {
+            ImGui::SetTooltip("%s", dims.c_str());
+        }
     }
+    // The buttons first: in sight without scrolling at any UI scale; the settings below them.
+    buttons(c);
+    status(c);
     const bool replay = c.replay;
     if (replay) ImGui::TextWrapped("Replaying a recorded trace: its own prompt and sampling are used; panels show what it recorded.");
     else if (ImGui::CollapsingHeader("Prompt and sampling", ImGuiTreeNodeFlags_DefaultOpen)) promptSettings(c);
     if (!replay && ImGui::CollapsingHeader("What-if experiments")) whatIfSettings(c);
-    buttons(c);
-    status(c);
     if (ImGui::CollapsingHeader("Breakpoints (F9: selected stage, Shift+F9: its layer only)")) breakpointEditor(c);
     if (ImGui::CollapsingHeader("Display")) {
         // The font is rebuilt at the new size when the slider is released, not on every drag step.

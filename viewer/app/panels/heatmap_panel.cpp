@@ -30,28 +30,22 @@ void axisCombo(const char* label, int& axis, const std::vector<std::string>& nam
 }
 
 void exportButtons(PanelContext& c, const CapturedTensor& t, const Slice2D& slice) {
-    std::string& note = c.view.exportNote;
-    if (ImGui::Button("Export CSV (slice)")) {
+    // Where the file went (or why it did not), in the menu bar for a while.
+    auto exportTo = [&](const char* extension, auto write) {
         try {
-            std::string path = exportPath(c, t.name, "csv");
-            writeCsv(path, slice);
-            note = "wrote " + path;
+            const std::string path = exportPath(c, t.name, extension);
+            write(path);
+            c.view.exportNote = savedNote(path);
+            c.view.lastSaved = path;
         } catch (const std::exception& e) {
-            note = e.what();
+            c.view.exportNote = e.what();
         }
-    }
+        c.view.exportNoteTime = ImGui::GetTime();
+    };
+    if (ImGui::Button("Export CSV (slice)")) exportTo("csv", [&](const std::string& path) { writeCsv(path, slice); });
     ImGui::SameLine();
-    try {
-        if (ImGui::Button("Export .npy (tensor)")) {
-            std::string path = exportPath(c, t.name, "npy");
-            writeNpy(path, *t.data);
-            note = "wrote " + path;
-        }
-    } catch (const std::exception& e) {
-        note = e.what();
-    }
+    if (ImGui::Button("Export .npy (tensor)")) exportTo("npy", [&](const std::string& path) { writeNpy(path, *t.data); });
     exportPngButton(c, "heatmap-" + t.name);
-    if (!note.empty()) ImGui::TextDisabled("%s", note.c_str());
 }
 }  // namespace
 
@@ -66,11 +60,15 @@ void drawHeatmapPanel(PanelContext& c) {
         ImGui::TextDisabled("Stage %d (%s) carries no tensors.", r.info().number, std::string(r.info().key).c_str());
         return;
     }
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-    if (ImGui::BeginCombo("tensor", t->name.c_str())) {
-        for (const auto& o : r.tensors)
-            if (ImGui::Selectable(o.name.c_str(), &o == t)) c.view.tensorName = o.name;
-        ImGui::EndCombo();
+    if (c.exporting) {
+        ImGui::TextUnformatted(t->name.c_str());
+    } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+        if (ImGui::BeginCombo("tensor", t->name.c_str())) {
+            for (const auto& o : r.tensors)
+                if (ImGui::Selectable(o.name.c_str(), &o == t)) c.view.tensorName = o.name;
+            ImGui::EndCombo();
+        }
     }
     ImGui::SameLine();
     ImGui::TextDisabled("%s %s, stage %d %s", shapeToString(t->shape).c_str(), dtypeName(t->dtype), r.info().number, recordWhere(r).c_str());
@@ -85,16 +83,27 @@ void drawHeatmapPanel(PanelContext& c) {
     if (c.view.sliceFor != sliceFor) c.view.slice = defaultSlice(data), c.view.sliceFor = sliceFor;
     SliceSpec& spec = c.view.slice;
     auto names = nameDims(t->shape, c.dims(r));
-    if (data.rank() >= 2) {
+    // An exported picture says what the controls chose, in words, without the controls.
+    if (data.rank() >= 2 && !c.exporting) {
         axisCombo("rows", spec.rowAxis, names, true);
         ImGui::SameLine();
         axisCombo("columns", spec.colAxis, names, false);
     }
+    if (c.exporting)
+        ImGui::Text("rows: %s | columns: %s", spec.rowAxis < 0 ? "-" : names[size_t(spec.rowAxis)].c_str(), names[size_t(spec.colAxis)].c_str());
     for (int a = 0; a < int(data.rank()); ++a) {
         if (a == spec.rowAxis || a == spec.colAxis || data.dim(a) <= 1) continue;
-        int v = int(spec.fixed[size_t(a)]);
+        // A head axis counts from 1, as the Attention panel and the log do; other axes are indices.
+        const bool heads = isHeadAxis(names[size_t(a)]);
+        const int first = heads ? headNumber(0) : 0;
+        int v = int(spec.fixed[size_t(a)]) + first;
+        const std::string label = heads ? fmt::format("head ({})", names[size_t(a)]) : fmt::format("axis {} ({})", a, names[size_t(a)]);
+        if (c.exporting) {
+            ImGui::Text("%s: %d", label.c_str(), v);
+            continue;
+        }
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-        if (ImGui::SliderInt(fmt::format("axis {} ({})", a, names[size_t(a)]).c_str(), &v, 0, int(data.dim(a)) - 1)) spec.fixed[size_t(a)] = v;
+        if (ImGui::SliderInt(label.c_str(), &v, first, int(data.dim(a)) - 1 + first)) spec.fixed[size_t(a)] = v - first;
     }
     std::string key = fmt::format("hm/{}/{}/{}", sliceFor, spec.rowAxis, spec.colAxis);
     for (int64_t i : spec.fixed) key += fmt::format("/{}", i);
@@ -109,7 +118,17 @@ void drawHeatmapPanel(PanelContext& c) {
     drawLegend(scale, t->stats.negInf > 0, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 24));
 
     HeatmapLabels labels{spec.rowAxis < 0 ? "row" : names[size_t(spec.rowAxis)], names[size_t(spec.colAxis)], {}, {}};
-    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), nullptr, HeatmapStyle{.maxCell = 40});
+    // A heads axis is labelled from 1, as the Attention panel and the log count heads.
+    auto headNumbers = [](int64_t n) {
+        std::vector<std::string> out;
+        for (int h = 0; h < n; ++h) out.push_back(std::to_string(headNumber(h)));
+        return out;
+    };
+    const bool headRows = spec.rowAxis >= 0 && isHeadAxis(names[size_t(spec.rowAxis)]), headCols = isHeadAxis(names[size_t(spec.colAxis)]);
+    if (headRows) labels.rows = headNumbers(slice.rows);
+    if (headCols) labels.cols = headNumbers(slice.cols);
+    HeatmapHit hit = drawHeatmap(key, slice, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), headRows || headCols ? &labels : nullptr,
+                                 HeatmapStyle{.maxCell = 40});
     valueTooltip(hit, slice, &labels);
 }
 

@@ -18,7 +18,12 @@ void drawLogPanel(PanelContext& c) {
     ImGuiListClipper clipper;
     clipper.Begin(int(lines.size()));
     while (clipper.Step())
-        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) ImGui::TextUnformatted(lines[size_t(i)].c_str());
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+            ImGui::TextUnformatted(lines[size_t(i)].c_str());
+            // A line longer than the region reads whole on hover (wrapping would end the clipper's equal rows).
+            if (ImGui::IsItemHovered() && ImGui::GetItemRectMax().x > ImGui::GetWindowPos().x + ImGui::GetWindowWidth())
+                ImGui::SetTooltip("%s", lines[size_t(i)].c_str());
+        }
     clipper.End();
     if (atBottom) ImGui::SetScrollHereY(1.0f);  // keep following the tail unless the learner scrolled up
 }

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
+#include <optional>
 
 #include "panels.h"
 #include "state/temperature_sweep.h"
@@ -14,15 +16,6 @@
 namespace llama::viewer {
 
 namespace {
-const StepInfo* shownStep(const PanelContext& c) {
-    const StepInfo* found = nullptr;
-    for (const auto& s : c.snap.steps) {
-        if (c.current && s.step > c.current->step) break;
-        if (!s.top.empty()) found = &s;
-    }
-    return found;
-}
-
 void barChart(PanelContext& c, const StepInfo& s, const std::vector<TokenProbability>& top) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float font = ImGui::GetFontSize();
@@ -49,12 +42,18 @@ void barChart(PanelContext& c, const StepInfo& s, const std::vector<TokenProbabi
 // The same logits at another temperature: how the choice would spread. The run is unchanged.
 void temperatureSweep(PanelContext& c, const StepInfo& s) {
     ImGui::Separator();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-    ImGui::SliderFloat("what-if temperature", &c.view.sweepTemperature, 0.0f, 3.0f, "%.2f");
+    if (c.exporting) {
+        ImGui::Text("what-if temperature %.2f", double(c.view.sweepTemperature));
+    } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+        ImGui::SliderFloat("what-if temperature", &c.view.sweepTemperature, 0.0f, 3.0f, "%.2f");
+    }
+    // The sample stage's logits, or before it (Step token holds at stage 19) the logits stage's.
     const StageRecord* sample = findRecord(c.snap.records, s.step, -1, StageId::Sample);
+    if (!sample) sample = findRecord(c.snap.records, s.step, -1, StageId::Logits);
     const CapturedTensor* logits = sample ? sample->find("logits") : nullptr;
-    const SweptTokens swept = tokensAtTemperature(logits && logits->data ? &*logits->data : nullptr, s.top, c.view.sweepTemperature,
-                                                  int(s.top.size()));
+    const std::optional<Tensor> row = logits && logits->data ? std::optional(nextTokenLogits(*logits->data)) : std::nullopt;
+    const SweptTokens swept = tokensAtTemperature(row ? &*row : nullptr, s.top, c.view.sweepTemperature, int(s.top.size()));
     ImGui::TextDisabled("%s", swept.wholeVocabulary ? "softmax(logits / T) over the whole vocabulary"
                                                     : "softmax over the recorded top tokens only (a trace keeps no other logits)");
     barChart(c, s, swept.top);
@@ -62,13 +61,14 @@ void temperatureSweep(PanelContext& c, const StepInfo& s) {
 }  // namespace
 
 void drawLogitsPanel(PanelContext& c) {
-    const StepInfo* s = shownStep(c);
+    const StepInfo* s = stepWithTop(c.snap.steps, c.current ? c.current->step : INT_MAX);
     if (!s) {
-        ImGui::TextWrapped("No token sampled yet: the chart appears at stage 20 (sample) of the first step.");
+        ImGui::TextWrapped("No logits yet: the chart appears at stage 19 (logits) of the first step (Step token holds there).");
         return;
     }
     float temperature = c.session.settings().sampling.temperature;
     ImGui::Text("Step %d: the %zu most likely next tokens", s->step, s->top.size());
+    if (s->sampled < 0) ImGui::TextDisabled("not sampled yet: stage 20 (sample) picks one of them");
     exportPngButton(c, "logits");
     if (temperature > 0) ImGui::TextDisabled("probabilities = softmax(logits / %.2f); the highlighted token was drawn from them", double(temperature));
     else ImGui::TextDisabled("greedy: temperature 0 picks the largest logit; probabilities shown at temperature 1");

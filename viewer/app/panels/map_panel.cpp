@@ -122,7 +122,9 @@ void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanv
             if (!label.empty()) {
                 float room = f.w * cv.s - 6;
                 std::string l = fitSmall(label, room, cv.small);
-                smallText(cv.dl, ImVec2(p0.x + 4, p0.y + 1), kDim, l, cv.small);
+                smallText(cv.dl, ImVec2(p0.x + 4, p0.y + 1), kLabel, l, cv.small);  // light on the dark panel: legible projected
+                // A shape cut to its box's width (Q, K and V's) reads whole on hover.
+                if (l != label && hoveringRect(ImVec2(p0.x, p0.y), ImVec2(p0.x + room + 6, p0.y + cv.small + 2))) ImGui::SetTooltip("%s", label.c_str());
             }
         } else {
             // To the next column's top: down, along the bottom gap, up the gap between columns, in.
@@ -132,7 +134,7 @@ void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanv
             ImVec2 pts[] = {p0, p1, p2, p3, p4, p5};
             cv.dl->AddPolyline(pts, 6, kArrow, 0, 1.5f);
             arrowHead(cv.dl, p5, ImVec2(0, 1), head, kArrow);
-            if (!label.empty()) smallText(cv.dl, ImVec2(p1.x - f.w * cv.s / 2 + 2, p1.y + 1), kDim, fitSmall(label, f.w * cv.s, cv.small), cv.small);
+            if (!label.empty()) smallText(cv.dl, ImVec2(p1.x - f.w * cv.s / 2 + 2, p1.y + 1), kLabel, fitSmall(label, f.w * cv.s, cv.small), cv.small);
         }
     }
 
@@ -226,7 +228,7 @@ void drawMapPanel(PanelContext& c) {
 
     const float font = ImGui::GetFontSize();
     if (c.current)
-        ImGui::Text("Token step %d (%s)   %s", view.step, view.step == 0 ? "prefill" : "decode", layerLabel(view.layer, std::max(layers, 1)).c_str());
+        ImGui::TextUnformatted(mapHeading(view.step, view.currentLayer, view.layer, c.view.mapLayer >= 0, layers).c_str());
     else
         ImGui::TextDisabled("The forward pass, stage by stage. Step (F10 or Space) starts a run; click a box to see that stage.");
     if (c.view.mapLayer >= 0) {
@@ -243,7 +245,7 @@ void drawMapPanel(PanelContext& c) {
     ImGui::BeginChild("map", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
     // Text grows with the map (a projector) but never beyond what a box holds.
     const float boxFont = std::clamp(s * 0.32f, font * 0.8f, font * 1.6f);
-    const MapCanvas cv{ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), s, boxFont, boxFont * 0.82f};
+    const MapCanvas cv{ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), s, boxFont, boxFont * 0.9f};
 
     drawSections(c, map, view, cv, layers);
     drawArrows(map, view, cv);

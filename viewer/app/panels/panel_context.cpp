@@ -61,7 +61,7 @@ std::string elided(const std::string& text, float width) {
 }
 
 std::string exportPath(const PanelContext& c, const std::string& what, const char* extension) {
-    return fmt::format("llama-viewer-{}{}.{}", what, exportFileTag(c.current), extension);
+    return exportFileName(c.view, c.current, what, extension);
 }
 
 void exportPngButton(PanelContext& c, const std::string& what) {

@@ -31,6 +31,7 @@ struct PanelContext {
     std::function<void(const std::string&)> exportPanelPng;  // writes the current panel after this frame
     std::function<void(Action)> perform;
     std::function<void(Panel)> showPanel;  // brings a panel's tab to the front
+    std::function<void()> checkKvCache;    // after a --no-kv-cache run: the same run with the cache, compared
     RunSettings& settings;       // edited by the prompt box, used by the next run
     float& requestedUiScale;     // applied between frames (the font atlas is rebuilt)
     std::string sourceDescription;

@@ -55,9 +55,7 @@ void drawTimelinePanel(PanelContext& c) {
         return open;
     };
     auto drawStep = [&](const TimelineStep& s) {
-        const auto& info = c.snap.steps;
-        int seqLen = s.step < int(info.size()) ? info[size_t(s.step)].seqLen : 0;
-        std::string title = s.step == 0 ? fmt::format("Step 0: prefill ({} tokens)", seqLen) : fmt::format("Step {}: decode 1 token", s.step);
+        const std::string title = timelineStepTitle(s.step, c.snap);
         if (reveal && s.step == shownStep) ImGui::SetNextItemOpen(true);
         if (!node(title, fmt::format("step{}", s.step))) return;
         for (int i : s.before) stageRow(c, i, reveal);

@@ -1,0 +1,88 @@
+#include "state/script_facts.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "stages/numbering.h"
+
+#include "state/forward_map.h"
+#include "state/panel_labels.h"
+#include "state/session_controls.h"
+
+namespace llama::viewer {
+
+const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactNames() {
+    static const std::vector<std::pair<std::string_view, std::string_view>> names = {
+        {"held-stage", "the stage key the engine is held at"},
+        {"held-step", "the token step the engine is held at (0 is the prefill)"},
+        {"shown-stage", "the stage key the panels show"},
+        {"shown-step", "the token step the panels show"},
+        {"logits-step", "the step whose top tokens the Top logits panel shows"},
+        {"logits-sampled", "the token id that step sampled (none before stage 20)"},
+        {"generated", "how many tokens the run has sampled"},
+        {"records", "how many stages the run has captured"},
+        {"shown-record", "the index of the stage the panels show (the timeline's order, from 0)"},
+        {"timeline-step", "the title of the timeline's entry for the shown step"},
+        {"map-heading", "the Map panel's heading (token step, layer)"},
+        {"first-divergence", "the Compare panel's first divergence (stage key, layer, step), or none"},
+        {"logits-agreement", "the compared runs' agreement at the logits stage, as the Compare panel says it"},
+        {"chapter-stages", "the stages the chapter shown links to, by key"},
+        {"step-button", "in-sight or hidden: the Run region's Step button after the last frame"},
+        {"panel-chooser", "tabs or menu: how the last frame offered the panels"},
+        {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
+    };
+    return names;
+}
+
+std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
+                       const TraceComparison* comparison) {
+    const StageRecord* shown = shownRecord(snap, view);
+    auto orNone = [](bool has, auto value) { return has ? std::to_string(value) : std::string("none"); };
+    if (name == "held-stage") return status.held ? std::string(stageInfo(status.held->stage).key) : "none";
+    if (name == "held-step") return orNone(status.held.has_value(), status.held ? status.held->step : 0);
+    if (name == "shown-stage") return shown ? std::string(shown->info().key) : "none";
+    if (name == "shown-step") return orNone(shown != nullptr, shown ? shown->step : 0);
+    const StepInfo* top = shown ? stepWithTop(snap.steps, shown->step) : nullptr;
+    if (name == "logits-step") return orNone(top != nullptr, top ? top->step : 0);
+    if (name == "logits-sampled") return orNone(top && top->sampled >= 0, top ? top->sampled : 0);
+    if (name == "records") return std::to_string(snap.records.size());
+    if (name == "shown-record") return orNone(shown != nullptr, shown ? shown->index : 0);
+    if (name == "generated") {
+        int n = 0;
+        for (const StepInfo& s : snap.steps) n += s.sampled >= 0;
+        return std::to_string(n);
+    }
+    if (name == "map-heading") {
+        if (!shown) return "none";
+        if (layers == 0)
+            for (const auto& r : snap.records) layers = std::max(layers, r->layer + 1);
+        const ForwardMapView v = viewForwardMap(buildForwardMap(layers), snap.records, shown, view.mapLayer);
+        return mapHeading(v.step, v.currentLayer, v.layer, view.mapLayer >= 0, layers);
+    }
+    if (name == "first-divergence") {
+        if (!comparison) return "nothing compared";
+        if (!comparison->diff.firstDivergence) return "none";
+        const StageDifference& d = comparison->diff.stages[*comparison->diff.firstDivergence];
+        return fmt::format("{} {} step {}", stageInfo(d.stage).key, layerLabel(d.layer), d.step);
+    }
+    if (name == "logits-agreement") {
+        const auto agree = comparison ? agreementAt(comparison->diff, StageId::Logits) : std::nullopt;
+        return agree ? agreementText(*agree, StageId::Logits) : "none";
+    }
+    if (name == "chapter-stages") {
+        std::string keys;
+        for (StageId stage : ChapterReader::stagesIn(view.chapter.file())) keys += (keys.empty() ? "" : " ") + std::string(stageInfo(stage).key);
+        return keys.empty() ? "none" : keys;
+    }
+    if (name == "step-button") return view.stepButtonInSight ? "in-sight" : "hidden";
+    if (name == "panel-chooser") return view.panelsAsMenu ? "menu" : "tabs";
+    if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
+    if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
+    std::string known;
+    for (const auto& [n, what] : scriptFactNames()) known += (known.empty() ? "" : ", ") + std::string(n);
+    throw std::invalid_argument("no fact '" + std::string(name) + "' (expect knows " + known + ")");
+}
+
+}  // namespace llama::viewer
