@@ -16,13 +16,6 @@ fs::path scratchFile(const std::string& name, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
 }
-
-void requireError(const CliRun& r, const std::string& expected) {
-    INFO(r.output);
-    CHECK(r.exitCode == 1);
-    CHECK(r.output.find("error: ") != std::string::npos);
-    CHECK(r.output.find(expected) != std::string::npos);
-}
 }  // namespace
 
 TEST_CASE("CLI batch: prompts from a file, decoded together, each as alone, with a summary", "[cli][batch]") {
@@ -40,14 +33,14 @@ TEST_CASE("CLI batch: prompts from a file, decoded together, each as alone, with
 
 TEST_CASE("CLI batch: bad prompts files and settings are refused, naming the file, line or option", "[cli][batch][hostile]") {
     const fs::path empty = scratchFile("empty.txt", "\n  \n\n");
-    requireError(runWalkthrough("batch -q --prompts-file " + empty.string()), "no prompt in it (one prompt per line)");
+    requireOneClearError(runWalkthrough("batch -q --prompts-file " + empty.string()), "no prompt in it (one prompt per line)");
     const fs::path binary = scratchFile("binary.txt", std::string("And God said\nIn\0the beginning\n", 29));
-    requireError(runWalkthrough("batch -q --prompts-file " + binary.string()), "line 2 column 3: a NUL byte");
+    requireOneClearError(runWalkthrough("batch -q --prompts-file " + binary.string()), "line 2 column 3: a NUL byte");
     const fs::path latin1 = scratchFile("latin1.txt", "caf\xe9\n");
-    requireError(runWalkthrough("batch -q --prompts-file " + latin1.string()), "line 1 column 4: not UTF-8 text");
+    requireOneClearError(runWalkthrough("batch -q --prompts-file " + latin1.string()), "line 1 column 4: not UTF-8 text");
     const fs::path huge = scratchFile("huge.txt", "ok\n" + std::string(100 << 20, 'a') + "\n");
-    requireError(runWalkthrough("batch -q --prompts-file " + huge.string()), "line 2: 104857600 bytes; a prompt line may hold at most 1048576");
-    requireError(runWalkthrough("batch -q --prompts-file /nonexistent/prompts.txt"), "/nonexistent/prompts.txt");
+    requireOneClearError(runWalkthrough("batch -q --prompts-file " + huge.string()), "line 2: 104857600 bytes; a prompt line may hold at most 1048576");
+    requireOneClearError(runWalkthrough("batch -q --prompts-file /nonexistent/prompts.txt"), "/nonexistent/prompts.txt");
     for (const fs::path& p : {empty, binary, latin1, huge}) fs::remove(p);
 
     for (const char* n : {"0", "100000", "-1"}) {
@@ -56,13 +49,13 @@ TEST_CASE("CLI batch: bad prompts files and settings are refused, naming the fil
         CHECK(r.exitCode != 0);
         CHECK(r.output.find(std::string("--parallel: expected a number of sequences from 1 to 256, got '") + n + "'") != std::string::npos);
     }
-    requireError(runWalkthrough("batch -q -p a -p b -p c --parallel 3 --max-seq-len 4"), "3 sequences do not fit in --max-seq-len 4");
-    requireError(runWalkthrough("batch -q -p \"In the beginning God created the heaven and the earth\" -p a --parallel 2 --max-seq-len 16"),
+    requireOneClearError(runWalkthrough("batch -q -p a -p b -p c --parallel 3 --max-seq-len 4"), "3 sequences do not fit in --max-seq-len 4");
+    requireOneClearError(runWalkthrough("batch -q -p \"In the beginning God created the heaven and the earth\" -p a --parallel 2 --max-seq-len 16"),
                  "prompt 1 has 11 tokens, but each of the 2 sequences has room for 8 positions of --max-seq-len 16");
-    requireError(runWalkthrough("batch -q"), "give prompts with -p (repeatable) or --prompts-file");
-    requireError(runWalkthrough("batch -q -p a --keep 4"), "--keep applies to --context-shift");
+    requireOneClearError(runWalkthrough("batch -q"), "give prompts with -p (repeatable) or --prompts-file");
+    requireOneClearError(runWalkthrough("batch -q -p a --keep 4"), "--keep applies to --context-shift");
     // Nothing partial: a refused run writes no debug log.
     const fs::path log = fs::temp_directory_path() / ("llama_cli_batch_" + std::to_string(getpid()) + ".log");
-    requireError(runWalkthrough("batch -q -p a -p b -p c --parallel 3 --max-seq-len 4 --debug-log " + log.string()), "do not fit");
+    requireOneClearError(runWalkthrough("batch -q -p a -p b -p c --parallel 3 --max-seq-len 4 --debug-log " + log.string()), "do not fit");
     CHECK_FALSE(fs::exists(log));
 }

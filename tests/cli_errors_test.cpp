@@ -22,12 +22,6 @@ fs::path modelCopy(const std::string& name) {
     return dir;
 }
 
-void requireOneClearError(const CliRun& r, const std::string& expected) {
-    INFO(r.output);
-    REQUIRE(r.exitCode == 1);
-    REQUIRE(r.output.find("error: ") != std::string::npos);
-    REQUIRE(r.output.find(expected) != std::string::npos);
-}
 }  // namespace
 
 TEST_CASE("CLI: missing model directory", "[cli][errors]") {

@@ -39,3 +39,11 @@ inline CliRun runWalkthrough(const std::string& args, const std::optional<std::s
     }
     return runShell(cmd + " 2>&1");
 }
+
+// A refusal: exit code 1 and one clear message, "error: " and `expected` in it.
+inline void requireOneClearError(const CliRun& r, const std::string& expected) {
+    INFO(r.output);
+    REQUIRE(r.exitCode == 1);
+    REQUIRE(r.output.find("error: ") != std::string::npos);
+    REQUIRE(r.output.find(expected) != std::string::npos);
+}
