@@ -343,14 +343,23 @@ void checkChapterBase(const std::string& base) {
     throw std::invalid_argument("--chapter-base '" + base + "': only a relative path or an http:, https: or file: address can prefix the chapter links");
 }
 
+namespace {
+// A float's bits (memcpy: Emscripten 3.1.6's libc++, the browser build's, has no std::bit_cast).
+uint32_t bitsOf(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits;
+}
+}  // namespace
+
 json floatArray(const std::vector<float>& values) {
     static_assert(std::endian::native == std::endian::little, "the page reads little-endian float32");
     // bfloat16 tensors (the engine's scores and probabilities) come from the trace as float32 whose
     // low 16 bits are zero: their high halves alone are the same numbers in half the bytes.
-    const bool bf16 = std::all_of(values.begin(), values.end(), [](float v) { return (std::bit_cast<uint32_t>(v) & 0xFFFFu) == 0; });
+    const bool bf16 = std::all_of(values.begin(), values.end(), [](float v) { return (bitsOf(v) & 0xFFFFu) == 0; });
     if (!bf16 || values.empty()) return {{"dtype", "f32"}, {"n", values.size()}, {"b64", base64(values.data(), values.size() * sizeof(float))}};
     std::vector<uint16_t> high(values.size());
-    for (size_t i = 0; i < values.size(); ++i) high[i] = uint16_t(std::bit_cast<uint32_t>(values[i]) >> 16);
+    for (size_t i = 0; i < values.size(); ++i) high[i] = uint16_t(bitsOf(values[i]) >> 16);
     return {{"dtype", "bf16"}, {"n", values.size()}, {"b64", base64(high.data(), high.size() * sizeof(uint16_t))}};
 }
 
