@@ -100,7 +100,23 @@ int ForwardMap::find(std::string_view key) const {
     return -1;
 }
 
-bool mapOmits(StageId stage) { return stage == StageId::QKVSchedule || stage == StageId::QKVTask || stage == StageId::ControlVector; }
+// The map draws one sequence's forward pass: the three tasks' own marks, an experiment's stage and
+// the stages only a batch of sequences makes (llama-walkthrough batch, speculative decoding) stay off it.
+bool mapOmits(StageId stage) {
+    switch (stage) {
+        case StageId::QKVSchedule:
+        case StageId::QKVTask:
+        case StageId::ControlVector:
+        case StageId::UBatchTokens:
+        case StageId::KvShift:
+        case StageId::KvSlot:
+        case StageId::BatchPositions:
+        case StageId::KvMask:
+        case StageId::ContextShift:
+        case StageId::Speculation: return true;
+        default: return false;
+    }
+}
 
 ForwardMap buildForwardMap(int layers) {
     ForwardMap map;
