@@ -53,8 +53,6 @@ std::string urlName(std::string_view name) {
     return out;
 }
 
-std::string pageHref(const std::string& chapterFile) { return urlName(pageName(chapterFile)); }
-
 // An attribute value as md4c wrote it (&amp; &lt; &gt; &quot; and %XX escapes) -> the text it means.
 std::string decodeAttribute(std::string_view value) {
     std::string text;
@@ -137,9 +135,10 @@ std::string publishImages(const std::string& html, const std::string& chapter, S
         const std::string src = decodeAttribute(std::string_view(html).substr(at + 10, valueEnd - at - 10));
         if (src.find("://") != std::string::npos || src.starts_with("data:")) continue;  // CSP: img-src 'self' data:
         // A figure is a link to itself: a tap on a phone opens it at its own size.
-        const size_t tagEnd = html.find('>', valueEnd);
+        // The tag ends at the first '>' with no '<' before it; otherwise its rest stays text and the loop sees that '<'.
+        const size_t tagEnd = html.find_first_of("<>", valueEnd + 1);
         const std::string name = urlName(images.publish(chapter, src, pageDir));
-        if (tagEnd == std::string::npos) {
+        if (tagEnd == std::string::npos || html[tagEnd] != '>') {
             out += "<img src=\"" + name + "\"";
             last = valueEnd + 1;
             continue;
