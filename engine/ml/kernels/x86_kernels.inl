@@ -53,11 +53,17 @@ inline __m256i dotU8S8(__m256i u, __m256i s) {
 #endif
 }
 
-// The same, each pair-sum multiplied by the int16 scale in its lane (K-quant sub-block scales):
-// maddubs' int16 pair sums (at most 63 * 127 * 2, no saturation for 4- and 6-bit weights)
-// times the scales, summed in pairs into int32.
-inline __m256i dotU8S8Scaled(__m256i u, __m256i s, __m256i scale16) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scale16);
+// acc plus the same, each pair-sum multiplied by the int16 scale in its lane (K-quant sub-block
+// scales): maddubs' int16 pair sums (at most 63 * 127 * 2, no saturation for 4- and 6-bit
+// weights) times the scales, summed in pairs into int32. VNNI's vpdpwssd multiplies and adds in
+// one instruction, a third fewer in the K-quant inner loops (a batch of 8 sequences spends most of
+// its time there).
+inline __m256i addU8S8Scaled(__m256i acc, __m256i u, __m256i s, __m256i scale16) {
+#ifdef __AVX512VNNI__
+    return _mm256_dpwssd_epi32(acc, _mm256_maddubs_epi16(u, s), scale16);
+#else
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), scale16));
+#endif
 }
 
 // ---- BF16 ----------------------------------------------------------------------------------
@@ -397,7 +403,7 @@ void dotQ4_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t block
             const BlockQ8x256& xb = x[s * ldx + b];
             __m256i sumi = _mm256_setzero_si256();
             for (int j = 0; j < 8; ++j)
-                sumi = _mm256_add_epi32(sumi, dotU8S8Scaled(q[j], load32(xb.q + 32 * j), broadcast16(sc16, j)));
+                sumi = addU8S8Scaled(sumi, q[j], load32(xb.q + 32 * j), broadcast16(sc16, j));
             acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d), _mm256_cvtepi32_ps(sumi), acc[s]);
             const __m256i summ = _mm256_madd_epi16(load32(xb.bsums), mv);
             mins[s] = _mm256_fmadd_ps(_mm256_set1_ps(dmin * xb.d), _mm256_cvtepi32_ps(summ), mins[s]);
@@ -443,7 +449,7 @@ void dotQ6_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t block
             const BlockQ8x256& xb = x[s * ldx + b];
             __m256i sumi = _mm256_slli_epi32(_mm256_madd_epi16(load32(xb.bsums), scales16), 5);
             sumi = _mm256_sub_epi32(_mm256_setzero_si256(), sumi);
-            for (int j = 0; j < 8; ++j) sumi = _mm256_add_epi32(sumi, dotU8S8Scaled(q[j], load32(xb.q + 32 * j), scale[j]));
+            for (int j = 0; j < 8; ++j) sumi = addU8S8Scaled(sumi, q[j], load32(xb.q + 32 * j), scale[j]);
             acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d), _mm256_cvtepi32_ps(sumi), acc[s]);
         }
     }
