@@ -4,6 +4,8 @@
 
 #include "cli_run.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -124,4 +126,41 @@ TEST_CASE("CLI bench --llama-bench needs a GGUF file and an executable, checked 
     requireError("bench --synthetic tiny --llama-bench /bin/true", "--llama-bench runs llama.cpp on the same file");
     requireError("bench --model " ASSETS_DIR "/model --llama-bench /bin/true", "--llama-bench needs --model to be a GGUF file");
     requireError("bench --model " + gguf + " --llama-bench /nonexistent/llama-bench", "--llama-bench '/nonexistent/llama-bench' is not an executable file");
+}
+
+TEST_CASE("CLI bench --parallel: bad batch sizes, tools and sizes are refused before measuring", "[cli][bench][batch][errors]") {
+    Scratch scratch;
+    const std::string gguf = scratch.tinyGguf();
+    auto requireRefusal = [](const std::string& args, const std::string& expected) {
+        CliRun r = runWalkthrough(args);
+        INFO(r.output);
+        CHECK(r.exitCode != 0);
+        CHECK(contains(r.output, expected));
+        CHECK_FALSE(contains(r.output, "S_TG t/s"));  // nothing measured
+    };
+    for (const char* n : {"0", "257", "x"})
+        requireRefusal(std::string("bench --parallel 1,") + n, std::string("--parallel: expected a number of sequences from 1 to 256, got '") + n + "'");
+    requireRefusal("bench --parallel 1,4 --prompt-tokens 8,16", "error: bench --parallel takes one --prompt-tokens length");
+    requireRefusal("bench --llama-batched-bench /bin/true", "--llama-batched-bench requires --parallel");
+    requireRefusal("bench --parallel 2 --llama-batched-bench /bin/true", "error: --llama-batched-bench needs --model to be a GGUF file");
+    requireRefusal("bench --parallel 2 --synthetic tiny --llama-batched-bench /bin/true", "error: --llama-batched-bench runs llama.cpp on the same file");
+    requireRefusal("bench --parallel 2 --model " + gguf + " --llama-batched-bench /nonexistent/llama-batched-bench",
+                   "error: --llama-batched-bench '/nonexistent/llama-batched-bench' is not an executable file");
+    // More cells than a context may hold (the product would overflow an int), and more than memory.
+    requireRefusal("bench --parallel 256 --prompt-tokens 16777216 --decode-tokens 16777216",
+                   "error: 256 sequences of 16777216 + 16777216 tokens need 8589934592 KV cells, more than the 16777216 positions");
+    // The bundled model's cells and RoPE table take about 2.3 kB a position: 38 GB here.
+    if (double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) < 36e9)
+        requireRefusal("bench --parallel 256 --prompt-tokens 32768 --decode-tokens 32768", "error: a context of 16777216 positions needs");
+    else
+        WARN("this machine holds 38 GB: the memory refusal of bench --parallel is not tried");
+}
+
+TEST_CASE("CLI batch --ubatch: a ubatch size out of range is refused", "[cli][batch][errors]") {
+    for (const char* n : {"0", "8193", "-3"}) {
+        CliRun r = runWalkthrough(std::string("batch -q -p a --ubatch ") + n);
+        INFO(r.output);
+        CHECK(r.exitCode != 0);
+        CHECK(contains(r.output, std::string("--ubatch: expected a token count from 1 to 8192, got '") + n + "'"));
+    }
 }

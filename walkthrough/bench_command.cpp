@@ -84,7 +84,7 @@ int runBench(const Options& o) {
     using Clock = std::chrono::steady_clock;
     const std::vector<int>& promptLengths = o.benchPromptTokens;
     // Checked first: a wrong --model should not cost the whole measurement.
-    if (!o.benchLlamaBench.empty()) requireLlamaBenchInputs(o.benchLlamaBench, o.model, !o.synthetic.empty());
+    if (!o.benchLlamaBench.empty()) requireLlamaBenchInputs("--llama-bench", o.benchLlamaBench, o.model, !o.synthetic.empty());
     Session session;
     session.load(selectedSource(o), loadOptions(o, false));
     const Model& model = *session.model();

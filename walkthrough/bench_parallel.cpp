@@ -12,6 +12,7 @@
 #include "ml/thread_pool.h"
 #include "model_source_options.h"
 #include "model_summary.h"
+#include "session/model_source.h"
 
 namespace llama::cli {
 
@@ -55,14 +56,20 @@ Timing measure(const LlamaTransformer& transformer, const ModelArgs& args, int n
 int runParallelBench(const Options& o) {
     if (o.benchPromptTokens.size() != 1) throw std::invalid_argument("bench --parallel takes one --prompt-tokens length");
     const int pp = o.benchPromptTokens.front(), tg = o.benchDecodeTokens;
-    if (!o.benchBatchedBench.empty()) requireLlamaBenchInputs(o.benchBatchedBench, o.model, !o.synthetic.empty());
+    const int most = *std::max_element(o.benchParallel.begin(), o.benchParallel.end());
+    // Every sequence's cells, as batched-bench's -c.
+    const int64_t cells = int64_t(most) * (pp + tg);
+    if (cells > ModelArgs::kMaxPositions)
+        throw std::invalid_argument(fmt::format("{} sequences of {} + {} tokens need {} KV cells, more than the {} positions a context may hold",
+                                                most, pp, tg, cells, ModelArgs::kMaxPositions));
+    if (!o.benchBatchedBench.empty()) requireLlamaBenchInputs("--llama-batched-bench", o.benchBatchedBench, o.model, !o.synthetic.empty());
     Session session;
     session.load(selectedSource(o), loadOptions(o, false));
     const Model& model = *session.model();
     printModelSummary(model);
     ModelArgs args = model.args;
-    const int most = *std::max_element(o.benchParallel.begin(), o.benchParallel.end());
-    args.max_seq_len = std::max(args.max_seq_len, most * (pp + tg));  // every sequence's cells, as batched-bench's -c
+    args.max_seq_len = std::max(args.max_seq_len, int(cells));
+    requireRunMemory(args, "measure fewer sequences (--parallel) or fewer tokens (--prompt-tokens, --decode-tokens)");
     const LlamaTransformer& transformer = session.transformer();
     const int threads = ml::ThreadPool::global().threadCount();
     const int nUbatch = 512;

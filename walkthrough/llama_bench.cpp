@@ -63,17 +63,18 @@ LlamaBenchReport parseLlamaBenchJson(const std::string& text) {
     return report;
 }
 
-void requireLlamaBenchInputs(const std::string& llamaBench, const std::string& model, bool synthetic) {
+void requireLlamaBenchInputs(const std::string& option, const std::string& tool, const std::string& model, bool synthetic) {
     if (synthetic)
-        throw std::invalid_argument("--llama-bench runs llama.cpp on the same file: give --model FILE.gguf instead of --synthetic "
-                                    "(`convert --synthetic PRESET --to gguf-bf16 --out FILE.gguf` writes one)");
+        throw std::invalid_argument(fmt::format("{} runs llama.cpp on the same file: give --model FILE.gguf instead of --synthetic "
+                                                "(`convert --synthetic PRESET --to gguf-bf16 --out FILE.gguf` writes one)",
+                                                option));
     if (!isGgufFile(model))
-        throw std::invalid_argument(fmt::format("--llama-bench needs --model to be a GGUF file, the format llama.cpp reads; '{}' is not one "
+        throw std::invalid_argument(fmt::format("{} needs --model to be a GGUF file, the format llama.cpp reads; '{}' is not one "
                                                 "(`convert --model {} --to gguf-bf16 --out FILE.gguf` writes one)",
-                                                model, model));
+                                                option, model, model));
     // A bare name is looked up in PATH when it is started.
-    if (llamaBench.find('/') != std::string::npos && (!fs::is_regular_file(llamaBench) || access(llamaBench.c_str(), X_OK) != 0))
-        throw std::invalid_argument(fmt::format("--llama-bench '{}' is not an executable file", llamaBench));
+    if (tool.find('/') != std::string::npos && (!fs::is_regular_file(tool) || access(tool.c_str(), X_OK) != 0))
+        throw std::invalid_argument(fmt::format("{} '{}' is not an executable file", option, tool));
 }
 
 int compareWithLlamaBench(const BenchComparison& c) {

@@ -37,9 +37,10 @@ struct BenchComparison {
     double oursDecodeTps = 0;            // median
 };
 
-// Refuses, before anything is measured, what llama-bench cannot run: a model that is not a GGUF
-// file (a synthetic one included) or a path that is not an executable.
-void requireLlamaBenchInputs(const std::string& llamaBench, const std::string& model, bool synthetic);
+// Refuses, before anything is measured, what llama.cpp's tool cannot run: a model that is not a
+// GGUF file (a synthetic one included) or a path that is not an executable. `option` is the
+// option that named the tool (--llama-bench, --llama-batched-bench), for the messages.
+void requireLlamaBenchInputs(const std::string& option, const std::string& tool, const std::string& model, bool synthetic);
 
 // Runs llama-bench and prints one table: prefill and decode rows, llama.cpp's tok/s, ours, and
 // the ratio. Returns 0, or 1 after saying why (its exit code and the tail of its stderr, or

@@ -135,14 +135,16 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (source.kind == ModelSource::Kind::Files) model.checkWeights();
     if (options.shapesOnly) model.format += (model.format.empty() ? "" : ", ") + std::string("dry run: shape-only weights");
     if (options.maxSeqLen > 0) model.args.max_seq_len = options.maxSeqLen;
-    // Refused before anything is allocated: a context length the machine (or the process's
-    // address-space limit) cannot hold.
-    const int64_t available = memoryAvailable();
-    if (!options.shapesOnly && available > 0 && model.args.runBytes() > available)
-        throw std::invalid_argument(fmt::format("a context of {} positions needs {:.1f} GB for the KV cache and RoPE table, more than "
-                                                "the {:.1f} GB of memory this process may use: choose a smaller --max-seq-len",
-                                                model.args.max_seq_len, model.args.runBytes() / 1e9, available / 1e9));
+    if (!options.shapesOnly) requireRunMemory(model.args, "choose a smaller --max-seq-len");
     return model;
+}
+
+void requireRunMemory(const ModelArgs& args, const std::string& remedy) {
+    const int64_t available = memoryAvailable();
+    if (available > 0 && args.runBytes() > available)
+        throw std::invalid_argument(fmt::format("a context of {} positions needs {:.1f} GB for the KV cache and RoPE table, more than "
+                                                "the {:.1f} GB of memory this process may use: {}",
+                                                args.max_seq_len, args.runBytes() / 1e9, available / 1e9, remedy));
 }
 
 Model loadModel(const std::string& path, const LoadProgress& progress) {

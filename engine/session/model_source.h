@@ -35,6 +35,11 @@ struct LoadOptions {
 // Errors name the path and what was looked for.
 Model loadModelSource(const ModelSource& source, const LoadOptions& options = {});
 
+// Refuses, before anything is allocated, a context of args.max_seq_len positions (every
+// sequence's cells, for a batch) that the machine or the process's address-space limit cannot
+// hold; the message ends with `remedy` (which options make it smaller).
+void requireRunMemory(const ModelArgs& args, const std::string& remedy);
+
 // Model files, whichever of the four formats they are, with their weights. Errors name the path
 // and what was looked for; progress(done, total) follows the weights being read into memory.
 Model loadModel(const std::string& path, const LoadProgress& progress = {});
