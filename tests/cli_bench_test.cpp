@@ -18,6 +18,16 @@ namespace fs = std::filesystem;
 namespace {
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
+// A refusal (exit code 1, `expected` in what it printed) before anything was measured, which
+// would have printed `measuredMark`.
+void requireRefusedUnmeasured(const std::string& args, const std::string& expected, const std::string& measuredMark) {
+    CliRun r = runWalkthrough(args);
+    INFO(r.output);
+    CHECK(r.exitCode == 1);
+    CHECK(contains(r.output, expected));
+    CHECK_FALSE(contains(r.output, measuredMark));
+}
+
 const std::string kFastBench = "bench --prompt-tokens 8,16 --decode-tokens 4 --repeat 1 --threads 2";
 
 // Files a test makes in the temp directory (names unique to the process: ctest runs tests in
@@ -116,13 +126,7 @@ TEST_CASE("CLI bench --llama-bench: a failing llama-bench is reported, our figur
 TEST_CASE("CLI bench --llama-bench needs a GGUF file and an executable, checked before measuring", "[cli][bench][errors]") {
     Scratch scratch;
     const std::string gguf = scratch.tinyGguf();
-    auto requireError = [](const std::string& args, const std::string& expected) {
-        CliRun r = runWalkthrough(args);
-        INFO(r.output);
-        CHECK(r.exitCode == 1);
-        CHECK(contains(r.output, "error: " + expected));
-        CHECK_FALSE(contains(r.output, "run 1:"));
-    };
+    auto requireError = [](const std::string& args, const std::string& expected) { requireRefusedUnmeasured(args, "error: " + expected, "run 1:"); };
     requireError("bench --synthetic tiny --llama-bench /bin/true", "--llama-bench runs llama.cpp on the same file");
     requireError("bench --model " ASSETS_DIR "/model --llama-bench /bin/true", "--llama-bench needs --model to be a GGUF file");
     requireError("bench --model " + gguf + " --llama-bench /nonexistent/llama-bench", "--llama-bench '/nonexistent/llama-bench' is not an executable file");
@@ -131,13 +135,7 @@ TEST_CASE("CLI bench --llama-bench needs a GGUF file and an executable, checked 
 TEST_CASE("CLI bench --parallel: bad batch sizes, tools and sizes are refused before measuring", "[cli][bench][batch][errors]") {
     Scratch scratch;
     const std::string gguf = scratch.tinyGguf();
-    auto requireRefusal = [](const std::string& args, const std::string& expected) {
-        CliRun r = runWalkthrough(args);
-        INFO(r.output);
-        CHECK(r.exitCode != 0);
-        CHECK(contains(r.output, expected));
-        CHECK_FALSE(contains(r.output, "S_TG t/s"));  // nothing measured
-    };
+    auto requireRefusal = [](const std::string& args, const std::string& expected) { requireRefusedUnmeasured(args, expected, "S_TG t/s"); };
     for (const char* n : {"0", "257", "x"})
         requireRefusal(std::string("bench --parallel 1,") + n, std::string("--parallel: expected a number of sequences from 1 to 256, got '") + n + "'");
     requireRefusal("bench --parallel 1,4 --prompt-tokens 8,16", "error: bench --parallel takes one --prompt-tokens length");
