@@ -39,6 +39,23 @@ void PositionTokens::onStage(const StageEvent& e) {
             ids_.push_back(int32_t(std::get<int64_t>(f.value)));
         }
     }
+    if (e.stage != StageId::UBatchTokens) return;
+    const Tensor* positions = e.tensorField("positions");
+    const Tensor* seqs = e.tensorField("seqIds");
+    if (!positions || !seqs || !positions->hasData() || !seqs->hasData() || seqs->rank() != 2) return;
+    ubatchRows_.clear();
+    for (int64_t i = 0; i < positions->numel(); ++i) {
+        std::string label;
+        for (int64_t j = 0; j < seqs->dim(1); ++j)
+            if (const int s = int(seqs->floatAt(i * seqs->dim(1) + j)); s >= 0) label += (label.empty() ? "" : ",") + std::to_string(s);
+        ubatchRows_.push_back(label + ":" + std::to_string(int(positions->floatAt(i))));
+    }
+}
+
+std::vector<std::string> PositionTokens::cellLabels(int64_t n) {
+    std::vector<std::string> out;
+    for (int64_t j = 0; j < n; ++j) out.push_back("c" + std::to_string(j));
+    return out;
 }
 
 std::vector<std::string> PositionTokens::labels(int64_t begin, int64_t end) const {
@@ -126,7 +143,11 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
             if (it != event.tensors.end()) {
                 SliceLabels labels;
                 const Tensor& t = *it->tensor;
-                if (tokens_ && isAttentionTensor(it->name) && t.rank() >= 2) {
+                if (tokens_ && isAttentionTensor(it->name) && t.rank() >= 2 && !tokens_->batchRowLabels().empty() &&
+                    int64_t(tokens_->batchRowLabels().size()) == t.dim(-2)) {
+                    labels.rows = tokens_->batchRowLabels();  // a batch: rows are its tokens, columns the cells
+                    labels.cols = PositionTokens::cellLabels(t.dim(-1));
+                } else if (tokens_ && isAttentionTensor(it->name) && t.rank() >= 2) {
                     labels.rows = tokens_->labels(event.startPos, event.startPos + t.dim(-2));
                     labels.cols = tokens_->labels(0, t.dim(-1));
                 }
