@@ -208,9 +208,10 @@ TEST_CASE("batch trace: a damaged batch record is refused with the record and fi
     const fs::path good = fs::temp_directory_path() / "llama_batch_trace_good.trace";
     const fs::path bad = fs::temp_directory_path() / "llama_batch_trace_bad.trace";
     recordBatch(good, 64, 2, false);
+    // Step 1: the prompts' first ubatch (eight of their nine tokens, --ubatch 8; one wants logits) and its cells.
     auto damage = [&](const std::string& stage, const std::function<void(nlohmann::json&)>& edit, const std::string& expected) {
         auto trace = test::EditableTrace::read(good.string());
-        const size_t i = trace.find(stage, 0);
+        const size_t i = trace.find(stage, 1);
         edit(trace.records[i].json);
         trace.write(bad.string());
         requireTraceError(bad, fmt::format("record {} (STAG)", i));
@@ -218,7 +219,8 @@ TEST_CASE("batch trace: a damaged batch record is refused with the record and fi
     };
     damage("ubatch", [](nlohmann::json& j) { j["batch"]["tokens"][1]["pos"] = 70000; },
            "field 'batch.tokens[1].pos' is 70000: expected a whole number from 0 to 63");
-    damage("ubatch", [](nlohmann::json& j) { j["batch"]["nTokens"] = 1; }, "tokens listed: expected nTokens = 1");
+    damage("ubatch", [](nlohmann::json& j) { j["batch"]["nTokens"] = 1; }, "8 tokens listed: expected nTokens = 1");
+    damage("ubatch", [](nlohmann::json& j) { j["batch"]["nOutputs"] = 5; }, "nOutputs is 5 but 1 of the tokens want their logits");
     damage("ubatch", [](nlohmann::json& j) { j["batch"]["tokens"][0]["seqIds"] = nlohmann::json::array(); }, "a token belongs to no sequence");
     damage("kv_slot", [](nlohmann::json& j) { j["batch"]["cells"][0]["seqIds"] = nlohmann::json::array(); },
            "field 'batch.cells[0]': a used cell belongs to no sequence");

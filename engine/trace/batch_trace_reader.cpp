@@ -97,7 +97,7 @@ TracedUBatch ubatch(const At& b, const ModelArgs& args) {
         u.tokens.push_back(std::move(t));
     }
     b.expect(int(seqs.size()) == u.nSeqs, fmt::format("nSeqs is {} but the tokens belong to {} sequences", u.nSeqs, seqs.size()));
-    b.expect(outputs == u.nOutputs, fmt::format("nOutputs is {} but {} tokens want their logits", u.nOutputs, outputs));
+    b.expect(outputs == u.nOutputs, fmt::format("nOutputs is {} but {} of the tokens want their logits", u.nOutputs, outputs));
     return u;
 }
 
