@@ -147,21 +147,6 @@ TEST_CASE("batch trace: each ubatch's table, cells and mask read back as the run
     fs::remove(path);
 }
 
-TEST_CASE("batch trace: a two-sequence ubatch has two blocks in its mask", "[trace][batch]") {
-    const fs::path path = fs::temp_directory_path() / "llama_batch_trace_blocks.trace";
-    recordBatch(path, 64, 3, false);
-    const TraceRun run = readTrace(path.string());
-    // A decode step holds one token of each sequence: each sees only its own sequence's cells.
-    const TracedUBatch* decode = nullptr;
-    for (const TracedStage& s : run.stages)
-        if (s.ubatch && s.ubatch->nSeqs == 2) decode = &*s.ubatch;
-    REQUIRE(decode);
-    std::set<int> seqs;
-    for (const auto& t : decode->tokens) seqs.insert(t.seqIds.begin(), t.seqIds.end());
-    CHECK(seqs.size() == 2);
-    fs::remove(path);
-}
-
 TEST_CASE("batch trace: a context shift's cells before and after", "[trace][batch][shift]") {
     const fs::path path = fs::temp_directory_path() / "llama_batch_trace_shift.trace";
     recordBatch(path, 48, 30, true);
