@@ -59,3 +59,33 @@ TEST_CASE("CLI batch: bad prompts files and settings are refused, naming the fil
     requireOneClearError(runWalkthrough("batch -q -p a -p b -p c --parallel 3 --max-seq-len 4 --debug-log " + log.string()), "do not fit");
     CHECK_FALSE(fs::exists(log));
 }
+
+TEST_CASE("CLI batch: the stepper labels a batch's mask rows by token (seq:pos) and columns by cell", "[cli][batch][step]") {
+    const CliRun r = runWalkthrough("batch -q -p \"And God said\" -p \"In the beginning\" --parallel 2 -n 2 --step", "b kv_mask\nc\nc\np mask\nq\n");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    // The prompts' ubatch: sequence 1's tokens at positions 1-3, then sequence 2's; the cells after
+    // find_slot: BOS shared by sequences 0, 1 and 2 at position 0, then each prompt's cells.
+    const size_t at = r.output.find("mask [6 7] BF16\n");
+    REQUIRE(at != std::string::npos);
+    const std::string header = r.output.substr(at, r.output.find('\n', at + 17) - at);
+    CHECK_THAT(header, Catch::Contains("0,1,2:0") && Catch::Contains("1:3") && Catch::Contains("2:1"));
+    CHECK(header.find('?') == std::string::npos);
+    CHECK_THAT(r.output, Catch::Contains("[0] 1:1") && Catch::Contains("[3] 2:1") && Catch::Contains("[5] 2:3"));
+}
+
+TEST_CASE("CLI batch: --trace records the batch, refused where it would overwrite an input", "[cli][batch][trace]") {
+    const fs::path trace = fs::temp_directory_path() / ("llama_cli_batch_" + std::to_string(getpid()) + ".trace");
+    const CliRun r = runWalkthrough("batch -q -p \"And God said\" -p \"In the beginning\" --parallel 2 -n 2 --trace " + trace.string());
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.output, Catch::Contains("Trace written to " + trace.string()));
+    const CliRun page = runWalkthrough("export-html " + trace.string() + " --out " + trace.string() + ".html");
+    INFO(page.output);
+    CHECK(page.exitCode == 0);
+    const CliRun same = runWalkthrough("batch -q -p a -p b -n 2 --trace " + trace.string() + " --debug-log " + trace.string());
+    CHECK(same.exitCode == 1);
+    CHECK_THAT(same.output, Catch::Contains("is also another output of this run"));
+    fs::remove(trace);
+    fs::remove(trace.string() + ".html");
+}

@@ -62,6 +62,9 @@ CLI::App* addBatchCommand(CLI::App& app, BatchOptions& b) {
     options::addInteger(*batch, "--keep", b.keep, {0, ModelArgs::kMaxPositions, "a token count"},
                         "Positions a context shift keeps at each sequence's start (the shared prefix is always kept)");
     batch->add_option("--debug-log", b.run.debugLog, "Write every stage in the walkthrough's log format to FILE");
+    batch->add_option("--trace", b.run.trace,
+                      "Record the batch to FILE for the viewer and export-html: each ubatch as a table, the KV cells, the mask, context "
+                      "shifts, each sequence's tokens (docs/trace-format.md)");
     batch->add_flag("--step", b.run.step, "Pause after every stage, as a single run's --step does (commands on stdin)");
     batch->add_flag("-q,--quiet", b.run.quiet, "No model summary");
     return batch;
@@ -72,7 +75,8 @@ int runBatch(const BatchOptions& b) {
     std::vector<std::string> prompts = b.promptsFile.empty() ? b.prompts : readPromptsFile(b.promptsFile);
     if (prompts.empty()) throw std::invalid_argument("batch: give prompts with -p (repeatable) or --prompts-file");
     if (b.keep > 0 && !b.contextShift) throw std::invalid_argument("--keep applies to --context-shift: give both or neither");
-    if (!o.debugLog.empty()) checkOutputPath("--debug-log", o.debugLog, {o.model, b.promptsFile}, {});
+    if (!o.debugLog.empty()) checkOutputPath("--debug-log", o.debugLog, {o.model, b.promptsFile}, {o.trace});
+    if (!o.trace.empty()) checkOutputPath("--trace", o.trace, {o.model, b.promptsFile}, {o.debugLog});
     Session session;
     InterruptHandling interrupts(session);
     session.load(selectedSource(o), loadOptions(o, false));
@@ -83,10 +87,11 @@ int runBatch(const BatchOptions& b) {
         debugLog = std::make_unique<DebugLogObserver>(o.debugLog);
         session.addObserver(debugLog.get());
     }
-    RunObservers stepper(o, session);  // --step; a batch records no trace
+    RunObservers observers(o, session, TraceBatchInfo{prompts, b.parallel, b.ubatch, b.contextShift, b.keep});  // --trace, --step
     ParallelSettings parallel{.nParallel = b.parallel, .nUbatch = b.ubatch, .contextShift = b.contextShift, .nKeep = b.keep};
     const ParallelResult r = session.runParallel(prompts, parallel);
     if (debugLog) debugLog->finish();
+    observers.finishBatch(r);
 
     for (size_t i = 0; i < r.sequences.size(); ++i) {
         const SequenceResult& s = r.sequences[i];

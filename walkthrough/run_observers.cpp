@@ -1,6 +1,7 @@
 #include "run_observers.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unistd.h>
 
@@ -41,8 +42,8 @@ std::string tracePathOf(const Options& o) {
     return (p.parent_path() / p.stem()).string() + ".trace";
 }
 
-RunObservers::RunObservers(const Options& o, Session& session)
-    : options_(o), tracePath_(tracePathOf(o)), lens_(session.transformer()) {
+RunObservers::RunObservers(const Options& o, Session& session, const std::optional<TraceBatchInfo>& batch)
+    : options_(o), batch_(batch), tracePath_(tracePathOf(o)), lens_(session.transformer()) {
     const Model& model = *session.model();
     if (!tracePath_.empty()) {
         TraceOptions t;
@@ -53,8 +54,9 @@ RunObservers::RunObservers(const Options& o, Session& session)
         t.lensTopK = o.traceLensTopK;
         t.residual = !o.traceNoResidual;
         const GenerationSettings& g = o.generation;
-        recorder_ = std::make_unique<TraceRecorder>(tracePath_, model, TraceRunInfo{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf, g.grammarSource}, t,
-                                                    &lens_);
+        TraceRunInfo info{g.prompt, g.maxTokens, g.sampling, o.dryRun, g.whatIf, g.grammarSource, batch};
+        if (batch) info.prompt = fmt::format("{}", fmt::join(batch->prompts, "\n"));
+        recorder_ = std::make_unique<TraceRecorder>(tracePath_, model, info, t, &lens_);
         session.addObserver(recorder_.get());
     }
     if (o.step) {
@@ -69,6 +71,12 @@ RunObservers::RunObservers(const Options& o, Session& session)
         session.addObserver(tokens_.get());  // before the controller: it knows a stage's tokens when the run pauses
         session.addObserver(controller_.get());
     }
+}
+
+void RunObservers::finishBatch(const ParallelResult& result) {
+    if (!recorder_) return;
+    recorder_->finishBatch(result, batch_ ? batch_->prompts : std::vector<std::string>{});
+    fmt::print("Trace written to {} ({:.2f} MB)\n", tracePath_, recorder_->bytesWritten() / 1e6);
 }
 
 void RunObservers::finish(const GenerationResult& result, const std::function<bool()>& cancelled) {

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "options.h"
 #include "lens_view.h"
@@ -21,14 +22,18 @@ std::string tracePathOf(const Options& options);
 
 class RunObservers {
 public:
-    // Attaches the recorder first, so a stage is on disk before the stepper holds it.
-    RunObservers(const Options& options, Session& session);
+    // Attaches the recorder first, so a stage is on disk before the stepper holds it. `batch`:
+    // the run is a batch of sequences (`batch`), recorded with its prompts and settings.
+    RunObservers(const Options& options, Session& session, const std::optional<TraceBatchInfo>& batch = {});
     // Ends the trace with the result (and writes the page of --html unless the run was
     // interrupted; `cancelled` stops the page midway) and says where they went.
     void finish(const GenerationResult& result, const std::function<bool()>& cancelled = {});
+    // Ends a batch's trace with each sequence's tokens and text (no page: export-html makes it).
+    void finishBatch(const ParallelResult& result);
 
 private:
     const Options& options_;
+    std::optional<TraceBatchInfo> batch_;
     std::string tracePath_;  // --trace, or beside the --html page
     LogitLens lens_;
     std::unique_ptr<TraceRecorder> recorder_;

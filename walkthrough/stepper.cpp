@@ -21,6 +21,21 @@ bool headsFirst(StageId stage) {
            stage == StageId::ScoresMask || stage == StageId::ScoresSoftmax || stage == StageId::AttentionValues;
 }
 
+// Rows of a batch mark as `seq:pos` ("1:4", "0,1,2:0"; "free" for a cell without a position):
+// positions I32 [n or more], seqs I32 [n, widest set] padded with -1 (model/kv_cells.h).
+std::vector<std::string> seqPosLabels(const Tensor* positions, const Tensor* seqs) {
+    std::vector<std::string> out;
+    if (!positions || !seqs || !positions->hasData() || !seqs->hasData() || seqs->rank() != 2) return out;
+    for (int64_t i = 0; i < seqs->dim(0) && i < positions->numel(); ++i) {
+        std::string label;
+        for (int64_t j = 0; j < seqs->dim(1); ++j)
+            if (const int s = int(seqs->floatAt(i * seqs->dim(1) + j)); s >= 0) label += (label.empty() ? "" : ",") + std::to_string(s);
+        const int pos = int(positions->floatAt(i));
+        out.push_back(pos < 0 ? "free" : label + ":" + std::to_string(pos));
+    }
+    return out;
+}
+
 std::string tensorLine(const StageEvent& e, size_t i) {
     const Tensor& t = *e.tensors[i].tensor;
     std::string head = fmt::format("   {:<14} {:<16} {:<9}", e.tensors[i].name, shapeToString(t.shape()), dtypeName(t.dtype()));
@@ -39,6 +54,8 @@ void PositionTokens::onStage(const StageEvent& e) {
             ids_.push_back(int32_t(std::get<int64_t>(f.value)));
         }
     }
+    if (e.stage == StageId::UBatchTokens) ubatchRows_ = seqPosLabels(e.tensorField("positions"), e.tensorField("seqIds"));
+    if (e.stage == StageId::KvSlot) cellLabels_ = seqPosLabels(e.tensorField("cellPos"), e.tensorField("cellSeqIds"));
 }
 
 std::vector<std::string> PositionTokens::labels(int64_t begin, int64_t end) const {
@@ -126,7 +143,11 @@ bool TerminalStepper::apply(const StepCommand& c, const StageEvent& event) {
             if (it != event.tensors.end()) {
                 SliceLabels labels;
                 const Tensor& t = *it->tensor;
-                if (tokens_ && isAttentionTensor(it->name) && t.rank() >= 2) {
+                if (tokens_ && isAttentionTensor(it->name) && t.rank() >= 2 && !tokens_->batchRowLabels().empty() &&
+                    int64_t(tokens_->batchRowLabels().size()) == t.dim(-2)) {
+                    labels.rows = tokens_->batchRowLabels();  // a batch: rows are its tokens, columns the cells
+                    if (int64_t(tokens_->batchCellLabels().size()) == t.dim(-1)) labels.cols = tokens_->batchCellLabels();
+                } else if (tokens_ && isAttentionTensor(it->name) && t.rank() >= 2) {
                     labels.rows = tokens_->labels(event.startPos, event.startPos + t.dim(-2));
                     labels.cols = tokens_->labels(0, t.dim(-1));
                 }

@@ -22,15 +22,23 @@ public:
     explicit PositionTokens(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {}
     void onStage(const StageEvent& event) override;
     StageReads reads(StageId stage, int) const override {
-        return stage == StageId::TokensTensor ? StageReads::Values : StageReads::Shapes;
+        return stage == StageId::TokensTensor || stage == StageId::UBatchTokens || stage == StageId::KvSlot ? StageReads::Values
+                                                                                                             : StageReads::Shapes;
     }
     const Tokenizer& tokenizer() const { return tokenizer_; }
     // Positions [begin, end) as `"piece"`; "?" for a position not known (yet).
     std::vector<std::string> labels(int64_t begin, int64_t end) const;
+    // A batch of sequences (once a ubatch was seen): an attention tensor's rows are the ubatch's
+    // tokens, `seq:pos` ("1:4", "0,1,2:0" for a token of several sequences), its columns the KV
+    // cells [0, n_kv) as find_slot left them, `seq:pos` too ("free" for a free one). Empty for a
+    // run of one sequence.
+    const std::vector<std::string>& batchRowLabels() const { return ubatchRows_; }
+    const std::vector<std::string>& batchCellLabels() const { return cellLabels_; }
 
 private:
     const Tokenizer& tokenizer_;
     std::vector<int32_t> ids_;
+    std::vector<std::string> ubatchRows_, cellLabels_;
 };
 
 // The pause screen: stage number, title and chapter, where in the run, each tensor summarised.

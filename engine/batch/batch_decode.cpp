@@ -23,16 +23,26 @@ std::string ubatchTable(const UBatch& ubatch) {
     return table;
 }
 
-// Each cell's position (-1: free) and its sequences as bits (bit s: sequence s), for the trace.
-std::pair<Tensor, Tensor> cellTensors(const KvCells& cells) {
-    std::vector<int32_t> pos, seqs;
+// Each cell's sequences as bits (bit s: sequence s), for the log's reader.
+Tensor cellSeqBits(const KvCells& cells) {
+    std::vector<int32_t> seqs;
     for (const KvCell& cell : cells.cells) {
-        pos.push_back(cell.pos);
         uint32_t bits = 0;
         for (int s : cell.seqIds) bits |= s < 32 ? 1u << s : 0u;
         seqs.push_back(int32_t(bits));
     }
-    return {Tensor::fromInt32(pos), Tensor::fromInt32(seqs)};
+    return Tensor::fromInt32(seqs);
+}
+
+// Each token's sequences and whether its logits are wanted, as the ubatch mark's tensors.
+std::pair<Tensor, Tensor> tokenTensors(const UBatch& ubatch) {
+    std::vector<std::vector<int>> seqs;
+    std::vector<int32_t> outputs;
+    for (int i = 0; i < ubatch.nTokens; ++i) {
+        seqs.push_back(ubatch.seqIds(i));
+        outputs.push_back(ubatch.logits(i));
+    }
+    return {seqIdRows(seqs), Tensor::fromInt32(outputs)};
 }
 
 void validate(const LlamaBatch& batch, const InferenceContext& ctx, const LlamaTransformer& transformer) {
@@ -119,12 +129,15 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
         for (int i = 0; i < ubatch.nTokens; ++i) nOutputs += ubatch.logits(i);
         const Tensor inputTokens = Tensor::fromInt32(tokens), positionsTensor = Tensor::fromInt32(positions);
         const bool observed = ctx.observed();
+        const auto [seqIds, outputs] = observed ? tokenTensors(ubatch) : std::pair<Tensor, Tensor>{};
         ctx.stage(marks::UBatchTokens{.ubatch = index++, .nTokens = ubatch.nTokens, .nSeqs = observed ? ubatch.nSeqs() : 0, .nOutputs = nOutputs,
-                                      .inputTokens = inputTokens, .positions = positionsTensor, .table = observed ? ubatchTable(ubatch) : ""});
+                                      .inputTokens = inputTokens, .positions = positionsTensor, .seqIds = seqIds, .outputs = outputs,
+                                      .table = observed ? ubatchTable(ubatch) : ""});
         if (observed) {
-            const auto [cellPos, cellSeqs] = cellTensors(ctx.Cells);
-            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(),
-                                    .nKV = ctx.Cells.nKV(), .cellPos = cellPos, .cellSeqs = cellSeqs, .cells = ctx.Cells.map(ctx.Cells.nKV())});
+            const int nKV = ctx.Cells.nKV();
+            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(), .nKV = nKV,
+                                    .cellPos = ctx.Cells.positions(ctx.Cells.size()), .cellSeqs = cellSeqBits(ctx.Cells),
+                                    .cellSeqIds = ctx.Cells.sequences(nKV), .cells = ctx.Cells.map(nKV)});
         }
 
         Tensor logits = transformer.Forward(ctx, ubatch, *slot);

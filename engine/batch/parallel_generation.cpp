@@ -28,12 +28,6 @@ struct Slot {
     Utf8StreamDecoder decoder;
 };
 
-Tensor cellPositions(const KvCells& cells) {
-    std::vector<int32_t> pos;
-    for (const KvCell& cell : cells.cells) pos.push_back(cell.pos);
-    return Tensor::fromInt32(pos);
-}
-
 }  // namespace
 
 int sharedPrefixLength(const std::vector<std::vector<int32_t>>& prompts) {
@@ -120,13 +114,17 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
                     }
                     const int nKeep = std::max(settings.nKeep, prefix);
                     const int nDiscard = (slot.nPast - nKeep) / 2;
-                    const Tensor before = cellPositions(ctx.Cells);
-                    const std::string cellsBefore = ctx.Cells.map(ctx.Cells.nKV(), 8);  // under "before: "
+                    // The cells before the shift, for its mark (only when the run is observed).
+                    const bool observed = ctx.observed();
+                    const int cells = observed ? ctx.Cells.size() : 0;
+                    const Tensor before = ctx.Cells.positions(cells), seqsBefore = ctx.Cells.sequences(cells);
+                    const std::string cellsBefore = observed ? ctx.Cells.map(ctx.Cells.nKV(), 8) : "";  // under "before: "
                     ctx.Cells.seqRm(slot.seq, nKeep, nKeep + nDiscard);
                     ctx.Cells.seqAdd(slot.seq, nKeep + nDiscard, slot.nPast, -nDiscard);
-                    const Tensor after = cellPositions(ctx.Cells);
                     ctx.stage(marks::ContextShift{.seq = slot.seq, .nPast = slot.nPast, .nKeep = nKeep, .nDiscard = nDiscard, .before = before,
-                                                  .after = after, .cellsBefore = cellsBefore, .cellsAfter = ctx.Cells.map(ctx.Cells.nKV(), 8)});
+                                                  .after = ctx.Cells.positions(cells), .seqsBefore = seqsBefore,
+                                                  .seqsAfter = ctx.Cells.sequences(cells), .cellsBefore = cellsBefore,
+                                                  .cellsAfter = observed ? ctx.Cells.map(ctx.Cells.nKV(), 8) : ""});
                     slot.nPast -= nDiscard;
                     seq.contextShifts++;
                 }

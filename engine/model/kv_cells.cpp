@@ -168,4 +168,24 @@ std::string KvCells::map(int n, int indent) const {
     return cellRow + more + "\n" + seqRow + "\n" + posRow;
 }
 
+Tensor KvCells::positions(int n) const {
+    std::vector<int32_t> pos;
+    for (int i = 0; i < n; ++i) pos.push_back(cells[size_t(i)].pos);
+    return Tensor::fromInt32(pos);
+}
+
+Tensor KvCells::sequences(int n) const {
+    std::vector<std::vector<int>> seqs;
+    for (int i = 0; i < n; ++i) seqs.emplace_back(cells[size_t(i)].seqIds.begin(), cells[size_t(i)].seqIds.end());
+    return seqIdRows(seqs);
+}
+
+Tensor seqIdRows(const std::vector<std::vector<int>>& lists) {
+    size_t width = 1;
+    for (const auto& l : lists) width = std::max(width, l.size());
+    std::vector<int32_t> flat(lists.size() * width, -1);
+    for (size_t r = 0; r < lists.size(); ++r) std::copy(lists[r].begin(), lists[r].end(), flat.begin() + long(r * width));
+    return ml::Reshape(Tensor::fromInt32(flat), {int64_t(lists.size()), int64_t(width)});
+}
+
 }  // namespace llama

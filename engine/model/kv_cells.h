@@ -70,6 +70,15 @@ public:
     // kMapCells columns; the rest are counted.
     std::string map(int n, int indent = 0) const;
     static constexpr int kMapCells = 48;
+
+    // Cells [0, n) for observers (a trace, the viewer): each cell's position (-1: free) as I32 [n],
+    // and its sequences as I32 [n, widest set] padded with -1 (seqIdRows).
+    Tensor positions(int n) const;
+    Tensor sequences(int n) const;
 };
+
+// Lists of sequence ids as an I32 [lists, longest list] tensor, each row padded with -1 (at least
+// one column): how the marks hand a token's or a cell's sequences to observers.
+Tensor seqIdRows(const std::vector<std::vector<int>>& lists);
 
 }  // namespace llama

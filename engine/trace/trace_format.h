@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "generate/sampler.h"
 #include "model/what_if.h"
@@ -35,6 +36,14 @@ struct TraceOptions {
 // Throws std::invalid_argument naming the bad part.
 std::optional<std::set<int>> parseLayerSelection(const std::string& text, int nLayers);
 
+// A batch of sequences (`llama-walkthrough batch`): its prompts and settings, META's `batch`.
+struct TraceBatchInfo {
+    std::vector<std::string> prompts;
+    int parallel = 1, ubatch = 512;
+    bool contextShift = false;
+    int keep = 0;
+};
+
 // What was asked of the run, stored so a replay can show it.
 struct TraceRunInfo {
     std::string prompt;
@@ -43,6 +52,7 @@ struct TraceRunInfo {
     bool dryRun = false;
     WhatIf whatIf = {};  // the experiment, if the run was one
     std::string grammar;  // where the run's grammar came from (a file, "grammar", "json"); empty: none
+    std::optional<TraceBatchInfo> batch;  // a batch of sequences; nullopt: one sequence
 };
 
 }  // namespace llama
@@ -53,7 +63,11 @@ static_assert(std::endian::native == std::endian::little, "trace files are littl
 
 inline constexpr std::string_view kMagic = "LLMTRACE";
 // 2: META has "whatIf"; residual-stream values and the logit lens ("lens") in stage records.
-inline constexpr uint32_t kVersion = 2;
+// 3: a batch of sequences: META's "batch", a "batch" object in the STAG records of the ubatch,
+//    kv_slot and context_shift stages, kv_mask's mask values, END's "sequences"
+//    (trace/batch_trace_json.h). Versions 1 and 2 read as runs of one sequence.
+inline constexpr uint32_t kVersion = 3;
+inline constexpr uint32_t kFirstBatchVersion = 3;
 inline constexpr size_t kRecordHeaderBytes = 4 + 4 + 8;
 
 inline constexpr std::string_view kMetaRecord = "META";

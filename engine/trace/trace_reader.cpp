@@ -12,6 +12,7 @@
 
 #include "io/input_file.h"
 #include "tensor/bfloat16.h"
+#include "trace/batch_trace_reader.h"
 #include "trace/trace_format.h"
 
 namespace llama {
@@ -265,6 +266,12 @@ void readMeta(const json& j, TraceRun& run) {
         run.options.residual = false;
         run.options.lensTopK = 0;
     }
+    if (j.contains("batch")) {
+        if (run.version < trace::kFirstBatchVersion)
+            throw TraceError(fmt::format("field 'batch': a version {} trace records one sequence; batches came in version {}", run.version,
+                                         trace::kFirstBatchVersion));
+        run.run.batch = readBatchMeta(j["batch"]);
+    }
 }
 
 // bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`.
@@ -374,6 +381,10 @@ TracedStage readStage(const json& j, std::string_view data, const TraceRun& run)
         for (const json& position : lens) s.lens.push_back(topTokens(position, args, "lens", run.options.lensTopK));
     }
     if (j.contains("cacheFilled")) s.cacheFilled = int(integer(j, "cacheFilled", 0, args.max_seq_len));
+    if (j.contains("batch")) {
+        if (!run.run.batch) throw TraceError("field 'batch' in a trace whose META has no 'batch' (one sequence)");
+        readBatchStage(j["batch"], s, args);
+    }
     return s;
 }
 
@@ -435,6 +446,10 @@ void readEnd(const json& j, TraceRun& run) {
     run.generatedTokens = tokens(member(j, "generatedTokens"), "generatedTokens", run.args, run.args.max_seq_len - int64_t(run.promptTokens.size()));
     run.generatedText = text(j, "text", kMaxTextBytes);
     run.stopReason = text(j, "stopReason", kMaxPieceBytes);
+    if (j.contains("sequences") != run.run.batch.has_value())
+        throw TraceError(run.run.batch ? "field 'sequences' is missing: a batch's END lists its sequences"
+                                       : "field 'sequences' in a trace whose META has no 'batch' (one sequence)");
+    if (run.run.batch) run.sequences = readBatchSequences(j["sequences"], run.args);
 }
 }  // namespace
 

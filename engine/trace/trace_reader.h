@@ -45,6 +45,38 @@ struct TraceTopToken {
     float logit = 0, probability = 0;
 };
 
+// A batch of sequences (version 3, trace/batch_trace_reader.h). Cells are [0, n_kv): a cell at
+// or past n_kv is free.
+struct TracedBatchToken {
+    TraceToken token;
+    int pos = 0;
+    std::vector<int> seqIds;
+    bool output = false;  // its logits are wanted
+};
+struct TracedCell {
+    int pos = -1;  // -1: free
+    std::vector<int> seqIds;
+    bool free() const { return pos < 0; }
+};
+struct TracedUBatch {  // stage ubatch: the ubatch as a table
+    int index = 0, nTokens = 0, nSeqs = 0, nOutputs = 0;
+    std::vector<TracedBatchToken> tokens;
+};
+struct TracedKvSlot {  // stage kv_slot: the cells once find_slot wrote the ubatch into [head, head + nTokens)
+    int head = 0, nTokens = 0, used = 0, size = 0, nKV = 0;
+    std::vector<TracedCell> cells;
+};
+struct TracedContextShift {  // stage context_shift: the cells before and after
+    int seq = 0, nPast = 0, nKeep = 0, nDiscard = 0;
+    std::vector<TracedCell> before, after;
+};
+struct TracedSequence {  // END: one sequence of the batch
+    std::string prompt;
+    std::vector<TraceToken> promptTokens, generatedTokens;
+    std::string text, stopReason;
+    int contextShifts = 0;
+};
+
 struct TracedTensor {
     std::string name;
     Shape shape;
@@ -65,6 +97,9 @@ struct TracedStage {
     std::vector<TraceTopToken> topPenalized;  // sample: the same after the repetition penalties (empty when off)
     std::vector<std::vector<TraceTopToken>> lens;  // ffn_residual: the logit lens, per position its top tokens
     std::optional<int> cacheFilled;    // cache_write: positions held in this layer's cache after it
+    std::optional<TracedUBatch> ubatch;              // ubatch (a batch trace)
+    std::optional<TracedKvSlot> kvSlot;              // kv_slot
+    std::optional<TracedContextShift> contextShift;  // context_shift
 
     const StageInfo& info() const { return stageInfo(stage); }
     // nullptr when this stage has no tensor of that name.
@@ -81,6 +116,7 @@ struct TraceRun {
     std::vector<TraceToken> promptTokens, generatedTokens;
     std::string generatedText;
     std::string stopReason;  // as GenerationResult: "max tokens", "stopped", ...
+    std::vector<TracedSequence> sequences;  // a batch trace (run.batch): each sequence's tokens and text
 
     // Positions filled in each layer's KV cache once stages [0, stageIndex] have run.
     std::vector<int> cacheFill(size_t stageIndex) const;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tensor/tensor_stats.h"
+#include "trace/batch_trace_json.h"
 #include "trace/trace_json.h"
 
 namespace llama {
@@ -70,6 +71,7 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"topK", options.topK},
                    {"residual", options.residual},
                    {"lensTopK", lens ? options.lensTopK : 0}}}};
+    if (run.batch) meta["batch"] = batchMetaJson(*run.batch);
     writeRecord(trace::kMetaRecord, jsonText(meta), {});
 #ifndef LLAMA_NO_THREADS
     writer_ = std::thread([this] { writerLoop(); });
@@ -89,7 +91,8 @@ bool TraceRecorder::mayStoreValues(StageId stage, int layer) const {
         case StageId::TokensTensor:
         case StageId::SequenceLoop:
         case StageId::Sample:
-        case StageId::Mask: return true;
+        case StageId::Mask:
+        case StageId::KvMask: return true;
         case StageId::InputEmbeddings:
         case StageId::AttentionResidual: return options_.residual;
         case StageId::FfnResidual: return options_.residual || (lens_ && options_.lensTopK > 0);
@@ -109,12 +112,14 @@ StageReads TraceRecorder::reads(StageId stage, int layer) const {
 
 bool TraceRecorder::storesValues(const StageEvent& e, const std::string& name, const Tensor& t) const {
     if (!t.hasData()) return false;
-    if (t.dtype() == DType::I32) return true;  // token ids: a few bytes, and every view needs them
+    // Token ids: a few bytes, and every view needs them. A batch's ids, positions and cells go in
+    // its stages' `batch` objects instead.
+    if (t.dtype() == DType::I32) return !recordsBatch(e.stage);
     // The residual stream [seqLen, Dim]: what `diff` compares layer by layer.
     if (residualStage(e.stage)) return options_.residual && t.dim(0) <= options_.maxPositions;
     // The last dimension of the mask and the scores is the number of positions attended to.
     if (t.dim(-1) > options_.maxPositions) return false;
-    if (e.stage == StageId::Mask) return true;
+    if (e.stage == StageId::Mask || e.stage == StageId::KvMask) return true;
     // With preSoftmax, also the xq and keys the scores are made of: a replay can then show a cell's
     // arithmetic (q·k, / sqrt(HeadDim), + mask, softmax), as a live viewer does.
     const bool inputs = options_.preSoftmax && e.stage == StageId::Transposes && (name == "xq" || name == "keys");
@@ -163,25 +168,41 @@ void TraceRecorder::onStage(const StageEvent& e) {
         }
         if (e.stage == StageId::CacheWrite && name == "xk") r.extra += fmt::format(R"(,"cacheFilled":{})", e.startPos + t->dim(0));
     }
+    if (recordsBatch(e.stage))
+        if (const json batch = batchStageJson(e, *tokenizer_); !batch.is_null()) r.extra += R"(,"batch":)" + jsonText(batch);
     if (batchUsed_ == kBatchRecords) handOver();
 }
 
 void TraceRecorder::finish(const GenerationResult& r) {
+    json prompt = json::array(), generated = json::array();
+    for (int32_t id : r.promptTokens) prompt.push_back(tokenJson(*tokenizer_, id));
+    for (int32_t id : r.generatedTokens) generated.push_back(tokenJson(*tokenizer_, id));
+    writeEnd({{"promptTokens", prompt},
+              {"generatedTokens", generated},
+              {"text", r.text},
+              {"stopReason", r.stopReason},
+              {"prefillSeconds", r.prefillSeconds},
+              {"decodeSeconds", r.decodeSeconds}});
+}
+
+void TraceRecorder::finishBatch(const ParallelResult& r, const std::vector<std::string>& prompts) {
+    // The run's own token lists stay empty: each sequence has its own in "sequences".
+    writeEnd({{"promptTokens", json::array()},
+              {"generatedTokens", json::array()},
+              {"text", ""},
+              {"stopReason", "batch"},
+              {"prefillSeconds", 0.0},
+              {"decodeSeconds", r.seconds},
+              {"sequences", batchSequencesJson(r.sequences, prompts, *tokenizer_)}});
+}
+
+void TraceRecorder::writeEnd(const nlohmann::json& end) {
     if (batchUsed_) handOver();
     stopWriter();
     {
         std::lock_guard lock(mutex_);
         if (failure_) std::rethrow_exception(failure_);
     }
-    json prompt = json::array(), generated = json::array();
-    for (int32_t id : r.promptTokens) prompt.push_back(tokenJson(*tokenizer_, id));
-    for (int32_t id : r.generatedTokens) generated.push_back(tokenJson(*tokenizer_, id));
-    json end = {{"promptTokens", prompt},
-                {"generatedTokens", generated},
-                {"text", r.text},
-                {"stopReason", r.stopReason},
-                {"prefillSeconds", r.prefillSeconds},
-                {"decodeSeconds", r.decodeSeconds}};
     writeRecord(trace::kEndRecord, jsonText(end), {});
     out_.commit();
 }

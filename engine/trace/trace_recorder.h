@@ -22,6 +22,9 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "batch/parallel_generation.h"
 #include "generate/generator.h"
 #include "generate/logit_lens.h"
 #include "generate/sampler.h"
@@ -52,6 +55,8 @@ public:
     // Writes the queued records and the END record (prompt and generated tokens, text, stop
     // reason) and closes the file.
     void finish(const GenerationResult& result);
+    // The same for a batch of sequences (`batch`): END's "sequences" hold each one's tokens and text.
+    void finishBatch(const ParallelResult& result, const std::vector<std::string>& prompts);
     // The bytes written so far; all of them once finish() returned.
     uint64_t bytesWritten() const;
 
@@ -88,6 +93,7 @@ private:
     void stopWriter();
     void writerLoop();
     void writeStage(const PendingRecord& r);
+    void writeEnd(const nlohmann::json& end);
     void writeRecord(std::string_view kind, const std::string& json, const std::string& data);
 
     AtomicOutputFile out_;  // moved into place by finish(): no trace without its END record

@@ -50,6 +50,8 @@ cp "$root/tests/fixtures/sentencepiece/llama2_style.model" "$corpus/sentencepiec
 
 # A trace and a debug log of two tokens of the tiny model; documents quoting log lines.
 "$exe" --synthetic tiny -n 2 --trace "$corpus/trace/tiny.trace" --debug-log "$corpus/doc_lines/tiny.log" -q > /dev/null
+# A batch of two sequences (format version 3: ubatch tables, KV cells, the mask from the cells).
+"$exe" batch --synthetic tiny -p "ab" -p "cde" --parallel 2 --ubatch 4 -n 2 --trace "$corpus/trace/batch.trace" -q > /dev/null
 cp "$root"/tests/fixtures/compare_doc/*.md "$corpus/doc_lines/"
 cp "$root"/viewer/scripts/*.txt "$corpus/viewer_script/"
 # Scripts run against the replay of trace/tiny.trace (fuzz_viewer_script_state.cpp): the smoke

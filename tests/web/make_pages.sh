@@ -20,4 +20,8 @@ prompt="In the beginning God created"
 "$walkthrough" --model "$assets/model" --prompt "$prompt" -n 16 -q --threads 1 --ablate-head 3:2 \
     --trace "$out/ablated.trace" >/dev/null
 "$walkthrough" export-html "$out/run.trace" --compare "$out/ablated.trace" --out "$out/compare.html"
+# A batch of two sequences with a context shift (trace format version 3) and its page.
+"$walkthrough" batch --model "$assets/model" -q --threads 1 -p "And God said" -p "In the beginning" --parallel 2 -n 16 \
+    --max-seq-len 24 --context-shift --keep 2 --trace "$out/batch.trace" >/dev/null
+"$walkthrough" export-html "$out/batch.trace" --out "$out/batch.html" >/dev/null
 "$site" --chapters "$chapters" --docs "$docs" --trace "$out/run.trace" --out "$out/site"

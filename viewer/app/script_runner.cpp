@@ -288,8 +288,9 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              if (auto capture = app.session().capture()) capture->snapshot(snap);
              const auto model = app.session().model();
              const auto comparison = app.session().comparison();
-             const std::string actual =
-                 scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0, comparison.get());
+             const auto trace = app.session().trace();
+             const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0,
+                                                   comparison.get(), trace.get());
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
          }},
         {"save-trace", [](R&, A& app, const C& c) { app.saveTrace(c.args[0]); }},

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <map>
 
+#include "page/batch_page_data.h"
 #include "page/run_page.h"
 #include "stages/numbering.h"
 #include "stages/step_controller.h"
@@ -395,6 +396,7 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         {"lens", lensJson(snap, pieces)},
         {"map", mapJson(snap, a.n_layers)},
         {"compare", o.comparePath ? compareJson(run, o) : json(nullptr)},
+        {"batch", batchPageJson(*run)},
     };
     // The arithmetic is most of a long run's page (a float per attention cell): it goes in last,
     // within what the budget leaves.

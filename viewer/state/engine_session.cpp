@@ -327,6 +327,11 @@ std::shared_ptr<const Model> EngineSession::model() const {
     return model_;
 }
 
+std::shared_ptr<const TraceRun> EngineSession::trace() const {
+    std::lock_guard lock(mutex_);
+    return trace_;
+}
+
 bool EngineSession::isReplay() const {
     std::lock_guard lock(mutex_);
     return trace_ != nullptr;

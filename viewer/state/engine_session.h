@@ -104,6 +104,8 @@ public:
     std::shared_ptr<const Model> model() const;
     // A recorded run is loaded (--trace, File > Open): it replays with its own prompt and settings.
     bool isReplay() const;
+    // The trace being replayed (nullptr for a live run): the Batch panel reads a batch's records.
+    std::shared_ptr<const TraceRun> trace() const;
     // Whether the logit lens is computed as runs go (CaptureObserver::wantLens): while the Lens
     // panel is shown. computeLens computes a held or finished run's `step` on request.
     void wantLens(bool want);

@@ -44,7 +44,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"breakpoint", 1, 2, "STAGE [LAYER]: LAYER 1 is the first, as the log counts (- or none: every layer)"},
         {"stop", 0, 0, "end the run"},
         {"restart", 0, 0, "start again with the current settings, held at the first stage"},
-        {"panel", 1, 1, "map | shapes | heatmap | mask | attention | logits | lens | kv-cache | tokens | compare | chapter"},
+        {"panel", 1, 1, "map | shapes | heatmap | mask | attention | logits | lens | kv-cache | tokens | compare | chapter | batch"},
         {"chapter", 1, 1, "TARGET: the Chapter panel opens a chapter or a section of it (08-tokenization.md#exercises), as a link does"},
         {"chapter-check", 1, 1, "N: open the Nth check of the chapter shown (1-based), as \"Show check\" does"},
         {"layer", 1, 1, "L: the layer the attention panel shows (1 is the first)"},

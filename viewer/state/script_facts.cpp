@@ -7,11 +7,30 @@
 
 #include "stages/numbering.h"
 
+#include "state/batch_view.h"
 #include "state/forward_map.h"
 #include "state/panel_labels.h"
 #include "state/session_controls.h"
 
 namespace llama::viewer {
+
+namespace {
+// The batch-* facts: what the Batch panel shows at the shown stage.
+std::string batchFact(std::string_view name, const TraceRun* trace, const StageRecord* shown) {
+    const std::optional<BatchView> v = trace && shown ? batchViewAt(*trace, size_t(shown->index)) : std::nullopt;
+    if (!v) return "none";
+    if (name == "batch-ubatch") return fmt::format("{} of {}", v->ubatchNumber + 1, ubatchCount(*trace));
+    if (name == "batch-table") return ubatchText(*v->ubatch);
+    if (name == "batch-cells") return v->slot ? cellsText(v->slot->cells) : "none";
+    if (name == "batch-positions") return v->slot ? cellPositionsText(v->slot->cells) : "none";
+    if (name == "batch-head") return v->slot ? std::to_string(v->slot->head) : "none";
+    if (name == "batch-mask") return v->mask ? maskText(*v->mask) : "none";
+    if (name == "batch-shift")
+        return v->shift ? fmt::format("seq {}: {} -> {}", v->shift->seq, cellPositionsText(v->shift->before), cellPositionsText(v->shift->after))
+                        : "none";
+    throw std::invalid_argument("no fact '" + std::string(name) + "' (--help-script lists the batch-* facts)");
+}
+}  // namespace
 
 const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactNames() {
     static const std::vector<std::pair<std::string_view, std::string_view>> names = {
@@ -32,12 +51,19 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"step-button", "in-sight or hidden: the Run region's Step button after the last frame"},
         {"panel-chooser", "tabs or menu: how the last frame offered the panels"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
+        {"batch-ubatch", "a batch trace: the ubatch the Batch panel shows, \"N of M\" (from 1)"},
+        {"batch-table", "its tokens as seq:pos, * after those whose logits are wanted (\"1:0 1:1* 2:0*\")"},
+        {"batch-cells", "the KV cells after find_slot: each one's sequences, . when free (\"1 1 2 2 .\")"},
+        {"batch-positions", "the same cells' positions, . when free"},
+        {"batch-head", "kv head: the first cell find_slot gave the ubatch"},
+        {"batch-mask", "the mask from the cells, a row per token, 1 where it sees the cell (\"1100|0011\")"},
+        {"batch-shift", "the last context shift so far: seq S, the cells' positions before -> after"},
     };
     return names;
 }
 
 std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
-                       const TraceComparison* comparison) {
+                       const TraceComparison* comparison, const TraceRun* trace) {
     const StageRecord* shown = shownRecord(snap, view);
     auto orNone = [](bool has, auto value) { return has ? std::to_string(value) : std::string("none"); };
     if (name == "held-stage") return status.held ? std::string(stageInfo(status.held->stage).key) : "none";
@@ -80,6 +106,7 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
     if (name == "panel-chooser") return view.panelsAsMenu ? "menu" : "tabs";
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
     if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
+    if (name.starts_with("batch-")) return batchFact(name, trace, shown);
     std::string known;
     for (const auto& [n, what] : scriptFactNames()) known += (known.empty() ? "" : ", ") + std::string(n);
     throw std::invalid_argument("no fact '" + std::string(name) + "' (expect knows " + known + ")");

@@ -26,7 +26,12 @@ public:
                 for (const auto& t : position) pieces_.emplace(t.id, Piece{t.piece, false});
             for (const auto& tensor : s.tensors)
                 for (const auto& t : tensor.tokens) add(t.id, t.piece, t.special);
+            if (s.ubatch)  // a batch trace names its tokens in its ubatch tables
+                for (const auto& t : s.ubatch->tokens) add(t.token.id, t.token.piece, t.token.special);
         }
+        for (const auto& seq : run.sequences)
+            for (const auto* list : {&seq.promptTokens, &seq.generatedTokens})
+                for (const auto& t : *list) add(t.id, t.piece, t.special);
     }
     std::vector<int32_t> encode(std::string_view, bool) const override {
         throw std::logic_error("a trace replay cannot encode new text");

@@ -17,6 +17,7 @@ constexpr PanelName kPanels[] = {
     {Panel::Logits, "Top logits", "logits"},   {Panel::Lens, "Logit lens", "lens"},
     {Panel::KvCache, "KV cache", "kv-cache"},  {Panel::Tokens, "Tokens", "tokens"},
     {Panel::Compare, "Compare", "compare"},    {Panel::Chapter, "Chapter", "chapter"},
+    {Panel::Batch, "Batch", "batch"},
 };
 
 bool sameBreakpoint(const Breakpoint& b, StageId stage, std::optional<int> layer) {

@@ -14,7 +14,7 @@
 
 namespace llama::viewer {
 
-enum class Panel { Map, Shapes, Heatmap, Mask, Attention, Logits, Lens, KvCache, Tokens, Compare, Chapter };
+enum class Panel { Map, Shapes, Heatmap, Mask, Attention, Logits, Lens, KvCache, Tokens, Compare, Chapter, Batch };
 
 const std::vector<Panel>& allPanels();
 const char* panelTitle(Panel p);  // "Top logits"

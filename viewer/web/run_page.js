@@ -653,6 +653,82 @@ function RunPage(data, pageOpts = {}) {
     }
   }
 
+  // A batch trace: the ubatch going through the model at the stage shown, the cells find_slot
+  // left, the mask from them, the last context shift; numbers and colours from the export.
+  function colourOf(b, seqIds) {
+    if (!seqIds.length) return b.colours.free;
+    return seqIds.length > 1 ? b.colours.shared : b.colours[String(seqIds[0])];
+  }
+  function cellBox(b, c, j, attrs = {}) {
+    const box = el('span', { class: 'cell' + (c.pos < 0 ? ' free' : ''), 'data-cell': j, 'data-pos': c.pos, 'data-seqs': c.seqIds.join(','),
+      style: `background:${colourOf(b, c.seqIds)}`, title: c.pos < 0 ? `cell ${j}: free` : `cell ${j}: pos ${c.pos}, seq ${c.seqIds.join(',')}`, ...attrs },
+      el('span', { text: String(j) }), el('span', { text: c.pos < 0 ? '·' : String(c.pos) }));
+    return box;
+  }
+  function renderBatch() {
+    const b = data.batch;
+    $('batch-panel').hidden = !b;
+    if (!b) return;
+    let u = null;
+    for (const x of b.ubatches) if (x.first <= state.i) u = x;
+    const before = !u;
+    if (!u) u = b.ubatches[0];
+    if (!u) return;
+    $('batch-where').textContent = `· ubatch ${u.number + 1} of ${b.ubatches.length}${before ? ' (next)' : ''} · n_tokens = ${u.tokens.length}, n_seqs = ${u.nSeqs}, n_outputs = ${u.nOutputs}`;
+    const t = $('batch-table');
+    t.textContent = '';
+    t.append(el('tr', {}, ...['i', 'token', 'pos', 'seq_ids', 'output'].map(h => el('th', { text: h }))));
+    u.tokens.forEach((tok, i) => t.append(el('tr', { 'data-token': i },
+      el('td', { text: String(i) }), el('td', { text: JSON.stringify(tok.piece) }), el('td', { text: String(tok.pos) }),
+      el('td', { class: 'seqs', style: `border-left-color:${colourOf(b, tok.seqIds)}`, text: tok.seqIds.join(',') }),
+      el('td', { text: tok.output ? 'yes' : 'no' }))));
+    const cells = $('batch-cells');
+    cells.textContent = '';
+    const slot = u.slot;
+    if (slot) {
+      $('batch-slot').textContent = `· kv head = ${slot.head}, used = ${slot.used} / ${slot.size}, n_kv = ${slot.nKV}; outlined: the cells written for this ubatch`;
+      slot.cells.forEach((c, j) => {
+        const box = cellBox(b, c, j, j >= slot.head && j < slot.head + slot.nTokens ? { class: 'cell slot' + (c.pos < 0 ? ' free' : '') } : {});
+        if (j === slot.head) box.append(el('span', { class: 'head', text: 'head' }));
+        cells.append(box);
+      });
+      // Cells past n_kv are free: a few of them, and how many more.
+      const more = slot.size - slot.nKV;
+      for (let j = 0; j < Math.min(more, 4); j++) cells.append(cellBox(b, { pos: -1, seqIds: [] }, slot.nKV + j));
+      if (more > 4) cells.append(el('span', { class: 'muted small', text: `… ${more - 4} more free cells` }));
+    }
+    const legend = $('batch-legend');
+    legend.textContent = '';
+    Object.keys(b.colours).forEach(k => legend.append(el('span', { style: `--swatch:${b.colours[k]}`,
+      text: k === 'free' ? 'free' : k === 'shared' ? 'shared by several sequences' : `seq ${k}` })));
+    const mask = $('batch-mask');
+    mask.textContent = '';
+    if (u.mask && slot) {
+      mask.style.gridTemplateColumns = `max-content repeat(${slot.nKV}, 18px)`;
+      mask.append(el('span', { class: 'label', text: '' }), ...slot.cells.map((c, j) => el('span', { class: 'muted', text: String(j) })));
+      u.mask.forEach((row, i) => {
+        const tok = u.tokens[i];
+        mask.append(el('span', { class: 'label', text: `${tok.seqIds.join(',')}:${tok.pos}` }));
+        [...row].forEach((bit, j) => mask.append(el('span', { 'data-row': i, 'data-col': j, 'data-sees': bit,
+          style: `background:${bit === '1' ? colourOf(b, tok.seqIds) : '#335'}` })));
+      });
+    } else mask.append(el('p', { class: 'muted', text: 'The mask is made at the kv_mask stage of this ubatch.' }));
+    const shift = u.shift;
+    $('batch-shift-box').hidden = !shift;
+    if (shift) {
+      $('batch-shift-where').textContent = `· seq ${shift.seq}: n_past = ${shift.nPast}, n_keep = ${shift.nKeep}, n_discard = ${shift.nDiscard}: positions [${shift.nKeep}, ${shift.nKeep + shift.nDiscard}) removed, the rest moved back by ${shift.nDiscard}`;
+      const box = $('batch-shift');
+      box.textContent = '';
+      for (const [name, list] of [['before', shift.before], ['after', shift.after]])
+        box.append(el('div', { class: 'row', 'data-when': name }, el('b', { text: name }), ...list.map((c, j) => cellBox(b, c, j))));
+    }
+    const seqs = $('batch-sequences');
+    seqs.textContent = '';
+    // Prompts, in order (a prompt takes whichever of the --parallel sequence ids is free).
+    b.sequences.forEach(q => seqs.append(el('li', {}, el('span', { text: q.prompt }),
+      el('span', { class: 'muted', text: ` → ${q.text} (${q.generated} tokens, ${q.stopReason}${q.contextShifts ? `, ${q.contextShifts} context shifts` : ''})` }))));
+  }
+
   function render() {
     const s = stages[state.i];
     const info = catalog.get(s.key);
@@ -667,6 +743,7 @@ function RunPage(data, pageOpts = {}) {
     renderLogits(s);
     renderLens(s);
     renderCompare(s);
+    renderBatch();
     document.body.dataset.stage = s.key;
     document.body.dataset.step = s.step;
     document.body.dataset.layer = s.layer + 1;

@@ -61,6 +61,8 @@ void drawComparePanel(PanelContext& c);
 // The what-if banner above the panels: shown when the run is an experiment, never for the model.
 void drawWhatIfBanner(PanelContext& c);
 void drawKvCachePanel(PanelContext& c);
+// A batch trace's ubatch, KV cells, mask from the cells and context shift (state/batch_view.h).
+void drawBatchPanel(PanelContext& c);
 void drawTokensPanel(PanelContext& c);
 void drawOutputPanel(PanelContext& c);
 void drawChapterPanel(PanelContext& c);
