@@ -9,6 +9,7 @@
 
 #include "state/forward_map.h"
 #include "state/panel_labels.h"
+#include "state/patch_view.h"
 #include "state/session_controls.h"
 
 namespace llama::viewer {
@@ -32,12 +33,14 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"step-button", "in-sight or hidden: the Run region's Step button after the last frame"},
         {"panel-chooser", "tabs or menu: how the last frame offered the panels"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
+        {"patch-grid", "a patch trace's grid: LAYERSxCOLUMNS and its site (8x11/block), or none"},
+        {"patch-cell", "the Patching panel's chosen cell as its tooltip says it (layer 5, position 10 ...), or none"},
     };
     return names;
 }
 
 std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
-                       const TraceComparison* comparison) {
+                       const TraceComparison* comparison, const PatchGrid* patch) {
     const StageRecord* shown = shownRecord(snap, view);
     auto orNone = [](bool has, auto value) { return has ? std::to_string(value) : std::string("none"); };
     if (name == "held-stage") return status.held ? std::string(stageInfo(status.held->stage).key) : "none";
@@ -79,6 +82,11 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
     if (name == "step-button") return view.stepButtonInSight ? "in-sight" : "hidden";
     if (name == "panel-chooser") return view.panelsAsMenu ? "menu" : "tabs";
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
+    if (name == "patch-grid") return patch ? fmt::format("{}x{}/{}", patch->layers, patch->columns, patch->site) : "none";
+    if (name == "patch-cell") {
+        if (!patch || !comparison || !view.patchCell) return "none";
+        return patchCellText(*patch, *comparison->a, comparison->b, *view.patchCell);
+    }
     if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
     std::string known;
     for (const auto& [n, what] : scriptFactNames()) known += (known.empty() ? "" : ", ") + std::string(n);

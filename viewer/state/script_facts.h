@@ -17,8 +17,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
 
 // The fact's value as text ("none" when there is none). `layers`: the model's (0 for a trace's,
 // then the records say). Throws std::invalid_argument for an unknown name.
-// `comparison`: the traces the Compare panel pairs (nullptr when none).
+// `comparison`: the traces the Compare panel pairs (nullptr when none); `patch`: a patch trace's grid.
 std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
-                       const TraceComparison* comparison = nullptr);
+                       const TraceComparison* comparison = nullptr, const PatchGrid* patch = nullptr);
 
 }  // namespace llama::viewer

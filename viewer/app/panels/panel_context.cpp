@@ -37,6 +37,7 @@ void drawPanel(PanelContext& c, Panel panel) {
         case Panel::KvCache: drawKvCachePanel(c); break;
         case Panel::Tokens: drawTokensPanel(c); break;
         case Panel::Chapter: drawChapterPanel(c); break;
+        case Panel::Patching: drawPatchingPanel(c); break;
     }
 }
 
