@@ -171,6 +171,7 @@ std::string ViewerApp::caption(const PanelContext& c) const {
     }
     if (c.model) f.layers = c.model->args.n_layers;
     f.whatIf = session_.settings().whatIf.describe();  // a replayed trace's own, as the banner shows
+    f.grammar = session_.settings().grammar || c.replay ? session_.settings().grammarSource : "";
     return exportCaption(f);
 }
 

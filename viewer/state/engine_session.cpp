@@ -37,6 +37,8 @@ RunSettings recordedSettings(RunSettings s, const TraceRun& trace) {
     s.maxTokens = trace.run.maxTokens;
     s.mode = PromptMode::Completion;
     s.whatIf = trace.run.whatIf;
+    s.grammar.reset();  // a replay samples nothing; where its grammar came from is still named (exports)
+    s.grammarSource = trace.run.grammar;
     return s;
 }
 
