@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_output.h"
-#include "io/input_file.h"
 #include "trace/trace_json.h"
 
 namespace llama {
@@ -139,7 +138,7 @@ void checkAgainstRuns(const PatchGrid& g, const PatchTrace& t, const std::string
 
 // A whole trace's records, without its header.
 std::string runRecords(const std::string& tracePath) {
-    const std::string file = readInputFile(tracePath, "trace");
+    const std::string file = readTraceFile(tracePath);
     checkTraceHeader(file, tracePath);
     size_t pos = trace::kHeaderBytes;
     readTraceRun(file, pos, tracePath, trace::kVersion, 0);  // a whole run, or TraceError
@@ -164,12 +163,7 @@ void writePatchTrace(const std::string& path, const PatchGrid& grid, const std::
 }
 
 PatchTrace readPatchTrace(const std::string& path) {
-    std::string file;
-    try {
-        file = readInputFile(path, "trace", 2);
-    } catch (const std::invalid_argument& e) {
-        throw TraceError(e.what());
-    }
+    const std::string file = readTraceFile(path);
     const std::string_view bytes(file);
     PatchTrace t;
     t.version = checkTraceHeader(bytes, path);

@@ -508,14 +508,17 @@ TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& pa
     return run;
 }
 
-TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
+std::string readTraceFile(const std::string& path) {
     // Reading holds the file and its decoded tensors (about as many bytes again).
-    std::string file;
     try {
-        file = readInputFile(path, "trace", 2);
+        return readInputFile(path, "trace", 2);
     } catch (const std::invalid_argument& e) {
         throw TraceError(e.what());
     }
+}
+
+TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
+    const std::string file = readTraceFile(path);
     const std::string_view bytes(file);
     if (progress) progress(0, bytes.size());
     const uint32_t version = checkTraceHeader(bytes, path);

@@ -91,6 +91,8 @@ struct TraceRun {
 TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
 
 // The parts readTrace is made of, for files that hold more than one run (trace/patch_trace.h).
+// The file's bytes (throws TraceError when it cannot be read).
+std::string readTraceFile(const std::string& path);
 // The header's magic and version (throws TraceError); the version.
 uint32_t checkTraceHeader(std::string_view bytes, const std::string& path);
 struct TraceRecordView {
