@@ -154,3 +154,30 @@ TEST_CASE("patch trace: a damaged grid is refused, naming the field", "[trace][p
     requirePatchError(file.substr(0, file.size() - 100), "is truncated");
     requirePatchError(file + "xx", "2 unexpected bytes after the corrupted run's END record");
 }
+
+TEST_CASE("patch trace: a head grid, and prompts of different lengths aligned at their ends", "[trace][patch]") {
+    const fs::path heads = temp("heads.trace"), aligned = temp("aligned.trace");
+    auto r = runWalkthrough(fmt::format("patch --clean '{}' --corrupt '{}' --answer ' Moses' --wrong ' Joseph' --heads --trace {}", kClean, kCorrupt,
+                                        heads.string()));
+    REQUIRE(r.exitCode == 0);
+    const PatchTrace h = readPatchTrace(heads.string());
+    CHECK(h.grid.site == "head");
+    CHECK(h.grid.stage() == StageId::AttentionReshape);
+    CHECK(h.grid.columns == 8);
+    CHECK(h.grid.cleanPosition.empty());
+    r = runWalkthrough(fmt::format("patch --clean '{}' --corrupt 'And Joseph the son went unto Aaron. And Aaron said unto' --answer ' Moses' "
+                                   "--wrong ' Joseph' --align end --trace {}",
+                                   kClean, aligned.string()));
+    REQUIRE(r.exitCode == 0);
+    const PatchTrace a = readPatchTrace(aligned.string());
+    CHECK(a.grid.align == "end");
+    CHECK(a.clean.promptTokens.size() == 11u);
+    CHECK(a.corrupt.promptTokens.size() == 13u);
+    REQUIRE(a.grid.columns == 11);
+    CHECK(a.grid.cleanPosition.front() == 0);
+    CHECK(a.grid.corruptPosition.front() == 2);
+    CHECK(a.grid.corruptPosition.back() == 12);
+    CHECK(a.grid.recovered(7, 10) == Approx(1.0));  // the last block's output at the last position
+    fs::remove(heads);
+    fs::remove(aligned);
+}
