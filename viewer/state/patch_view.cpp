@@ -22,7 +22,10 @@ std::string patchColumnLabel(const PatchGrid& g, const TraceRun& clean, const Tr
 
 std::string patchCellText(const PatchGrid& g, const TraceRun& clean, const TraceRun& corrupt, PatchCell cell) {
     const std::string where = g.heads() ? fmt::format("head {}", cell.column + 1)
-                                        : fmt::format("position {} \"{}\"", g.corruptPosition[size_t(cell.column)],
+                                        : fmt::format("position {}{} \"{}\"", g.corruptPosition[size_t(cell.column)],
+                                                      g.cleanPosition[size_t(cell.column)] == g.corruptPosition[size_t(cell.column)]
+                                                          ? std::string()
+                                                          : fmt::format(" (clean {})", g.cleanPosition[size_t(cell.column)]),
                                                       columnTokens(g, clean, corrupt, cell.column));
     return fmt::format("layer {}, {}: recovered {:.2f} (logit difference {:.2f}; clean {:.2f}, corrupted {:.2f})", cell.layer + 1, where,
                        g.recovered(cell.layer, cell.column), g.patchedDiff[size_t(cell.layer) * size_t(g.columns) + size_t(cell.column)],

@@ -19,7 +19,8 @@ struct PatchCell {
 // where the prompts differ), or "head 3".
 std::string patchColumnLabel(const PatchGrid& g, const TraceRun& clean, const TraceRun& corrupt, int column);
 
-// "layer 5, position 10 \" unto\": recovered 0.67 (logit difference -0.41; clean 1.53, corrupted -1.09)".
+// "layer 5, position 10 \" unto\": recovered 0.67 (logit difference -0.03; clean 0.50, corrupted -1.09)"; the
+// corrupted prompt's position, "position 4 (clean 2)" where aligned prompts pair different ones.
 std::string patchCellText(const PatchGrid& g, const TraceRun& clean, const TraceRun& corrupt, PatchCell cell);
 
 // The index in `run` of the cell's stage (the patched site at that layer) in the prefill: a
