@@ -503,7 +503,6 @@ TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& pa
         }
         if (progress) progress(pos, bytes.size());
     }
-    run.version = version;
     checkAttentionShapes(run, path);
     return run;
 }
