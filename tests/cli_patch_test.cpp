@@ -103,3 +103,34 @@ TEST_CASE("CLI patch: prompts of different lengths and answers of several tokens
         }
     }
 }
+
+TEST_CASE("CLI patch --align: prompts of different token counts pair from the start or from the end", "[cli][patch]") {
+    // " Joseph the son" is three tokens where " Moses" is one: 13 tokens against 11.
+    const std::string prompts = "patch --clean 'And Moses went unto Aaron. And Aaron said unto' --corrupt 'And Joseph the son went unto Aaron. And Aaron "
+                                "said unto' --answer ' Moses' --wrong ' Joseph'";
+    auto refused = runWalkthrough(prompts + " 2>&1");
+    CHECK(refused.exitCode == 1);
+    CHECK_THAT(refused.output, Catch::Contains("the clean prompt is 11 tokens and the corrupted one 13") && Catch::Contains("--align start|end"));
+    const auto csv = fs::temp_directory_path() / ("llama_patch_align_" + std::to_string(getpid()) + ".csv");
+    for (const std::string align : {"start", "end"}) {
+        DYNAMIC_SECTION(align) {
+            auto r = runWalkthrough(prompts + " --align " + align + " --csv " + csv.string());
+            REQUIRE(r.exitCode == 0);
+            const auto rows = readCsv(csv.string());
+            REQUIRE(rows.size() == 8u * 11u);  // the shorter prompt's positions, each paired once
+            if (align == "start") {
+                // BOS and "And" are the same tokens at the same positions: nothing to recover.
+                for (int layer = 1; layer <= 8; ++layer) {
+                    CHECK(rows.at({layer, 0}) == 0.0);
+                    CHECK(rows.at({layer, 1}) == 0.0);
+                }
+                CHECK(rows.count({1, 12}) == 0);  // the corrupted prompt's last two positions are not patched
+            } else {
+                CHECK_THAT(r.output, Catch::Contains("Columns pair clean position 0.. with corrupted position 2.."));
+                CHECK(rows.at({8, 12}) == Approx(1.0));  // the last block's output at the last position: the logits' input
+                CHECK(rows.count({1, 0}) == 0);           // the corrupted prompt's first two positions are not patched
+            }
+        }
+    }
+    fs::remove(csv);
+}

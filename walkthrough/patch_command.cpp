@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "io/atomic_output.h"
+#include "patch_trace_output.h"
 #include "session/model_source.h"
 
 namespace llama::cli {
@@ -19,6 +22,15 @@ CLI::App* addPatchCommand(CLI::App& app, PatchOptions& o) {
         ->check(CLI::IsMember({"block", "attention"}));
     cmd->add_flag("--heads", o.setup.heads, "Per layer and attention head instead (--site does not apply): that head's output from the clean run, at every position");
     cmd->add_option("--csv", o.csv, "Also write every layer and position (or head) to FILE as CSV");
+    cmd->add_option("--trace", o.trace,
+                    "Also write a patch trace to FILE: the grid and both runs recorded, which llama-viewer and export-html show as a heatmap "
+                    "whose cells open the patched stage in both runs");
+    cmd->add_option("--align", o.align,
+                    "Prompts of different token counts: same (refuse them, the default), start (position i pairs with position i from BOS "
+                    "on; the longer prompt's last tokens are not patched) or end (the last tokens pair, where the answer is read; the "
+                    "longer prompt's first tokens are not patched). A row moves to its partner's position: Llama has no pad token, and "
+                    "its residual stream no position embedding")
+        ->check(CLI::IsMember({"same", "start", "end"}));
     return cmd;
 }
 
@@ -32,16 +44,20 @@ std::string csvQuoted(const std::string& s) {
 // Layers by positions; a column is headed by its token, "clean/corrupted" where they differ.
 void printPositions(const PatchingResult& r, const Tokenizer& tok, const std::string& site) {
     fmt::print("Recovered logit difference (1 = clean, 0 = corrupted) with the {} output of one layer at one position from the clean run:\n", site);
+    if (r.cleanPosition != r.corruptPosition)
+        fmt::print("Columns pair clean position {}.. with corrupted position {}..; the longer prompt's other {} positions are not patched.\n",
+                   r.cleanPosition[0], r.corruptPosition[0], std::max(r.cleanTokens.size(), r.corruptTokens.size()) - r.cleanPosition.size());
     fmt::print("{:>5}", "layer");
-    for (size_t p = 0; p < r.cleanTokens.size(); ++p) {
-        std::string h = tok.pieceForDisplay(r.cleanTokens[p]);
-        if (r.corruptTokens[p] != r.cleanTokens[p]) h += "/" + tok.pieceForDisplay(r.corruptTokens[p]);
+    for (size_t c = 0; c < r.cleanPosition.size(); ++c) {
+        const int32_t a = r.cleanTokens[size_t(r.cleanPosition[c])], b = r.corruptTokens[size_t(r.corruptPosition[c])];
+        std::string h = tok.pieceForDisplay(a);
+        if (a != b) h += "/" + tok.pieceForDisplay(b);
         fmt::print(" {:>14}", fmt::format("\"{}\"", h.size() > 14 ? h.substr(0, 13) + "~" : h).substr(0, 14));
     }
     fmt::print("\n");
     for (size_t l = 0; l < r.patchedDiff.size(); ++l) {
         fmt::print("{:>5}", l + 1);
-        for (size_t p = 0; p < r.cleanTokens.size(); ++p) fmt::print(" {:>14.2f}", r.recovered(int(l), int(p)));
+        for (size_t c = 0; c < r.cleanPosition.size(); ++c) fmt::print(" {:>14.2f}", r.recovered(int(l), int(c)));
         fmt::print("\n");
     }
 }
@@ -64,8 +80,8 @@ void writeCsv(const std::string& path, const PatchingResult& r, const Tokenizer&
     for (size_t l = 0; l < r.patchedDiff.size(); ++l)
         for (size_t c = 0; c < r.patchedDiff[l].size(); ++c) {
             const std::string where = heads ? std::to_string(c + 1)
-                                            : fmt::format("{},{},{}", c, csvQuoted(tok.pieceForDisplay(r.cleanTokens[c])),
-                                                          csvQuoted(tok.pieceForDisplay(r.corruptTokens[c])));
+                                            : fmt::format("{},{},{}", r.corruptPosition[c], csvQuoted(tok.pieceForDisplay(r.cleanTokens[size_t(r.cleanPosition[c])])),
+                                                          csvQuoted(tok.pieceForDisplay(r.corruptTokens[size_t(r.corruptPosition[c])])));
             out.stream() << fmt::format("{},{},{:.6f},{:.6f}\n", l + 1, where, r.patchedDiff[l][c], r.recovered(int(l), int(c)));
         }
     out.commit();
@@ -74,7 +90,9 @@ void writeCsv(const std::string& path, const PatchingResult& r, const Tokenizer&
 
 int runPatch(const PatchOptions& o) {
     if (!o.csv.empty()) checkOutputPath("--csv", o.csv, {o.model});
+    if (!o.trace.empty()) checkOutputPath("--trace", o.trace, {o.model}, {o.csv});
     PatchingSetup setup = o.setup;
+    setup.align = alignFromName(o.align);
     setup.site = o.site == "attention" ? ActivationPatch::Site::AttentionOutput : ActivationPatch::Site::BlockOutput;
     const Model model = loadModelSource({ModelSource::Kind::Files, o.model}, {});
     const PatchingResult r = runActivationPatching(model, setup);
@@ -87,6 +105,10 @@ int runPatch(const PatchOptions& o) {
     if (!o.csv.empty()) {
         writeCsv(o.csv, r, tok, setup.heads);
         fmt::print("Wrote {}\n", o.csv);
+    }
+    if (!o.trace.empty()) {
+        writePatchingTrace(o.trace, model, setup, r);
+        fmt::print("Wrote {} (open it with llama-viewer --trace, or export-html)\n", o.trace);
     }
     return 0;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // `llama-walkthrough patch --clean "PROMPT" --corrupt "PROMPT" --answer " TOKEN"`: activation
 // patching over every layer and position (steer/activation_patching.h), printed as a table of the
-// logit difference recovered, and written as CSV with --csv.
+// logit difference recovered, and written as CSV with --csv and as a patch trace with --trace.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -15,6 +15,8 @@ struct PatchOptions {
     PatchingSetup setup;
     std::string site = "block";
     std::string csv;
+    std::string trace;
+    std::string align = "same";
 };
 
 CLI::App* addPatchCommand(CLI::App& app, PatchOptions& options);

@@ -49,15 +49,17 @@ double PatchingResult::recovered(int layer, int column) const {
 
 namespace {
 // Head `head`'s share of layer `layer`'s attention output when its output changes from the
-// corrupted run's to the clean run's at every position: attn_wo times that change, [positions * Dim].
+// corrupted run's to the clean run's at every paired position (unpaired ones keep the corrupted
+// run's): attn_wo times that change, [positions * Dim] over the corrupted prompt's positions.
 std::vector<float> headShare(const Model& model, const LlamaTransformer& transformer, const LayerCapture& clean, const LayerCapture& corrupt,
-                             int layer, int head, int positions) {
+                             int layer, int head, int positions, const PatchingResult& pairs) {
     const int headDim = model.args.headDim(), width = clean.dim();
     Tensor change({positions, width}, DType::F32);
     float* c = change.mutableData<float>();
     std::fill(c, c + change.numel(), 0.0f);
-    for (int p = 0; p < positions; ++p) {
-        const auto a = clean.row(layer, p), b = corrupt.row(layer, p);
+    for (size_t k = 0; k < pairs.corruptPosition.size(); ++k) {
+        const int p = pairs.corruptPosition[k];
+        const auto a = clean.row(layer, pairs.cleanPosition[k]), b = corrupt.row(layer, p);
         for (int i = head * headDim; i < (head + 1) * headDim; ++i) c[int64_t(p) * width + i] = a[size_t(i)] - b[size_t(i)];
     }
     const Tensor share = ml::LinearTransformation(change, transformer.Layers[size_t(layer)].attention.attn_wo);
@@ -69,12 +71,20 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
     PatchingResult r;
     r.cleanTokens = promptTokens(model, setup.clean);
     r.corruptTokens = promptTokens(model, setup.corrupt);
-    if (r.cleanTokens.size() != r.corruptTokens.size())
+    const int nClean = int(r.cleanTokens.size()), nCorrupt = int(r.corruptTokens.size());
+    if (nClean != nCorrupt && setup.align == PatchingSetup::Align::Same)
         throw std::invalid_argument(fmt::format("the clean prompt is {} tokens and the corrupted one {}: patching pairs their positions one to one, "
-                                                "so they must have the same number of tokens (`tokenize` shows them)",
-                                                r.cleanTokens.size(), r.corruptTokens.size()));
-    if (int(r.cleanTokens.size()) >= model.args.max_seq_len)
-        throw std::invalid_argument(fmt::format("the prompts are {} tokens: more than the context of {}", r.cleanTokens.size(), model.args.max_seq_len));
+                                                "so they must have the same number of tokens (`tokenize` shows them), or say how they line "
+                                                "up with --align start|end",
+                                                nClean, nCorrupt));
+    if (std::max(nClean, nCorrupt) >= model.args.max_seq_len)
+        throw std::invalid_argument(fmt::format("the prompts are {} and {} tokens: more than the context of {}", nClean, nCorrupt, model.args.max_seq_len));
+    const int paired = std::min(nClean, nCorrupt);
+    for (int k = 0; k < paired; ++k) {
+        const bool end = setup.align == PatchingSetup::Align::End;
+        r.cleanPosition.push_back(end ? nClean - paired + k : k);
+        r.corruptPosition.push_back(end ? nCorrupt - paired + k : k);
+    }
     r.answer = singleToken(model, "--answer", setup.answer);
     const LlamaTransformer transformer(model);
     const int layers = model.args.n_layers;
@@ -98,27 +108,43 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
     if (std::fabs(r.cleanDiff - r.corruptDiff) < 1e-6)
         throw std::invalid_argument(fmt::format("the clean and corrupted runs give the same logit difference ({:.4f}): there is nothing to recover",
                                                 r.cleanDiff));
-    const int positions = int(r.cleanTokens.size());
+    const int positions = nCorrupt;
     if (setup.heads) {
         r.patchedDiff.assign(size_t(layers), std::vector<double>(size_t(model.args.n_heads)));
         for (int layer = 0; layer < layers; ++layer)
             for (int head = 0; head < model.args.n_heads; ++head) {
                 WhatIf w;
                 w.patch = std::make_shared<const ActivationPatch>(ActivationPatch{ActivationPatch::Site::AttentionOutput, layer, -1,
-                                                                                  headShare(model, transformer, cleanHeads, corruptHeads, layer, head, positions),
+                                                                                  headShare(model, transformer, cleanHeads, corruptHeads, layer, head, positions, r),
                                                                                   "the clean prompt", true, head});
                 r.patchedDiff[size_t(layer)][size_t(head)] = diff(lastLogits(model, transformer, r.corruptTokens, w));
             }
         return r;
     }
-    r.patchedDiff.assign(size_t(layers), std::vector<double>(r.cleanTokens.size()));
+    r.patchedDiff.assign(size_t(layers), std::vector<double>(size_t(paired)));
     for (int layer = 0; layer < layers; ++layer)
-        for (int pos = 0; pos < int(r.cleanTokens.size()); ++pos) {
+        for (int k = 0; k < paired; ++k) {
             WhatIf w;
-            w.patch = std::make_shared<const ActivationPatch>(ActivationPatch{setup.site, layer, pos, capture.row(layer, pos), "the clean prompt"});
-            r.patchedDiff[size_t(layer)][size_t(pos)] = diff(lastLogits(model, transformer, r.corruptTokens, w));
+            w.patch = std::make_shared<const ActivationPatch>(
+                ActivationPatch{setup.site, layer, r.corruptPosition[size_t(k)], capture.row(layer, r.cleanPosition[size_t(k)]), "the clean prompt"});
+            r.patchedDiff[size_t(layer)][size_t(k)] = diff(lastLogits(model, transformer, r.corruptTokens, w));
         }
     return r;
+}
+
+const char* alignName(PatchingSetup::Align align) {
+    switch (align) {
+        case PatchingSetup::Align::Start: return "start";
+        case PatchingSetup::Align::End: return "end";
+        case PatchingSetup::Align::Same: break;
+    }
+    return "same";
+}
+
+PatchingSetup::Align alignFromName(const std::string& name) {
+    for (auto a : {PatchingSetup::Align::Same, PatchingSetup::Align::Start, PatchingSetup::Align::End})
+        if (name == alignName(a)) return a;
+    throw std::invalid_argument("an alignment is same, start or end, not \"" + name + "\"");
 }
 
 }  // namespace llama

@@ -24,19 +24,33 @@ struct PatchingSetup {
     // from the clean run. Its share of the attention output is attn_wo times the change in the
     // head's output (attn_wo is linear), added to the corrupted run's.
     bool heads = false;
+    // Prompts of different token counts: which positions pair up. Same: none may differ (refused).
+    // Start: position i with position i (BOS with BOS), the longer prompt's tail unpaired. End: the
+    // last tokens pair (the position the answer is read at), the longer prompt's head unpaired, as
+    // TransformerLens's left padding lines up prompts' ends. Llama has no pad token and its
+    // residual stream no position embedding (RoPE turns queries and keys inside attention), so a
+    // row is moved to its partner's position instead of padding either prompt.
+    enum class Align { Same, Start, End };
+    Align align = Align::Same;
 };
 
 struct PatchingResult {
     std::vector<int32_t> cleanTokens, corruptTokens;
     int32_t answer = -1, wrong = -1;
     double cleanDiff = 0, corruptDiff = 0;  // logit(answer) - logit(wrong) at the last position
-    std::vector<std::vector<double>> patchedDiff;  // [layer][position], or [layer][head] with heads
+    // Per column of the position grid, the paired positions in each prompt (equal unless aligned).
+    std::vector<int> cleanPosition, corruptPosition;
+    std::vector<std::vector<double>> patchedDiff;  // [layer][column of paired positions], or [layer][head] with heads
     // (patched - corrupt) / (clean - corrupt).
     double recovered(int layer, int column) const;
 };
 
-// Throws std::invalid_argument for prompts of different token counts, an answer or wrong token
+// Throws std::invalid_argument for prompts of different token counts (unless aligned), an answer or wrong token
 // that is not one token, or runs whose logit differences are equal (nothing to recover).
 PatchingResult runActivationPatching(const Model& model, const PatchingSetup& setup);
+
+// "same", "start", "end" <-> PatchingSetup::Align.
+const char* alignName(PatchingSetup::Align align);
+PatchingSetup::Align alignFromName(const std::string& name);
 
 }  // namespace llama

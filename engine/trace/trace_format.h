@@ -2,7 +2,8 @@
 // The trace file's framing, shared by the recorder and the reader (docs/trace-format.md):
 //   "LLMTRACE" (8 bytes) · version (u32 LE) · records...
 //   record = kind (4 ASCII bytes) · JSON length (u32 LE) · data length (u64 LE) · JSON · data
-// Kinds: META (first: model and settings), STAG (one per stage event), END (last: the result).
+// Kinds: META (first: model and settings), STAG (one per stage event), END (last: the result);
+// PTCH (version 3): an activation-patching grid, followed by two runs (trace/patch_trace.h).
 // Tensor values live in a record's data part, described by its JSON. Also what a trace records of
 // a run and what it was asked to keep, which the recorder writes and the reader reads back.
 #include <bit>
@@ -65,13 +66,16 @@ inline constexpr std::string_view kMagic = "LLMTRACE";
 // 2: META has "whatIf"; residual-stream values and the logit lens ("lens") in stage records.
 // 3: a batch of sequences: META's "batch", a "batch" object in the STAG records of the ubatch,
 //    kv_slot and context_shift stages, kv_mask's mask values, END's "sequences"
-//    (trace/batch_trace_json.h). Versions 1 and 2 read as runs of one sequence.
+//    (trace/batch_trace_json.h); or an activation-patching file: a PTCH record first, then two
+//    runs (trace/patch_trace.h). Versions 1 and 2 read as runs of one sequence.
 inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kFirstBatchVersion = 3;
+inline constexpr size_t kHeaderBytes = 8 + 4;
 inline constexpr size_t kRecordHeaderBytes = 4 + 4 + 8;
 
 inline constexpr std::string_view kMetaRecord = "META";
 inline constexpr std::string_view kStageRecord = "STAG";
 inline constexpr std::string_view kEndRecord = "END ";
+inline constexpr std::string_view kPatchRecord = "PTCH";
 
 }  // namespace llama::trace

@@ -453,55 +453,60 @@ void readEnd(const json& j, TraceRun& run) {
 }
 }  // namespace
 
-TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
-    // Reading holds the file and its decoded tensors (about as many bytes again).
-    std::string file;
-    try {
-        file = readInputFile(path, "trace", 2);
-    } catch (const std::invalid_argument& e) {
-        throw TraceError(e.what());
-    }
-    const std::string_view bytes(file);
-    if (progress) progress(0, bytes.size());
-
+uint32_t checkTraceHeader(std::string_view bytes, const std::string& path) {
     if (bytes.substr(0, trace::kMagic.size()) != trace::kMagic)
         throw TraceError(fmt::format("'{}' is not a llama-walkthrough trace: it does not start with \"{}\"", path, trace::kMagic));
-    const size_t headerBytes = trace::kMagic.size() + sizeof(uint32_t);
-    if (bytes.size() < headerBytes) throw TraceError(fmt::format("'{}' is truncated: it ends inside the file header", path));
-    TraceRun run;
-    std::memcpy(&run.version, bytes.data() + trace::kMagic.size(), sizeof(uint32_t));
-    if (run.version == 0 || run.version > trace::kVersion)
-        throw TraceError(fmt::format("'{}' is trace format version {}; this build reads version {}", path, run.version, trace::kVersion));
+    if (bytes.size() < trace::kHeaderBytes) throw TraceError(fmt::format("'{}' is truncated: it ends inside the file header", path));
+    uint32_t version;
+    std::memcpy(&version, bytes.data() + trace::kMagic.size(), sizeof(uint32_t));
+    if (version == 0 || version > trace::kVersion)
+        throw TraceError(fmt::format("'{}' is trace format version {}; this build reads version {}", path, version, trace::kVersion));
+    return version;
+}
 
-    size_t pos = headerBytes;
+TraceRecordView nextTraceRecord(std::string_view bytes, size_t& pos, const std::string& path, int index) {
+    if (bytes.size() - pos < trace::kRecordHeaderBytes)
+        throw TraceError(fmt::format("'{}' is truncated: record {} at byte {} has an incomplete header", path, index, pos));
+    TraceRecordView r;
+    r.kind = std::string(bytes.substr(pos, 4));
+    uint32_t jsonBytes;
+    uint64_t dataBytes;
+    std::memcpy(&jsonBytes, bytes.data() + pos + 4, 4);
+    std::memcpy(&dataBytes, bytes.data() + pos + 8, 8);
+    pos += trace::kRecordHeaderBytes;
+    const size_t remaining = bytes.size() - pos;
+    if (jsonBytes > remaining || dataBytes > remaining - jsonBytes)
+        throw TraceError(fmt::format("'{}' is truncated: record {} ({}) needs {} bytes at byte {}, only {} remain", path, index, r.kind,
+                                     uint64_t(jsonBytes) + dataBytes, pos, remaining));
+    r.json = bytes.substr(pos, jsonBytes);
+    r.data = bytes.substr(pos + jsonBytes, dataBytes);
+    pos += jsonBytes + dataBytes;
+    return r;
+}
+
+TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& path, uint32_t version, int firstIndex,
+                      const std::function<void(size_t done, size_t total)>& progress) {
+    TraceRun run;
+    run.version = version;
     bool ended = false;
-    for (int index = 0; !ended; ++index) {
+    for (int index = firstIndex; !ended; ++index) {
         if (pos == bytes.size())
             throw TraceError(fmt::format("'{}' is truncated: it ends after {} records without its END record (was the run cut short?)",
                                          path, index));
-        if (bytes.size() - pos < trace::kRecordHeaderBytes)
-            throw TraceError(fmt::format("'{}' is truncated: record {} at byte {} has an incomplete header", path, index, pos));
-        const std::string kind(bytes.substr(pos, 4));
-        uint32_t jsonBytes;
-        uint64_t dataBytes;
-        std::memcpy(&jsonBytes, bytes.data() + pos + 4, 4);
-        std::memcpy(&dataBytes, bytes.data() + pos + 8, 8);
-        pos += trace::kRecordHeaderBytes;
-        const size_t remaining = bytes.size() - pos;
-        if (jsonBytes > remaining || dataBytes > remaining - jsonBytes)
-            throw TraceError(fmt::format("'{}' is truncated: record {} ({}) needs {} bytes at byte {}, only {} remain", path, index, kind,
-                                         uint64_t(jsonBytes) + dataBytes, pos, remaining));
-        const std::string_view jsonText = bytes.substr(pos, jsonBytes);
-        const std::string_view data = bytes.substr(pos + jsonBytes, dataBytes);
-        pos += jsonBytes + dataBytes;
-
-        if ((index == 0) != (kind == trace::kMetaRecord))
+        const TraceRecordView record = nextTraceRecord(bytes, pos, path, index);
+        const std::string& kind = record.kind;
+        if ((index == firstIndex) != (kind == trace::kMetaRecord)) {
+            if (kind == trace::kPatchRecord)
+                throw TraceError(fmt::format("'{}' is an activation-patching trace (`patch --trace`, two runs and their grid): open it in "
+                                             "the viewer or export-html, not as one run",
+                                             path));
             throw TraceError(fmt::format("'{}': record {} is {}: a trace starts with one META record", path, index, kind));
+        }
         try {
             lastField = "";
-            const json j = json::parse(jsonText);
+            const json j = json::parse(record.json);
             if (kind == trace::kMetaRecord) readMeta(j, run);
-            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, data, run));
+            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, record.data, run));
             else if (kind == trace::kEndRecord) {
                 readEnd(j, run);
                 ended = true;
@@ -513,8 +518,27 @@ TraceRun readTrace(const std::string& path, const std::function<void(size_t done
         }
         if (progress) progress(pos, bytes.size());
     }
-    if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
     checkAttentionShapes(run, path);
+    return run;
+}
+
+std::string readTraceFile(const std::string& path) {
+    // Reading holds the file and its decoded tensors (about as many bytes again).
+    try {
+        return readInputFile(path, "trace", 2);
+    } catch (const std::invalid_argument& e) {
+        throw TraceError(e.what());
+    }
+}
+
+TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
+    const std::string file = readTraceFile(path);
+    const std::string_view bytes(file);
+    if (progress) progress(0, bytes.size());
+    const uint32_t version = checkTraceHeader(bytes, path);
+    size_t pos = trace::kHeaderBytes;
+    TraceRun run = readTraceRun(bytes, pos, path, version, 0, progress);
+    if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
     return run;
 }
 

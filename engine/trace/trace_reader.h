@@ -126,4 +126,19 @@ struct TraceRun {
 // progress bar; the records' parsing is most of the time).
 TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
 
+// The parts readTrace is made of, for files that hold more than one run (trace/patch_trace.h).
+// The file's bytes (throws TraceError when it cannot be read).
+std::string readTraceFile(const std::string& path);
+// The header's magic and version (throws TraceError); the version.
+uint32_t checkTraceHeader(std::string_view bytes, const std::string& path);
+struct TraceRecordView {
+    std::string kind;
+    std::string_view json, data;
+};
+// The record at `pos` (record number `index`, for messages), moving `pos` past it.
+TraceRecordView nextTraceRecord(std::string_view bytes, size_t& pos, const std::string& path, int index);
+// One run's records, META to END, from `pos` (the record numbered `firstIndex`), moving `pos` past them.
+TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& path, uint32_t version, int firstIndex,
+                      const std::function<void(size_t done, size_t total)>& progress = {});
+
 }  // namespace llama

@@ -289,11 +289,21 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              const auto model = app.session().model();
              const auto comparison = app.session().comparison();
              const auto trace = app.session().trace();
+             const auto patch = app.session().patchGrid();
              const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0,
-                                                   comparison.get(), trace.get());
+                                                   comparison.get(), trace.get(), patch.get());
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
          }},
         {"save-trace", [](R&, A& app, const C& c) { app.saveTrace(c.args[0]); }},
+        {"patch-cell", [](R& r, A& app, const C& c) {
+             const auto grid = app.session().patchGrid();
+             const auto cmp = app.session().comparison();
+             if (!grid || !cmp) throw std::invalid_argument("patch-cell: no patch trace is loaded (llama-walkthrough patch ... --trace FILE)");
+             const int layer = scriptInt(c.args[0], c, {1, grid->layers, fmt::format("a layer from 1 to {}", grid->layers)});
+             const int column = scriptInt(c.args[1], c, {1, grid->columns, fmt::format("a column from 1 to {}", grid->columns)});
+             selectPatchCell(app.view(), *grid, *cmp->a, PatchCell{layer - 1, column - 1});
+             r.waitFrames(kSettleFrames);
+         }},
         {"compare-trace", [](R& r, A& app, const C& c) {
              app.compareWith(c.args[0]);
              r.wait_ = Wait::Resumed;

@@ -171,6 +171,7 @@ std::string ViewerApp::caption(const PanelContext& c) const {
     }
     if (c.model) f.layers = c.model->args.n_layers;
     f.whatIf = session_.settings().whatIf.describe();  // a replayed trace's own, as the banner shows
+    f.grammar = session_.settings().grammar || c.replay ? session_.settings().grammarSource : "";
     return exportCaption(f);
 }
 
@@ -213,7 +214,7 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     }
     if (ImGui::BeginMenu("View")) {
         for (Panel p : allPanels())
-            if (ImGui::MenuItem(panelTitle(p), nullptr, view_.panel == p)) showPanel(p);
+            if ((p != Panel::Patching || session_.patchGrid()) && ImGui::MenuItem(panelTitle(p), nullptr, view_.panel == p)) showPanel(p);
         ImGui::Separator();
         const std::pair<Region, const char*> regions[] = {
             {Region::Run, "Run controls"}, {Region::Timeline, "Stage timeline"}, {Region::Output, "Output"}, {Region::Log, "Log"}};
@@ -258,13 +259,18 @@ void ViewerApp::drawPanelTabs(PanelContext& c) {
     // Tabs while every title fits the region; else (a narrow window, a large UI scale) one menu of
     // the panels, so none hides behind scroll arrows.
     const ImGuiStyle& style = ImGui::GetStyle();
+    std::vector<Panel> panels = allPanels();
+    const auto patch = session_.patchGrid();
+    if (!patch) std::erase(panels, Panel::Patching);
+    if (patch && patch != patchShown_) showPanel(Panel::Patching);  // a patch trace opens at its heatmap
+    patchShown_ = patch;
     float tabsWidth = 0;
-    for (Panel panel : allPanels()) tabsWidth += ImGui::CalcTextSize(panelTitle(panel)).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
+    for (Panel panel : panels) tabsWidth += ImGui::CalcTextSize(panelTitle(panel)).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
     view_.panelsAsMenu = tabsWidth > ImGui::GetContentRegionAvail().x;
     if (view_.panelsAsMenu) {
         ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 12));
         if (ImGui::BeginCombo("##panel", panelTitle(view_.panel))) {
-            for (Panel panel : allPanels())
+            for (Panel panel : panels)
                 if (ImGui::Selectable(panelTitle(panel), panel == view_.panel)) view_.panel = panel;
             ImGui::EndCombo();
         }
@@ -276,7 +282,7 @@ void ViewerApp::drawPanelTabs(PanelContext& c) {
         return;
     }
     if (!ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) return;
-    for (Panel panel : allPanels()) {
+    for (Panel panel : panels) {
         ImGuiTabItemFlags flags = panelChangeRequested_ && panel == view_.panel ? ImGuiTabItemFlags_SetSelected : 0;
         if (!ImGui::BeginTabItem(panelTitle(panel), nullptr, flags)) continue;
         if (!panelChangeRequested_) view_.panel = panel;

@@ -105,6 +105,7 @@ private:
     LoadedFont font_;
     std::string fontNote_;
     bool panelChangeRequested_ = false;
+    std::shared_ptr<const PatchGrid> patchShown_;  // the patch trace whose heatmap was last brought to the front
     int lastShown_ = -1;
     struct Capture {
         std::string path;

@@ -84,9 +84,11 @@ std::string arithmeticNote(const nlohmann::json& data) {
 
 std::string runPageHtml(const RunPageOptions& options, std::string* note) {
     checkChapterBase(options.chapterBase);
-    auto run = std::make_shared<const TraceRun>(readTrace(options.tracePath));
-    const WebAssets& web = webAssets();
     RunPageOptions o = options;
+    if (!o.patch && isPatchTrace(o.tracePath)) o.patch = std::make_shared<const PatchTrace>(readPatchTrace(o.tracePath));
+    if (o.patch && o.comparePath) throw std::invalid_argument("a patch trace holds its own comparison (the corrupted run): --compare does not apply");
+    auto run = o.patch ? std::make_shared<const TraceRun>(o.patch->clean) : std::make_shared<const TraceRun>(readTrace(o.tracePath));
+    const WebAssets& web = webAssets();
     o.fixedBytes = web.html.size() + web.css.size() + web.script.size();
     const nlohmann::json data = runPageData(run, o);
     if (note) *note = arithmeticNote(data);

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "page/batch_page_data.h"
+#include "page/patch_page_data.h"
 #include "page/run_page.h"
 #include "stages/numbering.h"
 #include "stages/step_controller.h"
@@ -288,7 +289,7 @@ json diffTableJson(const TraceDiff& diff, int nLayers, std::optional<int> step) 
 constexpr size_t kCompareStepTables = 64;
 
 json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
-    const auto cmp = compareTraces(run, o.tracePath, *o.comparePath);
+    const auto cmp = o.patch ? compareRuns(run, o.tracePath, o.patch->corrupt, o.tracePath) : compareTraces(run, o.tracePath, *o.comparePath);
     const TraceDiff& diff = cmp->diff;
     std::vector<int> steps;
     for (const StageDifference& d : diff.stages)
@@ -307,7 +308,8 @@ json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         first = {{"stage", d.indexA}, {"key", stageInfo(d.stage).key}, {"layer", d.layer}, {"where", whereLabel(d.layer)}, {"step", d.step},
                  {"tensor", d.tensor}, {"text", diffCell(d)}, {"note", d.note}};
     }
-    const std::string nameA = fileName(o.tracePath), nameB = fileName(*o.comparePath);
+    const std::string nameA = fileName(o.tracePath) + (o.patch ? " (clean)" : ""),
+                      nameB = o.patch ? fileName(o.tracePath) + " (corrupted)" : fileName(*o.comparePath);
     // What B was: its experiment and what it generated, beside A's.
     return {{"nameA", nameA}, {"nameB", nameB}, {"report", formatTraceDiff(diff, *run, cmp->b, nameA, nameB)},
             {"whatIfB", cmp->b.run.whatIf.describe()}, {"textB", cmp->b.generatedText}, {"promptB", cmp->b.run.prompt},
@@ -387,6 +389,7 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         {"run", {{"prompt", run->run.prompt}, {"maxTokens", run->run.maxTokens}, {"temperature", s.temperature}, {"topK", s.topK},
                  {"topP", s.topP}, {"seed", s.seed}, {"dryRun", run->run.dryRun}, {"text", run->generatedText}, {"stopReason", run->stopReason}}},
         {"whatIf", run->run.whatIf.describe()},
+        {"grammar", run->run.grammar},
         {"tokens", tokens},
         {"catalog", catalogJson(o.chapterBase)},
         {"stages", stagesJson(*run)},
@@ -395,8 +398,9 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         {"masks", masksJson(snap)},
         {"lens", lensJson(snap, pieces)},
         {"map", mapJson(snap, a.n_layers)},
-        {"compare", o.comparePath ? compareJson(run, o) : json(nullptr)},
+        {"compare", o.comparePath || o.patch ? compareJson(run, o) : json(nullptr)},
         {"batch", batchPageJson(*run)},
+        {"patch", o.patch ? patchJson(*o.patch) : json(nullptr)},
     };
     // The arithmetic is most of a long run's page (a float per attention cell): it goes in last,
     // within what the budget leaves.

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trace/patch_trace.h"
 #include "trace/trace_reader.h"
 
 namespace llama::page {
@@ -19,6 +20,9 @@ namespace llama::page {
 struct RunPageOptions {
     std::string tracePath;
     std::optional<std::string> comparePath;  // --compare: the stages-by-layers difference map
+    // A patch trace (trace/patch_trace.h): the page is its clean run's, compared with its
+    // corrupted run, with the patching heatmap.
+    std::shared_ptr<const PatchTrace> patch;
     std::string chapterBase;                 // "" : chapter references as file names; else the URL prefix of the site's chapter pages
     std::function<bool()> cancelled;         // polled while the page is computed (a Ctrl-C): ExportCancelled
     // The page's size in bytes (0: no limit). The attention arithmetic of the steps a reader opens

@@ -37,6 +37,8 @@ RunSettings recordedSettings(RunSettings s, const TraceRun& trace) {
     s.maxTokens = trace.run.maxTokens;
     s.mode = PromptMode::Completion;
     s.whatIf = trace.run.whatIf;
+    s.grammar.reset();  // a replay samples nothing; where its grammar came from is still named (exports)
+    s.grammarSource = trace.run.grammar;
     return s;
 }
 
@@ -116,6 +118,7 @@ void EngineSession::load(const ViewerSource& source) {
         model_.reset();
         trace_.reset();
         comparison_.reset();
+        patch_.reset();
         run_.reset();
         loading_ = {};
     }
@@ -129,6 +132,10 @@ void EngineSession::load(const ViewerSource& source) {
             };
         };
         try {
+            if (!source.trace.empty() && isPatchTrace(source.trace)) {
+                loadPatchTrace(source);
+                return;
+            }
             if (!source.trace.empty()) {
                 auto trace = std::make_shared<const TraceRun>(readTrace(source.trace, meter("reading trace " + displayPath(source.trace))));
                 auto model = std::make_shared<Model>(traceModel(*trace, source.trace));
@@ -335,6 +342,27 @@ std::shared_ptr<const TraceRun> EngineSession::trace() const {
 bool EngineSession::isReplay() const {
     std::lock_guard lock(mutex_);
     return trace_ != nullptr;
+}
+
+void EngineSession::loadPatchTrace(const ViewerSource& source) {
+    PatchTrace t = readPatchTrace(source.trace);
+    auto clean = std::make_shared<const TraceRun>(std::move(t.clean));
+    auto model = std::make_shared<Model>(traceModel(*clean, source.trace));
+    auto comparison = compareRuns(clean, displayPath(source.trace) + " (clean)", std::move(t.corrupt), displayPath(source.trace) + " (corrupted)");
+    std::lock_guard lock(mutex_);
+    trace_ = std::move(clean);
+    settings_ = recordedSettings(settings_, *trace_);
+    comparison_ = std::move(comparison);
+    patch_ = std::make_shared<const PatchGrid>(std::move(t.grid));
+    model_ = std::move(model);
+    state_ = SessionState::Ready;
+    message_ = fmt::format("loaded {}: activation patching, the clean run ({} stages) beside the corrupted one", source.describe(),
+                           trace_->stages.size());
+}
+
+std::shared_ptr<const PatchGrid> EngineSession::patchGrid() const {
+    std::lock_guard lock(mutex_);
+    return patch_;
 }
 
 std::shared_ptr<const TraceComparison> EngineSession::comparison() const {

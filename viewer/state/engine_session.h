@@ -17,6 +17,7 @@
 #include "stages/step_controller.h"
 #include "state/capture_observer.h"
 #include "state/trace_comparison.h"
+#include "trace/patch_trace.h"
 #include "trace/trace_reader.h"
 
 namespace llama::viewer {
@@ -114,6 +115,9 @@ public:
     std::shared_ptr<const CaptureObserver> capture() const;
     // The loaded traces paired (--compare), or nullptr.
     std::shared_ptr<const TraceComparison> comparison() const;
+    // A patch trace's grid (`patch --trace`), or nullptr: then the trace replayed is its clean run
+    // and comparison() pairs it with the corrupted one.
+    std::shared_ptr<const PatchGrid> patchGrid() const;
     // The settings of the current run; once a trace is loaded, its recorded ones (prompt,
     // sampling, what-if), so the Output panel shows the trace's prompt before the replay starts.
     RunSettings settings() const;
@@ -127,6 +131,8 @@ public:
     bool waitUntilSettled(std::chrono::milliseconds timeout) const;
 
 private:
+    // load() of a patch trace, on the worker thread.
+    void loadPatchTrace(const ViewerSource& source);
     struct Run;
     void join();
     void command(void (StepController::*fn)());
@@ -147,6 +153,7 @@ private:
     std::shared_ptr<const Model> model_;     // the engine's model, or the trace's
     std::shared_ptr<const TraceRun> trace_;  // replaying instead of computing
     std::shared_ptr<const TraceComparison> comparison_;
+    std::shared_ptr<const PatchGrid> patch_;
     std::shared_ptr<Run> run_;
     RunSettings settings_;
     std::vector<Breakpoint> breakpoints_;

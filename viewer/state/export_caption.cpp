@@ -22,6 +22,7 @@ std::string exportCaption(const CaptionFacts& f, size_t maxPromptChars) {
     if (f.head >= 0) s += "  |  " + headLabel(f.head);
     if (f.stageNumber > 0) s += fmt::format("  |  stage {} {}", f.stageNumber, f.stageTitle);
     if (!f.whatIf.empty()) s += "  |  WHAT-IF " + f.whatIf;
+    if (!f.grammar.empty()) s += "  |  GRAMMAR " + f.grammar;
     return s;
 }
 

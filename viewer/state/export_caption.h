@@ -15,10 +15,12 @@ struct CaptionFacts {
     int stageNumber = 0;
     std::string stageTitle;
     std::string whatIf;  // WhatIf::describe() of an experiment, empty for the model's own run
+    std::string grammar;  // where the run's grammar came from (a file, "grammar", "json"), empty for none
 };
 
 // "model assets/model  |  prompt "In the beginning"  |  step 0 (prefill)  |  layer 3/8  |  head 2  |  stage 13 Scores: softmax"
-// and, for an experiment, "  |  WHAT-IF --no-mask" at the end, so a slide never passes one off as the model.
+// and, for an experiment, "  |  WHAT-IF --no-mask" at the end, so a slide never passes one off as the model;
+// "  |  GRAMMAR json" for a run constrained by a grammar (its text is the grammar's, not the model's free choice).
 std::string exportCaption(const CaptionFacts& f, size_t maxPromptChars = 60);
 
 }  // namespace llama::viewer

@@ -10,6 +10,7 @@
 #include "state/batch_view.h"
 #include "state/forward_map.h"
 #include "state/panel_labels.h"
+#include "state/patch_view.h"
 #include "state/session_controls.h"
 
 namespace llama::viewer {
@@ -58,12 +59,14 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"batch-head", "kv head: the first cell find_slot gave the ubatch"},
         {"batch-mask", "the mask from the cells, a row per token, 1 where it sees the cell (\"1100|0011\")"},
         {"batch-shift", "the last context shift so far: seq S, the cells' positions before -> after"},
+        {"patch-grid", "a patch trace's grid: LAYERSxCOLUMNS and its site (8x11/block), or none"},
+        {"patch-cell", "the Patching panel's chosen cell as its tooltip says it (layer 5, position 10 ...), or none"},
     };
     return names;
 }
 
 std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
-                       const TraceComparison* comparison, const TraceRun* trace) {
+                       const TraceComparison* comparison, const TraceRun* trace, const PatchGrid* patch) {
     const StageRecord* shown = shownRecord(snap, view);
     auto orNone = [](bool has, auto value) { return has ? std::to_string(value) : std::string("none"); };
     if (name == "held-stage") return status.held ? std::string(stageInfo(status.held->stage).key) : "none";
@@ -105,6 +108,11 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
     if (name == "step-button") return view.stepButtonInSight ? "in-sight" : "hidden";
     if (name == "panel-chooser") return view.panelsAsMenu ? "menu" : "tabs";
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
+    if (name == "patch-grid") return patch ? fmt::format("{}x{}/{}", patch->layers, patch->columns, patch->site) : "none";
+    if (name == "patch-cell") {
+        if (!patch || !comparison || !view.patchCell) return "none";
+        return patchCellText(*patch, *comparison->a, comparison->b, *view.patchCell);
+    }
     if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
     if (name.starts_with("batch-")) return batchFact(name, trace, shown);
     std::string known;

@@ -19,7 +19,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
 // then the records say). Throws std::invalid_argument for an unknown name.
 // `comparison`: the traces the Compare panel pairs (nullptr when none).
 // `trace`: the trace replayed (nullptr for a live run), whose batch records the batch-* facts read.
+// `patch`: a patch trace's grid (nullptr when none).
 std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const ViewState& view, const SessionStatus& status, int layers,
-                       const TraceComparison* comparison = nullptr, const TraceRun* trace = nullptr);
+                       const TraceComparison* comparison = nullptr, const TraceRun* trace = nullptr, const PatchGrid* patch = nullptr);
 
 }  // namespace llama::viewer

@@ -13,10 +13,14 @@ const StageDifference* TraceComparison::pairOf(int indexA) const {
 
 std::shared_ptr<const TraceComparison> compareTraces(std::shared_ptr<const TraceRun> a, const std::string& pathA, const std::string& pathB,
                                                      const std::function<void(size_t done, size_t total)>& progress) {
+    return compareRuns(std::move(a), pathA, readTrace(pathB, progress), pathB);
+}
+
+std::shared_ptr<const TraceComparison> compareRuns(std::shared_ptr<const TraceRun> a, const std::string& pathA, TraceRun b, const std::string& pathB) {
     auto c = std::make_shared<TraceComparison>();
     c->pathA = pathA;
     c->pathB = pathB;
-    c->b = readTrace(pathB, progress);
+    c->b = std::move(b);
     c->diff = diffTraces(*a, c->b);
     c->pairOfA.assign(a->stages.size(), -1);
     for (size_t i = 0; i < c->diff.stages.size(); ++i) c->pairOfA[c->diff.stages[i].indexA] = int(i);

@@ -34,6 +34,8 @@ std::optional<StageAgreement> agreementAt(const TraceDiff& diff, StageId stage);
 // "logits (stage 19) agree: largest |A - B| 0 over 3 steps" or "... differ: largest |A - B| 0.0123 ...".
 std::string agreementText(const StageAgreement& a, StageId stage);
 
+// Pairs B, already read, with A (a patch trace's two runs; pathB names it for the panel).
+std::shared_ptr<const TraceComparison> compareRuns(std::shared_ptr<const TraceRun> a, const std::string& pathA, TraceRun b, const std::string& pathB);
 // Reads B (throws TraceError) and pairs it with A.
 std::shared_ptr<const TraceComparison> compareTraces(std::shared_ptr<const TraceRun> a, const std::string& pathA, const std::string& pathB,
                                                      const std::function<void(size_t done, size_t total)>& progress = {});

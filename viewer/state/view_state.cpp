@@ -18,6 +18,7 @@ constexpr PanelName kPanels[] = {
     {Panel::KvCache, "KV cache", "kv-cache"},  {Panel::Tokens, "Tokens", "tokens"},
     {Panel::Compare, "Compare", "compare"},    {Panel::Chapter, "Chapter", "chapter"},
     {Panel::Batch, "Batch", "batch"},
+    {Panel::Patching, "Patching", "patching"},
 };
 
 bool sameBreakpoint(const Breakpoint& b, StageId stage, std::optional<int> layer) {
@@ -122,6 +123,11 @@ bool toggleBreakpoint(std::vector<Breakpoint>& breakpoints, StageId stage, std::
     }
     breakpoints.push_back({stage, layer, std::nullopt});
     return true;
+}
+
+void selectPatchCell(ViewState& view, const PatchGrid& grid, const TraceRun& clean, PatchCell cell) {
+    view.patchCell = cell;
+    if (const auto index = patchStageIndex(grid, clean, cell.layer)) view.selectedRecord = *index;
 }
 
 }  // namespace llama::viewer

@@ -9,12 +9,14 @@
 
 #include "stages/step_controller.h"
 #include "state/chapter_reader.h"
+#include "state/patch_view.h"
 #include "state/tensor_slice.h"
 #include "state/what_if_editor.h"
 
 namespace llama::viewer {
 
-enum class Panel { Map, Shapes, Heatmap, Mask, Attention, Logits, Lens, KvCache, Tokens, Compare, Chapter, Batch };
+// Patching is offered only while a patch trace is loaded (`patch --trace`).
+enum class Panel { Map, Shapes, Heatmap, Mask, Attention, Logits, Lens, KvCache, Tokens, Compare, Chapter, Batch, Patching };
 
 const std::vector<Panel>& allPanels();
 const char* panelTitle(Panel p);  // "Top logits"
@@ -48,6 +50,7 @@ struct ViewState {
     int head = -1;            // -1: the grid of every head
     bool showMaskedScores = false;  // pre-softmax scores (with the mask) instead of probabilities
     std::optional<AttentionCell> cell;
+    std::optional<PatchCell> patchCell;  // the Patching panel's chosen cell
     float uiScale = 1.0f;
     float sweepTemperature = 1.0f;  // the logits panel's what-if temperature (the run keeps its own)
 
@@ -120,6 +123,9 @@ private:
 };
 
 inline constexpr float kMinUiScale = 1.0f, kMaxUiScale = 2.5f;
+
+// The Patching panel's click: the cell chosen, and its stage in the clean run (the replay) shown.
+void selectPatchCell(ViewState& view, const PatchGrid& grid, const TraceRun& clean, PatchCell cell);
 
 // Adds a breakpoint at stage (and layer, if given) or removes it if it is there; true if added.
 bool toggleBreakpoint(std::vector<Breakpoint>& breakpoints, StageId stage, std::optional<int> layer);

@@ -261,8 +261,9 @@ function RunPage(data, pageOpts = {}) {
     $('title').textContent = 'Llama run: ' + JSON.stringify(r.prompt);
     $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
       `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
-    $('what-if').hidden = !data.whatIf;
-    if (data.whatIf) $('what-if').textContent = 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.';
+    $('what-if').hidden = !data.whatIf && !data.grammar;
+    $('what-if').textContent = [data.whatIf ? 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.' : '',
+      data.grammar ? `Constrained by a grammar (${data.grammar}): tokens it did not allow were never sampled.` : ''].filter(Boolean).join(' ');
     $('compare-banner').hidden = !data.compare;
     if (data.compare) {
       const c = data.compare, f = c.first;
@@ -272,6 +273,46 @@ function RunPage(data, pageOpts = {}) {
         : `Compared with ${c.nameB}: no divergence.`;
       if (f) $('compare-banner').append(' ', el('a', { href: '#', text: 'go there', onclick: e => { e.preventDefault(); go(f.stage); } }));
     }
+  }
+
+  // A patch trace's heatmap: share of the logit difference recovered per layer (rows) and position
+  // or head (columns), -1 blue, 0 white, 1 red; a click opens the cell's stage in both runs.
+  function patchColour(v) {
+    const t = Math.max(-1, Math.min(1, v)), k = Math.round(255 * (1 - Math.abs(t)));
+    return t >= 0 ? `rgb(255,${k},${k})` : `rgb(${k},${k},255)`;
+  }
+  function renderPatch() {
+    const p = data.patch;
+    $('patch-panel').hidden = !p;
+    if (!p) return;
+    $('patch-about').textContent = `The ${p.site === 'head' ? 'output of one head (at every position)' : p.site + ' output at one position'} of one layer ` +
+      `from the clean run ${JSON.stringify(p.clean)} into the corrupted run ${JSON.stringify(p.corrupt)}; answer ${JSON.stringify(p.answer)} against ${JSON.stringify(p.wrong)}.`;
+    const t = $('patch-grid');
+    t.replaceChildren(el('tr', {}, el('th', { text: 'layer' }), ...p.labels.map(l => el('th', { text: l }))));
+    p.cells.forEach((row, l) => {
+      const tr = el('tr', {}, el('th', { text: String(l + 1) }));
+      row.forEach((cell, c) => {
+        const td = el('td', { text: cell.recovered.toFixed(2), title: cell.text });
+        td.style.background = patchColour(cell.recovered);
+        td.dataset.layer = l + 1;
+        td.dataset.column = c + 1;
+        td.onmouseenter = () => { $('patch-readout').textContent = cell.text; };
+        td.onclick = () => openPatchCell(l, c, td);
+        tr.append(td);
+      });
+      t.append(tr);
+    });
+  }
+  function openPatchCell(l, c, td) {
+    const p = data.patch, layer = p.layers[l];
+    document.querySelectorAll('#patch-grid td.chosen').forEach(x => x.classList.remove('chosen'));
+    td.classList.add('chosen');
+    $('patch-readout').textContent = p.cells[l][c].text;
+    $('patch-stage').textContent = layer.stage === null ? `The runs did not record ${p.stageKey} at layer ${l + 1}.`
+      : `${p.stageKey}, layer ${l + 1}, in both runs. Clean run: ${layer.clean || 'no summary'}. Corrupted run: ${layer.corrupt || 'no summary'}.` +
+        (data.compare.perStage[layer.stage] ? ` Largest |clean - corrupted|: ${data.compare.perStage[layer.stage]}.` : '') +
+        ' The panels below show the clean run at that stage; Compare pairs it with the corrupted one.';
+    if (layer.stage !== null) go(layer.stage);
   }
 
   function renderTokens(s) {
@@ -786,6 +827,7 @@ function RunPage(data, pageOpts = {}) {
   window.onhashchange = () => readHash();
 
   renderHeader();
+  renderPatch();
   if (!readHash()) go(pageOpts.start || 0);
 }
 

@@ -38,6 +38,7 @@ void drawPanel(PanelContext& c, Panel panel) {
         case Panel::Tokens: drawTokensPanel(c); break;
         case Panel::Chapter: drawChapterPanel(c); break;
         case Panel::Batch: drawBatchPanel(c); break;
+        case Panel::Patching: drawPatchingPanel(c); break;
     }
 }
 

@@ -58,6 +58,8 @@ void drawAttentionPanel(PanelContext& c);
 void drawLogitsPanel(PanelContext& c);
 void drawLensPanel(PanelContext& c);
 void drawComparePanel(PanelContext& c);
+// A patch trace's layer x position (or head) heatmap; a click shows that stage in both runs.
+void drawPatchingPanel(PanelContext& c);
 // The what-if banner above the panels: shown when the run is an experiment, never for the model.
 void drawWhatIfBanner(PanelContext& c);
 void drawKvCachePanel(PanelContext& c);

@@ -1,0 +1,198 @@
+#include "trace/patch_trace.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_output.h"
+#include "trace/trace_json.h"
+
+namespace llama {
+
+using nlohmann::json;
+
+double PatchGrid::recovered(int layer, int column) const {
+    return (patchedDiff[size_t(layer) * size_t(columns) + size_t(column)] - corruptDiff) / (cleanDiff - corruptDiff);
+}
+
+StageId PatchGrid::stage() const {
+    if (site == "attention") return StageId::AttentionWo;
+    if (site == "head") return StageId::AttentionReshape;
+    return StageId::FfnResidual;
+}
+
+namespace {
+json gridJson(const PatchGrid& g) {
+    json rows = json::array();
+    for (int l = 0; l < g.layers; ++l)
+        rows.push_back(std::vector<double>(g.patchedDiff.begin() + l * g.columns, g.patchedDiff.begin() + (l + 1) * g.columns));
+    return {{"site", g.site},
+            {"align", g.align},
+            {"answer", {{"id", g.answer.id}, {"piece", g.answer.piece}}},
+            {"wrong", {{"id", g.wrong.id}, {"piece", g.wrong.piece}}},
+            {"cleanDiff", g.cleanDiff},
+            {"corruptDiff", g.corruptDiff},
+            {"layers", g.layers},
+            {"columns", g.columns},
+            {"cleanPositions", g.cleanPosition},
+            {"corruptPositions", g.corruptPosition},
+            {"patchedDiff", rows}};
+}
+
+// The grid's fields, each checked; what it must agree with in the runs is checked once they are read.
+const json& field(const json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key)) throw TraceError(fmt::format("field '{}' is missing", key));
+    return j.at(key);
+}
+
+double finite(const json& v, const std::string& key) {
+    if (!v.is_number() || !std::isfinite(v.get<double>())) throw TraceError(fmt::format("field '{}' is {}: expected a finite number", key, v.dump()));
+    return v.get<double>();
+}
+
+int count(const json& j, const char* key, int lo, int hi) {
+    const json& v = field(j, key);
+    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
+        throw TraceError(fmt::format("field '{}' is {}: expected an integer in [{}, {}]", key, v.dump(), lo, hi));
+    return v.get<int>();
+}
+
+std::vector<int> positions(const json& j, const char* key) {
+    const json& v = field(j, key);
+    if (!v.is_array()) throw TraceError(fmt::format("field '{}' is {}: expected an array of positions", key, v.type_name()));
+    std::vector<int> out;
+    for (const json& p : v) {
+        if (!p.is_number_integer() || p.get<int64_t>() < 0 || p.get<int64_t>() > (1 << 24))
+            throw TraceError(fmt::format("field '{}' holds {}: expected a position (an integer from 0)", key, p.dump()));
+        out.push_back(p.get<int>());
+    }
+    return out;
+}
+
+TraceToken token(const json& j, const char* key) {
+    const json& t = field(j, key);
+    TraceToken out;
+    out.id = count(t, "id", 0, 1 << 30);
+    const json& piece = field(t, "piece");
+    if (!piece.is_string()) throw TraceError(fmt::format("field '{}.piece' is {}: expected a string", key, piece.type_name()));
+    out.piece = piece.get<std::string>();
+    return out;
+}
+
+PatchGrid gridFrom(const json& j) {
+    PatchGrid g;
+    const json& site = field(j, "site");
+    if (site != "block" && site != "attention" && site != "head")
+        throw TraceError(fmt::format("field 'site' is {}: expected \"block\", \"attention\" or \"head\"", site.dump()));
+    g.site = site.get<std::string>();
+    const json& align = field(j, "align");
+    if (align != "same" && align != "start" && align != "end")
+        throw TraceError(fmt::format("field 'align' is {}: expected \"same\", \"start\" or \"end\"", align.dump()));
+    g.align = align.get<std::string>();
+    g.answer = token(j, "answer");
+    g.wrong = token(j, "wrong");
+    g.cleanDiff = finite(field(j, "cleanDiff"), "cleanDiff");
+    g.corruptDiff = finite(field(j, "corruptDiff"), "corruptDiff");
+    if (g.cleanDiff == g.corruptDiff) throw TraceError("fields 'cleanDiff' and 'corruptDiff' are equal: no share recovered can be measured");
+    g.layers = count(j, "layers", 1, 4096);
+    g.columns = count(j, "columns", 1, 1 << 20);
+    g.cleanPosition = positions(j, "cleanPositions");
+    g.corruptPosition = positions(j, "corruptPositions");
+    const size_t paired = g.heads() ? 0 : size_t(g.columns);
+    if (g.cleanPosition.size() != paired || g.corruptPosition.size() != paired)
+        throw TraceError(fmt::format("fields 'cleanPositions' and 'corruptPositions' hold {} and {} positions: expected {} ({})",
+                                     g.cleanPosition.size(), g.corruptPosition.size(), paired,
+                                     g.heads() ? "none for a head grid" : "one per column"));
+    const json& rows = field(j, "patchedDiff");
+    if (!rows.is_array() || rows.size() != size_t(g.layers))
+        throw TraceError(fmt::format("field 'patchedDiff' has {} rows: expected one per layer ({})", rows.is_array() ? rows.size() : 0, g.layers));
+    for (size_t l = 0; l < rows.size(); ++l) {
+        if (!rows[l].is_array() || rows[l].size() != size_t(g.columns))
+            throw TraceError(fmt::format("field 'patchedDiff' row {} has {} values: expected {} (columns)", l, rows[l].is_array() ? rows[l].size() : 0,
+                                         g.columns));
+        for (size_t c = 0; c < rows[l].size(); ++c) g.patchedDiff.push_back(finite(rows[l][c], fmt::format("patchedDiff[{}][{}]", l, c)));
+    }
+    return g;
+}
+
+// What the grid says about the runs must be true of them.
+void checkAgainstRuns(const PatchGrid& g, const PatchTrace& t, const std::string& path) {
+    auto fail = [&](const std::string& what) { throw TraceError(fmt::format("'{}': record 0 (PTCH): {}", path, what)); };
+    for (const TraceRun* r : {&t.clean, &t.corrupt})
+        if (r->args.n_layers != g.layers) fail(fmt::format("field 'layers' is {}, but the runs' model has {} layers", g.layers, r->args.n_layers));
+    if (g.heads() && g.columns != t.clean.args.n_heads)
+        fail(fmt::format("field 'columns' is {}, but the model has {} heads", g.columns, t.clean.args.n_heads));
+    for (size_t c = 0; c < g.cleanPosition.size(); ++c) {
+        if (size_t(g.cleanPosition[c]) >= t.clean.promptTokens.size())
+            fail(fmt::format("field 'cleanPositions' column {} is position {}: the clean prompt has {} tokens", c, g.cleanPosition[c],
+                             t.clean.promptTokens.size()));
+        if (size_t(g.corruptPosition[c]) >= t.corrupt.promptTokens.size())
+            fail(fmt::format("field 'corruptPositions' column {} is position {}: the corrupted prompt has {} tokens", c, g.corruptPosition[c],
+                             t.corrupt.promptTokens.size()));
+    }
+    const int vocab = t.clean.args.vocab_size;
+    if (g.answer.id >= vocab || g.wrong.id >= vocab) fail(fmt::format("fields 'answer' and 'wrong' must be tokens below {}", vocab));
+}
+
+// A whole trace's records, without its header.
+std::string runRecords(const std::string& tracePath) {
+    const std::string file = readTraceFile(tracePath);
+    checkTraceHeader(file, tracePath);
+    size_t pos = trace::kHeaderBytes;
+    readTraceRun(file, pos, tracePath, trace::kVersion, 0);  // a whole run, or TraceError
+    return file.substr(trace::kHeaderBytes);
+}
+}  // namespace
+
+void writePatchTrace(const std::string& path, const PatchGrid& grid, const std::string& cleanTrace, const std::string& corruptTrace) {
+    const std::string clean = runRecords(cleanTrace), corrupt = runRecords(corruptTrace);
+    const std::string j = trace::jsonText(gridJson(grid));
+    const uint32_t jsonBytes = uint32_t(j.size());
+    const uint64_t dataBytes = 0;
+    AtomicOutputFile out(path);
+    std::ofstream& s = out.stream();
+    s.write(trace::kMagic.data(), std::streamsize(trace::kMagic.size()));
+    s.write(reinterpret_cast<const char*>(&trace::kVersion), sizeof trace::kVersion);
+    s.write(trace::kPatchRecord.data(), 4);
+    s.write(reinterpret_cast<const char*>(&jsonBytes), sizeof jsonBytes);
+    s.write(reinterpret_cast<const char*>(&dataBytes), sizeof dataBytes);
+    s << j << clean << corrupt;
+    out.commit();
+}
+
+PatchTrace readPatchTrace(const std::string& path) {
+    const std::string file = readTraceFile(path);
+    const std::string_view bytes(file);
+    PatchTrace t;
+    t.version = checkTraceHeader(bytes, path);
+    size_t pos = trace::kHeaderBytes;
+    if (bytes.size() == pos) throw TraceError(fmt::format("'{}' is truncated: it ends after its header, before the PTCH record", path));
+    const TraceRecordView record = nextTraceRecord(bytes, pos, path, 0);
+    if (record.kind != trace::kPatchRecord || t.version < 3)
+        throw TraceError(fmt::format("'{}' is not an activation-patching trace: its first record is {} (version {}), not PTCH (version 3 on; "
+                                     "`llama-walkthrough patch --trace` writes them)",
+                                     path, record.kind, t.version));
+    try {
+        t.grid = gridFrom(json::parse(record.json));
+    } catch (const json::exception& e) {
+        throw TraceError(fmt::format("'{}': record 0 (PTCH) is malformed: {}", path, e.what()));
+    } catch (const TraceError& e) {
+        throw TraceError(fmt::format("'{}': record 0 (PTCH): {}", path, e.what()));
+    }
+    t.clean = readTraceRun(bytes, pos, path, t.version, 1);
+    t.corrupt = readTraceRun(bytes, pos, path, t.version, 2 + int(t.clean.stages.size()) + 1);
+    if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the corrupted run's END record", path, bytes.size() - pos));
+    checkAgainstRuns(t.grid, t, path);
+    return t;
+}
+
+bool isPatchTrace(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char head[trace::kHeaderBytes + 4] = {};
+    if (!in.read(head, sizeof head)) return false;
+    return std::string_view(head, trace::kMagic.size()) == trace::kMagic && std::string_view(head + trace::kHeaderBytes, 4) == trace::kPatchRecord;
+}
+
+}  // namespace llama
