@@ -52,6 +52,9 @@ cp "$root/tests/fixtures/sentencepiece/llama2_style.model" "$corpus/sentencepiec
 "$exe" --synthetic tiny -n 2 --trace "$corpus/trace/tiny.trace" --debug-log "$corpus/doc_lines/tiny.log" -q > /dev/null
 # A batch of two sequences (format version 3: ubatch tables, KV cells, the mask from the cells).
 "$exe" batch --synthetic tiny -p "ab" -p "cde" --parallel 2 --ubatch 4 -n 2 --trace "$corpus/trace/batch.trace" -q > /dev/null
+# A patch trace (fuzz_patch_trace.cpp): the grid and both runs of the bundled model, 4-token prompts.
+mkdir -p "$corpus/patch_trace"
+"$exe" patch --clean "And Moses said" --corrupt "And Joseph said" --answer " unto" --wrong " to" --trace "$corpus/patch_trace/moses.ptrace" > /dev/null
 cp "$root"/tests/fixtures/compare_doc/*.md "$corpus/doc_lines/"
 cp "$root"/viewer/scripts/*.txt "$corpus/viewer_script/"
 # Scripts run against the replay of trace/tiny.trace (fuzz_viewer_script_state.cpp): the smoke
@@ -155,4 +158,6 @@ python3 -c 'import re, sys; print(re.search(r"R\"\((.*?)\)\";", open(sys.argv[1]
 # Control vectors (fuzz_control_vector.cpp): ours and llama.cpp's cvector-generator's (tests/fixtures/steer).
 mkdir -p "$corpus/control_vector"
 cp "$root"/tests/fixtures/steer/joy.gguf "$root"/tests/fixtures/steer/joy_llamacpp.gguf "$corpus/control_vector/"
+# Inputs that once made a target fail (tests/fuzz/regressions/NAME/), kept among the seeds.
+cp -r "$here"/regressions/. "$corpus/"
 du -sh "$corpus"/*
