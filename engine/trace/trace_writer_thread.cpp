@@ -48,7 +48,14 @@ void TraceRecorder::writerLoop() {
         room_.notify_one();
         lock.unlock();
         try {
-            for (const PendingRecord& r : batch) writeStage(r);
+            for (size_t i = 0; i < batch.size(); ++i) {
+                writeStage(batch[i]);
+                // Hand the core back between records: an engine thread polling for work
+                // (ml::ThreadPool yields while it polls) would otherwise wait for the scheduler's
+                // next tick (4 ms at HZ=250) to take it from this idle-priority thread, and its
+                // matrix product run on one core meanwhile. Returns at once when nothing waits.
+                if (i % kRecordsBetweenYields == kRecordsBetweenYields - 1) std::this_thread::yield();
+            }
         } catch (...) {
             lock.lock();
             failure_ = std::current_exception();
@@ -108,10 +115,7 @@ void TraceRecorder::writeStage(const PendingRecord& r) {
     writeRecord(trace::kStageRecord, j, r.data);
 }
 
-uint64_t TraceRecorder::bytesWritten() const {
-    std::lock_guard lock(mutex_);
-    return written_;
-}
+uint64_t TraceRecorder::bytesWritten() const { return written_.load(std::memory_order_relaxed); }
 
 void TraceRecorder::writeRecord(std::string_view kind, const std::string& json, const std::string& data) {
     const uint32_t jsonBytes = uint32_t(json.size());
@@ -123,8 +127,7 @@ void TraceRecorder::writeRecord(std::string_view kind, const std::string& json, 
     out.write(json.data(), std::streamsize(json.size()));
     out.write(data.data(), std::streamsize(data.size()));
     if (!out) throw std::runtime_error(fmt::format("writing trace '{}' failed", path_));
-    std::lock_guard lock(mutex_);
-    written_ += trace::kRecordHeaderBytes + json.size() + data.size();
+    written_.fetch_add(trace::kRecordHeaderBytes + json.size() + data.size(), std::memory_order_relaxed);
 }
 
 }  // namespace llama
