@@ -212,7 +212,7 @@ TEST_CASE("trace: a message's JSON string reads back whatever byte is special an
     // appendString looks at 16 bytes at a time: each special byte at each offset of a 40-byte
     // line (both halves of a block, a block's edges, the tail) must be escaped, read back by
     // nlohmann::json as the line it was.
-    for (const std::string special : {"\"", "\\", "\n", "\t", std::string(1, '\x01'), "\x7f", "\xC3\xA9", "\xE2\x82\xAC"}) {
+    for (const std::string& special : std::vector<std::string>{"\"", "\\", "\n", "\t", std::string(1, '\x01'), "\x7f", "\xC3\xA9", "\xE2\x82\xAC"}) {
         for (size_t at = 0; at < 40; ++at) {
             std::string line(40, 'a');
             line.replace(at, 1, special);
