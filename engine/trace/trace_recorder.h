@@ -82,7 +82,6 @@ private:
     // Records go to the writer in batches, so the hand-over costs a lock per batch, not per stage;
     // written batches come back for reuse, so a record's strings keep their capacity.
     static constexpr size_t kBatchRecords = 64, kMaxQueuedBatches = 32;
-    static constexpr size_t kRecordsBetweenYields = 4;  // the writer gives its core back this often (writerLoop)
 
     bool storesValues(const StageEvent& event, const std::string& name, const Tensor& t) const;
     bool mayStoreValues(StageId stage, int layer) const;

@@ -48,14 +48,7 @@ void TraceRecorder::writerLoop() {
         room_.notify_one();
         lock.unlock();
         try {
-            for (size_t i = 0; i < batch.size(); ++i) {
-                writeStage(batch[i]);
-                // Hand the core back between records: an engine thread polling for work
-                // (ml::ThreadPool yields while it polls) would otherwise wait for the scheduler's
-                // next tick (4 ms at HZ=250) to take it from this idle-priority thread, and its
-                // matrix product run on one core meanwhile. Returns at once when nothing waits.
-                if (i % kRecordsBetweenYields == kRecordsBetweenYields - 1) std::this_thread::yield();
-            }
+            for (const PendingRecord& r : batch) writeStage(r);
         } catch (...) {
             lock.lock();
             failure_ = std::current_exception();
