@@ -209,9 +209,9 @@ TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 read
 }
 
 TEST_CASE("trace: a message's JSON string reads back whatever byte is special and wherever it falls", "[trace]") {
-    // appendString looks at 16 bytes at a time: each special byte at each offset of a 40-byte
-    // line (both halves of a block, a block's edges, the tail) must be escaped, read back by
-    // nlohmann::json as the line it was.
+    // appendString appends runs of plain bytes whole: each special byte at each offset of a
+    // 40-byte line (a run's start, middle and end) must be escaped, read back by nlohmann::json
+    // as the line it was.
     for (const std::string& special : std::vector<std::string>{"\"", "\\", "\n", "\t", std::string(1, '\x01'), "\x7f", "\xC3\xA9", "\xE2\x82\xAC"}) {
         for (size_t at = 0; at < 40; ++at) {
             std::string line(40, 'a');

@@ -4,9 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
-#include <cstring>
 #include <iterator>
 
 #include "tokenizer/utf8.h"
@@ -71,35 +69,12 @@ json whatIfJson(const WhatIf& w) {
             {"controlVectors", controlVectorsJson(w)}};
 }
 
-namespace {
-bool plainByte(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; }
-
-// Where the run of bytes JSON takes as they are (printable ASCII but '"' and '\\') that starts at
-// `pos` ends, looked at 16 bytes at a time (GCC/Clang vector types): a trace escapes every stage's
-// log line, nearly all plain bytes, and the byte-by-byte loop was 2% of a traced run (perf).
-size_t plainRunEnd(std::string_view s, size_t pos) {
-    using Bytes = unsigned char __attribute__((vector_size(16)));
-    for (; pos + 16 <= s.size(); pos += 16) {
-        Bytes b;
-        std::memcpy(&b, s.data() + pos, 16);
-        const auto special = (b < 0x20) | (b >= 0x7f) | (b == '"') | (b == '\\');  // -1 in each special byte's lane
-        uint64_t half[2];
-        std::memcpy(half, &special, 16);
-        // Lanes in memory order: the first special byte is the lowest set byte (little-endian).
-        if (half[0]) return pos + size_t(std::countr_zero(half[0]) / 8);
-        if (half[1]) return pos + 8 + size_t(std::countr_zero(half[1]) / 8);
-    }
-    while (pos < s.size() && plainByte(static_cast<unsigned char>(s[pos]))) ++pos;
-    return pos;
-}
-}  // namespace
-
 void appendString(std::string& j, std::string_view s) {
-    static_assert(std::endian::native == std::endian::little, "plainRunEnd reads lanes little-endian");
     j += '"';
     for (size_t pos = 0; pos < s.size();) {
         // A run of printable ASCII (nearly every byte of a log line) is appended whole.
-        const size_t plain = plainRunEnd(s, pos);
+        size_t plain = pos;
+        while (plain < s.size() && s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\') ++plain;
         j.append(s.substr(pos, plain - pos));
         if ((pos = plain) == s.size()) break;
         const auto c = static_cast<unsigned char>(s[pos]);
