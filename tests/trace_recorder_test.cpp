@@ -13,6 +13,7 @@
 #include "model/synthetic.h"
 #include "session/session.h"
 #include "trace/trace_format.h"
+#include "trace/trace_json.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_recorder.h"
 
@@ -205,6 +206,22 @@ TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 read
     CHECK(run.stages[0].tensor("mask")->shape == Shape{2, 2});
     CHECK_FALSE(run.stages[0].tensor("mask")->stats);
     fs::remove(path);
+}
+
+TEST_CASE("trace: a message's JSON string reads back whatever byte is special and wherever it falls", "[trace]") {
+    // appendString appends runs of plain bytes whole: each special byte at each offset of a
+    // 40-byte line (a run's start, middle and end) must be escaped, read back by nlohmann::json
+    // as the line it was.
+    for (const std::string& special : std::vector<std::string>{"\"", "\\", "\n", "\t", std::string(1, '\x01'), "\x7f", "\xC3\xA9", "\xE2\x82\xAC"}) {
+        for (size_t at = 0; at < 40; ++at) {
+            std::string line(40, 'a');
+            line.replace(at, 1, special);
+            std::string j;
+            trace::appendString(j, line);
+            INFO("special byte(s) at offset " << at << ": " << j);
+            CHECK(nlohmann::json::parse(j).get<std::string>() == line);
+        }
+    }
 }
 
 TEST_CASE("trace: a write that fails (a full disk) ends the run with the file named, from the writer thread", "[trace]") {

@@ -65,7 +65,7 @@ int runGeneration(const cli::Options& o) {
         if (debugLog) debugLog->line(note);
         fmt::print("{}\n", note);  // even with -q: an experiment's output must not pass for the model's
     }
-    cli::StepLogits stepLogits;
+    StepLogits stepLogits;
     if (g.whatIf.noKvCache) session.addObserver(&stepLogits);
     cli::RunObservers runObservers(o, session);
     if (!o.quiet) interrupts.writeOut("\n" + (g.mode == PromptMode::Completion ? g.prompt : std::string()));

@@ -108,10 +108,7 @@ void TraceRecorder::writeStage(const PendingRecord& r) {
     writeRecord(trace::kStageRecord, j, r.data);
 }
 
-uint64_t TraceRecorder::bytesWritten() const {
-    std::lock_guard lock(mutex_);
-    return written_;
-}
+uint64_t TraceRecorder::bytesWritten() const { return written_.load(std::memory_order_relaxed); }
 
 void TraceRecorder::writeRecord(std::string_view kind, const std::string& json, const std::string& data) {
     const uint32_t jsonBytes = uint32_t(json.size());
@@ -123,8 +120,7 @@ void TraceRecorder::writeRecord(std::string_view kind, const std::string& json, 
     out.write(json.data(), std::streamsize(json.size()));
     out.write(data.data(), std::streamsize(data.size()));
     if (!out) throw std::runtime_error(fmt::format("writing trace '{}' failed", path_));
-    std::lock_guard lock(mutex_);
-    written_ += trace::kRecordHeaderBytes + json.size() + data.size();
+    written_.fetch_add(trace::kRecordHeaderBytes + json.size() + data.size(), std::memory_order_relaxed);
 }
 
 }  // namespace llama

@@ -89,6 +89,13 @@ try {
         if (a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1) overlaps.push(`${a.t} / ${b.t}`);
       }
     check(overlaps.length === 0, 'no two of the map\'s shape labels overlap', overlaps.join(', '));
+    // Nor does one touch a box: 2 px clear of every box's edge (the label's halo included).
+    const boxes = await p.$$eval('[data-box] rect', rs => rs.map(r => { const b = r.getBoundingClientRect(); return { t: r.parentNode.dataset.box, x: b.x, y: b.y, w: b.width, h: b.height }; }));
+    const touching = [];
+    for (const a of labels)
+      for (const b of boxes)
+        if (a.x < b.x + b.w + 2 && b.x < a.x + a.w + 2 && a.y < b.y + b.h + 2 && b.y < a.y + a.h + 2) touching.push(`${a.t} / ${b.t} box`);
+    check(boxes.length > 20 && touching.length === 0, 'no map shape label touches a box (2 px clear)', touching.join(', '));
     await p.keyboard.press('ArrowRight');
     const stageTop = await p.$eval('#stage-title', e => e.getBoundingClientRect().top);
     check(stageTop > 0 && stageTop < 768 - 80, '→ brings the stage\'s panel into view', `its title at ${stageTop.toFixed(0)} px`);

@@ -1,5 +1,7 @@
 #include "viewer_app.h"
 
+#include "session/kv_cache_check.h"
+
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
@@ -66,9 +68,11 @@ void ViewerApp::checkKvCache() {
     // The run without the cache is kept; the same settings run again with it, and when that run
     // ends, the two traces are compared (drawFrame): equal logits mean the cache changes nothing.
     kvCheckWithout_ = saveTrace("-");
+    kvCheckWithoutLogits_ = session_.runLogits();
     RunSettings cached = session_.settings();
     cached.whatIf.noKvCache = false;
     cached.recordTrace = true;
+    cached.keepStepLogits = true;
     session_.start(cached, StepController::Mode::Continue, false);
 }
 
@@ -484,9 +488,18 @@ void ViewerApp::drawFrame() {
     // The KV cache check's second run has ended: the two runs side by side.
     if (!kvCheckWithout_.empty() && session_.status().state == SessionState::Finished && !session_.recordedTrace().empty()) {
         const std::string with = saveTrace("-");
+        // Every logit of every step compared, as llama-walkthrough --no-kv-cache does (the traces
+        // keep only summaries of them).
+        const auto withLogits = session_.runLogits();
+        view_.kvCacheAgreement = kvCheckWithoutLogits_ && withLogits
+                                     ? kvCacheAgreement(kvCheckWithoutLogits_->logits, withLogits->logits,
+                                                        kvCheckWithoutLogits_->generated == withLogits->generated)
+                                     : "The runs kept no logits to compare.";
+        view_.kvCacheAgreementFor = with;
         ViewerSource src = source_;
         src.trace = kvCheckWithout_, src.compare = with;
         kvCheckWithout_.clear();
+        kvCheckWithoutLogits_.reset();
         resumeAt_ = 0;
         load(src);
         showPanel(Panel::Compare);

@@ -122,6 +122,7 @@ private:
     std::vector<KeyChord> keyPresses_;  // since the last frame
     int resumeAt_ = -1;                 // after Compare: the record to show once the replay has it
     std::string kvCheckWithout_;        // the KV cache check: the run without it, saved, while the run with it goes
+    std::shared_ptr<const RunLogits> kvCheckWithoutLogits_;  // and its logits of every step
     ActionQueue actions_;
     std::deque<std::chrono::steady_clock::time_point> frameTimes_;
     bool quit_ = false;

@@ -1,5 +1,7 @@
 #include "state/engine_session.h"
 
+#include "session/kv_cache_check.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,6 +29,7 @@ struct EngineSession::Run {
     std::shared_ptr<CaptureObserver> capture;
     std::unique_ptr<TraceRecorder> recorder;  // a live run's own trace (RunSettings::recordTrace)
     std::string tracePath;
+    std::unique_ptr<StepLogits> stepLogits;  // every step's logits (RunSettings::keepStepLogits, --no-kv-cache)
 };
 
 namespace {
@@ -88,6 +91,11 @@ void EngineSession::forgetRecordedTrace() {
     std::error_code ec;
     std::filesystem::remove(recordedTrace_, ec);
     recordedTrace_.clear();
+}
+
+std::shared_ptr<const RunLogits> EngineSession::runLogits() const {
+    std::lock_guard lock(mutex_);
+    return runLogits_;
 }
 
 std::string EngineSession::recordedTrace() const {
@@ -188,6 +196,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     });
     forgetRecordedTrace();
     recordError_.clear();
+    runLogits_.reset();
     if (engine_) {
         // No run is in progress (stop joined it), so the facade is the UI thread's to set up.
         engine_->settings() = settings_;
@@ -211,6 +220,10 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
                 recordError_ = e.what();
             }
         }
+        if (settings_.keepStepLogits || settings_.whatIf.noKvCache) {
+            run->stepLogits = std::make_unique<StepLogits>();
+            engine_->addObserver(run->stepLogits.get());
+        }
         engine_->addObserver(&run->controller);
     }
     state_ = SessionState::Running;
@@ -231,6 +244,11 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
                     run->recorder->finish(r);
                     std::lock_guard l(mutex_);
                     recordedTrace_ = run->tracePath;
+                }
+                if (run->stepLogits) {
+                    auto kept = std::make_shared<const RunLogits>(RunLogits{run->stepLogits->logits(), r.generatedTokens});
+                    std::lock_guard l(mutex_);
+                    runLogits_ = std::move(kept);
                 }
             }
         } catch (const GenerationStopped&) {

@@ -44,6 +44,15 @@ struct RunSettings : GenerationSettings {
     // The logit lens after every block: one more output projection per layer (on Llama 3.1 8B
     // the work of two blocks and more), so it can be turned off for large models.
     bool lens = true;
+    // Keep every step's logits whole (a --no-kv-cache run keeps them anyway): the KV cache check
+    // compares them value by value, as llama-walkthrough --no-kv-cache does.
+    bool keepStepLogits = false;
+};
+
+// A finished live run's logits of every step and the tokens it generated (session/kv_cache_check.h).
+struct RunLogits {
+    std::vector<Tensor> logits;
+    std::vector<int32_t> generated;
 };
 
 enum class SessionState { Empty, Loading, Ready, Running, Paused, Finished, Failed };
@@ -122,6 +131,10 @@ public:
     // sampling, what-if), so the Output panel shows the trace's prompt before the replay starts.
     RunSettings settings() const;
 
+    // The last live run's logits of every step, once it finished (nullptr before, or when it kept
+    // none: RunSettings::keepStepLogits, whatIf.noKvCache).
+    std::shared_ptr<const RunLogits> runLogits() const;
+
     // The last live run's own trace, once the run finished ("" before, or when not recorded).
     std::string recordedTrace() const;
     // Copies it to `path` (the caller chose a free name); throws saying why there is none.
@@ -148,6 +161,7 @@ private:
     uint64_t holds_ = 0;
     std::string recordedTrace_;  // the last finished live run's temporary trace
     std::string recordError_;    // why the last live run could not be recorded
+    std::shared_ptr<const RunLogits> runLogits_;  // the last finished live run's, when it kept them
     void forgetRecordedTrace();
     std::shared_ptr<Session> engine_;         // the loaded model's facade (none for a trace)
     std::shared_ptr<const Model> model_;     // the engine's model, or the trace's

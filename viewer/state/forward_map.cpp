@@ -10,6 +10,7 @@ namespace {
 constexpr float kColumnWidth = 3.0f, kColumnGap = 1.1f, kRowHeight = 1.0f, kBoxHeight = 0.52f, kLaneGap = 0.15f;
 constexpr float kTop = 0.7f;   // room for the sections' titles (and the block's layer tabs)
 constexpr float kLeft = 0.35f;  // room for the first section's frame
+constexpr float kBandGap = 1.2f;  // between bands: room for the next band's titles and the arrows into it
 
 // How the diagram names each stage (the catalog's titles are sentences). A stage missing here
 // is drawn with its catalog title, so a new stage shows up on the map without touching this file.
@@ -118,9 +119,15 @@ bool mapOmits(StageId stage) {
     }
 }
 
-ForwardMap buildForwardMap(int layers) {
+int forwardMapColumns() { return int(kColumnStarts.size()) + 1; }
+float forwardMapColumnWidth() { return kColumnWidth; }
+float forwardMapWidth(int columnsPerBand) { return 2 * kLeft + float(columnsPerBand) * kColumnWidth + float(columnsPerBand - 1) * kColumnGap; }
+
+ForwardMap buildForwardMap(int layers, MapLayout layout) {
     ForwardMap map;
     map.layers = layers;
+    map.columnsPerBand = layout.columnsPerBand;
+    map.laneShapeRows = layout.laneShapeRows;
     std::vector<int> rowsIn(1, 0);
     std::vector<int> flow;  // the boxes the next stage takes its input from
     std::vector<std::pair<int, std::string_view>> joining;  // beside boxes and the box their result joins
@@ -146,6 +153,7 @@ ForwardMap buildForwardMap(int layers) {
 
         if (s.id == StageId::QKV) {  // the three parallel tasks, side by side
             b.row = rowsIn.back()++;
+            if (layout.laneShapeRows) rowsIn.back()++;  // their shapes, one under another, before split heads
             std::vector<int> lanes;
             for (size_t i = 0; i < names.size(); ++i) {
                 MapBox lane = b;
@@ -191,20 +199,40 @@ ForwardMap buildForwardMap(int layers) {
     for (auto& a : map.arrows)
         if (a.tensor.empty()) a.tensor = carried(map.boxes[size_t(a.from)], map.boxes[size_t(a.to)]);
 
-    // Sections: the columns before and after the blocks, and one frame around the block's columns.
+    // Bands: column c is drawn in band c / perBand, at place c % perBand; a band is as tall as its
+    // deepest column.
     const int columns = int(rowsIn.size());
+    const int perBand = layout.columnsPerBand > 0 ? std::min(layout.columnsPerBand, columns) : columns;
+    const int bands = (columns + perBand - 1) / perBand;
     auto columnX = [](int c) { return kLeft + float(c) * (kColumnWidth + kColumnGap); };
-    int maxRows = *std::max_element(rowsIn.begin(), rowsIn.end());
-    map.height = kTop + float(maxRows) * kRowHeight;
-    map.width = columnX(columns - 1) + kColumnWidth + kLeft;
+    std::vector<float> bandTop(size_t(bands), kTop);
+    std::vector<int> bandRows(size_t(bands), 0);
+    for (int c = 0; c < columns; ++c) bandRows[size_t(c / perBand)] = std::max(bandRows[size_t(c / perBand)], rowsIn[size_t(c)]);
+    for (int k = 1; k < bands; ++k) bandTop[size_t(k)] = bandTop[size_t(k - 1)] + float(bandRows[size_t(k - 1)]) * kRowHeight + kBandGap;
+    for (auto& b : map.boxes) {
+        b.band = b.column / perBand;
+        b.x += columnX(b.column % perBand) - columnX(b.column);
+        b.y += bandTop[size_t(b.band)] - kTop;
+    }
+    map.height = bandTop.back() + float(bandRows.back()) * kRowHeight;
+    map.width = forwardMapWidth(perBand);
+
+    // Sections: the columns before and after the blocks, and a frame around the block's columns
+    // (one a band it spans, the first with the layer tabs).
     const float pad = 0.3f;
+    auto frame = [&](std::string title, bool block, int first, int last) {
+        const int band = first / perBand;
+        const float top = bandTop[size_t(band)], bottom = top + float(bandRows[size_t(band)]) * kRowHeight;
+        map.sections.push_back({std::move(title), band, block, columnX(first % perBand) - pad, top - pad,
+                                columnX(last % perBand) + kColumnWidth - columnX(first % perBand) + 2 * pad, bottom - top + pad});
+    };
     int firstBlock = columns, lastBlock = -1;
     for (const auto& b : map.boxes)
         if (b.inBlock) firstBlock = std::min(firstBlock, b.column), lastBlock = std::max(lastBlock, b.column);
-    map.sections.push_back({"Before the blocks", false, columnX(0) - pad, kTop - pad, kColumnWidth + 2 * pad, map.height - kTop + pad});
-    map.sections.push_back({"Transformer block", true, columnX(firstBlock) - pad, kTop - pad,
-                            columnX(lastBlock) + kColumnWidth - columnX(firstBlock) + 2 * pad, map.height - kTop + pad});
-    map.sections.push_back({"Output", false, columnX(columns - 1) - pad, kTop - pad, kColumnWidth + 2 * pad, map.height - kTop + pad});
+    frame("Before the blocks", false, 0, 0);
+    for (int c = firstBlock; c <= lastBlock; c = (c / perBand + 1) * perBand)
+        frame(c == firstBlock ? "Transformer block" : "block, cont.", c == firstBlock, c, std::min(lastBlock, (c / perBand + 1) * perBand - 1));
+    frame("Output", false, columns - 1, columns - 1);
     return map;
 }
 

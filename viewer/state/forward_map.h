@@ -22,7 +22,8 @@ struct MapBox {
     std::string title;   // the catalog's title
     int number = 0;      // the walkthrough's stage number
     bool inBlock = false;
-    int column = 0, row = 0;
+    int column = 0, row = 0;  // the diagram's column (0: before the blocks) and row, whatever the bands
+    int band = 0;             // the band the column is drawn in (a narrow layout: ForwardMap::columnsPerBand)
     float x = 0, y = 0, w = 0, h = 0;
 };
 
@@ -34,7 +35,8 @@ struct MapArrow {
 
 struct MapSection {
     std::string title;  // "Before the blocks", "Transformer block", "Output"
-    bool block = false;
+    int band = 0;
+    bool block = false;  // the block's frame with its layer tabs (its first band's part, in a narrow layout)
     float x = 0, y = 0, w = 0, h = 0;
 };
 
@@ -43,6 +45,8 @@ struct ForwardMap {
     std::vector<MapArrow> arrows;
     std::vector<MapSection> sections;
     int layers = 0;  // the stack's depth, N_Layers
+    int columnsPerBand = 0;  // 0: every column side by side; else columns wrap into bands, one under another
+    bool laneShapeRows = false;  // Q/K/V's row has room under it for their three shapes, one a line
     float width = 0, height = 0;
 
     int find(std::string_view key) const;  // box index, -1 when absent
@@ -52,7 +56,19 @@ struct ForwardMap {
 // lanes stand for them) and the control vector's (an experiment's stage, not the model's).
 bool mapOmits(StageId stage);
 
-ForwardMap buildForwardMap(int layers);
+// The diagram's layout: one row of columns (an HTML export's), or for a narrow window the columns
+// wrapped `columnsPerBand` to a band, and room for Q/K/V's shapes (the viewer's, whose labels keep
+// the body text's size). Every layout has the same boxes and arrows, in the same order.
+struct MapLayout {
+    int columnsPerBand = 0;
+    bool laneShapeRows = false;
+};
+ForwardMap buildForwardMap(int layers, MapLayout layout = {});
+// How many columns the diagram has (the outside stages, the block's three, the output), and in
+// map units a column's width and the whole map's with `columnsPerBand` columns side by side.
+int forwardMapColumns();
+float forwardMapColumnWidth();
+float forwardMapWidth(int columnsPerBand);
 
 enum class BoxState { NotYet, Ran, Current, Skipped };
 

@@ -68,6 +68,7 @@ private:
 
 struct PanelCaches {
     ForwardMap forwardMap;  // for the model's depth
+    float forwardMapScale = 0;  // pixels per map unit it was last drawn at
     TimelineTree timeline;
     LogTail log;
     BlockHeights chapterHeights;

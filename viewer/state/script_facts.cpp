@@ -48,9 +48,15 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"map-heading", "the Map panel's heading (token step, layer)"},
         {"first-divergence", "the Compare panel's first divergence (stage key, layer, step), or none"},
         {"logits-agreement", "the compared runs' agreement at the logits stage, as the Compare panel says it"},
+        {"kv-cache-agreement", "the KV cache check's verdict on every logit of every step (kv-cache-check), or none"},
         {"chapter-stages", "the stages the chapter shown links to, by key"},
         {"step-button", "in-sight or hidden: the Run region's Step button after the last frame"},
         {"panel-chooser", "tabs or menu: how the last frame offered the panels"},
+        {"run-buttons", "in-sight or hidden: every Run/Step button whole in the Run region after the last frame"},
+        {"map-sideways", "fits or scrolls: whether the Map panel's last frame scrolled sideways"},
+        {"map-labels", "body-size or smaller: the Map's smallest labels (arrows', sections') against the body text"},
+        {"qkv-shapes", "whole, cut or none: Q, K and V's shapes on the Map's last frame"},
+        {"map-shapes", "whole, or the first arrow's shape the Map's last frame cut"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
         {"batch-ubatch", "a batch trace: the ubatch the Batch panel shows, \"N of M\" (from 1)"},
         {"batch-table", "its tokens as seq:pos, * after those whose logits are wanted (\"1:0 1:1* 2:0*\")"},
@@ -100,6 +106,7 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
         const auto agree = comparison ? agreementAt(comparison->diff, StageId::Logits) : std::nullopt;
         return agree ? agreementText(*agree, StageId::Logits) : "none";
     }
+    if (name == "kv-cache-agreement") return view.kvCacheAgreement.empty() ? "none" : view.kvCacheAgreement;
     if (name == "chapter-stages") {
         std::string keys;
         for (StageId stage : ChapterReader::stagesIn(view.chapter.file())) keys += (keys.empty() ? "" : " ") + std::string(stageInfo(stage).key);
@@ -107,6 +114,11 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
     }
     if (name == "step-button") return view.stepButtonInSight ? "in-sight" : "hidden";
     if (name == "panel-chooser") return view.panelsAsMenu ? "menu" : "tabs";
+    if (name == "run-buttons") return view.runButtonsInSight ? "in-sight" : "hidden";
+    if (name == "map-sideways") return view.mapScrollsSideways ? "scrolls" : "fits";
+    if (name == "map-labels") return view.mapLabelsBodySize ? "body-size" : "smaller";
+    if (name == "map-shapes") return view.mapCutShape.empty() ? "whole" : "cut: " + view.mapCutShape;
+    if (name == "qkv-shapes") return !view.mapLaneShapesWhole ? "none" : *view.mapLaneShapesWhole ? "whole" : "cut";
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
     if (name == "patch-grid") return patch ? fmt::format("{}x{}/{}", patch->layers, patch->columns, patch->site) : "none";
     if (name == "patch-cell") {

@@ -62,10 +62,20 @@ struct ViewState {
     std::string exportNote;                       // where the last export went ("Saved NAME in FOLDER"), or why it failed
     double exportNoteTime = -1;                   // when (ImGui's clock; the menu bar shows it for a while)
     std::string lastSaved;                        // the path of the last file an export wrote
+    // The KV cache check's verdict on every logit (session/kv_cache_check.h), and the trace of the
+    // run with the cache it was made for (the Compare panel shows it while that trace is B).
+    std::string kvCacheAgreement, kvCacheAgreementFor;
     std::string pngWritten;                       // the last panel PNG written
     // What the last frame drew, for scripts' `expect` (state/script_facts.h): was the Step button in
     // sight in the Run region, and were the panels a menu (their tabs did not fit)?
     bool stepButtonInSight = false, panelsAsMenu = false;
+    bool runButtonsInSight = false;  // every Run/Step button whole inside the Run region
+    // The Map panel's last frame: did it scroll sideways, were its smallest labels (arrows',
+    // sections') at least the body text's size, were Q/K/V's shapes drawn whole (nullopt: not
+    // drawn), and the first arrow's shape that was cut ("" when none)?
+    bool mapScrollsSideways = false, mapLabelsBodySize = false;
+    std::optional<bool> mapLaneShapesWhole;
+    std::string mapCutShape;
     std::map<unsigned, HeatmapZoom> heatmapZooms;  // by the heatmap's ImGui id
     ChapterReader chapter;                        // what the Chapter panel shows; scripts follow links through it
 };

@@ -79,6 +79,44 @@ TEST_CASE("the forward map has one box per catalog stage, Q/K/V and gate/up side
     }
 }
 
+
+TEST_CASE("a narrow window's map wraps its columns into bands, the same boxes and arrows, none overlapping") {
+    const ForwardMap wide = buildForwardMap(8);
+    for (int perBand : {3, 2, 1}) {
+        INFO(perBand << " columns a band");
+        const ForwardMap map = buildForwardMap(8, {perBand, true});
+        CHECK(map.width == Approx(forwardMapWidth(perBand)));
+        CHECK(map.width < wide.width);
+        REQUIRE(map.boxes.size() == wide.boxes.size());
+        REQUIRE(map.arrows.size() == wide.arrows.size());
+        for (size_t i = 0; i < map.boxes.size(); ++i) {
+            const MapBox &a = map.boxes[i], &w = wide.boxes[i];
+            CHECK((a.key == w.key && a.column == w.column && a.band == a.column / perBand));
+            CHECK((a.x >= 0 && a.y >= 0 && a.x + a.w <= map.width + 1e-4f && a.y + a.h <= map.height + 1e-4f));
+            for (size_t j = i + 1; j < map.boxes.size(); ++j) {
+                const MapBox& b = map.boxes[j];
+                INFO(a.key << " and " << b.key);
+                CHECK((a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y));
+            }
+            // A later band lies wholly below an earlier one.
+            for (const MapBox& b : map.boxes)
+                if (b.band > a.band) CHECK(b.y > a.y + a.h);
+        }
+        for (size_t i = 0; i < map.arrows.size(); ++i) CHECK((map.arrows[i].from == wide.arrows[i].from && map.arrows[i].to == wide.arrows[i].to));
+        // The block's frame is split where its columns wrap: its first part carries the layer tabs.
+        int blockFrames = 0, tabbed = 0;
+        for (const auto& sec : map.sections) {
+            blockFrames += sec.title == "Transformer block" || sec.title == "block, cont.";
+            tabbed += sec.block;
+        }
+        CHECK(tabbed == 1);
+        CHECK(blockFrames == (perBand == 1 ? 3 : 2));  // the block's columns 1-3 over bands of 3, 2 and 1 columns
+    }
+    // Room for Q, K and V's shapes: one more row under the three tasks.
+    const ForwardMap roomy = buildForwardMap(8, {0, true});
+    const MapBox &q = roomy.boxes[size_t(roomy.find("qkv.xq"))], &split = roomy.boxes[size_t(roomy.find("reshape_heads"))];
+    CHECK(split.row == q.row + 2);
+}
 TEST_CASE("the forward map's arrows carry the captured shapes at the shown step and layer") {
     HistorySnapshot snap = runTiny(twoWords());
     ForwardMap map = buildForwardMap(2);

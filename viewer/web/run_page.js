@@ -384,7 +384,9 @@ function RunPage(data, pageOpts = {}) {
       // Down a column: beside the arrow's middle. Across (into another column or a side box): just
       // before the box it enters, ending there, so it runs along the gap rather than over a box.
       const x = down ? (x1 + x2) / 2 + 0.05 : x2 - 0.04, y = (down ? (y1 + y2) / 2 + 0.05 : y2 - 0.06) - (down ? 0 : n * 0.2);
-      labels.push(svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x, y, 'text-anchor': down ? 'start' : 'end' }, shape));
+      // Across, the label may also sit just above the box it enters, inside its column.
+      labels.push({ el: svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x, y, 'text-anchor': down ? 'start' : 'end' }, shape),
+                    above: down ? null : { x: t.x + 0.05, y: t.y - 0.12 } });
     });
     const skipped = new Set(view ? view.skipped : []);
     m.boxes.forEach((b, i) => {
@@ -399,7 +401,28 @@ function RunPage(data, pageOpts = {}) {
       });
       root.append(g);
     });
-    for (const l of labels) root.append(l);
+    placeLabels(root, labels, m.boxes);
+  }
+
+  // Each shape label where it neither covers nor touches a box or a label placed before it: its
+  // own place first, then a row above or below, then (an arrow across) just above the box it
+  // enters (ffnUpX would otherwise end at softmax's edge). Measured as drawn (getBBox).
+  const LABEL_MARGIN = 0.035;  // map units: a little over 2 px at 1366x768
+  function placeLabels(root, labels, boxes) {
+    const placed = boxes.map(b => ({ x: b.x, y: b.y, width: b.w, height: b.h }));
+    const clear = r => placed.every(o => r.x + r.width + LABEL_MARGIN <= o.x || o.x + o.width + LABEL_MARGIN <= r.x ||
+                                        r.y + r.height + LABEL_MARGIN <= o.y || o.y + o.height + LABEL_MARGIN <= r.y);
+    for (const { el: l, above } of labels) {
+      root.append(l);
+      const own = { x: l.getAttribute('x'), y: Number(l.getAttribute('y')), anchor: l.getAttribute('text-anchor') };
+      const places = [0, -0.2, 0.2, -0.4, 0.4].map(dy => ({ ...own, y: own.y + dy }));
+      if (above) places.push({ x: above.x, y: above.y, anchor: 'start' }, { x: above.x, y: above.y - 0.1, anchor: 'start' });
+      const at = p => { l.setAttribute('x', p.x); l.setAttribute('y', p.y); l.setAttribute('text-anchor', p.anchor); return l.getBBox(); };
+      let box = null;
+      for (const p of places) if (clear(box = at(p))) break;
+      if (!clear(box)) box = at(own);  // nowhere clear: where the arrow is
+      placed.push(box);
+    }
   }
 
   function renderTimeline(s) {

@@ -127,6 +127,8 @@ void drawComparePanel(PanelContext& c) {
         ImGui::TextColored(ImVec4(0.4f, 1, 0.4f, 1), "No divergence: every paired stage is identical");
     }
     // What the runs' next-token choices rest on, as --no-kv-cache's summary says it.
+    if (!c.view.kvCacheAgreement.empty() && cmp->pathB == c.view.kvCacheAgreementFor)
+        ImGui::TextWrapped("KV cache check, every logit of every step (as llama-walkthrough --no-kv-cache): %s", c.view.kvCacheAgreement.c_str());
     if (const auto agree = agreementAt(cmp->diff, StageId::Logits)) ImGui::TextWrapped("%s", agreementText(*agree, StageId::Logits).c_str());
     const int step = c.current ? c.current->step : 0;
     ImGui::PushTextWrapPos(0);

@@ -56,25 +56,50 @@ void promptSettings(PanelContext& c) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("the run's own trace, in the temporary folder: File > Save trace keeps it, Compare pairs it with another");
 }
 
+// A button's label with every key, with the first key (F10), or bare (the keys on hover).
+std::string buttonLabel(const ActionInfo& a, int keys) {
+    if (keys == 2) return fmt::format("{} ({})", a.label, shortcutText(a));
+    if (keys == 1) return fmt::format("{} ({})", a.label, keyChordName(a.keys.front()));
+    return a.label;
+}
+
 void buttons(PanelContext& c) {
-    // Wrapped to the panel's width, so every button stays visible at any UI scale.
-    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    bool first = true;
-    for (const auto& a : actionInfos()) {
-        if (a.action == Action::ToggleBreakpoint || a.action == Action::ToggleLayerBreakpoint) continue;
-        // Every key while the region is wide; else the first (F-key), all of them on hover.
-        std::string label = fmt::format("{} ({})", a.label, shortcutText(a));
-        if (ImGui::CalcTextSize(label.c_str()).x > (right - ImGui::GetWindowPos().x) * 0.6f) label = fmt::format("{} ({})", a.label, keyChordName(a.keys.front()));
-        float w = ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2;
+    // Wrapped to the panel's width; the labels as long as lets every button fit the region's
+    // height without scrolling, so all of them stay in sight at any UI scale.
+    const float left = ImGui::GetCursorScreenPos().x, right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    std::vector<const ActionInfo*> shown;
+    for (const auto& a : actionInfos())
+        if (a.action != Action::ToggleBreakpoint && a.action != Action::ToggleLayerBreakpoint) shown.push_back(&a);
+    auto width = [&](const ActionInfo& a, int keys) { return ImGui::CalcTextSize(buttonLabel(a, keys).c_str()).x + style.FramePadding.x * 2; };
+    auto rows = [&](int keys) {
+        int n = 1;
+        for (float x = left; const ActionInfo* a : shown) {
+            const float w = width(*a, keys);
+            if (w > right - left) return 1000;  // a button wider than the region: this length does not fit
+            if (x > left && x + w > right) ++n, x = left;
+            x += w + style.ItemSpacing.x;
+        }
+        return n;
+    };
+    int keys = 2;
+    while (keys > 0 && float(rows(keys)) * ImGui::GetFrameHeightWithSpacing() > ImGui::GetContentRegionAvail().y) --keys;
+    bool first = true, allInSight = true;
+    const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowHeight();
+    for (const ActionInfo* a : shown) {
+        const std::string label = buttonLabel(*a, keys);
         if (!first) {
             ImGui::SameLine();
-            if (ImGui::GetCursorScreenPos().x + w > right) ImGui::NewLine();
+            if (ImGui::GetCursorScreenPos().x + width(*a, keys) > right) ImGui::NewLine();
         }
         first = false;
-        if (ImGui::Button(label.c_str())) c.perform(a.action);
-        if (a.action == Action::Step) c.view.stepButtonInSight = ImGui::IsItemVisible();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", a.help, shortcutText(a).c_str());
+        if (ImGui::Button(label.c_str())) c.perform(a->action);
+        const bool inSight = ImGui::IsItemVisible() && ImGui::GetItemRectMax().y <= bottom && ImGui::GetItemRectMax().x <= right + 1;
+        allInSight = allInSight && inSight;
+        if (a->action == Action::Step) c.view.stepButtonInSight = ImGui::IsItemVisible();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (%s)", a->help, shortcutText(*a).c_str());
     }
+    c.view.runButtonsInSight = allInSight;
 }
 
 void status(PanelContext& c) {
@@ -231,6 +256,10 @@ void breakpointEditor(PanelContext& c) {
 void drawWhatIfSettings(PanelContext& c) { whatIfSettings(c); }
 
 void drawControlsPanel(PanelContext& c) {
+    // The buttons first: in sight without scrolling at any UI scale; what the engine does, the
+    // model and the settings below them.
+    buttons(c);
+    status(c);
     ImGui::TextWrapped("Model: %s", modelLabel(c.model ? c.model->format : "", c.sourceDescription).c_str());
     if (c.model) {
         const std::string dims = fmt::format("Dim {} | layers {} | heads {} (KV {}) | HeadDim {} | FFN {} | vocab {}", c.model->args.dim,
@@ -245,9 +274,6 @@ void drawControlsPanel(PanelContext& c) {
             ImGui::SetTooltip("%s", dims.c_str());
         }
     }
-    // The buttons first: in sight without scrolling at any UI scale; the settings below them.
-    buttons(c);
-    status(c);
     const bool replay = c.replay;
     if (replay) ImGui::TextWrapped("Replaying a recorded trace: its own prompt and sampling are used; panels show what it recorded.");
     else if (ImGui::CollapsingHeader("Prompt and sampling", ImGuiTreeNodeFlags_DefaultOpen)) promptSettings(c);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "panels.h"
 #include "stages/numbering.h"
@@ -58,7 +59,10 @@ void drawSections(PanelContext& c, const ForwardMap& map, const ForwardMapView& 
             for (int k = 2; k >= 1; --k)
                 cv.dl->AddRect(ImVec2(a.x + k * 4, a.y - k * 4), ImVec2(b.x + k * 4, b.y - k * 4), kDim, 6);
         cv.dl->AddRect(a, b, kBorder, 6);
-        smallText(cv.dl, ImVec2(a.x + 4, a.y - cv.small - 3), kLabel, sec.block ? fmt::format("{} (x {})", sec.title, layers) : sec.title, cv.small);
+        // In a later band the arrow from the band above comes down into the first column's middle:
+        // the title starts right of it.
+        const float titleX = sec.band > 0 ? cv.at(sec.x + 0.3f + forwardMapColumnWidth() / 2, 0).x + 6 : a.x + 4;
+        smallText(cv.dl, ImVec2(titleX, a.y - cv.small - 3), kLabel, sec.block ? fmt::format("{} (x {})", sec.title, layers) : sec.title, cv.small);
         if (sec.block && layers > 0) {
             // Layer tabs after the title, 1-based as the log counts them, thinned to fit.
             float x0 = a.x + 8 + smallWidth(fmt::format("{} (x {})", sec.title, layers), cv.small) + 12, x1 = b.x;
@@ -83,58 +87,106 @@ void drawSections(PanelContext& c, const ForwardMap& map, const ForwardMapView& 
 
 }
 
-// Arrows first, so boxes cover their ends.
-void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanvas& cv) {
+// A label on a patch of the panel's colour, so an arrow passing behind it does not cross its letters.
+void haloText(const MapCanvas& cv, ImVec2 at, const std::string& text) {
+    cv.dl->AddRectFilled(ImVec2(at.x - 2, at.y), ImVec2(at.x + smallWidth(text, cv.small) + 2, at.y + cv.small + 1), ImGui::GetColorU32(ImGuiCol_ChildBg, 1.0f));
+    smallText(cv.dl, at, kLabel, text, cv.small);
+}
+
+// Arrows first, so boxes cover their ends. `laneShapesWhole` says whether Q/K/V's shapes were
+// drawn whole (nullopt: none drawn), `cutShape` the first arrow's shape that was cut ("" when none).
+void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanvas& cv, std::optional<bool>& laneShapesWhole, std::string& cutShape) {
     const float gapMid = 0.55f;  // units right of a column where cross-column arrows run
+    laneShapesWhole.reset();
+    cutShape.clear();
     for (size_t i = 0; i < map.arrows.size(); ++i) {
         const MapArrow& a = map.arrows[i];
         const MapBox &f = map.boxes[size_t(a.from)], &t = map.boxes[size_t(a.to)];
         const std::string& label = view.arrows[i].shape;
         const float head = std::max(5.0f, cv.s * 0.12f);
+        // Into a lower band (a narrow layout): down from `from`, along the gap above `to`'s band.
+        const float bandGapY = t.y - 0.95f;
         if (a.side) {
             if (f.column == t.column || f.column == 0) {
                 // A side input from before the blocks (RoPE angles, the mask): a stub into the box's left side.
                 ImVec2 tip = cv.at(t.x, t.y + t.h / 2), start(tip.x - cv.s * 0.45f, tip.y);
                 cv.dl->AddLine(start, tip, kResidual, 1.5f);
                 arrowHead(cv.dl, tip, ImVec2(1, 0), head * 0.8f, kResidual);
-                std::string from = fitSmall(f.label, cv.s * 1.0f, cv.small * 0.9f);
-                smallText(cv.dl, ImVec2(start.x - smallWidth(from, cv.small * 0.9f) + cv.s * 0.4f, tip.y - cv.small * 0.9f - 4), kResidual, from, cv.small * 0.9f);
+                std::string from = fitSmall(f.label, cv.s * 1.0f, cv.small);
+                ImVec2 at(start.x - smallWidth(from, cv.small) + cv.s * 0.4f, tip.y - cv.small - 4);
+                // No room left of the box (the map's first column in a narrow layout): above the box.
+                if (at.x < cv.origin.x + 2) at = ImVec2(cv.origin.x + 2, cv.at(0, t.y).y - cv.small - 3);
+                smallText(cv.dl, at, kResidual, from, cv.small);
                 continue;
             }
-            // The residual stream: from the right side of `from`, down the gap, into `to`'s left side.
+            // The residual stream: from the right side of `from`, down the gap, into `to`'s left side
+            // (from a band above: along the band gap, then down the left edge of `to`'s column).
             float gx = f.x + f.w + gapMid * 0.5f;
-            ImVec2 p0 = cv.at(f.x + f.w, f.y + f.h / 2), p1 = cv.at(gx, f.y + f.h / 2), p2 = cv.at(gx, t.y + t.h / 2), p3 = cv.at(t.x, t.y + t.h / 2);
-            ImVec2 pts[] = {p0, p1, p2, p3};
-            cv.dl->AddPolyline(pts, 4, kResidual, 0, 2.0f);
+            ImVec2 p0 = cv.at(f.x + f.w, f.y + f.h / 2), p1 = cv.at(gx, f.y + f.h / 2), p3 = cv.at(t.x, t.y + t.h / 2);
+            if (t.band > f.band) {
+                const float y = bandGapY + 0.15f, x = t.x - 0.15f;
+                ImVec2 pts[] = {p0, p1, cv.at(gx, y), cv.at(x, y), cv.at(x, t.y + t.h / 2), p3};
+                cv.dl->AddPolyline(pts, 6, kResidual, 0, 2.0f);
+            } else {
+                ImVec2 pts[] = {p0, p1, cv.at(gx, t.y + t.h / 2), p3};
+                cv.dl->AddPolyline(pts, 4, kResidual, 0, 2.0f);
+            }
             arrowHead(cv.dl, p3, ImVec2(1, 0), head, kResidual);
             continue;
         }
         if (f.column == t.column) {
             ImVec2 p0 = cv.at(f.x + f.w / 2, f.y + f.h), p1 = cv.at(t.x + t.w / 2, t.y);
-            if (p0.x != p1.x) {  // lanes: elbow through the gap's middle
-                float my = (p0.y + p1.y) / 2;
+            const bool lane = f.key.starts_with("qkv.") && map.laneShapeRows;
+            if (p0.x != p1.x) {  // lanes: elbow through the gap's middle (under their shapes, when they have rows)
+                float my = lane ? p1.y - cv.s * 0.22f : (p0.y + p1.y) / 2;
                 ImVec2 pts[] = {p0, ImVec2(p0.x, my), ImVec2(p1.x, my), p1};
                 cv.dl->AddPolyline(pts, 4, kArrow, 0, 1.5f);
             } else {
                 cv.dl->AddLine(p0, p1, kArrow, 1.5f);
             }
             arrowHead(cv.dl, p1, ImVec2(0, 1), head, kArrow);
-            if (!label.empty()) {
-                float room = f.w * cv.s - 6;
-                std::string l = fitSmall(label, room, cv.small);
-                smallText(cv.dl, ImVec2(p0.x + 4, p0.y + 1), kLabel, l, cv.small);  // light on the dark panel: legible projected
-                // A shape cut to its box's width (Q, K and V's) reads whole on hover.
-                if (l != label && hoveringRect(ImVec2(p0.x, p0.y), ImVec2(p0.x + room + 6, p0.y + cv.small + 2))) ImGui::SetTooltip("%s", label.c_str());
+            if (label.empty()) continue;
+            if (lane) {
+                // Q, K and V's shapes one a line, each right of its own arrow as far as the column allows.
+                const int index = int((f.x - t.x) / (t.w / 3) + 0.01f);
+                const float left = cv.at(t.x, 0).x, right = cv.at(t.x + t.w, 0).x;
+                std::string l = fitSmall(label, right - left - 4, cv.small);
+                const float x = std::max(left + 2, std::min(p0.x + 4, right - smallWidth(l, cv.small) - 2));
+                haloText(cv, ImVec2(x, p0.y + 2 + float(index) * (cv.small + 3)), l);
+                laneShapesWhole = laneShapesWhole.value_or(true) && l == label;
+                if (l != label && cutShape.empty()) cutShape = label;
+                continue;
             }
+            // Right of the arrow, light on the dark panel (legible projected); a shape wider than
+            // the column's right half moves left over the arrow, on a halo, to end at its edge.
+            const float left = cv.at(std::min(f.x, t.x), 0).x, right = cv.at(std::max(f.x + f.w, t.x + t.w), 0).x;
+            std::string l = fitSmall(label, right - left - 4, cv.small);
+            if (l != label && cutShape.empty()) cutShape = label;
+            const float x = std::max(left + 2, std::min(p0.x + 4, right - smallWidth(l, cv.small)));
+            if (x < p0.x + 4) haloText(cv, ImVec2(x, p0.y + 1), l);
+            else smallText(cv.dl, ImVec2(x, p0.y + 1), kLabel, l, cv.small);
+            // A shape cut to the column's width reads whole on hover.
+            if (l != label && hoveringRect(ImVec2(left, p0.y), ImVec2(right, p0.y + cv.small + 2))) ImGui::SetTooltip("%s", label.c_str());
         } else {
-            // To the next column's top: down, along the bottom gap, up the gap between columns, in.
-            float gx = t.x - gapMid;
-            ImVec2 p0 = cv.at(f.x + f.w / 2, f.y + f.h), p1 = cv.at(f.x + f.w / 2, f.y + f.h + 0.2f), p2 = cv.at(gx, f.y + f.h + 0.2f),
-                   p3 = cv.at(gx, t.y - 0.22f), p4 = cv.at(t.x + t.w / 2, t.y - 0.22f), p5 = cv.at(t.x + t.w / 2, t.y);
-            ImVec2 pts[] = {p0, p1, p2, p3, p4, p5};
-            cv.dl->AddPolyline(pts, 6, kArrow, 0, 1.5f);
-            arrowHead(cv.dl, p5, ImVec2(0, 1), head, kArrow);
-            if (!label.empty()) smallText(cv.dl, ImVec2(p1.x - f.w * cv.s / 2 + 2, p1.y + 1), kLabel, fitSmall(label, f.w * cv.s, cv.small), cv.small);
+            ImVec2 p0 = cv.at(f.x + f.w / 2, f.y + f.h), p1 = cv.at(f.x + f.w / 2, f.y + f.h + 0.2f);
+            if (t.band > f.band) {
+                // Into the next band: down to the gap above it, along it, down into `to`'s top.
+                ImVec2 pts[] = {p0, cv.at(f.x + f.w / 2, bandGapY), cv.at(t.x + t.w / 2, bandGapY), cv.at(t.x + t.w / 2, t.y)};
+                cv.dl->AddPolyline(pts, 4, kArrow, 0, 1.5f);
+                arrowHead(cv.dl, pts[3], ImVec2(0, 1), head, kArrow);
+            } else {
+                // To the next column's top: down, along the bottom gap, up the gap between columns, in.
+                float gx = t.x - gapMid;
+                ImVec2 p2 = cv.at(gx, f.y + f.h + 0.2f), p3 = cv.at(gx, t.y - 0.22f), p4 = cv.at(t.x + t.w / 2, t.y - 0.22f), p5 = cv.at(t.x + t.w / 2, t.y);
+                ImVec2 pts[] = {p0, p1, p2, p3, p4, p5};
+                cv.dl->AddPolyline(pts, 6, kArrow, 0, 1.5f);
+                arrowHead(cv.dl, p5, ImVec2(0, 1), head, kArrow);
+            }
+            if (!label.empty()) {
+                const std::string l = fitSmall(label, f.w * cv.s, cv.small);
+                if (l != label && cutShape.empty()) cutShape = label;
+                smallText(cv.dl, ImVec2(p1.x - f.w * cv.s / 2 + 2, p1.y + 1), kLabel, l, cv.small);
+            }
         }
     }
 
@@ -200,7 +252,12 @@ void drawMapLegend(const ForwardMap& map, const MapCanvas& cv) {
     ImDrawList* dl = cv.dl;
     ImGui::SetCursorScreenPos(cv.origin);
     ImGui::Dummy(ImVec2(map.width * cv.s, map.height * cv.s));
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    bool first = true;
+    // Wrapped to the panel's width: the legend never makes the map scroll sideways.
     auto key = [&](ImU32 colour, const char* text) {
+        if (!first && ImGui::GetCursorScreenPos().x + font * 1.5f + ImGui::CalcTextSize(text).x > right) ImGui::NewLine();
+        first = false;
         ImVec2 p = ImGui::GetCursorScreenPos();
         dl->AddRectFilled(p, ImVec2(p.x + font, p.y + font), colour, 3);
         ImGui::Dummy(ImVec2(font, font));
@@ -223,7 +280,7 @@ void drawMapPanel(PanelContext& c) {
     int layers = c.model ? c.model->args.n_layers : 0;
     if (!c.model)
         for (const auto& r : c.snap.records) layers = std::max(layers, r->layer + 1);
-    if (map.boxes.empty() || map.layers != layers) map = buildForwardMap(layers);
+    if (map.boxes.empty() || map.layers != layers) map = buildForwardMap(layers, {map.columnsPerBand, true});
     ForwardMapView view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
 
     const float font = ImGui::GetFontSize();
@@ -237,21 +294,46 @@ void drawMapPanel(PanelContext& c) {
     }
     exportPngButton(c, "map");
 
-    // Scaled to fit the panel, but never below a readable size: then the map scrolls.
+    // Labels keep the body text's size; the map fills the panel's width, its columns wrapped into
+    // bands one under another where side by side they would not hold their labels, and scrolls
+    // down rather than sideways.
     const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float room = avail.x - ImGui::GetStyle().ScrollbarSize;  // a vertical scrollbar may come
+    // The widest label a column holds at the body text's size (text widths grow with the size).
+    float widest = 0;
+    for (const MapBox& b : map.boxes) widest = std::max(widest, smallWidth(b.label, font));
+    for (const MapArrowView& a : view.arrows) widest = std::max(widest, smallWidth(a.shape, font));
+    // Text grows with the map (a projector), never smaller than the body text; arrows' a little
+    // smaller than boxes'.
+    auto boxFontAt = [&](float scale) { return std::clamp(scale * 0.32f, font, font * 1.6f); };
+    auto labelFontAt = [&](float scale) { return std::max(font, boxFontAt(scale) * 0.9f); };
+    const float columnW = forwardMapColumnWidth(), readable = (widest + 8) / columnW;  // units to pixels
+    int perBand = forwardMapColumns();
+    while (perBand > 1 && room / forwardMapWidth(perBand) < readable) --perBand;
+    if (map.columnsPerBand != perBand || !map.laneShapeRows) {
+        map = buildForwardMap(layers, {perBand, true});
+        view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
+    }
     const float legendH = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize;
-    const float fit = std::min(avail.x / map.width, (avail.y - legendH) / map.height);
-    const float s = std::max(fit, 2.7f * font);
+    // The whole map in the panel when its labels still fit their columns at the body text's size;
+    // else a little larger than that (more of it in sight than filling a wide panel would show),
+    // scrolling down; never wider than the panel.
+    const float heightFit = (avail.y - legendH) / map.height;
+    const float s = std::min(room / map.width, std::max(heightFit, readable * 1.25f));
+    if (std::fabs(s - c.caches.forwardMapScale) > 0.5f) c.view.mapRevealed = -1;  // relaid or rescaled: the shown stage again into sight
+    c.caches.forwardMapScale = s;
     ImGui::BeginChild("map", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
-    // Text grows with the map (a projector) but never beyond what a box holds.
-    const float boxFont = std::clamp(s * 0.32f, font * 0.8f, font * 1.6f);
-    const MapCanvas cv{ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), s, boxFont, boxFont * 0.9f};
+    // No larger than lets the widest label fit its column (never below the body text).
+    const float fits = std::max(font, font * (columnW * s - 8) / std::max(1.0f, widest));
+    const MapCanvas cv{ImGui::GetWindowDrawList(), ImGui::GetCursorScreenPos(), s, std::min(boxFontAt(s), fits), std::min(labelFontAt(s), fits)};
+    c.view.mapLabelsBodySize = cv.small >= font && cv.boxFont >= font;
 
     drawSections(c, map, view, cv, layers);
-    drawArrows(map, view, cv);
+    drawArrows(map, view, cv, c.view.mapLaneShapesWhole, c.view.mapCutShape);
     drawBoxes(c, map, view, cv);
     revealShownStage(c, map, view, s);
     drawMapLegend(map, cv);
+    c.view.mapScrollsSideways = ImGui::GetScrollMaxX() > 0;
     ImGui::EndChild();
 }
 
