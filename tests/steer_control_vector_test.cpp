@@ -1,5 +1,5 @@
 // Control vectors: llama.cpp's GGUF layout read and written, bad files refused naming the file and
-// tensor, and `cvector`'s mean difference against llama.cpp's cvector-generator.
+// tensor, `cvector`'s mean difference against llama.cpp's cvector-generator, and --method pca.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,8 +9,11 @@
 #include <fstream>
 #include <limits>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_run.h"
 #include "formats/gguf/gguf_control_vector.h"
+#include "steer/control_vector_maker.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
@@ -101,4 +104,65 @@ TEST_CASE("control vector: cvector's mean difference is llama.cpp's cvector-gene
         }
         CHECK(norm == Approx(1.0).epsilon(1e-5));
     }
+}
+
+TEST_CASE("control vector: the first principal direction is the exact one (tests/fixtures/steer/pca_golden.py)", "[steer][cvector]") {
+    std::ifstream in(kSteer + "pca_golden.json");
+    REQUIRE(in);
+    const auto golden = nlohmann::json::parse(in);
+    const auto rows = golden["rows"].get<std::vector<std::vector<double>>>();
+    const auto want = golden["direction"].get<std::vector<double>>();
+    std::vector<double> mean(want.size(), 0.0);
+    for (const auto& r : rows)
+        for (size_t i = 0; i < r.size(); ++i) mean[i] += r[i] / double(rows.size());
+    const auto got = firstPrincipalDirection(rows, mean);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-6));
+    // From the other side it comes out pointing the same way: the sign follows the start.
+    std::vector<double> opposite = mean;
+    for (double& x : opposite) x = -x;
+    const auto flipped = firstPrincipalDirection(rows, opposite);
+    for (size_t i = 0; i < got.size(); ++i) CHECK(flipped[i] == Approx(-want[i]).margin(1e-6));
+}
+
+TEST_CASE("control vector: cvector --method pca writes each layer's principal direction, norm 1, the mean difference's way",
+          "[steer][cvector]") {
+    // llama.cpp's generator is not the reference here: at c392e5094, on these pairs, three of the
+    // six directions it returns are nearly orthogonal to every pair's difference (docs/cli.md).
+    TempDir dir;
+    const std::string prompts = std::string(CHAPTERS_DIR) + "/code/joy_";  // chapter 20's prompt files
+    auto r = runWalkthrough("cvector --positive " + prompts + "positive.txt --negative " + prompts + "negative.txt --method pca -o " +
+                            dir.file("pca.gguf"));
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.output, Catch::Contains("first principal direction") && Catch::Contains("each direction written with norm 1"));
+    const auto ours = readControlVectorFile(dir.file("pca.gguf"));
+    const auto mean = readControlVectorFile(kSteer + "joy.gguf");  // the mean differences, norm 1
+    REQUIRE(ours.size() == 7);
+    for (const auto& [n, values] : ours) {
+        INFO("direction." << n);
+        double norm = 0, alongMean = 0;
+        for (size_t i = 0; i < values.size(); ++i) {
+            norm += double(values[i]) * values[i];
+            alongMean += double(values[i]) * mean.at(n)[i];
+        }
+        CHECK(norm == Approx(1.0).epsilon(1e-5));
+        CHECK(alongMean > 0.2);   // the mean difference's way ...
+        CHECK(alongMean < 0.99);  // ... and not the mean difference itself
+    }
+}
+
+TEST_CASE("control vector: cvector --method pca needs prompt pairs and no --unit", "[steer][cvector][hostile]") {
+    TempDir dir;
+    const std::string prompts = std::string(CHAPTERS_DIR) + "/code/joy_";
+    std::ofstream(dir.file("three.txt")) << "a\nb\nc\n";
+    auto r = runWalkthrough("cvector --positive " + prompts + "positive.txt --negative " + dir.file("three.txt") + " --method pca -o " +
+                            dir.file("x.gguf"));
+    requireOneClearError(r, "--method pca pairs the prompt files line by line, as llama.cpp's generator does: 8 positive and 3 negative prompts");
+    r = runWalkthrough("cvector --positive " + prompts + "positive.txt --negative " + prompts + "negative.txt --method pca --unit -o " +
+                       dir.file("x.gguf"));
+    requireOneClearError(r, "--unit applies to --method mean");
+    r = runWalkthrough("cvector --positive " + prompts + "positive.txt --negative " + prompts + "negative.txt --method svd -o " + dir.file("x.gguf"));
+    CHECK(r.exitCode != 0);
+    CHECK_THAT(r.output, Catch::Contains("--method"));
+    CHECK_FALSE(std::filesystem::exists(dir.file("x.gguf")));
 }

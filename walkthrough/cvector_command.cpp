@@ -17,6 +17,11 @@ CLI::App* addCvectorCommand(CLI::App& app, CvectorOptions& o) {
     cmd->add_option("--negative", o.negative, "Prompts to steer away from, one a line")->required();
     cmd->add_option("-o,--out", o.out, "The control-vector file to write (.gguf)")->required();
     cmd->add_flag("--unit", o.unit, "Scale each layer's direction to norm 1, as llama.cpp's cvector-generator does");
+    cmd->add_option("--method", o.method,
+                    "mean: the mean difference (llama.cpp's --method mean); pca: the prompts paired line by line, each layer's first "
+                    "principal direction of the pairs' differences, norm 1 (llama.cpp's default)")
+        ->check(CLI::IsMember({"mean", "pca"}))
+        ->default_str("mean");
     return cmd;
 }
 
@@ -25,14 +30,17 @@ int runCvector(const CvectorOptions& o) {
     const auto positive = readPromptLines(o.positive);
     const auto negative = readPromptLines(o.negative);
     const Model model = loadModelSource({ModelSource::Kind::Files, o.model}, {});
-    const MadeControlVector made = makeControlVector(model, positive, negative, o.unit);
+    const bool pca = o.method == "pca";
+    if (pca && o.unit) throw std::invalid_argument("--unit applies to --method mean: a principal direction has norm 1 already");
+    const MadeControlVector made = makeControlVector(model, positive, negative, o.unit, pca ? ControlVectorMethod::Pca : ControlVectorMethod::Mean);
     writeControlVectorFile(o.out, made.directions, "llama");
-    fmt::print("{} positive and {} negative prompts; block outputs at each prompt's last position\n", positive.size(), negative.size());
+    fmt::print("{} positive and {} negative prompts; block outputs at each prompt's last position{}\n", positive.size(), negative.size(),
+               pca ? "; each direction the first principal direction of the pairs' differences" : "");
     fmt::print("layer  tensor        direction norm  residual norm  ratio\n");
     for (const auto& l : made.layers)
         fmt::print("{:>5}  direction.{:<3} {:>14.4g} {:>14.4g} {:>5.1f}%\n", l.layer, l.layer - 1, l.directionNorm, l.residualNorm,
                    l.residualNorm > 0 ? 100.0 * l.directionNorm / l.residualNorm : 0.0);
-    fmt::print("Layer 1 has no direction: llama.cpp's files start at direction.1{}\n", o.unit ? "; each direction written with norm 1" : "");
+    fmt::print("Layer 1 has no direction: llama.cpp's files start at direction.1{}\n", o.unit || pca ? "; each direction written with norm 1" : "");
     fmt::print("Wrote {}: use it with --control-vector {}:SCALE\n", o.out, o.out);
     return 0;
 }

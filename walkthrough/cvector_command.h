@@ -13,6 +13,7 @@ struct CvectorOptions {
     std::string model;  // set to the bundled model by main
     std::string positive, negative, out;
     bool unit = false;
+    std::string method = "mean";  // or "pca"
 };
 
 CLI::App* addCvectorCommand(CLI::App& app, CvectorOptions& options);

@@ -14,11 +14,12 @@
 namespace llama {
 
 namespace {
-// Per layer, the sum of the block outputs at the last position of each prompt.
-std::vector<std::vector<double>> sumOfLastRows(const Model& model, const LlamaTransformer& transformer, const std::vector<std::string>& prompts,
-                                               std::vector<double>& residualNormSum) {
+// Per prompt, per layer, the block output at the prompt's last position.
+using LastRows = std::vector<std::vector<std::vector<float>>>;  // [prompt][layer][dim]
+
+LastRows lastRows(const Model& model, const LlamaTransformer& transformer, const std::vector<std::string>& prompts) {
     const int layers = model.args.n_layers;
-    std::vector<std::vector<double>> sum(size_t(layers), std::vector<double>(size_t(model.args.dim), 0.0));
+    LastRows rows;
     for (const auto& text : prompts) {
         const auto tokens = formatPrompt(PromptMode::Completion, "", text, chatFormatFor(*model.tokenizer), false).encode(*model.tokenizer);
         if (int(tokens.size()) >= model.args.max_seq_len)
@@ -27,41 +28,87 @@ std::vector<std::vector<double>> sumOfLastRows(const Model& model, const LlamaTr
         LayerCapture capture(StageId::FfnResidual, "output", layers);
         ctx.addObserver(&capture);
         transformer.Forward(ctx, Tensor::fromInt32(tokens), 0);
+        auto& prompt = rows.emplace_back();
         for (int l = 0; l < layers; ++l) {
             const auto row = capture.row(l, int(tokens.size()) - 1);
-            double norm = 0;
-            for (size_t i = 0; i < row.size(); ++i) {
-                sum[size_t(l)][i] += row[i];
-                norm += double(row[i]) * row[i];
-            }
-            residualNormSum[size_t(l)] += std::sqrt(norm);
+            prompt.emplace_back(row.begin(), row.end());
         }
     }
-    return sum;
+    return rows;
 }
+
+double norm(const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x * x;
+    return std::sqrt(sum);
+}
+
 }  // namespace
 
+std::vector<double> firstPrincipalDirection(const std::vector<std::vector<double>>& diffs, std::vector<double> v) {
+    const double startNorm = norm(v);
+    if (startNorm == 0) return v;
+    for (double& x : v) x /= startNorm;
+    const std::vector<double> start = v;
+    for (int iteration = 0; iteration < 1000; ++iteration) {
+        std::vector<double> next(v.size(), 0.0);
+        for (const auto& d : diffs) {
+            double projection = 0;  // (D v) for this row
+            for (size_t i = 0; i < v.size(); ++i) projection += d[i] * v[i];
+            for (size_t i = 0; i < v.size(); ++i) next[i] += d[i] * projection;
+        }
+        const double n = norm(next);
+        if (n == 0) break;
+        double moved = 0;
+        for (size_t i = 0; i < v.size(); ++i) {
+            next[i] /= n;
+            moved += (next[i] - v[i]) * (next[i] - v[i]);
+        }
+        v = std::move(next);
+        if (std::sqrt(moved) < 1e-7) break;
+    }
+    double alongStart = 0;
+    for (size_t i = 0; i < v.size(); ++i) alongStart += v[i] * start[i];
+    if (alongStart < 0)
+        for (double& x : v) x = -x;
+    return v;
+}
 MadeControlVector makeControlVector(const Model& model, const std::vector<std::string>& positive, const std::vector<std::string>& negative,
-                                    bool unit) {
+                                    bool unit, ControlVectorMethod method) {
     if (positive.empty() || negative.empty()) throw std::invalid_argument("a control vector needs at least one positive and one negative prompt");
+    if (method == ControlVectorMethod::Pca && positive.size() != negative.size())
+        throw std::invalid_argument(fmt::format("--method pca pairs the prompt files line by line, as llama.cpp's generator does: {} positive "
+                                                "and {} negative prompts are not pairs",
+                                                positive.size(), negative.size()));
     const LlamaTransformer transformer(model);
-    std::vector<double> residualNorms(size_t(model.args.n_layers), 0.0);
-    const auto pos = sumOfLastRows(model, transformer, positive, residualNorms);
-    const auto neg = sumOfLastRows(model, transformer, negative, residualNorms);
+    const LastRows pos = lastRows(model, transformer, positive);
+    const LastRows neg = lastRows(model, transformer, negative);
+    const size_t dim = size_t(model.args.dim);
     MadeControlVector made;
     for (int block = 1; block < model.args.n_layers; ++block) {  // block 0 is never steered (no direction.0)
-        std::vector<float> d(size_t(model.args.dim));
-        double norm = 0;
-        for (size_t i = 0; i < d.size(); ++i) {
-            const double v = pos[size_t(block)][i] / double(positive.size()) - neg[size_t(block)][i] / double(negative.size());
-            d[i] = float(v);
-            norm += v * v;
+        const size_t l = size_t(block);
+        std::vector<double> mean(dim, 0.0);
+        double residualNorms = 0;
+        for (const auto& p : pos) {
+            for (size_t i = 0; i < dim; ++i) mean[i] += p[l][i] / double(pos.size());
+            residualNorms += norm(std::vector<double>(p[l].begin(), p[l].end()));
         }
-        norm = std::sqrt(norm);
-        if (unit && norm > 0)
-            for (float& x : d) x = float(x / norm);
-        made.directions.emplace(block, std::move(d));
-        made.layers.push_back({block + 1, norm, residualNorms[size_t(block)] / double(positive.size() + negative.size())});
+        for (const auto& n : neg) {
+            for (size_t i = 0; i < dim; ++i) mean[i] -= n[l][i] / double(neg.size());
+            residualNorms += norm(std::vector<double>(n[l].begin(), n[l].end()));
+        }
+        const double meanNorm = norm(mean);
+        std::vector<double> direction = mean;
+        if (method == ControlVectorMethod::Pca) {
+            std::vector<std::vector<double>> diffs(pos.size(), std::vector<double>(dim));
+            for (size_t p = 0; p < pos.size(); ++p)
+                for (size_t i = 0; i < dim; ++i) diffs[p][i] = double(pos[p][l][i]) - neg[p][l][i];
+            direction = firstPrincipalDirection(diffs, mean);
+        } else if (unit && meanNorm > 0) {
+            for (double& x : direction) x /= meanNorm;
+        }
+        made.directions.emplace(block, std::vector<float>(direction.begin(), direction.end()));
+        made.layers.push_back({block + 1, meanNorm, residualNorms / double(pos.size() + neg.size())});
     }
     return made;
 }
