@@ -60,6 +60,17 @@ TEST_CASE("grammar: the matcher takes exactly the sentences of the grammar", "[g
     CHECK_FALSE(m.allows(")"));
 }
 
+TEST_CASE("grammar: a repeated rule that can match nothing is matched without trying each of its paths", "[generate][grammar]") {
+    // word{11,24} where a word may be empty reaches each stack along some 3^24 paths; the fuzzer
+    // found it taking the matcher past its 10 s limit (tests/fuzz/regressions/grammar).
+    const std::string g = "root ::= word{11,24} \".\"\nword ::= \" \" [A-Za-]+ | | \",\"?\n";
+    CHECK(acceptsBytewise(g, "."));  // 24 empty words
+    CHECK(acceptsBytewise(g, " IN THE BEGINNING, GOD CREATED."));  // [A-Za-] is A to Z, a and -
+    CHECK_FALSE(acceptsBytewise(g, " IN THE BEGINNING GOD CREATED"));  // no full stop
+    CHECK_FALSE(acceptsBytewise(g, " In."));                           // n is not in [A-Za-]
+    CHECK_FALSE(acceptsBytewise(g, "IN."));                            // a word starts with a space
+}
+
 TEST_CASE("grammar: JSON objects pass --json's grammar, other text does not", "[generate][grammar]") {
     CHECK(acceptsBytewise(kJsonGrammar, R"({"a": [1, -2.5e+3, "x\u00e9\n"], "b": {"c": null, "d": true}})"));
     CHECK(acceptsBytewise(kJsonGrammar, "{\n  \"caf\xC3\xA9\": false}"));  // UTF-8 inside strings

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 namespace llama {
@@ -12,6 +13,10 @@ namespace llama {
 namespace {
 
 constexpr size_t kMaxStacks = 4096;
+// Stack positions copied while following one character (or opening the start): a rule that can
+// match nothing, repeated hundreds of times, makes stacks hundreds deep and reaches each of them
+// from every other; past this the grammar is refused rather than taking seconds a character.
+constexpr size_t kMaxWork = size_t(1) << 20;
 
 struct Decoded {
     std::vector<uint32_t> codePoints;
@@ -53,12 +58,19 @@ Decoded decodeUtf8(std::string_view bytes, GrammarMatcher::Partial partial) {
     return d;
 }
 
+std::string tooAmbiguous() {
+    return fmt::format("the grammar can read this text in more than {} ways at once: make its repetitions unambiguous (a repeated "
+                       "part that can be empty, or two repetitions of the same characters side by side)",
+                       kMaxStacks);
+}
+
 }  // namespace
 
 GrammarMatcher::GrammarMatcher(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)) {
     const GrammarRule& root = grammar_->rules[size_t(grammar_->root)];
+    size_t work = 0;
     for (size_t a = 0; a < root.alternatives.size(); ++a)
-        expand(root.alternatives[a].empty() ? Stack{} : Stack{{grammar_->root, int(a), 0}}, stacks_);
+        expand(root.alternatives[a].empty() ? Stack{} : Stack{{grammar_->root, int(a), 0}}, stacks_, work);
     std::sort(stacks_.begin(), stacks_.end());
     stacks_.erase(std::unique(stacks_.begin(), stacks_.end()), stacks_.end());
 }
@@ -68,11 +80,23 @@ const GrammarElement& GrammarMatcher::element(const Position& p) const {
 }
 
 // Opens rule references at the top until every stack's top is a character element, or it is empty.
-void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out) const {
-    std::vector<Stack> work{std::move(stack)};
-    while (!work.empty()) {
-        Stack s = std::move(work.back());
-        work.pop_back();
+void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out, size_t& work) const {
+    // A repeated rule that can match nothing reaches the same stack along very many paths (about
+    // 3^24 for word{11,24} where a word may be empty): past the first few, each stack is opened
+    // once (a set for the few would cost every token's check more than the repeats do).
+    constexpr size_t kUnrecordedPops = 32;
+    std::set<Stack> opened;
+    size_t pops = 0;
+    std::vector<Stack> pending{std::move(stack)};
+    while (!pending.empty()) {
+        Stack s = std::move(pending.back());
+        pending.pop_back();
+        work += s.size() + 1;
+        if (work > kMaxWork) throw std::invalid_argument(tooAmbiguous());
+        if (++pops > kUnrecordedPops) {
+            if (!opened.insert(s).second) continue;
+            if (opened.size() > kMaxStacks) throw std::invalid_argument(tooAmbiguous());
+        }
         if (s.empty() || element(s.back()).kind == GrammarElement::Kind::Chars) {
             out.push_back(std::move(s));
             continue;
@@ -86,13 +110,14 @@ void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out) const {
         for (size_t a = 0; a < alternatives.size(); ++a) {
             Stack n = s;
             if (!alternatives[a].empty()) n.push_back({rule, int(a), 0});
-            work.push_back(std::move(n));
+            pending.push_back(std::move(n));
         }
     }
 }
 
 std::vector<GrammarMatcher::Stack> GrammarMatcher::step(const std::vector<Stack>& stacks, uint32_t cp) const {
     std::vector<Stack> next;
+    size_t work = 0;
     for (const Stack& s : stacks) {
         if (s.empty() || !element(s.back()).matches(cp)) continue;
         Stack n = s;
@@ -100,16 +125,13 @@ std::vector<GrammarMatcher::Stack> GrammarMatcher::step(const std::vector<Stack>
         n.pop_back();
         if (size_t(at.index + 1) < grammar_->rules[size_t(at.rule)].alternatives[size_t(at.alternative)].size())
             n.push_back({at.rule, at.alternative, at.index + 1});
-        expand(std::move(n), next);
+        expand(std::move(n), next, work);
     }
     std::sort(next.begin(), next.end());
     next.erase(std::unique(next.begin(), next.end()), next.end());
     // Nested repetitions of things that may be empty ("x"*)* can hold the text in very many ways
     // at once; past this many the grammar is refused rather than slowing every token to a crawl.
-    if (next.size() > kMaxStacks)
-        throw std::invalid_argument(fmt::format("the grammar can read this text in more than {} ways at once: make its repetitions "
-                                                "unambiguous (a repeated part that can be empty, or two repetitions of the same characters side by side)",
-                                                kMaxStacks));
+    if (next.size() > kMaxStacks) throw std::invalid_argument(tooAmbiguous());
     return next;
 }
 

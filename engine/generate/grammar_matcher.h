@@ -47,7 +47,9 @@ public:
 
 private:
     const GrammarElement& element(const Position& p) const;
-    void expand(Stack stack, std::vector<Stack>& out) const;
+    // `work` counts the stack positions copied while following one character, across calls; past
+    // a bound the grammar is refused as too ambiguous.
+    void expand(Stack stack, std::vector<Stack>& out, size_t& work) const;
     std::vector<Stack> step(const std::vector<Stack>& stacks, uint32_t cp) const;
     bool partialFits(const std::vector<Stack>& stacks, const Partial& partial) const;
 
