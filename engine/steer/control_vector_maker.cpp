@@ -37,7 +37,8 @@ LastRows lastRows(const Model& model, const LlamaTransformer& transformer, const
     return rows;
 }
 
-double norm(const std::vector<double>& v) {
+template <class Values>  // floats (block outputs) or doubles (directions)
+double norm(const Values& v) {
     double sum = 0;
     for (double x : v) sum += x * x;
     return std::sqrt(sum);
@@ -91,11 +92,11 @@ MadeControlVector makeControlVector(const Model& model, const std::vector<std::s
         double residualNorms = 0;
         for (const auto& p : pos) {
             for (size_t i = 0; i < dim; ++i) mean[i] += p[l][i] / double(pos.size());
-            residualNorms += norm(std::vector<double>(p[l].begin(), p[l].end()));
+            residualNorms += norm(p[l]);
         }
         for (const auto& n : neg) {
             for (size_t i = 0; i < dim; ++i) mean[i] -= n[l][i] / double(neg.size());
-            residualNorms += norm(std::vector<double>(n[l].begin(), n[l].end()));
+            residualNorms += norm(n[l]);
         }
         const double meanNorm = norm(mean);
         std::vector<double> direction = mean;
