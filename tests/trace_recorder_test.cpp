@@ -224,6 +224,42 @@ TEST_CASE("trace: a message's JSON string reads back whatever byte is special an
     }
 }
 
+TEST_CASE("trace: a repeated tensor summary is written as the text it would be formatted to", "[trace]") {
+    // StatsText copies the text of one of its last 8 summaries on a bit-for-bit repeat: every
+    // append must equal appendStats, a summary that differs in any bit (0 against -0, a NaN, one
+    // of the first values, the -inf count) must not be taken for a repeat, and the ninth distinct
+    // summary pushes out the first.
+    auto plain = [](const TensorStats& s) {
+        std::string j;
+        trace::appendStats(j, s);
+        return j;
+    };
+    const TensorStats base{-2.3125f, 2.90625f, -0.05872643f, 0, {0.91015625f, 0.34375f, -1.2109375f, -1.515625f}};
+    std::vector<TensorStats> variants(9, base);
+    variants[1].min = -0.0f;
+    variants[2].min = 0.0f;
+    variants[3].mean = std::nanf("");
+    variants[4].max = INFINITY;
+    variants[5].negInf = 3;
+    variants[6].first[3] = std::nextafter(variants[6].first[3], 0.0f);
+    variants[7].first.pop_back();
+    variants[8].first.clear();
+    trace::StatsText cached;
+    for (int round = 0; round < 3; ++round)
+        for (size_t i = 0; i < variants.size(); ++i) {
+            std::string j;
+            cached.append(j, variants[i]);
+            INFO("round " << round << ", variant " << i);
+            CHECK(j == plain(variants[i]));
+        }
+    std::string j;
+    cached.append(j, variants[2]);
+    CHECK(j.find(R"("min":0,)") != std::string::npos);  // 0, not the -0 before it
+    j.clear();
+    cached.append(j, variants[1]);
+    CHECK(j.find(R"("min":-0,)") != std::string::npos);
+}
+
 TEST_CASE("trace: a write that fails (a full disk) ends the run with the file named, from the writer thread", "[trace]") {
     Model model = makeSyntheticModel("tiny", 1, true);
     // Records are written on the recorder's own thread: the failure reaches the engine at a

@@ -121,6 +121,7 @@ void removeTemporaryOutputs() {
 }
 
 AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
+    out_.rdbuf()->pubsetbuf(buffer_.data(), std::streamsize(buffer_.size()));  // before open, or it is ignored
     // The last guard of every writer: callers check their outputs before any work (checkOutputPath).
     if (const std::string input = readInputAt(path_); !input.empty())
         throw std::invalid_argument("will not write '" + path_ + "': it is '" + input + "', a file this run reads");
@@ -183,6 +184,11 @@ void AtomicOutputFile::commit() {
     }
     committed_ = true;
     if (tmp_ == path_) return;
+    // The old file is unlinked first, not replaced by the rename: on ext4 (auto_da_alloc) a rename
+    // over an existing file makes the rename itself allocate and start writing the new file's
+    // blocks, 40 ms for a 52 MB trace, paid by every rerun; a reader of the old file keeps it
+    // either way. The price: for the moment between the two calls the path names no file.
+    if (struct stat old {}; ::lstat(path_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::unlink(path_.c_str());
     const int renamed = ::rename(tmp_.c_str(), path_.c_str());
     const int error = errno;
     release();

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <iterator>
 
@@ -112,6 +113,30 @@ void appendStats(std::string& j, const TensorStats& s) {
         appendNumber(j, s.first[i]);
     }
     j += "]}";
+}
+
+namespace {
+// Bit for bit, so a NaN matches itself and -0 does not match 0: the text must be what
+// appendStats would write.
+bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }  // no std::bit_cast in Emscripten 3.1.6's libc++
+bool sameStats(const TensorStats& a, const TensorStats& b) {
+    return sameBits(a.min, b.min) && sameBits(a.max, b.max) && sameBits(a.mean, b.mean) && a.negInf == b.negInf &&
+           std::equal(a.first.begin(), a.first.end(), b.first.begin(), b.first.end(), sameBits);
+}
+}  // namespace
+
+void StatsText::append(std::string& j, const TensorStats& s) {
+    for (const Entry& e : recent_)
+        if (!e.text.empty() && sameStats(e.stats, s)) {
+            j += e.text;
+            return;
+        }
+    Entry& e = recent_[next_];
+    next_ = (next_ + 1) % recent_.size();
+    e.stats = s;
+    e.text.clear();
+    appendStats(e.text, s);
+    j += e.text;
 }
 
 }  // namespace llama::trace

@@ -33,6 +33,7 @@
 #include "io/atomic_output.h"
 #include "stages/stage_event.h"
 #include "trace/trace_format.h"
+#include "trace/trace_json.h"
 
 namespace llama {
 
@@ -104,6 +105,7 @@ private:
     const LogitLens* lens_;
     TraceOptions options_;
     std::string json_;  // the writer thread's record text, reused
+    trace::StatsText statsText_;  // the writer thread's
 
     std::vector<PendingRecord> batch_;  // the engine's side, not yet handed over
     size_t batchUsed_ = 0;

@@ -87,7 +87,7 @@ void TraceRecorder::writeStage(const PendingRecord& r) {
         j += R"(,"shape":[)";
         for (size_t d = 0; d < t.shape.size(); ++d) fmt::format_to(out, FMT_COMPILE("{}{}"), d ? "," : "", t.shape[d]);
         fmt::format_to(out, FMT_COMPILE(R"(],"dtype":"{}")"), dtypeName(t.dtype));
-        if (t.stats) appendStats(j, *t.stats);
+        if (t.stats) statsText_.append(j, *t.stats);
         if (t.valuesOffset >= 0) {
             fmt::format_to(out, FMT_COMPILE(R"(,"values":{{"encoding":"{}","offset":{},"bytes":{}}})"), t.dtype == DType::I32 ? "i32" : "bf16",
                            t.valuesOffset, t.valuesBytes);
