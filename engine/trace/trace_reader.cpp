@@ -6,7 +6,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -142,8 +141,9 @@ void readMeta(const TraceField& j, TraceRun& run) {
     sampling.minP = r.has("minP") ? float(r["minP"].number()) : 0.0f;
     if (!(sampling.minP >= 0.0f && sampling.minP <= 1.0f)) throw TraceError(fmt::format("run: minP {} must be in [0, 1]", sampling.minP));
     // A seed is unsigned: -1 must not pass for 2^64-1.
-    if (const TraceField seed = r["seed"]; !seed.value().is_number_unsigned()) seed.unexpected(fmt::format("a whole number from 0 to {}", UINT64_MAX));
-    sampling.seed = r["seed"].value().get<uint64_t>();
+    const TraceField seed = r["seed"];
+    if (!seed.value().is_number_unsigned()) seed.unexpected(fmt::format("a whole number from 0 to {}", UINT64_MAX));
+    sampling.seed = seed.value().get<uint64_t>();
     // The penalties came later in version 1: all four or none (a run without them).
     const char* penalties[] = {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"};
     const int present = int(std::count_if(std::begin(penalties), std::end(penalties), [&](const char* k) { return r.has(k); }));
@@ -258,7 +258,8 @@ TracedStage readStage(const TraceField& j, std::string_view data, const TraceRun
     if (!info) j["stage"].unexpected("a stage of the catalog (stages.def)");
     s.stage = info->id;
     s.layer = info->inBlock ? j["layer"].integer(0, args.n_layers - 1, "a layer") : -1;
-    if (!info->inBlock && j["layer"].value() != -1) j["layer"].unexpected(fmt::format("-1: stage {} is outside the blocks", key));
+    if (const TraceField layer = j["layer"]; !info->inBlock && !(layer.value().is_number_integer() && layer.value() == -1))
+        layer.unexpected(fmt::format("-1: stage {} is outside the blocks", key));
     s.step = j["step"].integer(0, args.max_seq_len);
     s.startPos = j["startPos"].integer(0, args.max_seq_len);
     s.message = j["message"].text(kMaxMessageBytes);
