@@ -148,7 +148,7 @@ TEST_CASE("patch trace: a damaged grid is refused, naming the field", "[trace][p
                       "field 'layers' is 7, but the runs' model has 8 layers");
     requirePatchError(withGrid(file, [](auto& j) { j["corruptPositions"][10] = 11; }),
                       "field 'corruptPositions' column 10 is position 11: the corrupted prompt has 11 tokens");
-    requirePatchError(withGrid(file, [](auto& j) { j["site"] = "mlp"; }), "field 'site' is \"mlp\"");
+    requirePatchError(withGrid(file, [](auto& j) { j["site"] = "mlp"; }), "field 'site' is \"mlp\": expected \"block\", \"attention\" or \"head\"");
     requirePatchError(withGrid(file, [](auto& j) { j.erase("cleanDiff"); }), "field 'cleanDiff' is missing");
     requirePatchError(withGrid(file, [](auto& j) { j["site"] = "head"; }), "fields 'cleanPositions' and 'corruptPositions' hold 11 and 11");
     requirePatchError(file.substr(0, file.size() - 100), "is truncated");

@@ -4,75 +4,26 @@
 
 #include <set>
 
-namespace llama {
+#include "trace/trace_fields.h"
 
-using nlohmann::json;
+namespace llama {
 
 namespace {
 
-// A JSON value with its path from the record ("batch.cells[3].pos"), so that every error names it.
-struct At {
-    const json& value;
-    std::string path;
-
-    At operator[](const char* key) const {
-        if (!value.is_object()) throw TraceError(fmt::format("field '{}' is {}: expected an object", path, value.type_name()));
-        const auto it = value.find(key);
-        if (it == value.end()) throw TraceError(fmt::format("field '{}.{}' is missing", path, key));
-        return {*it, path + "." + key};
-    }
-    At operator[](size_t i) const { return {value[i], fmt::format("{}[{}]", path, i)}; }
-    const json& list(size_t maxSize) const {
-        if (!value.is_array()) throw TraceError(fmt::format("field '{}' is {}: expected an array", path, value.type_name()));
-        if (value.size() > maxSize) throw TraceError(fmt::format("field '{}' has {} entries: expected at most {}", path, value.size(), maxSize));
-        return value;
-    }
-    int integer(int64_t lo, int64_t hi) const {
-        if (!value.is_number_integer() || value.get<int64_t>() < lo || value.get<int64_t>() > hi)
-            throw TraceError(fmt::format("field '{}' is {}: expected a whole number from {} to {}", path, value.dump(), lo, hi));
-        return int(value.get<int64_t>());
-    }
-    bool boolean() const {
-        if (!value.is_boolean()) throw TraceError(fmt::format("field '{}' is {}: expected true or false", path, value.dump()));
-        return value.get<bool>();
-    }
-    std::string text(size_t maxBytes) const {
-        if (!value.is_string() || value.get_ref<const std::string&>().size() > maxBytes)
-            throw TraceError(fmt::format("field '{}': expected a string of at most {} bytes", path, maxBytes));
-        return value.get<std::string>();
-    }
-    void expect(bool ok, const std::string& what) const {
-        if (!ok) throw TraceError(fmt::format("field '{}': {}", path, what));
-    }
-};
-
-constexpr size_t kMaxTextBytes = 1024 * 1024, kMaxPieceBytes = 1024;
-
 // Sequence ids are cells' owners: at most one per cell of the context, each once.
-std::vector<int> seqIds(const At& at, const ModelArgs& args) {
+std::vector<int> seqIds(const TraceField& at, const ModelArgs& args) {
     std::vector<int> ids;
-    const json& list = at.list(size_t(args.max_seq_len));
-    for (size_t i = 0; i < list.size(); ++i) ids.push_back(at[i].integer(0, args.max_seq_len - 1));
+    const size_t n = at.list(size_t(args.max_seq_len));
+    for (size_t i = 0; i < n; ++i) ids.push_back(at[i].integer(0, args.max_seq_len - 1));
     at.expect(std::set<int>(ids.begin(), ids.end()).size() == ids.size(), "a sequence id is listed twice");
     return ids;
 }
 
-TraceToken token(const At& at, const ModelArgs& args) {
-    return {at["id"].integer(0, args.vocab_size - 1), at["piece"].text(kMaxPieceBytes), at["special"].boolean()};
-}
-
-std::vector<TraceToken> tokenList(const At& at, const ModelArgs& args) {
-    std::vector<TraceToken> out;
-    const json& list = at.list(size_t(args.max_seq_len));
-    for (size_t i = 0; i < list.size(); ++i) out.push_back(token(at[i], args));
-    return out;
-}
-
 // Cells [0, n): a free cell (pos -1) belongs to no sequence, a used one to at least one.
-std::vector<TracedCell> cells(const At& at, const ModelArgs& args) {
+std::vector<TracedCell> cells(const TraceField& at, const ModelArgs& args) {
     std::vector<TracedCell> out;
-    const json& list = at.list(size_t(args.max_seq_len));
-    for (size_t i = 0; i < list.size(); ++i) {
+    const size_t n = at.list(size_t(args.max_seq_len));
+    for (size_t i = 0; i < n; ++i) {
         TracedCell c{at[i]["pos"].integer(-1, args.max_seq_len - 1), seqIds(at[i]["seqIds"], args)};
         at[i].expect(c.free() == c.seqIds.empty(), c.free() ? "a free cell (pos -1) holds sequences" : "a used cell belongs to no sequence");
         out.push_back(std::move(c));
@@ -80,16 +31,16 @@ std::vector<TracedCell> cells(const At& at, const ModelArgs& args) {
     return out;
 }
 
-TracedUBatch ubatch(const At& b, const ModelArgs& args) {
+TracedUBatch ubatch(const TraceField& b, const ModelArgs& args) {
     TracedUBatch u{b["ubatch"].integer(0, INT32_MAX), b["nTokens"].integer(1, args.max_seq_len), b["nSeqs"].integer(1, args.max_seq_len),
                    b["nOutputs"].integer(0, args.max_seq_len), {}};
-    const At tokens = b["tokens"];
-    const json& list = tokens.list(size_t(args.max_seq_len));
-    tokens.expect(list.size() == size_t(u.nTokens), fmt::format("{} tokens listed: expected nTokens = {}", list.size(), u.nTokens));
+    const TraceField tokens = b["tokens"];
+    const size_t n = tokens.list(size_t(args.max_seq_len));
+    tokens.expect(n == size_t(u.nTokens), fmt::format("{} tokens listed: expected nTokens = {}", n, u.nTokens));
     std::set<int> seqs;
     int outputs = 0;
-    for (size_t i = 0; i < list.size(); ++i) {
-        TracedBatchToken t{token(tokens[i], args), tokens[i]["pos"].integer(0, args.max_seq_len - 1), seqIds(tokens[i]["seqIds"], args),
+    for (size_t i = 0; i < n; ++i) {
+        TracedBatchToken t{readTraceToken(tokens[i], args), tokens[i]["pos"].integer(0, args.max_seq_len - 1), seqIds(tokens[i]["seqIds"], args),
                            tokens[i]["output"].boolean()};
         tokens[i]["seqIds"].expect(!t.seqIds.empty(), "a token belongs to no sequence");
         seqs.insert(t.seqIds.begin(), t.seqIds.end());
@@ -101,7 +52,7 @@ TracedUBatch ubatch(const At& b, const ModelArgs& args) {
     return u;
 }
 
-TracedKvSlot kvSlot(const At& b, const ModelArgs& args) {
+TracedKvSlot kvSlot(const TraceField& b, const ModelArgs& args) {
     TracedKvSlot k;
     k.size = b["size"].integer(1, args.max_seq_len);
     k.nKV = b["nKV"].integer(0, k.size);
@@ -116,19 +67,18 @@ TracedKvSlot kvSlot(const At& b, const ModelArgs& args) {
     return k;
 }
 
-TracedContextShift contextShift(const At& b, const ModelArgs& args) {
+TracedContextShift contextShift(const TraceField& b, const ModelArgs& args) {
     return {b["seq"].integer(0, args.max_seq_len - 1), b["nPast"].integer(0, args.max_seq_len), b["nKeep"].integer(0, args.max_seq_len),
             b["nDiscard"].integer(0, args.max_seq_len), cells(b["before"], args), cells(b["after"], args)};
 }
 
 }  // namespace
 
-TraceBatchInfo readBatchMeta(const json& j) {
-    const At b{j, "batch"};
+TraceBatchInfo readBatchMeta(const TraceField& b) {
     TraceBatchInfo info;
-    const At prompts = b["prompts"];
-    const json& list = prompts.list(ModelArgs::kMaxPositions);
-    for (size_t i = 0; i < list.size(); ++i) info.prompts.push_back(prompts[i].text(kMaxTextBytes));
+    const TraceField prompts = b["prompts"];
+    const size_t n = prompts.list(ModelArgs::kMaxPositions);
+    for (size_t i = 0; i < n; ++i) info.prompts.push_back(prompts[i].text(kMaxTraceTextBytes));
     info.parallel = b["parallel"].integer(1, 256);
     info.ubatch = b["ubatch"].integer(1, 8192);
     info.contextShift = b["contextShift"].boolean();
@@ -136,8 +86,7 @@ TraceBatchInfo readBatchMeta(const json& j) {
     return info;
 }
 
-void readBatchStage(const json& j, TracedStage& s, const ModelArgs& args) {
-    const At b{j, "batch"};
+void readBatchStage(const TraceField& b, TracedStage& s, const ModelArgs& args) {
     switch (s.stage) {
         case StageId::UBatchTokens: s.ubatch = ubatch(b, args); break;
         case StageId::KvSlot: s.kvSlot = kvSlot(b, args); break;
@@ -146,14 +95,14 @@ void readBatchStage(const json& j, TracedStage& s, const ModelArgs& args) {
     }
 }
 
-std::vector<TracedSequence> readBatchSequences(const json& j, const ModelArgs& args) {
-    const At at{j, "sequences"};
+std::vector<TracedSequence> readBatchSequences(const TraceField& at, const ModelArgs& args) {
     std::vector<TracedSequence> out;
-    const json& list = at.list(ModelArgs::kMaxPositions);
-    for (size_t i = 0; i < list.size(); ++i) {
-        const At s = at[i];
-        out.push_back({s["prompt"].text(kMaxTextBytes), tokenList(s["promptTokens"], args), tokenList(s["generatedTokens"], args),
-                       s["text"].text(kMaxTextBytes), s["stopReason"].text(kMaxPieceBytes), s["contextShifts"].integer(0, INT32_MAX)});
+    const size_t n = at.list(ModelArgs::kMaxPositions);
+    for (size_t i = 0; i < n; ++i) {
+        const TraceField s = at[i];
+        out.push_back({s["prompt"].text(kMaxTraceTextBytes), readTraceTokens(s["promptTokens"], args, args.max_seq_len),
+                       readTraceTokens(s["generatedTokens"], args, args.max_seq_len), s["text"].text(kMaxTraceTextBytes),
+                       s["stopReason"].text(kMaxTracePieceBytes), s["contextShifts"].integer(0, INT32_MAX)});
     }
     return out;
 }

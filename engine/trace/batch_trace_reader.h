@@ -3,15 +3,14 @@
 // it): META's `batch`, the `batch` object of a STAG record, END's `sequences`. Each value is
 // checked against the model's context and the record's own counts; a bad one throws TraceError
 // naming the field ("batch.tokens[2].pos") and what was expected.
-#include <nlohmann/json.hpp>
-
+#include "trace/trace_fields.h"
 #include "trace/trace_reader.h"
 
 namespace llama {
 
-TraceBatchInfo readBatchMeta(const nlohmann::json& batch);
+TraceBatchInfo readBatchMeta(const TraceField& batch);
 // Fills stage.ubatch, stage.kvSlot or stage.contextShift; a `batch` object on another stage is refused.
-void readBatchStage(const nlohmann::json& batch, TracedStage& stage, const ModelArgs& args);
-std::vector<TracedSequence> readBatchSequences(const nlohmann::json& sequences, const ModelArgs& args);
+void readBatchStage(const TraceField& batch, TracedStage& stage, const ModelArgs& args);
+std::vector<TracedSequence> readBatchSequences(const TraceField& sequences, const ModelArgs& args);
 
 }  // namespace llama

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_output.h"
+#include "trace/trace_fields.h"
 #include "trace/trace_json.h"
 
 namespace llama {
@@ -42,77 +43,48 @@ json gridJson(const PatchGrid& g) {
 }
 
 // The grid's fields, each checked; what it must agree with in the runs is checked once they are read.
-const json& field(const json& j, const char* key) {
-    if (!j.is_object() || !j.contains(key)) throw TraceError(fmt::format("field '{}' is missing", key));
-    return j.at(key);
-}
-
-double finite(const json& v, const std::string& key) {
-    if (!v.is_number() || !std::isfinite(v.get<double>())) throw TraceError(fmt::format("field '{}' is {}: expected a finite number", key, v.dump()));
-    return v.get<double>();
-}
-
-int count(const json& j, const char* key, int lo, int hi) {
-    const json& v = field(j, key);
-    if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi)
-        throw TraceError(fmt::format("field '{}' is {}: expected an integer in [{}, {}]", key, v.dump(), lo, hi));
-    return v.get<int>();
-}
-
-std::vector<int> positions(const json& j, const char* key) {
-    const json& v = field(j, key);
-    if (!v.is_array()) throw TraceError(fmt::format("field '{}' is {}: expected an array of positions", key, v.type_name()));
+std::vector<int> positions(const TraceField& list) {
     std::vector<int> out;
-    for (const json& p : v) {
-        if (!p.is_number_integer() || p.get<int64_t>() < 0 || p.get<int64_t>() > (1 << 24))
-            throw TraceError(fmt::format("field '{}' holds {}: expected a position (an integer from 0)", key, p.dump()));
-        out.push_back(p.get<int>());
-    }
+    for (size_t i = 0, n = list.list(); i < n; ++i) out.push_back(list[i].integer(0, ModelArgs::kMaxPositions, "a position"));
     return out;
 }
 
-TraceToken token(const json& j, const char* key) {
-    const json& t = field(j, key);
+// The vocabulary is the runs' (checkAgainstRuns): here only an id a model could have.
+TraceToken token(const TraceField& t) {
     TraceToken out;
-    out.id = count(t, "id", 0, 1 << 30);
-    const json& piece = field(t, "piece");
-    if (!piece.is_string()) throw TraceError(fmt::format("field '{}.piece' is {}: expected a string", key, piece.type_name()));
-    out.piece = piece.get<std::string>();
+    out.id = t["id"].integer(0, ModelArgs::kMaxVocab - 1);
+    out.piece = t["piece"].text(kMaxTracePieceBytes);
     return out;
 }
 
-PatchGrid gridFrom(const json& j) {
+PatchGrid gridFrom(const TraceField& j) {
     PatchGrid g;
-    const json& site = field(j, "site");
-    if (site != "block" && site != "attention" && site != "head")
-        throw TraceError(fmt::format("field 'site' is {}: expected \"block\", \"attention\" or \"head\"", site.dump()));
-    g.site = site.get<std::string>();
-    const json& align = field(j, "align");
-    if (align != "same" && align != "start" && align != "end")
-        throw TraceError(fmt::format("field 'align' is {}: expected \"same\", \"start\" or \"end\"", align.dump()));
-    g.align = align.get<std::string>();
-    g.answer = token(j, "answer");
-    g.wrong = token(j, "wrong");
-    g.cleanDiff = finite(field(j, "cleanDiff"), "cleanDiff");
-    g.corruptDiff = finite(field(j, "corruptDiff"), "corruptDiff");
+    g.site = j["site"].oneOf({"block", "attention", "head"});
+    g.align = j["align"].oneOf({"same", "start", "end"});
+    g.answer = token(j["answer"]);
+    g.wrong = token(j["wrong"]);
+    g.cleanDiff = j["cleanDiff"].finite();
+    g.corruptDiff = j["corruptDiff"].finite();
     if (g.cleanDiff == g.corruptDiff) throw TraceError("fields 'cleanDiff' and 'corruptDiff' are equal: no share recovered can be measured");
-    g.layers = count(j, "layers", 1, 4096);
-    g.columns = count(j, "columns", 1, 1 << 20);
-    g.cleanPosition = positions(j, "cleanPositions");
-    g.corruptPosition = positions(j, "corruptPositions");
+    g.layers = j["layers"].integer(1, ModelArgs::kMaxLayers);
+    g.columns = j["columns"].integer(1, 1 << 20);
+    g.cleanPosition = positions(j["cleanPositions"]);
+    g.corruptPosition = positions(j["corruptPositions"]);
     const size_t paired = g.heads() ? 0 : size_t(g.columns);
     if (g.cleanPosition.size() != paired || g.corruptPosition.size() != paired)
         throw TraceError(fmt::format("fields 'cleanPositions' and 'corruptPositions' hold {} and {} positions: expected {} ({})",
                                      g.cleanPosition.size(), g.corruptPosition.size(), paired,
                                      g.heads() ? "none for a head grid" : "one per column"));
-    const json& rows = field(j, "patchedDiff");
-    if (!rows.is_array() || rows.size() != size_t(g.layers))
-        throw TraceError(fmt::format("field 'patchedDiff' has {} rows: expected one per layer ({})", rows.is_array() ? rows.size() : 0, g.layers));
-    for (size_t l = 0; l < rows.size(); ++l) {
-        if (!rows[l].is_array() || rows[l].size() != size_t(g.columns))
-            throw TraceError(fmt::format("field 'patchedDiff' row {} has {} values: expected {} (columns)", l, rows[l].is_array() ? rows[l].size() : 0,
-                                         g.columns));
-        for (size_t c = 0; c < rows[l].size(); ++c) g.patchedDiff.push_back(finite(rows[l][c], fmt::format("patchedDiff[{}][{}]", l, c)));
+    const TraceField rows = j["patchedDiff"];
+    if (!rows.value().is_array() || rows.value().size() != size_t(g.layers))
+        throw TraceError(fmt::format("field 'patchedDiff' has {} rows: expected one per layer ({})", rows.value().is_array() ? rows.value().size() : 0,
+                                     g.layers));
+    for (size_t l = 0; l < size_t(g.layers); ++l) {
+        const TraceField row = rows[l];
+        if (!row.value().is_array() || row.value().size() != size_t(g.columns))
+            throw TraceError(fmt::format("field 'patchedDiff' row {} has {} values: expected {} (columns)", l,
+                                         row.value().is_array() ? row.value().size() : 0, g.columns));
+        for (size_t c = 0; c < size_t(g.columns); ++c) g.patchedDiff.push_back(row[c].finite());
     }
     return g;
 }
@@ -175,7 +147,8 @@ PatchTrace readPatchTrace(const std::string& path) {
                                      "`llama-walkthrough patch --trace` writes them)",
                                      path, record.kind, t.version));
     try {
-        t.grid = gridFrom(json::parse(record.json));
+        const json j = json::parse(record.json);
+        t.grid = gridFrom(TraceField(j));
     } catch (const json::exception& e) {
         throw TraceError(fmt::format("'{}': record 0 (PTCH) is malformed: {}", path, e.what()));
     } catch (const TraceError& e) {

@@ -6,13 +6,13 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "io/input_file.h"
 #include "tensor/bfloat16.h"
 #include "trace/batch_trace_reader.h"
+#include "trace/trace_fields.h"
 #include "trace/trace_format.h"
 
 namespace llama {
@@ -39,111 +39,39 @@ namespace {
 constexpr size_t kMaxMessageBytes = 64 * 1024;
 constexpr int64_t kMaxElements = int64_t(1) << 36;  // 64 G elements: beyond any stored or shown tensor
 constexpr size_t kMaxRank = 8;
-// Text a page shows whole: a prompt or the generated text, a token's piece.
-constexpr size_t kMaxTextBytes = 1024 * 1024;
-constexpr size_t kMaxPieceBytes = 1024;
 
-// The field read last, so that a value of the wrong JSON type is reported with its field's name
-// (nlohmann's own message names only the type).
-thread_local const char* lastField = "";
-
-const json& member(const json& j, const char* key) {
-    lastField = key;
-    if (!j.is_object()) throw TraceError(fmt::format("field '{}': expected an object holding it, got {}", key, j.type_name()));
-    const auto it = j.find(key);
-    if (it == j.end()) throw TraceError(fmt::format("field '{}' is missing", key));
-    return *it;
-}
-
-const json& array(const json& j, const char* key) {
-    const json& v = member(j, key);
-    if (!v.is_array()) throw TraceError(fmt::format("field '{}' is {}: expected an array", key, v.type_name()));
-    return v;
-}
-
-int64_t checkedInteger(const json& v, const char* key, int64_t lo, int64_t hi) {
-    if (!v.is_number_integer()) throw TraceError(fmt::format("field '{}' must be an integer", key));
-    const int64_t n = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
-    if (n < lo || n > hi) throw TraceError(fmt::format("field '{}' is {}: expected {} to {}", key, v.dump(), lo, hi));
-    return n;
-}
-
-int64_t integer(const json& j, const char* key, int64_t lo, int64_t hi) { return checkedInteger(member(j, key), key, lo, hi); }
-// An array's element, named after the array in errors.
-int64_t integer(const json& j, size_t index, const char* name, int64_t lo, int64_t hi) { return checkedInteger(j.at(index), name, lo, hi); }
-
-Shape shapeFrom(const json& j) {
-    if (!j.is_array() || j.size() > kMaxRank) throw TraceError(fmt::format("a shape must be an array of at most {} sizes", kMaxRank));
+Shape shapeFrom(const TraceField& f) {
     Shape shape;
     int64_t elements = 1;
-    for (const json& d : j) {
-        if (!d.is_number_integer() || d.get<int64_t>() < 0) throw TraceError(fmt::format("shape {} has a size that is not >= 0", j.dump()));
-        const int64_t n = d.get<int64_t>();
-        if (n > kMaxElements || (n && elements > kMaxElements / n))
-            throw TraceError(fmt::format("shape {} has more than {} elements", j.dump(), kMaxElements));
+    for (size_t i = 0, rank = f.list(kMaxRank); i < rank; ++i) {
+        const int64_t n = f[i].integer64(0, kMaxElements);
+        if (n && elements > kMaxElements / n) f.unexpected(fmt::format("a shape of at most {} elements", kMaxElements));
         elements *= n;
         shape.push_back(n);
     }
     return shape;
 }
 
-float number(const json& j) {
-    if (j.is_number()) return j.get<float>();
-    const auto s = j.get<std::string>();
-    if (s == "inf") return std::numeric_limits<float>::infinity();
-    if (s == "-inf") return -std::numeric_limits<float>::infinity();
-    if (s == "nan") return std::numeric_limits<float>::quiet_NaN();
-    throw TraceError(fmt::format("'{}' is not a number", s));
+DType dtypeFrom(const TraceField& f) {
+    constexpr DType kTraced[] = {DType::F32, DType::BF16, DType::Complex64, DType::I32};
+    for (DType t : kTraced)
+        if (f.value() == dtypeName(t)) return t;
+    f.unexpected(fmt::format("\"{}\", \"{}\", \"{}\" or \"{}\"", dtypeName(kTraced[0]), dtypeName(kTraced[1]), dtypeName(kTraced[2]), dtypeName(kTraced[3])));
 }
 
-DType dtypeFromName(const std::string& name) {
-    for (DType t : {DType::F32, DType::BF16, DType::Complex64, DType::I32})
-        if (name == dtypeName(t)) return t;
-    throw TraceError(fmt::format("unknown dtype '{}'", name));
-}
-
-bool boolean(const json& j, const char* key) {
-    const json& v = member(j, key);
-    if (!v.is_boolean()) throw TraceError(fmt::format("field '{}' must be true or false", key));
-    return v.get<bool>();
-}
-
-std::string text(const json& j, const char* key, size_t maxBytes) {
-    const json& v = member(j, key);
-    if (!v.is_string()) throw TraceError(fmt::format("field '{}' is {}: expected a string", key, v.type_name()));
-    if (v.get_ref<const std::string&>().size() > maxBytes)
-        throw TraceError(fmt::format("field '{}' has {} bytes: at most {} are expected", key, v.get_ref<const std::string&>().size(), maxBytes));
-    return v.get<std::string>();
-}
-
-TraceToken token(const json& j, const ModelArgs& args) {
-    return {int32_t(integer(j, "id", 0, args.vocab_size - 1)), text(j, "piece", kMaxPieceBytes), boolean(j, "special")};
-}
-
-// A list of tokens: at most `maxCount` (a run's tokens fit its context), each in the vocabulary.
-std::vector<TraceToken> tokens(const json& j, const char* key, const ModelArgs& args, int64_t maxCount) {
-    if (!j.is_array()) throw TraceError(fmt::format("field '{}' is {}: expected an array", key, j.type_name()));
-    if (int64_t(j.size()) > maxCount)
-        throw TraceError(fmt::format("field '{}' lists {} tokens: a run of at most {} positions holds at most {}", key, j.size(),
-                                     args.max_seq_len, maxCount));
-    std::vector<TraceToken> out;
-    for (const auto& t : j) out.push_back(token(t, args));
-    return out;
-}
-
-ModelArgs argsFrom(const json& j) {
+ModelArgs argsFrom(const TraceField& j) {
     ModelArgs a;
-    auto field = [&](const char* key) { return int(integer(j, key, INT32_MIN, INT32_MAX)); };
+    auto field = [&](const char* key) { return j[key].integer(INT32_MIN, INT32_MAX); };
     a.dim = field("dim");
     a.n_layers = field("n_layers");
     a.n_heads = field("n_heads");
     a.n_kv_heads = field("n_kv_heads");
     a.vocab_size = field("vocab_size");
     a.multiple_of = field("multiple_of");
-    if (!member(j, "ffn_dim_multiplier").is_null()) a.ffn_dim_multiplier = member(j, "ffn_dim_multiplier").get<double>();
-    a.norm_eps = member(j, "norm_eps");
-    a.rope_theta = member(j, "rope_theta");
-    a.use_scaled_rope = member(j, "use_scaled_rope");
+    if (const auto m = j.nullable("ffn_dim_multiplier")) a.ffn_dim_multiplier = m->number();
+    a.norm_eps = j["norm_eps"].number();
+    a.rope_theta = j["rope_theta"].number();
+    a.use_scaled_rope = j["use_scaled_rope"].boolean();
     a.max_seq_len = field("max_seq_len");
     try {
         a.validate("model.args");
@@ -154,47 +82,41 @@ ModelArgs argsFrom(const json& j) {
 }
 
 // Version 1 traces predate the what-if switches: they are runs of the model itself.
-WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
-    if (!j.is_object()) throw TraceError(fmt::format("field 'whatIf' is {}: expected an object", j.type_name()));
+WhatIf whatIfFrom(const TraceField& j, const ModelArgs& args) {
     WhatIf w;
-    w.noMask = boolean(j, "noMask");
-    w.noKvCache = boolean(j, "noKvCache");
-    w.noRope = boolean(j, "noRope");
-    if (const json& theta = member(j, "ropeTheta"); !theta.is_null()) {
-        if (!theta.is_number()) throw TraceError("whatIf: field 'ropeTheta' must be a number or null");
-        w.ropeTheta = theta.get<double>();
-    }
-    for (const json& h : array(j, "ablateHeads")) {
-        if (!h.is_array() || h.size() != 2) throw TraceError("whatIf: field 'ablateHeads' must hold [layer, head] pairs");
-        w.ablateHeads.insert({int(integer(h, 0, "ablateHeads layer", 0, args.n_layers - 1)),
-                              int(integer(h, 1, "ablateHeads head", 0, args.n_heads - 1))});
+    w.noMask = j["noMask"].boolean();
+    w.noKvCache = j["noKvCache"].boolean();
+    w.noRope = j["noRope"].boolean();
+    if (const auto theta = j.nullable("ropeTheta")) w.ropeTheta = theta->number();
+    const TraceField heads = j["ablateHeads"];
+    for (size_t i = 0, n = heads.list(); i < n; ++i) {
+        const TraceField h = heads[i];
+        if (!h.value().is_array() || h.value().size() != 2) h.unexpected("a [layer, head] pair");
+        w.ablateHeads.insert({h[0].integer(0, args.n_layers - 1, "a layer"), h[1].integer(0, args.n_heads - 1, "a head")});
     }
     // Traces written before --compute-dtype existed have no such field: the model's own dtype.
-    if (auto dtype = j.find("computeDType"); dtype != j.end() && !dtype->is_null()) {
-        if (!dtype->is_string()) throw TraceError("whatIf: field 'computeDType' must be \"bf16\", \"f32\" or null");
+    if (const auto dtype = j.optional("computeDType")) {
+        if (!dtype->value().is_string()) dtype->unexpected("\"bf16\", \"f32\" or null");
         try {
-            w.computeDType = parseComputeDType(dtype->get<std::string>());
+            w.computeDType = parseComputeDType(dtype->value().get<std::string>());
         } catch (const std::invalid_argument& e) {
-            throw TraceError(std::string("whatIf: field 'computeDType': ") + e.what());
+            dtype->fail(e.what());
         }
     }
     // Traces written before control vectors existed have no such field.
-    if (auto cv = j.find("controlVectors"); cv != j.end() && !cv->is_null()) {
+    if (const auto cv = j.optional("controlVectors")) {
         auto steering = std::make_shared<Steering>();
-        for (const json& f : array(*cv, "files")) {
-            if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || !f.contains("scale") || !f["scale"].is_number())
-                throw TraceError("whatIf: field 'controlVectors.files' must hold {\"path\": text, \"scale\": number} objects");
-            steering->files.push_back({f["path"].get<std::string>(), f["scale"].get<float>()});
-        }
-        if (const json& layers = member(*cv, "layers"); !layers.is_null()) {
-            if (!layers.is_array() || layers.size() != 2) throw TraceError("whatIf: field 'controlVectors.layers' must be [first, last] or null");
-            steering->layers = std::pair{int(integer(layers, 0, "controlVectors layer", 1, args.n_layers)),
-                                         int(integer(layers, 1, "controlVectors layer", 1, args.n_layers))};
+        const TraceField files = (*cv)["files"];
+        for (size_t i = 0, n = files.list(); i < n; ++i)
+            steering->files.push_back({files[i]["path"].text(kMaxTracePieceBytes * 4), float(files[i]["scale"].number())});
+        if (const auto layers = cv->nullable("layers")) {
+            if (!layers->value().is_array() || layers->value().size() != 2) layers->unexpected("[first, last] or null");
+            steering->layers = std::pair{(*layers)[0].integer(1, args.n_layers, "a layer"), (*layers)[1].integer(1, args.n_layers, "a layer")};
         }
         w.steering = std::move(steering);
     }
-    const json& skip = array(j, "skipLayers");
-    for (size_t i = 0; i < skip.size(); ++i) w.skipLayers.insert(int(integer(skip, i, "skipLayers", 0, args.n_layers - 1)));
+    const TraceField skip = j["skipLayers"];
+    for (size_t i = 0, n = skip.list(); i < n; ++i) w.skipLayers.insert(skip[i].integer(0, args.n_layers - 1, "a layer"));
     try {
         w.validate(args.n_layers, args.n_heads);
     } catch (const std::invalid_argument& e) {
@@ -203,70 +125,69 @@ WhatIf whatIfFrom(const json& j, const ModelArgs& args) {
     return w;
 }
 
-void readMeta(const json& j, TraceRun& run) {
-    const json& model = member(j, "model");
-    run.modelFormat = text(model, "format", kMaxPieceBytes);
-    run.modelPath = text(model, "path", kMaxPieceBytes * 4);
-    run.args = argsFrom(member(model, "args"));
-    const json& r = member(j, "run");
-    run.run.prompt = text(r, "prompt", kMaxTextBytes);
-    run.run.maxTokens = int(integer(r, "maxTokens", 0, ModelArgs::kMaxPositions));
-    run.run.sampling.temperature = member(r, "temperature");
-    run.run.sampling.topK = int(integer(r, "topK", 0, ModelArgs::kMaxVocab));
-    run.run.sampling.topP = member(r, "topP");
+void readMeta(const TraceField& j, TraceRun& run) {
+    const TraceField model = j["model"];
+    run.modelFormat = model["format"].text(kMaxTracePieceBytes);
+    run.modelPath = model["path"].text(kMaxTracePieceBytes * 4);
+    run.args = argsFrom(model["args"]);
+    const TraceField r = j["run"];
+    run.run.prompt = r["prompt"].text(kMaxTraceTextBytes);
+    run.run.maxTokens = r["maxTokens"].integer(0, ModelArgs::kMaxPositions);
+    SamplingSettings& sampling = run.run.sampling;
+    sampling.temperature = float(r["temperature"].number());
+    sampling.topK = r["topK"].integer(0, ModelArgs::kMaxVocab);
+    sampling.topP = float(r["topP"].number());
     // minP came later in version 1: absent means off.
-    run.run.sampling.minP = r.contains("minP") ? float(member(r, "minP")) : 0.0f;
-    if (!(run.run.sampling.minP >= 0.0f && run.run.sampling.minP <= 1.0f))
-        throw TraceError(fmt::format("run: minP {} must be in [0, 1]", run.run.sampling.minP));
+    sampling.minP = r.has("minP") ? float(r["minP"].number()) : 0.0f;
+    if (!(sampling.minP >= 0.0f && sampling.minP <= 1.0f)) throw TraceError(fmt::format("run: minP {} must be in [0, 1]", sampling.minP));
     // A seed is unsigned: -1 must not pass for 2^64-1.
-    if (const json& seed = member(r, "seed"); !seed.is_number_unsigned())
-        throw TraceError(fmt::format("field 'seed' is {}: expected a whole number from 0 to {}", seed.dump(), UINT64_MAX));
-    run.run.sampling.seed = member(r, "seed").get<uint64_t>();
+    const TraceField seed = r["seed"];
+    if (!seed.value().is_number_unsigned()) seed.unexpected(fmt::format("a whole number from 0 to {}", UINT64_MAX));
+    sampling.seed = seed.value().get<uint64_t>();
     // The penalties came later in version 1: all four or none (a run without them).
     const char* penalties[] = {"repeatPenalty", "repeatLastN", "frequencyPenalty", "presencePenalty"};
-    const int present = int(std::count_if(std::begin(penalties), std::end(penalties), [&](const char* k) { return r.contains(k); }));
+    const int present = int(std::count_if(std::begin(penalties), std::end(penalties), [&](const char* k) { return r.has(k); }));
     if (present != 0 && present != 4) throw TraceError("run: the penalties repeatPenalty, repeatLastN, frequencyPenalty and presencePenalty come together");
     if (present) {
-        run.run.sampling.repeatPenalty = member(r, "repeatPenalty");
-        run.run.sampling.repeatLastN = int(integer(r, "repeatLastN", -1, INT32_MAX));
-        run.run.sampling.frequencyPenalty = member(r, "frequencyPenalty");
-        run.run.sampling.presencePenalty = member(r, "presencePenalty");
+        sampling.repeatPenalty = float(r["repeatPenalty"].number());
+        sampling.repeatLastN = r["repeatLastN"].integer(-1, INT32_MAX);
+        sampling.frequencyPenalty = float(r["frequencyPenalty"].number());
+        sampling.presencePenalty = float(r["presencePenalty"].number());
     }
     // Mirostat and the grammar came later in version 2: absent means off.
-    if (r.contains("mirostat")) {
-        run.run.sampling.mirostat = int(integer(r, "mirostat", 0, 2));
-        run.run.sampling.mirostatTau = member(r, "mirostatTau");
-        run.run.sampling.mirostatEta = member(r, "mirostatEta");
+    if (r.has("mirostat")) {
+        sampling.mirostat = r["mirostat"].integer(0, 2);
+        sampling.mirostatTau = float(r["mirostatTau"].number());
+        sampling.mirostatEta = float(r["mirostatEta"].number());
     }
-    if (auto g = r.find("grammar"); g != r.end() && !g->is_null()) run.run.grammar = text(r, "grammar", 4096);
+    if (const auto grammar = r.optional("grammar")) run.run.grammar = grammar->text(4096);
     try {
-        validateSamplingSettings(run.run.sampling);
+        validateSamplingSettings(sampling);
     } catch (const std::invalid_argument& e) {
         throw TraceError(std::string("run: ") + e.what());
     }
-    run.run.dryRun = member(r, "dryRun");
-    const json& t = member(j, "trace");
-    run.options.summaries = member(t, "summaries");
+    run.run.dryRun = r["dryRun"].boolean();
+    const TraceField t = j["trace"];
+    run.options.summaries = t["summaries"].boolean();
     // "all", or the 0-based layers whose scores were stored.
-    if (const json& layers = member(t, "attentionLayers"); layers.is_array()) {
+    if (const TraceField layers = t["attentionLayers"]; layers.value().is_array()) {
         run.options.attentionLayers.emplace();
-        for (size_t i = 0; i < layers.size(); ++i)
-            run.options.attentionLayers->insert(int(integer(layers, i, "attentionLayers", 0, run.args.n_layers - 1)));
-    } else if (layers != "all") {
-        throw TraceError(fmt::format("field 'attentionLayers' is {}: expected \"all\" or an array of layers", layers.dump()));
+        for (size_t i = 0, n = layers.list(); i < n; ++i) run.options.attentionLayers->insert(layers[i].integer(0, run.args.n_layers - 1, "a layer"));
+    } else if (layers.value() != "all") {
+        layers.unexpected("\"all\" or an array of layers");
     }
-    run.options.preSoftmax = member(t, "preSoftmax");
-    run.options.maxPositions = int(integer(t, "maxPositions", 0, ModelArgs::kMaxPositions));
-    run.options.topK = int(integer(t, "topK", 0, ModelArgs::kMaxVocab));
+    run.options.preSoftmax = t["preSoftmax"].boolean();
+    run.options.maxPositions = t["maxPositions"].integer(0, ModelArgs::kMaxPositions);
+    run.options.topK = t["topK"].integer(0, ModelArgs::kMaxVocab);
     if (run.version >= 2) {
-        run.run.whatIf = whatIfFrom(member(j, "whatIf"), run.args);
-        run.options.residual = boolean(t, "residual");
-        run.options.lensTopK = int(integer(t, "lensTopK", 0, ModelArgs::kMaxVocab));
+        run.run.whatIf = whatIfFrom(j["whatIf"], run.args);
+        run.options.residual = t["residual"].boolean();
+        run.options.lensTopK = t["lensTopK"].integer(0, ModelArgs::kMaxVocab);
     } else {
         run.options.residual = false;
         run.options.lensTopK = 0;
     }
-    if (j.contains("batch")) {
+    if (j.has("batch")) {
         if (run.version < trace::kFirstBatchVersion)
             throw TraceError(fmt::format("field 'batch': a version {} trace records one sequence; batches came in version {}", run.version,
                                          trace::kFirstBatchVersion));
@@ -275,15 +196,14 @@ void readMeta(const json& j, TraceRun& run) {
 }
 
 // bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`.
-Tensor valuesFrom(const json& v, const Shape& shape, std::string_view data) {
-    const std::string encoding = member(v, "encoding");
-    const uint64_t offset = member(v, "offset"), bytes = member(v, "bytes");
-    const size_t elementBytes = encoding == "bf16" ? 2 : encoding == "i32" ? 4 : 0;
-    if (!elementBytes) throw TraceError(fmt::format("unknown value encoding '{}'", encoding));
+Tensor valuesFrom(const TraceField& v, const Shape& shape, std::string_view data) {
+    const std::string encoding = v["encoding"].oneOf({"bf16", "i32"});
+    const uint64_t offset = uint64_t(v["offset"].integer64(0, INT64_MAX)), bytes = uint64_t(v["bytes"].integer64(0, INT64_MAX));
+    const size_t elementBytes = encoding == "bf16" ? 2 : 4;
     if (bytes != uint64_t(shapeNumel(shape)) * elementBytes)
-        throw TraceError(fmt::format("{} bytes of {} values do not fit shape {}", bytes, encoding, shapeToString(shape)));
+        v["bytes"].fail(fmt::format("{} bytes of {} values do not fit shape {}", bytes, encoding, shapeToString(shape)));
     if (offset > data.size() || bytes > data.size() - offset)
-        throw TraceError(fmt::format("values at [{}, {}) lie outside the record's {} data bytes", offset, offset + bytes, data.size()));
+        v.fail(fmt::format("values at [{}, {}) lie outside the record's {} data bytes", offset, offset + bytes, data.size()));
     Tensor t(shape, DType::F32);
     float* out = t.mutableData<float>();
     const char* in = data.data() + offset;
@@ -315,51 +235,52 @@ void checkRank(const TracedTensor& t, const ModelArgs& args) {
 }
 
 // A "top" or "lens" list: ids in the vocabulary, probabilities in [0, 1].
-// `field` names the list in messages: "top", "topPenalized", "lens".
 // At most `maxCount` of them (the trace's --trace-top-k or --trace-lens-top-k).
-std::vector<TraceTopToken> topTokens(const json& j, const ModelArgs& args, std::string_view field, int maxCount) {
-    if (!j.is_array()) throw TraceError("a list of top tokens must be an array");
-    if (int64_t(j.size()) > maxCount)
-        throw TraceError(fmt::format("{}: {} tokens listed, but the trace's settings keep at most {}", field, j.size(), maxCount));
+std::vector<TraceTopToken> topTokens(const TraceField& list, const ModelArgs& args, int maxCount) {
+    const size_t n = list.list();
+    if (int64_t(n) > maxCount) list.fail(fmt::format("{} tokens listed, but the trace's settings keep at most {}", n, maxCount));
     std::vector<TraceTopToken> out;
-    for (const json& p : j) {
-        TraceTopToken t{int32_t(integer(p, "id", 0, args.vocab_size - 1)), text(p, "piece", kMaxPieceBytes), number(member(p, "logit")),
-                        number(member(p, "probability"))};
-        if (!(t.probability >= 0 && t.probability <= 1))
-            throw TraceError(fmt::format("{}: probability {} is outside [0, 1]", field, t.probability));
+    for (size_t i = 0; i < n; ++i) {
+        const TraceField p = list[i];
+        TraceTopToken t{p["id"].integer(0, args.vocab_size - 1), p["piece"].text(kMaxTracePieceBytes), p["logit"].traceFloat(),
+                        p["probability"].traceFloat()};
+        if (!(t.probability >= 0 && t.probability <= 1)) p["probability"].unexpected("a probability in [0, 1]");
         out.push_back(std::move(t));
     }
     return out;
 }
 
-TracedStage readStage(const json& j, std::string_view data, const TraceRun& run) {
+TracedStage readStage(const TraceField& j, std::string_view data, const TraceRun& run) {
     const ModelArgs& args = run.args;
     TracedStage s;
-    const std::string key = member(j, "stage");
+    const std::string key = j["stage"].text(kMaxTracePieceBytes);
     const StageInfo* info = findStage(key);
-    if (!info) throw TraceError(fmt::format("unknown stage '{}'", key));
+    if (!info) j["stage"].unexpected("a stage of the catalog (stages.def)");
     s.stage = info->id;
-    s.layer = int(info->inBlock ? integer(j, "layer", 0, args.n_layers - 1) : integer(j, "layer", -1, -1));
-    s.step = int(integer(j, "step", 0, args.max_seq_len));
-    s.startPos = int(integer(j, "startPos", 0, args.max_seq_len));
-    s.message = text(j, "message", kMaxMessageBytes);
-    for (const json& d : array(j, "tensors")) {
+    s.layer = info->inBlock ? j["layer"].integer(0, args.n_layers - 1, "a layer") : -1;
+    if (const TraceField layer = j["layer"]; !info->inBlock && !(layer.value().is_number_integer() && layer.value() == -1))
+        layer.unexpected(fmt::format("-1: stage {} is outside the blocks", key));
+    s.step = j["step"].integer(0, args.max_seq_len);
+    s.startPos = j["startPos"].integer(0, args.max_seq_len);
+    s.message = j["message"].text(kMaxMessageBytes);
+    const TraceField tensors = j["tensors"];
+    for (size_t i = 0, n = tensors.list(); i < n; ++i) {
+        const TraceField d = tensors[i];
         TracedTensor t;
-        t.name = text(d, "name", kMaxPieceBytes);
-        t.shape = shapeFrom(member(d, "shape"));
+        t.name = d["name"].text(kMaxTracePieceBytes);
+        t.shape = shapeFrom(d["shape"]);
         checkRank(t, args);
-        t.dtype = dtypeFromName(member(d, "dtype"));
-        if (d.contains("stats")) {
-            const json& st = d["stats"];
-            TensorStats stats{number(member(st, "min")), number(member(st, "max")), number(member(st, "mean")), member(st, "negInf").get<int64_t>(), {}};
-            const json& first = array(st, "first");
-            if (first.size() > 64) throw TraceError(fmt::format("tensor '{}': its summary lists {} first values: at most 64 are kept", t.name, first.size()));
-            for (const json& v : first) stats.first.push_back(number(v));
+        t.dtype = dtypeFrom(d["dtype"]);
+        if (d.has("stats")) {
+            const TraceField st = d["stats"];
+            TensorStats stats{st["min"].traceFloat(), st["max"].traceFloat(), st["mean"].traceFloat(), st["negInf"].integer64(0, kMaxElements), {}};
+            const TraceField first = st["first"];
+            for (size_t v = 0, count = first.list(64); v < count; ++v) stats.first.push_back(first[v].traceFloat());
             t.stats = stats;
         }
-        if (d.contains("values")) t.values = valuesFrom(d["values"], t.shape, data);
-        if (d.contains("tokens")) {
-            t.tokens = tokens(d["tokens"], "tokens", args, args.max_seq_len);
+        if (d.has("values")) t.values = valuesFrom(d["values"], t.shape, data);
+        if (d.has("tokens")) {
+            t.tokens = readTraceTokens(d["tokens"], args, args.max_seq_len);
             // Token ids fill a row of at most the context length, from its start.
             if (t.shape.size() != 1 || t.shape[0] > args.max_seq_len || int64_t(t.tokens.size()) > t.shape[0])
                 throw TraceError(fmt::format("tensor '{}' of shape {} lists {} tokens: expected a row of at most {} positions holding them",
@@ -367,21 +288,21 @@ TracedStage readStage(const json& j, std::string_view data, const TraceRun& run)
         }
         s.tensors.push_back(std::move(t));
     }
-    if (j.contains("top")) s.top = topTokens(j["top"], args, "top", run.options.topK);
-    if (j.contains("topPenalized")) {
-        if (!j.contains("top")) throw TraceError("topPenalized without top");
-        s.topPenalized = topTokens(j["topPenalized"], args, "topPenalized", run.options.topK);
+    if (j.has("top")) s.top = topTokens(j["top"], args, run.options.topK);
+    if (j.has("topPenalized")) {
+        if (!j.has("top")) throw TraceError("topPenalized without top");
+        s.topPenalized = topTokens(j["topPenalized"], args, run.options.topK);
     }
-    if (j.contains("lens")) {
-        const json& lens = j["lens"];
+    if (j.has("lens")) {
+        const TraceField lens = j["lens"];
         const TracedTensor* residual = s.tensor("output");
-        if (s.stage != StageId::FfnResidual || !residual || residual->shape.size() != 2 || !lens.is_array() ||
-            lens.size() != size_t(residual->shape[0]))
+        if (s.stage != StageId::FfnResidual || !residual || residual->shape.size() != 2 || !lens.value().is_array() ||
+            lens.value().size() != size_t(residual->shape[0]))
             throw TraceError("field 'lens' belongs to ffn_residual stages, one list of top tokens per row of its output");
-        for (const json& position : lens) s.lens.push_back(topTokens(position, args, "lens", run.options.lensTopK));
+        for (size_t i = 0, n = lens.list(); i < n; ++i) s.lens.push_back(topTokens(lens[i], args, run.options.lensTopK));
     }
-    if (j.contains("cacheFilled")) s.cacheFilled = int(integer(j, "cacheFilled", 0, args.max_seq_len));
-    if (j.contains("batch")) {
+    if (j.has("cacheFilled")) s.cacheFilled = j["cacheFilled"].integer(0, args.max_seq_len);
+    if (j.has("batch")) {
         if (!run.run.batch) throw TraceError("field 'batch' in a trace whose META has no 'batch' (one sequence)");
         readBatchStage(j["batch"], s, args);
     }
@@ -441,12 +362,12 @@ void checkAttentionShapes(const TraceRun& run, const std::string& path) {
     }
 }
 
-void readEnd(const json& j, TraceRun& run) {
-    run.promptTokens = tokens(member(j, "promptTokens"), "promptTokens", run.args, run.args.max_seq_len);
-    run.generatedTokens = tokens(member(j, "generatedTokens"), "generatedTokens", run.args, run.args.max_seq_len - int64_t(run.promptTokens.size()));
-    run.generatedText = text(j, "text", kMaxTextBytes);
-    run.stopReason = text(j, "stopReason", kMaxPieceBytes);
-    if (j.contains("sequences") != run.run.batch.has_value())
+void readEnd(const TraceField& j, TraceRun& run) {
+    run.promptTokens = readTraceTokens(j["promptTokens"], run.args, run.args.max_seq_len);
+    run.generatedTokens = readTraceTokens(j["generatedTokens"], run.args, run.args.max_seq_len - int64_t(run.promptTokens.size()));
+    run.generatedText = j["text"].text(kMaxTraceTextBytes);
+    run.stopReason = j["stopReason"].text(kMaxTracePieceBytes);
+    if (j.has("sequences") != run.run.batch.has_value())
         throw TraceError(run.run.batch ? "field 'sequences' is missing: a batch's END lists its sequences"
                                        : "field 'sequences' in a trace whose META has no 'batch' (one sequence)");
     if (run.run.batch) run.sequences = readBatchSequences(j["sequences"], run.args);
@@ -503,16 +424,16 @@ TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& pa
             throw TraceError(fmt::format("'{}': record {} is {}: a trace starts with one META record", path, index, kind));
         }
         try {
-            lastField = "";
             const json j = json::parse(record.json);
-            if (kind == trace::kMetaRecord) readMeta(j, run);
-            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(j, record.data, run));
+            const TraceField fields(j);
+            if (kind == trace::kMetaRecord) readMeta(fields, run);
+            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(fields, record.data, run));
             else if (kind == trace::kEndRecord) {
-                readEnd(j, run);
+                readEnd(fields, run);
                 ended = true;
             } else throw TraceError(fmt::format("unknown record kind '{}'", kind));
         } catch (const json::exception& e) {
-            throw TraceError(fmt::format("'{}': record {} ({}) is malformed at field '{}': {}", path, index, kind, lastField, e.what()));
+            throw TraceError(fmt::format("'{}': record {} ({}) is malformed: {}", path, index, kind, e.what()));
         } catch (const TraceError& e) {
             throw TraceError(fmt::format("'{}': record {} ({}): {}", path, index, kind, e.what()));
         }

@@ -11,7 +11,13 @@ namespace llama::viewer {
 
 std::string timelineLayerTitle(int layer) { return fmt::format("Layer {}", layerNumber(layer)); }
 
-std::string timelineStepTitle(int step, const HistorySnapshot& snap) {
+std::string timelineStepTitle(const TimelineStep& s, const HistorySnapshot& snap, const TraceRun* trace) {
+    const int step = s.step;
+    if (trace && s.ubatchRecord >= 0 && size_t(s.ubatchRecord) < trace->stages.size())
+        if (const std::optional<TracedUBatch>& u = trace->stages[size_t(s.ubatchRecord)].ubatch) {
+            auto count = [](int n, const char* what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); };
+            return fmt::format("Step {}: ubatch {} ({}, {})", step, s.ubatchNumber + 1, count(u->nTokens, "token"), count(u->nSeqs, "sequence"));
+        }
     if (step != 0) return fmt::format("Step {}: decode 1 token", step);
     int seqLen = 0;
     for (const StepInfo& s : snap.steps)

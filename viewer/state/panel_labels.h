@@ -7,15 +7,19 @@
 
 #include "state/capture_observer.h"
 #include "state/run_history.h"
+#include "state/timeline.h"
 #include "stages/step_controller.h"
 #include "state/view_state.h"
+#include "trace/trace_reader.h"
 
 namespace llama::viewer {
 
 std::string timelineLayerTitle(int layer);         // "Layer 1": a layer's group in the stage timeline
 // A token step's entry in the timeline: "Step 0: prefill (10 tokens)", "Step 3: decode 1 token"
-// (the prefill's count from the prompt's tokens as soon as stage 2 has them).
-std::string timelineStepTitle(int step, const HistorySnapshot& snap);
+// (the prefill's count from the prompt's tokens as soon as stage 2 has them). In a batch trace
+// (`trace`), where a step is one ubatch's forward pass, what that ubatch holds, numbered from 1 as
+// the Batch panel numbers it: "Step 1: ubatch 2 (6 tokens, 2 sequences)".
+std::string timelineStepTitle(const TimelineStep& step, const HistorySnapshot& snap, const TraceRun* trace = nullptr);
 std::string recordWhere(const StageRecord& r);     // "scores_softmax, layer 1, step 0"
 // An exported panel's caption line: "stage 13 Scores: softmax | layer 1 | head 2 | step 0";
 // head -1 (none chosen) leaves the head out.

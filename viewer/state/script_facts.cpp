@@ -12,6 +12,7 @@
 #include "state/panel_labels.h"
 #include "state/patch_view.h"
 #include "state/session_controls.h"
+#include "state/timeline.h"
 
 namespace llama::viewer {
 
@@ -125,7 +126,12 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
         if (!patch || !comparison || !view.patchCell) return "none";
         return patchCellText(*patch, *comparison->a, comparison->b, *view.patchCell);
     }
-    if (name == "timeline-step") return shown ? timelineStepTitle(shown->step, snap) : "none";
+    if (name == "timeline-step") {
+        if (shown)
+            for (const TimelineStep& s : buildTimeline(snap.records))
+                if (s.step == shown->step) return timelineStepTitle(s, snap, trace);
+        return "none";
+    }
     if (name.starts_with("batch-")) return batchFact(name, trace, shown);
     std::string known;
     for (const auto& [n, what] : scriptFactNames()) known += (known.empty() ? "" : ", ") + std::string(n);

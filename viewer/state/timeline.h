@@ -13,6 +13,9 @@ struct TimelineStep {
     std::vector<int> before;               // record indices, layer -1 before the first block
     std::vector<std::vector<int>> layers;  // layers[L]: record indices of layer L
     std::vector<int> after;                // output and sampling
+    // A batch's step is one ubatch's forward pass (engine/batch/batch_decode.cpp): the record of its
+    // ubatch stage and the ubatch's number in the run, counted from 0 as the Batch panel counts; -1 without one.
+    int ubatchRecord = -1, ubatchNumber = -1;
 };
 
 std::vector<TimelineStep> buildTimeline(const std::vector<std::shared_ptr<const StageRecord>>& records);

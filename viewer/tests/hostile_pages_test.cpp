@@ -2,6 +2,7 @@
 // other, text that would break out of the page's script element, the attention arithmetic a
 // page embeds, and a course whose chapters name files outside it.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,13 +94,15 @@ TEST_CASE("trace reader: a step's attention tensors must fit each other, or the 
         t.write(path);
         CHECK_THROWS_WITH(readTrace(path), Contains("promptTokens") && Contains(std::to_string(context + 1) + " tokens"));
         t = test::EditableTrace::read(baseTrace());
-        t.end().json["generatedTokens"][0]["id"] = int(t.meta().json["model"]["args"]["vocab_size"]);
+        const int vocab = t.meta().json["model"]["args"]["vocab_size"];
+        t.end().json["generatedTokens"][0]["id"] = vocab;
         t.write(path);
-        CHECK_THROWS_WITH(readTrace(path), Contains("field 'id'"));
+        CHECK_THROWS_WITH(readTrace(path), Contains(fmt::format("field 'generatedTokens[0].id' is {}: expected a whole number from 0 to {}",
+                                                                vocab, vocab - 1)));
         t = test::EditableTrace::read(baseTrace());
         t.meta().json["run"]["seed"] = -1;
         t.write(path);
-        CHECK_THROWS_WITH(readTrace(path), Contains("field 'seed' is -1"));
+        CHECK_THROWS_WITH(readTrace(path), Contains("(META): field 'run.seed' is -1: expected a whole number from 0 to 18446744073709551615"));
     }
 }
 

@@ -29,6 +29,39 @@ TEST_CASE("the timeline's first layer group is Layer 1") {
     CHECK(timelineLayerTitle(int(steps[0].layers.size()) - 1) == "Layer 2");
 }
 
+TEST_CASE("a batch trace's timeline titles each step by the ubatch it runs") {
+    // Step 0: the shared BOS alone; step 1: both prompts' three tokens in one ubatch (llama.cpp's
+    // n_tokens and n_seqs); step 2 has no ubatch stage.
+    TraceRun run;
+    run.run.batch = TraceBatchInfo{};
+    auto ubatch = [](int nTokens, int nSeqs) {
+        TracedStage s;
+        s.stage = StageId::UBatchTokens;
+        s.ubatch = TracedUBatch{0, nTokens, nSeqs, nSeqs, {}};
+        return s;
+    };
+    run.stages = {ubatch(1, 1), TracedStage{}, ubatch(6, 2), TracedStage{}};
+    const std::vector<std::shared_ptr<const StageRecord>> records = {record(0, StageId::UBatchTokens, -1, 0), record(1, StageId::Mask, -1, 0),
+                                                                     record(2, StageId::UBatchTokens, -1, 1), record(3, StageId::Mask, -1, 1),
+                                                                     record(4, StageId::Mask, -1, 2)};
+    const auto steps = buildTimeline(records);
+    REQUIRE(steps.size() == 3);
+    HistorySnapshot snap;
+    snap.promptTokens = {1, 2, 3};
+    CHECK(timelineStepTitle(steps[0], snap, &run) == "Step 0: ubatch 1 (1 token, 1 sequence)");
+    CHECK(timelineStepTitle(steps[1], snap, &run) == "Step 1: ubatch 2 (6 tokens, 2 sequences)");
+    CHECK(timelineStepTitle(steps[2], snap, &run) == "Step 2: decode 1 token");
+    // A timeline grown record by record numbers the ubatches as the whole one does.
+    std::vector<TimelineStep> grown;
+    for (size_t i = 1; i <= records.size(); ++i)
+        extendTimeline(grown, std::vector(records.begin(), records.begin() + std::ptrdiff_t(i)), i - 1);
+    REQUIRE(grown.size() == 3);
+    CHECK(timelineStepTitle(grown[1], snap, &run) == "Step 1: ubatch 2 (6 tokens, 2 sequences)");
+    // Without the trace (a live run) the titles are a single sequence's.
+    CHECK(timelineStepTitle(steps[0], snap) == "Step 0: prefill (3 tokens)");
+    CHECK(timelineStepTitle(steps[1], snap) == "Step 1: decode 1 token");
+}
+
 TEST_CASE("panel headers, the log's column, breakpoints and the held stage name layer index 0 as layer 1") {
     const auto r = record(5, StageId::ScoresSoftmax, 0, 0);
     CHECK(recordWhere(*r) == "scores_softmax, layer 1, step 0");

@@ -41,6 +41,7 @@ void drawTimelinePanel(PanelContext& c) {
     // Extended by what was captured since the last frame; rebuilt for a new run.
     c.caches.timeline.update(c.snap.records, c.snap.run);
     const std::vector<TimelineStep>& steps = c.caches.timeline.steps;
+    const auto trace = c.session.trace();  // a batch trace titles each step by its ubatch
     // Open and scroll to the shown stage when it changes; otherwise the learner's folding stays.
     const bool reveal = c.current && c.current->index != c.view.timelineRevealed;
     if (c.current) c.view.timelineRevealed = c.current->index;
@@ -55,7 +56,7 @@ void drawTimelinePanel(PanelContext& c) {
         return open;
     };
     auto drawStep = [&](const TimelineStep& s) {
-        const std::string title = timelineStepTitle(s.step, c.snap);
+        const std::string title = timelineStepTitle(s, c.snap, trace.get());
         if (reveal && s.step == shownStep) ImGui::SetNextItemOpen(true);
         if (!node(title, fmt::format("step{}", s.step))) return;
         for (int i : s.before) stageRow(c, i, reveal);
