@@ -3,6 +3,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 #include <stdexcept>
 
@@ -120,6 +121,7 @@ StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool
     StageEvent e{stage, layer, step, startPos, skipped, std::move(fields), {}, {}};
     e.message = formatWording(info, skipped, e.fields);
     // The recorded tensors, in the catalog's order; an absent one (no mask) is left out.
+    if (!info.records.empty()) e.tensors.reserve(size_t(std::count(info.records.begin(), info.records.end(), ',')) + 1);
     for (std::string_view rest = info.records; !rest.empty();) {
         size_t comma = rest.find(',');
         std::string_view name = rest.substr(0, comma);

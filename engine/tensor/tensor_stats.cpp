@@ -127,7 +127,9 @@ void StatsAccumulator::addRows(const void* data, DType dtype, int64_t rowLength,
 
 TensorStats StatsAccumulator::summary(const Tensor& t, int64_t times, int firstCount) const {
     TensorStats s;
-    for (int64_t i = 0; i < std::min<int64_t>(firstCount, t.numel()); ++i) s.first.push_back(t.floatAt(i));
+    const int64_t first = std::min<int64_t>(firstCount, t.numel());
+    s.first.reserve(size_t(std::max<int64_t>(first, 0)));  // one allocation, not three: a traced token makes thousands
+    for (int64_t i = 0; i < first; ++i) s.first.push_back(t.floatAt(i));
     s.negInf = negInf_ * times;
     if (finite_) {
         s.min = min_;

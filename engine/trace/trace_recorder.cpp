@@ -147,8 +147,9 @@ void TraceRecorder::onStage(const StageEvent& e) {
         p.name.assign(name);
         p.shape.assign(t->shape().begin(), t->shape().end());
         p.dtype = t->dtype();
-        p.stats.reset();
+        // Assigned over the last record's summary, so its vector of first values is reused.
         if (options_.summaries && t->hasData()) p.stats = e.stats(i);
+        else p.stats.reset();
         p.valuesOffset = -1;
         p.tokens.clear();
         if (storesValues(e, name, *t)) {
