@@ -14,6 +14,8 @@ const live = {
   pending: null,   // what to do once a run's data arrives: 'all' or 'step'
   model: null,     // --model of the reader's own files, or null for the bundled model
   runPageMarkup: null,
+  isolation: '',   // how the page came to be isolated or not: a key of WHY
+  isolationError: '',
 };
 
 function setBuild(text) { $('build').textContent = text; }
@@ -55,14 +57,67 @@ function restartAfter(message) {
   startWorker();
 }
 
+// ---- cross-origin isolation ------------------------------------------------------------------
+
+// The threaded build needs the page cross-origin isolated (COOP/COEP headers). Where the host does
+// not send them (GitHub Pages, a plain static server), coi-serviceworker (npm, copied next to this
+// page by make web) answers the page's requests with both headers added: once registered, the page
+// loads once more under it and is isolated. The page registers the worker itself (not through the
+// package's page script) so it knows whether that reload is coming before it starts an engine, and
+// reloads at most once a tab session: where the worker cannot help (say, inside a frame of a page
+// that is not isolated) the page stays single-threaded instead of reloading forever.
+const RELOADED_KEY = 'llama-walkthrough: reloaded for the service worker';
+const WHY = {
+  headers: 'isolated by the server\'s headers',
+  'service worker': 'isolated by the service worker',
+  'no service worker': 'this page is not cross-origin isolated',
+  'not helped': 'the service worker did not make this page cross-origin isolated (a frame of a page that is not isolated stays so)',
+  'not registered': 'the service worker that isolates this page could not start',
+};
+
+function sessionFlag(set) {
+  try {
+    if (set === undefined) return sessionStorage.getItem(RELOADED_KEY) !== null;
+    if (set) sessionStorage.setItem(RELOADED_KEY, '1'); else sessionStorage.removeItem(RELOADED_KEY);
+    return true;
+  } catch (e) {
+    return null;  // no storage here: no reload either, since a loop could not be stopped
+  }
+}
+
+async function isolation() {
+  const workers = navigator.serviceWorker;
+  if (self.crossOriginIsolated) {
+    sessionFlag(false);
+    return workers && workers.controller ? 'service worker' : 'headers';
+  }
+  // file://, a page not served securely, a browser (or private mode) without service workers.
+  if (!workers || !self.isSecureContext) return 'no service worker';
+  // Already under the worker, or reloaded for it once: it cannot isolate this page.
+  if (workers.controller || sessionFlag() !== false) return 'not helped';
+  setBuild('Making this page cross-origin isolated with a service worker, for the threaded engine: it loads once more…');
+  try {
+    await workers.register('coi-serviceworker.js');
+    await Promise.race([workers.ready, new Promise((_, fail) => setTimeout(() => fail(new Error('not active after 10 s')), 10000))]);
+  } catch (e) {
+    live.isolationError = e && e.message ? e.message : String(e);
+    return 'not registered';
+  }
+  if (!sessionFlag(true)) return 'not helped';
+  location.reload();
+  return 'reloading';
+}
+
 function onWorkerMessage(m) {
   if (m.kind === 'ready') {
     live.ready = true;
     live.variant = m.variant;
+    const why = WHY[live.isolation] + (live.isolation === 'not registered' ? ` (${live.isolationError})` : '');
     setBuild(m.variant === 'threads'
-      ? `Engine ready: the threaded build (Q, K and V on three threads, ${m.cores} compute threads), ${m.info.kernels} kernels.`
-      : `Engine ready: the single-threaded build (this page is not cross-origin isolated: Q, K and V run one after another, the same numbers), ${m.info.kernels} kernels.`);
+      ? `Engine ready: the threaded build (${why}: Q, K and V on three threads, ${m.cores} compute threads), ${m.info.kernels} kernels.`
+      : `Engine ready: the single-threaded build (${why}: Q, K and V run one after another, the same numbers), ${m.info.kernels} kernels.`);
     document.body.dataset.variant = m.variant;
+    document.body.dataset.isolation = live.isolation;
     document.body.dataset.engine = 'ready';
     setRunning(false);
   } else if (m.kind === 'text') {
@@ -286,4 +341,7 @@ function readCourseCommand() {
 $('use-form').onclick = () => { live.exactArgs = null; $('course-command').hidden = true; };
 
 readCourseCommand();
-startWorker();
+isolation().then(how => {
+  live.isolation = how;
+  if (how !== 'reloading') startWorker();
+});
