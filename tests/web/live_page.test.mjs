@@ -241,6 +241,8 @@ try {
 
   // ---- a plain host (no COOP/COEP headers): the service worker isolates the page, one reload -------
   // Each host below is a server of its own (its own origin), so no service worker carries over.
+  const since = t => `${((Date.now() - t) / 1000).toFixed(1)} s`;
+  const tWorker = Date.now();
   {
     const plain = await serve(true);
     servers.push(plain.child);
@@ -263,9 +265,12 @@ try {
     await p.close();
   }
 
+  console.log(`info the plain host isolated by the service worker: ${since(tWorker)}`);
+
   // ---- a host where the service worker cannot help: the page inside a frame of a page that is not
   // isolated stays so (a frame is isolated only with its top page). One reload, then the
   // single-threaded build, not a reload loop.
+  const tFramed = Date.now();
   {
     const framed = await serve(true);
     servers.push(framed.child);
@@ -301,7 +306,10 @@ try {
     outer.close();
   }
 
+  console.log(`info the framed page: ${since(tFramed)}`);
+
   // ---- a browser without service workers: the single-threaded build gives the same text ------------
+  const tSingle = Date.now();
   {
     const plain = await serve(true);
     servers.push(plain.child);
@@ -316,6 +324,7 @@ try {
     }
     check(single.log.errors.length === 0, 'no console error on the plain page', single.log.errors.join(' | ').slice(0, 400));
   }
+  console.log(`info the plain host without service workers: ${since(tSingle)}`);
 } finally {
   await browser.close();
   for (const child of servers) child.kill();

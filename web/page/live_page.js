@@ -71,7 +71,7 @@ const WHY = {
   headers: 'isolated by the server\'s headers',
   'service worker': 'isolated by the service worker',
   'no service worker': 'this page is not cross-origin isolated',
-  'not helped': 'the service worker did not make this page cross-origin isolated (a frame of a page that is not isolated stays so)',
+  'not helped': 'the service worker did not make this page cross-origin isolated, as in a frame of a page that is not',
   'not registered': 'the service worker that isolates this page could not start',
 };
 
@@ -112,7 +112,7 @@ function onWorkerMessage(m) {
   if (m.kind === 'ready') {
     live.ready = true;
     live.variant = m.variant;
-    const why = WHY[live.isolation] + (live.isolation === 'not registered' ? ` (${live.isolationError})` : '');
+    const why = WHY[live.isolation] + (live.isolation === 'not registered' ? ': ' + live.isolationError : '');
     setBuild(m.variant === 'threads'
       ? `Engine ready: the threaded build (${why}: Q, K and V on three threads, ${m.cores} compute threads), ${m.info.kernels} kernels.`
       : `Engine ready: the single-threaded build (${why}: Q, K and V run one after another, the same numbers), ${m.info.kernels} kernels.`);
