@@ -57,6 +57,15 @@ async function openLive(browser, address, viewport = { width: 1366, height: 768 
 
 const buildLine = page => page.$eval('#build', e => e.textContent);
 
+// Presses a step button of a run being stepped and waits for the stage it leads to (a held engine
+// computes it first) or for the run's end.
+async function stepOn(page, button) {
+  const before = await page.evaluate(() => document.body.dataset.revealed);
+  await page.$eval(button, e => e.click());
+  await page.waitForFunction(b => ['done', 'error'].includes(document.body.dataset.run) ||
+                                  (document.body.dataset.run === 'stepping' && document.body.dataset.revealed !== b), { timeout: 60000 }, before);
+}
+
 // Fills the form's prompt and "more options", presses `button`, waits for the run to settle.
 async function run(page, prompt, extra = '', button = '#run') {
   await page.$eval('#prompt', (e, v) => { e.value = v; }, prompt);
@@ -111,18 +120,29 @@ try {
     check(saved.page && saved.trace > 1000, `run ${i + 1}: Save page and Save trace give export-html's page and the trace`, JSON.stringify(saved));
   }
 
-  // Stepping: three stages show the native --debug-log's first lines, in order, and nothing later.
+  // Stepping: the threaded engine is held at its first stage of a long run (it waits there, nothing
+  // generated yet); three stages show the native --debug-log's first lines, in order, and nothing
+  // later; going on to the end gives the CLI's text.
   {
     const debugLog = join(scratch, 'debug.log');
-    nativeText(['--prompt', prompts[0], '-n', '4', '--debug-log', debugLog]);
+    const long = ['--prompt', prompts[0], '-n', '64'];
+    const expected = nativeText([...long, '--debug-log', debugLog]);
     // The log's lines without their "[DEBUG]time " and " (seconds)" frame.
     const lines = readFileSync(debugLog, 'utf8').split('\n').map(l => l.replace(/^\[DEBUG\]\S+ /, '').replace(/ \([0-9.]+ secs\)$/, ''));
-    const stepped = await run(page, prompts[0], '-n 4', '#step-stage');
+    const stepped = await run(page, prompts[0], '-n 64', '#step-stage');
     check(stepped.state === 'stepping', 'Step stage holds the run at its first stage', stepped.state);
+    const heldState = () => page.evaluate(() => ({ held: live.held, shown: document.body.dataset.held, revealed: document.body.dataset.revealed,
+                                                   finished: !!live.result, text: live.data.run.text }));
+    const first = await heldState();
+    await new Promise(ok => setTimeout(ok, 1500));  // a run that was not held would end meanwhile (64 tokens take < 1 s here)
+    const later = await heldState();
+    check(first.held && first.held.stage === 1 && first.shown === '1' && first.revealed === '1' && !first.finished && first.text === '' &&
+          JSON.stringify(later) === JSON.stringify(first),
+          'the worker reports the engine waiting at stage 1, the page shows that stage, and the run goes no further by itself', JSON.stringify([first, later]));
     const shown = [];
     for (let i = 0; i < 3; i++) {
       shown.push(await page.$eval('#stage-message', e => e.textContent));
-      if (i < 2) await page.click('#step-stage');
+      if (i < 2) await stepOn(page, '#step-stage');
     }
     let at = 0;
     const inOrder = shown.every(message => message.split('\n').every(line => {
@@ -136,10 +156,13 @@ try {
     check(await page.$$eval('#timeline li', l => l.length) === 3, 'the timeline lists only the stages reached');
     const shapes = await page.$eval('#shapes', e => e.textContent);
     check(/\[6\]|\[6 256\]/.test(shapes), 'the stage shows its tensors\' shapes', shapes.slice(0, 120));
-    await page.click('#step-token');
+    await stepOn(page, '#step-token');
     check(await page.$eval('#stage-title', e => e.textContent).then(t => /logits/i.test(t)), 'Step token holds at the next logits stage', await page.$eval('#stage-title', e => e.textContent));
-    await page.click('#run-to-end');
-    check(await page.evaluate(() => document.body.dataset.run) === 'done', 'Run to end reveals the whole run');
+    check(await page.evaluate(() => live.held && live.held.stage === 19 && !live.result), 'held at the logits stage, the run not finished');
+    await stepOn(page, '#run-to-end');
+    check(await page.evaluate(() => document.body.dataset.run) === 'done', 'Run to end runs the whole run');
+    const finished = await page.evaluate(() => ({ text: live.result && live.result.text, stages: live.data.stages.length, output: document.getElementById('output').textContent }));
+    check(finished.text === expected && finished.output.endsWith(expected), 'the held run, let go, gives the CLI\'s text', JSON.stringify(finished.text));
   }
 
   // A what-if switch changes the run as the CLI's does.
@@ -210,7 +233,7 @@ try {
     const r = await run(page, prompts[0], '-n 8', '#step-stage');
     check(r.state === 'stepping', `${name}: stepping`, r.state + ' ' + r.error);
     // The run page's own "next layer" button steps the run on (a stage's panels are in view there).
-    await page.$eval('#next-layer', e => e.click());
+    await stepOn(page, '#next-layer');
     check(Number(await page.evaluate(() => document.body.dataset.revealed)) > 1, `${name}: the run page's layer button steps the run on`);
     const png = await page.screenshot({ path: join(shots, name + '.png') });
     const s = await screenshotStats(browser, png);
