@@ -53,19 +53,22 @@ site: deps web
 	$(BUILD)/viewer/llama-site --chapters chapters --docs docs --trace $(BUILD)/site-run.trace --live $(BUILD)/web --out $(BUILD)/site
 
 # The live page in $(BUILD)/web (docs/web.md): the engine compiled to WebAssembly with Debian's
-# Emscripten, twice (pthreads for a cross-origin isolated page, one thread for any other host),
-# PCRE2 compiled for it from Debian's source package; then `make serve-web` serves it.
+# Emscripten, twice (pthreads for a cross-origin isolated page, one thread where it cannot be),
+# PCRE2 compiled for it from Debian's source package, the service worker that isolates the page on
+# a host without COOP/COEP headers from npm; then `make serve-web` serves it.
 EMXX_ENV = NODE_PATH=/usr/share/nodejs
 WEB_CMAKE = -DCMAKE_BUILD_TYPE=Release -DLLAMA_WEB_OUT=$(CURDIR)/$(BUILD)/web
 web: deps
 	web/build-deps.sh $(BUILD)/web-deps
+	web/prepare.sh
 	$(EMXX_ENV) emcmake cmake -S . -B $(BUILD)/wasm-threads $(WEB_CMAKE) -DLLAMA_WEB_THREADS=ON -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/threads >/dev/null
 	$(EMXX_ENV) cmake --build $(BUILD)/wasm-threads -j $(JOBS)
 	$(EMXX_ENV) emcmake cmake -S . -B $(BUILD)/wasm-single $(WEB_CMAKE) -DLLAMA_WEB_THREADS=OFF -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/single >/dev/null
 	$(EMXX_ENV) cmake --build $(BUILD)/wasm-single -j $(JOBS) --target llama_web llama_web_page
 
-# The live page on http://127.0.0.1:8000/, cross-origin isolated (the threaded engine); PLAIN=1
-# serves it as a plain static host would (the single-threaded engine).
+# The live page on http://127.0.0.1:8000/, cross-origin isolated by its headers (the threaded
+# engine); PLAIN=1 serves it as a plain static host would (isolated by the service worker after
+# one reload: the threaded engine too).
 serve-web: web
 	node web/serve.mjs $(BUILD)/web $(if $(PLAIN),--plain)
 

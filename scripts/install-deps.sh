@@ -24,8 +24,8 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# Node and npm build the tokenizer test's reference and drive chromium in the web page tests (npm
-# packages); any install of them will do. The CLI needs neither.
+# Node and npm build the tokenizer test's reference, drive chromium in the web page tests and bring
+# the live page its service worker (npm packages); any install of them will do. The CLI needs neither.
 [ "${1:-all}" = cli ] || command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "Installing missing Debian packages: ${missing[*]}"

@@ -299,6 +299,35 @@ TEST_CASE("trace: records written on the writer thread keep the engine's order, 
     fs::remove(path);
 }
 
+TEST_CASE("trace: flushed at a held stage, the run so far reads back as the finished trace begins", "[trace]") {
+    const fs::path path = tempTrace("so_far");
+    Model model = makeSyntheticModel("tiny", 1, true);
+    constexpr int kRecords = 300, kHeldAt = 150;  // past two of the writer's batches: some written, some queued
+    Tensor scores({4, 1, 3}, DType::F32);
+    scores.mutableData<float>()[0] = 1.0f;
+    {
+        TraceRecorder recorder(path.string(), model, TraceRunInfo{}, TraceOptions{});
+        for (int i = 0; i < kRecords; ++i) {
+            recorder.onStage(StageEvent{.stage = StageId::ScoresSoftmax, .layer = 0, .step = i, .message = fmt::format("record {}", i),
+                                        .tensors = {{"scores", &scores}}});
+            if (i + 1 != kHeldAt) continue;
+            const std::string writing = recorder.flush();
+            CHECK(writing != path.string());  // not in place until finish()
+            CHECK_FALSE(fs::exists(path));
+            const TraceRun soFar = readTraceSoFar(writing);
+            REQUIRE(soFar.stages.size() == size_t(kHeldAt));
+            CHECK(soFar.stages.back().message == fmt::format("record {}", kHeldAt - 1));
+            CHECK(soFar.generatedTokens.empty());
+            CHECK_THROWS_AS(readTrace(writing), TraceError);  // a whole trace needs its END
+        }
+        recorder.finish(GenerationResult{});
+    }
+    const TraceRun run = readTrace(path.string());
+    REQUIRE(run.stages.size() == size_t(kRecords));
+    CHECK(run.stages[kHeldAt - 1].message == fmt::format("record {}", kHeldAt - 1));
+    fs::remove(path);
+}
+
 namespace {
 // A trace's records, to edit one field and frame them again (docs/trace-format.md).
 struct Record {

@@ -46,7 +46,7 @@ async function nodeModule() {
   for (const [from, to] of modelFiles()) M.FS.writeFile(to, readFileSync(from));
   return () => new Promise((resolveRun, reject) => {
     onDone = r => (r.ok ? resolveRun(rates(r)) : reject(new Error(r.error)));
-    M.start(JSON.stringify(runArgs(moduleModelPath())), false);
+    M.start(JSON.stringify(runArgs(moduleModelPath())), false, false);
   });
 }
 

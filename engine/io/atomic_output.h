@@ -22,6 +22,8 @@ public:
     AtomicOutputFile& operator=(const AtomicOutputFile&) = delete;
 
     std::ofstream& stream() { return out_; }
+    // Where the bytes go until commit(): the temporary file (or the non-regular path itself).
+    const std::string& writingPath() const { return tmp_; }
     // Flushes, checks every write succeeded, and renames the file into place; throws naming the
     // path (the temporary file removed) if any of that failed.
     void commit();

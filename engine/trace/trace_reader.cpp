@@ -406,11 +406,12 @@ TraceRecordView nextTraceRecord(std::string_view bytes, size_t& pos, const std::
 }
 
 TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& path, uint32_t version, int firstIndex,
-                      const std::function<void(size_t done, size_t total)>& progress) {
+                      const std::function<void(size_t done, size_t total)>& progress, bool endRequired) {
     TraceRun run;
     run.version = version;
     bool ended = false;
     for (int index = firstIndex; !ended; ++index) {
+        if (pos == bytes.size() && !endRequired && index > firstIndex) break;
         if (pos == bytes.size())
             throw TraceError(fmt::format("'{}' is truncated: it ends after {} records without its END record (was the run cut short?)",
                                          path, index));
@@ -461,6 +462,13 @@ TraceRun readTrace(const std::string& path, const std::function<void(size_t done
     TraceRun run = readTraceRun(bytes, pos, path, version, 0, progress);
     if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
     return run;
+}
+
+TraceRun readTraceSoFar(const std::string& path) {
+    const std::string file = readTraceFile(path);
+    const std::string_view bytes(file);
+    size_t pos = trace::kHeaderBytes;
+    return readTraceRun(bytes, pos, path, checkTraceHeader(bytes, path), 0, {}, false);
 }
 
 }  // namespace llama

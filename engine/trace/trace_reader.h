@@ -125,6 +125,9 @@ struct TraceRun {
 // progress(done, total): bytes of the file read and then parsed, after each record (for a
 // progress bar; the records' parsing is most of the time).
 TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
+// A trace still being written (a run held at a stage, after TraceRecorder::flush): its META and
+// stage records so far. Nothing of END is there: no token lists, text or stop reason.
+TraceRun readTraceSoFar(const std::string& path);
 
 // The parts readTrace is made of, for files that hold more than one run (trace/patch_trace.h).
 // The file's bytes (throws TraceError when it cannot be read).
@@ -137,8 +140,9 @@ struct TraceRecordView {
 };
 // The record at `pos` (record number `index`, for messages), moving `pos` past it.
 TraceRecordView nextTraceRecord(std::string_view bytes, size_t& pos, const std::string& path, int index);
-// One run's records, META to END, from `pos` (the record numbered `firstIndex`), moving `pos` past them.
+// One run's records, META to END, from `pos` (the record numbered `firstIndex`), moving `pos` past
+// them; without `endRequired`, the bytes may end before END.
 TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& path, uint32_t version, int firstIndex,
-                      const std::function<void(size_t done, size_t total)>& progress = {});
+                      const std::function<void(size_t done, size_t total)>& progress = {}, bool endRequired = true);
 
 }  // namespace llama

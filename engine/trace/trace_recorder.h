@@ -61,6 +61,10 @@ public:
     void finishBatch(const ParallelResult& result, const std::vector<std::string>& prompts);
     // The bytes written so far; all of them once finish() returned.
     uint64_t bytesWritten() const;
+    // On the engine's thread, between stages (a run held at a stage): writes every record queued
+    // so far and flushes the file, so readTraceSoFar can read the run up to here; the file's path
+    // (a temporary name until finish()). Throws as onStage does when a write failed.
+    const std::string& flush();
 
 private:
     // A stage record with everything read from the event's borrowed tensors, waiting for the
@@ -113,6 +117,7 @@ private:
     std::condition_variable wake_, room_;
     std::deque<std::vector<PendingRecord>> queued_, spare_;
     bool closing_ = false;
+    bool writing_ = false;  // the writer holds a batch it has not written yet
     std::exception_ptr failure_;
     // Counted without the lock: the writer adds to it once a record, and a lock there was 1% of a
     // traced run's time (perf, issue 35).

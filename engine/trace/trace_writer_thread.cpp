@@ -45,20 +45,36 @@ void TraceRecorder::writerLoop() {
         if (queued_.empty()) return;  // closing, and everything handed over is written
         std::vector<PendingRecord> batch = std::move(queued_.front());
         queued_.pop_front();
-        room_.notify_one();
+        writing_ = true;
+        room_.notify_all();
         lock.unlock();
         try {
             for (const PendingRecord& r : batch) writeStage(r);
         } catch (...) {
             lock.lock();
             failure_ = std::current_exception();
+            writing_ = false;
             queued_.clear();
             room_.notify_all();
             return;
         }
         lock.lock();
         spare_.push_back(std::move(batch));
+        writing_ = false;
+        room_.notify_all();  // a flush() waits for the queue to be written
     }
+}
+
+const std::string& TraceRecorder::flush() {
+    if (batchUsed_) handOver();
+#ifndef LLAMA_NO_THREADS
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return (queued_.empty() && !writing_) || failure_; });
+    if (failure_) std::rethrow_exception(failure_);
+#endif
+    // The writer is idle until the engine's thread (this one) hands it more.
+    out_.stream().flush();
+    return out_.writingPath();
 }
 
 void TraceRecorder::stopWriter() {

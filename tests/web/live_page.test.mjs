@@ -1,8 +1,11 @@
 // The live page (make web) in Debian's chromium: served by web/serve.mjs on 127.0.0.1, once
-// cross-origin isolated (the threaded engine) and once as a plain host (the single-threaded one),
-// its text checked against the native CLI's on the same model, prompt and options.
+// cross-origin isolated by its headers (the threaded engine), once as a plain host (isolated by the
+// service worker after one reload: the threaded engine), inside a frame where the service worker
+// cannot help and in a browser without service workers (the single-threaded one), its text checked
+// against the native CLI's on the same model, prompt and options.
 //   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR LLAMA_SITE CHAPTERS_DIR
 import { execFileSync, spawn } from 'node:child_process';
+import http from 'node:http';
 import { mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, copyFileSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,19 +36,34 @@ function serve(plain, dir = webDir) {
   });
 }
 
-async function openLive(browser, address, viewport = { width: 1366, height: 768 }) {
+// Opens the live page at `address` and waits for its engine (across the service worker's reload);
+// `beforeLoad(page)` may change the browser first. log.loads counts the page's loads.
+async function openLive(browser, address, viewport = { width: 1366, height: 768 }, beforeLoad = async () => {}) {
   const origin = new URL(address).origin;
   const page = await browser.newPage();
   await page.setViewport(viewport);
-  const log = { errors: [], outside: [] };
+  await beforeLoad(page);
+  const log = { errors: [], outside: [], loads: 0 };
   page.on('console', m => { if (m.type() === 'error') log.errors.push(m.text()); });
   page.on('pageerror', e => log.errors.push(String(e)));
   page.on('request', r => { if (!r.url().startsWith(origin + '/') && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) log.outside.push(r.url()); });
+  page.on('load', () => log.loads++);
   const t0 = Date.now();
   await page.goto(address);
   await page.waitForFunction(() => document.body.dataset.engine, { timeout: 60000 });
   log.readyMs = Date.now() - t0;
   return { page, log, t0 };
+}
+
+const buildLine = page => page.$eval('#build', e => e.textContent);
+
+// Presses a step button of a run being stepped and waits for the stage it leads to (a held engine
+// computes it first) or for the run's end.
+async function stepOn(page, button) {
+  const before = await page.evaluate(() => document.body.dataset.revealed);
+  await page.$eval(button, e => e.click());
+  await page.waitForFunction(b => ['done', 'error'].includes(document.body.dataset.run) ||
+                                  (document.body.dataset.run === 'stepping' && document.body.dataset.revealed !== b), { timeout: 60000 }, before);
 }
 
 // Fills the form's prompt and "more options", presses `button`, waits for the run to settle.
@@ -71,7 +89,10 @@ try {
   const isolated = await serve(false);
   servers.push(isolated.child);
   const { page, log, t0 } = await openLive(browser, isolated.origin);
-  check(await page.evaluate(() => document.body.dataset.variant) === 'threads', 'an isolated page runs the threaded build', await page.$eval('#build', e => e.textContent));
+  check(await page.evaluate(() => document.body.dataset.variant) === 'threads', 'an isolated page runs the threaded build', await buildLine(page));
+  check(/threaded build \(isolated by the server's headers/.test(await buildLine(page)) && log.loads === 1,
+        'isolated by the headers, the page loads once', `${await buildLine(page)}, ${log.loads} loads`);
+  check(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length) === 0, 'and registers no service worker');
   // The time to the first generated token, as a reader who presses Run at once sees it (README figure).
   await page.click('#run');
   await page.waitForFunction(() => document.getElementById('output').textContent.length > 0, { timeout: 60000 });
@@ -99,18 +120,29 @@ try {
     check(saved.page && saved.trace > 1000, `run ${i + 1}: Save page and Save trace give export-html's page and the trace`, JSON.stringify(saved));
   }
 
-  // Stepping: three stages show the native --debug-log's first lines, in order, and nothing later.
+  // Stepping: the threaded engine is held at its first stage of a long run (it waits there, nothing
+  // generated yet); three stages show the native --debug-log's first lines, in order, and nothing
+  // later; going on to the end gives the CLI's text.
   {
     const debugLog = join(scratch, 'debug.log');
-    nativeText(['--prompt', prompts[0], '-n', '4', '--debug-log', debugLog]);
+    const long = ['--prompt', prompts[0], '-n', '64'];
+    const expected = nativeText([...long, '--debug-log', debugLog]);
     // The log's lines without their "[DEBUG]time " and " (seconds)" frame.
     const lines = readFileSync(debugLog, 'utf8').split('\n').map(l => l.replace(/^\[DEBUG\]\S+ /, '').replace(/ \([0-9.]+ secs\)$/, ''));
-    const stepped = await run(page, prompts[0], '-n 4', '#step-stage');
+    const stepped = await run(page, prompts[0], '-n 64', '#step-stage');
     check(stepped.state === 'stepping', 'Step stage holds the run at its first stage', stepped.state);
+    const heldState = () => page.evaluate(() => ({ held: live.held, shown: document.body.dataset.held, revealed: document.body.dataset.revealed,
+                                                   finished: !!live.result, text: live.data.run.text }));
+    const first = await heldState();
+    await new Promise(ok => setTimeout(ok, 1500));  // a run that was not held would end meanwhile (64 tokens take < 1 s here)
+    const later = await heldState();
+    check(first.held && first.held.stage === 1 && first.shown === '1' && first.revealed === '1' && !first.finished && first.text === '' &&
+          JSON.stringify(later) === JSON.stringify(first),
+          'the worker reports the engine waiting at stage 1, the page shows that stage, and the run goes no further by itself', JSON.stringify([first, later]));
     const shown = [];
     for (let i = 0; i < 3; i++) {
       shown.push(await page.$eval('#stage-message', e => e.textContent));
-      if (i < 2) await page.click('#step-stage');
+      if (i < 2) await stepOn(page, '#step-stage');
     }
     let at = 0;
     const inOrder = shown.every(message => message.split('\n').every(line => {
@@ -124,10 +156,13 @@ try {
     check(await page.$$eval('#timeline li', l => l.length) === 3, 'the timeline lists only the stages reached');
     const shapes = await page.$eval('#shapes', e => e.textContent);
     check(/\[6\]|\[6 256\]/.test(shapes), 'the stage shows its tensors\' shapes', shapes.slice(0, 120));
-    await page.click('#step-token');
+    await stepOn(page, '#step-token');
     check(await page.$eval('#stage-title', e => e.textContent).then(t => /logits/i.test(t)), 'Step token holds at the next logits stage', await page.$eval('#stage-title', e => e.textContent));
-    await page.click('#run-to-end');
-    check(await page.evaluate(() => document.body.dataset.run) === 'done', 'Run to end reveals the whole run');
+    check(await page.evaluate(() => live.held && live.held.stage === 19 && !live.result), 'held at the logits stage, the run not finished');
+    await stepOn(page, '#run-to-end');
+    check(await page.evaluate(() => document.body.dataset.run) === 'done', 'Run to end runs the whole run');
+    const finished = await page.evaluate(() => ({ text: live.result && live.result.text, stages: live.data.stages.length, output: document.getElementById('output').textContent }));
+    check(finished.text === expected && finished.output.endsWith(expected), 'the held run, let go, gives the CLI\'s text', JSON.stringify(finished.text));
   }
 
   // A what-if switch changes the run as the CLI's does.
@@ -198,7 +233,7 @@ try {
     const r = await run(page, prompts[0], '-n 8', '#step-stage');
     check(r.state === 'stepping', `${name}: stepping`, r.state + ' ' + r.error);
     // The run page's own "next layer" button steps the run on (a stage's panels are in view there).
-    await page.$eval('#next-layer', e => e.click());
+    await stepOn(page, '#next-layer');
     check(Number(await page.evaluate(() => document.body.dataset.revealed)) > 1, `${name}: the run page's layer button steps the run on`);
     const png = await page.screenshot({ path: join(shots, name + '.png') });
     const s = await screenshotStats(browser, png);
@@ -227,16 +262,92 @@ try {
     await course.page.close();
   }
 
-  // ---- a plain host: the single-threaded build gives the same text ---------------------------------
-  const plain = await serve(true);
-  servers.push(plain.child);
-  const single = await openLive(browser, plain.origin);
-  check(await single.page.evaluate(() => document.body.dataset.variant) === 'single', 'a page that is not isolated runs the single-threaded build');
-  for (const prompt of prompts.slice(0, 2)) {
-    const r = await run(single.page, prompt, '-n 12');
-    check(r.text === nativeText(['--prompt', prompt, '-n', '12']), `single-threaded: "${prompt}" gives the CLI's text`, JSON.stringify(r.text));
+  // ---- a plain host (no COOP/COEP headers): the service worker isolates the page, one reload -------
+  // Each host below is a server of its own (its own origin), so no service worker carries over.
+  const since = t => `${((Date.now() - t) / 1000).toFixed(1)} s`;
+  const tWorker = Date.now();
+  {
+    const plain = await serve(true);
+    servers.push(plain.child);
+    const viaWorker = await openLive(browser, plain.origin);
+    const p = viaWorker.page;
+    const state = await p.evaluate(() => ({ isolated: self.crossOriginIsolated, variant: document.body.dataset.variant,
+                                            how: document.body.dataset.isolation, controlled: !!navigator.serviceWorker.controller }));
+    check(state.isolated && state.controlled && state.how === 'service worker' && state.variant === 'threads',
+          'a plain host: the page is isolated by the service worker and runs the threaded build', JSON.stringify(state));
+    check(viaWorker.log.loads === 2, 'the page loaded twice: once to register the service worker, once under it', `${viaWorker.log.loads} loads`);
+    check(/threaded build \(isolated by the service worker/.test(await buildLine(p)), 'the page says the service worker isolated it', await buildLine(p));
+    for (const prompt of prompts.slice(0, 2)) {
+      const r = await run(p, prompt, '-n 12');
+      check(r.text === nativeText(['--prompt', prompt, '-n', '12']), `isolated by the service worker: "${prompt}" gives the CLI's text`, JSON.stringify(r.text));
+    }
+    const workers = (await browser.targets()).filter(t => t.type() === 'service_worker').map(t => t.url());
+    check(workers.includes(plain.origin + '/coi-serviceworker.js'), 'the service worker is the page\'s own file, from its server', workers.join(' '));
+    check(viaWorker.log.outside.length === 0, 'no request outside the plain host', viaWorker.log.outside.join(' '));
+    check(viaWorker.log.errors.length === 0, 'no console error on the plain host', viaWorker.log.errors.join(' | ').slice(0, 400));
+    await p.close();
   }
-  check(single.log.errors.length === 0, 'no console error on the plain page', single.log.errors.join(' | ').slice(0, 400));
+
+  console.log(`info the plain host isolated by the service worker: ${since(tWorker)}`);
+
+  // ---- a host where the service worker cannot help: the page inside a frame of a page that is not
+  // isolated stays so (a frame is isolated only with its top page). One reload, then the
+  // single-threaded build, not a reload loop.
+  const tFramed = Date.now();
+  {
+    const framed = await serve(true);
+    servers.push(framed.child);
+    const outer = http.createServer((req, res) => res.writeHead(200, { 'Content-Type': 'text/html' })
+      .end(`<!DOCTYPE html><title>A page that frames the live page</title><iframe src="${framed.origin}/" width="1300" height="700"></iframe>`));
+    await new Promise(ok => outer.listen(0, '127.0.0.1', ok));
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('console', m => { if (m.type() === 'error') errors.push(m.text()); });
+    let loads = 0;
+    page.on('framenavigated', f => { if (f.url().startsWith(framed.origin + '/')) loads++; });
+    await page.goto(`http://127.0.0.1:${outer.address().port}/`);
+    const frame = () => page.frames().find(f => f.url().startsWith(framed.origin + '/'));
+    const ready = await (async () => {
+      for (const until = Date.now() + 60000; Date.now() < until; await new Promise(ok => setTimeout(ok, 200)))
+        if (await frame()?.evaluate(() => document.body.dataset.engine).catch(() => null)) return true;
+      return false;
+    })();
+    // Time for a loop to show itself: a reloading page would load again within this.
+    await new Promise(ok => setTimeout(ok, 3000));
+    const f = frame();
+    const state = ready && await f.evaluate(() => ({ isolated: self.crossOriginIsolated, variant: document.body.dataset.variant, how: document.body.dataset.isolation }));
+    check(ready && !state.isolated && state.variant === 'single' && state.how === 'not helped',
+          'framed by a page that is not isolated: the single-threaded build', JSON.stringify(state));
+    check(loads === 2, 'the framed page reloaded once for the service worker, not in a loop', `${loads} loads`);
+    if (ready) {
+      check(/single-threaded build \(the service worker did not make this page cross-origin isolated/.test(await buildLine(f)), 'the page says the service worker could not isolate it', await buildLine(f));
+      const r = await run(f, prompts[0], '-n 12');
+      check(r.text === nativeText(['--prompt', prompts[0], '-n', '12']), 'framed, single-threaded: the CLI\'s text', JSON.stringify(r.text));
+    }
+    check(errors.length === 0, 'no console error in the frame', errors.join(' | ').slice(0, 400));
+    await page.close();
+    outer.close();
+  }
+
+  console.log(`info the framed page: ${since(tFramed)}`);
+
+  // ---- a browser without service workers: the single-threaded build gives the same text ------------
+  const tSingle = Date.now();
+  {
+    const plain = await serve(true);
+    servers.push(plain.child);
+    const single = await openLive(browser, plain.origin, undefined,
+                                  page => page.evaluateOnNewDocument(() => { delete Navigator.prototype.serviceWorker; }));
+    check(await single.page.evaluate(() => document.body.dataset.variant) === 'single', 'without service workers a plain host runs the single-threaded build');
+    check(/single-threaded build \(this page is not cross-origin isolated/.test(await buildLine(single.page)), 'and says the page is not isolated', await buildLine(single.page));
+    check(single.log.loads === 1, 'without service workers the page does not reload', `${single.log.loads} loads`);
+    for (const prompt of prompts.slice(0, 2)) {
+      const r = await run(single.page, prompt, '-n 12');
+      check(r.text === nativeText(['--prompt', prompt, '-n', '12']), `single-threaded: "${prompt}" gives the CLI's text`, JSON.stringify(r.text));
+    }
+    check(single.log.errors.length === 0, 'no console error on the plain page', single.log.errors.join(' | ').slice(0, 400));
+  }
+  console.log(`info the plain host without service workers: ${since(tSingle)}`);
 } finally {
   await browser.close();
   for (const child of servers) child.kill();

@@ -2,7 +2,9 @@
 // is given as the CLI's own options (the same parser, ranges and messages as llama-walkthrough),
 // recorded into a trace in the module's memory file system exactly as --trace records one, and
 // shown by the run page's data builder that export-html uses (viewer/page): the page's script
-// draws, it computes nothing of the model. Every error reaches the page as a message.
+// draws, it computes nothing of the model. Every error reaches the page as a message. In the
+// threaded build a stepped run is held at its stages as --step holds it (the step controller):
+// the engine's thread waits there, and the panels show the trace recorded so far.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -21,6 +24,8 @@
 #include "options/live_run_options.h"
 #include "page/run_page.h"
 #include "session/session.h"
+#include "stages/step_controller.h"
+#include "trace/trace_reader.h"
 #include "trace/trace_recorder.h"
 
 namespace {
@@ -49,6 +54,12 @@ struct LiveRun {
     std::thread engine;  // runs the model, so the module's main thread stays free to start threads
 #endif
     std::string loadedModel;  // what `session` holds, so a second run does not read the weights again
+    // A stepped run's controller; the trace being written while the engine is held (its thread
+    // waiting in the controller: set by that thread as it is held, cleared by the module's main
+    // thread before anything lets it go on), and the text generated so far.
+    std::unique_ptr<StepController> stepper;
+    std::mutex heldMutex;  // guards what follows
+    std::string heldTrace, textSoFar;
     GenerationSettings lastSettings;
     // The last finished run's trace. Each run writes a new file: the engine refuses to write over a
     // file the process has read, and the last trace was read for the panels.
@@ -64,7 +75,7 @@ json errorJson(const std::string& message) { return {{"ok", false}, {"error", me
 
 // Loads (if it is not loaded already) and runs; with `record`, the run is recorded as a trace (the
 // page's run), without, nothing watches the run (web/bench.mjs times the engine alone).
-std::string runNow(const std::string& argsJson, bool record) {
+std::string runNow(const std::string& argsJson, bool record, bool stepped) {
     LiveRun& l = live();
     try {
         const options::LiveRunRequest r = options::parseLiveRun(json::parse(argsJson).get<std::vector<std::string>>());
@@ -87,7 +98,25 @@ std::string runNow(const std::string& argsJson, bool record) {
             recorder.emplace(tracePath, *l.session.model(), TraceRunInfo{g.prompt, g.maxTokens, g.sampling, false, g.whatIf}, t, &lens);
             l.session.addObserver(&*recorder);
         }
-        const GenerationResult result = l.session.run([](const std::string& piece) { post("text", piece); });
+        // Held at a stage: the recorder has recorded it (it watches first); its records are written
+        // out for the panels, then the page hears where the engine waits.
+        if (stepped && recorder) {
+            l.stepper->setPauseListener([&](const StageEvent& e) {
+                const std::string& path = recorder->flush();
+                std::lock_guard lock(l.heldMutex);
+                l.heldTrace = path;
+                post("held", json{{"stage", stageInfo(e.stage).number}, {"layer", e.layer}, {"step", e.step}}.dump());
+            });
+            l.session.addObserver(l.stepper.get());
+        }
+        l.textSoFar.clear();
+        const GenerationResult result = l.session.run([&](const std::string& piece) {
+            {
+                std::lock_guard lock(l.heldMutex);
+                l.textSoFar += piece;
+            }
+            post("text", piece);
+        });
         if (recorder) recorder->finish(result);
         l.session.clearObservers();
         if (record) {
@@ -115,25 +144,70 @@ std::string runNow(const std::string& argsJson, bool record) {
     }
 }
 
+// Ends the run in progress at its next stage boundary ("stopped by: stopped"), held or not.
+void stop() {
+    LiveRun& l = live();
+    {
+        std::lock_guard lock(l.heldMutex);
+        l.heldTrace.clear();
+    }
+    l.session.requestStop();
+    if (l.stepper) l.stepper->stop();
+}
+
 // Starts a run; its result comes as a 'done' message. Without threads the run is done by then,
 // and the worker cannot take messages while it lasts (the page ends it by ending the worker).
-void start(const std::string& argsJson, bool record) {
+// `stepped` (threads only): the engine is held at the first stage, a 'held' message says so, and
+// stepRun moves it on.
+void start(const std::string& argsJson, bool record, bool stepped) {
 #ifdef LLAMA_NO_THREADS
-    post("done", runNow(argsJson, record));
+    post("done", runNow(argsJson, record, false));
 #else
     LiveRun& l = live();
+    stop();  // a run still held ends first
     if (l.engine.joinable()) l.engine.join();
-    l.engine = std::thread([argsJson, record] { post("done", runNow(argsJson, record)); });
+    l.stepper = stepped ? std::make_unique<StepController>(StepController::Mode::Stage) : nullptr;
+    l.engine = std::thread([argsJson, record, stepped] { post("done", runNow(argsJson, record, stepped)); });
 #endif
 }
 
-// Ends the run in progress at its next stage boundary ("stopped by: stopped").
-void stop() { live().session.requestStop(); }
+// Moves a held run on (--step's keys): "stage", "layer", "token" or "end" (runs to the end).
+void stepRun(const std::string& kind) {
+    LiveRun& l = live();
+    {
+        std::lock_guard lock(l.heldMutex);
+        if (!l.stepper || l.heldTrace.empty()) return;
+        l.heldTrace.clear();
+    }
+    if (kind == "stage") l.stepper->step();
+    else if (kind == "layer") l.stepper->nextLayer();
+    else if (kind == "token") l.stepper->nextToken();
+    else l.stepper->continueRun();
+}
 
-// The last run's page data (viewer/page/run_page_data.h), or an error.
+// The run held at a stage as the page data of the trace recorded so far; the tokens and text so
+// far from the run itself (a trace has them only in its END record).
+json heldRunData(LiveRun& l) {
+    TraceRun run = readTraceSoFar(l.heldTrace);
+    const Tokenizer& tokenizer = *l.session.model()->tokenizer;
+    auto token = [&](int32_t id) { return TraceToken{id, tokenizer.pieceForDisplay(id), tokenizer.isSpecial(id)}; };
+    for (int32_t id : l.session.promptTokens()) run.promptTokens.push_back(token(id));
+    for (const TracedStage& s : run.stages)
+        if (const TracedTensor* next = s.stage == StageId::Sample ? s.tensor("next") : nullptr; next && !next->tokens.empty())
+            run.generatedTokens.push_back(next->tokens.front());
+    run.generatedText = l.textSoFar;
+    run.stopReason = "held at stage " + std::to_string(run.stages.back().info().number);  // a held run has a stage
+    page::RunPageOptions o{.tracePath = l.heldTrace, .comparePath = {}, .chapterBase = {}};
+    return page::runPageData(std::make_shared<const TraceRun>(std::move(run)), o);
+}
+
+// The held run's or the last finished run's page data (viewer/page/run_page_data.h), or an error.
 std::string pageData() {
     try {
-        const std::string& path = live().trace;
+        LiveRun& l = live();
+        std::lock_guard lock(l.heldMutex);
+        if (!l.heldTrace.empty()) return json{{"ok", true}, {"held", true}, {"data", heldRunData(l)}}.dump(-1, ' ', false, json::error_handler_t::replace);
+        const std::string& path = l.trace;
         if (path.empty()) return errorJson("no finished run yet").dump();
         page::RunPageOptions o{.tracePath = path, .comparePath = {}, .chapterBase = {}};
         auto trace = std::make_shared<const TraceRun>(readTrace(path));
@@ -173,6 +247,7 @@ std::string buildInfo() {
 EMSCRIPTEN_BINDINGS(llama_walkthrough) {
     emscripten::function("start", &start);
     emscripten::function("stop", &stop);
+    emscripten::function("stepRun", &stepRun);
     emscripten::function("pageData", &pageData);
     emscripten::function("exportPage", &exportPage);
     emscripten::function("buildInfo", &buildInfo);

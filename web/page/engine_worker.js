@@ -3,11 +3,14 @@
 // (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
 // (single/: the same code, the tasks one after another). Messages from the page:
 //   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, recorded
-//                                    for the panels (record: false times the engine alone)
+//                                    for the panels (record: false times the engine alone);
+//                                    step: true holds it at its first stage (threads only)
+//   {cmd: 'step', kind}              a held run on to its next stage, layer, token or the end
 //   {cmd: 'stop'}                    end the run at its next stage (threads only)
 //   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
 //   {cmd: 'pageData'} / {cmd: 'export'}
-// and to the page: ready, text (streamed), done (the run's result), page, export, error.
+// and to the page: ready, text (streamed), held (the engine waits at a stage), done (the run's
+// result), page, export, error.
 'use strict';
 
 const variant = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
@@ -67,7 +70,8 @@ self.onmessage = async event => {
   const m = event.data;
   try {
     const Module = await moduleReady;
-    if (m.cmd === 'start') Module.start(JSON.stringify(m.args), m.record !== false);
+    if (m.cmd === 'start') Module.start(JSON.stringify(m.args), m.record !== false, variant === 'threads' && !!m.step);
+    else if (m.cmd === 'step') Module.stepRun(m.kind);
     else if (m.cmd === 'stop') Module.stop();
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });

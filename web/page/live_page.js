@@ -1,7 +1,9 @@
 // The live page: a form that becomes llama-walkthrough's own options, the engine in a worker
 // (engine_worker.js), and the finished run drawn by the run page's script (run_page.js, the
-// same panels export-html writes). Stepping reveals the run stage by stage: the engine runs the
-// generation, and the panels show only what it had computed up to the stage the reader is at.
+// same panels export-html writes). Stepping holds the engine at a stage where it runs on a thread
+// of its own (the threaded build): the panels show the run recorded so far. The single-threaded
+// build cannot wait, so there the engine runs the generation and the panels reveal it stage by
+// stage, showing only what it had computed up to the stage the reader is at.
 'use strict';
 
 const live = {
@@ -12,8 +14,12 @@ const live = {
   data: null,      // the finished run's page data, decoded
   limit: 0,        // stages revealed
   pending: null,   // what to do once a run's data arrives: 'all' or 'step'
+  held: null,      // where the engine waits (threaded build, stepping): the 'held' message
+  restart: null,   // a run to start once the held one has ended: its mode
   model: null,     // --model of the reader's own files, or null for the bundled model
   runPageMarkup: null,
+  isolation: '',   // how the page came to be isolated or not: a key of WHY
+  isolationError: '',
 };
 
 function setBuild(text) { $('build').textContent = text; }
@@ -27,9 +33,9 @@ function setRunning(running) {
   $('stop').disabled = !running;
   for (const id of ['run', 'run-to-end', 'bundled']) $(id).disabled = running || !live.ready;
   $('model-files').disabled = running || !live.ready;
-  const stepping = !!live.data && live.limit < live.data.stages.length;
+  const stepping = (!!live.data && live.limit < live.data.stages.length) || !!live.held;
   for (const id of ['step-stage', 'step-layer', 'step-token']) $(id).disabled = (running || !live.ready) && !stepping;
-  $('save-trace').disabled = $('save-page').disabled = running || !live.data;
+  $('save-trace').disabled = $('save-page').disabled = running || !live.data || !!live.held;  // a held run is not saved yet
   document.body.dataset.running = running ? '1' : '0';
 }
 
@@ -55,19 +61,84 @@ function restartAfter(message) {
   startWorker();
 }
 
+// ---- cross-origin isolation ------------------------------------------------------------------
+
+// The threaded build needs the page cross-origin isolated (COOP/COEP headers). Where the host does
+// not send them (GitHub Pages, a plain static server), coi-serviceworker (npm, copied next to this
+// page by make web) answers the page's requests with both headers added: once registered, the page
+// loads once more under it and is isolated. The page registers the worker itself (not through the
+// package's page script) so it knows whether that reload is coming before it starts an engine, and
+// reloads at most once a tab session: where the worker cannot help (say, inside a frame of a page
+// that is not isolated) the page stays single-threaded instead of reloading forever.
+const RELOADED_KEY = 'llama-walkthrough: reloaded for the service worker';
+const WHY = {
+  headers: 'isolated by the server\'s headers',
+  'service worker': 'isolated by the service worker',
+  'no service worker': 'this page is not cross-origin isolated',
+  'not helped': 'the service worker did not make this page cross-origin isolated, as in a frame of a page that is not',
+  'not registered': 'the service worker that isolates this page could not start',
+};
+
+function sessionFlag(set) {
+  try {
+    if (set === undefined) return sessionStorage.getItem(RELOADED_KEY) !== null;
+    if (set) sessionStorage.setItem(RELOADED_KEY, '1'); else sessionStorage.removeItem(RELOADED_KEY);
+    return true;
+  } catch (e) {
+    return null;  // no storage here: no reload either, since a loop could not be stopped
+  }
+}
+
+async function isolation() {
+  const workers = navigator.serviceWorker;
+  if (self.crossOriginIsolated) {
+    sessionFlag(false);
+    return workers && workers.controller ? 'service worker' : 'headers';
+  }
+  // file://, a page not served securely, a browser (or private mode) without service workers.
+  if (!workers || !self.isSecureContext) return 'no service worker';
+  // Already under the worker, or reloaded for it once: it cannot isolate this page.
+  if (workers.controller || sessionFlag() !== false) return 'not helped';
+  setBuild('Making this page cross-origin isolated with a service worker, for the threaded engine: it loads once more…');
+  try {
+    await workers.register('coi-serviceworker.js');
+    await Promise.race([workers.ready, new Promise((_, fail) => setTimeout(() => fail(new Error('not active after 10 s')), 10000))]);
+  } catch (e) {
+    live.isolationError = e && e.message ? e.message : String(e);
+    return 'not registered';
+  }
+  if (!sessionFlag(true)) return 'not helped';
+  location.reload();
+  return 'reloading';
+}
+
 function onWorkerMessage(m) {
   if (m.kind === 'ready') {
     live.ready = true;
     live.variant = m.variant;
+    const why = WHY[live.isolation] + (live.isolation === 'not registered' ? ': ' + live.isolationError : '');
     setBuild(m.variant === 'threads'
-      ? `Engine ready: the threaded build (Q, K and V on three threads, ${m.cores} compute threads), ${m.info.kernels} kernels.`
-      : `Engine ready: the single-threaded build (this page is not cross-origin isolated: Q, K and V run one after another, the same numbers), ${m.info.kernels} kernels.`);
+      ? `Engine ready: the threaded build (${why}: Q, K and V on three threads, ${m.cores} compute threads), ${m.info.kernels} kernels.`
+      : `Engine ready: the single-threaded build (${why}: Q, K and V run one after another, the same numbers), ${m.info.kernels} kernels.`);
     document.body.dataset.variant = m.variant;
+    document.body.dataset.isolation = live.isolation;
     document.body.dataset.engine = 'ready';
     setRunning(false);
   } else if (m.kind === 'text') {
     if (live.pending === 'all') $('output').append(m.text);
+  } else if (m.kind === 'held') {
+    // The engine waits at a stage: the panels get the run recorded up to it.
+    live.held = JSON.parse(m.text);
+    live.worker.postMessage({ cmd: 'pageData' });
   } else if (m.kind === 'done') {
+    live.held = null;
+    if (live.restart) {
+      const mode = live.restart;
+      live.restart = null;
+      setRunning(false);
+      startRun(mode);
+      return;
+    }
     const r = JSON.parse(m.text);
     if (!r.ok) {
       live.pending = null;
@@ -88,9 +159,10 @@ function onWorkerMessage(m) {
       showLiveError('the run data could not be read: ' + e.message);
       return;
     }
-    live.limit = live.pending === 'step' ? 1 : live.data.stages.length;
-    live.firstView = live.pending === 'step';
-    live.pending = null;
+    // A held run's data ends at the stage it waits at; a finished run's is revealed from its first
+    // stage when stepping without holding (the single-threaded build).
+    live.limit = live.pending === 'step' && !p.held && live.variant !== 'threads' ? 1 : live.data.stages.length;
+    if (!p.held) live.pending = null;
     showRun();
   } else if (m.kind === 'files') {
     live.model = m.model;
@@ -147,16 +219,26 @@ function runArgs() {
 
 function startRun(mode) {
   if (!live.ready || live.running) return;
+  if (live.held) {
+    // A run held at a stage ends first; its 'done' starts this one.
+    live.held = null;
+    live.restart = mode;
+    setRunning(true);
+    live.worker.postMessage({ cmd: 'stop' });
+    return;
+  }
   showLiveError('');
   live.data = null;
   live.result = null;
   live.pending = mode;
+  live.held = null;
+  live.firstView = mode === 'step';
   $('output').textContent = '';
   $('summary').textContent = mode === 'step' ? 'Computing the run; the first stage follows…' : '';
   $('run-view').hidden = mode !== 'step' && $('run-view').hidden;
   document.body.dataset.run = 'running';
   setRunning(true);
-  live.worker.postMessage({ cmd: 'start', args: runArgs() });
+  live.worker.postMessage({ cmd: 'start', args: runArgs(), step: mode === 'step' });
 }
 
 // ---- stepping -------------------------------------------------------------------------------
@@ -196,7 +278,15 @@ function nextLimit(kind) {
 }
 
 function step(kind) {
-  if (live.data && live.limit < live.data.stages.length) {
+  if (live.held) {
+    // The engine goes on to where --step's key would hold it; the text streams if to the end.
+    live.held = null;
+    if (kind === 'end') live.pending = 'all';
+    $('summary').textContent = kind === 'end' ? 'Running to the end…' : 'Computing the next ' + kind + '…';
+    document.body.dataset.run = 'running';
+    setRunning(true);
+    live.worker.postMessage({ cmd: 'step', kind });
+  } else if (live.data && live.limit < live.data.stages.length) {
     live.limit = Math.min(nextLimit(kind), live.data.stages.length);
     showRun();
   } else if (kind !== 'end') {
@@ -225,13 +315,14 @@ async function showRun() {
   }
   view.hidden = false;
   const data = revealed(live.data, live.limit);
-  const done = live.limit >= live.data.stages.length;
+  const done = !live.held && live.limit >= live.data.stages.length;
   $('output').textContent = '';
   $('output').append(el('span', { class: 'prompt-text', text: live.data.run.prompt }), data.run.text);
   const r = live.result;
   $('summary').textContent = done
     ? `Prompt tokens: ${r.promptTokens} | generated tokens: ${r.generatedTokens} | prefill: ${(r.promptTokens / r.prefillSeconds).toFixed(1)} tok/s | ` +
       `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s | stopped by: ${r.stopReason}`
+    : live.held ? `The engine waits at stage ${live.held.stage} (record ${live.limit} of the run so far), as --step holds it. Step stage, layer or token, or run to the end.`
     : `Stepping: stage ${live.limit} of ${live.data.stages.length}. Step stage, layer or token, or run to the end.`;
   history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
   RunPage(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind) });
@@ -240,6 +331,7 @@ async function showRun() {
   live.firstView = false;
   document.body.dataset.run = done ? 'done' : 'stepping';
   document.body.dataset.revealed = String(live.limit);
+  document.body.dataset.held = live.held ? '1' : '0';
   setRunning(false);
 }
 
@@ -251,7 +343,7 @@ function openFiles(files) {
 }
 
 $('run-form').onsubmit = e => { e.preventDefault(); startRun('all'); };
-$('run-to-end').onclick = () => (live.data && live.limit < live.data.stages.length ? step('end') : startRun('all'));
+$('run-to-end').onclick = () => (live.held || (live.data && live.limit < live.data.stages.length) ? step('end') : startRun('all'));
 $('step-stage').onclick = () => step('stage');
 $('step-layer').onclick = () => step('layer');
 $('step-token').onclick = () => step('token');
@@ -286,4 +378,7 @@ function readCourseCommand() {
 $('use-form').onclick = () => { live.exactArgs = null; $('course-command').hidden = true; };
 
 readCourseCommand();
-startWorker();
+isolation().then(how => {
+  live.isolation = how;
+  if (how !== 'reloading') startWorker();
+});
