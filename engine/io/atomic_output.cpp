@@ -120,8 +120,8 @@ void removeTemporaryOutputs() {
         if (slot.ready.load()) ::unlink(slot.path);
 }
 
-AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)) {
-    out_.rdbuf()->pubsetbuf(buffer_.data(), std::streamsize(buffer_.size()));  // before open, or it is ignored
+AtomicOutputFile::AtomicOutputFile(std::string path, size_t bufferBytes) : path_(std::move(path)), buffer_(bufferBytes) {
+    if (bufferBytes) out_.rdbuf()->pubsetbuf(buffer_.data(), std::streamsize(buffer_.size()));  // before open, or it is ignored
     // The last guard of every writer: callers check their outputs before any work (checkOutputPath).
     if (const std::string input = readInputAt(path_); !input.empty())
         throw std::invalid_argument("will not write '" + path_ + "': it is '" + input + "', a file this run reads");

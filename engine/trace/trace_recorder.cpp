@@ -39,7 +39,7 @@ int64_t appendValues(const Tensor& t, std::string& data) {
 
 TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const TraceRunInfo& run, const TraceOptions& options,
                              const LogitLens* lens)
-    : out_(path), path_(path), tokenizer_(model.tokenizer), sampler_(run.sampling), lens_(lens), options_(options) {
+    : out_(path, size_t(1) << 20), path_(path), tokenizer_(model.tokenizer), sampler_(run.sampling), lens_(lens), options_(options) {
     out_.stream().write(trace::kMagic.data(), trace::kMagic.size());
     out_.stream().write(reinterpret_cast<const char*>(&trace::kVersion), sizeof trace::kVersion);
     written_ = trace::kMagic.size() + sizeof trace::kVersion;
