@@ -231,7 +231,6 @@ function startRun(mode) {
   live.data = null;
   live.result = null;
   live.pending = mode;
-  live.held = null;
   live.firstView = mode === 'step';
   $('output').textContent = '';
   $('summary').textContent = mode === 'step' ? 'Computing the run; the first stage follows…' : '';
