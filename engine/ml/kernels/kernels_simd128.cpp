@@ -28,6 +28,12 @@ inline v128_t dotI8(v128_t a, v128_t b) {
     return wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extmul_low_i8x16(a, b)),
                           wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extmul_high_i8x16(a, b)));
 }
+// The K-quants' sub-blocks: their products are small enough to be added up in int16 lanes, and
+// the sub-block's scale then multiplies them with one i32x4.dot_i16x8 (the scale in every int16
+// lane; each int32 lane gets two scaled sums), where widening every 16 products to int32 and
+// multiplying there took four more instructions per 32 weights.
+inline v128_t products16(v128_t a, v128_t b) { return wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(a, b), wasm_i16x8_extmul_high_i8x16(a, b)); }
+inline v128_t scaledSum(v128_t sum16, int scale) { return wasm_i32x4_dot_i16x8(sum16, wasm_i16x8_splat(int16_t(scale))); }
 inline v128_t load(const void* p) { return wasm_v128_load(p); }
 
 // Each loaded weight vector serves all nx rows of x (decode streams the weights once).
@@ -113,10 +119,10 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
             for (int pair = 0; pair < 4; ++pair) {
                 const v128_t q0 = load(qs + 32 * pair), q1 = load(qs + 32 * pair + 16);
                 const int8_t* xq = xb.q + 64 * pair;
-                const v128_t lo = wasm_i32x4_add(dotI8(wasm_v128_and(q0, lowNibble), load(xq)), dotI8(wasm_v128_and(q1, lowNibble), load(xq + 16)));
-                const v128_t hi = wasm_i32x4_add(dotI8(wasm_u8x16_shr(q0, 4), load(xq + 32)), dotI8(wasm_u8x16_shr(q1, 4), load(xq + 48)));
-                sumi = wasm_i32x4_add(sumi, wasm_i32x4_add(wasm_i32x4_mul(lo, wasm_i32x4_splat(sc[2 * pair])),
-                                                           wasm_i32x4_mul(hi, wasm_i32x4_splat(sc[2 * pair + 1]))));
+                // A sub-block's 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
+                const v128_t lo = wasm_i16x8_add(products16(wasm_v128_and(q0, lowNibble), load(xq)), products16(wasm_v128_and(q1, lowNibble), load(xq + 16)));
+                const v128_t hi = wasm_i16x8_add(products16(wasm_u8x16_shr(q0, 4), load(xq + 32)), products16(wasm_u8x16_shr(q1, 4), load(xq + 48)));
+                sumi = wasm_i32x4_add(sumi, wasm_i32x4_add(scaledSum(lo, sc[2 * pair]), scaledSum(hi, sc[2 * pair + 1])));
             }
             int32_t summ = 0;
             for (int j = 0; j < 8; ++j) summ += m[j] * (xb.bsums[2 * j] + xb.bsums[2 * j + 1]);
@@ -127,59 +133,74 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
 
 // Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) per group g of 16, so
 // a group's dot is d * scale[g] * (sum(q * x) - 32 * sum(x)).
+// Q6_K's 256 6-bit values in natural order (q6kValues' layout), 16 at a time: low 4 bits from
+// ql, bits 4-5 from qh.
+inline void q6kValuesSimd(const uint8_t* w, uint8_t* q) {
+    const v128_t low4 = wasm_i8x16_splat(0x0f), bits45 = wasm_i8x16_splat(0x30);
+    for (int half = 0; half < 2; ++half)
+        for (int c = 0; c < 2; ++c) {
+            const v128_t qlA = load(w + 64 * half + 16 * c), qlB = load(w + 64 * half + 32 + 16 * c);
+            const v128_t qh = load(w + 128 + 32 * half + 16 * c);
+            uint8_t* y = q + 128 * half + 16 * c;
+            wasm_v128_store(y, wasm_v128_or(wasm_v128_and(qlA, low4), wasm_v128_and(wasm_i8x16_shl(qh, 4), bits45)));
+            wasm_v128_store(y + 32, wasm_v128_or(wasm_v128_and(qlB, low4), wasm_v128_and(wasm_i8x16_shl(qh, 2), bits45)));
+            wasm_v128_store(y + 64, wasm_v128_or(wasm_u8x16_shr(qlA, 4), wasm_v128_and(qh, bits45)));
+            wasm_v128_store(y + 96, wasm_v128_or(wasm_u8x16_shr(qlB, 4), wasm_v128_and(wasm_u8x16_shr(qh, 2), bits45)));
+        }
+}
+
 void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 210) {
         const float d = halfAt(w + 208);
         const auto* scales = reinterpret_cast<const int8_t*>(w + 192);
+        const v128_t scales8 = load(scales);
+        const v128_t scalesLo = wasm_i16x8_extend_low_i8x16(scales8), scalesHi = wasm_i16x8_extend_high_i8x16(scales8);
         alignas(16) uint8_t q[256];  // once for every x row
-        q6kValues(w, q);
+        q6kValuesSimd(w, q);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
-            v128_t sumi = wasm_i32x4_splat(0);
-            int32_t offset = 0;
-            for (int g = 0; g < 16; ++g) {
-                sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(dotI8(load(q + 16 * g), load(xb.q + 16 * g)), wasm_i32x4_splat(scales[g])));
-                offset += scales[g] * 32 * xb.bsums[g];
-            }
-            out[s] += d * xb.d * float(sumI32(sumi) - offset);
+            // The "- 32" of every weight: 32 * sum_g scale[g] * sum(x in group g).
+            v128_t sumi = wasm_i32x4_mul(wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), scalesLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), scalesHi)),
+                                         wasm_i32x4_splat(-32));
+            // A group's 16 products in 8 int16 lanes, 2 a lane: |sum| <= 2 * 63 * 127.
+            for (int g = 0; g < 16; ++g) sumi = wasm_i32x4_add(sumi, scaledSum(products16(load(q + 16 * g), load(xb.q + 16 * g)), scales[g]));
+            out[s] += d * xb.d * float(sumI32(sumi));
         }
     }
 }
 
 // Quantized prefill (kernel_set.h): four x rows per vector. A weight pair (w[i], w[i + 1]) is
-// broadcast to every lane and i32x4.dot_i16x8 adds both products of each lane's x pair at once.
+// broadcast to every lane and i32x4.dot_i16x8 adds both products of each lane's x pair at once;
+// four weight rows per pass over x, so each x load serves four of them (one row a pass: prefill
+// of a TinyLlama-shaped Q4_K file ... tok/s, four: ...).
 constexpr int kLanes = 4, kPanelRows = 4;
-
-void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
-    const int64_t size = panelBlockSize(f), blocks = k / size;
-    for (int r = 0; r < nr; ++r) {
-        const int64_t row = r0 + r;
-        const int16_t* wq = w.q + row * k;
-        v128_t acc = wasm_f32x4_splat(0.0f);
-        for (int64_t b = 0; b < blocks; ++b) {
-            v128_t sum = wasm_i32x4_splat(0);
-            for (int64_t i = b * size; i < (b + 1) * size; i += 2) {
-                int32_t pair;
-                std::memcpy(&pair, wq + i, 4);
-                sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(wasm_i32x4_splat(pair), load(x.q + (i / 2) * 2 * kLanes)));
-            }
-            v128_t scaled = wasm_f32x4_mul(wasm_f32x4_splat(w.d[row * blocks + b]), wasm_f32x4_convert_i32x4(sum));
-            if (f == BlockFormat::Q4_K) {
-                const int16_t* mins = w.mins + (row * blocks + b) * 8;
-                v128_t minSum = wasm_i32x4_splat(0);
-                for (int jp = 0; jp < 4; ++jp) {
-                    int32_t minPair;
-                    std::memcpy(&minPair, mins + 2 * jp, 4);
-                    minSum = wasm_i32x4_add(minSum, wasm_i32x4_dot_i16x8(wasm_i32x4_splat(minPair), load(x.sums + (b * 4 + jp) * kLanes * 2)));
-                }
-                scaled = wasm_f32x4_sub(scaled, wasm_f32x4_mul(wasm_f32x4_splat(w.dmin[row * blocks + b]), wasm_f32x4_convert_i32x4(minSum)));
-            }
-            acc = madd(acc, load(x.d + b * kLanes), scaled);
-        }
-        wasm_v128_store(out + r * kLanes, acc);
-    }
+using VecI = v128_t;
+using VecF = v128_t;
+inline VecI loadI(const int16_t* p) { return load(p); }
+inline VecI broadcastPair(const int16_t* p) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return wasm_i32x4_splat(v);
 }
+inline VecI addPairProducts(VecI acc, VecI w, VecI x) { return wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(w, x)); }
+inline VecI zeroI() { return wasm_i32x4_splat(0); }
+inline VecF zeroF() { return wasm_f32x4_splat(0.0f); }
+inline VecF toF(VecI v) { return wasm_f32x4_convert_i32x4(v); }
+inline VecF loadF(const float* p) { return load(p); }
+inline VecF fmaddF(VecF a, VecF b, VecF c) { return madd(c, a, b); }
+inline VecF fnmaddF(VecF a, VecF b, VecF c) { return wasm_f32x4_sub(c, wasm_f32x4_mul(a, b)); }
+inline VecF scaled(float s, VecF v) { return wasm_f32x4_mul(wasm_f32x4_splat(s), v); }
+inline void storeF(float* p, VecF v) { wasm_v128_store(p, v); }
+
+}  // namespace
+}  // namespace llama::ml::kernels
+
+#include "ml/kernels/int16_panel_multiply.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
 
 const KernelSet kSimd128{"simd128", prepareBF16, dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
 
