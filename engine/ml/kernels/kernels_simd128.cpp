@@ -51,15 +51,22 @@ void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, 
     }
 }
 
+// Decode with BF16 x: x and w split alike into their even- and odd-numbered values (each one
+// instruction: a shift into the top half of the f32 lane, or clearing the low half), so even
+// pairs with even and odd with odd; widening by extend and shift took twice the instructions
+// (bundled model decode from about 360 to 470 tok/s under Node).
+inline v128_t bf16Even(v128_t v) { return wasm_i32x4_shl(v, 16); }
+inline v128_t bf16Odd(v128_t v) { return wasm_v128_and(v, wasm_i32x4_splat(int32_t(0xffff0000u))); }
+
 float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
     v128_t a0 = wasm_f32x4_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
         const v128_t w0 = load(w + i), w1 = load(w + i + 8), x0 = load(x + i), x1 = load(x + i + 8);
-        a0 = madd(a0, bf16Low(x0), bf16Low(w0));
-        a1 = madd(a1, bf16High(x0), bf16High(w0));
-        a2 = madd(a2, bf16Low(x1), bf16Low(w1));
-        a3 = madd(a3, bf16High(x1), bf16High(w1));
+        a0 = madd(a0, bf16Even(x0), bf16Even(w0));
+        a1 = madd(a1, bf16Odd(x0), bf16Odd(w0));
+        a2 = madd(a2, bf16Even(x1), bf16Even(w1));
+        a3 = madd(a3, bf16Odd(x1), bf16Odd(w1));
     }
     float total = sumF32(wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3)));
     for (; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
