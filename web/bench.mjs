@@ -5,6 +5,10 @@
 // Nothing watches the runs (no trace), as in `llama-walkthrough -q`.
 //   node web/bench.mjs --cli build/walkthrough/llama-walkthrough --web build/web --model PATH
 //        [--prompt-file F | --prompt TEXT] [-n 64] [--repeat 3] [--threads 2] [--label NAME]
+//        [--also-kernels avx2]
+// --also-kernels times the native CLI a second time on another kernel path (LLAMA_KERNELS), the
+// yardstick of a CPU without the fastest one (avx2: a machine without AVX-512, Zen 3), and puts
+// that column and the module's ratio to it beside the first.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,8 +24,9 @@ const model = resolve(opts.model);
 const runArgs = modelPath => ['--model', modelPath, '--prompt', opts.prompt, '-n', opts.n];
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function native() {
-  const out = execFileSync(resolve(opts.cli), [...runArgs(model), '-q', '--threads', opts.threads], { encoding: 'utf8' });
+function native(kernels) {
+  const env = kernels ? { ...process.env, LLAMA_KERNELS: kernels } : process.env;
+  const out = execFileSync(resolve(opts.cli), [...runArgs(model), '-q', '--threads', opts.threads], { encoding: 'utf8', env });
   const m = out.match(/Prompt tokens: (\d+) \| generated tokens: (\d+) \| prefill: ([0-9.]+) tok\/s \| decode: ([0-9.]+) tok\/s/);
   if (!m) throw new Error('no summary line in the native output:\n' + out);
   return { promptTokens: +m[1], prefill: +m[3], decode: +m[4] };
@@ -85,12 +90,14 @@ async function chromiumPage() {
   return { run, close: async () => { await browser.close(); server.kill(); } };
 }
 
-const samples = { native: [], node: [], chromium: [] };
+const also = opts['also-kernels'];
+const samples = { native: [], also: [], node: [], chromium: [] };
 const nodeRun = await nodeModule();
 const page = await chromiumPage();
 await nodeRun(); await page.run(); native();  // warm-up: first loads and compiles
 for (let i = 0; i < Number(opts.repeat); i++) {
   samples.native.push(native());
+  if (also) samples.also.push(native(also));
   samples.node.push(await nodeRun());
   samples.chromium.push(await page.run());
 }
@@ -98,7 +105,11 @@ await page.close();
 const med = (k, f) => median(samples[k].map(s => s[f]));
 const label = opts.label || basename(model);
 console.log(`${label}: ${samples.native[0].promptTokens} prompt tokens, ${opts.n} generated, ${opts.threads} threads, median of ${opts.repeat}`);
+// A module's rate and its ratio to each native column.
+const nativeColumns = also ? ['native', 'also'] : ['native'];
+const against = (k, f) => `${med(k, f).toFixed(1)} (${nativeColumns.map(n => (med(k, f) / med(n, f)).toFixed(2) + 'x').join(' / ')})`;
 for (const f of ['prefill', 'decode'])
-  console.log(`| ${label} | ${f} | ${med('native', f).toFixed(1)} | ${med('node', f).toFixed(1)} (${(med('node', f) / med('native', f)).toFixed(2)}x) | ` +
-              `${med('chromium', f).toFixed(1)} (${(med('chromium', f) / med('native', f)).toFixed(2)}x) |`);
+  console.log(`| ${label} | ${f} | ${med('native', f).toFixed(1)} | ${also ? med('also', f).toFixed(1) + ' | ' : ''}${against('node', f)} | ${against('chromium', f)} |`);
+console.log('every sample (prefill/decode tok/s):');
+for (const k of Object.keys(samples)) if (samples[k].length) console.log(`  ${k}: ${samples[k].map(s => s.prefill.toFixed(1) + '/' + s.decode.toFixed(1)).join('  ')}`);
 process.exit(0);

@@ -34,11 +34,12 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     const int64_t endPos = pass.kvSlot + sequenceLength;
 
     // Stage 8: xq, xk, xv. The walkthrough runs these as three goroutines; here they are three
-    // std::async tasks (ml/task_launch.h; the log keeps the walkthrough's words so the two can be diffed). Each is
+    // std::async tasks (ml/task_launch.h says how the browser build runs them; the log keeps the
+    // walkthrough's words so the two can be diffed). Each is
     // marked when scheduled and again from inside the task when it starts, as the goroutines log.
     auto schedule = [&](const char* weightsName, const Tensor& weights, const char* target) {
         ctx.stage(marks::QKVSchedule{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
-        return std::async(ml::kTaskLaunch, [&ctx, &x, &weights, weightsName, target] {
+        return ml::launchTask([&ctx, &x, &weights, weightsName, target] {
             ctx.stage(marks::QKVTask{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
             return ml::LinearTransformation(x, weights);
         });

@@ -17,17 +17,17 @@ inline v128_t bf16High(v128_t w) { return wasm_i32x4_shl(wasm_u32x4_extend_high_
 inline float sumF32(v128_t v) {
     return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) + (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
 }
-inline int32_t sumI32(v128_t v) {
-    return wasm_i32x4_extract_lane(v, 0) + wasm_i32x4_extract_lane(v, 1) + wasm_i32x4_extract_lane(v, 2) + wasm_i32x4_extract_lane(v, 3);
-}
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 
-// Sixteen int8 x int8 products, exact in int16 (|product| <= 2^14), added in pairs into four
-// int32 lanes. Nibbles and Q6_K's 6-bit values (0..63) are non-negative int8.
-inline v128_t dotI8(v128_t a, v128_t b) {
-    return wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extmul_low_i8x16(a, b)),
-                          wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extmul_high_i8x16(a, b)));
-}
+// Sixteen int8 x int8 products added in pairs into eight int16 lanes: exact while two products
+// fit (|q * x| <= 128 * 127; Q8_0's two add up to 32512). The 4- and 6-bit weights' products are
+// small enough to add more of them in int16 lanes before widening: a K-quant sub-block's scale
+// then multiplies them with one i32x4.dot_i16x8 (the scale in every int16 lane; each int32 lane
+// gets two scaled sums), where widening every 16 products to int32 and multiplying there took
+// four more instructions per 32 weights.
+inline v128_t products16(v128_t a, v128_t b) { return wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(a, b), wasm_i16x8_extmul_high_i8x16(a, b)); }
+inline v128_t widen(v128_t sum16) { return wasm_i32x4_extadd_pairwise_i16x8(sum16); }
+inline v128_t scaledSum(v128_t sum16, int scale) { return wasm_i32x4_dot_i16x8(sum16, wasm_i16x8_splat(int16_t(scale))); }
 inline v128_t load(const void* p) { return wasm_v128_load(p); }
 
 // Each loaded weight vector serves all nx rows of x (decode streams the weights once).
@@ -51,15 +51,22 @@ void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, 
     }
 }
 
+// Decode with BF16 x: x and w split alike into their even- and odd-numbered values (each one
+// instruction: a shift into the top half of the f32 lane, or clearing the low half), so even
+// pairs with even and odd with odd; widening by extend and shift took twice the instructions
+// (bundled model decode from about 360 to 470 tok/s under Node).
+inline v128_t bf16Even(v128_t v) { return wasm_i32x4_shl(v, 16); }
+inline v128_t bf16Odd(v128_t v) { return wasm_v128_and(v, wasm_i32x4_splat(int32_t(0xffff0000u))); }
+
 float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
     v128_t a0 = wasm_f32x4_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
         const v128_t w0 = load(w + i), w1 = load(w + i + 8), x0 = load(x + i), x1 = load(x + i + 8);
-        a0 = madd(a0, bf16Low(x0), bf16Low(w0));
-        a1 = madd(a1, bf16High(x0), bf16High(w0));
-        a2 = madd(a2, bf16Low(x1), bf16Low(w1));
-        a3 = madd(a3, bf16High(x1), bf16High(w1));
+        a0 = madd(a0, bf16Even(x0), bf16Even(w0));
+        a1 = madd(a1, bf16Odd(x0), bf16Odd(w0));
+        a2 = madd(a2, bf16Even(x1), bf16Even(w1));
+        a3 = madd(a3, bf16Odd(x1), bf16Odd(w1));
     }
     float total = sumF32(wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3)));
     for (; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
@@ -68,44 +75,67 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
 
 // Q8_0: 34-byte blocks, f16 d then int8 q[32].
 void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    v128_t acc[kMaxRows];
+    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f);
     for (int64_t b = 0; b < blocks; ++b, w += 34) {
         const float dw = halfAt(w);
         const v128_t w0 = load(w + 2), w1 = load(w + 18);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            const int32_t sumi = sumI32(wasm_i32x4_add(dotI8(w0, load(xb.q)), dotI8(w1, load(xb.q + 16))));
-            out[s] += dw * xb.d * float(sumi);
+            const v128_t sumi = wasm_i32x4_add(widen(products16(w0, load(xb.q))), widen(products16(w1, load(xb.q + 16))));
+            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(dw * xb.d));
         }
     }
+    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]);
 }
 
 // Q4_0: 18-byte blocks, f16 d then 16 bytes: weight j in the low nibble of byte j, j + 16 in
 // its high nibble; w = d * (q - 8), so the block's dot is d * dx * (sum(q * qx) - 8 * sum(qx)).
 void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     const v128_t lowNibble = wasm_i8x16_splat(0x0f);
-    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    v128_t acc[kMaxRows];
+    float offset[kMaxRows];  // sum over blocks of dw * dx * sum(qx): the "- 8" of every weight
+    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f), offset[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 18) {
         const float dw = halfAt(w);
         const v128_t qs = load(w + 2);
         const v128_t lo = wasm_v128_and(qs, lowNibble), hi = wasm_u8x16_shr(qs, 4);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            const int32_t sumi = sumI32(wasm_i32x4_add(dotI8(lo, load(xb.q)), dotI8(hi, load(xb.q + 16))));
-            out[s] += dw * (xb.d * float(sumi) - 8.0f * xb.dsum);
+            // 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
+            const v128_t sumi = widen(wasm_i16x8_add(products16(lo, load(xb.q)), products16(hi, load(xb.q + 16))));
+            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(dw * xb.d));
+            offset[s] += dw * xb.dsum;
         }
     }
+    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]) - 8.0f * offset[s];
 }
 
 // Q4_K: 144-byte super-blocks (quant_blocks.h). Sub-block j has w = d * sc[j] * q - dmin * m[j], so
 // its dot is d * sc[j] * sum(q * x) - dmin * m[j] * sum(x): the second sum is two of x's bsums.
+// Q4_K's eight 6-bit scales and eight 6-bit mins (layout in quant_blocks.h) as bytes 0-7 of two
+// 64-bit words, by 32-bit word operations (unpackQ4KScales, a call and byte operations per
+// block, was a fifth of the decode time on x86, see x86_kernels.inl).
+inline void unpackScalesMins(const uint8_t* packed, uint64_t& scales, uint64_t& mins) {
+    uint32_t a[3];
+    std::memcpy(a, packed, 12);
+    const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, bits45 = 0x30303030;
+    scales = (a[0] & low6) | uint64_t((a[2] & low4) | ((a[0] >> 2) & bits45)) << 32;
+    mins = (a[1] & low6) | uint64_t(((a[2] >> 4) & low4) | ((a[1] >> 2) & bits45)) << 32;
+}
+
 void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     const v128_t lowNibble = wasm_i8x16_splat(0x0f);
-    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    v128_t acc[kMaxRows];  // sum over blocks of dx * (d * sum(q * x) - dmin * sum_j m[j] * sum(x in sub-block j))
+    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f);
     for (int64_t b = 0; b < blocks; ++b, w += 144) {
         const float d = halfAt(w), dmin = halfAt(w + 2);
-        uint8_t sc[8], m[8];
-        unpackQ4KScales(w + 4, sc, m);
+        uint64_t sc, m;
+        unpackScalesMins(w + 4, sc, m);
+        // m[j] pairs with x's bsums[2j] and bsums[2j + 1]: each min twice, as int16.
+        const v128_t m8 = wasm_i64x2_make(int64_t(m), 0);
+        const v128_t mPairs = wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+        const v128_t mLo = wasm_u16x8_extend_low_u8x16(mPairs), mHi = wasm_u16x8_extend_high_u8x16(mPairs);
         const uint8_t* qs = w + 16;
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
@@ -113,73 +143,91 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
             for (int pair = 0; pair < 4; ++pair) {
                 const v128_t q0 = load(qs + 32 * pair), q1 = load(qs + 32 * pair + 16);
                 const int8_t* xq = xb.q + 64 * pair;
-                const v128_t lo = wasm_i32x4_add(dotI8(wasm_v128_and(q0, lowNibble), load(xq)), dotI8(wasm_v128_and(q1, lowNibble), load(xq + 16)));
-                const v128_t hi = wasm_i32x4_add(dotI8(wasm_u8x16_shr(q0, 4), load(xq + 32)), dotI8(wasm_u8x16_shr(q1, 4), load(xq + 48)));
-                sumi = wasm_i32x4_add(sumi, wasm_i32x4_add(wasm_i32x4_mul(lo, wasm_i32x4_splat(sc[2 * pair])),
-                                                           wasm_i32x4_mul(hi, wasm_i32x4_splat(sc[2 * pair + 1]))));
+                // A sub-block's 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
+                const v128_t lo = wasm_i16x8_add(products16(wasm_v128_and(q0, lowNibble), load(xq)), products16(wasm_v128_and(q1, lowNibble), load(xq + 16)));
+                const v128_t hi = wasm_i16x8_add(products16(wasm_u8x16_shr(q0, 4), load(xq + 32)), products16(wasm_u8x16_shr(q1, 4), load(xq + 48)));
+                sumi = wasm_i32x4_add(sumi, wasm_i32x4_add(scaledSum(lo, int(sc >> (16 * pair)) & 0xff), scaledSum(hi, int(sc >> (16 * pair + 8)) & 0xff)));
             }
-            int32_t summ = 0;
-            for (int j = 0; j < 8; ++j) summ += m[j] * (xb.bsums[2 * j] + xb.bsums[2 * j + 1]);
-            out[s] += xb.d * (d * float(sumI32(sumi)) - dmin * float(summ));
+            const v128_t summ = wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), mLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), mHi));
+            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(d * xb.d));
+            acc[s] = wasm_f32x4_sub(acc[s], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(summ), wasm_f32x4_splat(dmin * xb.d)));
         }
     }
+    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]);
+}
+
+// Q6_K's 256 6-bit values in natural order (q6kValues' layout), 16 at a time: low 4 bits from
+// ql, bits 4-5 from qh.
+inline void q6kValuesSimd(const uint8_t* w, uint8_t* q) {
+    const v128_t low4 = wasm_i8x16_splat(0x0f), bits45 = wasm_i8x16_splat(0x30);
+    for (int half = 0; half < 2; ++half)
+        for (int c = 0; c < 2; ++c) {
+            const v128_t qlA = load(w + 64 * half + 16 * c), qlB = load(w + 64 * half + 32 + 16 * c);
+            const v128_t qh = load(w + 128 + 32 * half + 16 * c);
+            uint8_t* y = q + 128 * half + 16 * c;
+            wasm_v128_store(y, wasm_v128_or(wasm_v128_and(qlA, low4), wasm_v128_and(wasm_i8x16_shl(qh, 4), bits45)));
+            wasm_v128_store(y + 32, wasm_v128_or(wasm_v128_and(qlB, low4), wasm_v128_and(wasm_i8x16_shl(qh, 2), bits45)));
+            wasm_v128_store(y + 64, wasm_v128_or(wasm_u8x16_shr(qlA, 4), wasm_v128_and(qh, bits45)));
+            wasm_v128_store(y + 96, wasm_v128_or(wasm_u8x16_shr(qlB, 4), wasm_v128_and(wasm_u8x16_shr(qh, 2), bits45)));
+        }
 }
 
 // Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) per group g of 16, so
 // a group's dot is d * scale[g] * (sum(q * x) - 32 * sum(x)).
 void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    for (int s = 0; s < nx; ++s) out[s] = 0.0f;
+    v128_t acc[kMaxRows];
+    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f);
     for (int64_t b = 0; b < blocks; ++b, w += 210) {
         const float d = halfAt(w + 208);
         const auto* scales = reinterpret_cast<const int8_t*>(w + 192);
+        const v128_t scales8 = load(scales);
+        const v128_t scalesLo = wasm_i16x8_extend_low_i8x16(scales8), scalesHi = wasm_i16x8_extend_high_i8x16(scales8);
         alignas(16) uint8_t q[256];  // once for every x row
-        q6kValues(w, q);
+        q6kValuesSimd(w, q);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
-            v128_t sumi = wasm_i32x4_splat(0);
-            int32_t offset = 0;
-            for (int g = 0; g < 16; ++g) {
-                sumi = wasm_i32x4_add(sumi, wasm_i32x4_mul(dotI8(load(q + 16 * g), load(xb.q + 16 * g)), wasm_i32x4_splat(scales[g])));
-                offset += scales[g] * 32 * xb.bsums[g];
-            }
-            out[s] += d * xb.d * float(sumI32(sumi) - offset);
+            // The "- 32" of every weight: 32 * sum_g scale[g] * sum(x in group g).
+            v128_t sumi = wasm_i32x4_mul(wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), scalesLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), scalesHi)),
+                                         wasm_i32x4_splat(-32));
+            // A group's 16 products in 8 int16 lanes, 2 a lane: |sum| <= 2 * 63 * 127.
+            for (int g = 0; g < 16; ++g) sumi = wasm_i32x4_add(sumi, scaledSum(products16(load(q + 16 * g), load(xb.q + 16 * g)), scales[g]));
+            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(d * xb.d));
         }
     }
+    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]);
 }
 
 // Quantized prefill (kernel_set.h): four x rows per vector. A weight pair (w[i], w[i + 1]) is
-// broadcast to every lane and i32x4.dot_i16x8 adds both products of each lane's x pair at once.
+// broadcast to every lane and i32x4.dot_i16x8 adds both products of each lane's x pair at once;
+// four weight rows per pass over x, so each x load serves four of them (one row a pass before:
+// prefill of a TinyLlama-shaped Q4_K file went from 19 to 24 tok/s under Node).
 constexpr int kLanes = 4, kPanelRows = 4;
-
-void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
-    const int64_t size = panelBlockSize(f), blocks = k / size;
-    for (int r = 0; r < nr; ++r) {
-        const int64_t row = r0 + r;
-        const int16_t* wq = w.q + row * k;
-        v128_t acc = wasm_f32x4_splat(0.0f);
-        for (int64_t b = 0; b < blocks; ++b) {
-            v128_t sum = wasm_i32x4_splat(0);
-            for (int64_t i = b * size; i < (b + 1) * size; i += 2) {
-                int32_t pair;
-                std::memcpy(&pair, wq + i, 4);
-                sum = wasm_i32x4_add(sum, wasm_i32x4_dot_i16x8(wasm_i32x4_splat(pair), load(x.q + (i / 2) * 2 * kLanes)));
-            }
-            v128_t scaled = wasm_f32x4_mul(wasm_f32x4_splat(w.d[row * blocks + b]), wasm_f32x4_convert_i32x4(sum));
-            if (f == BlockFormat::Q4_K) {
-                const int16_t* mins = w.mins + (row * blocks + b) * 8;
-                v128_t minSum = wasm_i32x4_splat(0);
-                for (int jp = 0; jp < 4; ++jp) {
-                    int32_t minPair;
-                    std::memcpy(&minPair, mins + 2 * jp, 4);
-                    minSum = wasm_i32x4_add(minSum, wasm_i32x4_dot_i16x8(wasm_i32x4_splat(minPair), load(x.sums + (b * 4 + jp) * kLanes * 2)));
-                }
-                scaled = wasm_f32x4_sub(scaled, wasm_f32x4_mul(wasm_f32x4_splat(w.dmin[row * blocks + b]), wasm_f32x4_convert_i32x4(minSum)));
-            }
-            acc = madd(acc, load(x.d + b * kLanes), scaled);
-        }
-        wasm_v128_store(out + r * kLanes, acc);
-    }
+using VecI = v128_t;
+using VecF = v128_t;
+inline VecI loadI(const int16_t* p) { return load(p); }
+inline VecI broadcastPair(const int16_t* p) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return wasm_i32x4_splat(v);
 }
+inline VecI addPairProducts(VecI acc, VecI w, VecI x) { return wasm_i32x4_add(acc, wasm_i32x4_dot_i16x8(w, x)); }
+inline VecI zeroI() { return wasm_i32x4_splat(0); }
+inline VecF zeroF() { return wasm_f32x4_splat(0.0f); }
+inline VecF toF(VecI v) { return wasm_f32x4_convert_i32x4(v); }
+inline VecF loadF(const float* p) { return load(p); }
+inline VecF fmaddF(VecF a, VecF b, VecF c) { return madd(c, a, b); }
+inline VecF fnmaddF(VecF a, VecF b, VecF c) { return wasm_f32x4_sub(c, wasm_f32x4_mul(a, b)); }
+inline VecF scaled(float s, VecF v) { return wasm_f32x4_mul(wasm_f32x4_splat(s), v); }
+inline void storeF(float* p, VecF v) { wasm_v128_store(p, v); }
+
+}  // namespace
+}  // namespace llama::ml::kernels
+
+#include "ml/kernels/int16_panel_multiply.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
 
 const KernelSet kSimd128{"simd128", prepareBF16, dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
 

@@ -1,0 +1,61 @@
+// TaskThreads (ml/task_launch.h): the threads the browser build runs Q, K and V's tasks on.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "ml/task_launch.h"
+
+using llama::ml::runTask;
+using llama::ml::TaskThreads;
+
+namespace {
+
+// Waits (up to 10 s) until cond() holds; false if it never did.
+template <class Cond>
+bool eventually(Cond&& cond) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!cond()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("task threads: tasks that wait for each other all run, each on a thread of its own", "[ml][task_threads]") {
+    TaskThreads threads;
+    std::atomic<int> arrived{0};
+    // Each task waits until all three have started: one left waiting in a queue would hang the rest.
+    auto task = [&] {
+        ++arrived;
+        return eventually([&] { return arrived.load() == 3; }) ? std::this_thread::get_id() : std::thread::id();
+    };
+    auto a = runTask(threads, task), b = runTask(threads, task), c = runTask(threads, task);
+    const std::thread::id ia = a.get(), ib = b.get(), ic = c.get();
+    CHECK(ia != std::thread::id());
+    CHECK(ib != std::thread::id());
+    CHECK(ic != std::thread::id());
+    CHECK((ia != ib && ib != ic && ia != ic));
+    CHECK(ia != std::this_thread::get_id());
+    CHECK(threads.threadCount() == 3);
+}
+
+TEST_CASE("task threads: a waiting thread takes the next task instead of a new thread", "[ml][task_threads]") {
+    TaskThreads threads;
+    const std::thread::id first = runTask(threads, [] { return std::this_thread::get_id(); }).get();
+    REQUIRE(eventually([&] { return threads.waitingThreads() == 1; }));
+    const std::thread::id second = runTask(threads, [] { return std::this_thread::get_id(); }).get();
+    CHECK(second == first);
+    CHECK(threads.threadCount() == 1);
+}
+
+TEST_CASE("task threads: a task's exception reaches its future, and later tasks still run", "[ml][task_threads]") {
+    TaskThreads threads;
+    auto failing = runTask(threads, []() -> int { throw std::runtime_error("task failed"); });
+    CHECK_THROWS_WITH(failing.get(), "task failed");
+    CHECK(runTask(threads, [] { return 7; }).get() == 7);
+}
