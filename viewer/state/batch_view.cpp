@@ -37,6 +37,14 @@ std::optional<size_t> ubatchStage(const TraceRun& run, int number) {
     return std::nullopt;
 }
 
+UbatchDestination ubatchDestination(const TraceRun& run, int number, size_t shown) {
+    const std::optional<size_t> at = ubatchStage(run, number);
+    if (!at) return {};
+    if (*at < shown) return {at, std::nullopt};
+    const TracedStage& s = run.stages[*at];
+    return {std::nullopt, Breakpoint{s.stage, s.layer, s.step}};
+}
+
 Rgb sequenceColour(int seq) {
     // Distinct hues that read on the dark background and in print; sequence 0 (a shared prefix
     // in `batch`) is grey-blue, the prompts' sequences from 1 take the bright ones.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "stages/step_controller.h"
 #include "state/colour_map.h"
 #include "trace/trace_reader.h"
 
@@ -29,6 +30,14 @@ std::optional<BatchView> batchViewAt(const TraceRun& run, size_t stageIndex);
 int ubatchCount(const TraceRun& run);
 // The stage index of ubatch `number` (counted as BatchView::ubatchNumber); nullopt past the last.
 std::optional<size_t> ubatchStage(const TraceRun& run, int number);
+// Where the Batch panel's "< ubatch" and "ubatch >" go for ubatch `number` in a replay that has
+// shown `shown` stages: that stage, or (not shown yet) the breakpoint to run the replay to.
+// Neither past the last ubatch.
+struct UbatchDestination {
+    std::optional<size_t> stage;
+    std::optional<Breakpoint> runTo;
+};
+UbatchDestination ubatchDestination(const TraceRun& run, int number, size_t shown);
 
 // A sequence's colour, the same in the viewer and on the page: a fixed palette by id.
 Rgb sequenceColour(int seq);

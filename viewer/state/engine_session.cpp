@@ -188,11 +188,16 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     auto run = std::make_shared<Run>(settings_, initial, engine_ && settings_.lens ? &engine_->transformer() : nullptr);
     run_ = run;
     run->capture->wantLens(lensWanted_);
+    runTarget_.reset();
     applyBreakpoints(honourBreakpoints);
     run->controller.setPauseListener([this](const StageEvent& e) {
         std::lock_guard l(mutex_);
         held_ = HeldAt{e.stage, e.layer, e.step};
         ++holds_;
+        if (runTarget_ && runTarget_->matches(e)) {
+            runTarget_.reset();
+            applyBreakpoints(true);  // the controller's lock is not held while it calls us
+        }
     });
     forgetRecordedTrace();
     recordError_.clear();
@@ -296,9 +301,20 @@ void EngineSession::continueRun() {
     command(&StepController::continueRun);
 }
 
+void EngineSession::runTo(const Breakpoint& target) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!run_ || (state_ != SessionState::Running)) return;
+        runTarget_ = target;
+        applyBreakpoints(true);
+    }
+    command(&StepController::continueRun);
+}
+
 void EngineSession::runFree() {
     {
         std::lock_guard lock(mutex_);
+        runTarget_.reset();
         applyBreakpoints(false);
     }
     command(&StepController::continueRun);
@@ -322,6 +338,7 @@ void EngineSession::applyBreakpoints(bool honour) {
     run_->controller.clearBreakpoints();
     if (honour)
         for (const auto& b : breakpoints_) run_->controller.addBreakpoint(b);
+    if (runTarget_) run_->controller.addBreakpoint(*runTarget_);
 }
 
 void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {

@@ -103,6 +103,10 @@ public:
     void nextLayer();
     void nextToken();
     void continueRun();  // to the next breakpoint
+    // Continues a held run to the stage `target` names (stage, layer and step: a "run to here"),
+    // holding there once, or earlier at one of the breakpoints on the way; then the breakpoints
+    // are the learner's alone again. Nothing happens unless a run is held or running.
+    void runTo(const Breakpoint& target);
     void runFree();      // to the end, ignoring breakpoints (Pause still holds it)
     void pause();
     void stop();         // ends the run and joins the worker
@@ -171,6 +175,7 @@ private:
     std::shared_ptr<Run> run_;
     RunSettings settings_;
     std::vector<Breakpoint> breakpoints_;
+    std::optional<Breakpoint> runTarget_;  // runTo's, until the run holds there
     bool lensWanted_ = true;
 };
 

@@ -250,6 +250,49 @@ TEST_CASE("a recorded trace replays through the same controls: held, stepped, wi
     CHECK(snap.steps[0].sampled == snap.steps[0].top[0].id);
 }
 
+TEST_CASE("run to a stage holds there, at a breakpoint on the way first, and the learner's breakpoints stay theirs") {
+    EngineSession session;
+    loadTiny(session);
+    session.setBreakpoints({{StageId::ScoresSoftmax, 1, std::nullopt}});
+    session.start(tinySettings(), StepController::Mode::Stage, true);
+    REQUIRE(session.waitUntilSettled(30s));
+    REQUIRE(session.status().held->stage == StageId::Tokenize);
+
+    // Layer 1 of the first token's step, on the way to the next step's layer 0 (the Batch
+    // panel's "ubatch >" to a ubatch the replay has not shown yet).
+    session.runTo(Breakpoint{StageId::FfnResidual, 0, 1});
+    REQUIRE(session.waitUntilSettled(30s));
+    SessionStatus s = session.status();
+    REQUIRE(s.state == SessionState::Paused);
+    CHECK(s.held->stage == StageId::ScoresSoftmax);
+    CHECK(s.held->layer == 1);
+    CHECK(s.held->step == 0);
+    session.continueRun();  // the target still stands
+    REQUIRE(session.waitUntilSettled(30s));
+    s = session.status();
+    REQUIRE(s.state == SessionState::Paused);
+    CHECK(s.held->stage == StageId::FfnResidual);
+    CHECK(s.held->layer == 0);
+    CHECK(s.held->step == 1);
+    CHECK(session.breakpoints().size() == 1);
+
+    // From here the learner's breakpoint holds again.
+    session.continueRun();
+    REQUIRE(session.waitUntilSettled(30s));
+    s = session.status();
+    REQUIRE(s.state == SessionState::Paused);
+    CHECK(s.held->stage == StageId::ScoresSoftmax);
+    CHECK(s.held->step == 1);
+    session.setBreakpoints({{StageId::FfnResidual, std::nullopt, std::nullopt}});
+    session.runFree();
+    REQUIRE(session.waitUntilSettled(30s));
+    CHECK(session.status().state == SessionState::Finished);
+
+    // Nothing to continue once the run has finished.
+    session.runTo(Breakpoint{StageId::FfnResidual, 0, 2});
+    CHECK(session.status().state == SessionState::Finished);
+}
+
 TEST_CASE("a breakpoint on a layer the model does not have is refused") {
     EngineSession session;
     loadTiny(session);

@@ -95,6 +95,17 @@ void drawMask(const TracedTensor& mask, const TracedUBatch& u) {
     ImGui::Dummy(ImVec2(labelW + float(cols) * cell, float(rows) * cell + 2));
 }
 
+// Shows ubatch `number`: its stage, where the replay has shown it; else the replay runs on to it
+// (and the panels follow it there).
+void goToUbatch(PanelContext& c, const TraceRun& trace, int number) {
+    const UbatchDestination d = ubatchDestination(trace, number, c.snap.records.size());
+    if (d.stage) c.view.selectedRecord = int(*d.stage);
+    if (d.runTo) {
+        c.view.selectedRecord = -1;
+        c.session.runTo(*d.runTo);
+    }
+}
+
 }  // namespace
 
 void drawBatchPanel(PanelContext& c) {
@@ -107,11 +118,9 @@ void drawBatchPanel(PanelContext& c) {
     const int count = ubatchCount(*trace);
     // Stepping through the ubatches: each is a forward pass of the replay.
     const int number = v ? v->ubatchNumber : -1;
-    if (ImGui::Button("< ubatch") && number > 0)
-        if (auto at = ubatchStage(*trace, number - 1); at && int(*at) < int(c.snap.records.size())) c.view.selectedRecord = int(*at);
+    if (ImGui::Button("< ubatch") && number > 0) goToUbatch(c, *trace, number - 1);
     ImGui::SameLine();
-    if (ImGui::Button("ubatch >"))
-        if (auto at = ubatchStage(*trace, number + 1); at && int(*at) < int(c.snap.records.size())) c.view.selectedRecord = int(*at);
+    if (ImGui::Button("ubatch >")) goToUbatch(c, *trace, number + 1);
     ImGui::SameLine();
     if (!v) {
         ImGui::TextDisabled("before the first ubatch (%d in this run)", count);
