@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ml/task_launch.h"
+#include "ml/task_threads.h"
 
 using llama::ml::runTask;
 using llama::ml::TaskThreads;

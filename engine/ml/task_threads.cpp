@@ -1,4 +1,4 @@
-#include "ml/task_launch.h"
+#include "ml/task_threads.h"
 
 namespace llama::ml {
 

@@ -304,7 +304,7 @@ void EngineSession::continueRun() {
 void EngineSession::runTo(const Breakpoint& target) {
     {
         std::lock_guard lock(mutex_);
-        if (!run_ || (state_ != SessionState::Running)) return;
+        if (!run_ || state_ != SessionState::Running) return;
         runTarget_ = target;
         applyBreakpoints(true);
     }
