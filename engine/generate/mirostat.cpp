@@ -24,6 +24,26 @@ void softmax(std::vector<Candidate>& c) {
     for (auto& x : c) sum += x.p = std::exp(x.logit - max);
     for (auto& x : c) x.p /= sum;
 }
+
+// A draw from the candidates' probabilities, as GCC's std::discrete_distribution over
+// std::mt19937 makes it (what llama.cpp's Linux builds use), written out because the standard
+// leaves the method to each library: the browser build's libc++ drew other tokens from the same
+// seed. Normalised cumulative sums in double (the last set to 1), a uniform double from two
+// 32-bit outputs (generate_canonical's 53 bits), the first cumulative sum not below it; one
+// candidate takes no random number.
+int drawIndex(const std::vector<Candidate>& c, std::mt19937& rng) {
+    if (c.size() < 2) return 0;
+    double sum = 0;
+    for (const auto& x : c) sum += double(x.p);
+    std::vector<double> cumulative(c.size());
+    double running = 0;
+    for (size_t i = 0; i < c.size(); ++i) cumulative[i] = running += double(c[i].p) / sum;
+    cumulative.back() = 1.0;
+    const double r1 = double(rng()), r2 = double(rng());
+    double u = (r1 + r2 * 0x1.0p32) / 0x1.0p64;
+    if (u >= 1.0) u = std::nextafter(1.0, 0.0);
+    return int(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+}
 }  // namespace
 
 Mirostat::Mirostat(int version, float tau, float eta, float temperature, uint64_t seed)
@@ -64,10 +84,7 @@ MirostatStep Mirostat::choose(const Tensor& logits) {
     }
     c.resize(keep);
     softmax(c);
-    std::vector<float> probabilities(c.size());
-    std::transform(c.begin(), c.end(), probabilities.begin(), [](const Candidate& x) { return x.p; });
-    std::discrete_distribution<int> draw(probabilities.begin(), probabilities.end());
-    const int index = draw(rng_);
+    const int index = drawIndex(c, rng_);
     step.token = c[size_t(index)].id;
     step.kept = int(c.size());
     step.surprise = -std::log2(c[size_t(index)].p);

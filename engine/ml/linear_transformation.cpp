@@ -41,17 +41,16 @@ using detail::dotTile;
 using detail::fromF32;
 using kernels::kMaxRows;
 
-// Prefill tile: kTileX x rows × kTileW weight rows, kTileX * kTileW accumulators in registers.
-// The sizes were measured (Zen 4, [32..128, 2048] × [2048, 2048]): with AVX-512VL the compiler
-// has 32 vector registers and 6×4 is fastest (~75-85 GFLOP/s per core); with 16, 6×2 (~55-60).
-#ifdef __AVX512VL__
+// Prefill tile: kTileX x rows × kTileW weight rows, each pair's 16 partial sums (dot_kernels.h)
+// in registers: one vector each with AVX-512 (32 registers: 6×4, 24 of them), two with AVX2 (16
+// registers: 3×2, 12), four in WebAssembly (whose JIT maps them onto the CPU's 16 and keeps some
+// for itself: 2×1, 8).
+#ifdef __AVX512F__
 constexpr int kTileX = 6, kTileW = 4;
 #elif defined(__wasm_simd128__)
-// The browser's JIT maps WebAssembly's vectors onto the CPU's (16 on x86-64) and keeps some for
-// itself: 4x2 took the bundled model's prefill from 1.9k to 2.7k tok/s under Node, against 6x2.
-constexpr int kTileX = 4, kTileW = 2;
+constexpr int kTileX = 2, kTileW = 1;
 #else
-constexpr int kTileX = 6, kTileW = 2;
+constexpr int kTileX = 3, kTileW = 2;
 #endif
 constexpr int64_t kBlockRows = 8 * kTileW;  // weight rows widened per block: a few hundred KiB, stays in L2
 // Weight rows per block for KernelSet::bf16Rows: whole tiles of every path's (3, 4 or 6 rows).
@@ -86,10 +85,10 @@ void dotAllRows(int64_t rows, int64_t out, int64_t o, Y* y, Dot&& dot) {
     }
 }
 
-// x prepared for the BF16 kernel, and the kernel.
+// BF16 weights for the decode kernels, and x.
 struct BF16Weights {
     const uint16_t* w;
-    const float* x;          // prepareBF16(x row) for every row
+    const float* x;          // x in F32 (null when xBF16 is used)
     const uint16_t* xBF16;   // decode: x as stored when it is BF16 too (else null)
 };
 
@@ -237,27 +236,15 @@ void streamRows(const Problem& p, const W* w, Y* y, int64_t o0, int64_t o1) {
         for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(detail::dotRow(p.x + s * p.k, w + o * p.k, p.k));
 }
 
-// The same for block formats: up to 256 weights (one K-quant super-block, eight Q8_0 blocks)
-// are decoded onto the stack, then every x row is dotted with them while they sit in L1.
+// The same for block formats: the row is decoded to F32 scratch (thread-local, in L1 or L2), then
+// every x row is dotted with it whole, so its sums are those of the blocked path.
 template <class Y>
 void streamRows(const Problem& p, const BlockRows& w, Y* y, int64_t o0, int64_t o1) {
-    const int64_t bs = dtypeBlockSize(w.type);
-    int64_t chunk = bs;
-    for (int64_t c : {256, 32})
-        if (c % bs == 0 && p.k % c == 0) {
-            chunk = c;
-            break;
-        }
-    alignas(32) float decoded[256];
-    float acc[kPrefillMinRows];
+    thread_local std::vector<float> decoded;
+    decoded.resize(size_t(p.k));
     for (int64_t o = o0; o < o1; ++o) {
-        const uint8_t* row = w.base + size_t(o) * w.rowBytes;
-        std::fill_n(acc, p.rows, 0.0f);
-        for (int64_t i = 0; i < p.k; i += chunk) {
-            dequantize(w.type, row + dtypeBytes(w.type, i), decoded, chunk);
-            for (int64_t s = 0; s < p.rows; ++s) acc[s] += detail::dotRow(p.x + s * p.k + i, decoded, chunk);
-        }
-        for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(acc[s]);
+        dequantize(w.type, w.base + size_t(o) * w.rowBytes, decoded.data(), p.k);
+        for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(detail::dotRow(p.x + s * p.k, decoded.data(), p.k));
     }
 }
 
@@ -411,9 +398,7 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
                 nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), out, o0, o1);
             });
         } else if (bf16Kernel && !blocked) {
-            std::vector<float> prepared(decodeBF16X ? 0 : size_t(p.rows * k));
-            for (int64_t s = 0; s < p.rows && !decodeBF16X; ++s) kernel.prepareBF16(p.x + s * k, k, prepared.data() + s * k);
-            BF16Weights w{weights.data<uint16_t>(), prepared.data(), decodeBF16X ? x.data<uint16_t>() : nullptr};
+            BF16Weights w{weights.data<uint16_t>(), decodeBF16X ? nullptr : p.x, decodeBF16X ? x.data<uint16_t>() : nullptr};
             forOutputRows(p, 1, [&](int64_t o0, int64_t o1) { streamRows(p, w, out, o0, o1); });
         } else if (!detail::isFloatType(wType)) {
             run(p, blocked, BlockRows{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, out);

@@ -18,15 +18,43 @@ namespace {
 
 constexpr int kLanes = 16;
 
-// Softmax of one contiguous row. The maximum and the sum are taken in kLanes interleaved
-// partials (element i goes to partial i % kLanes, the tail too), then the partials are added in
-// a fixed tree. The compiler vectorises all four loops (an in-order sum was a chain of dependent
-// adds: 80% of Softmax at 1,024 tokens), and a row with masked positions appended (exp gives
-// exactly 0) sums to the same value bit for bit, so a prefill row and the same row in decode agree.
-void softmaxRow(const float* x, float* y, int64_t len) {
-    float mx[kLanes], sum[kLanes];
-    std::fill_n(mx, kLanes, -std::numeric_limits<float>::infinity());
+// The sum of y[0..len) in kLanes interleaved partials (element i to partial i % kLanes, the tail
+// too), then the partials added in a fixed tree: the canonical order of every path (docs/speed.md).
+// The compiler vectorises it (an in-order sum was a chain of dependent adds: 80% of Softmax at
+// 1,024 tokens).
+float partialSum(const float* y, int64_t len) {
+    float sum[kLanes];
     std::fill_n(sum, kLanes, 0.0f);
+    const int64_t whole = len / kLanes * kLanes;
+    for (int64_t i = 0; i < whole; i += kLanes)
+        for (int j = 0; j < kLanes; ++j) sum[j] += y[i + j];
+    for (int64_t i = whole; i < len; ++i) sum[i - whole] += y[i];
+    for (int w = kLanes / 2; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) sum[j] += sum[j + w];
+    return sum[0];
+}
+
+// Whether a masked entry (-inf) comes before an unmasked one.
+bool maskedInside(const float* x, int64_t len) {
+    bool masked = false;
+    for (int64_t i = 0; i < len; ++i) {
+        if (x[i] == -std::numeric_limits<float>::infinity())
+            masked = true;
+        else if (masked)
+            return true;
+    }
+    return false;
+}
+
+// Softmax of one contiguous row. The maximum is taken in kLanes partials too (any order gives the
+// same maximum). The sum runs over the row's unmasked entries in order: exp gives exactly 0 for
+// masked ones, which add nothing where they follow the last unmasked entry (a prefill row and the
+// same row in decode agree), but inside the row (a batch's mask hides other sequences' cells)
+// they would move the entries after them to other partials: there the unmasked exps are
+// gathered first, so a sequence's row sums to the same bits in a batch as alone.
+void softmaxRow(const float* x, float* y, int64_t len, std::vector<float>& kept) {
+    float mx[kLanes];
+    std::fill_n(mx, kLanes, -std::numeric_limits<float>::infinity());
     const int64_t whole = len / kLanes * kLanes;
     for (int64_t i = 0; i < whole; i += kLanes)
         for (int j = 0; j < kLanes; ++j) mx[j] = std::max(mx[j], x[i + j]);
@@ -34,12 +62,16 @@ void softmaxRow(const float* x, float* y, int64_t len) {
     for (int w = kLanes / 2; w >= 1; w /= 2)
         for (int j = 0; j < w; ++j) mx[j] = std::max(mx[j], mx[j + w]);
     for (int64_t i = 0; i < len; ++i) y[i] = detail::expApprox(x[i] - mx[0]);
-    for (int64_t i = 0; i < whole; i += kLanes)
-        for (int j = 0; j < kLanes; ++j) sum[j] += y[i + j];
-    for (int64_t i = whole; i < len; ++i) sum[i - whole] += y[i];
-    for (int w = kLanes / 2; w >= 1; w /= 2)
-        for (int j = 0; j < w; ++j) sum[j] += sum[j + w];
-    const float scale = 1.0f / sum[0];
+    float sum;
+    if (maskedInside(x, len)) {
+        kept.clear();
+        for (int64_t i = 0; i < len; ++i)
+            if (x[i] != -std::numeric_limits<float>::infinity()) kept.push_back(y[i]);
+        sum = partialSum(kept.data(), int64_t(kept.size()));
+    } else {
+        sum = partialSum(y, len);
+    }
+    const float scale = 1.0f / sum;
     for (int64_t i = 0; i < len; ++i) y[i] *= scale;
 }
 
@@ -66,16 +98,17 @@ Tensor Softmax(const Tensor& a, int dim) {
         outer * inner,
         [&](int64_t r0, int64_t r1) {
             std::vector<float> row(inner == 1 ? 0 : size_t(2 * len));  // a row `inner` apart, gathered
+            std::vector<float> kept;
             for (int64_t r = r0; r < r1; ++r) {
                 const int64_t o = r / inner, in = r % inner;
                 const float* xr = x + o * len * inner + in;
                 float* yr = out + o * len * inner + in;
                 if (inner == 1) {
-                    softmaxRow(xr, yr, len);
+                    softmaxRow(xr, yr, len, kept);
                     continue;
                 }
                 for (int64_t i = 0; i < len; ++i) row[size_t(i)] = xr[i * inner];
-                softmaxRow(row.data(), row.data() + len, len);
+                softmaxRow(row.data(), row.data() + len, len, kept);
                 for (int64_t i = 0; i < len; ++i) yr[i * inner] = row[size_t(len + i)];
             }
         },

@@ -15,7 +15,6 @@ namespace llama::ml::kernels {
 // Without the x86 kernel files (another architecture), only the portable path exists.
 const KernelSet* avx2Kernels() { return nullptr; }
 const KernelSet* avx512Kernels() { return nullptr; }
-const KernelSet* avx512Bf16Kernels() { return nullptr; }
 #endif
 #ifndef LLAMA_SIMD128_KERNELS
 const KernelSet* simd128Kernels() { return nullptr; }  // only the browser build has it
@@ -28,7 +27,7 @@ namespace {
 // __builtin_cpu_supports know different feature names), and whether the OS saves the wider
 // registers (XCR0: YMM state for AVX2, opmask and ZMM state for AVX-512).
 struct CpuFeatures {
-    bool avx2 = false, avx512 = false, avx512bf16 = false;
+    bool avx2 = false, avx512 = false;
 };
 
 CpuFeatures readCpuFeatures() {
@@ -44,7 +43,6 @@ CpuFeatures readCpuFeatures() {
     f.avx2 = ymmSaved && fma && f16c && (b & (1u << 5));
     const bool avx512f = b & (1u << 16), avx512bw = b & (1u << 30), avx512vl = b & (1u << 31), vnni = c & (1u << 11);
     f.avx512 = f.avx2 && zmmSaved && avx512f && avx512bw && avx512vl && vnni;
-    f.avx512bf16 = f.avx512 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5));
     return f;
 }
 #endif
@@ -54,7 +52,6 @@ bool cpuRuns(const std::string& name) {
     static const CpuFeatures cpu = readCpuFeatures();
     if (name == "avx2") return cpu.avx2;
     if (name == "avx512") return cpu.avx512;
-    if (name == "avx512bf16") return cpu.avx512bf16;
 #endif
 #ifdef LLAMA_SIMD128_KERNELS
     // The module would not have loaded in an engine without WebAssembly SIMD.
@@ -64,14 +61,13 @@ bool cpuRuns(const std::string& name) {
 }
 
 // No kernels: LinearTransformation decodes quantized weights to F32 and dots them in F32.
-const KernelSet kReference{"reference", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr, nullptr};
+const KernelSet kReference{"reference", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr, nullptr};
 
 const KernelSet* byName(const std::string& name) {
     if (name == "reference") return &kReference;
     if (name == "generic") return genericKernels();
     if (name == "avx2") return avx2Kernels();
     if (name == "avx512") return avx512Kernels();
-    if (name == "avx512bf16") return avx512Bf16Kernels();
     if (name == "simd128") return simd128Kernels();
     return nullptr;
 }
@@ -80,8 +76,7 @@ const KernelSet* chooseAtStart() {
     if (const char* forced = std::getenv("LLAMA_KERNELS"); forced && *forced) {
         if (!byName(forced) || !cpuRuns(forced))
             throw std::invalid_argument(std::string("LLAMA_KERNELS=") + forced + ": this CPU runs only reference, generic" +
-                                        (cpuRuns("avx2") ? ", avx2" : "") + (cpuRuns("avx512") ? ", avx512" : "") +
-                                        (cpuRuns("avx512bf16") ? ", avx512bf16" : ""));
+                                        (cpuRuns("avx2") ? ", avx2" : "") + (cpuRuns("avx512") ? ", avx512" : ""));
         return byName(forced);
     }
     std::vector<std::string> paths = supportedPaths();
@@ -97,7 +92,7 @@ std::atomic<const KernelSet*>& current() {
 
 std::vector<std::string> supportedPaths() {
     std::vector<std::string> paths;
-    for (const char* name : {"generic", "simd128", "avx2", "avx512", "avx512bf16"})
+    for (const char* name : {"generic", "simd128", "avx2", "avx512"})
         if (byName(name) && cpuRuns(name)) paths.push_back(name);
     return paths;
 }

@@ -2,20 +2,31 @@
 // The inner loops of LinearTransformation, one implementation per instruction set, chosen when
 // the program starts from what the CPU reports (and overridable, so tests and `bench` can run
 // every path this CPU can execute):
-//   avx512bf16  the avx512 path plus AVX512_BF16 for BF16 prefill (Zen 4, Sapphire Rapids)
 //   avx512  AVX-512 F/BW/VL with VNNI (Zen 4, Ice Lake and later)
 //   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
 //   simd128 WebAssembly SIMD, 128-bit lanes (the browser build)
 //   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
 //   reference no kernels: LinearTransformation decodes quantized weights to F32 and dots them
-//           in F32 (the method before the integer kernels; what their tests compare with)
+//           in F32 (the method before the integer kernels; what their tests compare with, so it
+//           stays outside the canonical arithmetic below on purpose)
 // Each lives in its own source file compiled with its own -march (see CMakeLists.txt), so one
-// binary carries all three.
+// binary carries all of them.
+//
+// The paths differ in speed only. Each computes one canonical arithmetic in its own registers,
+// so all give the same bits (docs/speed.md, "The same numbers on every machine"): float dot
+// products as dot_kernels.h states (16 partial sums, element i in partial i % 16, each product
+// rounded before it is added, a fixed tree); a product is fused only where both factors are
+// BF16, whose product is exact in F32. AVX512_BF16's vdpbf16ps is not used: it pairs other
+// elements in a lane and flushes subnormals, which no other path can reproduce at speed.
 //
 // Quantized weights are multiplied in integer arithmetic, as llama.cpp does: x is quantized
 // once per LinearTransformation to 8 bits in blocks that line up with the weight format's
 // blocks (activation_quant.h), then each block's dot product is a sum of int8 x int8 (or
-// uint4/uint6 x int8) products, scaled once per block by the two blocks' scales.
+// uint4/uint6 x int8) products, scaled once per block by the two blocks' scales. The integer
+// sum is exact, so each instruction set may group it as it likes; the scaling is the canonical
+// one (a fixed order of float products, none fused), and a row adds its blocks' terms in block
+// order from +0, in the dot kernels and the prefill panels alike, so a row's result does not
+// depend on how many x rows shared the call.
 //
 // Every dot kernel dots ONE weight row with nx rows of x (nx <= kMaxRows): decode is the
 // nx = 1 case. Prefill with quantized weights is a matrix product instead (the int16 panels
@@ -76,8 +87,6 @@ struct PackedXBytes {
 struct KernelSet {
     const char* name;
     // BF16 weights: out[s] = sum_i x[s * ldx + i] * w[i] for s < nx, F32 accumulation.
-    // x was passed through prepareBF16 (a path may rearrange it to suit its widening of w).
-    void (*prepareBF16)(const float* x, int64_t k, float* prepared);
     void (*dotBF16)(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out);
     // Decode with BF16 x: x . w, both as stored (widened in registers, F32 accumulation). x in
     // F32 is twice the size of a weight row, and at k = 5632 (an FFN's down projection) it no
@@ -89,8 +98,8 @@ struct KernelSet {
     void (*dotQ4_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ4_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ6_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
-    // Prefill with BF16 x and BF16 weights, both as stored (bf16 dot products on AVX512_BF16,
-    // else widened in registers; null on the generic path, where the weights are widened to F32
+    // Prefill with BF16 x and BF16 weights, both as stored (widened in registers; null on the
+    // generic path, where the weights are widened to F32
     // scratch): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i] for s < rows, o < nw.
     void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
     // Quantized prefill: x rows per PackedX (the vector width in int32 lanes; 0 where the dot
@@ -109,7 +118,7 @@ struct KernelSet {
 };
 
 // The kernels in use: the fastest this CPU runs, unless LLAMA_KERNELS (reference, generic,
-// avx2, avx512) or useKernels() chose another.
+// avx2, avx512, simd128) or useKernels() chose another.
 const KernelSet& active();
 // Names of the kernel paths this CPU can execute, slowest first ("generic" always; not
 // "reference", which is always available).
@@ -122,7 +131,6 @@ void useKernels(const std::string& name);
 const KernelSet* genericKernels();
 const KernelSet* avx2Kernels();
 const KernelSet* avx512Kernels();
-const KernelSet* avx512Bf16Kernels();
 const KernelSet* simd128Kernels();
 
 }  // namespace llama::ml::kernels

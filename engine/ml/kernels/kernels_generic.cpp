@@ -1,25 +1,30 @@
-// The portable path: plain C++ with the same integer arithmetic as the SIMD paths (each block's
-// integer sum is exact, so the paths differ only in the order F32 partial sums are added).
-// Also the readable statement of what the SIMD files compute.
+// The portable path: plain C++ computing the canonical arithmetic that every SIMD path computes
+// in its registers (docs/speed.md, "The same numbers on every machine"), so it gives their bits.
+// Also the readable statement of what the SIMD files compute, and the path the goldens come from.
 #include "ml/kernels/portable_parts.inl"
 
 namespace llama::ml::kernels {
 
 namespace {
 
+// The canonical dot (ml/dot_kernels.h): element i into partial i % 16, then the tree.
 void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
     for (int s = 0; s < nx; ++s) {
         const float* xs = x + s * ldx;
-        float total = 0.0f;
-        for (int64_t i = 0; i < k; ++i) total += xs[i] * bf16ToF32(w[i]);
-        out[s] = total;
+        float p[kPartials] = {};
+        int64_t i = 0;
+        for (; i + kPartials <= k; i += kPartials)
+            for (int j = 0; j < kPartials; ++j) p[j] += xs[i + j] * bf16ToF32(w[i + j]);
+        out[s] = finishDot(p, xs + i, w + i, k - i);
     }
 }
 
 float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
-    float total = 0.0f;
-    for (int64_t i = 0; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
-    return total;
+    float p[kPartials] = {};
+    int64_t i = 0;
+    for (; i + kPartials <= k; i += kPartials)
+        for (int j = 0; j < kPartials; ++j) p[j] += bf16ToF32(x[i + j]) * bf16ToF32(w[i + j]);
+    return finishDot(p, x + i, w + i, k - i);
 }
 
 // Q8_0: 34-byte blocks, f16 d then int8 q[32].
@@ -130,7 +135,7 @@ void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, con
     }
 }
 
-const KernelSet kGeneric{"generic", prepareBF16, dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
+const KernelSet kGeneric{"generic", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
 
 }  // namespace
 

@@ -14,8 +14,9 @@ namespace {
 inline v128_t bf16Low(v128_t w) { return wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(w), 16); }
 inline v128_t bf16High(v128_t w) { return wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(w), 16); }
 
+// Four canonical partials p[l] for lanes l (p[j] += p[j + w] for w = 2, 1).
 inline float sumF32(v128_t v) {
-    return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) + (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+    return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 2)) + (wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 3));
 }
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 
@@ -30,47 +31,54 @@ inline v128_t widen(v128_t sum16) { return wasm_i32x4_extadd_pairwise_i16x8(sum1
 inline v128_t scaledSum(v128_t sum16, int scale) { return wasm_i32x4_dot_i16x8(sum16, wasm_i16x8_splat(int16_t(scale))); }
 inline v128_t load(const void* p) { return wasm_v128_load(p); }
 
-// Each loaded weight vector serves all nx rows of x (decode streams the weights once).
+// The canonical dot (ml/dot_kernels.h) with its 16 partials in four vectors: in order (v[q]
+// holds partials 4q to 4q + 3; the tree adds v[0] + v[2] and v[1] + v[3], then those, then
+// lanes), or split into even and odd values (below). Each loaded weight vector serves all nx
+// rows of x (decode streams the weights once).
 void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
-    v128_t acc[kMaxRows][2];
-    for (int s = 0; s < nx; ++s) acc[s][0] = acc[s][1] = wasm_f32x4_splat(0.0f);
+    v128_t acc[kMaxRows][4];
+    for (int s = 0; s < nx; ++s)
+        for (int q = 0; q < 4; ++q) acc[s][q] = wasm_f32x4_splat(0.0f);
     int64_t i = 0;
-    for (; i + 8 <= k; i += 8) {
-        const v128_t wv = load(w + i);
-        const v128_t lo = bf16Low(wv), hi = bf16High(wv);
-        for (int s = 0; s < nx; ++s) {
-            const float* xs = x + s * ldx + i;
-            acc[s][0] = madd(acc[s][0], load(xs), lo);
-            acc[s][1] = madd(acc[s][1], load(xs + 4), hi);
-        }
+    for (; i + kPartials <= k; i += kPartials) {
+        const v128_t w0 = load(w + i), w1 = load(w + i + 8);
+        const v128_t wv[4] = {bf16Low(w0), bf16High(w0), bf16Low(w1), bf16High(w1)};
+        for (int s = 0; s < nx; ++s)
+            for (int q = 0; q < 4; ++q) acc[s][q] = madd(acc[s][q], load(x + s * ldx + i + 4 * q), wv[q]);
     }
     for (int s = 0; s < nx; ++s) {
-        float total = sumF32(wasm_f32x4_add(acc[s][0], acc[s][1]));
-        for (int64_t j = i; j < k; ++j) total += x[s * ldx + j] * bf16ToF32(w[j]);
-        out[s] = total;
+        float p[kPartials];
+        for (int q = 0; q < 4; ++q) wasm_v128_store(p + 4 * q, acc[s][q]);
+        out[s] = finishDot(p, x + s * ldx + i, w + i, k - i);
     }
 }
 
 // Decode with BF16 x: x and w split alike into their even- and odd-numbered values (each one
 // instruction: a shift into the top half of the f32 lane, or clearing the low half), so even
 // pairs with even and odd with odd; widening by extend and shift took twice the instructions
-// (bundled model decode from about 360 to 470 tok/s under Node).
+// (bundled model decode from about 360 to 470 tok/s under Node). Of 16 values, e0 and o0 hold
+// partials 0, 2, 4, 6 and 1, 3, 5, 7, e1 and o1 partials 8-14 and 9-15: the tree's first step is
+// e0 + e1 and o0 + o1, its last the even sum plus the odd one.
 inline v128_t bf16Even(v128_t v) { return wasm_i32x4_shl(v, 16); }
 inline v128_t bf16Odd(v128_t v) { return wasm_v128_and(v, wasm_i32x4_splat(int32_t(0xffff0000u))); }
 
 float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
-    v128_t a0 = wasm_f32x4_splat(0.0f), a1 = a0, a2 = a0, a3 = a0;
+    v128_t e0 = wasm_f32x4_splat(0.0f), o0 = e0, e1 = e0, o1 = e0;
     int64_t i = 0;
-    for (; i + 16 <= k; i += 16) {
+    for (; i + kPartials <= k; i += kPartials) {
         const v128_t w0 = load(w + i), w1 = load(w + i + 8), x0 = load(x + i), x1 = load(x + i + 8);
-        a0 = madd(a0, bf16Even(x0), bf16Even(w0));
-        a1 = madd(a1, bf16Odd(x0), bf16Odd(w0));
-        a2 = madd(a2, bf16Even(x1), bf16Even(w1));
-        a3 = madd(a3, bf16Odd(x1), bf16Odd(w1));
+        e0 = madd(e0, bf16Even(x0), bf16Even(w0));
+        o0 = madd(o0, bf16Odd(x0), bf16Odd(w0));
+        e1 = madd(e1, bf16Even(x1), bf16Even(w1));
+        o1 = madd(o1, bf16Odd(x1), bf16Odd(w1));
     }
-    float total = sumF32(wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3)));
-    for (; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
-    return total;
+    if (i == k) return sumF32(wasm_f32x4_add(e0, e1)) + sumF32(wasm_f32x4_add(o0, o1));
+    float p[kPartials];
+    wasm_v128_store(p, wasm_i32x4_shuffle(e0, o0, 0, 4, 1, 5));
+    wasm_v128_store(p + 4, wasm_i32x4_shuffle(e0, o0, 2, 6, 3, 7));
+    wasm_v128_store(p + 8, wasm_i32x4_shuffle(e1, o1, 0, 4, 1, 5));
+    wasm_v128_store(p + 12, wasm_i32x4_shuffle(e1, o1, 2, 6, 3, 7));
+    return finishDot(p, x + i, w + i, k - i);
 }
 
 // Q8_0: 34-byte blocks, f16 d then int8 q[32].
@@ -229,7 +237,7 @@ namespace llama::ml::kernels {
 
 namespace {
 
-const KernelSet kSimd128{"simd128", prepareBF16, dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
+const KernelSet kSimd128{"simd128", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
 
 }  // namespace
 

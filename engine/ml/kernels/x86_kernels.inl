@@ -23,6 +23,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+#include "ml/kernels/canonical_sum.inl"
 #include "ml/kernels/kernel_set.h"
 
 namespace llama::ml::kernels {
@@ -67,171 +68,102 @@ inline __m256i addU8S8Scaled(__m256i acc, __m256i u, __m256i s, __m256i scale16)
 }
 
 // ---- BF16 ----------------------------------------------------------------------------------
+// The canonical dot (ml/dot_kernels.h: 16 partials, element i into partial i % 16, a fixed tree)
+// in two register layouts. Contiguous: 16 values widened in order (the partials as two 8-lane
+// vectors, or one 16-lane). Even/odd: 16 bf16 loaded as eight 32-bit words give their even- and
+// odd-numbered values by in-lane shifts alone (a bf16 is the top half of an f32), E holding
+// partials 0, 2, ..., 14 and O partials 1, 3, ..., 15; the tree then halves E and O each (hsum)
+// and adds the two, which is the canonical tree's order. F32 x's products are rounded before
+// they are added; BF16 x's products are exact in F32, so there a fused multiply-add gives the
+// same bits and is used.
 
-// bf16 is the top half of an f32 (the k % vector-width tails).
-inline float bf16ToF32(uint16_t v) {
-    uint32_t bits = uint32_t(v) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
-
-#ifdef __AVX512BW__
-// 32 weights (one 64-byte load) become two vectors of 16 floats with two in-lane unpacks
-// against zero. The unpacks take the low and high four weights of each 128-bit lane, so x is
-// rearranged once per call into the same order (x is reused for every weight row).
-void prepareBF16(const float* x, int64_t k, float* out) {
-    int64_t b = 0;
-    for (; b + 32 <= k; b += 32)
-        for (int half = 0; half < 2; ++half)
-            for (int lane = 0; lane < 4; ++lane)
-                for (int j = 0; j < 4; ++j) out[b + half * 16 + lane * 4 + j] = x[b + lane * 8 + half * 4 + j];
-    for (; b < k; ++b) out[b] = x[b];
-}
-
-template <int NX>
-void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* out) {
-    const __m512i zero = _mm512_setzero_si512();
-    constexpr int A = NX == 1 ? 2 : 1;  // independent pairs of accumulators per row
-    __m512 acc[NX][2 * A];
-    for (int s = 0; s < NX; ++s)
-        for (int a = 0; a < 2 * A; ++a) acc[s][a] = _mm512_setzero_ps();
-    int64_t i = 0;
-    for (; i + 32 * A <= k; i += 32 * A)
-        for (int a = 0; a < A; ++a) {
-            __m512i raw = _mm512_loadu_si512(w + i + 32 * a);
-            __m512 lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, raw));
-            __m512 hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, raw));
-            for (int s = 0; s < NX; ++s) {
-                const float* xs = x + s * ldx + i + 32 * a;
-                acc[s][2 * a] = _mm512_fmadd_ps(_mm512_loadu_ps(xs), lo, acc[s][2 * a]);
-                acc[s][2 * a + 1] = _mm512_fmadd_ps(_mm512_loadu_ps(xs + 16), hi, acc[s][2 * a + 1]);
-            }
-        }
-    for (; i + 32 <= k; i += 32) {
-        __m512i raw = _mm512_loadu_si512(w + i);
-        __m512 lo = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, raw));
-        __m512 hi = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, raw));
-        for (int s = 0; s < NX; ++s) {
-            acc[s][0] = _mm512_fmadd_ps(_mm512_loadu_ps(x + s * ldx + i), lo, acc[s][0]);
-            acc[s][1] = _mm512_fmadd_ps(_mm512_loadu_ps(x + s * ldx + i + 16), hi, acc[s][1]);
-        }
-    }
-    for (int s = 0; s < NX; ++s) {
-        __m512 t = acc[s][0];
-        for (int a = 1; a < 2 * A; ++a) t = _mm512_add_ps(t, acc[s][a]);
-        float total = hsum(_mm256_add_ps(_mm512_castps512_ps256(t), _mm512_extractf32x8_ps(t, 1)));
-        for (int64_t j = i; j < k; ++j) total += x[s * ldx + j] * bf16ToF32(w[j]);
-        out[s] = total;
-    }
-}
-// Both operands are widened by the same two unpacks, so their elements line up whatever order
-// the unpacks leave them in.
-float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
-    const __m512i zero = _mm512_setzero_si512();
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-    int64_t i = 0;
-    for (; i + 64 <= k; i += 64)
-        for (int a = 0; a < 2; ++a) {
-            const __m512i xr = _mm512_loadu_si512(x + i + 32 * a), wr = _mm512_loadu_si512(w + i + 32 * a);
-            acc[2 * a] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, xr)),
-                                         _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, wr)), acc[2 * a]);
-            acc[2 * a + 1] = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, xr)),
-                                             _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, wr)), acc[2 * a + 1]);
-        }
-    const __m512 t = _mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3]));
-    float total = hsum(_mm256_add_ps(_mm512_castps512_ps256(t), _mm512_extractf32x8_ps(t, 1)));
-    for (; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
-    return total;
-}
-#else
-void prepareBF16(const float* x, int64_t k, float* out) { std::memcpy(out, x, size_t(k) * sizeof(float)); }
-
-// bf16 is the top half of an f32: widen 8 x u16 to u32 and shift them into the high half.
+// 8 bf16 widened in order.
 inline __m256 loadBF16x8(const uint16_t* p) {
-    __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
 }
+inline __m256 mulAdd(__m256 acc, __m256 a, __m256 b) { return _mm256_add_ps(acc, _mm256_mul_ps(a, b)); }
+inline __m256 evenBF16(__m256i v) { return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)); }
+inline __m256 oddBF16(__m256i v) { return _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(int(0xffff0000u)))); }
 
+// Partials stored in canonical order from the two layouts.
+inline void storeInOrder(__m256 lo, __m256 hi, float (&p)[kPartials]) {
+    _mm256_storeu_ps(p, lo);
+    _mm256_storeu_ps(p + 8, hi);
+}
+inline void storeEvenOdd(__m256 even, __m256 odd, float (&p)[kPartials]) {
+    storeInOrder(_mm256_unpacklo_ps(even, odd), _mm256_unpackhi_ps(even, odd), p);
+    // unpack works within 128-bit lanes: [0 1 2 3 8 9 10 11] and [4 5 6 7 12 13 14 15]; swap the middle halves.
+    const __m128 a = _mm_loadu_ps(p + 4), b = _mm_loadu_ps(p + 8);
+    _mm_storeu_ps(p + 4, b);
+    _mm_storeu_ps(p + 8, a);
+}
+
+// F32 x (nx rows) against a BF16 weight row, contiguous layout.
 template <int NX>
 void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* out) {
-    constexpr int A = NX == 1 ? 4 : 2;  // accumulators per row, enough to hide the FMA latency
-    __m256 acc[NX][A];
-    for (int s = 0; s < NX; ++s)
-        for (int a = 0; a < A; ++a) acc[s][a] = _mm256_setzero_ps();
+    __m256 lo[NX], hi[NX];
+    for (int s = 0; s < NX; ++s) lo[s] = hi[s] = _mm256_setzero_ps();
     int64_t i = 0;
-    for (; i + 8 * A <= k; i += 8 * A)
-        for (int a = 0; a < A; ++a) {
-            __m256 wv = loadBF16x8(w + i + 8 * a);
-            for (int s = 0; s < NX; ++s) acc[s][a] = _mm256_fmadd_ps(_mm256_loadu_ps(x + s * ldx + i + 8 * a), wv, acc[s][a]);
+    for (; i + kPartials <= k; i += kPartials) {
+        const __m256 w0 = loadBF16x8(w + i), w1 = loadBF16x8(w + i + 8);
+        for (int s = 0; s < NX; ++s) {
+            lo[s] = mulAdd(lo[s], _mm256_loadu_ps(x + s * ldx + i), w0);
+            hi[s] = mulAdd(hi[s], _mm256_loadu_ps(x + s * ldx + i + 8), w1);
         }
-    for (; i + 8 <= k; i += 8) {
-        __m256 wv = loadBF16x8(w + i);
-        for (int s = 0; s < NX; ++s) acc[s][0] = _mm256_fmadd_ps(_mm256_loadu_ps(x + s * ldx + i), wv, acc[s][0]);
     }
     for (int s = 0; s < NX; ++s) {
-        __m256 t = acc[s][0];
-        for (int a = 1; a < A; ++a) t = _mm256_add_ps(t, acc[s][a]);
-        float total = hsum(t);
-        for (int64_t j = i; j < k; ++j) total += x[s * ldx + j] * bf16ToF32(w[j]);
-        out[s] = total;
+        float p[kPartials];
+        storeInOrder(lo[s], hi[s], p);
+        out[s] = finishDot(p, x + s * ldx + i, w + i, k - i);
     }
 }
 
-// As the AVX-512 version: the same in-lane unpacks widen 16 values of x and of w alike.
+// BF16 x . BF16 w (decode), even/odd layout.
 float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
-    const __m256i zero = _mm256_setzero_si256();
-    __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
     int64_t i = 0;
-    for (; i + 32 <= k; i += 32)
-        for (int a = 0; a < 2; ++a) {
-            const __m256i xr = load32(x + i + 16 * a), wr = load32(w + i + 16 * a);
-            acc[2 * a] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, xr)),
-                                         _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, wr)), acc[2 * a]);
-            acc[2 * a + 1] = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, xr)),
-                                             _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, wr)), acc[2 * a + 1]);
-        }
-    float total = hsum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
-    for (; i < k; ++i) total += bf16ToF32(x[i]) * bf16ToF32(w[i]);
-    return total;
+    for (; i + kPartials <= k; i += kPartials) {
+        const __m256i xr = load32(x + i), wr = load32(w + i);
+        even = _mm256_fmadd_ps(evenBF16(xr), evenBF16(wr), even);
+        odd = _mm256_fmadd_ps(oddBF16(xr), oddBF16(wr), odd);
+    }
+    if (i == k) return hsum(even) + hsum(odd);
+    float p[kPartials];
+    storeEvenOdd(even, odd, p);
+    return finishDot(p, x + i, w + i, k - i);
 }
-#endif
 
-// ---- BF16 prefill, for CPUs without bf16 products (KernelSet::bf16Rows) ---------------------
+// ---- BF16 prefill (KernelSet::bf16Rows) ---------------------------------------------------
 // The weights stay BF16 in cache and are widened in registers as they are loaded (as
 // llama.cpp's tinyBLAS does); x is widened to F32 once, kWideChunkRows rows at a time (in L2),
-// in the order the weights' widening gives, so the tile's shifts are the weights' alone
-// (widening x in the tile too: 53-57 against 61-62 tok/s at 32 tokens, AVX2 build). Widening
-// a block of weights into F32 scratch first (the portable path's way) doubled the bytes every
-// tile pulls from L2, and L2's bandwidth, not the FMAs, then set the pace: 43-47 tok/s against
-// llama.cpp's 66 in a true AVX2 (-march=znver3) build.
+// in the layout the weights' widening gives, so the tile widens only the weights (widening x in
+// the tile too: 53-57 against 61-62 tok/s at 32 tokens, AVX2 build). Widening a block of weights
+// into F32 scratch first (the portable path's way) doubled the bytes every tile pulls from L2,
+// and L2's bandwidth, not the FMAs, then set the pace. Each (x row, weight row) pair keeps its 16
+// partials in registers: one 16-lane vector on AVX-512, even and odd 8-lane vectors on AVX2.
 
-// 16 bf16 values widen into their even- and odd-numbered halves: a bf16 is the top half of a
-// float, so the even ones shifted up by 16 bits and the odd ones with the low 16 bits cleared
-// are the floats (in-lane shifts, not the lane-crossing cvtepu16; clearing by two shifts, as a
-// mask would take the register the 4 x 3 tile needs). x and w split alike, so even pairs with
-// even and odd with odd.
-inline __m256 evenBF16(__m256i v) { return _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)); }
-inline __m256 oddBF16(__m256i v) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(v, 16), 16)); }
-
-#ifdef __AVX512VL__
+#ifdef __AVX512F__
 constexpr int kWideRX = 6, kWideRW = 4;  // 24 accumulators, 4 weight vectors and x: 29 of 32 registers
+inline __m512 widen16(const uint16_t* p) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(load32(p)), 16)); }
+// x rows in order.
+void widenX(const uint16_t* x, int64_t k, float* out) {
+    for (int64_t i = 0; i < k; ++i) out[i] = bf16ToF32(x[i]);
+}
 #else
-constexpr int kWideRX = 4, kWideRW = 3;  // 12 + 3 + 1 of 16
-#endif
-constexpr int64_t kWideChunkRows = 32;  // x rows per pass over a block of weights (128 KiB at k = 2048, in L2)
-
-// x rows widened to F32 once per call, each 16 values as their 8 even then 8 odd ones (the
-// order evenBF16/oddBF16 give the weights), so the tile widens only the weights.
-void widenEvenOdd(const uint16_t* x, int64_t k, float* out) {
+constexpr int kWideRX = 3, kWideRW = 2;  // 12 accumulators (even and odd), 2 weight vectors and x: 15 of 16
+// x rows with each 16 values as their 8 even then 8 odd ones (the weights' even/odd order).
+void widenX(const uint16_t* x, int64_t k, float* out) {
     int64_t i = 0;
-    for (; i + 16 <= k; i += 16)
+    for (; i + kPartials <= k; i += kPartials)
         for (int j = 0; j < 8; ++j) {
             out[i + j] = bf16ToF32(x[i + 2 * j]);
             out[i + 8 + j] = bf16ToF32(x[i + 2 * j + 1]);
         }
     for (; i < k; ++i) out[i] = bf16ToF32(x[i]);
 }
+#endif
+constexpr int64_t kWideChunkRows = 30;  // x rows per pass over a block of weights (120 KiB at k = 2048, in L2); a multiple of both tiles' heights
 
 // out[r * ldo + c] for a kWideRX x kWideRW tile; rows past the last valid one repeat it (their
 // results are discarded), so every tile runs the same code. Each step also asks for the cache
@@ -239,30 +171,50 @@ void widenEvenOdd(const uint16_t* x, int64_t k, float* out) {
 // inlined: inside its caller's loops GCC 12 kept two of the sums on the stack.
 __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const uint16_t* const wr[kWideRW], int64_t k, float* out,
                                            int64_t ldo, int nx, int nw, const char* prefetch) {
-    __m256 acc[kWideRX][kWideRW];
-    for (int r = 0; r < kWideRX; ++r)
-        for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm256_setzero_ps();
+    float p[kPartials];
     int64_t i = 0;
-    for (; i + 16 <= k; i += 16) {
+#ifdef __AVX512F__
+    __m512 acc[kWideRX][kWideRW];
+    for (int r = 0; r < kWideRX; ++r)
+        for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm512_setzero_ps();
+    for (; i + kPartials <= k; i += kPartials) {
+        if (prefetch) _mm_prefetch(prefetch + i * 2, _MM_HINT_T1);
+        __m512 wv[kWideRW];
+        for (int c = 0; c < kWideRW; ++c) wv[c] = widen16(wr[c] + i);
+        for (int r = 0; r < kWideRX; ++r) {
+            const __m512 xv = _mm512_loadu_ps(xr[r] + i);
+            for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
+        }
+    }
+    for (int r = 0; r < nx; ++r)
+        for (int c = 0; c < nw; ++c) {
+            _mm512_storeu_ps(p, acc[r][c]);
+            out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
+        }
+#else
+    __m256 even[kWideRX][kWideRW], odd[kWideRX][kWideRW];
+    for (int r = 0; r < kWideRX; ++r)
+        for (int c = 0; c < kWideRW; ++c) even[r][c] = odd[r][c] = _mm256_setzero_ps();
+    for (; i + kPartials <= k; i += kPartials) {
         if (prefetch) _mm_prefetch(prefetch + i * 2, _MM_HINT_T1);
         __m256 wv[kWideRW];
         for (int c = 0; c < kWideRW; ++c) wv[c] = evenBF16(load32(wr[c] + i));
         for (int r = 0; r < kWideRX; ++r) {
             const __m256 xv = _mm256_loadu_ps(xr[r] + i);
-            for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm256_fmadd_ps(xv, wv[c], acc[r][c]);
+            for (int c = 0; c < kWideRW; ++c) even[r][c] = _mm256_fmadd_ps(xv, wv[c], even[r][c]);
         }
         for (int c = 0; c < kWideRW; ++c) wv[c] = oddBF16(load32(wr[c] + i));
         for (int r = 0; r < kWideRX; ++r) {
             const __m256 xv = _mm256_loadu_ps(xr[r] + i + 8);
-            for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm256_fmadd_ps(xv, wv[c], acc[r][c]);
+            for (int c = 0; c < kWideRW; ++c) odd[r][c] = _mm256_fmadd_ps(xv, wv[c], odd[r][c]);
         }
     }
     for (int r = 0; r < nx; ++r)
         for (int c = 0; c < nw; ++c) {
-            float total = hsum(acc[r][c]);
-            for (int64_t j = i; j < k; ++j) total += xr[r][j] * bf16ToF32(wr[c][j]);
-            out[r * ldo + c] = total;
+            storeEvenOdd(even[r][c], odd[r][c], p);
+            out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
         }
+#endif
 }
 
 void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
@@ -284,7 +236,7 @@ void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t
     float* xf = scratch.data;
     for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
         const int64_t s1 = rows - s0 < kWideChunkRows ? rows : s0 + kWideChunkRows;
-        for (int64_t s = s0; s < s1; ++s) widenEvenOdd(x + s * k, k, xf + (s - s0) * k);
+        for (int64_t s = s0; s < s1; ++s) widenX(x + s * k, k, xf + (s - s0) * k);
         for (int64_t o = 0; o < nw; o += kWideRW) {
             const int nwt = int(nw - o < kWideRW ? nw - o : kWideRW);
             const uint16_t* wr[kWideRW];
@@ -293,9 +245,9 @@ void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t
                 const int nxt = int(s1 - s < kWideRX ? s1 - s : kWideRX);
                 const float* xr[kWideRX];
                 for (int r = 0; r < kWideRX; ++r) xr[r] = xf + (s - s0 + (r < nxt ? r : nxt - 1)) * k;
-                // The next kWideRW weight rows, one per tile, while these are in L1 (as bf16RowsAvx512Bf16).
+                // The next kWideRW weight rows, one per tile, while these are in L1.
                 const int64_t t = (s - s0) / kWideRX;
-                const char* next = t < kWideRW ? reinterpret_cast<const char*>(w + (o + kWideRW + t) * k) : nullptr;
+                const char* next = t < kWideRW && o + kWideRW + t < nw ? reinterpret_cast<const char*>(w + (o + kWideRW + t) * k) : nullptr;
                 widenedTile(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, next);
             }
         }
