@@ -50,3 +50,32 @@ TEST_CASE("batch: a context shift continues the text as llama.cpp's llama-cli do
     CHECK(i == 3);
     fs::remove(f32);
 }
+
+TEST_CASE("batch: after context shifts, each sequence of a batch continues as it does alone", "[batch][shift]") {
+    // Three prompts that share only BOS, each given the same share of cells alone and in the batch,
+    // so they shift at the same tokens; the batch's cells interleave and the shifts free and move
+    // them, yet each sequence's sums are its own in the canonical order (docs/speed.md).
+    const std::vector<std::string> prompts = {"And God said", "The LORD is my shepherd", "In the beginning"};
+    const int share = 24;
+    const ParallelSettings shift{.nParallel = 1, .maxTokens = 60, .contextShift = true, .nKeep = 3};
+    std::vector<std::vector<int32_t>> alone;
+    for (const std::string& p : prompts) {
+        Session session;
+        session.load({ModelSource::Kind::Files, std::string(ASSETS_DIR) + "/model"}, {.maxSeqLen = share});
+        const ParallelResult r = session.runParallel({p}, shift);
+        REQUIRE(r.sequences.size() == 1);
+        REQUIRE(r.sequences[0].contextShifts >= 2);
+        alone.push_back(r.sequences[0].generatedTokens);
+    }
+    Session session;
+    session.load({ModelSource::Kind::Files, std::string(ASSETS_DIR) + "/model"}, {.maxSeqLen = 1 + 3 * (share - 1)});
+    ParallelSettings batch = shift;
+    batch.nParallel = 3;
+    const ParallelResult r = session.runParallel(prompts, batch);
+    REQUIRE(r.positionsPerSequence == share);
+    for (size_t i = 0; i < prompts.size(); ++i) {
+        INFO(prompts[i]);
+        CHECK(r.sequences[i].contextShifts >= 2);
+        CHECK(r.sequences[i].generatedTokens == alone[i]);
+    }
+}

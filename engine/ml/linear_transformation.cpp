@@ -11,13 +11,14 @@
 // cache, and multiplied with x quantized and interleaved a vector's width of rows at a time
 // (kernel_set.h), so each weight load serves 8 or 16 tokens (Q8_0 and Q4_0 weights stay bytes
 // where the CPU has 8-bit dot products: byte panels, four products per int32 lane); BF16 weights
-// with BF16 x are multiplied as they are stored, by bf16 dot products (AVX512_BF16) or widened
-// in registers as they are loaded (AVX2, AVX-512); otherwise (F32 weights, F32 x, the generic
-// path) weights are widened to F32 a block of rows at a time into cache-resident scratch,
-// then multiplied kTileX x rows by kTileW weight rows in registers.
+// with BF16 x are multiplied as they are stored, widened in registers as they are loaded (AVX2,
+// AVX-512); otherwise (F32 weights, F32 x, the generic path) weights are widened to F32 a block
+// of rows at a time into cache-resident scratch, then multiplied kTileX x rows by kTileW weight
+// rows in registers. Every one of these ways adds a dot product's terms in the same canonical
+// order (dot_kernels.h), so decode, prefill and batches give the same bits.
 // Either way the output rows are split across the shared thread pool.
-// F16 weights, and every quantized type on the "reference" path, are decoded to F32 as they
-// are used (dequantize()): the straightforward method, kept as the reference the integer
+// F16 weights, and every quantized type on the "reference" path, are decoded to F32 a row at a
+// time (dequantize()): the straightforward method, kept as the reference the integer
 // kernels are tested against.
 #include <algorithm>
 #include <cstdint>

@@ -4,6 +4,7 @@
 #include <numbers>
 
 #include "ml/op_profile.h"
+#include "model/portable_math.h"
 #include "ml/ops.h"
 
 namespace llama {
@@ -28,7 +29,8 @@ std::vector<float> ropeFrequencies(int headDim, double theta) {
     std::vector<float> freqs(size_t(headDim / 2));
     for (int i = 0; i < headDim / 2; ++i) {
         float exponent = float(2 * i) / float(headDim);
-        freqs[size_t(i)] = 1.0f / std::pow(float(theta), exponent);
+        // theta^exponent rounded to float, the same on every machine (model/portable_math.h).
+        freqs[size_t(i)] = 1.0f / float(portable::pow(double(float(theta)), double(exponent)));
     }
     return freqs;
 }
@@ -44,7 +46,9 @@ Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bo
     for (int p = 0; p < end; ++p)
         for (int i = 0; i < headDim / 2; ++i) {
             float angle = float(p) * freqs[i];
-            out[int64_t(p) * (headDim / 2) + i] = std::polar(1.0f, angle);
+            double c, s;
+            portable::cosSin(double(angle), c, s);
+            out[int64_t(p) * (headDim / 2) + i] = Complex64(float(c), float(s));
         }
     return result;
 }

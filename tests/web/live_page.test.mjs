@@ -2,7 +2,8 @@
 // cross-origin isolated by its headers (the threaded engine), once as a plain host (isolated by the
 // service worker after one reload: the threaded engine), inside a frame where the service worker
 // cannot help and in a browser without service workers (the single-threaded one), its text checked
-// against the native CLI's on the same model, prompt and options.
+// against the native CLI's on the same model, prompt and options, and its top-10 logits at every
+// greedy step against the CLI's trace of the same run, bit for bit (checkTopLogits).
 //   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR LLAMA_SITE CHAPTERS_DIR
 import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
@@ -10,6 +11,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, copyFileSyn
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, screenshotStats, check, done } from './browser.mjs';
+import { readTrace } from './trace_file.mjs';
 
 const [webDir, cli, assets, shots, siteTool, chapters] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
@@ -81,6 +83,79 @@ async function run(page, prompt, extra = '', button = '#run') {
   return page.evaluate(() => ({ state: document.body.dataset.run, text: live.result ? live.result.text : null, error: document.getElementById('live-error').textContent }));
 }
 
+// ---- the top logits, value for value (issue 43: every kernel path gives the same bits) -------------
+// Greedy runs whose top-10 candidates the page must show exactly as the native CLI computes them
+// (the page's WebAssembly SIMD path against the CLI's native one), at every step.
+const topRuns = [['The cat sat on the mat', 32], ['In the beginning God created', 16]];
+
+// A logit as a trace or the page data writes it (a number, or "inf", "-inf", "nan").
+const logitNumber = v => (typeof v === 'string' ? { inf: Infinity, '-inf': -Infinity, nan: NaN }[v] : v);
+// Its float32 bits, as hex (both sides write float32 values, widened to double without change).
+function floatBits(v) {
+  const view = new DataView(new ArrayBuffer(4));
+  view.setFloat32(0, logitNumber(v));
+  return '0x' + view.getUint32(0).toString(16).padStart(8, '0');
+}
+
+// The native CLI's candidates at every sampling step of a greedy run, from its own trace (--trace:
+// each sample stage's "top", the --trace-top-k (10) most likely tokens with their float logits),
+// read by the independent reader trace_file.mjs; and the run's text.
+const nativeTopRuns = new Map();
+function nativeTop(prompt, tokens) {
+  const key = `${prompt}|${tokens}`;
+  if (!nativeTopRuns.has(key)) {
+    const trace = join(scratch, `top-${nativeTopRuns.size}.trace`);
+    rmSync(trace, { force: true });
+    execFileSync(cli, ['--model', model, '-q', '--prompt', prompt, '-n', String(tokens), '--temperature', '0', '--trace', trace], { stdio: 'ignore' });
+    const t = readTrace(trace);
+    nativeTopRuns.set(key, { text: t.end.text, steps: t.stages.filter(s => s.stage === 'sample').map(s => ({ step: s.step, top: s.top || [] })) });
+  }
+  return nativeTopRuns.get(key);
+}
+
+// The page's candidates at every step of its last finished run: the run page data its panels draw
+// (live.data.steps, built by the module from the page's own trace).
+const pageTop = page => page.evaluate(() => live.data.steps.map(s => ({ step: s.step, top: s.top.map(t => ({ id: t.id, piece: t.piece, logit: t.logit })) })));
+
+// Where the page's candidates first differ from the CLI's (step, rank, both token ids and logits,
+// decimal and float bits) and how many values differ in all; null when they are equal throughout.
+function topDifference(pageSteps, cliSteps, k = 10) {
+  const show = t => (t ? `id ${t.id} ${JSON.stringify(t.piece)} logit ${logitNumber(t.logit)} (${floatBits(t.logit)})` : 'none');
+  let first = null, differing = 0, values = 0;
+  if (pageSteps.length !== cliSteps.length) first = `the page has ${pageSteps.length} steps, the CLI ${cliSteps.length}`;
+  for (let i = 0; i < Math.max(pageSteps.length, cliSteps.length); i++) {
+    const p = pageSteps[i], c = cliSteps[i];
+    if (!p || !c) continue;
+    if (p.step !== c.step) { first ??= `record ${i}: the page's step ${p.step}, the CLI's ${c.step}`; continue; }
+    if (c.top.length < k) first ??= `step ${c.step}: the CLI's trace has ${c.top.length} candidates, not ${k}`;
+    for (let r = 0; r < Math.max(p.top.length, c.top.length); r++) {
+      const a = p.top[r], b = c.top[r];
+      values++;
+      if (a && b && a.id === b.id && Object.is(logitNumber(a.logit), logitNumber(b.logit))) continue;
+      differing++;
+      first ??= `step ${c.step}, candidate ${r + 1}: page ${show(a)}, CLI ${show(b)}`;
+    }
+  }
+  return first && `${first} (${differing} of ${values} candidates differ)`;
+}
+
+// Greedy runs of topRuns on `page`: every step's top-10 candidates (token ids, logit bits) equal
+// the native CLI's for the same run, and so does the text.
+async function checkTopLogits(page, where) {
+  for (const [prompt, tokens] of topRuns) {
+    const native = nativeTop(prompt, tokens);
+    check(native.steps.length >= 16 && native.steps.every(s => s.top.length === 10), `${where}: the CLI's trace of "${prompt}" has 10 candidates at each of at least 16 steps`,
+          `${native.steps.length} steps`);
+    const r = await run(page, prompt, `-n ${tokens} --temperature 0`);
+    if (r.state !== 'done') { check(false, `${where}: greedy run of "${prompt}" for the top logits`, `${r.state} ${r.error}`); continue; }
+    const steps = await pageTop(page);
+    const difference = topDifference(steps, native.steps);
+    check(difference === null, `${where}: "${prompt}", ${tokens} greedy steps: the page's top-10 logits at every step equal the native CLI's, bit for bit`,
+          difference || `${steps.length} steps, ${steps.reduce((n, s) => n + s.top.length, 0)} values`);
+    check(r.text === native.text, `${where}: and its text is the CLI's`, `${JSON.stringify(r.text)} vs ${JSON.stringify(native.text)}`);
+  }
+}
+
 const prompts = ['In the beginning God created', 'And the LORD said unto Moses', 'Blessed are the', 'The', 'Thou shalt not'];
 const browser = await launch();
 const servers = [];
@@ -104,6 +179,7 @@ try {
     const expected = nativeText(['--prompt', prompt, '-n', '12']);
     check(r.text === expected, `greedy text of "${prompt}" equals the native CLI's`, `${JSON.stringify(r.text)} vs ${JSON.stringify(expected)}`);
   }
+  await checkTopLogits(page, 'isolated by the headers (threads)');
 
   // Save trace / Save page: the finished run as export-html's page and as its trace, twice (a second
   // run writes the same files in the module's memory again).
@@ -281,6 +357,7 @@ try {
       const r = await run(p, prompt, '-n 12');
       check(r.text === nativeText(['--prompt', prompt, '-n', '12']), `isolated by the service worker: "${prompt}" gives the CLI's text`, JSON.stringify(r.text));
     }
+    await checkTopLogits(p, 'isolated by the service worker (threads)');
     const workers = (await browser.targets()).filter(t => t.type() === 'service_worker').map(t => t.url());
     check(workers.includes(plain.origin + '/coi-serviceworker.js'), 'the service worker is the page\'s own file, from its server', workers.join(' '));
     check(viaWorker.log.outside.length === 0, 'no request outside the plain host', viaWorker.log.outside.join(' '));
@@ -345,6 +422,7 @@ try {
       const r = await run(single.page, prompt, '-n 12');
       check(r.text === nativeText(['--prompt', prompt, '-n', '12']), `single-threaded: "${prompt}" gives the CLI's text`, JSON.stringify(r.text));
     }
+    await checkTopLogits(single.page, 'single-threaded');
     check(single.log.errors.length === 0, 'no console error on the plain page', single.log.errors.join(' | ').slice(0, 400));
   }
   console.log(`info the plain host without service workers: ${since(tSingle)}`);
