@@ -46,6 +46,20 @@ constexpr int kMaxRows = 4;
 // must not share inline code with the rest of the program, see x86_kernels.inl).
 enum class BlockFormat { Q8_0, Q4_0, Q4_K, Q6_K };
 
+// ---- quantized weights: what every path computes --------------------------------------------
+// The canonical scaling named above (docs/speed.md, "Block-quantized weights"), in the dot kernels
+// and in panel and bytePanel alike. Block b of a weight row (dw, d, dmin: its f16 scales as float;
+// dx: x's block scale) has an exact int32 sum s and a term t_b, computed without fused
+// multiply-adds (a multiply, then a subtract or an add):
+//   Q8_0  s = sum q_w * q_x                                    t_b = dx * (dw * float(s))
+//   Q4_0  s = sum (q_w - 8) * q_x                              t_b = dx * (dw * float(s))
+//   Q6_K  s = sum_g scale_g * sum_{i in g} (q_w - 32) * q_x    t_b = dx * (d * float(s))
+//   Q4_K  s = sum_j sc_j * sum_{i in j} q_w * q_x,
+//         m = sum_j m_j * (the sum of q_x over sub-block j)    t_b = dx * (d * float(s) - dmin * float(m))
+// and the row's result adds the terms one at a time in block order: ((+0.0f + t_0) + t_1) + ...
+// The integer sums may be formed in any order; float(s) rounds to nearest even where s needs more
+// than 24 bits, as C++'s conversion and the SIMD ones do. kernels_generic.cpp is the plain statement.
+
 // ---- prefill panels -------------------------------------------------------------------------
 // Weight rows unpacked to int16 with every scale folded in that is not F32: block b of row r
 // holds w ~ d[r][b] * q[r][b * B + i] (B = 32 for Q8_0/Q4_0, 256 for the K-quants; Q6_K's

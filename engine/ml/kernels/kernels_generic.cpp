@@ -27,6 +27,9 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
     return finishDot(p, x + i, w + i, k - i);
 }
 
+// The quantized kernels follow kernel_set.h's contract in the plainest way: each block's exact
+// integer sum, then its term added to the row's sum (blockTerm, block_terms.inl).
+
 // Q8_0: 34-byte blocks, f16 d then int8 q[32].
 void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
@@ -35,15 +38,15 @@ void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t
         const auto* q = reinterpret_cast<const int8_t*>(w + 2);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            int32_t sumi = 0;
-            for (int j = 0; j < 32; ++j) sumi += int32_t(q[j]) * xb.q[j];
-            out[s] += dw * xb.d * float(sumi);
+            int32_t sum = 0;
+            for (int i = 0; i < 32; ++i) sum += int32_t(q[i]) * xb.q[i];
+            out[s] += blockTerm(xb.d, dw, sum);
         }
     }
 }
 
-// Q4_0: 18-byte blocks, f16 d then 16 bytes: weight j in the low nibble of byte j, j + 16 in
-// its high nibble; w = d * (q - 8), so the block's dot is d * dx * (sum(q * qx) - 8 * sum(qx)).
+// Q4_0: 18-byte blocks, f16 d then 16 bytes: weight i in the low nibble of byte i, i + 16 in
+// its high nibble; w = d * (q - 8).
 void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 18) {
@@ -51,9 +54,9 @@ void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t
         const uint8_t* qs = w + 2;
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            int32_t sumi = 0;
-            for (int j = 0; j < 16; ++j) sumi += int32_t(qs[j] & 0x0f) * xb.q[j] + int32_t(qs[j] >> 4) * xb.q[j + 16];
-            out[s] += dw * (xb.d * float(sumi) - 8.0f * xb.dsum);
+            int32_t sum = 0;
+            for (int i = 0; i < 16; ++i) sum += ((qs[i] & 0x0f) - 8) * xb.q[i] + ((qs[i] >> 4) - 8) * xb.q[i + 16];
+            out[s] += blockTerm(xb.d, dw, sum);
         }
     }
 }
@@ -69,23 +72,22 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
         const uint8_t* qs = w + 16;
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
-            int32_t sumi = 0, summ = 0;
-            for (int pair = 0; pair < 4; ++pair) {
+            int32_t sum = 0, mins = 0;
+            for (int pair = 0; pair < 4; ++pair) {  // sub-blocks 2 * pair (low nibbles) and 2 * pair + 1 (high)
                 int32_t lo = 0, hi = 0;
                 for (int l = 0; l < 32; ++l) {
                     lo += int32_t(qs[32 * pair + l] & 0x0f) * xb.q[64 * pair + l];
                     hi += int32_t(qs[32 * pair + l] >> 4) * xb.q[64 * pair + 32 + l];
                 }
-                sumi += sc[2 * pair] * lo + sc[2 * pair + 1] * hi;
+                sum += sc[2 * pair] * lo + sc[2 * pair + 1] * hi;
             }
-            for (int j = 0; j < 8; ++j) summ += m[j] * (xb.bsums[2 * j] + xb.bsums[2 * j + 1]);
-            out[s] += xb.d * (d * float(sumi) - dmin * float(summ));
+            for (int j = 0; j < 8; ++j) mins += m[j] * (xb.bsums[2 * j] + xb.bsums[2 * j + 1]);
+            out[s] += blockTerm(xb.d, d, sum, dmin, mins);
         }
     }
 }
 
-// Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) per group g of 16, so
-// a group's dot is d * scale[g] * (sum(q * x) - 32 * sum(x)).
+// Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) in group g of 16.
 void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     for (int s = 0; s < nx; ++s) out[s] = 0.0f;
     for (int64_t b = 0; b < blocks; ++b, w += 210) {
@@ -95,19 +97,19 @@ void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
         q6kValues(w, q);
         for (int s = 0; s < nx; ++s) {
             const BlockQ8x256& xb = x[s * ldx + b];
-            int32_t sumi = 0;
+            int32_t sum = 0;
             for (int g = 0; g < 16; ++g) {
-                int32_t dot = 0;
-                for (int i = 0; i < 16; ++i) dot += int32_t(q[16 * g + i]) * xb.q[16 * g + i];
-                sumi += scales[g] * (dot - 32 * xb.bsums[g]);
+                int32_t group = 0;
+                for (int i = 0; i < 16; ++i) group += (q[16 * g + i] - 32) * xb.q[16 * g + i];
+                sum += scales[g] * group;
             }
-            out[s] += d * xb.d * float(sumi);
+            out[s] += blockTerm(xb.d, d, sum);
         }
     }
 }
 
-// Quantized prefill (kernel_set.h): out[r][lane] = sum over blocks of d_w * d_x * (the block's
-// integer dot), minus dmin_w * d_x * sum_j mins[j] * sums[j] for Q4_K.
+// Quantized prefill (kernel_set.h): each lane is one x row, its terms added in block order as in
+// the dot kernels above.
 constexpr int kLanes = 8, kPanelRows = 4;
 
 void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, const PackedX& x, float* out) {
@@ -122,14 +124,17 @@ void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, con
                 const int16_t* xv = x.q + (i / 2) * 2 * kLanes;
                 for (int lane = 0; lane < kLanes; ++lane) sum[lane] += wq[i] * xv[2 * lane] + wq[i + 1] * xv[2 * lane + 1];
             }
-            int32_t minSum[kLanes] = {};
-            if (f == BlockFormat::Q4_K)
+            const int64_t at = row * blocks + b;
+            const float* dx = x.d + b * kLanes;
+            if (f == BlockFormat::Q4_K) {
+                int32_t mins[kLanes] = {};
                 for (int j = 0; j < 8; ++j)
                     for (int lane = 0; lane < kLanes; ++lane)
-                        minSum[lane] += w.mins[(row * blocks + b) * 8 + j] * x.sums[((b * 4 + j / 2) * kLanes + lane) * 2 + j % 2];
-            const float dmin = f == BlockFormat::Q4_K ? w.dmin[row * blocks + b] : 0.0f;
-            for (int lane = 0; lane < kLanes; ++lane)
-                acc[lane] += x.d[b * kLanes + lane] * (w.d[row * blocks + b] * float(sum[lane]) - dmin * float(minSum[lane]));
+                        mins[lane] += w.mins[at * 8 + j] * x.sums[((b * 4 + j / 2) * kLanes + lane) * 2 + j % 2];
+                for (int lane = 0; lane < kLanes; ++lane) acc[lane] += blockTerm(dx[lane], w.d[at], sum[lane], w.dmin[at], mins[lane]);
+            } else {
+                for (int lane = 0; lane < kLanes; ++lane) acc[lane] += blockTerm(dx[lane], w.d[at], sum[lane]);
+            }
         }
         for (int lane = 0; lane < kLanes; ++lane) out[r * kLanes + lane] = acc[lane];
     }
