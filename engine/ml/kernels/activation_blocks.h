@@ -7,12 +7,12 @@
 
 namespace llama::ml::kernels {
 
-// 32 values, for Q8_0 and Q4_0 weights: x[i] ~ d * q[i]. dsum = d * (the sum of q), the
-// block's sum of x as quantized: an offset on every weight (Q4_0's "q - 8", the VNNI path's
-// "q + 128") then costs one multiply-add per block instead of work per weight.
+// 32 values, for Q8_0 and Q4_0 weights: x[i] ~ d * q[i]. sum = the sum of q: where a kernel
+// offsets every weight to suit its instructions (x86's unsigned Q4_0 nibbles, without "- 8"; the
+// VNNI path's "q + 128"), the offset times sum is taken off the block's integer sum.
 struct BlockQ8x32 {
     float d;
-    float dsum;
+    int32_t sum;
     int8_t q[32];
 };
 

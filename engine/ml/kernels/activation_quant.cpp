@@ -23,9 +23,8 @@ void quantizeRowQ8x32(const float* x, int64_t k, BlockQ8x32* out) {
     for (int64_t b = 0; b < k / 32; ++b, x += 32) {
         BlockQ8x32& blk = out[b];
         blk.d = quantizeBlock(x, 32, blk.q);
-        int32_t sum = 0;
-        for (int8_t v : blk.q) sum += v;
-        blk.dsum = blk.d * float(sum);
+        blk.sum = 0;
+        for (int8_t v : blk.q) blk.sum += v;
     }
 }
 

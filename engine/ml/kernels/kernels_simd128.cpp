@@ -1,7 +1,7 @@
 // The WebAssembly SIMD path (the browser build, -msimd128): the generic path's arithmetic in
-// 128-bit lanes, four f32 or int32 at a time. Integer block sums are exact, as on every path, so
-// it differs from the generic path only in the order F32 partial sums are added. Without a fused
-// multiply-add in WebAssembly SIMD, F32 products are a multiply then an add.
+// 128-bit lanes, four f32 or int32 at a time; for quantized weights the same bits (kernel_set.h's
+// contract). Without a fused multiply-add in WebAssembly SIMD, F32 products are a multiply then
+// an add.
 #include <wasm_simd128.h>
 
 #include "ml/kernels/portable_parts.inl"
@@ -81,46 +81,53 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
     return finishDot(p, x + i, w + i, k - i);
 }
 
+// Quantized decode: a block's integer sum with one x row is the total of an i32x4's lanes,
+// reduced four blocks at a time by decodeBlocks (block_terms.inl).
+struct DecodeOps {
+    using V = v128_t;
+    static V zero() { return wasm_i32x4_splat(0); }
+    // [a0 + a2, b0 + b2, a1 + a3, b1 + b3]
+    static V pair(V a, V b) { return wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7)); }
+    // Pairs (a, b) and (c, d) into [a, b, c, d]'s totals.
+    static void totals(V ab, V cd, int32_t t[4]) {
+        wasm_v128_store(t, wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7)));
+    }
+};
+
 // Q8_0: 34-byte blocks, f16 d then int8 q[32].
 void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    v128_t acc[kMaxRows];
-    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f);
-    for (int64_t b = 0; b < blocks; ++b, w += 34) {
-        const float dw = halfAt(w);
-        const v128_t w0 = load(w + 2), w1 = load(w + 18);
-        for (int s = 0; s < nx; ++s) {
-            const BlockQ8x32& xb = x[s * ldx + b];
-            const v128_t sumi = wasm_i32x4_add(widen(products16(w0, load(xb.q))), widen(products16(w1, load(xb.q + 16))));
-            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(dw * xb.d));
-        }
-    }
-    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]);
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const v128_t w0 = load(w + 34 * b + 2), w1 = load(w + 34 * b + 18);
+            for (int s = 0; s < NX; ++s) {
+                const int8_t* xq = x[s * ldx + b].q;
+                v[0][s] = wasm_i32x4_add(widen(products16(w0, load(xq))), widen(products16(w1, load(xq + 16))));
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 34 * b), t[0]); });
 }
 
-// Q4_0: 18-byte blocks, f16 d then 16 bytes: weight j in the low nibble of byte j, j + 16 in
-// its high nibble; w = d * (q - 8), so the block's dot is d * dx * (sum(q * qx) - 8 * sum(qx)).
+// Q4_0: 18-byte blocks, f16 d then 16 bytes: weight i in the low nibble of byte i, i + 16 in
+// its high nibble; w = d * (q - 8).
 void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    const v128_t lowNibble = wasm_i8x16_splat(0x0f);
-    v128_t acc[kMaxRows];
-    float offset[kMaxRows];  // sum over blocks of dw * dx * sum(qx): the "- 8" of every weight
-    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f), offset[s] = 0.0f;
-    for (int64_t b = 0; b < blocks; ++b, w += 18) {
-        const float dw = halfAt(w);
-        const v128_t qs = load(w + 2);
-        const v128_t lo = wasm_v128_and(qs, lowNibble), hi = wasm_u8x16_shr(qs, 4);
-        for (int s = 0; s < nx; ++s) {
-            const BlockQ8x32& xb = x[s * ldx + b];
-            // 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
-            const v128_t sumi = widen(wasm_i16x8_add(products16(lo, load(xb.q)), products16(hi, load(xb.q + 16))));
-            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(dw * xb.d));
-            offset[s] += dw * xb.dsum;
-        }
-    }
-    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]) - 8.0f * offset[s];
+    const v128_t lowNibble = wasm_i8x16_splat(0x0f), eight = wasm_i8x16_splat(8);
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const v128_t qs = load(w + 18 * b + 2);
+            const v128_t lo = wasm_i8x16_sub(wasm_v128_and(qs, lowNibble), eight), hi = wasm_i8x16_sub(wasm_u8x16_shr(qs, 4), eight);
+            for (int s = 0; s < NX; ++s) {
+                const int8_t* xq = x[s * ldx + b].q;
+                // 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 8 * 127.
+                v[0][s] = widen(wasm_i16x8_add(products16(lo, load(xq)), products16(hi, load(xq + 16))));
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 18 * b), t[0]); });
 }
 
-// Q4_K: 144-byte super-blocks (quant_blocks.h). Sub-block j has w = d * sc[j] * q - dmin * m[j], so
-// its dot is d * sc[j] * sum(q * x) - dmin * m[j] * sum(x): the second sum is two of x's bsums.
+// Q4_K: 144-byte super-blocks (quant_blocks.h). Sub-block j has w = d * sc[j] * q - dmin * m[j];
+// a block's sums are the scaled products' and the minimums' (sum_j m[j] * two of x's bsums).
 // Q4_K's eight 6-bit scales and eight 6-bit mins (layout in quant_blocks.h) as bytes 0-7 of two
 // 64-bit words, by 32-bit word operations (unpackQ4KScales, a call and byte operations per
 // block, was a fifth of the decode time on x86, see x86_kernels.inl).
@@ -134,34 +141,36 @@ inline void unpackScalesMins(const uint8_t* packed, uint64_t& scales, uint64_t& 
 
 void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     const v128_t lowNibble = wasm_i8x16_splat(0x0f);
-    v128_t acc[kMaxRows];  // sum over blocks of dx * (d * sum(q * x) - dmin * sum_j m[j] * sum(x in sub-block j))
-    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f);
-    for (int64_t b = 0; b < blocks; ++b, w += 144) {
-        const float d = halfAt(w), dmin = halfAt(w + 2);
-        uint64_t sc, m;
-        unpackScalesMins(w + 4, sc, m);
-        // m[j] pairs with x's bsums[2j] and bsums[2j + 1]: each min twice, as int16.
-        const v128_t m8 = wasm_i64x2_make(int64_t(m), 0);
-        const v128_t mPairs = wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-        const v128_t mLo = wasm_u16x8_extend_low_u8x16(mPairs), mHi = wasm_u16x8_extend_high_u8x16(mPairs);
-        const uint8_t* qs = w + 16;
-        for (int s = 0; s < nx; ++s) {
-            const BlockQ8x256& xb = x[s * ldx + b];
-            v128_t sumi = wasm_i32x4_splat(0);
-            for (int pair = 0; pair < 4; ++pair) {
-                const v128_t q0 = load(qs + 32 * pair), q1 = load(qs + 32 * pair + 16);
-                const int8_t* xq = xb.q + 64 * pair;
-                // A sub-block's 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
-                const v128_t lo = wasm_i16x8_add(products16(wasm_v128_and(q0, lowNibble), load(xq)), products16(wasm_v128_and(q1, lowNibble), load(xq + 16)));
-                const v128_t hi = wasm_i16x8_add(products16(wasm_u8x16_shr(q0, 4), load(xq + 32)), products16(wasm_u8x16_shr(q1, 4), load(xq + 48)));
-                sumi = wasm_i32x4_add(sumi, wasm_i32x4_add(scaledSum(lo, int(sc >> (16 * pair)) & 0xff), scaledSum(hi, int(sc >> (16 * pair + 8)) & 0xff)));
+    decodeBlocks<DecodeOps, 2>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const uint8_t* blk = w + 144 * b;
+            uint64_t sc, m;
+            unpackScalesMins(blk + 4, sc, m);
+            // m[j] pairs with x's bsums[2j] and bsums[2j + 1]: each min twice, as int16.
+            const v128_t m8 = wasm_i64x2_make(int64_t(m), 0);
+            const v128_t mPairs = wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+            const v128_t mLo = wasm_u16x8_extend_low_u8x16(mPairs), mHi = wasm_u16x8_extend_high_u8x16(mPairs);
+            const uint8_t* qs = blk + 16;
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x256& xb = x[s * ldx + b];
+                v128_t sum = wasm_i32x4_splat(0);
+                for (int pair = 0; pair < 4; ++pair) {
+                    const v128_t q0 = load(qs + 32 * pair), q1 = load(qs + 32 * pair + 16);
+                    const int8_t* xq = xb.q + 64 * pair;
+                    // A sub-block's 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
+                    const v128_t lo = wasm_i16x8_add(products16(wasm_v128_and(q0, lowNibble), load(xq)), products16(wasm_v128_and(q1, lowNibble), load(xq + 16)));
+                    const v128_t hi = wasm_i16x8_add(products16(wasm_u8x16_shr(q0, 4), load(xq + 32)), products16(wasm_u8x16_shr(q1, 4), load(xq + 48)));
+                    sum = wasm_i32x4_add(sum, wasm_i32x4_add(scaledSum(lo, int(sc >> (16 * pair)) & 0xff), scaledSum(hi, int(sc >> (16 * pair + 8)) & 0xff)));
+                }
+                v[0][s] = sum;
+                v[1][s] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), mLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), mHi));
             }
-            const v128_t summ = wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), mLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), mHi));
-            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(d * xb.d));
-            acc[s] = wasm_f32x4_sub(acc[s], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(summ), wasm_f32x4_splat(dmin * xb.d)));
-        }
-    }
-    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]);
+        },
+        [&](int64_t b, int s, const int32_t* t) {
+            const uint8_t* blk = w + 144 * b;
+            return blockTerm(x[s * ldx + b].d, halfAt(blk), t[0], halfAt(blk + 2), t[1]);
+        });
 }
 
 // Q6_K's 256 6-bit values in natural order (q6kValues' layout), 16 at a time: low 4 bits from
@@ -180,29 +189,28 @@ inline void q6kValuesSimd(const uint8_t* w, uint8_t* q) {
         }
 }
 
-// Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) per group g of 16, so
-// a group's dot is d * scale[g] * (sum(q * x) - 32 * sum(x)).
+// Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) in group g of 16.
 void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    v128_t acc[kMaxRows];
-    for (int s = 0; s < nx; ++s) acc[s] = wasm_f32x4_splat(0.0f);
-    for (int64_t b = 0; b < blocks; ++b, w += 210) {
-        const float d = halfAt(w + 208);
-        const auto* scales = reinterpret_cast<const int8_t*>(w + 192);
-        const v128_t scales8 = load(scales);
-        const v128_t scalesLo = wasm_i16x8_extend_low_i8x16(scales8), scalesHi = wasm_i16x8_extend_high_i8x16(scales8);
-        alignas(16) uint8_t q[256];  // once for every x row
-        q6kValuesSimd(w, q);
-        for (int s = 0; s < nx; ++s) {
-            const BlockQ8x256& xb = x[s * ldx + b];
-            // The "- 32" of every weight: 32 * sum_g scale[g] * sum(x in group g).
-            v128_t sumi = wasm_i32x4_mul(wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), scalesLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), scalesHi)),
-                                         wasm_i32x4_splat(-32));
-            // A group's 16 products in 8 int16 lanes, 2 a lane: |sum| <= 2 * 63 * 127.
-            for (int g = 0; g < 16; ++g) sumi = wasm_i32x4_add(sumi, scaledSum(products16(load(q + 16 * g), load(xb.q + 16 * g)), scales[g]));
-            acc[s] = madd(acc[s], wasm_f32x4_convert_i32x4(sumi), wasm_f32x4_splat(d * xb.d));
-        }
-    }
-    for (int s = 0; s < nx; ++s) out[s] = sumF32(acc[s]);
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const uint8_t* blk = w + 210 * b;
+            const auto* scales = reinterpret_cast<const int8_t*>(blk + 192);
+            const v128_t scales8 = load(scales);
+            const v128_t scalesLo = wasm_i16x8_extend_low_i8x16(scales8), scalesHi = wasm_i16x8_extend_high_i8x16(scales8);
+            alignas(16) uint8_t q[256];  // once for every x row
+            q6kValuesSimd(blk, q);
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x256& xb = x[s * ldx + b];
+                // The "- 32" of every weight: the sum starts from -32 * sum_g scale[g] * sum(x in group g).
+                v128_t sum = wasm_i32x4_mul(wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), scalesLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), scalesHi)),
+                                            wasm_i32x4_splat(-32));
+                // A group's 16 products in 8 int16 lanes, 2 a lane: |sum| <= 2 * 63 * 127.
+                for (int g = 0; g < 16; ++g) sum = wasm_i32x4_add(sum, scaledSum(products16(load(q + 16 * g), load(xb.q + 16 * g)), scales[g]));
+                v[0][s] = sum;
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 210 * b + 208), t[0]); });
 }
 
 // Quantized prefill (kernel_set.h): four x rows per vector. A weight pair (w[i], w[i + 1]) is

@@ -25,6 +25,7 @@
 
 #include "ml/kernels/canonical_sum.inl"
 #include "ml/kernels/kernel_set.h"
+#include "ml/kernels/block_terms.inl"
 
 namespace llama::ml::kernels {
 
@@ -44,13 +45,14 @@ inline float hsum(__m256 v) {
 }
 
 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+inline __m256i inLane0(int32_t v) { return _mm256_setr_epi32(v, 0, 0, 0, 0, 0, 0, 0); }  // one vmovd
 
-// Sums of u8 x s8 products, four adjacent ones per int32 lane (8 lanes).
-inline __m256i dotU8S8(__m256i u, __m256i s) {
+// acc plus sums of u8 x s8 products, four adjacent ones per int32 lane (8 lanes).
+inline __m256i addU8S8(__m256i acc, __m256i u, __m256i s) {
 #ifdef __AVX512VNNI__
-    return _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s);
+    return _mm256_dpbusd_epi32(acc, u, s);
 #else
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
 #endif
 }
 
@@ -254,62 +256,62 @@ void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t
     }
 }
 
+// ---- quantized decode (kernel_set.h's contract) --------------------------------------------
+// A block's integer sum with one x row is the total of an __m256i's eight int32 lanes, reduced
+// four blocks at a time by decodeBlocks (block_terms.inl).
+
+struct DecodeOps {
+    using V = __m256i;
+    static V zero() { return _mm256_setzero_si256(); }
+    static V pair(V a, V b) { return _mm256_hadd_epi32(a, b); }
+    // hadd(hadd(a, b), hadd(c, d)) holds lanes 0-3 of a, b, c and d summed in its low half, lanes
+    // 4-7 in its high one.
+    static void totals(V ab, V cd, int32_t t[4]) {
+        const V h = _mm256_hadd_epi32(ab, cd);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(t), _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
+    }
+};
+
 // ---- 32-weight blocks: Q8_0, Q4_0 ----------------------------------------------------------
 
-template <int NX>
-void dotQ8_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks, float* out) {
-    __m256 acc[NX];
-    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps();
+void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, __m256i (*v)[NX]) {
+            const __m256i q = load32(w + 34 * b + 2);
 #ifdef __AVX512VNNI__
-    // dpbusd wants one unsigned operand: q + 128 (a flipped sign bit), and sum((q + 128) * qx) =
-    // sum(q * qx) + 128 * sum(qx), the second term from x's block sums. Exact, and no
-    // per-row sign fix-ups (maddubs could not do this: its int16 pair sums would saturate).
-    float offset[NX];
-    for (int s = 0; s < NX; ++s) offset[s] = 0.0f;
-    for (int64_t b = 0; b < blocks; ++b, w += 34) {
-        const float dw = halfAt(w);
-        const __m256i q = _mm256_xor_si256(load32(w + 2), _mm256_set1_epi8(char(0x80)));
-        for (int s = 0; s < NX; ++s) {
-            const BlockQ8x32& xb = x[s * ldx + b];
-            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
-            offset[s] += dw * xb.dsum;
-        }
-    }
-    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]) - 128.0f * offset[s];
+            // dpbusd wants one unsigned operand: q + 128 (a flipped sign bit), whose products add
+            // 128 * sum(qx), so each sum starts from minus that. Exact, and no per-row sign
+            // fix-ups (maddubs could not do this: its int16 pair sums would saturate).
+            const __m256i u = _mm256_xor_si256(q, _mm256_set1_epi8(char(0x80)));
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x32& xb = x[s * ldx + b];
+                v[0][s] = addU8S8(inLane0(-128 * xb.sum), u, load32(xb.q));
+            }
 #else
-    for (int64_t b = 0; b < blocks; ++b, w += 34) {
-        const __m256 dw = _mm256_set1_ps(halfAt(w));
-        const __m256i q = load32(w + 2);
-        const __m256i absQ = _mm256_sign_epi8(q, q);  // |q| as u8 (128 for -128)
-        for (int s = 0; s < NX; ++s) {
-            const BlockQ8x32& xb = x[s * ldx + b];
             // q * qx = |q| * (qx with q's sign): unsigned x signed, as maddubs needs.
-            __m256i p = dotU8S8(absQ, _mm256_sign_epi8(load32(xb.q), q));
-            acc[s] = _mm256_fmadd_ps(_mm256_mul_ps(dw, _mm256_set1_ps(xb.d)), _mm256_cvtepi32_ps(p), acc[s]);
-        }
-    }
-    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]);
+            const __m256i absQ = _mm256_sign_epi8(q, q);  // |q| as u8 (128 for -128)
+            for (int s = 0; s < NX; ++s) v[0][s] = addU8S8(_mm256_setzero_si256(), absQ, _mm256_sign_epi8(load32(x[s * ldx + b].q), q));
 #endif
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 34 * b), t[0]); });
 }
 
-template <int NX>
-void dotQ4_0N(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int64_t blocks, float* out) {
-    __m256 acc[NX];
-    float offset[NX];  // sum over blocks of dw * dx * sum(qx): the "- 8" of every weight
-    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps(), offset[s] = 0.0f;
+// The nibbles go into the products unsigned, without their "- 8": each sum starts from -8 * sum(qx).
+void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     const __m128i low4 = _mm_set1_epi8(0x0f);
-    for (int64_t b = 0; b < blocks; ++b, w += 18) {
-        const float dw = halfAt(w);
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 2));
-        // Weights 0..15 are the low nibbles, 16..31 the high ones: one 32-byte vector in x's order.
-        const __m256i q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4), _mm_and_si128(bytes, low4));
-        for (int s = 0; s < NX; ++s) {
-            const BlockQ8x32& xb = x[s * ldx + b];
-            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(dw * xb.d), _mm256_cvtepi32_ps(dotU8S8(q, load32(xb.q))), acc[s]);
-            offset[s] += dw * xb.dsum;
-        }
-    }
-    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]) - 8.0f * offset[s];
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, __m256i (*v)[NX]) {
+            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + 18 * b + 2));
+            // Weights 0..15 are the low nibbles, 16..31 the high ones: one 32-byte vector in x's order.
+            const __m256i q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4), _mm_and_si128(bytes, low4));
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x32& xb = x[s * ldx + b];
+                v[0][s] = addU8S8(inLane0(-8 * xb.sum), q, load32(xb.q));
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 18 * b), t[0]); });
 }
 
 // ---- 256-weight super-blocks: Q4_K, Q6_K ---------------------------------------------------
@@ -331,81 +333,80 @@ inline void unpackScalesMins(const uint8_t* packed, __m128i& scales8, __m128i& m
 // Broadcasts int16 element j of v to every lane (a byte shuffle with a constant mask).
 inline __m256i broadcast16(__m256i v, int j) { return _mm256_shuffle_epi8(v, _mm256_set1_epi16(short(0x0100 + 0x0202 * j))); }
 
-template <int NX>
-void dotQ4_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t blocks, float* out) {
-    __m256 acc[NX];
-    __m256 mins[NX];  // sum over blocks of dmin * dx * sum_j m[j] * sum(x in sub-block j)
-    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps(), mins[s] = _mm256_setzero_ps();
+// Two sums a block: the scaled products' (v[0]) and the minimums' (v[1]).
+void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     const __m256i low4 = _mm256_set1_epi8(0x0f);
-    for (int64_t b = 0; b < blocks; ++b, w += 144) {
-        const float d = halfAt(w), dmin = halfAt(w + 2);
-        __m128i scales8, mins8;
-        unpackScalesMins(w + 4, scales8, mins8);
-        // m[j] pairs with x's bsums[2j] and bsums[2j + 1]: each min twice, as int16.
-        const __m256i mv = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mins8, mins8));
-        const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales8));
-        // Sub-blocks 2p (low nibbles) and 2p + 1 (high nibbles) share 32 bytes of qs.
-        __m256i q[8];
-        for (int p = 0; p < 4; ++p) {
-            const __m256i bytes = load32(w + 16 + 32 * p);
-            q[2 * p] = _mm256_and_si256(bytes, low4);
-            q[2 * p + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low4);
-        }
-        for (int s = 0; s < NX; ++s) {
-            const BlockQ8x256& xb = x[s * ldx + b];
-            __m256i sumi = _mm256_setzero_si256();
-            for (int j = 0; j < 8; ++j)
-                sumi = addU8S8Scaled(sumi, q[j], load32(xb.q + 32 * j), broadcast16(sc16, j));
-            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d), _mm256_cvtepi32_ps(sumi), acc[s]);
-            const __m256i summ = _mm256_madd_epi16(load32(xb.bsums), mv);
-            mins[s] = _mm256_fmadd_ps(_mm256_set1_ps(dmin * xb.d), _mm256_cvtepi32_ps(summ), mins[s]);
-        }
-    }
-    for (int s = 0; s < NX; ++s) out[s] = hsum(_mm256_sub_ps(acc[s], mins[s]));
+    decodeBlocks<DecodeOps, 2>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, __m256i (*v)[NX]) {
+            const uint8_t* blk = w + 144 * b;
+            __m128i scales8, mins8;
+            unpackScalesMins(blk + 4, scales8, mins8);
+            // m[j] pairs with x's bsums[2j] and bsums[2j + 1]: each min twice, as int16.
+            const __m256i mv = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mins8, mins8));
+            const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(scales8));
+            // Sub-blocks 2p (low nibbles) and 2p + 1 (high nibbles) share 32 bytes of qs.
+            __m256i q[8];
+            for (int p = 0; p < 4; ++p) {
+                const __m256i bytes = load32(blk + 16 + 32 * p);
+                q[2 * p] = _mm256_and_si256(bytes, low4);
+                q[2 * p + 1] = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), low4);
+            }
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x256& xb = x[s * ldx + b];
+                __m256i sum = _mm256_setzero_si256();
+                for (int j = 0; j < 8; ++j) sum = addU8S8Scaled(sum, q[j], load32(xb.q + 32 * j), broadcast16(sc16, j));
+                v[0][s] = sum;
+                v[1][s] = _mm256_madd_epi16(load32(xb.bsums), mv);
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) {
+            const uint8_t* blk = w + 144 * b;
+            return blockTerm(x[s * ldx + b].d, halfAt(blk), t[0], halfAt(blk + 2), t[1]);
+        });
 }
 
-template <int NX>
-void dotQ6_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t blocks, float* out) {
-    __m256 acc[NX];
-    for (int s = 0; s < NX; ++s) acc[s] = _mm256_setzero_ps();
+void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     const __m256i low4 = _mm256_set1_epi8(0x0f), bits45 = _mm256_set1_epi8(0x30);
-    for (int64_t b = 0; b < blocks; ++b, w += 210) {
-        const float d = halfAt(w + 208);
-        const auto* sc = reinterpret_cast<const int8_t*>(w + 192);
-        // The 256 6-bit values in natural order, 32 per vector: low 4 bits from ql, bits 4-5 from qh.
-        __m256i q[8], scale[8];
-        for (int half = 0; half < 2; ++half) {
-            const __m256i ql0 = load32(w + 64 * half), ql1 = load32(w + 64 * half + 32);
-            const __m256i qh = load32(w + 128 + 32 * half);
-            __m256i* y = q + 4 * half;
-            y[0] = _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45));
-            y[1] = _mm256_or_si256(_mm256_and_si256(ql1, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45));
-            y[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4), _mm256_and_si256(qh, bits45));
-            y[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
-                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45));
-        }
-        // The 16 scales as int16; vector j holds groups 2j (low 128-bit lane) and 2j + 1 (high
-        // lane) of 16 values, so scale[j] is scale 2j in its low lane and 2j + 1 in its high lane:
-        // one in-lane byte shuffle of the scales' half that holds them (broadcasting each scale
-        // from a register took four times the instructions).
-        const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
-        const __m256i half[2] = {_mm256_permute2x128_si256(scales16, scales16, 0x00), _mm256_permute2x128_si256(scales16, scales16, 0x11)};
-        for (int j = 0; j < 8; ++j) {
-            const char lo = char(4 * (j % 4)), hi = char(4 * (j % 4) + 2);
-            const __m256i pick = _mm256_setr_epi8(lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1,
-                                                  hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1);
-            scale[j] = _mm256_shuffle_epi8(half[j / 4], pick);
-        }
-        // The "- 32" of every weight: 32 * sum_g scale[g] * sum(x in group g).
-        for (int s = 0; s < NX; ++s) {
-            const BlockQ8x256& xb = x[s * ldx + b];
-            __m256i sumi = _mm256_slli_epi32(_mm256_madd_epi16(load32(xb.bsums), scales16), 5);
-            sumi = _mm256_sub_epi32(_mm256_setzero_si256(), sumi);
-            for (int j = 0; j < 8; ++j) sumi = addU8S8Scaled(sumi, q[j], load32(xb.q + 32 * j), scale[j]);
-            acc[s] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d), _mm256_cvtepi32_ps(sumi), acc[s]);
-        }
-    }
-    for (int s = 0; s < NX; ++s) out[s] = hsum(acc[s]);
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, __m256i (*v)[NX]) {
+            const uint8_t* blk = w + 210 * b;
+            const auto* sc = reinterpret_cast<const int8_t*>(blk + 192);
+            // The 256 6-bit values in natural order, 32 per vector: low 4 bits from ql, bits 4-5 from qh.
+            __m256i q[8], scale[8];
+            for (int half = 0; half < 2; ++half) {
+                const __m256i ql0 = load32(blk + 64 * half), ql1 = load32(blk + 64 * half + 32);
+                const __m256i qh = load32(blk + 128 + 32 * half);
+                __m256i* y = q + 4 * half;
+                y[0] = _mm256_or_si256(_mm256_and_si256(ql0, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), bits45));
+                y[1] = _mm256_or_si256(_mm256_and_si256(ql1, low4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), bits45));
+                y[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low4), _mm256_and_si256(qh, bits45));
+                y[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low4),
+                                       _mm256_and_si256(_mm256_srli_epi16(qh, 2), bits45));
+            }
+            // The 16 scales as int16; vector j holds groups 2j (low 128-bit lane) and 2j + 1 (high
+            // lane) of 16 values, so scale[j] is scale 2j in its low lane and 2j + 1 in its high lane:
+            // one in-lane byte shuffle of the scales' half that holds them (broadcasting each scale
+            // from a register took four times the instructions).
+            const __m256i scales16 = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
+            const __m256i half[2] = {_mm256_permute2x128_si256(scales16, scales16, 0x00), _mm256_permute2x128_si256(scales16, scales16, 0x11)};
+            for (int j = 0; j < 8; ++j) {
+                const char lo = char(4 * (j % 4)), hi = char(4 * (j % 4) + 2);
+                const __m256i pick = _mm256_setr_epi8(lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1, lo, lo + 1,
+                                                      hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1, hi, hi + 1);
+                scale[j] = _mm256_shuffle_epi8(half[j / 4], pick);
+            }
+            // The "- 32" of every weight: each sum starts from -32 * sum_g scale[g] * sum(x in group g).
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x256& xb = x[s * ldx + b];
+                __m256i sum = _mm256_slli_epi32(_mm256_madd_epi16(load32(xb.bsums), scales16), 5);
+                sum = _mm256_sub_epi32(_mm256_setzero_si256(), sum);
+                for (int j = 0; j < 8; ++j) sum = addU8S8Scaled(sum, q[j], load32(xb.q + 32 * j), scale[j]);
+                v[0][s] = sum;
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 210 * b + 208), t[0]); });
 }
 
 // ---- nx as a run-time argument -------------------------------------------------------------
@@ -420,18 +421,6 @@ void dotQ6_KN(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int64_t block
 
 void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
     LLAMA_DISPATCH_NX(dotBF16N, x, ldx, w, k, out)
-}
-void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    LLAMA_DISPATCH_NX(dotQ8_0N, w, x, ldx, blocks, out)
-}
-void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    LLAMA_DISPATCH_NX(dotQ4_0N, w, x, ldx, blocks, out)
-}
-void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    LLAMA_DISPATCH_NX(dotQ4_KN, w, x, ldx, blocks, out)
-}
-void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    LLAMA_DISPATCH_NX(dotQ6_KN, w, x, ldx, blocks, out)
 }
 #undef LLAMA_DISPATCH_NX
 
