@@ -1,11 +1,18 @@
 // The int16 panels' multiply (kernel_set.h, KernelSet::panel), written once for every path that
 // has one: the including file defines kLanes and kPanelRows, the vector types VecI (int32 lanes)
 // and VecF (float lanes) and their operations (loadI, broadcastPair, addPairProducts, zeroI,
-// zeroF, toF, loadF, fmaddF, fnmaddF, scaled, storeF). Internal linkage (x86_kernels.inl says why).
+// zeroF, toF, loadF, splatF, addF, subF, mulF, storeF: one instruction each, none fused).
+// Internal linkage (x86_kernels.inl says why).
 
 namespace llama::ml::kernels {
 
 namespace {
+
+// blockTerm (block_terms.inl) for kLanes x rows at once, one a lane.
+inline VecF blockTerms(VecF dx, float dw, VecI s) { return mulF(dx, mulF(splatF(dw), toF(s))); }
+inline VecF blockTerms(VecF dx, float d, VecI s, float dmin, VecI m) {
+    return mulF(dx, subF(mulF(splatF(d), toF(s)), mulF(splatF(dmin), toF(m))));
+}
 
 // NR weight rows (accumulators in registers) against one group of x rows, blocks of SIZE.
 template <int NR, int SIZE, bool MINS>
@@ -23,14 +30,19 @@ void panelN(const Int16Rows& w, int64_t r0, int64_t k, const PackedX& x, float* 
             for (int r = 0; r < NR; ++r) sum[r] = addPairProducts(sum[r], broadcastPair(wq + r * k + i), xv);
         }
         const VecF dx = loadF(x.d + b * kLanes);
-        for (int r = 0; r < NR; ++r) acc[r] = fmaddF(toF(sum[r]), scaled(w.d[(r0 + r) * blocks + b], dx), acc[r]);
-        if constexpr (MINS) {  // Q4_K: minus dmin * dx * sum_j mins[j] * (x's sum over sub-block j)
-            for (int r = 0; r < NR; ++r) sum[r] = zeroI();
+        if constexpr (MINS) {  // Q4_K: the minimums' sum, sum_j mins[j] * (x's sum over sub-block j)
+            VecI mins[NR];
+            for (int r = 0; r < NR; ++r) mins[r] = zeroI();
             for (int j = 0; j < 8; j += 2) {
                 const VecI xs = loadI(x.sums + (b * 4 + j / 2) * 2 * kLanes);
-                for (int r = 0; r < NR; ++r) sum[r] = addPairProducts(sum[r], broadcastPair(w.mins + ((r0 + r) * blocks + b) * 8 + j), xs);
+                for (int r = 0; r < NR; ++r) mins[r] = addPairProducts(mins[r], broadcastPair(w.mins + ((r0 + r) * blocks + b) * 8 + j), xs);
             }
-            for (int r = 0; r < NR; ++r) acc[r] = fnmaddF(toF(sum[r]), scaled(w.dmin[(r0 + r) * blocks + b], dx), acc[r]);
+            for (int r = 0; r < NR; ++r) {
+                const int64_t at = (r0 + r) * blocks + b;
+                acc[r] = addF(acc[r], blockTerms(dx, w.d[at], sum[r], w.dmin[at], mins[r]));
+            }
+        } else {
+            for (int r = 0; r < NR; ++r) acc[r] = addF(acc[r], blockTerms(dx, w.d[(r0 + r) * blocks + b], sum[r]));
         }
     }
     for (int r = 0; r < NR; ++r) storeF(out + r * kLanes, acc[r]);

@@ -231,9 +231,10 @@ inline VecI zeroI() { return wasm_i32x4_splat(0); }
 inline VecF zeroF() { return wasm_f32x4_splat(0.0f); }
 inline VecF toF(VecI v) { return wasm_f32x4_convert_i32x4(v); }
 inline VecF loadF(const float* p) { return load(p); }
-inline VecF fmaddF(VecF a, VecF b, VecF c) { return madd(c, a, b); }
-inline VecF fnmaddF(VecF a, VecF b, VecF c) { return wasm_f32x4_sub(c, wasm_f32x4_mul(a, b)); }
-inline VecF scaled(float s, VecF v) { return wasm_f32x4_mul(wasm_f32x4_splat(s), v); }
+inline VecF splatF(float s) { return wasm_f32x4_splat(s); }
+inline VecF addF(VecF a, VecF b) { return wasm_f32x4_add(a, b); }
+inline VecF subF(VecF a, VecF b) { return wasm_f32x4_sub(a, b); }
+inline VecF mulF(VecF a, VecF b) { return wasm_f32x4_mul(a, b); }
 inline void storeF(float* p, VecF v) { wasm_v128_store(p, v); }
 
 }  // namespace

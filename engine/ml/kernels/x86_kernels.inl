@@ -465,9 +465,10 @@ inline VecI zeroI() { return _mm512_setzero_si512(); }
 inline VecF zeroF() { return _mm512_setzero_ps(); }
 inline VecF toF(VecI v) { return _mm512_cvtepi32_ps(v); }
 inline VecF loadF(const float* p) { return _mm512_loadu_ps(p); }
-inline VecF fmaddF(VecF a, VecF b, VecF c) { return _mm512_fmadd_ps(a, b, c); }
-inline VecF fnmaddF(VecF a, VecF b, VecF c) { return _mm512_fnmadd_ps(a, b, c); }
-inline VecF scaled(float s, VecF v) { return _mm512_mul_ps(_mm512_set1_ps(s), v); }
+inline VecF splatF(float s) { return _mm512_set1_ps(s); }
+inline VecF addF(VecF a, VecF b) { return _mm512_add_ps(a, b); }
+inline VecF subF(VecF a, VecF b) { return _mm512_sub_ps(a, b); }
+inline VecF mulF(VecF a, VecF b) { return _mm512_mul_ps(a, b); }
 inline void storeF(float* p, VecF v) { _mm512_storeu_ps(p, v); }
 #else
 constexpr int kLanes = 8, kPanelRows = 4;
@@ -484,9 +485,10 @@ inline VecI zeroI() { return _mm256_setzero_si256(); }
 inline VecF zeroF() { return _mm256_setzero_ps(); }
 inline VecF toF(VecI v) { return _mm256_cvtepi32_ps(v); }
 inline VecF loadF(const float* p) { return _mm256_loadu_ps(p); }
-inline VecF fmaddF(VecF a, VecF b, VecF c) { return _mm256_fmadd_ps(a, b, c); }
-inline VecF fnmaddF(VecF a, VecF b, VecF c) { return _mm256_fnmadd_ps(a, b, c); }
-inline VecF scaled(float s, VecF v) { return _mm256_mul_ps(_mm256_set1_ps(s), v); }
+inline VecF splatF(float s) { return _mm256_set1_ps(s); }
+inline VecF addF(VecF a, VecF b) { return _mm256_add_ps(a, b); }
+inline VecF subF(VecF a, VecF b) { return _mm256_sub_ps(a, b); }
+inline VecF mulF(VecF a, VecF b) { return _mm256_mul_ps(a, b); }
 inline void storeF(float* p, VecF v) { _mm256_storeu_ps(p, v); }
 #endif
 
@@ -540,10 +542,10 @@ void unpackByteRows(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t ro
 template <int NR>
 void bytePanelN(const ByteRows& w, int64_t r0, int64_t k, const PackedXBytes& x, float* out) {
     const int64_t blocks = k / 32;
-    __m512 acc[NR];
-    for (int r = 0; r < NR; ++r) acc[r] = _mm512_setzero_ps();
+    VecF acc[NR];
+    for (int r = 0; r < NR; ++r) acc[r] = zeroF();
     for (int64_t b = 0; b < blocks; ++b) {
-        __m512i sum[NR];
+        VecI sum[NR];
         for (int r = 0; r < NR; ++r) sum[r] = _mm512_set1_epi32(w.offset[(r0 + r) * blocks + b]);
         const uint8_t* xq = x.q + b * 32 * kLanes;  // 8 groups of 4 values of 16 rows
         const int8_t* wq = w.q + r0 * k + b * 32;
@@ -553,11 +555,10 @@ void bytePanelN(const ByteRows& w, int64_t r0, int64_t k, const PackedXBytes& x,
             for (int r = 0; r < NR; ++r)
                 asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(sum[r]) : "v"(xv), "m"(*reinterpret_cast<const int32_t*>(wq + r * k + i)));
         }
-        const __m512 dx = _mm512_loadu_ps(x.d + b * kLanes);
-        for (int r = 0; r < NR; ++r)
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum[r]), _mm512_mul_ps(_mm512_set1_ps(w.d[(r0 + r) * blocks + b]), dx), acc[r]);
+        const VecF dx = loadF(x.d + b * kLanes);
+        for (int r = 0; r < NR; ++r) acc[r] = addF(acc[r], blockTerms(dx, w.d[(r0 + r) * blocks + b], sum[r]));
     }
-    for (int r = 0; r < NR; ++r) _mm512_storeu_ps(out + r * kLanes, acc[r]);
+    for (int r = 0; r < NR; ++r) storeF(out + r * kLanes, acc[r]);
 }
 
 void bytePanel(const ByteRows& w, int64_t r0, int nr, int64_t k, const PackedXBytes& x, float* out) {
