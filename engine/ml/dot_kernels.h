@@ -61,6 +61,13 @@ struct Partials {
         _mm256_storeu_ps(p, lo);
         _mm256_storeu_ps(p + 8, hi);
     }
+    // The tree in registers (no store-forwarding stall): lo + hi is its first step, then halves.
+    float sum() const {
+        const __m256 v = _mm256_add_ps(lo, hi);
+        __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+    }
 };
 #elif defined(__wasm_simd128__)
 inline v128_t load4(const float* p) { return wasm_v128_load(p); }
@@ -80,6 +87,11 @@ struct Partials {
     void store(float (&p)[kPartials]) const {
         for (int q = 0; q < 4; ++q) wasm_v128_store(p + 4 * q, v[q]);
     }
+    // The tree in registers: v0 + v2 and v1 + v3, their sum, then lanes (0 + 2) + (1 + 3).
+    float sum() const {
+        const v128_t t = wasm_f32x4_add(wasm_f32x4_add(v[0], v[2]), wasm_f32x4_add(v[1], v[3]));
+        return (wasm_f32x4_extract_lane(t, 0) + wasm_f32x4_extract_lane(t, 2)) + (wasm_f32x4_extract_lane(t, 1) + wasm_f32x4_extract_lane(t, 3));
+    }
 };
 #else
 struct Partials {
@@ -91,6 +103,11 @@ struct Partials {
     void store(float (&out)[kPartials]) const {
         for (int j = 0; j < kPartials; ++j) out[j] = p[j];
     }
+    float sum() const {
+        float copy[kPartials];
+        store(copy);
+        return sumPartials(copy);
+    }
 };
 #endif
 
@@ -100,6 +117,7 @@ inline float dotRow(const float* x, const W* w, int64_t k) {
     Partials acc;
     int64_t i = 0;
     for (; i + kPartials <= k; i += kPartials) acc.add16(x + i, w + i);
+    if (i == k) return acc.sum();
     float p[kPartials];
     acc.store(p);
     return finishDot(p, x + i, w + i, k - i);
@@ -125,6 +143,16 @@ inline void dotTile(const float* x, int64_t ldx, const float* w, int64_t ldw, in
             const __m512 xv = _mm512_loadu_ps(x + r * ldx + i);
             for (int c = 0; c < RW; ++c) sum[r][c] = _mm512_add_ps(sum[r][c], _mm512_mul_ps(xv, wv[c]));
         }
+    }
+    if (i == k) {  // the tree in registers: the high half onto the low one, then as Partials::sum
+        for (int r = 0; r < RX; ++r)
+            for (int c = 0; c < RW; ++c) {
+                Partials halves;
+                halves.lo = _mm512_castps512_ps256(sum[r][c]);
+                halves.hi = _mm512_extractf32x8_ps(sum[r][c], 1);
+                acc[r][c] = halves.sum();
+            }
+        return;
     }
     for (int r = 0; r < RX; ++r)
         for (int c = 0; c < RW; ++c) _mm512_storeu_ps(p[r][c], sum[r][c]);
@@ -158,6 +186,19 @@ inline void dotTile(const float* x, int64_t ldx, const float* w, int64_t ldw, in
                 for (int c = 0; c < RW; ++c) sum[r][c][q] = mulAdd(sum[r][c][q], xv, wv[c]);
             }
         }
+    if (i == k) {  // the tree in registers
+        for (int r = 0; r < RX; ++r)
+            for (int c = 0; c < RW; ++c) {
+                Partials all;
+#ifdef __AVX2__
+                all.lo = sum[r][c][0], all.hi = sum[r][c][1];
+#else
+                for (int q = 0; q < parts; ++q) all.v[q] = sum[r][c][q];
+#endif
+                acc[r][c] = all.sum();
+            }
+        return;
+    }
     for (int r = 0; r < RX; ++r)
         for (int c = 0; c < RW; ++c)
             for (int q = 0; q < parts; ++q) store(p[r][c] + q * n, sum[r][c][q]);

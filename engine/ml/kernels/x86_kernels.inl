@@ -101,6 +101,13 @@ inline void storeEvenOdd(__m256 even, __m256 odd, float (&p)[kPartials]) {
     _mm_storeu_ps(p + 8, a);
 }
 
+// The canonical tree in registers where there is no tail (storing the partials and adding them
+// from memory stalled on store forwarding: most of a 256-wide row's time). Partials 0-7 and
+// 8-15: their sum lane by lane is the tree's first step, hsum the other three.
+inline float sumInOrder(__m256 lo, __m256 hi) { return hsum(_mm256_add_ps(lo, hi)); }
+// Even/odd: halving each is the tree's first three steps, their sum its last.
+inline float sumEvenOdd(__m256 even, __m256 odd) { return hsum(even) + hsum(odd); }
+
 // F32 x (nx rows) against a BF16 weight row, contiguous layout.
 template <int NX>
 void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* out) {
@@ -115,6 +122,10 @@ void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* 
         }
     }
     for (int s = 0; s < NX; ++s) {
+        if (i == k) {
+            out[s] = sumInOrder(lo[s], hi[s]);
+            continue;
+        }
         float p[kPartials];
         storeInOrder(lo[s], hi[s], p);
         out[s] = finishDot(p, x + s * ldx + i, w + i, k - i);
@@ -130,7 +141,7 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
         even = _mm256_fmadd_ps(evenBF16(xr), evenBF16(wr), even);
         odd = _mm256_fmadd_ps(oddBF16(xr), oddBF16(wr), odd);
     }
-    if (i == k) return hsum(even) + hsum(odd);
+    if (i == k) return sumEvenOdd(even, odd);
     float p[kPartials];
     storeEvenOdd(even, odd, p);
     return finishDot(p, x + i, w + i, k - i);
@@ -190,6 +201,10 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
     }
     for (int r = 0; r < nx; ++r)
         for (int c = 0; c < nw; ++c) {
+            if (i == k) {
+                out[r * ldo + c] = sumInOrder(_mm512_castps512_ps256(acc[r][c]), _mm512_extractf32x8_ps(acc[r][c], 1));
+                continue;
+            }
             _mm512_storeu_ps(p, acc[r][c]);
             out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
         }
@@ -213,6 +228,10 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
     }
     for (int r = 0; r < nx; ++r)
         for (int c = 0; c < nw; ++c) {
+            if (i == k) {
+                out[r * ldo + c] = sumEvenOdd(even[r][c], odd[r][c]);
+                continue;
+            }
             storeEvenOdd(even[r][c], odd[r][c], p);
             out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
         }
