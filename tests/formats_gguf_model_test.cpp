@@ -127,10 +127,9 @@ TEST_CASE("F32 and BF16 GGUF files compute exactly what the Meta original comput
     // The exported values are the original's bf16 values (F32 holds them exactly). An F32 file
     // computes in F32 by default (its weights' dtype); with --compute-dtype bf16 its activations
     // are BF16 as the original's are. A BF16 file runs the original's kernels on the
-    // original's bytes. F32 weights run the F32 kernels, which do the same sequence of FMAs as
-    // the BF16 ones on the reference path (where BF16 weights are widened to F32 too; the
-    // avx512bf16 path multiplies bf16 pairs natively, in another order). So the logits are bit
-    // for bit the same, not merely close.
+    // original's bytes. F32 weights run the F32 kernels, which add the same products in the same
+    // canonical order as the BF16 ones on every path (docs/speed.md). So the logits are bit for
+    // bit the same, not merely close.
     for (DType t : {DType::F32, DType::BF16}) {
         for (const char* name : {"genesis", "moses"}) {
             DYNAMIC_SECTION(dtypeName(t) << " " << name) {
