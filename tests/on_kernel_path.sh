@@ -3,7 +3,9 @@
 #   on_kernel_path.sh PATH COMMAND [ARGS...]
 # so that a result holding on one instruction set only cannot pass CI on a machine whose default
 # path is another. Exits 77 (CTest's skip) when the CPU cannot run PATH, or when PATH is the
-# CPU's default one, which the rest of the suite runs already.
+# CPU's default one, which the rest of the suite runs already. The command gets a temporary
+# folder of its own (TMPDIR): CTest runs it beside the same tests on the default path, and some
+# write files under fixed names there.
 set -eu
 path=$1
 shift
@@ -18,4 +20,9 @@ case $path in
     *) echo "unknown kernel path $path" >&2; exit 2 ;;
 esac
 if [ "$path" = $best ]; then echo "$path is this CPU's default path: the suite ran it already"; exit 77; fi
-LLAMA_KERNELS=$path exec "$@"
+TMPDIR=$(mktemp -d)
+export TMPDIR
+status=0
+LLAMA_KERNELS=$path "$@" || status=$?
+rm -rf "$TMPDIR"
+exit $status
