@@ -8,7 +8,7 @@ LiveRunRequest parseLiveRun(const std::vector<std::string>& words) {
     addModelOptions(app, r.model, r.seed);
     addGenerationOptions(app, r.settings);
     addWhatIfOptions(app, r.settings.whatIf);
-    app.add_option("--max-seq-len", r.maxSeqLen, "context length")->check(CLI::Range(1, 1 << 20));
+    addContextLengthOption(app, r.maxSeqLen);
     bool quiet = false;  // the page shows only the text anyway
     app.add_flag("-q,--quiet", quiet, "only the text and the summary");
     std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first

@@ -229,4 +229,11 @@ void addThreadsOption(CLI::App& app, int& threads) {
         ->default_str("");
 }
 
+void addContextLengthOption(CLI::App& app, int& maxSeqLen) {
+    addInteger(app, "--max-seq-len", maxSeqLen,
+               {1, ModelArgs::kMaxPositions, fmt::format("a context length from 1 to {}", ModelArgs::kMaxPositions)},
+               "Context length (default: the model's, else 2048)")
+        ->default_str("");
+}
+
 }  // namespace llama::options

@@ -53,5 +53,7 @@ void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
 void addControlVectorOptions(CLI::App& app, WhatIf& whatIf);
 // --threads N.
 void addThreadsOption(CLI::App& app, int& threads);
+// --max-seq-len N: the context length, 1 to ModelArgs::kMaxPositions (the CLI and the page alike).
+void addContextLengthOption(CLI::App& app, int& maxSeqLen);
 
 }  // namespace llama::options

@@ -79,3 +79,17 @@ TEST_CASE("CLI penalties: a repeat penalty breaks the greedy loop; bad values ar
         CHECK_THAT(r.output, Contains(message));
     }
 }
+
+TEST_CASE("CLI without --model: the bundled model is found from the program's folder, not a path baked in at build time", "[cli]") {
+    // From another working folder: found above the program (build/walkthrough/ -> assets/model).
+    const CliRun elsewhere = runShell("cd / && " + std::string(WALKTHROUGH_EXE) + " -q -n 2 -p Hi 2>&1");
+    INFO(elsewhere.output);
+    CHECK(elsewhere.exitCode == 0);
+    // A copy of the program with no assets near it: refused, naming the path it looked for.
+    const fs::path alone = fs::temp_directory_path() / ("llama_program_alone_" + std::to_string(getpid()));
+    fs::create_directories(alone);
+    fs::copy_file(WALKTHROUGH_EXE, alone / "llama-walkthrough", fs::copy_options::overwrite_existing);
+    const CliRun copied = runShell("cd " + alone.string() + " && ./llama-walkthrough -q -n 2 -p Hi 2>&1");
+    fs::remove_all(alone);
+    requireOneClearError(copied, "assets/model");
+}

@@ -147,7 +147,7 @@ TEST_CASE("quantize -> dequantize stays within each format's error bound", "[ggu
     auto q4k = decode(DType::Q4_K, quantize(DType::Q4_K, x.data(), int64_t(x.size())));
     auto q6k = decode(DType::Q6_K, quantize(DType::Q6_K, x.data(), int64_t(x.size())));
     double e8 = rmsError(x, q8), e4 = rmsError(x, q4), e4k = rmsError(x, q4k), e6k = rmsError(x, q6k);
-    WARN("relative RMS error: Q8_0 " << e8 << ", Q6_K " << e6k << ", Q4_K " << e4k << ", Q4_0 " << e4);
+    INFO("relative RMS error: Q8_0 " << e8 << ", Q6_K " << e6k << ", Q4_K " << e4k << ", Q4_0 " << e4);
     // Gaussian weights, measured: Q8_0 0.0053, Q6_K 0.0175, Q4_K 0.074, Q4_0 0.086. The bounds
     // leave ~30% room; the order (more bits, less error; Q4_K's scale search beats Q4_0's
     // plain scale) is the property that matters.

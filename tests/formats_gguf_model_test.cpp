@@ -171,10 +171,15 @@ TEST_CASE("an F32 GGUF file computes in F32: only the BF16 roundings part it fro
     for (const char* name : {"genesis", "moses"}) {
         INFO(name);
         std::vector<int32_t> tokens = golden(name)["tokens"];
-        const Comparison c = compareLogits(prefillLogits(ggufModel(DType::F32), tokens), prefillLogits(metaModel(), tokens));
-        WARN(name << ": F32 activations against the original's BF16: max |logit difference| " << c.maxLogitDiff << " (max |logit| "
+        const Tensor f32 = prefillLogits(ggufModel(DType::F32), tokens);
+        const Comparison c = compareLogits(f32, prefillLogits(metaModel(), tokens));
+        INFO(name << ": F32 activations against the original's BF16: max |logit difference| " << c.maxLogitDiff << " (max |logit| "
                   << c.maxAbsLogit << "), top-1 " << c.top1Agree << "/" << c.positions);
-        CHECK(c.maxLogitDiff > 0);  // the roundings are gone
+        // The roundings are gone: a BF16 run's logits are all BF16 values; an F32 run's are
+        // mostly not (a value is BF16 when rounding it to BF16 leaves it unchanged).
+        int64_t notBF16 = 0;
+        for (int64_t i = 0; i < f32.numel(); ++i) notBF16 += roundToBF16(f32.floatAt(i)) != f32.floatAt(i);
+        CHECK(notBF16 > f32.numel() * 9 / 10);
         CHECK(c.maxLogitDiff / c.maxAbsLogit < 0.03);
         CHECK(c.top1Agree >= c.positions - 1);
     }
@@ -202,7 +207,7 @@ TEST_CASE("quantized GGUF files stay close to the Meta original", "[gguf][model]
                 greedyTotal += int(ref.size());
             }
             double top1 = double(all.top1Agree) / all.positions;
-            WARN(dtypeName(t) << ": max |logit difference| " << all.maxLogitDiff << " (max |logit| " << all.maxAbsLogit << "), top-1 agreement " << all.top1Agree << "/"
+            INFO(dtypeName(t) << ": max |logit difference| " << all.maxLogitDiff << " (max |logit| " << all.maxAbsLogit << "), top-1 agreement " << all.top1Agree << "/"
                               << all.positions << ", greedy tokens before the first difference " << greedyAgree << "/" << greedyTotal);
             CHECK(all.maxLogitDiff / all.maxAbsLogit <= tol.maxRelativeDiff);
             CHECK(top1 >= tol.minTop1);
@@ -267,7 +272,7 @@ TEST_CASE("integer kernels choose the reference path's greedy tokens except at n
                     input = Tensor::fromInt32({int32_t(refTop)});
                 }
             }
-            WARN(dtypeName(t) << " on " << ml::kernels::active().name << ": max |logit difference| " << maxDiff << ", greedy flips "
+            INFO(dtypeName(t) << " on " << ml::kernels::active().name << ": max |logit difference| " << maxDiff << ", greedy flips "
                               << flips << "/" << steps << ", largest reference gap at a flip " << maxTieGap);
             CHECK(maxDiff <= kMaxLogitDiff);
             CHECK(maxTieGap <= kNearTie);

@@ -1,11 +1,14 @@
-// TaskThreads (ml/task_launch.h): the threads the browser build runs Q, K and V's tasks on.
+// TaskThreads and TaskScope (ml/task_launch.h): the threads the browser build runs Q, K and V's tasks
+// on, and the scope that waits for every task it launched.
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
+#include "ml/task_launch.h"
 #include "ml/task_threads.h"
 
 using llama::ml::runTask;
@@ -58,4 +61,61 @@ TEST_CASE("task threads: a task's exception reaches its future, and later tasks 
     auto failing = runTask(threads, []() -> int { throw std::runtime_error("task failed"); });
     CHECK_THROWS_WITH(failing.get(), "task failed");
     CHECK(runTask(threads, [] { return 7; }).get() == 7);
+}
+
+// TaskScope (ml/task_launch.h): the launch ways this build can run (a build without threads has
+// only the deferred one).
+namespace {
+std::vector<llama::ml::Launch> launchWays() {
+    using llama::ml::Launch;
+    if (llama::ml::kBuildLaunch == Launch::Deferred) return {Launch::Deferred};
+    return {Launch::NewThread, Launch::KeptThreads, Launch::Deferred};
+}
+const char* nameOf(llama::ml::Launch how) {
+    switch (how) {
+        case llama::ml::Launch::NewThread: return "new thread";
+        case llama::ml::Launch::KeptThreads: return "kept threads";
+        case llama::ml::Launch::Deferred: return "deferred";
+    }
+    return "?";
+}
+}  // namespace
+
+TEST_CASE("task scope: leaving the block by an exception waits for every task it launched", "[ml][task_threads]") {
+    for (llama::ml::Launch how : launchWays()) {
+        INFO(nameOf(how));
+        std::atomic<int> finished{0};
+        auto slow = [&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            return ++finished;
+        };
+        try {
+            llama::ml::TaskScope scope(how);
+            auto first = scope.launch(slow), second = scope.launch(slow);
+            throw std::runtime_error("stopped between launches");
+        } catch (const std::runtime_error&) {
+        }
+        // A deferred task runs only when its result is asked for: never here.
+        CHECK(finished.load() == (how == llama::ml::Launch::Deferred ? 0 : 2));
+    }
+}
+
+TEST_CASE("task scope: one task's exception reaches its future, and the scope still waits for the others", "[ml][task_threads]") {
+    for (llama::ml::Launch how : launchWays()) {
+        INFO(nameOf(how));
+        std::atomic<bool> slowFinished{false};
+        try {
+            llama::ml::TaskScope scope(how);
+            auto failing = scope.launch([]() -> int { throw std::runtime_error("task failed"); });
+            auto slow = scope.launch([&] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(30));
+                slowFinished = true;
+                return 1;
+            });
+            CHECK_THROWS_WITH(failing.get(), "task failed");
+            throw std::logic_error("leaving before the slow task's result");
+        } catch (const std::logic_error&) {
+        }
+        CHECK(slowFinished == (how != llama::ml::Launch::Deferred));
+    }
 }

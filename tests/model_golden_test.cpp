@@ -65,7 +65,7 @@ TEST_CASE("bundled model matches the PyTorch bfloat16 reference", "[golden][mode
                 REQUIRE(values[0].get<float>() - values[1].get<float>() <= bf16Step(values[0].get<float>()));
                 ties++;
             }
-            WARN(name << ": argmax differs from PyTorch at " << ties << " of " << tokens.size() << " positions, all one-step ties");
+            INFO(name << ": argmax differs from PyTorch at " << ties << " of " << tokens.size() << " positions, all one-step ties");
             std::vector<float> expected = golden["last_logits"];
             double maxDiff = 0, maxAbs = 0;
             for (int64_t v = 0; v < vocab; ++v) {
@@ -78,7 +78,6 @@ TEST_CASE("bundled model matches the PyTorch bfloat16 reference", "[golden][mode
             // matmuls can flip a rounding in an activation, which moves logits by about that much.
             INFO("max |logit| " << maxAbs << ", max abs difference " << maxDiff);
             CHECK(maxDiff <= 0.125);
-            WARN(name << ": max |logit| " << maxAbs << ", max abs difference to PyTorch " << maxDiff);
 
             // 32 greedy tokens through the KV cache.
             InferenceContext genCtx(model.args);

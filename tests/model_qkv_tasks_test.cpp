@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
 #include <thread>
@@ -77,5 +78,42 @@ TEST_CASE("qkv tasks: scheduled in order, started from their own threads, delive
         }
         CHECK(scheduled == std::vector<std::string>{"xq", "xk", "xv"});
         CHECK(started == std::set<std::string>{"xq", "xk", "xv"});
+    }
+}
+
+namespace {
+// Stops the run at the n-th Q/K/V launch of the first block (its QKVSchedule mark) and counts the
+// tasks that got as far as their own mark, each held there a while so that one still running
+// when the stop leaves the pass would be seen.
+class StopAtLaunch : public StageObserver {
+public:
+    explicit StopAtLaunch(int n) : n_(n) {}
+    std::atomic<int> tasksMarked{0};
+    void onStage(const StageEvent& e) override {
+        if (e.stage == StageId::QKVTask) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            ++tasksMarked;
+        }
+        if (e.stage == StageId::QKVSchedule && ++launches_ == n_) throw GenerationStopped{};
+    }
+
+private:
+    int n_, launches_ = 0;
+};
+}  // namespace
+
+TEST_CASE("qkv tasks: a stop at any of the three launches waits for the tasks already launched", "[step][model][task_threads]") {
+    Model model = makeSyntheticModel("tiny", 3, false);
+    LlamaTransformer transformer(model);
+    for (int n = 1; n <= 3; ++n) {
+        INFO("stopped at launch " << n);
+        InferenceContext ctx(model.args);
+        StopAtLaunch stopper(n);
+        ctx.addObserver(&stopper);
+        Sampler sampler(SamplingSettings{});
+        CHECK(Generator(transformer, *model.tokenizer).generate(ctx, "Hi there", 3, sampler, {}).stopReason == "stopped");
+        // Launches before the n-th ran their tasks; each task's mark was delivered (and the task
+        // finished) before the stop left the pass and freed its input.
+        CHECK(stopper.tasksMarked.load() == n - 1);
     }
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # A stage mark is checked by the compiler: stage_marks_build.cpp with MARK=0 builds, and a
-# misspelt field, a missing tensor and a missing number each stop the build.
+# misspelt field, a missing tensor, a missing number and a text made eagerly (a std::string
+# instead of a function that makes it) each stop the build.
 #   stage_marks_build_test.sh CXX ENGINE_DIR SOURCE
 set -u
 cxx=$1 engine=$2 src=$3
@@ -14,3 +15,4 @@ expect_error() {  # MARK, what the error must say
 expect_error 1 "ffn_gaet"
 expect_error 2 "ffn_gate"
 expect_error 3 "Required"
+expect_error 4 "LazyText"

@@ -87,7 +87,7 @@ TEST_CASE("tiktoken: Llama 3 ids match the reference tokenizer exactly", "[token
         CHECK(back == text);
         roundTrips += back == text;
     }
-    WARN("Llama 3 reference cases: " << matched << "/" << data.at("cases").size() << " ids identical, "
+    INFO("Llama 3 reference cases: " << matched << "/" << data.at("cases").size() << " ids identical, "
                                      << roundTrips << " decode(encode(s)) == s");
     CHECK(matched == data.at("cases").size());
 }

@@ -24,6 +24,7 @@
 #include "model_source_options.h"
 #include "model_summary.h"
 #include "options/checked_option.h"
+#include "options/bundled_path.h"
 #include "options/run_options.h"
 #include "patch_command.h"
 #include "perplexity_command.h"
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
     CLI::App app{"llama-walkthrough: Llama inference you can read, step by step"};
     app.set_version_flag("--version", "llama-walkthrough 0.1");
     cli::Options o;
-    o.model = LLAMA_SOURCE_DIR "/assets/model";
+    o.model = options::bundledPath("assets/model");
     cli::addModelOptions(app, o);
     options::addGenerationOptions(app, o.generation);
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");

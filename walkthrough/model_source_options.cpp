@@ -4,17 +4,14 @@
 
 #include <cstdio>
 
-#include "options/checked_option.h"
+#include "options/run_options.h"
 
 namespace llama::cli {
 
 void addModelOptions(CLI::App& app, Options& o) {
     options::addModelOptions(app, o, o.generation.sampling.seed);
     options::addThreadsOption(app, o.threads);
-    options::addInteger(app, "--max-seq-len", o.maxSeqLen,
-                        {1, ModelArgs::kMaxPositions, fmt::format("a context length from 1 to {}", ModelArgs::kMaxPositions)},
-                        "Context length (default: the model's, else 2048)")
-        ->default_str("");
+    options::addContextLengthOption(app, o.maxSeqLen);
 }
 
 ModelSource selectedSource(const Options& o) { return o.source(o.generation.sampling.seed); }

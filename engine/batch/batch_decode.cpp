@@ -62,12 +62,8 @@ void validate(const LlamaBatch& batch, const InferenceContext& ctx, const LlamaT
 void shiftCachedKeys(InferenceContext& ctx, const LlamaTransformer& transformer) {
     if (!ctx.Cells.hasShift) return;
     std::vector<int32_t> shifted;
-    std::string deltas;
     for (int i = 0; i < ctx.Cells.size(); ++i)
-        if (ctx.Cells.cells[size_t(i)].delta != 0 && ctx.Cells.cells[size_t(i)].pos >= 0) {
-            shifted.push_back(i);
-            deltas += fmt::format("{} {}:{:+}", deltas.empty() ? "" : ",", i, ctx.Cells.cells[size_t(i)].delta);
-        }
+        if (ctx.Cells.cells[size_t(i)].delta != 0 && ctx.Cells.cells[size_t(i)].pos >= 0) shifted.push_back(i);
     if (!shifted.empty() && ctx.CacheK[0].hasData()) {
         // The angles of a rotation by delta: row |delta| of the table, conjugated when delta < 0.
         const int64_t half = transformer.PrecomputedFreqsCis.dim(1);
@@ -86,7 +82,11 @@ void shiftCachedKeys(InferenceContext& ctx, const LlamaTransformer& transformer)
                 ml::SetSlice(cacheK, shifted[r], ml::Slice(keys, int64_t(r), int64_t(r) + 1));
         }
     }
-    ctx.stage(marks::KvShift{.cells = int64_t(shifted.size()), .deltas = deltas});
+    ctx.stage(marks::KvShift{.cells = int64_t(shifted.size()), .deltas = [&] {
+                                 std::string deltas;
+                                 for (int i : shifted) deltas += fmt::format("{} {}:{:+}", deltas.empty() ? "" : ",", i, ctx.Cells.cells[size_t(i)].delta);
+                                 return deltas;
+                             }});
     ctx.Cells.clearShift();
 }
 
@@ -132,12 +132,12 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
         const auto [seqIds, outputs] = observed ? tokenTensors(ubatch) : std::pair<Tensor, Tensor>{};
         ctx.stage(marks::UBatchTokens{.ubatch = index++, .nTokens = ubatch.nTokens, .nSeqs = observed ? ubatch.nSeqs() : 0, .nOutputs = nOutputs,
                                       .inputTokens = inputTokens, .positions = positionsTensor, .seqIds = seqIds, .outputs = outputs,
-                                      .table = observed ? ubatchTable(ubatch) : ""});
+                                      .table = [&] { return ubatchTable(ubatch); }});
         if (observed) {
             const int nKV = ctx.Cells.nKV();
             ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(), .nKV = nKV,
                                     .cellPos = ctx.Cells.positions(ctx.Cells.size()), .cellSeqs = cellSeqBits(ctx.Cells),
-                                    .cellSeqIds = ctx.Cells.sequences(nKV), .cells = ctx.Cells.map(nKV)});
+                                    .cellSeqIds = ctx.Cells.sequences(nKV), .cells = [&] { return ctx.Cells.map(nKV); }});
         }
 
         Tensor logits = transformer.Forward(ctx, ubatch, *slot);

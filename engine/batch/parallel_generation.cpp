@@ -114,7 +114,8 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
                     }
                     const int nKeep = std::max(settings.nKeep, prefix);
                     const int nDiscard = (slot.nPast - nKeep) / 2;
-                    // The cells before the shift, for its mark (only when the run is observed).
+                    // The cells before the shift, for its mark: a snapshot, so made before the shift
+                    // (and only when the run is observed); the text after it is made by the mark.
                     const bool observed = ctx.observed();
                     const int cells = observed ? ctx.Cells.size() : 0;
                     const Tensor before = ctx.Cells.positions(cells), seqsBefore = ctx.Cells.sequences(cells);
@@ -123,8 +124,8 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
                     ctx.Cells.seqAdd(slot.seq, nKeep + nDiscard, slot.nPast, -nDiscard);
                     ctx.stage(marks::ContextShift{.seq = slot.seq, .nPast = slot.nPast, .nKeep = nKeep, .nDiscard = nDiscard, .before = before,
                                                   .after = ctx.Cells.positions(cells), .seqsBefore = seqsBefore,
-                                                  .seqsAfter = ctx.Cells.sequences(cells), .cellsBefore = cellsBefore,
-                                                  .cellsAfter = observed ? ctx.Cells.map(ctx.Cells.nKV(), 8) : ""});
+                                                  .seqsAfter = ctx.Cells.sequences(cells), .cellsBefore = [&] { return cellsBefore; },
+                                                  .cellsAfter = [&] { return ctx.Cells.map(ctx.Cells.nKV(), 8); }});
                     slot.nPast -= nDiscard;
                     seq.contextShifts++;
                 }

@@ -134,9 +134,10 @@ GenerationResult SpeculativeGenerator::generate(InferenceContext& targetCtx, Inf
             stats.drafted += int(drafts.size());
             stats.accepted += accepted;
             const std::vector<int32_t> kept(drafts.begin(), drafts.begin() + accepted), rejected(drafts.begin() + accepted, drafts.end());
-            targetCtx.stage(marks::Speculation{.drafted = int64_t(drafts.size()), .accepted = accepted, .keptTokens = piecesOf(tokenizer_, kept),
-                                               .rejectedTokens = piecesOf(tokenizer_, rejected), .next = next,
-                                               .nextPiece = tokenizer_.pieceForDisplay(next)});
+            targetCtx.stage(marks::Speculation{.drafted = int64_t(drafts.size()), .accepted = accepted,
+                                               .keptTokens = [&] { return piecesOf(tokenizer_, kept); },
+                                               .rejectedTokens = [&] { return piecesOf(tokenizer_, rejected); }, .next = next,
+                                               .nextPiece = [&] { return tokenizer_.pieceForDisplay(next); }});
             // The caches keep the last token and the accepted drafts; the rejected ones go.
             targetPast += nChecked - int(rejected.size());
             targetCtx.Cells.seqRm(0, targetPast, -1);

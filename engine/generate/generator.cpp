@@ -35,12 +35,12 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
     Utf8StreamDecoder decoder;
     // A stop requested at any stage, the first ones included, ends the run with a result.
     try {
-        std::string ids, pieces;
-        for (int32_t id : prompt) {
-            ids += fmt::format(" {}", id);
-            pieces += fmt::format(" \"{}\"", tokenizer_.pieceForDisplay(id));
-        }
-        ctx.stage(marks::Tokenize{.count = int64_t(prompt.size()), .ids = ids, .pieces = pieces});
+        ctx.stage(marks::Tokenize{.count = int64_t(prompt.size()), .ids = [&] { return fmt::format(" {}", fmt::join(prompt, " ")); },
+                                  .pieces = [&] {
+                                      std::string pieces;
+                                      for (int32_t id : prompt) pieces += fmt::format(" \"{}\"", tokenizer_.pieceForDisplay(id));
+                                      return pieces;
+                                  }});
         if (int(prompt.size()) >= ctx.maxSeqLen)
             throw std::invalid_argument(fmt::format("the prompt has {} tokens, but the context length is {}: it must be shorter",
                                                     prompt.size(), ctx.maxSeqLen));
@@ -84,7 +84,8 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
 
             Tensor nextToken = Tensor::fromInt32({next});
             // Observers show the top tokens before and after the penalties (kPenalizedLogits).
-            ctx.stage(marks::Sample{.token = next, .piece = tokenizer_.decodeToken(next), .logits = lastLogits, .next = nextToken, .method = sampler.method(),
+            ctx.stage(marks::Sample{.token = next, .piece = [&] { return tokenizer_.decodeToken(next); }, .logits = lastLogits, .next = nextToken,
+                                    .method = [&] { return sampler.method(); },
                                     .allowedTokens = penalized ? sampler.allowedTokens() : lastLogits.numel(), .penalizedLogits = penalized},
                       skippedIf(!lastLogits.hasData()));
 

@@ -20,7 +20,12 @@ void TaskThreads::run(std::function<void()> task) {
         wake_.notify_one();
         return;
     }
-    threads_.emplace_back([this] { loop(); });
+    try {
+        threads_.emplace_back([this] { loop(); });
+    } catch (...) {  // no thread for it: it does not run (TaskScope counts on that)
+        tasks_.pop_back();
+        throw;
+    }
 }
 
 size_t TaskThreads::threadCount() {

@@ -37,9 +37,11 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     // std::async tasks (ml/task_launch.h says how the browser build runs them; the log keeps the
     // walkthrough's words so the two can be diffed). Each is
     // marked when scheduled and again from inside the task when it starts, as the goroutines log.
+    // The scope outlives the three futures: a Stop at the second launch waits for the first task.
+    ml::TaskScope qkvTasks;
     auto schedule = [&](const char* weightsName, const Tensor& weights, const char* target) {
         ctx.stage(marks::QKVSchedule{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
-        return ml::launchTask([&ctx, &x, &weights, weightsName, target] {
+        return qkvTasks.launch([&ctx, &x, &weights, weightsName, target] {
             ctx.stage(marks::QKVTask{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
             return ml::LinearTransformation(x, weights);
         });

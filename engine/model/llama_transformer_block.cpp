@@ -49,7 +49,7 @@ Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, co
     // control vectors), at every position.
     if (const Tensor* direction = ctx.whatIf.controlVectorFor(LayerIndex)) {
         Tensor steered = ml::Add(output, *direction);
-        ctx.stage(marks::ControlVector{.output = output, .direction = *direction, .steered = steered, .norms = steeringNorms(output, *direction)});
+        ctx.stage(marks::ControlVector{.output = output, .direction = *direction, .steered = steered, .norms = [&] { return steeringNorms(output, *direction); }});
         output = steered;
     }
     // What-if patch: this position's block output from another run (the patch command).

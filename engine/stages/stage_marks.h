@@ -5,7 +5,9 @@
 // and a misspelt, missing or out-of-order field does not compile. The wording and the recorded
 // tensors are checked against the declared fields at compile time too (the static_asserts
 // below). fieldsOf() turns a mark into the event's named fields, only when someone observes.
+#include <atomic>
 #include <concepts>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,10 +27,37 @@ template <typename T> struct Required {
     T value;
 };
 
+// A text field, made only when someone observes the mark: a string literal (free), or a function
+// that makes the text, called by fieldsOf. A ready std::string does not compile: building it is
+// the cost an unobserved run must not pay, and the type, not each call site, keeps it so. Like
+// the tensor fields, it refers to its function: a mark lives only in the ctx.stage(...) call.
+class LazyText {
+public:
+    LazyText(const char* literal) : literal_(literal) {}
+    template <typename F>
+        requires std::invocable<const F&> && std::convertible_to<std::invoke_result_t<const F&>, std::string>
+    LazyText(const F& make)
+        : make_(&make), call_([](const void* f) { return std::string((*static_cast<const F*>(f))()); }) {}
+
+    std::string make() const {
+        if (literal_) return literal_;
+        made_.fetch_add(1, std::memory_order_relaxed);
+        return call_(make_);
+    }
+    // Texts made by functions so far, in the whole process (the test that an unobserved run makes none).
+    static uint64_t madeSoFar() { return made_.load(); }
+
+private:
+    const char* literal_ = nullptr;
+    const void* make_ = nullptr;
+    std::string (*call_)(const void*) = nullptr;
+    static inline std::atomic<uint64_t> made_{0};
+};
+
 #define TENSOR(name) const Tensor& name;
 #define OPTIONAL_TENSOR(name) const std::optional<Tensor>& name;
 #define NUMBER(name) Required<int64_t> name;
-#define TEXT(name) Required<std::string> name;
+#define TEXT(name) LazyText name;
 #define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
     struct id {                                                                       \
         static constexpr StageId kStage = StageId::id;                                \
@@ -44,7 +73,7 @@ template <typename T> struct Required {
 #define TENSOR(name) {#name, m.name},
 #define OPTIONAL_TENSOR(name) {#name, m.name},
 #define NUMBER(name) {#name, m.name.value},
-#define TEXT(name) {#name, m.name.value},
+#define TEXT(name) {#name, m.name.make()},
 #define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
     inline std::vector<StageField> fieldsOf(const id& m) { return {fields}; }
 #include "stages/stages.def"

@@ -15,6 +15,7 @@
 #include "fonts.h"
 #include "screenshot.h"
 #include "ml/thread_pool.h"
+#include "options/bundled_path.h"
 #include "options/checked_option.h"
 #include "options/run_options.h"
 #include "state/script.h"
@@ -164,10 +165,10 @@ int runWindow(AppOptions options, int width, int height) {
 int main(int argc, char** argv) {
     CLI::App cli{"llama-viewer: watch a Llama model compute, stage by stage"};
     AppOptions o;
-    o.chaptersDir = LLAMA_SOURCE_DIR "/chapters";
+    o.chaptersDir = options::bundledPath("chapters");
     o.fontPath = kDefaultFontPath;
     // The model, prompt, sampling and what-if options are llama-walkthrough's own (options/run_options.h).
-    options::ModelChoice choice{.model = LLAMA_SOURCE_DIR "/assets/model"};
+    options::ModelChoice choice{.model = options::bundledPath("assets/model")};
     int threads = 0, width = 0, height = 0;  // 0: the screen's work area
     options::addModelOptions(cli, choice, o.settings.sampling.seed);
     std::string trace;
