@@ -8,6 +8,7 @@
 #include "generate/grammar.h"
 #include "generate/grammar_matcher.h"
 #include "generate/json_grammar.h"
+#include "generate/sampler.h"
 
 using namespace llama;
 
@@ -139,4 +140,34 @@ TEST_CASE("grammar: bad grammars are refused with the file, line and column", "[
     CHECK(parseError("root ::= \"\\U00110000\"") == "g.gbnf:1:11: U+110000 is beyond Unicode's last code point");
     CHECK_THAT(parseError("root ::= \"abcdefghij\"{10000} \"abcdefghij\"{10000} \"abcdefghij\"{10000}"), Catch::Contains("grows past 200000 elements"));
     CHECK_THAT(parseError("root ::= " + std::string(100, '(')), Catch::Contains("groups nest deeper than 64"));
+}
+
+TEST_CASE("grammar: greedy asks about its argmax first and masks the vocabulary only when the grammar refuses it", "[generate][grammar]") {
+    std::vector<std::string> vocab{"a", "b"};
+    for (int i = 0; vocab.size() < 1000; ++i) vocab.push_back("x" + std::to_string(i));
+    const auto grammar = grammarOf("root ::= (\"a\" | \"b\")+");
+    const int64_t n = int64_t(vocab.size());
+    auto checkFirst = std::make_shared<GrammarConstraint>(grammar, vocab, std::vector<int32_t>{});
+    auto maskFirst = std::make_shared<GrammarConstraint>(grammar, vocab, std::vector<int32_t>{});
+    Sampler lazy(SamplingSettings{}), full(SamplingSettings{});
+    lazy.constrain(checkFirst);
+    full.constrain(maskFirst);
+    full.countAllowed(true);  // as for an observer: the whole vocabulary every step
+    // Step 1: "b" (id 1) leads and is allowed. Step 2: "x7" leads, refused; "a" is the best allowed.
+    std::vector<std::vector<float>> steps(2, std::vector<float>(size_t(n), 0.0f));
+    steps[0][1] = 3.0f;
+    steps[1][9] = 5.0f, steps[1][0] = 2.0f, steps[1][1] = 1.0f;
+    const std::vector<int32_t> expected{1, 0};
+    const int64_t checksPerStep[] = {1, 1 + n};
+    int64_t before = 0;
+    for (size_t s = 0; s < steps.size(); ++s) {
+        INFO("step " << s + 1);
+        Tensor logits({n}, DType::F32);
+        std::copy(steps[s].begin(), steps[s].end(), logits.mutableData<float>());
+        CHECK(lazy.choose(lazy.penalize(logits)) == expected[s]);
+        CHECK(full.choose(full.penalize(logits)) == expected[s]);
+        CHECK(checkFirst->tokensChecked() - before == checksPerStep[s]);
+        before = checkFirst->tokensChecked();
+    }
+    CHECK(maskFirst->tokensChecked() == 2 * n);
 }

@@ -76,6 +76,8 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
             lastLogits = ml::Reshape(lastLogits, {logits.dim(1)});
             // The logits after the grammar and the repetition penalties, when there are any.
             std::optional<Tensor> penalized;
+            // An observer is shown how many tokens a grammar allows: counted only then.
+            sampler.countAllowed(ctx.observed());
             if (lastLogits.hasData() && sampler.adjustsLogits()) penalized = sampler.penalize(lastLogits);
             int32_t next = lastLogits.hasData() ? sampler.choose(penalized ? *penalized : lastLogits) : kDryRunToken;
             double secs = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -183,16 +183,18 @@ bool GrammarMatcher::mustEnd() const {
 GrammarConstraint::GrammarConstraint(std::shared_ptr<const Grammar> grammar, std::vector<std::string> tokenTexts, std::vector<int32_t> stopIds)
     : matcher_(std::move(grammar)), texts_(std::move(tokenTexts)), stops_(std::move(stopIds)) {}
 
+bool GrammarConstraint::allows(int32_t id) const {
+    ++checked_;
+    if (std::find(stops_.begin(), stops_.end(), id) != stops_.end()) return matcher_.canEnd();
+    // No text, or text that starts with a NUL byte (llama.cpp's pieces end there): never.
+    if (id < 0 || size_t(id) >= texts_.size() || texts_[size_t(id)].empty() || texts_[size_t(id)][0] == '\0') return false;
+    return matcher_.allows(texts_[size_t(id)]);
+}
+
 int GrammarConstraint::mask(float* logits, int64_t count) const {
     int allowed = 0;
-    const bool canEnd = matcher_.canEnd();
     for (int64_t id = 0; id < count; ++id) {
-        bool ok;
-        if (std::find(stops_.begin(), stops_.end(), int32_t(id)) != stops_.end()) ok = canEnd;
-        // No text, or text that starts with a NUL byte (llama.cpp's pieces end there): never.
-        else if (size_t(id) >= texts_.size() || texts_[size_t(id)].empty() || texts_[size_t(id)][0] == '\0') ok = false;
-        else ok = matcher_.allows(texts_[size_t(id)]);
-        if (ok) ++allowed;
+        if (allows(int32_t(id))) ++allowed;
         else logits[id] = -std::numeric_limits<float>::infinity();
     }
     if (allowed == 0)

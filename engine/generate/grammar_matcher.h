@@ -68,14 +68,18 @@ public:
     // logits: one per id (ids past the vocabulary are never allowed). Throws std::runtime_error
     // when it allows none: the grammar cannot go on with this vocabulary.
     int mask(float* logits, int64_t count) const;
+    // Whether the grammar allows token `id` next (what mask() asks of every id).
+    bool allows(int32_t id) const;
     void accept(int32_t token);
     int steps() const { return steps_; }
+    int64_t tokensChecked() const { return checked_; }  // allows() calls so far, mask()'s included
 
 private:
     GrammarMatcher matcher_;
     std::vector<std::string> texts_;
     std::vector<int32_t> stops_;
     int steps_ = 0;
+    mutable int64_t checked_ = 0;
 };
 
 }  // namespace llama

@@ -63,7 +63,7 @@ std::string Sampler::method() const {
                                                   lastMirostat_->kept, lastMirostat_->surprise, lastMirostat_->muBefore, lastMirostat_->muAfter)
                       : settings_.temperature > 0 ? "temperature sampling"
                                                   : "greedy: argmax";
-    if (grammar_) how += fmt::format(" after the grammar ({} tokens allowed)", allowed_);
+    if (grammar_) how += allowed_ < 0 ? " after the grammar" : fmt::format(" after the grammar ({} tokens allowed)", allowed_);
     if (settings_.penalizes()) how += grammar_ ? " and repetition penalties" : " after repetition penalties";
     return how;
 }
@@ -78,7 +78,10 @@ Tensor Sampler::penalize(const Tensor& logits) const {
     requireLogits(logits);
     Tensor out = logits.clone();
     allowed_ = out.numel();
-    if (grammar_) allowed_ = grammar_->mask(out.mutableData<float>(), out.numel());
+    const bool checkFirst = settings_.temperature <= 0 && !mirostat_ && !countAllowed_;
+    masked_ = grammar_ && !checkFirst;
+    if (masked_) allowed_ = grammar_->mask(out.mutableData<float>(), out.numel());
+    else if (grammar_) allowed_ = -1;
     if (!settings_.penalizes()) return out;
     std::unordered_map<int32_t, int> count;
     for (int32_t id : window_) count[id]++;
@@ -173,9 +176,25 @@ std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const 
 }
 
 int32_t Sampler::choose(const Tensor& logits) {
-    const int32_t id = draw(logits);
+    int32_t id;
+    if (grammar_ && !masked_ && settings_.temperature <= 0 && !mirostat_) {
+        // Greedy, not yet masked: an argmax the grammar allows is the masked argmax too (the mask
+        // only lowers refused tokens; an allowed one's value is the same either way, penalties
+        // included). A refused argmax: the whole vocabulary masked, and the argmax of that.
+        id = draw(logits);
+        if (!grammar_->allows(id)) id = draw(masked(logits));
+    } else {
+        id = draw(grammar_ && !masked_ ? masked(logits) : logits);
+    }
+    masked_ = false;
     if (grammar_) grammar_->accept(id);
     return id;
+}
+
+Tensor Sampler::masked(const Tensor& logits) const {
+    Tensor out = logits.clone();
+    allowed_ = grammar_->mask(out.mutableData<float>(), out.numel());
+    return out;
 }
 
 int32_t Sampler::draw(const Tensor& logits) {

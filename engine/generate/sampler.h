@@ -71,12 +71,19 @@ public:
     // "mirostat 2: 12 tokens kept, surprise 5.57 bits, mu 10.000 -> 9.943", with what came before it ("after the
     // grammar (37 of 4096 tokens allowed)", "after repetition penalties").
     std::string method() const;
-    // Tokens the grammar allowed at the last penalize() (the logits' size without a grammar).
+    // Tokens the grammar allowed at the last penalize() (the logits' size without a grammar; -1
+    // when they were not counted: greedy checks its argmax first, see countAllowed).
     int64_t allowedTokens() const { return allowed_; }
+    // Greedy under a grammar asks the grammar about its argmax only, and masks the whole
+    // vocabulary just when the argmax is refused (the masked argmax is then the same token):
+    // one token's check per step instead of the vocabulary's. With countAllowed(true), penalize()
+    // masks every step anyway, for an observer that shows the allowed count and masked logits.
+    // A draw (temperature, mirostat) always masks first: its distribution is the masked one.
+    void countAllowed(bool yes) { countAllowed_ = yes; }
     // A token of the sequence (prompt or generated): it enters the penalties' window.
     void accept(int32_t token);
     // The logits after the grammar's mask and the repetition penalties (a copy; the same values
-    // when there are none).
+    // when there are none; greedy, unless countAllowed: not yet masked, see countAllowed).
     Tensor penalize(const Tensor& logits) const;
     // Chooses from logits that have been through penalize(): argmax, or top-k, top-p, min-p and a draw.
     int32_t choose(const Tensor& penalizedLogits);
@@ -92,6 +99,7 @@ private:
     // The tokens top-k, top-p and min-p keep, most likely first, with their softmax probabilities.
     std::vector<TokenProbability> kept(const Tensor& logits) const;
     int32_t draw(const Tensor& logits);  // choose() before the grammar moves
+    Tensor masked(const Tensor& logits) const;  // a copy through the grammar's mask
     double uniform();  // [0, 1), from the 53 high bits: identical on every platform
     SamplingSettings settings_;
     std::mt19937_64 rng_;
@@ -100,6 +108,8 @@ private:
     std::optional<Mirostat> mirostat_;
     std::optional<MirostatStep> lastMirostat_;
     mutable int64_t allowed_ = 0;
+    mutable bool masked_ = false;  // the logits choose() gets went through the grammar's mask
+    bool countAllowed_ = false;
 };
 
 }  // namespace llama
