@@ -15,7 +15,7 @@ endif
 # A configure that keeps the build directory's LLAMA_BUILD_TESTS (off unless `make test` turned it on).
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps deps-cli walkthrough build run viewer site web serve-web figures fixtures test test-sanitizers bench clean
+.PHONY: deps deps-cli walkthrough build run viewer site web serve-web figures fixtures test test-engine test-sanitizers bench clean
 
 deps-cli:
 	@scripts/install-deps.sh cli
@@ -87,7 +87,15 @@ fixtures: build web
 	tests/fixtures/gguf/prepare.sh
 	tests/web/prepare.sh
 
-test: fixtures
+# First the engine's own numbers (the kernels, and the whole model's bits against the goldens),
+# built and run before the viewer, the site and the WebAssembly builds: a native engine failure
+# is reported within minutes, not after the whole build. Then everything.
+test-engine: deps
+	$(CONFIGURE) -DLLAMA_BUILD_TESTS=ON
+	cmake --build $(BUILD) -j $(JOBS) --target engine_tests
+	cd tests && $(abspath $(BUILD))/tests/engine_tests "[ml],[bitidentity]"
+
+test: test-engine fixtures
 	cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
 
 # The whole suite built with clang's AddressSanitizer and UndefinedBehaviorSanitizer, plus a

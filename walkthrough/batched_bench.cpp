@@ -7,15 +7,9 @@
 #include <stdexcept>
 
 #include "child_process.h"
+#include "median.h"
 
 namespace llama::cli {
-
-namespace {
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-}  // namespace
 
 std::vector<BatchedBenchRow> parseBatchedBenchTable(const std::string& text) {
     std::vector<BatchedBenchRow> rows;

@@ -9,6 +9,7 @@
 #include "bench_parallel.h"
 #include "bench_profile.h"
 #include "llama_bench.h"
+#include "median.h"
 #include "ml/bandwidth_probe.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/op_profile.h"
@@ -24,12 +25,6 @@
 namespace llama::cli {
 
 namespace {
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // Bytes a decode step streams: every weight once, except the embedding table, of which it reads one row.
 size_t bytesPerDecodeToken(const Model& model) {
     size_t bytes = 0;

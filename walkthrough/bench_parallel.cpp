@@ -8,6 +8,7 @@
 #include "batch/batch_decode.h"
 #include "batched_bench.h"
 #include "llama_bench.h"
+#include "median.h"
 #include "ml/bandwidth_probe.h"
 #include "ml/thread_pool.h"
 #include "model_source_options.h"
@@ -18,11 +19,6 @@ namespace llama::cli {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
 
 double seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
 

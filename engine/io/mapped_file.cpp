@@ -15,7 +15,7 @@ namespace llama {
 
 namespace {
 // The message is made (errno read) before the throw unwinds anything, e.g. closes the descriptor.
-[[noreturn]] void fail(const std::string& what, const std::string& path) {
+[[noreturn]] void failMapping(const std::string& what, const std::string& path) {
     throw std::runtime_error(what + " '" + path + "': " + std::strerror(errno));
 }
 
@@ -34,15 +34,15 @@ void MappedFile::Unmap::operator()(const std::byte* p) const { ::munmap(const_ca
 MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
     // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer.
     const Descriptor file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
-    if (file.fd < 0) fail("cannot open", path_);
+    if (file.fd < 0) failMapping("cannot open", path_);
     struct stat st {};
-    if (::fstat(file.fd, &st) != 0) fail("cannot stat", path_);
+    if (::fstat(file.fd, &st) != 0) failMapping("cannot stat", path_);
     if (!S_ISREG(st.st_mode)) throw std::runtime_error("cannot map '" + path_ + "': not a regular file");
     noteInputFile(path_);
     const size_t length = size_t(st.st_size);
     if (length == 0) return;
     void* p = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, file.fd, 0);
-    if (p == MAP_FAILED) fail("cannot mmap", path_);
+    if (p == MAP_FAILED) failMapping("cannot mmap", path_);
     data_ = {static_cast<const std::byte*>(p), Unmap{length}};
 }
 

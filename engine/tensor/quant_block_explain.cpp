@@ -24,7 +24,7 @@ std::string halfMeaning(const uint8_t* p, const char* what) {
     return fmt::format("float16 0x{:04x} = {:.6g}, {}", h, halfToFloat(h), what);
 }
 
-BlockExplanation q8_0(const uint8_t* b) {
+BlockExplanation explainQ8_0(const uint8_t* b) {
     const float d = f16At(b);
     BlockExplanation e{DType::Q8_0, "w = d * q", {}, {}};
     e.fields = {{"d", 0, 2, halfMeaning(b, "the block's scale")}, {"qs", 2, 32, "32 signed bytes, one per weight: q"}};
@@ -32,7 +32,7 @@ BlockExplanation q8_0(const uint8_t* b) {
     return e;
 }
 
-BlockExplanation q4_0(const uint8_t* b) {
+BlockExplanation explainQ4_0(const uint8_t* b) {
     const float d = f16At(b);
     BlockExplanation e{DType::Q4_0, "w = d * (q - 8)", {}, {}};
     e.fields = {{"d", 0, 2, halfMeaning(b, "the block's scale")},
@@ -45,7 +45,7 @@ BlockExplanation q4_0(const uint8_t* b) {
     return e;
 }
 
-BlockExplanation q4_k(const uint8_t* b) {
+BlockExplanation explainQ4_K(const uint8_t* b) {
     const float d = f16At(b), dmin = f16At(b + 2);
     uint8_t sc[8], m[8];
     unpackQ4KScales(b + 4, sc, m);
@@ -68,7 +68,7 @@ BlockExplanation q4_k(const uint8_t* b) {
     return e;
 }
 
-BlockExplanation q6_k(const uint8_t* b) {
+BlockExplanation explainQ6_K(const uint8_t* b) {
     const uint8_t* ql = b;
     const uint8_t* qh = b + 128;
     const auto* scales = reinterpret_cast<const int8_t*>(b + 192);
@@ -97,10 +97,10 @@ BlockExplanation q6_k(const uint8_t* b) {
 
 BlockExplanation explainBlock(DType t, const uint8_t* block) {
     switch (t) {
-        case DType::Q8_0: return q8_0(block);
-        case DType::Q4_0: return q4_0(block);
-        case DType::Q4_K: return q4_k(block);
-        case DType::Q6_K: return q6_k(block);
+        case DType::Q8_0: return explainQ8_0(block);
+        case DType::Q4_0: return explainQ4_0(block);
+        case DType::Q4_K: return explainQ4_K(block);
+        case DType::Q6_K: return explainQ6_K(block);
         default: throw std::invalid_argument(fmt::format("{} is not a block-quantized type: its weights are stored one by one", dtypeName(t)));
     }
 }

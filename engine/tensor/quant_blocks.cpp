@@ -31,7 +31,7 @@ inline void store8(float* y, __m128i bytes, __m256i offset, __m256 d, bool isSig
 }
 #endif
 
-void q8_0(const uint8_t* b, float* y) {
+void decodeQ8_0(const uint8_t* b, float* y) {
     float d = halfToFloat(readU16(b));
     const auto* q = reinterpret_cast<const int8_t*>(b + 2);
 #ifdef __AVX2__
@@ -43,7 +43,7 @@ void q8_0(const uint8_t* b, float* y) {
 #endif
 }
 
-void q4_0(const uint8_t* b, float* y) {
+void decodeQ4_0(const uint8_t* b, float* y) {
     float d = halfToFloat(readU16(b));
     const uint8_t* qs = b + 2;
 #ifdef __AVX2__
@@ -64,7 +64,7 @@ void q4_0(const uint8_t* b, float* y) {
 #endif
 }
 
-void q4_k(const uint8_t* b, float* y) {
+void decodeQ4_K(const uint8_t* b, float* y) {
     float d = halfToFloat(readU16(b)), dmin = halfToFloat(readU16(b + 2));
     uint8_t sc[8], m[8];
     unpackQ4KScales(b + 4, sc, m);
@@ -82,7 +82,7 @@ void q4_k(const uint8_t* b, float* y) {
 // Each half of 128 weights uses 64 bytes of ql, 32 of qh and 8 scales. Weight l + 32r
 // (l < 32, r = 0..3) takes its low 4 bits from ql[l + 32 * (r & 1)] (low nibble for r < 2,
 // high nibble for r >= 2), its high 2 bits from bits 2r, 2r + 1 of qh[l], and scale 2r + l / 16.
-void q6_k(const uint8_t* b, float* y) {
+void decodeQ6_K(const uint8_t* b, float* y) {
     const uint8_t* ql = b;
     const uint8_t* qh = b + 128;
     const auto* scales = reinterpret_cast<const int8_t*>(b + 192);
@@ -141,10 +141,10 @@ void dequantize(DType t, const void* blocks, float* out, int64_t count) {
         case DType::F16:
             for (int64_t i = 0; i < count; ++i) out[i] = halfToFloat(readU16(b + 2 * i));
             return;
-        case DType::Q8_0: return eachBlock(q8_0);
-        case DType::Q4_0: return eachBlock(q4_0);
-        case DType::Q4_K: return eachBlock(q4_k);
-        case DType::Q6_K: return eachBlock(q6_k);
+        case DType::Q8_0: return eachBlock(decodeQ8_0);
+        case DType::Q4_0: return eachBlock(decodeQ4_0);
+        case DType::Q4_K: return eachBlock(decodeQ4_K);
+        case DType::Q6_K: return eachBlock(decodeQ6_K);
         default: throw std::invalid_argument(std::string("cannot dequantize ") + dtypeName(t));
     }
 }

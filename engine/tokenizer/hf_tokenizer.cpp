@@ -20,7 +20,6 @@ using nlohmann::json;
 
 // GPT-2's pattern, used when a ByteLevel pre-tokenizer has use_regex: true.
 constexpr std::string_view kGpt2SplitPattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kSpmSpace = "\xE2\x96\x81";  // "▁", SentencePiece's visible space
 
 // A pre_tokenizer or normalizer as a flat list (a "Sequence" holds the list under `key`).
 std::vector<json> flatten(const json& node, const char* key) {

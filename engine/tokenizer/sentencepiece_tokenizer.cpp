@@ -10,7 +10,6 @@
 namespace llama {
 
 namespace {
-constexpr std::string_view kSpmSpace = "\xE2\x96\x81";  // "▁"
 }
 
 SentencePieceTokenizer::SentencePieceTokenizer(const std::string& path)

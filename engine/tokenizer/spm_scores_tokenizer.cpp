@@ -13,13 +13,12 @@ namespace llama {
 
 namespace {
 
-constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581 "▁"
 
 std::string escapeSpaces(std::string_view text) {
     std::string s;
     for (char c : text) {
         if (c == ' ')
-            s += kSpace;
+            s += kSpmSpace;
         else
             s += c;
     }
@@ -93,9 +92,9 @@ std::string SpmScoresTokenizer::decodeToken(int32_t id) const {
     if (types_[size_t(id)] == Control) return p;
     std::string out;
     for (size_t i = 0; i < p.size();) {
-        if (p.compare(i, kSpace.size(), kSpace) == 0) {
+        if (p.compare(i, kSpmSpace.size(), kSpmSpace) == 0) {
             out += ' ';
-            i += kSpace.size();
+            i += kSpmSpace.size();
         } else {
             out += p[i++];
         }

@@ -10,6 +10,8 @@ namespace llama {
 
 // U+FFFD REPLACEMENT CHARACTER, encoded.
 inline constexpr std::string_view kUtf8Replacement = "\xEF\xBF\xBD";
+// U+2581 LOWER ONE EIGHTH BLOCK "▁", encoded: SentencePiece vocabularies spell a space with it.
+inline constexpr std::string_view kSpmSpace = "\xE2\x96\x81";
 
 enum class Utf8Status { Complete, Incomplete, Invalid };
 

@@ -17,8 +17,6 @@ namespace {
 constexpr int kMaxTextureSide = 2048;  // larger slices are sampled (nearest), the hover shows exact values
 constexpr int kMaxLabelled = 64;       // more indices than this get cells as tall as the room allows, not square ones
 
-ImU32 toImU32(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
-
 std::string labelFor(const std::vector<std::string>& labels, int i) {
     return i < int(labels.size()) ? labels[size_t(i)] : std::to_string(i);
 }
@@ -278,7 +276,7 @@ void drawLegend(const ColourScale& scale, bool showNegInf, float width) {
     const int steps = 64;
     for (int i = 0; i < steps; ++i) {
         float x0 = p.x + width * i / steps, x1 = p.x + width * (i + 1) / steps;
-        dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x1, p.y + h), toImU32(rampColour((i + 0.5f) / steps, scale.diverging)));
+        dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x1, p.y + h), toImColour(rampColour((i + 0.5f) / steps, scale.diverging)));
     }
     ImGui::Dummy(ImVec2(width, h));
     ImGui::Text("%.4g", scale.lo);
@@ -289,7 +287,7 @@ void drawLegend(const ColourScale& scale, bool showNegInf, float width) {
     if (scale.diverging) ImGui::TextDisabled("diverging scale: blue < 0 < red, symmetric around 0");
     if (showNegInf) {
         ImVec2 q = ImGui::GetCursorScreenPos();
-        dl->AddRectFilled(q, ImVec2(q.x + h, q.y + h), toImU32(kNegInfColour));
+        dl->AddRectFilled(q, ImVec2(q.x + h, q.y + h), toImColour(kNegInfColour));
         ImGui::Dummy(ImVec2(h, h));
         ImGui::SameLine();
         ImGui::TextUnformatted("-inf (masked)");

@@ -18,6 +18,9 @@
 
 namespace llama::viewer {
 
+// A colour of the colour maps as ImGui draws it (opaque).
+inline ImU32 toImColour(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
+
 struct HeatmapLabels {
     std::string rowAxis, colAxis;             // axis names, e.g. "query position (seqLen)"
     std::vector<std::string> rows, cols;      // per index; empty: numbers

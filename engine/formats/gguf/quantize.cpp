@@ -30,7 +30,7 @@ float signedMax(const float* x, int n) {
     return m;
 }
 
-void q8_0(const float* x, uint8_t* b) {
+void quantizeQ8_0(const float* x, uint8_t* b) {
     float amax = 0;
     for (int i = 0; i < 32; ++i) amax = std::max(amax, std::fabs(x[i]));
     putHalf(b, amax / 127);
@@ -38,7 +38,7 @@ void q8_0(const float* x, uint8_t* b) {
     for (int i = 0; i < 32; ++i) b[2 + i] = uint8_t(int8_t(d ? std::clamp(nearest(x[i] / d), -127, 127) : 0));
 }
 
-void q4_0(const float* x, uint8_t* b) {
+void quantizeQ4_0(const float* x, uint8_t* b) {
     float d = halfToFloat(floatToHalf(signedMax(x, 32) / -8));
     putHalf(b, d);
     auto q = [&](float v) { return uint8_t(d ? std::clamp(nearest(v / d) + 8, 0, 15) : 8); };
@@ -82,7 +82,7 @@ float fitSymmetric(const float* x, int n) {
     return best;
 }
 
-void q4_k(const float* x, uint8_t* b) {
+void quantizeQ4_K(const float* x, uint8_t* b) {
     float scale[8], min[8];
     for (int j = 0; j < 8; ++j) {
         min[j] = -std::min(0.0f, *std::min_element(x + 32 * j, x + 32 * j + 32));
@@ -110,7 +110,7 @@ void q4_k(const float* x, uint8_t* b) {
     }
 }
 
-void q6_k(const float* x, uint8_t* b) {
+void quantizeQ6_K(const float* x, uint8_t* b) {
     float scale[16];
     for (int g = 0; g < 16; ++g) scale[g] = fitSymmetric(x + 16 * g, 16);
     float d = halfToFloat(floatToHalf(signedMax(scale, 16) / -128));
@@ -154,10 +154,10 @@ std::vector<uint8_t> quantize(DType t, const float* x, int64_t count) {
         case DType::F16:
             for (int64_t i = 0; i < count; ++i) putHalf(b + 2 * i, x[i]);
             break;
-        case DType::Q8_0: for (int64_t i = 0; i < count; i += bs, b += bb) q8_0(x + i, b); break;
-        case DType::Q4_0: for (int64_t i = 0; i < count; i += bs, b += bb) q4_0(x + i, b); break;
-        case DType::Q4_K: for (int64_t i = 0; i < count; i += bs, b += bb) q4_k(x + i, b); break;
-        case DType::Q6_K: for (int64_t i = 0; i < count; i += bs, b += bb) q6_k(x + i, b); break;
+        case DType::Q8_0: for (int64_t i = 0; i < count; i += bs, b += bb) quantizeQ8_0(x + i, b); break;
+        case DType::Q4_0: for (int64_t i = 0; i < count; i += bs, b += bb) quantizeQ4_0(x + i, b); break;
+        case DType::Q4_K: for (int64_t i = 0; i < count; i += bs, b += bb) quantizeQ4_K(x + i, b); break;
+        case DType::Q6_K: for (int64_t i = 0; i < count; i += bs, b += bb) quantizeQ6_K(x + i, b); break;
         default: throw std::invalid_argument(std::string("cannot quantize to ") + dtypeName(t));
     }
     return out;

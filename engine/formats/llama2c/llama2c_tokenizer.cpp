@@ -11,12 +11,12 @@
 
 #include "io/atomic_output.h"
 #include "io/mapped_file.h"
+#include "tokenizer/utf8.h"
 
 namespace llama {
 
 namespace {
 
-constexpr std::string_view kSpace = "\xE2\x96\x81";  // SentencePiece's "▁", stored by llama2.c as ' '
 
 // tokenizer.py's spellings of BOS and EOS, and the names the engine gives them.
 constexpr std::string_view kBosStored = "\n<s>\n", kEosStored = "\n</s>\n";
@@ -80,7 +80,7 @@ std::shared_ptr<const SpmScoresTokenizer> loadLlama2cTokenizer(const std::string
             pieces.push_back(stored == kBosStored ? "<s>" : "</s>");
             types.push_back(SpmScoresTokenizer::Control);
         } else {
-            pieces.push_back(replaceAll(stored, " ", kSpace));
+            pieces.push_back(replaceAll(stored, " ", kSpmSpace));
             types.push_back(stored == "<unk>"        ? SpmScoresTokenizer::Unknown
                             : isBytePiece(stored)    ? SpmScoresTokenizer::Byte
                                                      : SpmScoresTokenizer::Normal);
@@ -123,7 +123,7 @@ void writeLlama2cTokenizer(const Tokenizer& tokenizer, const std::string& path) 
         if (s != spm->bosId() && eos < 0) eos = s;
     for (int32_t id = 0; id < spm->vocabSize(); ++id) {
         const std::string& piece = spm->pieces()[size_t(id)];
-        std::string s = id == spm->bosId() ? std::string(kBosStored) : id == eos ? std::string(kEosStored) : replaceAll(piece, kSpace, " ");
+        std::string s = id == spm->bosId() ? std::string(kBosStored) : id == eos ? std::string(kEosStored) : replaceAll(piece, kSpmSpace, " ");
         maxLength = std::max(maxLength, int32_t(s.size()));
         stored.push_back(std::move(s));
     }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "heatmap_view.h"
 #include "panels.h"
 #include "state/batch_view.h"
 
@@ -18,7 +19,7 @@ namespace {
 
 ImU32 colourOf(const std::vector<int>& seqIds) {
     const Rgb c = seqIds.empty() ? kFreeCellColour : seqIds.size() > 1 ? kSharedCellColour : sequenceColour(seqIds.front());
-    return IM_COL32(c.r, c.g, c.b, 255);
+    return toImColour(c);
 }
 
 // One row of cells, wrapped to the panel's width: each a box of its sequence's colour with its

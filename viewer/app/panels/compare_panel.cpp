@@ -16,7 +16,6 @@
 namespace llama::viewer {
 
 namespace {
-ImU32 toImColour(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
 
 // 0 dark, then log10 of the difference from 1e-3 (dim) to 10 (bright); "absent" magenta,
 // "differs" with equal numbers orange.

@@ -70,7 +70,7 @@ void drawMaskPanel(PanelContext& c) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     for (auto [colour, what] : {std::pair{kMaskKeptColour, "0: kept"}, std::pair{kNegInfColour, "-inf: masked"}}) {
         const ImVec2 q = ImGui::GetCursorScreenPos();
-        dl->AddRectFilled(q, ImVec2(q.x + font, q.y + font), IM_COL32(colour.r, colour.g, colour.b, 255));
+        dl->AddRectFilled(q, ImVec2(q.x + font, q.y + font), toImColour(colour));
         ImGui::Dummy(ImVec2(font, font));
         ImGui::SameLine();
         ImGui::TextUnformatted(what);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "heatmap_view.h"
 #include "panels.h"
 #include "state/colour_map.h"
 #include "state/patch_view.h"
@@ -16,7 +17,6 @@
 namespace llama::viewer {
 
 namespace {
-ImU32 toImColour(Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
 constexpr ColourScale kRecoveredScale{-1, 1, true};
 
 void legend(float font) {
