@@ -27,31 +27,30 @@ TEST_CASE("batch: find_slot takes consecutive free cells from head and fills the
     KvCells cells(12);
     const auto a = run(0, 0, 4), b = run(1, 0, 4), c = run(2, 0, 4);
     CHECK(cells.findSlot(whole(a)) == 0);
-    cells.head = 4;  // llama_decode moves head past the cells it wrote
+    CHECK(cells.head() == 4);  // past the cells it wrote, as llama_decode moves it
     CHECK(cells.findSlot(whole(b)) == 4);
-    cells.head = 8;
     CHECK(cells.findSlot(whole(c)) == 8);
-    CHECK(cells.used == 12);
+    CHECK(cells.head() == 0);  // at the end: back to the start
+    CHECK(cells.used() == 12);
     CHECK(cells.nKV() == 12);
-    cells.head = 0;
     CHECK_FALSE(cells.findSlot(whole(run(3, 0, 1))).has_value());  // full
 
-    // seq_rm of the middle sequence frees cells 4..7 and moves head back to the first of them.
-    cells.head = 11;
-    CHECK(cells.seqRm(1, -1, -1));
-    CHECK(cells.used == 8);
-    CHECK(cells.head == 4);
-    for (int i = 4; i < 8; ++i) CHECK(cells.cells[size_t(i)].pos == -1);
+    // seq_rm of the middle sequence frees cells 4..7.
+    cells.seqRm(1, -1, -1);
+    CHECK(cells.used() == 8);
+    for (int i = 4; i < 8; ++i) CHECK(cells.cell(i).pos == -1);
     CHECK(cells.nKV() == 12);  // the last cells are still in use: attention still reads 12
     // Five tokens do not fit the 4-cell hole; four do, exactly there.
     CHECK_FALSE(cells.findSlot(whole(run(3, 0, 5))).has_value());
     CHECK(cells.findSlot(whole(run(3, 0, 4))) == 4);
     CHECK(cells.describe(4) == "4: pos 0 seq {3}");
+    CHECK(cells.head() == 8);
 
-    // A hole too small is skipped: free 2 cells in the middle of sequence 0 and ask for 3.
+    // A freed cell before head moves head back to it; a hole too small is skipped: free 2 cells
+    // in the middle of sequence 0 and ask for 3.
     cells.seqRm(2, -1, -1);  // frees 8..11
     cells.seqRm(0, 1, 3);    // frees cells 1, 2
-    cells.head = 0;
+    CHECK(cells.head() == 1);
     CHECK(cells.findSlot(whole(run(4, 0, 3))) == 8);
     CHECK(cells.findSlot(whole(run(5, 0, 2))) == 1);
 }
@@ -62,33 +61,33 @@ TEST_CASE("batch: seq_cp shares cells, seq_keep and seq_add as llama.cpp's", "[b
     REQUIRE(cells.findSlot(whole(prefix)) == 0);
     cells.seqCp(0, 1, -1, -1);
     cells.seqCp(0, 2, 0, 2);  // positions 0 and 1 only
-    CHECK(cells.cells[0].seqIds == std::set<int>{0, 1, 2});
-    CHECK(cells.cells[2].seqIds == std::set<int>{0, 1});
-    CHECK(cells.used == 3);  // stored once
+    CHECK(cells.cell(0).seqIds == std::set<int>{0, 1, 2});
+    CHECK(cells.cell(2).seqIds == std::set<int>{0, 1});
+    CHECK(cells.used() == 3);  // stored once
     CHECK(cells.seqPosMax(2) == 1);
 
     // Removing a sequence from shared cells frees none of them.
     cells.seqRm(0, -1, -1);
-    CHECK(cells.used == 3);
-    CHECK(cells.cells[2].seqIds == std::set<int>{1});
+    CHECK(cells.used() == 3);
+    CHECK(cells.cell(2).seqIds == std::set<int>{1});
     // seq_keep(2): cells without 2 are freed, the rest belong to 2 alone.
     cells.seqKeep(2);
-    CHECK(cells.used == 2);
-    CHECK(cells.cells[0].seqIds == std::set<int>{2});
-    CHECK(cells.cells[2].pos == -1);
+    CHECK(cells.used() == 2);
+    CHECK(cells.cell(0).seqIds == std::set<int>{2});
+    CHECK(cells.cell(2).pos == -1);
 
     // seq_add moves positions and records the shift; a position below 0 frees its cell.
     cells.seqAdd(2, 1, -1, 4);
-    CHECK(cells.hasShift);
-    CHECK(cells.cells[1].pos == 5);
-    CHECK(cells.cells[1].delta == 4);
-    CHECK(cells.cells[0].pos == 0);
+    CHECK(cells.hasShift());
+    CHECK(cells.cell(1).pos == 5);
+    CHECK(cells.cell(1).delta == 4);
+    CHECK(cells.cell(0).pos == 0);
     cells.seqAdd(2, 0, 1, -1);
-    CHECK(cells.cells[0].pos == -1);
-    CHECK(cells.used == 1);
+    CHECK(cells.cell(0).pos == -1);
+    CHECK(cells.used() == 1);
     cells.clearShift();
-    CHECK(cells.cells[1].delta == 0);
-    CHECK_FALSE(cells.hasShift);
+    CHECK(cells.cell(1).delta == 0);
+    CHECK_FALSE(cells.hasShift());
 }
 
 TEST_CASE("batch: two sequences in one ubatch get the block-diagonal causal mask from the cells", "[batch][cells][mask]") {
@@ -140,15 +139,15 @@ TEST_CASE("batch: llama_decode splits a ubatch that finds no consecutive free ce
     for (int i = 0; i < 8; ++i) fill.add(65 + i, i / 2, {i % 2}, false);
     llamaDecode(ctx, transformer, fill, 512);
     ctx.Cells.seqRm(1, -1, -1);
-    REQUIRE(ctx.Cells.used == 4);
+    REQUIRE(ctx.Cells.used() == 4);
     // Four tokens of sequence 2 fit only one cell at a time: split down to single tokens.
     LlamaBatch four;
     for (int i = 0; i < 4; ++i) four.add(70 + i, i, {2}, i == 3);
     const DecodeOutputs out = llamaDecode(ctx, transformer, four, 512);
-    CHECK(ctx.Cells.used == 8);
+    CHECK(ctx.Cells.used() == 8);
     CHECK(out.logits.dim(0) == 1);
     CHECK(out.outputOfToken[3] == 0);
-    for (int c = 1; c < 8; c += 2) CHECK(ctx.Cells.cells[size_t(c)].hasSeq(2));
+    for (int c = 1; c < 8; c += 2) CHECK(ctx.Cells.cell(c).hasSeq(2));
     LlamaBatch more;
     more.add(80, 4, {2}, true);
     CHECK_THROWS_WITH(llamaDecode(ctx, transformer, more, 512), Catch::Contains("the KV cache is full (8 of 8 cells used)"));

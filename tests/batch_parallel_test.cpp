@@ -144,9 +144,9 @@ TEST_CASE("batch: seq_add re-rotates cached keys as if computed at the new posit
     InferenceContext shifted(bundledModel().args), direct(bundledModel().args);
     decodeAt(shifted, 40);
     shifted.Cells.seqAdd(0, -1, -1, -33);  // positions 40.. -> 7..
-    REQUIRE(shifted.Cells.cells[0].pos == 7);
+    REQUIRE(shifted.Cells.cell(0).pos == 7);
     shiftCachedKeys(shifted, transformer);
-    CHECK_FALSE(shifted.Cells.hasShift);
+    CHECK_FALSE(shifted.Cells.hasShift());
     decodeAt(direct, 7);
     float worst = 0;
     for (size_t layer = 0; layer < shifted.CacheK.size(); ++layer)

@@ -26,7 +26,8 @@ std::string ubatchTable(const UBatch& ubatch) {
 // Each cell's sequences as bits (bit s: sequence s), for the log's reader.
 Tensor cellSeqBits(const KvCells& cells) {
     std::vector<int32_t> seqs;
-    for (const KvCell& cell : cells.cells) {
+    for (int i = 0; i < cells.size(); ++i) {
+        const KvCell& cell = cells.cell(i);
         uint32_t bits = 0;
         for (int s : cell.seqIds) bits |= s < 32 ? 1u << s : 0u;
         seqs.push_back(int32_t(bits));
@@ -60,16 +61,16 @@ void validate(const LlamaBatch& batch, const InferenceContext& ctx, const LlamaT
 }  // namespace
 
 void shiftCachedKeys(InferenceContext& ctx, const LlamaTransformer& transformer) {
-    if (!ctx.Cells.hasShift) return;
+    if (!ctx.Cells.hasShift()) return;
     std::vector<int32_t> shifted;
     for (int i = 0; i < ctx.Cells.size(); ++i)
-        if (ctx.Cells.cells[size_t(i)].delta != 0 && ctx.Cells.cells[size_t(i)].pos >= 0) shifted.push_back(i);
+        if (ctx.Cells.cell(i).delta != 0 && ctx.Cells.cell(i).pos >= 0) shifted.push_back(i);
     if (!shifted.empty() && ctx.CacheK[0].hasData()) {
         // The angles of a rotation by delta: row |delta| of the table, conjugated when delta < 0.
         const int64_t half = transformer.PrecomputedFreqsCis.dim(1);
         Tensor freqs({int64_t(shifted.size()), half}, DType::Complex64);
         for (size_t r = 0; r < shifted.size(); ++r) {
-            const int delta = ctx.Cells.cells[size_t(shifted[r])].delta;
+            const int delta = ctx.Cells.cell(shifted[r]).delta;
             const Complex64* row = transformer.PrecomputedFreqsCis.data<Complex64>() + int64_t(std::abs(delta)) * half;
             for (int64_t j = 0; j < half; ++j) freqs.mutableData<Complex64>()[int64_t(r) * half + j] = delta < 0 ? std::conj(row[j]) : row[j];
         }
@@ -84,7 +85,7 @@ void shiftCachedKeys(InferenceContext& ctx, const LlamaTransformer& transformer)
     }
     ctx.stage(marks::KvShift{.cells = int64_t(shifted.size()), .deltas = [&] {
                                  std::string deltas;
-                                 for (int i : shifted) deltas += fmt::format("{} {}:{:+}", deltas.empty() ? "" : ",", i, ctx.Cells.cells[size_t(i)].delta);
+                                 for (int i : shifted) deltas += fmt::format("{} {}:{:+}", deltas.empty() ? "" : ",", i, ctx.Cells.cell(i).delta);
                                  return deltas;
                              }});
     ctx.Cells.clearShift();
@@ -119,7 +120,7 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
         if (!slot)
             throw std::invalid_argument(fmt::format("llama_decode: the KV cache is full ({} of {} cells used): fewer or shorter sequences, "
                                                     "or a larger --max-seq-len",
-                                                    ctx.Cells.used, ctx.Cells.size()));
+                                                    ctx.Cells.used(), ctx.Cells.size()));
         std::vector<int32_t> tokens, positions;
         for (int i = 0; i < ubatch.nTokens; ++i) {
             tokens.push_back(ubatch.token(i));
@@ -135,14 +136,12 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
                                       .table = [&] { return ubatchTable(ubatch); }});
         if (observed) {
             const int nKV = ctx.Cells.nKV();
-            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used, .size = ctx.Cells.size(), .nKV = nKV,
+            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used(), .size = ctx.Cells.size(), .nKV = nKV,
                                     .cellPos = ctx.Cells.positions(ctx.Cells.size()), .cellSeqs = cellSeqBits(ctx.Cells),
                                     .cellSeqIds = ctx.Cells.sequences(nKV), .cells = [&] { return ctx.Cells.map(nKV); }});
         }
 
         Tensor logits = transformer.Forward(ctx, ubatch, *slot);
-        // As llama.cpp: the next search starts after the cells just written.
-        ctx.Cells.head = *slot + ubatch.nTokens >= ctx.Cells.size() ? 0 : *slot + ubatch.nTokens;
         ctx.step++;
         for (int i = 0, row = 0; i < ubatch.nTokens; ++i) {
             if (!ubatch.logits(i)) continue;

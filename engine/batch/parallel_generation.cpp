@@ -79,8 +79,8 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
         result.passes++;
         result.cellsWritten += batch.size();
         for (int i = 0; i < ctx.Cells.size(); ++i)
-            if (ctx.Cells.cells[size_t(i)].pos >= 0) everUsed[size_t(i)] = true;
-        result.maxCellsUsed = std::max(result.maxCellsUsed, ctx.Cells.used);
+            if (ctx.Cells.cell(i).pos >= 0) everUsed[size_t(i)] = true;
+        result.maxCellsUsed = std::max(result.maxCellsUsed, ctx.Cells.used());
         return out;
     };
 

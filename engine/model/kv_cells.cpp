@@ -21,20 +21,20 @@ void openRange(int32_t& p0, int32_t& p1) {
 std::optional<int> KvCells::findSlot(const UBatch& ubatch) {
     const int n = ubatch.nTokens;
     if (n > size()) return std::nullopt;
-    // As llama.cpp: start over from 0 when head has run far past the cells in use.
-    if (head > used + 2 * n) head = 0;
+    // As llama.cpp: start over from 0 when head_ has run far past the cells in use.
+    if (head_ > used_ + 2 * n) head_ = 0;
     int tested = 0;
     while (true) {
-        if (head + n > size()) {
-            tested += size() - head;
-            head = 0;
+        if (head_ + n > size()) {
+            tested += size() - head_;
+            head_ = 0;
             continue;
         }
         bool found = true;
         for (int i = 0; i < n; ++i)
-            if (cells[size_t(head + i)].pos >= 0) {
+            if (cells_[size_t(head_ + i)].pos >= 0) {
                 found = false;
-                head += i + 1;
+                head_ += i + 1;
                 tested += i + 1;
                 break;
             }
@@ -42,62 +42,63 @@ std::optional<int> KvCells::findSlot(const UBatch& ubatch) {
         if (tested >= size()) return std::nullopt;
     }
     for (int i = 0; i < n; ++i) {
-        KvCell& cell = cells[size_t(head + i)];
+        KvCell& cell = cells_[size_t(head_ + i)];
         cell.pos = ubatch.pos(i);
         cell.seqIds.insert(ubatch.seqIds(i).begin(), ubatch.seqIds(i).end());
     }
-    used += n;
-    return head;
+    used_ += n;
+    const int slot = head_;
+    head_ = slot + n >= size() ? 0 : slot + n;
+    return slot;
 }
 
 int KvCells::nKV() const {
     for (int i = size(); i > 0; --i)
-        if (!cells[size_t(i - 1)].empty()) return i;
+        if (!cells_[size_t(i - 1)].empty()) return i;
     return 0;
 }
 
-bool KvCells::seqRm(int seq, int32_t p0, int32_t p1) {
+void KvCells::seqRm(int seq, int32_t p0, int32_t p1) {
     openRange(p0, p1);
     int newHead = size();
     for (int i = 0; i < size(); ++i) {
-        KvCell& cell = cells[size_t(i)];
+        KvCell& cell = cells_[size_t(i)];
         if (cell.pos < p0 || cell.pos >= p1) continue;
         if (seq < 0)
             cell.seqIds.clear();
         else if (!cell.seqIds.erase(seq))
             continue;
         if (cell.empty()) {
-            if (cell.pos >= 0) --used;
+            if (cell.pos >= 0) --used_;
             cell.pos = -1;
             cell.delta = 0;
             if (newHead == size()) newHead = i;
         }
     }
-    // A freed cell before head: the next search starts there.
-    if (newHead != size() && newHead < head) head = newHead;
-    return true;
+    // A freed cell before head_: the next search starts there.
+    if (newHead != size() && newHead < head_) head_ = newHead;
 }
 
 void KvCells::seqCp(int src, int dst, int32_t p0, int32_t p1) {
     openRange(p0, p1);
-    head = 0;
-    for (KvCell& cell : cells)
+    head_ = 0;
+    for (KvCell& cell : cells_)
         if (cell.hasSeq(src) && cell.pos >= p0 && cell.pos < p1) cell.seqIds.insert(dst);
 }
 
 void KvCells::seqKeep(int seq) {
     int newHead = size();
     for (int i = 0; i < size(); ++i) {
-        KvCell& cell = cells[size_t(i)];
+        KvCell& cell = cells_[size_t(i)];
         if (!cell.hasSeq(seq)) {
-            if (cell.pos >= 0) --used;
+            if (cell.pos >= 0) --used_;
             cell = KvCell{};
             if (newHead == size()) newHead = i;
         } else {
             cell.seqIds = {seq};
         }
     }
-    if (newHead != size() && newHead < head) head = newHead;
+    if (newHead != size() && newHead < head_) head_ = newHead;
 }
 
 void KvCells::seqAdd(int seq, int32_t p0, int32_t p1, int32_t delta) {
@@ -105,30 +106,30 @@ void KvCells::seqAdd(int seq, int32_t p0, int32_t p1, int32_t delta) {
     if (p0 == p1) return;
     int newHead = size();
     for (int i = 0; i < size(); ++i) {
-        KvCell& cell = cells[size_t(i)];
+        KvCell& cell = cells_[size_t(i)];
         if (!cell.hasSeq(seq) || cell.pos < p0 || cell.pos >= p1) continue;
-        hasShift = true;
+        hasShift_ = true;
         cell.pos += delta;
         cell.delta += delta;
         if (cell.pos < 0) {
-            if (!cell.empty()) --used;
+            if (!cell.empty()) --used_;
             cell = KvCell{};
             if (newHead == size()) newHead = i;
         }
     }
-    head = newHead != size() ? newHead : 0;
+    head_ = newHead != size() ? newHead : 0;
 }
 
 int32_t KvCells::seqPosMax(int seq) const {
     int32_t result = -1;
-    for (const KvCell& cell : cells)
+    for (const KvCell& cell : cells_)
         if (cell.hasSeq(seq) && cell.pos > result) result = cell.pos;
     return result;
 }
 
 void KvCells::clearShift() {
-    for (KvCell& cell : cells) cell.delta = 0;
-    hasShift = false;
+    for (KvCell& cell : cells_) cell.delta = 0;
+    hasShift_ = false;
 }
 
 Tensor KvCells::mask(const UBatch& ubatch, int nKV, DType dtype) const {
@@ -136,7 +137,7 @@ Tensor KvCells::mask(const UBatch& ubatch, int nKV, DType dtype) const {
     float* m = result.mutableData<float>();
     for (int i = 0; i < ubatch.nTokens; ++i)
         for (int j = 0; j < nKV; ++j) {
-            const KvCell& cell = cells[size_t(j)];
+            const KvCell& cell = cells_[size_t(j)];
             bool sees = false;
             if (cell.pos >= 0 && cell.pos <= ubatch.pos(i))
                 for (int seq : ubatch.seqIds(i)) sees = sees || cell.hasSeq(seq);
@@ -146,7 +147,7 @@ Tensor KvCells::mask(const UBatch& ubatch, int nKV, DType dtype) const {
 }
 
 std::string KvCells::describe(int i) const {
-    const KvCell& cell = cells[size_t(i)];
+    const KvCell& cell = cells_[size_t(i)];
     if (cell.pos < 0) return fmt::format("{}: free", i);
     return fmt::format("{}: pos {} seq {{{}}}{}", i, cell.pos, fmt::join(cell.seqIds, ","),
                        cell.delta ? fmt::format(" delta {}", cell.delta) : "");
@@ -156,7 +157,7 @@ std::string KvCells::map(int n, int indent) const {
     const int shown = std::min(n, kMapCells);
     std::string cellRow, seqRow = std::string(size_t(indent), ' ') + "seq ", posRow = std::string(size_t(indent), ' ') + "pos ";
     for (int i = 0; i < shown; ++i) {
-        const KvCell& cell = cells[size_t(i)];
+        const KvCell& cell = cells_[size_t(i)];
         const std::string seq = cell.pos < 0 ? "." : cell.seqIds.size() > 1 ? "*" : std::to_string(*cell.seqIds.begin());
         const std::string pos = cell.pos < 0 ? "." : std::to_string(cell.pos);
         const size_t width = std::max({std::to_string(i).size(), seq.size(), pos.size()}) + 1;
@@ -170,13 +171,13 @@ std::string KvCells::map(int n, int indent) const {
 
 Tensor KvCells::positions(int n) const {
     std::vector<int32_t> pos;
-    for (int i = 0; i < n; ++i) pos.push_back(cells[size_t(i)].pos);
+    for (int i = 0; i < n; ++i) pos.push_back(cells_[size_t(i)].pos);
     return Tensor::fromInt32(pos);
 }
 
 Tensor KvCells::sequences(int n) const {
     std::vector<std::vector<int>> seqs;
-    for (int i = 0; i < n; ++i) seqs.emplace_back(cells[size_t(i)].seqIds.begin(), cells[size_t(i)].seqIds.end());
+    for (int i = 0; i < n; ++i) seqs.emplace_back(cells_[size_t(i)].seqIds.begin(), cells_[size_t(i)].seqIds.end());
     return seqIdRows(seqs);
 }
 

@@ -3,7 +3,9 @@
 // the position its key was rotated for, a pending shift (`delta`) and the set of sequences that
 // may see it. A ubatch is written into `n_tokens` consecutive free cells found from `head`
 // (findSlot); a token attends to the cells that share one of its sequences and hold a position
-// not after its own (mask). The sequence operations are llama.cpp's llama_kv_cache_seq_*:
+// not after its own (mask). The cells, head, the used count and the pending shift change only
+// through these operations (llama.cpp's llama_kv_cells keeps them so): observers and the batch
+// code read them through const accessors. The sequence operations are llama.cpp's llama_kv_cache_seq_*:
 // positions p0..p1 are half-open, and a negative p0/p1 means "from the start"/"to the end".
 // Only bookkeeping lives here: the keys and values themselves stay in InferenceContext's caches.
 #include <cstdint>
@@ -28,24 +30,24 @@ struct KvCell {
 
 class KvCells {
 public:
-    explicit KvCells(int size) : cells(size_t(size)) {}
+    explicit KvCells(int size) : cells_(size_t(size)) {}
 
-    std::vector<KvCell> cells;
-    int head = 0;           // where the next slot search starts
-    int used = 0;           // cells holding a position
-    bool hasShift = false;  // some cell has a delta: the next pass re-rotates the cached keys
-
-    int size() const { return int(cells.size()); }
+    int size() const { return int(cells_.size()); }
+    const KvCell& cell(int i) const { return cells_[size_t(i)]; }
+    int head() const { return head_; }          // where the next slot search starts
+    int used() const { return used_; }          // cells holding a position
+    bool hasShift() const { return hasShift_; }  // some cell has a delta: the next pass re-rotates the cached keys
 
     // Finds nTokens consecutive free cells from head (wrapping to 0 once), writes the ubatch's
-    // positions and sequences into them and returns the first; nothing when the cache is full.
+    // positions and sequences into them, moves head past them (as llama.cpp after a decode) and
+    // returns the first; nothing when the cache is full.
     std::optional<int> findSlot(const UBatch& ubatch);
     // One past the last used cell (llama.cpp's cell_max): how many cells attention reads, n_kv.
     int nKV() const;
 
     // Removes `seq` from the cells at positions [p0, p1) (seq < 0: every sequence); a cell left
-    // with no sequence is freed. False only for an impossible request, as llama.cpp's returns.
-    bool seqRm(int seq, int32_t p0, int32_t p1);
+    // with no sequence is freed. (llama.cpp's returns false only for recurrent models' caches.)
+    void seqRm(int seq, int32_t p0, int32_t p1);
     // Cells of `src` at [p0, p1) also belong to `dst`: a shared prefix stored once.
     void seqCp(int src, int dst, int32_t p0, int32_t p1);
     // Frees every cell `seq` does not have; the rest belong to `seq` alone.
@@ -75,6 +77,11 @@ public:
     // and its sequences as I32 [n, widest set] padded with -1 (seqIdRows).
     Tensor positions(int n) const;
     Tensor sequences(int n) const;
+
+private:
+    std::vector<KvCell> cells_;
+    int head_ = 0, used_ = 0;
+    bool hasShift_ = false;
 };
 
 // Lists of sequence ids as an I32 [lists, longest list] tensor, each row padded with -1 (at least
