@@ -114,8 +114,8 @@ test-sanitizers: fixtures
 	cd $(SAN_BUILD) && $(TEST_ENV) $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=ON -DLLAMA_SANITIZE=thread
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target engine_tests viewer_tests
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/engine_tests "[thread_pool],[task_threads],[step],[kvcache],[trace]"
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/viewer/viewer_tests
+	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(TSAN_BUILD)/tests/engine_tests "[thread_pool],[task_threads],[step],[kvcache],[trace]"
+	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(TSAN_BUILD)/viewer/viewer_tests
 
 bench: walkthrough
 	$(WALKTHROUGH) bench --synthetic tinyllama-1.1b
