@@ -15,15 +15,23 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kSteer = std::string(TEST_FIXTURES_DIR) + "/steer/";
 
-// The bundled model as an F32 GGUF, written once per test process (what the goldens ran on).
+// The bundled model as an F32 GGUF, written once per test process (what the goldens ran on) and
+// removed when the process ends.
 const std::string& bundledF32Gguf() {
-    static const std::string path = [] {
+    struct RemovedAtExit {
+        std::string path;
+        ~RemovedAtExit() {
+            std::error_code ignored;
+            fs::remove(path, ignored);
+        }
+    };
+    static const RemovedAtExit file{[] {
         auto p = fs::temp_directory_path() / ("llama_steer_" + std::to_string(getpid()) + ".gguf");
         auto r = runWalkthrough("convert --model " + std::string(ASSETS_DIR) + "/model --to gguf-f32 --out " + p.string());
         REQUIRE(r.exitCode == 0);
         return p.string();
-    }();
-    return path;
+    }()};
+    return file.path;
 }
 
 nlohmann::json goldens() {
