@@ -97,12 +97,7 @@ template <class Y>
 void streamRows(const Problem& p, const BF16Weights& w, Y* y, int64_t o0, int64_t o1) {
     const kernels::KernelSet& kernel = kernels::active();
     if (w.xBF16) {
-        float acc[kMaxRows];
-        for (int64_t o = o0; o < o1; o += kMaxRows) {
-            const int nw = int(std::min<int64_t>(kMaxRows, o1 - o));
-            kernel.dotBF16Pair(w.xBF16, w.w + o * p.k, p.k, nw, acc);
-            for (int r = 0; r < nw; ++r) y[o + r] = fromF32<Y>(acc[r]);
-        }
+        for (int64_t o = o0; o < o1; ++o) y[o] = fromF32<Y>(kernel.dotBF16Pair(w.xBF16, w.w + o * p.k, p.k));
         return;
     }
     for (int64_t o = o0; o < o1; ++o)
@@ -405,7 +400,7 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
             });
         } else if (bf16Kernel && !blocked) {
             BF16Weights w{weights.data<uint16_t>(), decodeBF16X ? nullptr : p.x, decodeBF16X ? x.data<uint16_t>() : nullptr};
-            forOutputRows(p, decodeBF16X ? kMaxRows : 1, [&](int64_t o0, int64_t o1) { streamRows(p, w, out, o0, o1); });
+            forOutputRows(p, 1, [&](int64_t o0, int64_t o1) { streamRows(p, w, out, o0, o1); });
         } else if (!detail::isFloatType(wType)) {
             run(p, blocked, BlockRows{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, out);
         } else {

@@ -106,9 +106,7 @@ struct KernelSet {
     // F32 is twice the size of a weight row, and at k = 5632 (an FFN's down projection) it no
     // longer stayed in L1 beside the streaming weights: that matrix streamed at 70% of the
     // others' rate, and at 95-100% with x in BF16.
-    // out[r] = x . (row r of w), for nw <= kMaxRows consecutive rows k apart: rows side by side give
-    // the additions independent chains (one row's 16 partials are one or two chains of adds).
-    void (*dotBF16Pair)(const uint16_t* x, const uint16_t* w, int64_t k, int nw, float* out);
+    float (*dotBF16Pair)(const uint16_t* x, const uint16_t* w, int64_t k);
     // Block-quantized weight row of `blocks` blocks against nx quantized x rows (ldx blocks apart).
     void (*dotQ8_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ4_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);

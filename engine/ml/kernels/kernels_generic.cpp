@@ -19,7 +19,7 @@ void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, 
     }
 }
 
-float dotBF16One(const uint16_t* x, const uint16_t* w, int64_t k) {
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
     float p[kPartials] = {};
     int64_t i = 0;
     for (; i + kPartials <= k; i += kPartials)
@@ -138,11 +138,6 @@ void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, con
         }
         for (int lane = 0; lane < kLanes; ++lane) out[r * kLanes + lane] = acc[lane];
     }
-}
-
-// Row by row: the portable paths gain nothing from interleaving rows.
-void dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k, int nw, float* out) {
-    for (int r = 0; r < nw; ++r) out[r] = dotBF16One(x, w + r * k, k);
 }
 
 const KernelSet kGeneric{"generic", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};

@@ -62,7 +62,7 @@ void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, 
 inline v128_t bf16Even(v128_t v) { return wasm_i32x4_shl(v, 16); }
 inline v128_t bf16Odd(v128_t v) { return wasm_v128_and(v, wasm_i32x4_splat(int32_t(0xffff0000u))); }
 
-float dotBF16One(const uint16_t* x, const uint16_t* w, int64_t k) {
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
     v128_t e0 = wasm_f32x4_splat(0.0f), o0 = e0, e1 = e0, o1 = e0;
     int64_t i = 0;
     for (; i + kPartials <= k; i += kPartials) {
@@ -245,11 +245,6 @@ inline void storeF(float* p, VecF v) { wasm_v128_store(p, v); }
 namespace llama::ml::kernels {
 
 namespace {
-
-// Row by row: the portable paths gain nothing from interleaving rows.
-void dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k, int nw, float* out) {
-    for (int r = 0; r < nw; ++r) out[r] = dotBF16One(x, w + r * k, k);
-}
 
 const KernelSet kSimd128{"simd128", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
 

@@ -132,32 +132,19 @@ void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* 
     }
 }
 
-// BF16 x . BF16 w (decode), even/odd layout, NW weight rows k apart side by side: each x load
-// serves all of them, and their 2 * NW chains of FMAs run independently (one row alone is two
-// chains, latency-bound on rows of a few hundred values).
-template <int NW>
-void dotBF16PairN(const uint16_t* x, const uint16_t* w, int64_t k, float* out) {
-    __m256 even[NW], odd[NW];
-    for (int r = 0; r < NW; ++r) even[r] = odd[r] = _mm256_setzero_ps();
+// BF16 x . BF16 w (decode), even/odd layout.
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
+    __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + kPartials <= k; i += kPartials) {
-        const __m256i xr = load32(x + i);
-        const __m256 xe = evenBF16(xr), xo = oddBF16(xr);
-        for (int r = 0; r < NW; ++r) {
-            const __m256i wr = load32(w + r * k + i);
-            even[r] = _mm256_fmadd_ps(xe, evenBF16(wr), even[r]);
-            odd[r] = _mm256_fmadd_ps(xo, oddBF16(wr), odd[r]);
-        }
+        const __m256i xr = load32(x + i), wr = load32(w + i);
+        even = _mm256_fmadd_ps(evenBF16(xr), evenBF16(wr), even);
+        odd = _mm256_fmadd_ps(oddBF16(xr), oddBF16(wr), odd);
     }
-    for (int r = 0; r < NW; ++r) {
-        if (i == k) {
-            out[r] = sumEvenOdd(even[r], odd[r]);
-            continue;
-        }
-        float p[kPartials];
-        storeEvenOdd(even[r], odd[r], p);
-        out[r] = finishDot(p, x + i, w + r * k + i, k - i);
-    }
+    if (i == k) return sumEvenOdd(even, odd);
+    float p[kPartials];
+    storeEvenOdd(even, odd, p);
+    return finishDot(p, x + i, w + i, k - i);
 }
 
 // ---- BF16 prefill (KernelSet::bf16Rows) ---------------------------------------------------
@@ -453,9 +440,6 @@ void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
 
 void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, float* out) {
     LLAMA_DISPATCH_NX(dotBF16N, x, ldx, w, k, out)
-}
-void dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k, int nx, float* out) {
-    LLAMA_DISPATCH_NX(dotBF16PairN, x, w, k, out)
 }
 #undef LLAMA_DISPATCH_NX
 
