@@ -78,7 +78,7 @@ Tensor Sampler::penalize(const Tensor& logits) const {
     requireLogits(logits);
     Tensor out = logits.clone();
     allowed_ = out.numel();
-    const bool checkFirst = settings_.temperature <= 0 && !mirostat_ && !countAllowed_;
+    const bool checkFirst = drawsArgmax() && !countAllowed_;
     masked_ = grammar_ && !checkFirst;
     if (masked_) allowed_ = grammar_->mask(out.mutableData<float>(), out.numel());
     else if (grammar_) allowed_ = -1;
@@ -177,7 +177,7 @@ std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const 
 
 int32_t Sampler::choose(const Tensor& logits) {
     int32_t id;
-    if (grammar_ && !masked_ && settings_.temperature <= 0 && !mirostat_) {
+    if (grammar_ && !masked_ && drawsArgmax()) {
         // Greedy, not yet masked: an argmax the grammar allows is the masked argmax too (the mask
         // only lowers refused tokens; an allowed one's value is the same either way, penalties
         // included). A refused argmax: the whole vocabulary masked, and the argmax of that.
@@ -203,7 +203,7 @@ int32_t Sampler::draw(const Tensor& logits) {
         lastMirostat_ = mirostat_->choose(logits);
         return lastMirostat_->token;
     }
-    if (settings_.temperature <= 0) return int32_t(ml::Argmax(logits));
+    if (drawsArgmax()) return int32_t(ml::Argmax(logits));
     const auto tokens = kept(logits);
     double total = 0;
     for (const auto& t : tokens) total += t.probability;

@@ -100,6 +100,7 @@ private:
     std::vector<TokenProbability> kept(const Tensor& logits) const;
     int32_t draw(const Tensor& logits);  // choose() before the grammar moves
     Tensor masked(const Tensor& logits) const;  // a copy through the grammar's mask
+    bool drawsArgmax() const { return settings_.temperature <= 0 && !mirostat_; }  // greedy
     double uniform();  // [0, 1), from the 53 high bits: identical on every platform
     SamplingSettings settings_;
     std::mt19937_64 rng_;
