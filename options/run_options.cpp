@@ -229,6 +229,10 @@ void addThreadsOption(CLI::App& app, int& threads) {
         ->default_str("");
 }
 
+void addUbatchOption(CLI::App& app, int& nUbatch) {
+    addInteger(app, "--ubatch", nUbatch, {1, 8192, "a token count from 1 to 8192"}, "Most tokens per forward pass (llama.cpp's -ub): a larger batch is split");
+}
+
 void addContextLengthOption(CLI::App& app, int& maxSeqLen) {
     addInteger(app, "--max-seq-len", maxSeqLen,
                {1, ModelArgs::kMaxPositions, fmt::format("a context length from 1 to {}", ModelArgs::kMaxPositions)},

@@ -53,6 +53,8 @@ void addWhatIfOptions(CLI::App& app, WhatIf& whatIf);
 void addControlVectorOptions(CLI::App& app, WhatIf& whatIf);
 // --threads N.
 void addThreadsOption(CLI::App& app, int& threads);
+// --ubatch N: the most tokens a forward pass takes (llama.cpp's -ub); a longer batch is split.
+void addUbatchOption(CLI::App& app, int& nUbatch);
 // --max-seq-len N: the context length, 1 to ModelArgs::kMaxPositions (the CLI and the page alike).
 void addContextLengthOption(CLI::App& app, int& maxSeqLen);
 

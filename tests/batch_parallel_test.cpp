@@ -72,7 +72,7 @@ TEST_CASE("batch: greedy text of each sequence in a batch equals the prompt run 
             // Every kernel sums in one canonical order (docs/speed.md), so a sequence's logits in a
             // batch are its logits alone, bit for bit: the same tokens, near-ties included.
             CHECK(r.sequences[i].generatedTokens == expected[i]);
-            CHECK(r.sequences[i].stopReason == "max tokens");
+            CHECK(r.sequences[i].stopReason == StopReason::MaxTokens);
         }
         CHECK(r.sharedPrefixTokens == 1);  // BOS, stored once
         if (nParallel == 3) CHECK(r.cellsReused > 0);  // later prompts took cells finished ones freed
@@ -182,7 +182,7 @@ TEST_CASE("batch: a context shift keeps generating past each sequence's share of
     settings.nKeep = 0;
     const ParallelResult r2 = ParallelGenerator(transformer, *bundledModel().tokenizer).generate(ctx2, prompts, settings, {});
     for (size_t i = 0; i < prompts.size(); ++i) {
-        CHECK(r2.sequences[i].stopReason == "context length");
+        CHECK(r2.sequences[i].stopReason == StopReason::ContextFull);
         // Every position but the last filled (llama.cpp keeps one cell free), and the token sampled from the last one filled.
         CHECK(int(prompts[i].size() + r2.sequences[i].generatedTokens.size()) == r2.positionsPerSequence);
     }

@@ -162,13 +162,17 @@ TEST_CASE("llama2.c checkpoints generate run.c's greedy text", "[llama2c][golden
 // The CLI's own loop (Session::run, generate/generator.cpp), not the run.c stand-in above: with an
 // empty prompt the sequence is BOS alone, and the first piece must lose its leading space.
 TEST_CASE("llama2.c checkpoints print run.c's text through the generation loop: no space after BOS", "[llama2c][golden]") {
+    // run.c's -n 256 feeds positions 0 to 255 and prints the token after each, the last one needing
+    // no position of its own; our loop gives every token its place (generated_sequence.h), so 257
+    // positions hold BOS and run.c's 256 tokens.
     Session session;
-    session.load({ModelSource::Kind::Files, (kDir / "legacy.bin").string()});
+    session.load({ModelSource::Kind::Files, (kDir / "legacy.bin").string()}, {.maxSeqLen = 257});
     session.settings().prompt = "";
     session.settings().maxTokens = 300;
     const GenerationResult r = session.run();
     CHECK(r.promptTokens == std::vector<int32_t>{1});
-    REQUIRE(r.generatedTokens.size() == 256);  // run.c's -n 256 positions
+    REQUIRE(r.generatedTokens.size() == 256);
+    CHECK(r.stopReason == StopReason::ContextFull);
     const Tokenizer& tok = *session.model()->tokenizer;
     const std::string first = tok.decodeToken(r.generatedTokens[0]);
     REQUIRE(first[0] == ' ');

@@ -89,16 +89,16 @@ TEST_CASE("bundled model matches the PyTorch bfloat16 reference", "[golden][mode
                                                     32, sampler, {});
             std::vector<int32_t> expectedGreedy = golden["greedy"];
             REQUIRE(expectedGreedy.size() == 32);
-            INFO("stop reason: " << r.stopReason << " after " << r.generatedTokens.size() << " tokens");
+            INFO("stop reason: " << describe(r.stopReason) << " after " << r.generatedTokens.size() << " tokens");
             REQUIRE(r.generatedTokens.size() <= expectedGreedy.size());
             if (r.generatedTokens.size() < expectedGreedy.size()) {
                 // Only legitimate early stop: the reference's next token is one of our stop tokens.
-                REQUIRE(r.stopReason == "end of turn token");
+                REQUIRE(r.stopReason == StopReason::EndOfTurn);
                 const auto stopIds = model.tokenizer->stopIds();
                 REQUIRE(std::find(stopIds.begin(), stopIds.end(), expectedGreedy[r.generatedTokens.size()]) != stopIds.end());
                 expectedGreedy.resize(r.generatedTokens.size());
             } else {
-                REQUIRE(r.stopReason == "max tokens");
+                REQUIRE(r.stopReason == StopReason::MaxTokens);
             }
             REQUIRE(r.generatedTokens == expectedGreedy);
         }

@@ -111,7 +111,7 @@ TEST_CASE("qkv tasks: a stop at any of the three launches waits for the tasks al
         StopAtLaunch stopper(n);
         ctx.addObserver(&stopper);
         Sampler sampler(SamplingSettings{});
-        CHECK(Generator(transformer, *model.tokenizer).generate(ctx, "Hi there", 3, sampler, {}).stopReason == "stopped");
+        CHECK(Generator(transformer, *model.tokenizer).generate(ctx, "Hi there", 3, sampler, {}).stopReason == StopReason::Stopped);
         // Launches before the n-th ran their tasks; each task's mark was delivered (and the task
         // finished) before the stop left the pass and freed its input.
         CHECK(stopper.tasksMarked.load() == n - 1);

@@ -73,7 +73,7 @@ TEST_CASE("Session: a run is given the prompt tokens, watched by its observers, 
     GenerationResult r = s.run();
     CHECK(r.promptTokens == s.promptTokens());
     CHECK(r.generatedTokens.size() == 3);
-    CHECK(r.stopReason == "max tokens");
+    CHECK(r.stopReason == StopReason::MaxTokens);
     const int stagesOfOneRun = counter.stages;
     CHECK(stagesOfOneRun > 0);
 
@@ -82,14 +82,14 @@ TEST_CASE("Session: a run is given the prompt tokens, watched by its observers, 
         if (e.stage == StageId::Sample) s.requestStop();
     };
     r = s.run();
-    CHECK(r.stopReason == "stopped");
+    CHECK(r.stopReason == StopReason::Stopped);
     CHECK(r.generatedTokens.empty());
     s.requestStop();  // between runs: nothing to stop, and the next run is not affected
 
     s.clearObservers();
     counter.stages = 0;
     r = s.run();
-    CHECK(r.stopReason == "max tokens");
+    CHECK(r.stopReason == StopReason::MaxTokens);
     CHECK(counter.stages == 0);
 }
 

@@ -91,7 +91,7 @@ TEST_CASE("StepController: pauses at the first stage, then steps one stage at a 
     run.controller.continueRun();
     CHECK_FALSE(run.pause(3));
     GenerationResult r = run.finish();
-    CHECK(r.stopReason == "max tokens");
+    CHECK(r.stopReason == StopReason::MaxTokens);
     CHECK(r.generatedTokens.size() == 2);
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("StepController: next layer lands on the next layer's block stage", "[
     CHECK(p->stage == StageId::OutputNorm);
     CHECK(p->layer == -1);
     run.controller.continueRun();
-    CHECK(run.finish().stopReason == "max tokens");
+    CHECK(run.finish().stopReason == StopReason::MaxTokens);
 }
 
 TEST_CASE("StepController: next token holds at each step's logits, before the token is sampled", "[trace][step]") {
@@ -156,7 +156,7 @@ TEST_CASE("StepController: breakpoints by stage, layer and step", "[trace][step]
         run.controller.continueRun();
     }
     CHECK_FALSE(run.pause(expected.size()));
-    CHECK(run.finish().stopReason == "max tokens");
+    CHECK(run.finish().stopReason == StopReason::MaxTokens);
 }
 
 TEST_CASE("StepController: stop while paused ends the generation cleanly", "[trace][step]") {
@@ -166,7 +166,7 @@ TEST_CASE("StepController: stop while paused ends the generation cleanly", "[tra
         REQUIRE(run.pause(0)->stage == StageId::Tokenize);
         run.controller.stop();
         GenerationResult r = run.finish();
-        CHECK(r.stopReason == "stopped");
+        CHECK(r.stopReason == StopReason::Stopped);
         CHECK(r.generatedTokens.empty());
     }
     SECTION("inside a layer of a decode step") {
@@ -178,7 +178,7 @@ TEST_CASE("StepController: stop while paused ends the generation cleanly", "[tra
         CHECK(p->step == 2);
         run.controller.stop();
         GenerationResult r = run.finish();
-        CHECK(r.stopReason == "stopped");
+        CHECK(r.stopReason == StopReason::Stopped);
         CHECK(r.generatedTokens.size() == 2);
     }
 }

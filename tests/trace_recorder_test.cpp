@@ -75,7 +75,7 @@ TEST_CASE("trace: a recorded run reads back", "[trace]") {
     CHECK(run.args.dim == 64);
     CHECK(run.args.n_layers == 2);
     CHECK(run.run.prompt == "hi");
-    CHECK(run.stopReason == rec.result.stopReason);
+    CHECK(run.stopReason == describe(rec.result.stopReason));
     REQUIRE(run.promptTokens.size() == 3);
     CHECK(run.promptTokens[0].special);  // BOS
     CHECK(run.promptTokens[1].piece == "h");

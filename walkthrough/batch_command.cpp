@@ -55,8 +55,7 @@ CLI::App* addBatchCommand(CLI::App& app, BatchOptions& b) {
     options::addSamplingOptions(*batch, b.run.generation);
     options::addInteger(*batch, "--parallel", b.parallel, {1, 256, "a number of sequences from 1 to 256"},
                         "Sequences decoded together (llama.cpp's -np); further prompts wait and join as others finish");
-    options::addInteger(*batch, "--ubatch", b.ubatch, {1, 8192, "a token count from 1 to 8192"},
-                        "Most tokens per forward pass (llama.cpp's -ub): a larger batch is split");
+    options::addUbatchOption(*batch, b.ubatch);
     batch->add_flag("--context-shift", b.contextShift,
                     "When a sequence fills its share of the cells, free half of them after --keep and shift the rest back");
     options::addInteger(*batch, "--keep", b.keep, {0, ModelArgs::kMaxPositions, "a token count"},
@@ -104,7 +103,7 @@ int runBatch(const BatchOptions& b) {
         const double secs = s.finishedAt - s.joinedAt;
         generated += int64_t(s.generatedTokens.size());
         fmt::print("{:>4}  {:>13}  {:>9}  {:>8.1f}  {:>7}  {}\n", i + 1, s.promptTokens.size(), s.generatedTokens.size(),
-                   secs > 0 ? double(s.generatedTokens.size()) / secs : 0.0, s.contextShifts, s.stopReason);
+                   secs > 0 ? double(s.generatedTokens.size()) / secs : 0.0, s.contextShifts, describe(s.stopReason));
     }
     fmt::print("\nBatch: {} prompts, --parallel {} | shared prefix: {} token{}, stored once | {} positions per sequence | {} llama_decode "
                "calls\n",

@@ -17,7 +17,7 @@ struct BatchOptions {
     std::vector<std::string> prompts;  // -p, repeatable
     std::string promptsFile;           // one prompt per line
     int parallel = 4;
-    int ubatch = 512;
+    int ubatch = kDefaultUbatch;
     bool contextShift = false;
     int keep = 0;
 };

@@ -68,7 +68,7 @@ int runParallelBench(const Options& o) {
     requireRunMemory(args, "measure fewer sequences (--parallel) or fewer tokens (--prompt-tokens, --decode-tokens)");
     const LlamaTransformer& transformer = session.transformer();
     const int threads = ml::ThreadPool::global().threadCount();
-    const int nUbatch = 512;
+    const int nUbatch = kDefaultUbatch;
     fmt::print("\nbench --parallel {}: {} prompt tokens and {} generated tokens per sequence, {} repeats, {} threads, n_ubatch {}\n",
                fmt::join(o.benchParallel, ","), pp, tg, o.benchRepeats, threads, nUbatch);
     measure(transformer, args, 1, std::min(pp, 16), 1, nUbatch);  // untimed: the first touch of the weights

@@ -53,10 +53,10 @@ void InterruptHandling::writeOut(const std::string& text) {
     }
 }
 
-std::string InterruptHandling::stopReason() const {
-    if (interrupted) return "interrupt";
-    if (stdoutClosed_) return "stdout closed";
-    return "";
+StopReason InterruptHandling::stopReason() const {
+    if (interrupted) return StopReason::Interrupted;
+    if (stdoutClosed_) return StopReason::OutputClosed;
+    return StopReason::Running;
 }
 
 }  // namespace llama::cli

@@ -21,8 +21,9 @@ public:
     // to stop instead.
     void writeOut(const std::string& text);
 
-    // Why the run was cut short by us, or "" (then the generator's own reason stands).
-    std::string stopReason() const;
+    // Why the run was cut short by us (Interrupted, OutputClosed), or Running: the generator's own
+    // reason stands.
+    StopReason stopReason() const;
     bool stdoutClosed() const { return stdoutClosed_; }
 
 private:

@@ -47,7 +47,7 @@ int runGeneration(const cli::Options& o) {
     Session session;
     cli::InterruptHandling interrupts(session);
     session.load(cli::selectedSource(o), cli::loadOptions(o, o.dryRun));
-    if (interrupts.stopReason() == "interrupt") {
+    if (interrupts.stopReason() == StopReason::Interrupted) {
         fmt::print(stderr, "interrupted while loading the model: nothing was run\n");
         return 130;  // as a shell reports a Ctrl-C
     }
@@ -72,9 +72,9 @@ int runGeneration(const cli::Options& o) {
     if (!o.quiet) interrupts.writeOut("\n" + (g.mode == PromptMode::Completion ? g.prompt : std::string()));
     GenerationResult r = session.run([&](const std::string& piece) { interrupts.writeOut(piece); });
     // A stop we asked for (Ctrl-C, a closed stdout) says which; the stepper's q stays "stopped".
-    if (std::string why = interrupts.stopReason(); r.stopReason == "stopped" && !why.empty()) r.stopReason = why;
+    if (const StopReason why = interrupts.stopReason(); r.stopReason == StopReason::Stopped && why != StopReason::Running) r.stopReason = why;
     interrupts.writeOut("\n\n");
-    runObservers.finish(r, [&] { return interrupts.stopReason() == "interrupt"; });
+    runObservers.finish(r, [&] { return interrupts.stopReason() == StopReason::Interrupted; });
     if (debugLog) debugLog->finish();
     if (interrupts.stdoutClosed()) {
         // Nobody reads the summary any more; the files are complete, and stderr says so.
@@ -86,16 +86,16 @@ int runGeneration(const cli::Options& o) {
     double prefillTps = r.prefillSeconds > 0 ? r.promptTokens.size() / r.prefillSeconds : 0;
     double decodeTps = r.decodeSeconds > 0 ? r.decodeSteps / r.decodeSeconds : 0;
     fmt::print("Prompt tokens: {} | generated tokens: {} | prefill: {:.1f} tok/s | decode: {:.1f} tok/s | stopped by: {}\n",
-               r.promptTokens.size(), r.generatedTokens.size(), prefillTps, decodeTps, r.stopReason);
+               r.promptTokens.size(), r.generatedTokens.size(), prefillTps, decodeTps, describe(r.stopReason));
     if (r.speculative)
         fmt::print("Speculative decoding: {} target passes checked {} drafted tokens, {} accepted ({:.1f}%); {:.2f} tokens per target pass\n",
                    r.speculative->rounds, r.speculative->drafted, r.speculative->accepted, 100 * r.speculative->acceptanceRate(),
                    r.speculative->rounds ? double(r.generatedTokens.size()) / (r.speculative->rounds + 1) : 0.0);
-    if (r.stopReason == "context length")
+    if (r.stopReason == StopReason::ContextFull)
         fmt::print("The context length ({} positions) is full: start again with a shorter prompt or a larger --max-seq-len.\n",
                    model.args.max_seq_len);
     if (debugLog) fmt::print("Debug log written to {}\n", o.debugLog);
-    if (g.whatIf.noKvCache && !o.dryRun && r.stopReason != "stopped") cli::reportKvCacheExperiment(session, r, stepLogits);
+    if (g.whatIf.noKvCache && !o.dryRun && r.stopReason != StopReason::Stopped) cli::reportKvCacheExperiment(session, r, stepLogits);
     return 0;
 }
 
@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
         ->group(speculative);
     options::addInteger(app, "--draft-max", o.generation.draftMax, {1, 64, "a token count from 1 to 64"}, "Tokens drafted per check (default 8)")
         ->group(speculative);
+    options::addUbatchOption(app, o.generation.nUbatch);
 
     // Every subcommand registers the same way: its options into its own struct, and how it runs.
     cli::BatchOptions batchOptions;

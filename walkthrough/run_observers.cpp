@@ -85,7 +85,7 @@ void RunObservers::finish(const GenerationResult& result, const std::function<bo
     fmt::print("Trace written to {} ({:.2f} MB)\n", tracePath_, recorder_->bytesWritten() / 1e6);
     if (options_.html.empty()) return;
     const std::string later = fmt::format("`llama-walkthrough export-html {} --out {}` makes it from the trace", tracePath_, options_.html);
-    if (result.stopReason == "interrupt") {
+    if (result.stopReason == StopReason::Interrupted) {
         fmt::print("Interrupted: no page was written; {}\n", later);
         return;
     }

@@ -3,14 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
-#include <deque>
 #include <optional>
 #include <stdexcept>
 
 #include "batch/batch_decode.h"
+#include "generate/generation_loop.h"
 #include "ml/ops.h"
-#include "tokenizer/utf8_stream.h"
 
 namespace llama {
 
@@ -25,7 +25,132 @@ struct Slot {
     int nPast = 0;      // positions it holds
     int32_t pending = -1;  // sampled, not yet decoded
     std::optional<Sampler> sampler;
-    Utf8StreamDecoder decoder;
+};
+
+// The batch's pass: each running sequence's sampled token (after a context shift when it has no
+// room left), and the next queued prompts in the free slots, decoded together (continuous
+// batching); each sequence with logits samples its next token.
+class BatchPass final : public DecodeStrategy {
+public:
+    BatchPass(InferenceContext& ctx, const LlamaTransformer& transformer, const ParallelSettings& settings, ParallelResult& result,
+              Clock::time_point start)
+        : ctx_(ctx), transformer_(transformer), settings_(settings), result_(result), start_(start),
+          slots_(size_t(std::min<int>(settings.nParallel, int(result.sequences.size())))), everUsed_(size_t(ctx.Cells.size()), false) {
+        for (size_t s = 0; s < slots_.size(); ++s) slots_[s].seq = int(s) + 1;
+    }
+
+    std::vector<Produced> pass(std::vector<GeneratedSequence>& sequences) override {
+        const int prefix = result_.sharedPrefixTokens;
+        // The shared prefix, once, as sequence 0; every sequence copies it (seq_cp).
+        if (!prefixDecoded_ && prefix > 0) {
+            LlamaBatch batch;
+            for (int i = 0; i < prefix; ++i) batch.add(sequences[0].prompt()[size_t(i)], i, {0}, false);
+            decode(batch);
+            result_.promptTokensDecoded += prefix;
+        }
+        prefixDecoded_ = true;
+        LlamaBatch batch;
+        for (Slot& slot : slots_) {
+            if (slot.request < 0) continue;
+            // As llama.cpp's examples: the shift comes when the next token would fill the
+            // sequence's last cell, so one cell is always left free.
+            if (slot.nPast + 1 >= result_.positionsPerSequence) shiftContext(slot);
+            batch.add(slot.pending, slot.nPast++, {slot.seq}, true);
+            result_.generatedTokensDecoded++;
+        }
+        // Free slots take the next queued prompts, in the same batch.
+        for (Slot& slot : slots_) {
+            while (nextRequest_ < sequences.size() && !sequences[nextRequest_].running()) ++nextRequest_;
+            if (slot.request >= 0 || nextRequest_ >= sequences.size()) continue;
+            slot.request = int(nextRequest_++);
+            const std::vector<int32_t>& prompt = sequences[size_t(slot.request)].prompt();
+            result_.sequences[size_t(slot.request)].joinedAt = now();
+            SamplingSettings sampling = settings_.sampling;
+            sampling.seed += uint64_t(slot.request);
+            slot.sampler.emplace(sampling);
+            for (int32_t id : prompt) slot.sampler->accept(id);
+            ctx_.Cells.seqRm(slot.seq, -1, -1);
+            if (prefix > 0) ctx_.Cells.seqCp(0, slot.seq, -1, -1);
+            for (size_t i = size_t(prefix); i < prompt.size(); ++i) batch.add(prompt[i], int32_t(i), {slot.seq}, i + 1 == prompt.size());
+            result_.promptTokensDecoded += int64_t(prompt.size()) - prefix;
+            slot.nPast = int(prompt.size());
+        }
+        if (batch.size() == 0) return {};
+
+        const DecodeOutputs out = decode(batch);
+        std::vector<Produced> produced;
+        for (int i = 0; i < batch.size(); ++i) {
+            const int row = out.outputOfToken[size_t(i)];
+            if (row < 0) continue;
+            Slot& slot = slotOf(batch.seqIds[size_t(i)][0]);
+            const Tensor logits = ml::Reshape(ml::Slice(out.logits, row, row + 1), {out.logits.dim(1)});
+            slot.pending = chooseNext(*slot.sampler, logits).token;
+            slot.sampler->accept(slot.pending);
+            produced.push_back({size_t(slot.request), {slot.pending}});
+        }
+        return produced;
+    }
+
+    // Its cells are free for the next prompt.
+    void ended(size_t sequence) override {
+        result_.sequences[sequence].finishedAt = now();
+        for (Slot& slot : slots_)
+            if (slot.request == int(sequence)) {
+                ctx_.Cells.seqRm(slot.seq, -1, -1);
+                slot.request = -1;
+            }
+    }
+
+    // Every write beyond the first into a cell reused a cell some sequence had freed.
+    int64_t cellsReused() const { return result_.cellsWritten - std::count(everUsed_.begin(), everUsed_.end(), true); }
+
+private:
+    double now() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+    Slot& slotOf(int seq) {
+        return *std::find_if(slots_.begin(), slots_.end(), [&](const Slot& s) { return s.seq == seq; });
+    }
+
+    DecodeOutputs decode(const LlamaBatch& batch) {
+        DecodeOutputs out = llamaDecode(ctx_, transformer_, batch, settings_.nUbatch);
+        result_.passes++;
+        result_.cellsWritten += batch.size();
+        for (int i = 0; i < ctx_.Cells.size(); ++i)
+            if (ctx_.Cells.cell(i).pos >= 0) everUsed_[size_t(i)] = true;
+        result_.maxCellsUsed = std::max(result_.maxCellsUsed, ctx_.Cells.used());
+        return out;
+    }
+
+    // The sequence keeps its first nKeep positions, frees half of the rest (seq_rm) and moves the
+    // remainder back (seq_add), as llama.cpp's examples do.
+    void shiftContext(Slot& slot) {
+        const int nKeep = std::max(settings_.nKeep, result_.sharedPrefixTokens);
+        const int nDiscard = (slot.nPast - nKeep) / 2;
+        // The cells before the shift, for its mark: a snapshot, so made before the shift (and only
+        // when the run is observed); the text after it is made by the mark.
+        const bool observed = ctx_.observed();
+        const int cells = observed ? ctx_.Cells.size() : 0;
+        const Tensor before = ctx_.Cells.positions(cells), seqsBefore = ctx_.Cells.sequences(cells);
+        const std::string cellsBefore = observed ? ctx_.Cells.map(ctx_.Cells.nKV(), 8) : "";  // under "before: "
+        ctx_.Cells.seqRm(slot.seq, nKeep, nKeep + nDiscard);
+        ctx_.Cells.seqAdd(slot.seq, nKeep + nDiscard, slot.nPast, -nDiscard);
+        ctx_.stage(marks::ContextShift{.seq = slot.seq, .nPast = slot.nPast, .nKeep = nKeep, .nDiscard = nDiscard, .before = before,
+                                       .after = ctx_.Cells.positions(cells), .seqsBefore = seqsBefore, .seqsAfter = ctx_.Cells.sequences(cells),
+                                       .cellsBefore = [&] { return cellsBefore; },
+                                       .cellsAfter = [&] { return ctx_.Cells.map(ctx_.Cells.nKV(), 8); }});
+        slot.nPast -= nDiscard;
+        result_.sequences[size_t(slot.request)].contextShifts++;
+    }
+
+    InferenceContext& ctx_;
+    const LlamaTransformer& transformer_;
+    const ParallelSettings& settings_;
+    ParallelResult& result_;
+    Clock::time_point start_;
+    std::vector<Slot> slots_;
+    std::vector<bool> everUsed_;
+    size_t nextRequest_ = 0;
+    bool prefixDecoded_ = false;
 };
 
 }  // namespace
@@ -71,136 +196,25 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
                                                 settings.nKeep, perSequence));
 
     const auto start = Clock::now();
-    auto now = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-    const auto stopIds = tokenizer_.stopIds();
-    std::vector<bool> everUsed(size_t(ctx.Cells.size()), false);
-    auto decode = [&](const LlamaBatch& batch) {
-        DecodeOutputs out = llamaDecode(ctx, transformer_, batch, settings.nUbatch);
-        result.passes++;
-        result.cellsWritten += batch.size();
-        for (int i = 0; i < ctx.Cells.size(); ++i)
-            if (ctx.Cells.cell(i).pos >= 0) everUsed[size_t(i)] = true;
-        result.maxCellsUsed = std::max(result.maxCellsUsed, ctx.Cells.used());
-        return out;
-    };
-
-    std::vector<Slot> slots(static_cast<size_t>(nSlots));
-    for (int s = 0; s < nSlots; ++s) slots[size_t(s)].seq = s + 1;
-    size_t nextRequest = 0;
-    try {
-        // The shared prefix, once, as sequence 0; every sequence copies it (seq_cp).
-        if (prefix > 0) {
-            LlamaBatch batch;
-            for (int i = 0; i < prefix; ++i) batch.add(prompts[0][size_t(i)], i, {0}, false);
-            decode(batch);
-            result.promptTokensDecoded += prefix;
-        }
-        while (true) {
-            LlamaBatch batch;
-            // Each running sequence's sampled token, after a context shift if it has no room left.
-            for (Slot& slot : slots) {
-                if (slot.request < 0) continue;
-                SequenceResult& seq = result.sequences[size_t(slot.request)];
-                // As llama.cpp's examples: the shift (or the stop) comes when the next token would
-                // fill the sequence's last cell, so one cell is always left free.
-                if (slot.nPast + 1 >= perSequence) {
-                    if (!settings.contextShift) {
-                        seq.stopReason = "context length";
-                        seq.text += slot.decoder.flush();
-                        seq.finishedAt = now();
-                        ctx.Cells.seqRm(slot.seq, -1, -1);
-                        slot.request = -1;
-                        continue;
-                    }
-                    const int nKeep = std::max(settings.nKeep, prefix);
-                    const int nDiscard = (slot.nPast - nKeep) / 2;
-                    // The cells before the shift, for its mark: a snapshot, so made before the shift
-                    // (and only when the run is observed); the text after it is made by the mark.
-                    const bool observed = ctx.observed();
-                    const int cells = observed ? ctx.Cells.size() : 0;
-                    const Tensor before = ctx.Cells.positions(cells), seqsBefore = ctx.Cells.sequences(cells);
-                    const std::string cellsBefore = observed ? ctx.Cells.map(ctx.Cells.nKV(), 8) : "";  // under "before: "
-                    ctx.Cells.seqRm(slot.seq, nKeep, nKeep + nDiscard);
-                    ctx.Cells.seqAdd(slot.seq, nKeep + nDiscard, slot.nPast, -nDiscard);
-                    ctx.stage(marks::ContextShift{.seq = slot.seq, .nPast = slot.nPast, .nKeep = nKeep, .nDiscard = nDiscard, .before = before,
-                                                  .after = ctx.Cells.positions(cells), .seqsBefore = seqsBefore,
-                                                  .seqsAfter = ctx.Cells.sequences(cells), .cellsBefore = [&] { return cellsBefore; },
-                                                  .cellsAfter = [&] { return ctx.Cells.map(ctx.Cells.nKV(), 8); }});
-                    slot.nPast -= nDiscard;
-                    seq.contextShifts++;
-                }
-                batch.add(slot.pending, slot.nPast++, {slot.seq}, true);
-                result.generatedTokensDecoded++;
-            }
-            // Free places take the next queued prompts, in the same batch (continuous batching).
-            for (Slot& slot : slots) {
-                if (slot.request >= 0 || nextRequest >= prompts.size()) continue;
-                slot.request = int(nextRequest++);
-                const auto& prompt = prompts[size_t(slot.request)];
-                SequenceResult& seq = result.sequences[size_t(slot.request)];
-                seq.promptTokens = prompt;
-                seq.joinedAt = now();
-                SamplingSettings sampling = settings.sampling;
-                sampling.seed += uint64_t(slot.request);
-                slot.sampler.emplace(sampling);
-                for (int32_t id : prompt) slot.sampler->accept(id);
-                slot.decoder = Utf8StreamDecoder{};
-                ctx.Cells.seqRm(slot.seq, -1, -1);
-                if (prefix > 0) ctx.Cells.seqCp(0, slot.seq, -1, -1);
-                for (size_t i = size_t(prefix); i < prompt.size(); ++i)
-                    batch.add(prompt[i], int32_t(i), {slot.seq}, i + 1 == prompt.size());
-                result.promptTokensDecoded += int64_t(prompt.size()) - prefix;
-                slot.nPast = int(prompt.size());
-            }
-            if (batch.size() == 0) break;
-
-            const DecodeOutputs out = decode(batch);
-
-            // Each sequence with logits samples its next token, or finishes.
-            for (int i = 0; i < batch.size(); ++i) {
-                const int row = out.outputOfToken[size_t(i)];
-                if (row < 0) continue;
-                Slot& slot = *std::find_if(slots.begin(), slots.end(), [&](const Slot& s) { return s.seq == batch.seqIds[size_t(i)][0]; });
-                SequenceResult& seq = result.sequences[size_t(slot.request)];
-                Tensor logits = ml::Reshape(ml::Slice(out.logits, row, row + 1), {out.logits.dim(1)});
-                int32_t next = 0;
-                if (logits.hasData()) {
-                    std::optional<Tensor> penalized;
-                    if (slot.sampler->settings().penalizes()) penalized = slot.sampler->penalize(logits);
-                    next = slot.sampler->choose(penalized ? *penalized : logits);
-                }
-                const int32_t previous = seq.generatedTokens.empty() ? seq.promptTokens.back() : seq.generatedTokens.back();
-                const bool stop = std::find(stopIds.begin(), stopIds.end(), next) != stopIds.end();
-                if (!stop) {
-                    seq.generatedTokens.push_back(next);
-                    slot.sampler->accept(next);
-                    const std::string piece = slot.decoder.feed(tokenizer_.decodeAfter(previous, next));
-                    seq.text += piece;
-                    if (onText && !piece.empty()) onText(slot.request, piece);
-                }
-                if (stop || int(seq.generatedTokens.size()) >= settings.maxTokens) {
-                    seq.stopReason = stop ? "end of turn token" : "max tokens";
-                    const std::string rest = slot.decoder.flush();
-                    seq.text += rest;
-                    if (onText && !rest.empty()) onText(slot.request, rest);
-                    seq.finishedAt = now();
-                    ctx.Cells.seqRm(slot.seq, -1, -1);  // its cells are free for the next prompt
-                    slot.request = -1;
-                } else {
-                    slot.pending = next;
-                }
-            }
-        }
-    } catch (const GenerationStopped&) {
-        for (auto& seq : result.sequences)
-            if (seq.stopReason.empty()) {
-                seq.stopReason = "stopped";
-                seq.finishedAt = now();
-            }
+    std::vector<GeneratedSequence> sequences;
+    for (size_t r = 0; r < prompts.size(); ++r) {
+        // With a context shift a sequence makes room for itself; without, it ends at its share.
+        const SequenceLimits limits{.maxTokens = settings.maxTokens, .cells = settings.contextShift ? INT_MAX : perSequence};
+        auto streamed = onText ? std::function<void(const std::string&)>([&onText, r](const std::string& piece) { onText(int(r), piece); })
+                               : std::function<void(const std::string&)>();
+        sequences.emplace_back(tokenizer_, prompts[r], limits, std::move(streamed));
     }
-    // Every write beyond the first into a cell reused a cell some sequence had freed.
-    result.cellsReused = result.cellsWritten - std::count(everUsed.begin(), everUsed.end(), true);
-    result.seconds = now();
+    BatchPass pass(ctx, transformer_, settings, result, start);
+    generationLoop(sequences, pass);
+    for (size_t r = 0; r < sequences.size(); ++r) {
+        SequenceResult& seq = result.sequences[r];
+        seq.promptTokens = prompts[r];
+        seq.generatedTokens = sequences[r].generated();
+        seq.text = sequences[r].text();
+        seq.stopReason = sequences[r].stopReason();
+    }
+    result.cellsReused = pass.cellsReused();
+    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return result;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "generate/sampler.h"
+#include "generate/stop_reason.h"
 #include "model/llama_transformer.h"
 #include "tokenizer/tokenizer.h"
 
@@ -20,7 +21,7 @@ namespace llama {
 struct ParallelSettings {
     int nParallel = 4;      // sequences decoded together (llama.cpp's -np)
     int maxTokens = 64;     // generated tokens per sequence
-    int nUbatch = 512;      // tokens per forward pass (llama.cpp's -ub)
+    int nUbatch = kDefaultUbatch;  // tokens per forward pass (llama.cpp's -ub)
     bool contextShift = false;
     int nKeep = 0;          // positions a context shift keeps at a sequence's start (the shared prefix always)
     SamplingSettings sampling;  // each sequence's sampler is seeded with sampling.seed + its index
@@ -30,7 +31,7 @@ struct SequenceResult {
     std::vector<int32_t> promptTokens;  // the shared prefix included
     std::vector<int32_t> generatedTokens;
     std::string text;
-    std::string stopReason;  // "end of turn token", "max tokens", "context length", "stopped"
+    StopReason stopReason = StopReason::Running;
     double joinedAt = 0, finishedAt = 0;  // seconds since the run started
     int contextShifts = 0;
 };

@@ -20,8 +20,9 @@ namespace llama {
 
 class SpeculativeGenerator {
 public:
-    SpeculativeGenerator(const LlamaTransformer& target, const LlamaTransformer& draft, const Tokenizer& tokenizer, int draftMax)
-        : target_(target), draft_(draft), tokenizer_(tokenizer), draftMax_(draftMax) {}
+    // nUbatch: the most tokens a forward pass takes (llama.cpp's -ub): a longer prompt is split.
+    SpeculativeGenerator(const LlamaTransformer& target, const LlamaTransformer& draft, const Tokenizer& tokenizer, int draftMax, int nUbatch)
+        : target_(target), draft_(draft), tokenizer_(tokenizer), draftMax_(draftMax), nUbatch_(nUbatch) {}
 
     // Greedy only: the caller refuses sampling settings. draftCtx is the draft's own context (its
     // own cells and caches); observers on targetCtx see the target's stages and each round's verdict.
@@ -33,7 +34,7 @@ private:
     const LlamaTransformer& target_;
     const LlamaTransformer& draft_;
     const Tokenizer& tokenizer_;
-    int draftMax_;
+    int draftMax_, nUbatch_;
 };
 
 // The target's first `layers` layers with its final norm and output: a draft that shares the

@@ -7,32 +7,85 @@
 #include <optional>
 #include <stdexcept>
 
+#include "generate/generation_loop.h"
 #include "ml/ops.h"
-#include "tokenizer/utf8_stream.h"
 
 namespace llama {
-
-namespace {
-// The dry run's stand-in for sampling: no logits exist, so a fixed token keeps the loop going.
-constexpr int32_t kDryRunToken = 0;
-
-}  // namespace
 
 std::vector<int32_t> tokensBeforePad(const Tensor& row) {
     const int32_t* ids = row.data<int32_t>();
     return {ids, std::find(ids, ids + row.numel(), kPadId)};
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A single run's pass, as the walkthrough runs it: the tokens row's slice [startPos, curPos)
+// through Forward, the last position's logits sampled, the token written after the others.
+class WalkthroughPass final : public DecodeStrategy {
+public:
+    WalkthroughPass(InferenceContext& ctx, const LlamaTransformer& transformer, const Tokenizer& tokenizer, Sampler& sampler, Tensor& tokens,
+                    GenerationResult& result)
+        : ctx_(ctx), transformer_(transformer), tokenizer_(tokenizer), sampler_(sampler), tokens_(tokens), result_(result),
+          curPos_(int(result.promptTokens.size())) {}
+
+    std::vector<Produced> pass(std::vector<GeneratedSequence>& sequences) override {
+        if (!sequences[0].running()) return {};
+        // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
+        Tensor inputTokens = ml::Slice(tokens_, startPos_, curPos_);
+        const auto here = ctx_.at(-1, startPos_);
+        ctx_.stage(marks::SequenceLoop{.phase = ctx_.step == 0 ? "prefill" : "decoding", .curPos = curPos_, .inputTokens = inputTokens});
+
+        const auto t0 = Clock::now();
+        Tensor logits = transformer_.Forward(ctx_, inputTokens, startPos_);
+        Tensor lastLogits = ml::Reshape(ml::Slice(logits, logits.dim(0) - 1, logits.dim(0)), {logits.dim(1)});
+        // An observer is shown how many tokens a grammar allows: counted only then.
+        sampler_.countAllowed(ctx_.observed());
+        const Sampler::Choice next = chooseNext(sampler_, lastLogits);
+        const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+        (ctx_.step == 0 ? result_.prefillSeconds : result_.decodeSeconds) += secs;
+        if (ctx_.step > 0) result_.decodeSteps++;
+
+        // Observers show the top tokens before and after the penalties (kPenalizedLogits).
+        const int32_t id = next.token;
+        ctx_.stage(marks::Sample{.token = id, .piece = [&] { return tokenizer_.decodeToken(id); }, .logits = lastLogits,
+                                 .next = Tensor::fromInt32({id}), .method = [&] { return sampler_.method(); },
+                                 .allowedTokens = next.penalized ? sampler_.allowedTokens() : lastLogits.numel(),
+                                 .penalizedLogits = next.penalized},
+                   skippedIf(!lastLogits.hasData()));
+
+        // A running sequence holds fewer tokens than the context has positions: the row has room.
+        tokens_.mutableData<int32_t>()[curPos_] = id;
+        startPos_ = curPos_++;
+        // What-if --no-kv-cache: the whole sequence again from position 0, nothing read from the cache.
+        if (ctx_.whatIf.noKvCache) startPos_ = 0;
+        ctx_.step++;
+        sampler_.accept(id);
+        return {{0, {id}}};
+    }
+
+private:
+    InferenceContext& ctx_;
+    const LlamaTransformer& transformer_;
+    const Tokenizer& tokenizer_;
+    Sampler& sampler_;
+    Tensor& tokens_;
+    GenerationResult& result_;
+    int startPos_ = 0;  // the walkthrough's prevPos
+    int curPos_;        // this pass reads tokens [startPos, curPos)
+};
+
+}  // namespace
+
 GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& formatted, int maxTokens, Sampler& sampler,
                                      const std::function<void(const std::string&)>& onText) const {
-    using Clock = std::chrono::steady_clock;
     GenerationResult result;
-
     // Stage 1: text to token ids.
     result.promptTokens = formatted.encode(tokenizer_);
     const auto& prompt = result.promptTokens;
-    if (prompt.empty()) throw std::invalid_argument("the prompt encodes to no tokens");
-    Utf8StreamDecoder decoder;
+    std::vector<GeneratedSequence> sequence;
+    sequence.emplace_back(tokenizer_, prompt, SequenceLimits{.maxTokens = maxTokens, .cells = ctx.maxSeqLen}, onText);
     // A stop requested at any stage, the first ones included, ends the run with a result.
     try {
         ctx.stage(marks::Tokenize{.count = int64_t(prompt.size()), .ids = [&] { return fmt::format(" {}", fmt::join(prompt, " ")); },
@@ -53,66 +106,14 @@ GenerationResult Generator::generate(InferenceContext& ctx, const Prompt& format
         ctx.stage(marks::TokensTensor{.tokens = tokens, .count = int64_t(prompt.size())});
 
         for (int32_t id : prompt) sampler.accept(id);
-        const auto stopIds = tokenizer_.stopIds();
-        int startPos = 0;                  // the walkthrough's prevPos
-        int curPos = int(prompt.size());  // this pass reads tokens [startPos, curPos)
-        while (true) {
-            if (int(result.generatedTokens.size()) >= maxTokens) {
-                result.stopReason = "max tokens";
-                break;
-            }
-            if (curPos > ctx.maxSeqLen) {
-                result.stopReason = "context length";
-                break;
-            }
-            // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
-            Tensor inputTokens = ml::Slice(tokens, startPos, curPos);
-            const auto here = ctx.at(-1, startPos);
-            ctx.stage(marks::SequenceLoop{.phase = ctx.step == 0 ? "prefill" : "decoding", .curPos = curPos, .inputTokens = inputTokens});
-
-            auto t0 = Clock::now();
-            Tensor logits = transformer_.Forward(ctx, inputTokens, startPos);
-            Tensor lastLogits = ml::Slice(logits, logits.dim(0) - 1, logits.dim(0));
-            lastLogits = ml::Reshape(lastLogits, {logits.dim(1)});
-            // The logits after the grammar and the repetition penalties, when there are any.
-            std::optional<Tensor> penalized;
-            // An observer is shown how many tokens a grammar allows: counted only then.
-            sampler.countAllowed(ctx.observed());
-            if (lastLogits.hasData() && sampler.adjustsLogits()) penalized = sampler.penalize(lastLogits);
-            int32_t next = lastLogits.hasData() ? sampler.choose(penalized ? *penalized : lastLogits) : kDryRunToken;
-            double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-            (ctx.step == 0 ? result.prefillSeconds : result.decodeSeconds) += secs;
-            if (ctx.step > 0) result.decodeSteps++;
-
-            Tensor nextToken = Tensor::fromInt32({next});
-            // Observers show the top tokens before and after the penalties (kPenalizedLogits).
-            ctx.stage(marks::Sample{.token = next, .piece = [&] { return tokenizer_.decodeToken(next); }, .logits = lastLogits, .next = nextToken,
-                                    .method = [&] { return sampler.method(); },
-                                    .allowedTokens = penalized ? sampler.allowedTokens() : lastLogits.numel(), .penalizedLogits = penalized},
-                      skippedIf(!lastLogits.hasData()));
-
-            if (curPos < ctx.maxSeqLen) tokens.mutableData<int32_t>()[curPos] = next;
-            startPos = curPos++;
-            // What-if --no-kv-cache: the whole sequence again from position 0, nothing read from the cache.
-            if (ctx.whatIf.noKvCache) startPos = 0;
-            ctx.step++;
-            if (std::find(stopIds.begin(), stopIds.end(), next) != stopIds.end()) {
-                result.stopReason = "end of turn token";
-                break;
-            }
-            result.generatedTokens.push_back(next);
-            sampler.accept(next);
-            const int32_t previous = result.generatedTokens.size() > 1 ? result.generatedTokens.end()[-2] : prompt.back();
-            std::string piece = decoder.feed(tokenizer_.decodeAfter(previous, next));
-            result.text += piece;
-            if (onText && !piece.empty()) onText(piece);
-        }
+        WalkthroughPass pass(ctx, transformer_, tokenizer_, sampler, tokens, result);
+        generationLoop(sequence, pass);
     } catch (const GenerationStopped&) {
-        result.stopReason = "stopped";
+        sequence[0].end(StopReason::Stopped);
     }
-    std::string rest = decoder.flush();
-    result.text += rest;
-    if (onText && !rest.empty()) onText(rest);
+    result.generatedTokens = sequence[0].generated();
+    result.text = sequence[0].text();
+    result.stopReason = sequence[0].stopReason();
     return result;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// The generation loop (stage 3): prefill the whole prompt at startPos 0, then feed one token
-// per step through the KV cache until a stop token, max tokens, or the context length.
+// A single run, as the walkthrough makes it: prefill the whole prompt at startPos 0, then feed one
+// token per step through the KV cache (generation_loop.h: until a stop token, max tokens, or the
+// context is full).
 #include <functional>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "generate/chat_template.h"
 #include "generate/sampler.h"
+#include "generate/stop_reason.h"
 #include "model/llama_transformer.h"
 
 namespace llama {
@@ -30,7 +32,7 @@ struct GenerationResult {
     std::vector<int32_t> promptTokens;
     std::vector<int32_t> generatedTokens;
     std::string text;             // decoded generated text
-    std::string stopReason;       // "end of turn token", "max tokens", "context length", "stopped"
+    StopReason stopReason = StopReason::Running;
     double prefillSeconds = 0;
     double decodeSeconds = 0;     // all decode steps together
     int decodeSteps = 0;          // forward passes after the prefill (speculative: tokens they made)

@@ -160,7 +160,11 @@ std::vector<TokenProbability> Sampler::kept(const Tensor& logits) const {
     return sorted;
 }
 
-int32_t Sampler::sample(const Tensor& logits) { return adjustsLogits() ? choose(penalize(logits)) : choose(logits); }
+Sampler::Choice Sampler::next(const Tensor& logits) {
+    if (!adjustsLogits()) return {choose(logits), std::nullopt};
+    Tensor penalized = penalize(logits);
+    return {choose(penalized), std::move(penalized)};
+}
 
 std::vector<TokenProbability> Sampler::distribution(const Tensor& logits) const {
     requireLogits(logits);

@@ -89,8 +89,14 @@ public:
     int32_t choose(const Tensor& penalizedLogits);
     // What choose() draws from, most likely first, renormalized (greedy: the argmax, 1).
     std::vector<TokenProbability> distribution(const Tensor& penalizedLogits) const;
-    // The whole chain: choose(penalize(logits)). logits: F32 [VocabSize].
-    int32_t sample(const Tensor& logits);
+    // The whole chain: penalize() when something adjusts the logits, then choose(). logits: F32
+    // [VocabSize]. The penalized logits come back too (for an observer), when they were made.
+    struct Choice {
+        int32_t token;
+        std::optional<Tensor> penalized;
+    };
+    Choice next(const Tensor& logits);
+    int32_t sample(const Tensor& logits) { return next(logits).token; }
     // The k most likely tokens with their probabilities (for display and traces).
     std::vector<TokenProbability> topTokens(const Tensor& logits, int k) const;
     const SamplingSettings& settings() const { return settings_; }

@@ -40,6 +40,9 @@ struct UBatch {
     int nSeqs() const;  // distinct sequences among its tokens
 };
 
+// Tokens a forward pass takes at most, unless told (llama.cpp's default n_ubatch).
+constexpr int kDefaultUbatch = 512;
+
 // llama.cpp's simple split: consecutive slices of at most nUbatch tokens, in batch order.
 std::vector<UBatch> splitIntoUBatches(const LlamaBatch& batch, int nUbatch);
 

@@ -118,7 +118,7 @@ GenerationResult Session::runSpeculative(InferenceContext& ctx, const std::funct
     }
     InferenceContext draftCtx(s.draftLayers > 0 ? model.args : draftModel_->args, shapesOnly_);
     draftCtx.maxSeqLen = std::min(draftCtx.maxSeqLen, ctx.maxSeqLen);
-    return SpeculativeGenerator(*transformer_, *draft, *model.tokenizer, s.draftMax).generate(ctx, draftCtx, promptTokens(), s.maxTokens, onText);
+    return SpeculativeGenerator(*transformer_, *draft, *model.tokenizer, s.draftMax, s.nUbatch).generate(ctx, draftCtx, promptTokens(), s.maxTokens, onText);
 }
 
 void Session::requestStop() { stop_ = true; }

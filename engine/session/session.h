@@ -46,6 +46,7 @@ struct GenerationSettings {
     std::string draftModel;
     int draftLayers = 0;
     int draftMax = 8;
+    int nUbatch = kDefaultUbatch;  // tokens per forward pass of a batched run (llama.cpp's -ub)
     bool speculative() const { return !draftModel.empty() || draftLayers > 0; }
 };
 

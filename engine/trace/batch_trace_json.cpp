@@ -108,7 +108,7 @@ json batchSequencesJson(const std::vector<SequenceResult>& sequences, const std:
                        {"promptTokens", std::move(prompt)},
                        {"generatedTokens", std::move(generated)},
                        {"text", s.text},
-                       {"stopReason", s.stopReason},
+                       {"stopReason", describe(s.stopReason)},
                        {"contextShifts", s.contextShifts}});
     }
     return out;

@@ -177,7 +177,7 @@ void TraceRecorder::finish(const GenerationResult& r) {
     writeEnd({{"promptTokens", prompt},
               {"generatedTokens", generated},
               {"text", r.text},
-              {"stopReason", r.stopReason},
+              {"stopReason", describe(r.stopReason)},
               {"prefillSeconds", r.prefillSeconds},
               {"decodeSeconds", r.decodeSeconds}});
 }

@@ -244,7 +244,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
             } else {
                 GenerationResult r = engine->run([&](const std::string& piece) { run->capture->appendText(piece); });
                 outcome = fmt::format("{} prompt tokens, {} generated, stopped by: {}", r.promptTokens.size(), r.generatedTokens.size(),
-                                      r.stopReason);
+                                      describe(r.stopReason));
                 if (run->recorder) {
                     run->recorder->finish(r);
                     std::lock_guard l(mutex_);

@@ -126,7 +126,7 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
         const int generated = int(result.generatedTokens.size());
         return json{{"ok", true},
                     {"text", result.text},
-                    {"stopReason", result.stopReason},
+                    {"stopReason", describe(result.stopReason)},
                     {"promptTokens", result.promptTokens.size()},
                     {"generatedTokens", generated},
                     {"prefillSeconds", result.prefillSeconds},
