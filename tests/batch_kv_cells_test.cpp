@@ -26,10 +26,10 @@ UBatch whole(const LlamaBatch& b) { return {&b, 0, b.size()}; }
 TEST_CASE("batch: find_slot takes consecutive free cells from head and fills the hole seq_rm leaves", "[batch][cells]") {
     KvCells cells(12);
     const auto a = run(0, 0, 4), b = run(1, 0, 4), c = run(2, 0, 4);
-    CHECK(cells.findSlot(whole(a)) == 0);
+    CHECK(cells.findSlot(whole(a)) == Cell(0));
     CHECK(cells.head() == 4);  // past the cells it wrote, as llama_decode moves it
-    CHECK(cells.findSlot(whole(b)) == 4);
-    CHECK(cells.findSlot(whole(c)) == 8);
+    CHECK(cells.findSlot(whole(b)) == Cell(4));
+    CHECK(cells.findSlot(whole(c)) == Cell(8));
     CHECK(cells.head() == 0);  // at the end: back to the start
     CHECK(cells.used() == 12);
     CHECK(cells.nKV() == 12);
@@ -42,7 +42,7 @@ TEST_CASE("batch: find_slot takes consecutive free cells from head and fills the
     CHECK(cells.nKV() == 12);  // the last cells are still in use: attention still reads 12
     // Five tokens do not fit the 4-cell hole; four do, exactly there.
     CHECK_FALSE(cells.findSlot(whole(run(3, 0, 5))).has_value());
-    CHECK(cells.findSlot(whole(run(3, 0, 4))) == 4);
+    CHECK(cells.findSlot(whole(run(3, 0, 4))) == Cell(4));
     CHECK(cells.describe(4) == "4: pos 0 seq {3}");
     CHECK(cells.head() == 8);
 
@@ -51,14 +51,14 @@ TEST_CASE("batch: find_slot takes consecutive free cells from head and fills the
     cells.seqRm(2, -1, -1);  // frees 8..11
     cells.seqRm(0, 1, 3);    // frees cells 1, 2
     CHECK(cells.head() == 1);
-    CHECK(cells.findSlot(whole(run(4, 0, 3))) == 8);
-    CHECK(cells.findSlot(whole(run(5, 0, 2))) == 1);
+    CHECK(cells.findSlot(whole(run(4, 0, 3))) == Cell(8));
+    CHECK(cells.findSlot(whole(run(5, 0, 2))) == Cell(1));
 }
 
 TEST_CASE("batch: seq_cp shares cells, seq_keep and seq_add as llama.cpp's", "[batch][cells]") {
     KvCells cells(8);
     const auto prefix = run(0, 0, 3);
-    REQUIRE(cells.findSlot(whole(prefix)) == 0);
+    REQUIRE(cells.findSlot(whole(prefix)) == Cell(0));
     cells.seqCp(0, 1, -1, -1);
     cells.seqCp(0, 2, 0, 2);  // positions 0 and 1 only
     CHECK(cells.cell(0).seqIds == std::set<int>{0, 1, 2});
@@ -98,7 +98,7 @@ TEST_CASE("batch: two sequences in one ubatch get the block-diagonal causal mask
     const UBatch u = whole(batch);
     CHECK(u.nSeqs() == 2);
     CHECK(batch.nOutputs() == 2);
-    REQUIRE(cells.findSlot(u) == 0);
+    REQUIRE(cells.findSlot(u) == Cell(0));
     const Tensor mask = cells.mask(u, cells.nKV(), DType::F32);
     REQUIRE(mask.shape() == Shape{5, 5});
     const int expected[5][5] = {{1, 0, 0, 0, 0}, {1, 1, 0, 0, 0}, {1, 1, 1, 0, 0}, {0, 0, 0, 1, 0}, {0, 0, 0, 1, 1}};
@@ -111,7 +111,7 @@ TEST_CASE("batch: two sequences in one ubatch get the block-diagonal causal mask
     // A token of both sequences (a shared prompt decoded once) sees the cells of either.
     LlamaBatch both;
     both.add(30, 3, {0, 1}, true);
-    REQUIRE(cells.findSlot(whole(both)) == 5);
+    REQUIRE(cells.findSlot(whole(both)) == Cell(5));
     const Tensor m2 = cells.mask(whole(both), cells.nKV(), DType::F32);
     for (int j = 0; j < 6; ++j) CHECK(m2.data<float>()[j] == 0.0f);
 }

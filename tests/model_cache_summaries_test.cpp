@@ -79,7 +79,7 @@ TEST_CASE("KV cache summaries: only views of a layer's first rows, whole, are kn
     CHECK_FALSE(summaries.find(ml::Full({3, 2, 4}, DType::F32, 1.0f)));
     // Fewer rows than summarised are read afresh; rows a pass is about to rewrite are forgotten.
     CHECK_FALSE(summaries.find(ml::Slice(cacheK[0], 0, 2)));
-    summaries.forgetFrom(0, 1);
+    summaries.forgetFrom(0, Cell(1));
     cacheK[0].mutableData<float>()[5] = 1.0f;
     CHECK(summaries.find(ml::Slice(cacheK[0], 0, 2))->min == 1.0f);
 }

@@ -41,7 +41,8 @@ TEST_CASE("stage event: an absent tensor prints as shape([]) and is not recorded
 TEST_CASE("stage event: place fields come from the event, 1-based layer numbers included", "[stages]") {
     Tensor xk = Tensor::shapeOnly({1, 2, 8}, DType::BF16), cache = Tensor::shapeOnly({16, 2, 8}, DType::BF16);
     StageEvent e = makeStageEvent(StageId::CacheWrite, 3, 2, 9, false,
-                                  {{"xk", xk}, {"xv", xk}, {"cacheK", cache}, {"endPos", int64_t(10)}});
+                                  {{"xk", xk}, {"xv", xk}, {"cacheK", cache}, {"rows", std::string("positions")}, {"firstCell", int64_t(9)},
+                                   {"endCell", int64_t(10)}});
     CHECK(e.message == "Writing xk shape([1 2 8]) and xv shape([1 2 8]) into CacheK[3] and CacheV[3] shape([16 2 8]) at positions [9, 10)");
 }
 

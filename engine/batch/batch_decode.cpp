@@ -93,6 +93,7 @@ void shiftCachedKeys(InferenceContext& ctx, const LlamaTransformer& transformer)
 
 DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transformer, const LlamaBatch& batch, int nUbatch) {
     if (batch.size() == 0) throw std::invalid_argument("llama_decode: the batch is empty");
+    ctx.whatIf.requireOneSequence("a batch's forward pass");
     validate(batch, ctx, transformer);
     shiftCachedKeys(ctx, transformer);
 
@@ -108,7 +109,7 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
     while (!pending.empty()) {
         const UBatch ubatch = pending.front();
         pending.pop_front();
-        const std::optional<int> slot = ctx.Cells.findSlot(ubatch);
+        const std::optional<Cell> slot = ctx.Cells.findSlot(ubatch);
         if (!slot && ubatch.nTokens > 1) {
             // The free cells are scattered (sequences finished, a context shift): as llama.cpp's
             // examples do when llama_decode finds no slot, try again with half as many tokens.
@@ -136,7 +137,7 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
                                       .table = [&] { return ubatchTable(ubatch); }});
         if (observed) {
             const int nKV = ctx.Cells.nKV();
-            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = *slot, .used = ctx.Cells.used(), .size = ctx.Cells.size(), .nKV = nKV,
+            ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = slot->value, .used = ctx.Cells.used(), .size = ctx.Cells.size(), .nKV = nKV,
                                     .cellPos = ctx.Cells.positions(ctx.Cells.size()), .cellSeqs = cellSeqBits(ctx.Cells),
                                     .cellSeqIds = ctx.Cells.sequences(nKV), .cells = [&] { return ctx.Cells.map(nKV); }});
         }

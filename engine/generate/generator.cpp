@@ -34,7 +34,7 @@ public:
         if (!sequences[0].running()) return {};
         // Stage 3: one pass of the loop. The first is the prefill of the whole prompt.
         Tensor inputTokens = ml::Slice(tokens_, startPos_, curPos_);
-        const auto here = ctx_.at(-1, startPos_);
+        const auto here = ctx_.at(-1, Position(startPos_), soleSequenceCell(Position(startPos_)));
         ctx_.stage(marks::SequenceLoop{.phase = ctx_.step == 0 ? "prefill" : "decoding", .curPos = curPos_, .inputTokens = inputTokens});
 
         const auto t0 = Clock::now();

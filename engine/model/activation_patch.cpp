@@ -9,7 +9,8 @@
 
 namespace llama {
 
-Tensor ActivationPatch::apply(const Tensor& activation, int startPos) const {
+Tensor ActivationPatch::apply(const Tensor& activation, Position start) const {
+    const int64_t startPos = start.value;
     const int64_t rows = activation.dim(0), dim = activation.dim(activation.rank() - 1);
     const int64_t given = position < 0 ? int64_t(row.size()) / std::max<int64_t>(dim, 1) : 1;
     if (int64_t(row.size()) != given * dim || given == 0)

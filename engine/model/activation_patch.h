@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/position_and_cell.h"
 #include "tensor/tensor.h"
 
 namespace llama {
@@ -25,7 +26,7 @@ struct ActivationPatch {
 
     // `activation` ([rows, dim], rows from startPos) with the patched positions' rows replaced (or
     // added to); the same tensor when this pass holds none of them.
-    Tensor apply(const Tensor& activation, int startPos) const;
+    Tensor apply(const Tensor& activation, Position startPos) const;
     // "block output of layer 3 at position 5 from the clean prompt" (layers from 1).
     std::string describe() const;
 };

@@ -41,9 +41,9 @@ int64_t product(const Strides& s) {
 CacheSummaries::CacheSummaries(const std::vector<Tensor>& cacheK, const std::vector<Tensor>& cacheV)
     : cacheK_(cacheK), cacheV_(cacheV) {}
 
-void CacheSummaries::forgetFrom(int layer, int startPos) {
+void CacheSummaries::forgetFrom(int layer, Cell firstCell) {
     for (size_t i = 0; i < entries_.size(); ++i)
-        if ((layer < 0 || int(i / 2) == layer) && entries_[i].rows > startPos) entries_[i] = {};
+        if ((layer < 0 || int(i / 2) == layer) && entries_[i].rows > firstCell.value) entries_[i] = {};
 }
 
 std::optional<TensorStats> CacheSummaries::find(const Tensor& t) const {

@@ -2,12 +2,13 @@
 // The KV cache's summaries, kept as the cache grows. Three stages show the cache (cache_read,
 // repeat_kv, transposes) and a trace summarises each of them at every step of every layer: read
 // whole, that is the whole cache three times a step, more reading than a small model's own
-// arithmetic at a few hundred positions. A pass writes the cache only from its startPos on, so
+// arithmetic at a few hundred positions. A pass writes the cache only from its first cell on, so
 // each layer's keys and values carry an accumulator over the rows summarised so far and add only
 // the new rows; a view of the same elements (repeated, transposed) gets the same summary.
 #include <optional>
 #include <vector>
 
+#include "model/position_and_cell.h"
 #include "stages/stage_event.h"
 #include "tensor/tensor.h"
 #include "tensor/tensor_stats.h"
@@ -19,8 +20,8 @@ public:
     // Borrows the context's caches (their tensors may be replaced: a new buffer starts afresh).
     CacheSummaries(const std::vector<Tensor>& cacheK, const std::vector<Tensor>& cacheV);
 
-    // A pass is about to write `layer`'s rows from `startPos` on (layer -1: every layer's).
-    void forgetFrom(int layer, int startPos);
+    // A pass is about to write `layer`'s rows from `firstCell` on (layer -1: every layer's).
+    void forgetFrom(int layer, Cell firstCell);
 
     // The summary of `t` when it shows the first rows of one layer's keys or values (whole rows,
     // each element once, in any order of dimensions, repeated or not); nullopt otherwise.

@@ -24,9 +24,9 @@ InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly)
     }
 }
 
-void InferenceContext::useCacheDType(DType dtype, int startPos) {
+void InferenceContext::useCacheDType(DType dtype, Cell firstCell) {
     if (CacheK.empty() || CacheK[0].dtype() == dtype) return;
-    if (startPos != 0)
+    if (firstCell.value != 0)
         throw std::logic_error(fmt::format("the KV cache holds {} but this pass computes in {}: one context serves one transformer",
                                            dtypeName(CacheK[0].dtype()), dtypeName(dtype)));
     for (auto* caches : {&CacheK, &CacheV})
@@ -34,11 +34,11 @@ void InferenceContext::useCacheDType(DType dtype, int startPos) {
             cache = cache.hasData() ? Tensor(cache.shape(), dtype) : Tensor::shapeOnly(cache.shape(), dtype);
 }
 
-InferenceContext::Place::Place(InferenceContext& ctx, int layer, int startPos)
+InferenceContext::Place::Place(InferenceContext& ctx, int layer, Position startPos, Cell firstCell)
     : ctx_(ctx), layer_(ctx.layer_), startPos_(ctx.startPos_) {
     ctx.layer_ = layer;
-    ctx.startPos_ = startPos;
-    ctx.cacheSummaries_.forgetFrom(layer, startPos);  // what follows may rewrite these rows
+    ctx.startPos_ = startPos.value;
+    ctx.cacheSummaries_.forgetFrom(layer, firstCell);  // what follows may rewrite these rows
 }
 
 InferenceContext::Place::~Place() {

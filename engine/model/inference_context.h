@@ -34,9 +34,9 @@ public:
     WhatIf whatIf;  // the experiment this run is, if any (default: the model itself)
 
     // The caches hold the run's compute dtype (LlamaTransformer::ComputeDType): allocated as
-    // BF16, they are reallocated as `dtype` at a run's first pass (startPos 0); a later pass of
+    // BF16, they are reallocated as `dtype` at a run's first pass (cell 0); a later pass of
     // another dtype is a logic error (one context serves one transformer).
-    void useCacheDType(DType dtype, int startPos);
+    void useCacheDType(DType dtype, Cell firstCell);
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
     // Whether anyone watches: a mark whose fields cost something to make (a table as text) is
@@ -51,7 +51,7 @@ public:
     // the previous place comes back when the returned guard goes.
     class Place {
     public:
-        Place(InferenceContext& ctx, int layer, int startPos);
+        Place(InferenceContext& ctx, int layer, Position startPos, Cell firstCell);
         ~Place();
         Place(const Place&) = delete;
         Place& operator=(const Place&) = delete;
@@ -60,7 +60,8 @@ public:
         InferenceContext& ctx_;
         int layer_, startPos_;
     };
-    [[nodiscard]] Place at(int layer, int startPos) { return Place(*this, layer, startPos); }
+    // startPos: the events' (the log's) start position; firstCell: where the pass writes the cache.
+    [[nodiscard]] Place at(int layer, Position startPos, Cell firstCell) { return Place(*this, layer, startPos, firstCell); }
 
     // A stage mark: tells every observer that the mark's stage finished, with the values its
     // log line names (marks::Id, stage_marks.h: the fields stages.def declares). The line is

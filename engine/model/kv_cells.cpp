@@ -18,7 +18,7 @@ void openRange(int32_t& p0, int32_t& p1) {
 }
 }  // namespace
 
-std::optional<int> KvCells::findSlot(const UBatch& ubatch) {
+std::optional<Cell> KvCells::findSlot(const UBatch& ubatch) {
     const int n = ubatch.nTokens;
     if (n > size()) return std::nullopt;
     // As llama.cpp: start over from 0 when head_ has run far past the cells in use.
@@ -49,7 +49,7 @@ std::optional<int> KvCells::findSlot(const UBatch& ubatch) {
     used_ += n;
     const int slot = head_;
     head_ = slot + n >= size() ? 0 : slot + n;
-    return slot;
+    return Cell(slot);
 }
 
 int KvCells::nKV() const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/llama_batch.h"
+#include "model/position_and_cell.h"
 #include "tensor/tensor.h"
 
 namespace llama {
@@ -41,7 +42,7 @@ public:
     // Finds nTokens consecutive free cells from head (wrapping to 0 once), writes the ubatch's
     // positions and sequences into them, moves head past them (as llama.cpp after a decode) and
     // returns the first; nothing when the cache is full.
-    std::optional<int> findSlot(const UBatch& ubatch);
+    std::optional<Cell> findSlot(const UBatch& ubatch);
     // One past the last used cell (llama.cpp's cell_max): how many cells attention reads, n_kv.
     int nKV() const;
 

@@ -31,7 +31,10 @@ LlamaAttention::LlamaAttention(const Model& model, int layerIndex)
 
 Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
     const int64_t sequenceLength = x.dim(0);
-    const int64_t endPos = pass.kvSlot + sequenceLength;
+    const int firstCell = pass.firstCell.value;
+    const int64_t endCell = firstCell + sequenceLength;
+    // The log names the rows as one sequence knows them, positions; a batch's are cells.
+    const char* rows = pass.oneSequence ? "positions" : "cells";
 
     // Stage 8: xq, xk, xv. The walkthrough runs these as three goroutines; here they are three
     // std::async tasks (ml/task_launch.h says how the browser build runs them; the log keeps the
@@ -68,13 +71,13 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     // Stage 11: remember this step's keys and values, then read back everything cached so far.
     Tensor& cacheK = ctx.CacheK[LayerIndex];
     Tensor& cacheV = ctx.CacheV[LayerIndex];
-    ml::SetSlice(cacheK, pass.kvSlot, xk);
-    ml::SetSlice(cacheV, pass.kvSlot, xv);
-    ctx.stage(marks::CacheWrite{.xk = xk, .xv = xv, .cacheK = cacheK, .endPos = endPos});
+    ml::SetSlice(cacheK, firstCell, xk);
+    ml::SetSlice(cacheV, firstCell, xv);
+    ctx.stage(marks::CacheWrite{.xk = xk, .xv = xv, .cacheK = cacheK, .rows = rows, .firstCell = firstCell, .endCell = endCell});
 
     Tensor keys = ml::Slice(cacheK, 0, pass.nKV);
     Tensor values = ml::Slice(cacheV, 0, pass.nKV);
-    ctx.stage(marks::CacheRead{.keys = keys, .values = values, .endPos = pass.nKV});
+    ctx.stage(marks::CacheRead{.keys = keys, .values = values, .rows = rows, .endCell = pass.nKV});
 
     keys = attentionRepeatKV(keys, N_Rep);
     values = attentionRepeatKV(values, N_Rep);

@@ -3,6 +3,7 @@
 
 #include "model/inference_context.h"
 #include "model/model.h"
+#include "model/position_and_cell.h"
 #include "tensor/tensor.h"
 
 namespace llama {
@@ -13,10 +14,13 @@ namespace llama {
 // A batch of sequences (engine/batch) writes its keys and values into the cells find_slot chose
 // and reads n_kv cells back; one sequence writes at startPos and reads everything before it.
 struct PassPositions {
-    int startPos = 0;            // the first position
+    // The first token's position: one sequence's startPos. A batch's tokens each have their own
+    // (BatchPositions' positions tensor), of sequences of their own: this is its first token's.
+    Position startPos{0};
+    bool oneSequence = true;     // false: a batch of sequences sharing the cells, where positions and cells part
     Tensor freqsCis;             // [seqLen, HeadDim/2] Complex64: RoPE angles of exactly these positions
     std::optional<Tensor> mask;  // [seqLen, nKV] when seqLen > 1 (prefill) or a batch; none for one token
-    int kvSlot = 0;              // the first KV cache row written: startPos, or the ubatch's slot
+    Cell firstCell{0};           // the first KV cache row written: startPos's, or the ubatch's slot
     int nKV = 0;                 // KV cache rows read: startPos + seqLen, or the cells' n_kv
 };
 

@@ -39,7 +39,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
     const int64_t sequenceLength = inputTokens.dim(0);
     const int64_t endPos = startPos + sequenceLength;
     Prepared p;
-    p.pass.startPos = startPos;
+    p.pass.startPos = Position(startPos);
     p.inputTensor = embed(ctx, inputTokens, sequenceLength);
 
     // The rotation angles for exactly these positions.
@@ -54,7 +54,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepare(InferenceContext& ctx, cons
         p.pass.mask = ml::TriangularUpper(mask, startPos + 1);
     }
     ctx.stage(marks::Mask{.inputTensor = p.inputTensor, .freqsCis = p.pass.freqsCis, .mask = p.pass.mask});
-    p.pass.kvSlot = startPos;
+    p.pass.firstCell = soleSequenceCell(p.pass.startPos);
     p.pass.nKV = int(endPos);
     return p;
 }
@@ -70,14 +70,15 @@ Tensor LlamaTransformer::embed(InferenceContext& ctx, const Tensor& inputTokens,
     return inputTensor;
 }
 
-LlamaTransformer::Prepared LlamaTransformer::prepareUBatch(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const {
+LlamaTransformer::Prepared LlamaTransformer::prepareUBatch(InferenceContext& ctx, const UBatch& ubatch, Cell kvSlot) const {
     std::vector<int32_t> tokenIds, positionIds;
     for (int i = 0; i < ubatch.nTokens; ++i) {
         tokenIds.push_back(ubatch.token(i));
         positionIds.push_back(ubatch.pos(i));
     }
     Prepared p;
-    p.pass.startPos = kvSlot;
+    p.pass.startPos = Position(ubatch.pos(0));
+    p.pass.oneSequence = false;
     p.inputTensor = embed(ctx, Tensor::fromInt32(tokenIds), ubatch.nTokens);
 
     // Each token rotates by its own position: the rows of the angle table at the positions, which
@@ -88,7 +89,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepareUBatch(InferenceContext& ctx
 
     // The mask comes from the cells, even for one token: a token of sequence 1 must not see the
     // cells of sequence 0 (the block-diagonal causal mask of a batch of two sequences).
-    p.pass.kvSlot = kvSlot;
+    p.pass.firstCell = kvSlot;
     p.pass.nKV = ctx.Cells.nKV();
     p.pass.mask = ctx.Cells.mask(ubatch, p.pass.nKV, ComputeDType);
     ctx.stage(marks::KvMask{.nTokens = ubatch.nTokens, .nKV = p.pass.nKV, .mask = *p.pass.mask});
@@ -102,15 +103,15 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
     if (startPos + sequenceLength > ctx.maxSeqLen)
         throw std::invalid_argument(
             fmt::format("positions up to {} exceed the context length {}", startPos + sequenceLength, ctx.maxSeqLen));
-    const auto here = ctx.at(-1, startPos);
-    ctx.useCacheDType(ComputeDType, startPos);
+    const auto here = ctx.at(-1, Position(startPos), soleSequenceCell(Position(startPos)));
+    ctx.useCacheDType(ComputeDType, soleSequenceCell(Position(startPos)));
 
     return blocksAndOutput(ctx, prepare(ctx, inputTokens, startPos), std::nullopt);
 }
 
-Tensor LlamaTransformer::Forward(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const {
+Tensor LlamaTransformer::Forward(InferenceContext& ctx, const UBatch& ubatch, Cell kvSlot) const {
     if (ubatch.nTokens == 0) throw std::invalid_argument("empty ubatch");
-    const auto here = ctx.at(-1, kvSlot);
+    const auto here = ctx.at(-1, Position(ubatch.pos(0)), kvSlot);
     ctx.useCacheDType(ComputeDType, kvSlot);
     std::vector<int32_t> outputRows;
     for (int i = 0; i < ubatch.nTokens; ++i)

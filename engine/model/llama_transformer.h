@@ -25,7 +25,7 @@ public:
     // One ubatch of a batch of sequences (engine/batch/batch_decode.h), its keys and values
     // written into ctx.Cells' cells [kvSlot, kvSlot + n_tokens) -> logits F32 [n_outputs,
     // VocabSize]: one row per token that wants them, in ubatch order.
-    Tensor Forward(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const;
+    Tensor Forward(InferenceContext& ctx, const UBatch& ubatch, Cell kvSlot) const;
 
     ModelArgs args;
     DType ComputeDType;                       // activations, KV cache, scores: computeDTypeOf(model, whatIf)
@@ -41,7 +41,7 @@ private:
         PassPositions pass;
     };
     Prepared prepare(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const;
-    Prepared prepareUBatch(InferenceContext& ctx, const UBatch& ubatch, int kvSlot) const;
+    Prepared prepareUBatch(InferenceContext& ctx, const UBatch& ubatch, Cell kvSlot) const;
     Tensor embed(InferenceContext& ctx, const Tensor& inputTokens, int64_t sequenceLength) const;
     // Stages 5 and 19: every block, the final norm and the logits; of the rows in `outputRows`
     // only, when given (a batch's tokens that want logits).

@@ -14,7 +14,7 @@ LlamaTransformerBlock::LlamaTransformerBlock(const Model& model, int layerIndex)
       feedForward(model, layerIndex) {}
 
 Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
-    const auto here = ctx.at(LayerIndex, pass.startPos);
+    const auto here = ctx.at(LayerIndex, pass.startPos, pass.firstCell);
     // Stage 5: into the block.
     ctx.stage(marks::BlockForward{.x = x, .freqsCis = pass.freqsCis, .mask = pass.mask}, skippedIf(ctx.whatIf.skipsLayer(LayerIndex)));
     if (ctx.whatIf.skipsLayer(LayerIndex)) return x;  // what-if --skip-layer: the residual stream passes by

@@ -52,4 +52,13 @@ DType parseComputeDType(const std::string& text) {
 
 std::string computeDTypeWord(DType dtype) { return dtype == DType::BF16 ? "bf16" : "f32"; }
 
+void WhatIf::requireOneSequence(const std::string& run) const {
+    if (!any()) return;
+    throw std::invalid_argument(fmt::format(
+        "{}: no what-if experiment ({}): they change the walkthrough's loop over one sequence, whose token at position p is stored "
+        "in cache row p; a batch's tokens belong to several sequences, at positions of their own in the cells find_slot chose, "
+        "so a patched position, a mask switched off or a skipped cache would reach other sequences' rows",
+        run, describe()));
+}
+
 }  // namespace llama

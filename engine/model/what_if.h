@@ -47,6 +47,9 @@ struct WhatIf {
 
     // Throws std::invalid_argument when a layer, head or theta does not fit the model.
     void validate(int nLayers, int nHeads) const;
+    // Throws std::invalid_argument when any switch is on: the one place that says why a batch
+    // (and speculation, which runs on the batch path) takes no what-if. `run` names the run.
+    void requireOneSequence(const std::string& run) const;
 };
 
 // "bf16" or "f32" (any case) -> the dtype; throws std::invalid_argument naming the choices.

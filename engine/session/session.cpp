@@ -80,8 +80,7 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
 ParallelResult Session::runParallel(const std::vector<std::string>& prompts, ParallelSettings parallel,
                                     const std::function<void(int, const std::string&)>& onText) {
     const Model& model = loadedModel();
-    if (settings_.whatIf.any())
-        throw std::invalid_argument("what-if experiments apply to one sequence; run them without a batch (" + settings_.whatIf.describe() + ")");
+    settings_.whatIf.requireOneSequence("batch");
     std::vector<std::vector<int32_t>> tokens;
     for (const std::string& text : prompts)
         tokens.push_back(formatPrompt(settings_.mode, settings_.system, text, chatFormatFor(*model.tokenizer), settings_.allowSpecial)
@@ -98,7 +97,7 @@ ParallelResult Session::runParallel(const std::vector<std::string>& prompts, Par
 GenerationResult Session::runSpeculative(InferenceContext& ctx, const std::function<void(const std::string&)>& onText) {
     const Model& model = loadedModel();
     const GenerationSettings& s = settings_;
-    if (s.whatIf.any()) throw std::invalid_argument("speculative decoding runs the model itself: no what-if experiment (" + s.whatIf.describe() + ")");
+    s.whatIf.requireOneSequence("speculative decoding");
     if (s.sampling.temperature > 0 || s.sampling.penalizes())
         throw std::invalid_argument("speculative decoding here checks drafts against the target's greedy choice: give --temperature 0 and no "
                                     "repetition penalties");

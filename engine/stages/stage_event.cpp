@@ -104,6 +104,13 @@ const Tensor* StageEvent::tensorField(std::string_view name) const {
     return nullptr;
 }
 
+std::optional<int64_t> StageEvent::numberField(std::string_view name) const {
+    for (const StageField& f : fields)
+        if (f.name == name)
+            if (const auto* v = std::get_if<int64_t>(&f.value)) return *v;
+    return std::nullopt;
+}
+
 const TensorStats& StageEvent::stats(size_t i) const {
     statsCache.resize(tensors.size());
     std::optional<TensorStats>& s = statsCache.at(i);

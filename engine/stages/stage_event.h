@@ -54,6 +54,8 @@ struct StageEvent {
     const StageInfo& info() const { return stageInfo(stage); }
     // A tensor among the fields that the catalog does not record; nullptr when absent.
     const Tensor* tensorField(std::string_view name) const;
+    // A number among the fields; nullopt when absent.
+    std::optional<int64_t> numberField(std::string_view name) const;
     // The summary of tensors[i], computed on the first request and kept for every observer that
     // asks after it (marks reach the observers one at a time, so this needs no lock).
     const TensorStats& stats(size_t i) const;

@@ -163,7 +163,7 @@ void TraceRecorder::onStage(const StageEvent& e) {
             for (const auto& position : lens_->topTokens(*t, options_.lensTopK)) lens.push_back(topJson(*tokenizer_, position));
             r.extra += R"(,"lens":)" + jsonText(lens);
         }
-        if (e.stage == StageId::CacheWrite && name == "xk") r.extra += fmt::format(R"(,"cacheFilled":{})", e.startPos + t->dim(0));
+        if (e.stage == StageId::CacheWrite && name == "xk") r.extra += fmt::format(R"(,"cacheFilled":{})", e.numberField("endCell").value_or(0));
     }
     if (recordsBatch(e.stage))
         if (const json batch = batchStageJson(e, *tokenizer_); !batch.is_null()) r.extra += R"(,"batch":)" + jsonText(batch);
