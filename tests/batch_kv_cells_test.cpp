@@ -61,19 +61,19 @@ TEST_CASE("batch: seq_cp shares cells, seq_keep and seq_add as llama.cpp's", "[b
     REQUIRE(cells.findSlot(whole(prefix)) == Cell(0));
     cells.seqCp(0, 1, -1, -1);
     cells.seqCp(0, 2, 0, 2);  // positions 0 and 1 only
-    CHECK(cells.cell(0).seqIds == std::set<int>{0, 1, 2});
-    CHECK(cells.cell(2).seqIds == std::set<int>{0, 1});
+    CHECK(cells.cell(0).seqIds() == std::vector<int>{0, 1, 2});
+    CHECK(cells.cell(2).seqIds() == std::vector<int>{0, 1});
     CHECK(cells.used() == 3);  // stored once
     CHECK(cells.seqPosMax(2) == 1);
 
     // Removing a sequence from shared cells frees none of them.
     cells.seqRm(0, -1, -1);
     CHECK(cells.used() == 3);
-    CHECK(cells.cell(2).seqIds == std::set<int>{1});
+    CHECK(cells.cell(2).seqIds() == std::vector<int>{1});
     // seq_keep(2): cells without 2 are freed, the rest belong to 2 alone.
     cells.seqKeep(2);
     CHECK(cells.used() == 2);
-    CHECK(cells.cell(0).seqIds == std::set<int>{2});
+    CHECK(cells.cell(0).seqIds() == std::vector<int>{2});
     CHECK(cells.cell(2).pos == -1);
 
     // seq_add moves positions and records the shift; a position below 0 frees its cell.
@@ -151,4 +151,26 @@ TEST_CASE("batch: llama_decode splits a ubatch that finds no consecutive free ce
     LlamaBatch more;
     more.add(80, 4, {2}, true);
     CHECK_THROWS_WITH(llamaDecode(ctx, transformer, more, 512), Catch::Contains("the KV cache is full (8 of 8 cells used)"));
+}
+
+TEST_CASE("batch: sequence ids reach n_seq_max exactly, in the cells and in what observers are given", "[batch][cells]") {
+    KvCells cells(8, 40);
+    LlamaBatch b;
+    b.add(100, 0, {0, 33, 39}, true);  // ids past 32: a 32-bit mask would have dropped them
+    REQUIRE(cells.findSlot(whole(b)) == Cell(0));
+    CHECK(cells.cell(0).seqIds() == std::vector<int>{0, 33, 39});
+    const Tensor seqs = cells.sequences(1);
+    CHECK(std::vector<int32_t>(seqs.data<int32_t>(), seqs.data<int32_t>() + seqs.numel()) == std::vector<int32_t>{0, 33, 39});
+    cells.seqCp(39, 38, -1, -1);
+    CHECK(cells.cell(0).hasSeq(38));
+    CHECK(cells.describe(0) == "0: pos 0 seq {0,33,38,39}");
+
+    // An id at or past n_seq_max is refused before anything changes, naming it and the bound.
+    LlamaBatch out;
+    out.add(101, 1, {40}, true);
+    CHECK_THROWS_WITH(cells.findSlot(whole(out)), "KV cells: sequence id 40 is outside [0, 40)");
+    CHECK(cells.used() == 1);
+    CHECK_THROWS_WITH(cells.seqRm(40, -1, -1), Catch::Contains("sequence id 40"));
+    CHECK_THROWS_WITH(cells.seqCp(0, 41, -1, -1), Catch::Contains("sequence id 41"));
+    CHECK_THROWS_WITH(KvCells(8, kMaxSequences + 1), Catch::Contains("from 1 to 257"));
 }

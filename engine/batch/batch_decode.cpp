@@ -23,18 +23,6 @@ std::string ubatchTable(const UBatch& ubatch) {
     return table;
 }
 
-// Each cell's sequences as bits (bit s: sequence s), for the log's reader.
-Tensor cellSeqBits(const KvCells& cells) {
-    std::vector<int32_t> seqs;
-    for (int i = 0; i < cells.size(); ++i) {
-        const KvCell& cell = cells.cell(i);
-        uint32_t bits = 0;
-        for (int s : cell.seqIds) bits |= s < 32 ? 1u << s : 0u;
-        seqs.push_back(int32_t(bits));
-    }
-    return Tensor::fromInt32(seqs);
-}
-
 // Each token's sequences and whether its logits are wanted, as the ubatch mark's tensors.
 std::pair<Tensor, Tensor> tokenTensors(const UBatch& ubatch) {
     std::vector<std::vector<int>> seqs;
@@ -53,8 +41,8 @@ void validate(const LlamaBatch& batch, const InferenceContext& ctx, const LlamaT
             throw std::invalid_argument(fmt::format("batch token {}: position {} is outside [0, {})", i, batch.pos[size_t(i)], angles));
         if (batch.seqIds[size_t(i)].empty()) throw std::invalid_argument(fmt::format("batch token {}: it belongs to no sequence", i));
         for (int s : batch.seqIds[size_t(i)])
-            if (s < 0 || s >= ctx.Cells.size())
-                throw std::invalid_argument(fmt::format("batch token {}: sequence id {} is outside [0, {})", i, s, ctx.Cells.size()));
+            if (s < 0 || s >= ctx.Cells.nSeqMax())
+                throw std::invalid_argument(fmt::format("batch token {}: sequence id {} is outside [0, {})", i, s, ctx.Cells.nSeqMax()));
     }
 }
 
@@ -138,7 +126,7 @@ DecodeOutputs llamaDecode(InferenceContext& ctx, const LlamaTransformer& transfo
         if (observed) {
             const int nKV = ctx.Cells.nKV();
             ctx.stage(marks::KvSlot{.nTokens = ubatch.nTokens, .head = slot->value, .used = ctx.Cells.used(), .size = ctx.Cells.size(), .nKV = nKV,
-                                    .cellPos = ctx.Cells.positions(ctx.Cells.size()), .cellSeqs = cellSeqBits(ctx.Cells),
+                                    .cellPos = ctx.Cells.positions(ctx.Cells.size()),
                                     .cellSeqIds = ctx.Cells.sequences(nKV), .cells = [&] { return ctx.Cells.map(nKV); }});
         }
 

@@ -172,6 +172,10 @@ ParallelResult ParallelGenerator::generate(InferenceContext& ctx, const std::vec
     if (settings.nParallel < 1) throw std::invalid_argument(fmt::format("--parallel {}: at least 1 sequence", settings.nParallel));
     if (prompts.empty()) throw std::invalid_argument("no prompts to generate for");
     const int nSlots = std::min<int>(settings.nParallel, int(prompts.size()));
+    // Sequence 0 holds the shared prefix, 1..nSlots the slots.
+    if (nSlots + 1 > ctx.Cells.nSeqMax())
+        throw std::invalid_argument(fmt::format("--parallel {}: the KV cells keep at most {} sequences, the shared prefix's included",
+                                                settings.nParallel, ctx.Cells.nSeqMax()));
     ParallelResult result;
     result.sequences.resize(prompts.size());
     const int prefix = sharedPrefixLength(prompts);

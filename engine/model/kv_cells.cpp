@@ -18,8 +18,26 @@ void openRange(int32_t& p0, int32_t& p1) {
 }
 }  // namespace
 
+std::vector<int> KvCell::seqIds() const {
+    std::vector<int> ids;
+    for (size_t s = 0; s < seqs.size(); ++s)
+        if (seqs.test(s)) ids.push_back(int(s));
+    return ids;
+}
+
+KvCells::KvCells(int size, int nSeqMax) : cells_(size_t(size)), nSeqMax_(nSeqMax) {
+    if (nSeqMax < 1 || nSeqMax > kMaxSequences)
+        throw std::invalid_argument(fmt::format("KV cells: {} sequences; from 1 to {}", nSeqMax, kMaxSequences));
+}
+
+void KvCells::requireSeq(int seq) const {
+    if (seq < 0 || seq >= nSeqMax_) throw std::invalid_argument(fmt::format("KV cells: sequence id {} is outside [0, {})", seq, nSeqMax_));
+}
+
 std::optional<Cell> KvCells::findSlot(const UBatch& ubatch) {
     const int n = ubatch.nTokens;
+    for (int i = 0; i < n; ++i)
+        for (int seq : ubatch.seqIds(i)) requireSeq(seq);
     if (n > size()) return std::nullopt;
     // As llama.cpp: start over from 0 when head_ has run far past the cells in use.
     if (head_ > used_ + 2 * n) head_ = 0;
@@ -44,7 +62,7 @@ std::optional<Cell> KvCells::findSlot(const UBatch& ubatch) {
     for (int i = 0; i < n; ++i) {
         KvCell& cell = cells_[size_t(head_ + i)];
         cell.pos = ubatch.pos(i);
-        cell.seqIds.insert(ubatch.seqIds(i).begin(), ubatch.seqIds(i).end());
+        for (int seq : ubatch.seqIds(i)) cell.seqs.set(size_t(seq));
     }
     used_ += n;
     const int slot = head_;
@@ -59,15 +77,18 @@ int KvCells::nKV() const {
 }
 
 void KvCells::seqRm(int seq, int32_t p0, int32_t p1) {
+    if (seq >= 0) requireSeq(seq);
     openRange(p0, p1);
     int newHead = size();
     for (int i = 0; i < size(); ++i) {
         KvCell& cell = cells_[size_t(i)];
         if (cell.pos < p0 || cell.pos >= p1) continue;
         if (seq < 0)
-            cell.seqIds.clear();
-        else if (!cell.seqIds.erase(seq))
+            cell.seqs.reset();
+        else if (!cell.hasSeq(seq))
             continue;
+        else
+            cell.seqs.reset(size_t(seq));
         if (cell.empty()) {
             if (cell.pos >= 0) --used_;
             cell.pos = -1;
@@ -80,13 +101,16 @@ void KvCells::seqRm(int seq, int32_t p0, int32_t p1) {
 }
 
 void KvCells::seqCp(int src, int dst, int32_t p0, int32_t p1) {
+    requireSeq(src);
+    requireSeq(dst);
     openRange(p0, p1);
     head_ = 0;
     for (KvCell& cell : cells_)
-        if (cell.hasSeq(src) && cell.pos >= p0 && cell.pos < p1) cell.seqIds.insert(dst);
+        if (cell.hasSeq(src) && cell.pos >= p0 && cell.pos < p1) cell.seqs.set(size_t(dst));
 }
 
 void KvCells::seqKeep(int seq) {
+    requireSeq(seq);
     int newHead = size();
     for (int i = 0; i < size(); ++i) {
         KvCell& cell = cells_[size_t(i)];
@@ -95,13 +119,15 @@ void KvCells::seqKeep(int seq) {
             cell = KvCell{};
             if (newHead == size()) newHead = i;
         } else {
-            cell.seqIds = {seq};
+            cell.seqs.reset();
+            cell.seqs.set(size_t(seq));
         }
     }
     if (newHead != size() && newHead < head_) head_ = newHead;
 }
 
 void KvCells::seqAdd(int seq, int32_t p0, int32_t p1, int32_t delta) {
+    requireSeq(seq);
     openRange(p0, p1);
     if (p0 == p1) return;
     int newHead = size();
@@ -121,6 +147,7 @@ void KvCells::seqAdd(int seq, int32_t p0, int32_t p1, int32_t delta) {
 }
 
 int32_t KvCells::seqPosMax(int seq) const {
+    requireSeq(seq);
     int32_t result = -1;
     for (const KvCell& cell : cells_)
         if (cell.hasSeq(seq) && cell.pos > result) result = cell.pos;
@@ -149,7 +176,7 @@ Tensor KvCells::mask(const UBatch& ubatch, int nKV, DType dtype) const {
 std::string KvCells::describe(int i) const {
     const KvCell& cell = cells_[size_t(i)];
     if (cell.pos < 0) return fmt::format("{}: free", i);
-    return fmt::format("{}: pos {} seq {{{}}}{}", i, cell.pos, fmt::join(cell.seqIds, ","),
+    return fmt::format("{}: pos {} seq {{{}}}{}", i, cell.pos, fmt::join(cell.seqIds(), ","),
                        cell.delta ? fmt::format(" delta {}", cell.delta) : "");
 }
 
@@ -158,7 +185,7 @@ std::string KvCells::map(int n, int indent) const {
     std::string cellRow, seqRow = std::string(size_t(indent), ' ') + "seq ", posRow = std::string(size_t(indent), ' ') + "pos ";
     for (int i = 0; i < shown; ++i) {
         const KvCell& cell = cells_[size_t(i)];
-        const std::string seq = cell.pos < 0 ? "." : cell.seqIds.size() > 1 ? "*" : std::to_string(*cell.seqIds.begin());
+        const std::string seq = cell.pos < 0 ? "." : cell.seqs.count() > 1 ? "*" : std::to_string(cell.seqIds().front());
         const std::string pos = cell.pos < 0 ? "." : std::to_string(cell.pos);
         const size_t width = std::max({std::to_string(i).size(), seq.size(), pos.size()}) + 1;
         cellRow += fmt::format("{:>{}}", i, width);
@@ -177,7 +204,7 @@ Tensor KvCells::positions(int n) const {
 
 Tensor KvCells::sequences(int n) const {
     std::vector<std::vector<int>> seqs;
-    for (int i = 0; i < n; ++i) seqs.emplace_back(cells_[size_t(i)].seqIds.begin(), cells_[size_t(i)].seqIds.end());
+    for (int i = 0; i < n; ++i) seqs.push_back(cells_[size_t(i)].seqIds());
     return seqIdRows(seqs);
 }
 

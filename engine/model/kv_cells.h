@@ -8,9 +8,9 @@
 // code read them through const accessors. The sequence operations are llama.cpp's llama_kv_cache_seq_*:
 // positions p0..p1 are half-open, and a negative p0/p1 means "from the start"/"to the end".
 // Only bookkeeping lives here: the keys and values themselves stay in InferenceContext's caches.
+#include <bitset>
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -20,18 +20,26 @@
 
 namespace llama {
 
+// Sequence ids run from 0 to kMaxSequences - 1: `batch --parallel`'s 256 and sequence 0, the
+// shared prefix. As llama.cpp's llama_kv_cells (LLAMA_MAX_SEQ), a cell keeps its sequences as a
+// bitset of that size: a test and a set in constant time, no allocation.
+constexpr int kMaxSequences = 257;
+
 struct KvCell {
     int32_t pos = -1;   // -1: free
     int32_t delta = 0;  // how far seqAdd moved pos since the key was last rotated
-    std::set<int> seqIds;
+    std::bitset<kMaxSequences> seqs;  // bit s: sequence s may see this cell
 
-    bool empty() const { return seqIds.empty(); }
-    bool hasSeq(int seq) const { return seqIds.count(seq) != 0; }
+    bool empty() const { return seqs.none(); }
+    bool hasSeq(int seq) const { return seqs.test(size_t(seq)); }
+    std::vector<int> seqIds() const;  // the sequences, in increasing order
 };
 
 class KvCells {
 public:
-    explicit KvCells(int size) : cells_(size_t(size)) {}
+    // nSeqMax: the sequence ids this run uses, [0, nSeqMax) (llama.cpp's n_seq_max), at most kMaxSequences.
+    explicit KvCells(int size, int nSeqMax = kMaxSequences);
+    int nSeqMax() const { return nSeqMax_; }
 
     int size() const { return int(cells_.size()); }
     const KvCell& cell(int i) const { return cells_[size_t(i)]; }
@@ -46,6 +54,7 @@ public:
     // One past the last used cell (llama.cpp's cell_max): how many cells attention reads, n_kv.
     int nKV() const;
 
+    // A sequence id outside [0, nSeqMax) is refused by every operation (std::invalid_argument).
     // Removes `seq` from the cells at positions [p0, p1) (seq < 0: every sequence); a cell left
     // with no sequence is freed. (llama.cpp's returns false only for recurrent models' caches.)
     void seqRm(int seq, int32_t p0, int32_t p1);
@@ -80,7 +89,9 @@ public:
     Tensor sequences(int n) const;
 
 private:
+    void requireSeq(int seq) const;
     std::vector<KvCell> cells_;
+    int nSeqMax_;
     int head_ = 0, used_ = 0;
     bool hasShift_ = false;
 };
