@@ -30,6 +30,7 @@
 #include "perplexity_command.h"
 #include "run_observers.h"
 #include "tokenize_command.h"
+#include "tensor/heap_policy.h"
 #include "trace/debug_log_observer.h"
 #include "no_kv_cache_report.h"
 
@@ -102,6 +103,7 @@ int runGeneration(const cli::Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    keepTensorBlocksInHeap();
     CLI::App app{"llama-walkthrough: Llama inference you can read, step by step"};
     app.set_version_flag("--version", "llama-walkthrough 0.1");
     cli::Options o;

@@ -4,9 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #ifdef __SSE2__
 #include <immintrin.h>
 #endif
@@ -36,21 +33,6 @@ Strides rowMajorStrides(const Shape& shape) {
     return strides;
 }
 
-namespace {
-// Every step allocates and frees tensors of a few hundred KiB to a few MiB (the logits, the
-// scores), and a 1,024-token prefill ones of 64-128 MiB per layer (the scores of all heads).
-// glibc serves big blocks with mmap/munmap by default (at most 32 MiB can be raised to stay in
-// the heap), so each step faulted in fresh pages that the kernel zeroed first: 5% of decode
-// time, and ToFloat32 of the scores at 1,024 tokens ran 7x slower than from reused memory
-// (measured). No mmap for malloc at all keeps every block in the reusable heap.
-[[maybe_unused]] const bool gHeapTuned = [] {
-#ifdef __GLIBC__
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-#endif
-    return true;
-}();
-}  // namespace
 
 Tensor::Tensor(Shape shape, DType dtype) : Tensor(uninitialized(std::move(shape), dtype)) {
     std::memset(const_cast<void*>(data_), 0, byteSize());

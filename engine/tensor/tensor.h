@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "tensor/bfloat16.h"
+#include "tensor/dims.h"
 #include "tensor/dtype.h"
 
 namespace llama {
 
-using Shape = std::vector<int64_t>;
-using Strides = std::vector<int64_t>;  // per dimension, in elements
+using Shape = Dims;
+using Strides = Dims;  // per dimension, in elements
 
 // Row-major strides of a shape: the last dimension 1, each other the product of those after it.
 Strides rowMajorStrides(const Shape& shape);

@@ -20,6 +20,7 @@
 #include "options/run_options.h"
 #include "state/script.h"
 #include "state/script_facts.h"
+#include "tensor/heap_policy.h"
 #include "viewer_app.h"
 
 using namespace llama;
@@ -163,6 +164,7 @@ int runWindow(AppOptions options, int width, int height) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    keepTensorBlocksInHeap();
     CLI::App cli{"llama-viewer: watch a Llama model compute, stage by stage"};
     AppOptions o;
     o.chaptersDir = options::bundledPath("chapters");

@@ -37,6 +37,10 @@ DType storageDType(const Archive& a, const std::string& tensor, const std::strin
 // Checks everything the pickle claims against the archive before pointing into it.
 Tensor viewTensor(const Archive& a, const std::string& name, const pickle::TensorRef& t,
                   const std::shared_ptr<const MappedFile>& file) {
+    if (t.size.size() > Dims::kMaxDims || t.stride.size() != t.size.size())
+        fail(a.path, "tensor '" + name + "' has " + std::to_string(t.size.size()) + " dimensions and " + std::to_string(t.stride.size()) +
+                         " strides: expected as many of each, at most " + std::to_string(Dims::kMaxDims));
+    const Shape size(t.size.begin(), t.size.end()), stride(t.stride.begin(), t.stride.end());
     const DType dtype = storageDType(a, name, t.storage.storageClass);
     const size_t elem = dtypeSize(dtype);
     const std::string entryName = a.folder + "data/" + t.storage.key;
@@ -50,28 +54,28 @@ Tensor viewTensor(const Archive& a, const std::string& name, const pickle::Tenso
                          " bytes");
 
     uint64_t numel = 1;
-    for (int64_t d : t.size) {
+    for (int64_t d : size) {
         if (d < 0) fail(a.path, "tensor '" + name + "' has a negative dimension");
         if (d && numel > storageNumel / uint64_t(d)) numel = storageNumel + 1;  // too big; caught below
         else numel *= uint64_t(d);
     }
     if (t.storageOffset < 0 || numel > storageNumel || uint64_t(t.storageOffset) > storageNumel - numel)
-        fail(a.path, "tensor '" + name + "' of shape " + shapeToString(t.size) + " at element offset " +
+        fail(a.path, "tensor '" + name + "' of shape " + shapeToString(size) + " at element offset " +
                          std::to_string(t.storageOffset) + " does not fit its storage of " +
                          std::to_string(storageNumel) + " elements");
     // Our kernels assume row-major contiguous tensors; dimensions of size 1 may have any
     // stride, and so may all of an empty tensor's.
     int64_t expected = 1;
-    for (size_t i = t.size.size(); numel && i-- > 0;) {
-        if (t.size[i] != 1 && t.stride[i] != expected)
-            fail(a.path, "tensor '" + name + "' is not contiguous: shape " + shapeToString(t.size) + ", stride " +
-                             shapeToString(t.stride) + " (expected row-major strides)");
-        expected *= t.size[i];
+    for (size_t i = size.size(); numel && i-- > 0;) {
+        if (size[i] != 1 && stride[i] != expected)
+            fail(a.path, "tensor '" + name + "' is not contiguous: shape " + shapeToString(size) + ", stride " +
+                             shapeToString(stride) + " (expected row-major strides)");
+        expected *= size[i];
     }
     const std::byte* data = storage.data() + uint64_t(t.storageOffset) * elem;
     if (reinterpret_cast<uintptr_t>(data) % elem)
         fail(a.path, "tensor '" + name + "' data is not aligned to its " + std::to_string(elem) + "-byte elements");
-    return Tensor::view(t.size, dtype, file, data);
+    return Tensor::view(size, dtype, file, data);
 }
 
 }  // namespace

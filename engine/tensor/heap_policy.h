@@ -1,0 +1,15 @@
+#pragma once
+// The heap policy the engine runs fastest under, for a program to choose: the library does not
+// set it by itself (an embedder's process keeps its own allocator settings).
+namespace llama {
+
+// Every step allocates and frees tensors of a few hundred KiB to a few MiB (the logits, the
+// scores), and a 1,024-token prefill ones of 64-128 MiB per layer (the scores of all heads).
+// glibc serves big blocks with mmap/munmap by default, so each step faulted in fresh pages that
+// the kernel zeroed first: 5% of decode time, and ToFloat32 of the scores at 1,024 tokens ran 7x
+// slower than from reused memory (measured). This keeps every block in the reusable heap
+// (glibc's M_MMAP_MAX 0, a trim threshold of 256 MiB); elsewhere it does nothing.
+// llama-walkthrough and llama-viewer call it first thing in main.
+void keepTensorBlocksInHeap();
+
+}  // namespace llama
