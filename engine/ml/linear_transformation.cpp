@@ -86,7 +86,9 @@ void bf16PairRows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y, 
 template <class Y>
 void bf16DotRows(const Problem& p, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
     for (int64_t o = o0; o < o1; ++o)
-        dotAllRows(p.rows, p.out, o, y, [&](int64_t s, int nx, float* acc) { p.kernel.dotBF16(p.x + s * p.k, p.k, nx, w + o * p.k, p.k, acc); });
+        dotAllRows(p.rows, p.out, o, y, [&](int64_t s, int nx, float* acc) {
+            p.kernel.dotBF16(p.x + s * p.k, p.k, nx, w + o * p.k, p.k, acc);
+        });
 }
 
 // Quantized weights against x quantized to their blocks (XBlock: BlockQ8x32 or BlockQ8x256,
@@ -300,13 +302,16 @@ PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights)
         px.f32 = px.widened.data();
     }
     if (form == XForm::Quantized) px.quantized = quantizeX(px.f32, p, weights);
-    if (form == XForm::Packed)
-        px.packed = kernels::packActivations(px.f32, p.rows, p.k, dtypeBlockSize(weights), weights == DType::Q4_K, p.kernel.lanes);
+    if (form == XForm::Packed)  // Q4_K's minimums need each sub-block's sum of x
+        px.packed =
+            kernels::packActivations(px.f32, p.rows, p.k, dtypeBlockSize(weights), weights == DType::Q4_K, p.kernel.lanes);
     if (form == XForm::PackedBytes) px.packed = kernels::packActivationBytes(px.f32, p.rows, p.k, p.kernel.lanes);
     return px;
 }
 
-BlockRows blockRows(const Tensor& weights, int64_t k) { return {weights.dtype(), weights.data<uint8_t>(), dtypeBytes(weights.dtype(), k)}; }
+BlockRows blockRows(const Tensor& weights, int64_t k) {
+    return {weights.dtype(), weights.data<uint8_t>(), dtypeBytes(weights.dtype(), k)};
+}
 
 // fn(weights) as the Stream and Tiles routes read them: F32 or BF16 in place, other types (F16,
 // and block formats on the reference path) as block rows to decode.
@@ -323,14 +328,17 @@ void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, c
              const Tensor& weights, Y* y) {
     auto forRows = [&](auto&& fn) { forOutputRows(p, step.rowsPerTask, fn); };
     switch (step.route) {
-        case LinearRoute::QuantizedDots:
-            if (plan.dot32) {
-                const auto* xq = reinterpret_cast<const kernels::BlockQ8x32*>(px.quantized.data());
-                return forRows([&](int64_t o0, int64_t o1) { quantizedRows(p, blockRows(weights, p.k), xq, plan.dot32, y, o0, o1); });
-            } else {
-                const auto* xq = reinterpret_cast<const kernels::BlockQ8x256*>(px.quantized.data());
-                return forRows([&](int64_t o0, int64_t o1) { quantizedRows(p, blockRows(weights, p.k), xq, plan.dot256, y, o0, o1); });
-            }
+        case LinearRoute::QuantizedDots: {
+            const BlockRows w = blockRows(weights, p.k);
+            const uint8_t* xq = px.quantized.data();
+            if (plan.dot32)
+                return forRows([&](int64_t o0, int64_t o1) {
+                    quantizedRows(p, w, reinterpret_cast<const kernels::BlockQ8x32*>(xq), plan.dot32, y, o0, o1);
+                });
+            return forRows([&](int64_t o0, int64_t o1) {
+                quantizedRows(p, w, reinterpret_cast<const kernels::BlockQ8x256*>(xq), plan.dot256, y, o0, o1);
+            });
+        }
         case LinearRoute::Int16Panels: {
             const PanelWeights pw{plan.format, blockRows(weights, p.k), &px.packed};
             return forRows([&](int64_t o0, int64_t o1) { panelRows(p, pw, y, o0, o1); });
@@ -340,15 +348,23 @@ void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, c
             return forRows([&](int64_t o0, int64_t o1) { bytePanelRows(p, pw, y, o0, o1); });
         }
         case LinearRoute::BF16Pair:
-            return forRows([&](int64_t o0, int64_t o1) { bf16PairRows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1); });
+            return forRows([&](int64_t o0, int64_t o1) {
+                bf16PairRows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1);
+            });
         case LinearRoute::BF16Dots:
             return forRows([&](int64_t o0, int64_t o1) { bf16DotRows(p, weights.data<uint16_t>(), y, o0, o1); });
         case LinearRoute::BF16Tiles:
-            return forRows([&](int64_t o0, int64_t o1) { nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1); });
+            return forRows([&](int64_t o0, int64_t o1) {
+                nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1);
+            });
         case LinearRoute::Stream:
-            return visitWeights(weights, p.k, [&](const auto& w) { forRows([&](int64_t o0, int64_t o1) { streamRows(p, w, y, o0, o1); }); });
+            return visitWeights(weights, p.k, [&](const auto& w) {
+                forRows([&](int64_t o0, int64_t o1) { streamRows(p, w, y, o0, o1); });
+            });
         case LinearRoute::Tiles:
-            return visitWeights(weights, p.k, [&](const auto& w) { forRows([&](int64_t o0, int64_t o1) { blockedRows(p, w, y, o0, o1); }); });
+            return visitWeights(weights, p.k, [&](const auto& w) {
+                forRows([&](int64_t o0, int64_t o1) { blockedRows(p, w, y, o0, o1); });
+            });
     }
 }
 
