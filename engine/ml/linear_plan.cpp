@@ -10,7 +10,8 @@ LinearPlan::LinearPlan(DType w, const kernels::KernelSet& set)
     // With fewer x rows than one tile, padding wastes more than the blocking saves (measured).
     : weights(w), kernels(&set), manyRowsFrom(detail::kTileX) {
     auto each = [&](LinearStep one, LinearStep few, LinearStep many) {  // the same step for F32 and BF16 x
-        for (int x = 0; x < 2; ++x) steps[OneRow][x] = one, steps[FewRows][x] = few, steps[ManyRows][x] = many;
+        const LinearStep byBucket[3] = {one, few, many};
+        for (int b = 0; b < 3; ++b) steps[b][0] = steps[b][1] = byBucket[b];
     };
     const bool integer = w == DType::Q8_0 || w == DType::Q4_0 || w == DType::Q4_K || w == DType::Q6_K;
     if (integer && set.dotQ8_0) {

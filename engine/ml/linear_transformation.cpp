@@ -403,7 +403,8 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
 Tensor LinearTransformation(const Tensor& x, const LinearWeights& weights) {
     const LinearPlan& plan = weights.plan();
     if (plan.kernels == &kernels::active() && plan.weights == weights.dtype()) return linear(x, weights, plan);
-    return LinearTransformation(x, static_cast<const Tensor&>(weights));  // the path was switched since the plan was made
+    // The path was switched since the plan was made (or the weights replaced through their Tensor).
+    return LinearTransformation(x, static_cast<const Tensor&>(weights));
 }
 
 }  // namespace llama::ml
