@@ -16,7 +16,8 @@
 // of rows at a time into cache-resident scratch, then multiplied kTileX x rows by kTileW weight
 // rows in registers. Every one of these ways adds a dot product's terms in the same canonical
 // order (dot_kernels.h), so decode, prefill and batches give the same bits.
-// Either way the output rows are split across the shared thread pool.
+// Either way the output rows are split across the shared thread pool. Which of these ways a call
+// takes is its weights' LinearPlan (linear_plan.h), made when the model binds them.
 // F16 weights, and every quantized type on the "reference" path, are decoded to F32 a row at a
 // time (dequantize()): the straightforward method, kept as the reference the integer
 // kernels are tested against.
@@ -30,6 +31,7 @@
 #include "ml/dot_kernels.h"
 #include "ml/kernels/activation_quant.h"
 #include "ml/kernels/kernel_set.h"
+#include "ml/linear_plan.h"
 #include "ml/op_util.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
@@ -40,29 +42,18 @@ namespace {
 
 using detail::dotTile;
 using detail::fromF32;
+using detail::kBF16BlockRows;
+using detail::kBlockRows;
+using detail::kQuantBlockRows;
+using detail::kTileW;
+using detail::kTileX;
 using kernels::kMaxRows;
 
-// Prefill tile: kTileX x rows × kTileW weight rows, each pair's 16 partial sums (dot_kernels.h)
-// in registers: one vector each with AVX-512 (32 registers: 6×4, 24 of them), two with AVX2 (16
-// registers: 3×2, 12), four in WebAssembly (whose JIT maps them onto the CPU's 16 and keeps some
-// for itself: 2×1, 8).
-#ifdef __AVX512F__
-constexpr int kTileX = 6, kTileW = 4;
-#elif defined(__wasm_simd128__)
-constexpr int kTileX = 2, kTileW = 1;
-#else
-constexpr int kTileX = 3, kTileW = 2;
-#endif
-constexpr int64_t kBlockRows = 8 * kTileW;  // weight rows widened per block: a few hundred KiB, stays in L2
-// Weight rows per block for KernelSet::bf16Rows: whole tiles of every path's (3, 4 or 6 rows).
-constexpr int64_t kBF16BlockRows = 24;
-// With fewer x rows than one tile, padding wastes more than the blocking saves (measured).
-constexpr int64_t kPrefillMinRows = kTileX;
-constexpr int64_t kQuantBlockRows = 16;     // quantized weight rows per block in prefill (~2-4 KiB each)
 constexpr int64_t kMinChunkWeights = 32768;  // below this many weights per chunk, scheduling costs more
 
 struct Problem {
-    const float* x;  // [rows, k] in F32; on the blocked path padded with zero rows to a multiple of kTileX
+    const kernels::KernelSet& kernel;  // the plan's path
+    const float* x;  // [rows, k] in F32; on the Tiles route padded with zero rows to a multiple of kTileX
     int64_t rows, k, out;
 };
 
@@ -86,47 +77,25 @@ void dotAllRows(int64_t rows, int64_t out, int64_t o, Y* y, Dot&& dot) {
     }
 }
 
-// BF16 weights for the decode kernels, and x.
-struct BF16Weights {
-    const uint16_t* w;
-    const float* x;          // x in F32 (null when xBF16 is used)
-    const uint16_t* xBF16;   // decode: x as stored when it is BF16 too (else null)
-};
+// BF16 weights with one BF16 x row as stored (BF16Pair), or F32 x rows (BF16Dots).
+template <class Y>
+void bf16PairRows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) y[o] = fromF32<Y>(p.kernel.dotBF16Pair(x, w + o * p.k, p.k));
+}
 
 template <class Y>
-void streamRows(const Problem& p, const BF16Weights& w, Y* y, int64_t o0, int64_t o1) {
-    const kernels::KernelSet& kernel = kernels::active();
-    if (w.xBF16) {
-        for (int64_t o = o0; o < o1; ++o) y[o] = fromF32<Y>(kernel.dotBF16Pair(w.xBF16, w.w + o * p.k, p.k));
-        return;
-    }
+void bf16DotRows(const Problem& p, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
     for (int64_t o = o0; o < o1; ++o)
         dotAllRows(p.rows, p.out, o, y, [&](int64_t s, int nx, float* acc) {
-            kernel.dotBF16(w.x + s * p.k, p.k, nx, w.w + o * p.k, p.k, acc);
+            p.kernel.dotBF16(p.x + s * p.k, p.k, nx, w + o * p.k, p.k, acc);
         });
 }
 
-// x quantized to the blocks that match the weight type, and the weights.
-struct QuantizedWeights {
-    BlockRows w;
-    const void* xq;     // [rows, k / blockSize] of BlockQ8x32 or BlockQ8x256
-    int64_t blocks;     // per row
-};
-
-template <class Y>
-void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0, int64_t o1) {
-    const kernels::KernelSet& kernel = kernels::active();
-    const auto* x32 = static_cast<const kernels::BlockQ8x32*>(q.xq);
-    const auto* x256 = static_cast<const kernels::BlockQ8x256*>(q.xq);
-    auto rowDot = [&](int64_t o, int64_t s, int nx, float* acc) {
-        const uint8_t* row = q.w.base + size_t(o) * q.w.rowBytes;
-        switch (q.w.type) {
-            case DType::Q8_0: return kernel.dotQ8_0(row, x32 + s * q.blocks, q.blocks, nx, q.blocks, acc);
-            case DType::Q4_0: return kernel.dotQ4_0(row, x32 + s * q.blocks, q.blocks, nx, q.blocks, acc);
-            case DType::Q4_K: return kernel.dotQ4_K(row, x256 + s * q.blocks, q.blocks, nx, q.blocks, acc);
-            default: return kernel.dotQ6_K(row, x256 + s * q.blocks, q.blocks, nx, q.blocks, acc);
-        }
-    };
+// Quantized weights against x quantized to their blocks (XBlock: BlockQ8x32 or BlockQ8x256,
+// [rows, blocks]) with the plan's dot kernel for them.
+template <class Y, class XBlock, class Dot>
+void quantizedRows(const Problem& p, const BlockRows& w, const XBlock* xq, Dot dot, Y* y, int64_t o0, int64_t o1) {
+    const int64_t blocks = p.k / dtypeBlockSize(w.type);
     // A block of weight rows stays in L1 while each group of x rows passes over all of them.
     for (int64_t ob = o0; ob < o1; ob += kQuantBlockRows) {
         int64_t oe = std::min(o1, ob + kQuantBlockRows);
@@ -134,7 +103,7 @@ void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0
             int nx = int(std::min<int64_t>(kMaxRows, p.rows - s));
             float acc[kMaxRows];
             for (int64_t o = ob; o < oe; ++o) {
-                rowDot(o, s, nx, acc);
+                dot(w.base + size_t(o) * w.rowBytes, xq + s * blocks, blocks, nx, blocks, acc);
                 for (int r = 0; r < nx; ++r) y[(s + r) * p.out + o] = fromF32<Y>(acc[r]);
             }
         }
@@ -147,7 +116,7 @@ void quantizedRows(const Problem& p, const QuantizedWeights& q, Y* y, int64_t o0
 template <class Y, class Unpack, class Multiply>
 void panelBlocks(const Problem& p, const BlockRows& w, int lanes, int64_t groups, Unpack&& unpack, Multiply&& multiply,
                  Y* y, int64_t o0, int64_t o1) {
-    const int panelRows = kernels::active().panelRows;
+    const int panelRows = p.kernel.panelRows;
     std::vector<float> out(size_t(panelRows * lanes));
     for (int64_t ob = o0; ob < o1; ob += kQuantBlockRows) {
         const int64_t n = std::min(kQuantBlockRows, o1 - ob);
@@ -179,7 +148,7 @@ struct PanelWeights {
 // Int16 panels (every quantized format).
 template <class Y>
 void panelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64_t o1) {
-    const kernels::KernelSet& kernel = kernels::active();
+    const kernels::KernelSet& kernel = p.kernel;
     const kernels::PackedActivations& x = *pw.x;
     thread_local std::vector<int16_t> q, mins;
     thread_local std::vector<float> d, dmin;
@@ -198,7 +167,7 @@ void panelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64
 // Byte panels (Q8_0 and Q4_0 where the CPU has 8-bit dot products).
 template <class Y>
 void bytePanelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64_t o1) {
-    const kernels::KernelSet& kernel = kernels::active();
+    const kernels::KernelSet& kernel = p.kernel;
     const kernels::PackedActivations& x = *pw.x;
     thread_local std::vector<int8_t> q;
     thread_local std::vector<float> d;
@@ -221,7 +190,7 @@ void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y
     for (int64_t ob = o0; ob < o1; ob += kBF16BlockRows) {
         const int64_t n = std::min(kBF16BlockRows, o1 - ob);
         block.resize(size_t(p.rows * n));
-        kernels::active().bf16Rows(x, p.rows, w + ob * p.k, n, p.k, block.data(), n);
+        p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, block.data(), n);
         for (int64_t s = 0; s < p.rows; ++s)
             for (int64_t c = 0; c < n; ++c) y[s * p.out + ob + c] = fromF32<Y>(block[size_t(s * n + c)]);
     }
@@ -294,29 +263,8 @@ void forOutputRows(const Problem& p, int64_t group, Fn&& fn) {
         groups, [&](int64_t g0, int64_t g1) { fn(g0 * group, std::min(p.out, g1 * group)); }, minGroups);
 }
 
-template <class W, class Y>
-void run(const Problem& p, bool blocked, const W& w, Y* y) {
-    forOutputRows(p, blocked ? kBlockRows : 1, [&](int64_t o0, int64_t o1) {
-        if (blocked)
-            blockedRows(p, w, y, o0, o1);
-        else
-            streamRows(p, w, y, o0, o1);
-    });
-}
-
-bool hasIntegerKernel(DType t) { return t == DType::Q8_0 || t == DType::Q4_0 || t == DType::Q4_K || t == DType::Q6_K; }
-
-kernels::BlockFormat blockFormat(DType t) {
-    switch (t) {
-        case DType::Q8_0: return kernels::BlockFormat::Q8_0;
-        case DType::Q4_0: return kernels::BlockFormat::Q4_0;
-        case DType::Q4_K: return kernels::BlockFormat::Q4_K;
-        default: return kernels::BlockFormat::Q6_K;
-    }
-}
-
 // Quantizes every x row to the activation blocks that match weight type t.
-std::vector<uint8_t> quantizeX(const Problem& p, DType t) {
+std::vector<uint8_t> quantizeX(const float* x, const Problem& p, DType t) {
     const bool superBlocks = dtypeBlockSize(t) == 256;
     const size_t blockBytes = superBlocks ? sizeof(kernels::BlockQ8x256) : sizeof(kernels::BlockQ8x32);
     const int64_t blocks = p.k / dtypeBlockSize(t);
@@ -324,16 +272,104 @@ std::vector<uint8_t> quantizeX(const Problem& p, DType t) {
     for (int64_t s = 0; s < p.rows; ++s) {
         uint8_t* dst = xq.data() + size_t(s * blocks) * blockBytes;
         if (superBlocks)
-            kernels::quantizeRowQ8x256(p.x + s * p.k, p.k, reinterpret_cast<kernels::BlockQ8x256*>(dst));
+            kernels::quantizeRowQ8x256(x + s * p.k, p.k, reinterpret_cast<kernels::BlockQ8x256*>(dst));
         else
-            kernels::quantizeRowQ8x32(p.x + s * p.k, p.k, reinterpret_cast<kernels::BlockQ8x32*>(dst));
+            kernels::quantizeRowQ8x32(x + s * p.k, p.k, reinterpret_cast<kernels::BlockQ8x32*>(dst));
     }
     return xq;
 }
 
-}  // namespace
+// x in the form a step reads it (XForm).
+struct PreparedX {
+    const float* f32 = nullptr;         // [rows, k]: every form but AsStored
+    std::vector<float> widened;         // f32's values when x is not F32, or is padded
+    std::vector<uint8_t> quantized;     // Quantized: [rows, blocks] of BlockQ8x32 or BlockQ8x256
+    kernels::PackedActivations packed;  // Packed, PackedBytes
+};
 
-Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
+PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights) {
+    PreparedX px;
+    if (form == XForm::AsStored) return px;
+    if (x.dtype() == DType::F32 && form != XForm::F32Padded) {
+        px.f32 = x.data<float>();
+    } else {
+        // x is small next to the weights: widen it to F32 once rather than in every tile.
+        px.widened.assign(size_t((p.rows + kTileX - 1) / kTileX * kTileX * p.k), 0.0f);
+        detail::visitFloat(x.dtype(), [&](auto tag) {
+            const auto* xs = x.data<decltype(tag)>();
+            for (int64_t i = 0, n = x.numel(); i < n; ++i) px.widened[size_t(i)] = detail::toF32(xs[i]);
+        });
+        px.f32 = px.widened.data();
+    }
+    if (form == XForm::Quantized) px.quantized = quantizeX(px.f32, p, weights);
+    if (form == XForm::Packed)  // Q4_K's minimums need each sub-block's sum of x
+        px.packed =
+            kernels::packActivations(px.f32, p.rows, p.k, dtypeBlockSize(weights), weights == DType::Q4_K, p.kernel.lanes);
+    if (form == XForm::PackedBytes) px.packed = kernels::packActivationBytes(px.f32, p.rows, p.k, p.kernel.lanes);
+    return px;
+}
+
+BlockRows blockRows(const Tensor& weights, int64_t k) {
+    return {weights.dtype(), weights.data<uint8_t>(), dtypeBytes(weights.dtype(), k)};
+}
+
+// fn(weights) as the Stream and Tiles routes read them: F32 or BF16 in place, other types (F16,
+// and block formats on the reference path) as block rows to decode.
+template <class Fn>
+void visitWeights(const Tensor& weights, int64_t k, Fn&& fn) {
+    if (detail::isFloatType(weights.dtype()))
+        detail::visitFloat(weights.dtype(), [&](auto tag) { fn(weights.data<decltype(tag)>()); });
+    else
+        fn(blockRows(weights, k));
+}
+
+template <class Y>
+void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, const Tensor& x, const PreparedX& px,
+             const Tensor& weights, Y* y) {
+    auto forRows = [&](auto&& fn) { forOutputRows(p, step.rowsPerTask, fn); };
+    switch (step.route) {
+        case LinearRoute::QuantizedDots: {
+            const BlockRows w = blockRows(weights, p.k);
+            const uint8_t* xq = px.quantized.data();
+            if (plan.dot32)
+                return forRows([&](int64_t o0, int64_t o1) {
+                    quantizedRows(p, w, reinterpret_cast<const kernels::BlockQ8x32*>(xq), plan.dot32, y, o0, o1);
+                });
+            return forRows([&](int64_t o0, int64_t o1) {
+                quantizedRows(p, w, reinterpret_cast<const kernels::BlockQ8x256*>(xq), plan.dot256, y, o0, o1);
+            });
+        }
+        case LinearRoute::Int16Panels: {
+            const PanelWeights pw{plan.format, blockRows(weights, p.k), &px.packed};
+            return forRows([&](int64_t o0, int64_t o1) { panelRows(p, pw, y, o0, o1); });
+        }
+        case LinearRoute::BytePanels: {
+            const PanelWeights pw{plan.format, blockRows(weights, p.k), &px.packed};
+            return forRows([&](int64_t o0, int64_t o1) { bytePanelRows(p, pw, y, o0, o1); });
+        }
+        case LinearRoute::BF16Pair:
+            return forRows([&](int64_t o0, int64_t o1) {
+                bf16PairRows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1);
+            });
+        case LinearRoute::BF16Dots:
+            return forRows([&](int64_t o0, int64_t o1) { bf16DotRows(p, weights.data<uint16_t>(), y, o0, o1); });
+        case LinearRoute::BF16Tiles:
+            return forRows([&](int64_t o0, int64_t o1) {
+                nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1);
+            });
+        case LinearRoute::Stream:
+            return visitWeights(weights, p.k, [&](const auto& w) {
+                forRows([&](int64_t o0, int64_t o1) { streamRows(p, w, y, o0, o1); });
+            });
+        case LinearRoute::Tiles:
+            return visitWeights(weights, p.k, [&](const auto& w) {
+                forRows([&](int64_t o0, int64_t o1) { blockedRows(p, w, y, o0, o1); });
+            });
+    }
+}
+
+// y = x · weightsᵀ the way `plan` says, which is made for weights' dtype and the active path.
+Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan) {
     const OpScope profile(OpKind::LinearTransformation);
     constexpr const char* op = "LinearTransformation";
     detail::requireFloat(op, x, "x");
@@ -348,66 +384,27 @@ Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
     if (!x.hasData() || !weights.hasData()) return Tensor::shapeOnly(outShape, x.dtype());
 
     Tensor y = Tensor::uninitialized(outShape, x.dtype());
-    const DType wType = weights.dtype();
-    const kernels::KernelSet& kernel = kernels::active();
-    const bool integer = hasIntegerKernel(wType) && kernel.dotQ8_0;
-    const bool bf16Kernel = wType == DType::BF16 && kernel.dotBF16;
-    int64_t k = weights.dim(1);
-    Problem p{nullptr, k ? x.numel() / k : 0, k, weights.dim(0)};
+    const int64_t k = weights.dim(1);
+    Problem p{*plan.kernels, nullptr, k ? x.numel() / k : 0, k, weights.dim(0)};
     if (p.rows == 0 || p.out == 0) return y;
-    // x is small next to the weights: widen it to F32 once rather than in every tile (and pad
-    // it to whole tiles for the blocked path).
-    std::vector<float> xf;
-    const bool blocked = p.rows >= kPrefillMinRows && !integer;
-    // BF16 x against BF16 weights with the path's BF16 kernels (prefill, decode): x is used as stored.
-    // From two x rows on (a batch of sequences' decode step), the tiles read each weight once for
-    // all rows; one row keeps the decode kernel, which streams weights fastest.
-    const bool nativeBF16 = p.rows > 1 && !integer && kernel.bf16Rows && wType == DType::BF16 && x.dtype() == DType::BF16;
-    const bool decodeBF16X = bf16Kernel && !blocked && p.rows == 1 && x.dtype() == DType::BF16;
-    if (x.dtype() == DType::F32 && !blocked) {
-        p.x = x.data<float>();
-    } else if (!nativeBF16 && !decodeBF16X) {
-        xf.assign(size_t((p.rows + kTileX - 1) / kTileX * kTileX * k), 0.0f);
-        detail::visitFloat(x.dtype(), [&](auto tag) {
-            const auto* xs = x.data<decltype(tag)>();
-            for (int64_t i = 0, n = x.numel(); i < n; ++i) xf[size_t(i)] = detail::toF32(xs[i]);
-        });
-        p.x = xf.data();
-    }
-
-    detail::visitFloat(x.dtype(), [&](auto yTag) {
-        using Y = decltype(yTag);
-        Y* out = y.mutableData<Y>();
-        if (integer && kernel.lanes && p.rows >= kernel.lanes) {
-            const bool bytes = kernel.bytePanel && (wType == DType::Q8_0 || wType == DType::Q4_0);
-            const kernels::PackedActivations xp =
-                bytes ? kernels::packActivationBytes(p.x, p.rows, k, kernel.lanes)
-                      : kernels::packActivations(p.x, p.rows, k, dtypeBlockSize(wType), wType == DType::Q4_K, kernel.lanes);
-            PanelWeights pw{blockFormat(wType), {wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, &xp};
-            forOutputRows(p, kQuantBlockRows, [&](int64_t o0, int64_t o1) {
-                if (bytes)
-                    bytePanelRows(p, pw, out, o0, o1);
-                else
-                    panelRows(p, pw, out, o0, o1);
-            });
-        } else if (integer) {
-            std::vector<uint8_t> xq = quantizeX(p, wType);
-            QuantizedWeights q{{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, xq.data(), k / dtypeBlockSize(wType)};
-            forOutputRows(p, p.rows > 1 ? kQuantBlockRows : 1, [&](int64_t o0, int64_t o1) { quantizedRows(p, q, out, o0, o1); });
-        } else if (nativeBF16) {
-            forOutputRows(p, kBF16BlockRows, [&](int64_t o0, int64_t o1) {
-                nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), out, o0, o1);
-            });
-        } else if (bf16Kernel && !blocked) {
-            BF16Weights w{weights.data<uint16_t>(), decodeBF16X ? nullptr : p.x, decodeBF16X ? x.data<uint16_t>() : nullptr};
-            forOutputRows(p, 1, [&](int64_t o0, int64_t o1) { streamRows(p, w, out, o0, o1); });
-        } else if (!detail::isFloatType(wType)) {
-            run(p, blocked, BlockRows{wType, weights.data<uint8_t>(), dtypeBytes(wType, k)}, out);
-        } else {
-            detail::visitFloat(wType, [&](auto wTag) { run(p, blocked, weights.data<decltype(wTag)>(), out); });
-        }
-    });
+    const LinearStep& step = plan.step(p.rows, x.dtype());
+    const PreparedX px = prepareX(x, p, step.x, plan.weights);
+    p.x = px.f32;
+    detail::visitFloat(x.dtype(), [&](auto yTag) { runStep(p, step, plan, x, px, weights, y.mutableData<decltype(yTag)>()); });
     return y;
+}
+
+}  // namespace
+
+Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
+    return linear(x, weights, LinearPlan(weights.dtype(), kernels::active()));
+}
+
+Tensor LinearTransformation(const Tensor& x, const LinearWeights& weights) {
+    const LinearPlan& plan = weights.plan();
+    if (plan.kernels == &kernels::active() && plan.weights == weights.dtype()) return linear(x, weights, plan);
+    // The path was switched since the plan was made (or the weights replaced through their Tensor).
+    return LinearTransformation(x, static_cast<const Tensor&>(weights));
 }
 
 }  // namespace llama::ml

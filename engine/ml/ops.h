@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ml/linear_plan.h"
 #include "tensor/tensor.h"
 
 namespace llama::ml {
@@ -17,7 +18,10 @@ namespace llama::ml {
 // x [..., in] (BF16 or F32) · weightsᵀ, weights [out, in] (BF16 or F32) -> [..., out] in x's dtype.
 // Accumulates in F32; a BF16 result is rounded once at the end, as PyTorch's CPU bf16 matmul does.
 // Uses every core of the shared thread pool.
+// A plain tensor of weights is planned for this call (linear_plan.h); LinearWeights, as the model's
+// are, carry the plan made when they were bound.
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights);
+Tensor LinearTransformation(const Tensor& x, const LinearWeights& weights);
 
 // Batched matrix product: a [B, M, K] · b [B, K, N] -> [B, M, N], in a's dtype (F32 accumulation).
 // a and b may be strided views (transposed heads, transposed keys).

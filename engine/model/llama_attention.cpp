@@ -42,7 +42,7 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     // marked when scheduled and again from inside the task when it starts, as the goroutines log.
     // The scope outlives the three futures: a Stop at the second launch waits for the first task.
     ml::TaskScope qkvTasks;
-    auto schedule = [&](const char* weightsName, const Tensor& weights, const char* target) {
+    auto schedule = [&](const char* weightsName, const ml::LinearWeights& weights, const char* target) {
         ctx.stage(marks::QKVSchedule{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
         return qkvTasks.launch([&ctx, &x, &weights, weightsName, target] {
             ctx.stage(marks::QKVTask{.x = x, .weightsName = weightsName, .weights = weights, .target = target});

@@ -1,6 +1,7 @@
 #pragma once
 #include <optional>
 
+#include "ml/linear_plan.h"
 #include "model/inference_context.h"
 #include "model/model.h"
 #include "model/position_and_cell.h"
@@ -33,10 +34,10 @@ public:
 
     int LayerIndex;
     int N_Heads, N_KVHeads, N_Rep, HeadDim;
-    Tensor attn_wq;  // [N_Heads * HeadDim, Dim]   "layers.N.attention.wq.weight"
-    Tensor attn_wk;  // [N_KVHeads * HeadDim, Dim] "layers.N.attention.wk.weight"
-    Tensor attn_wv;  // [N_KVHeads * HeadDim, Dim] "layers.N.attention.wv.weight"
-    Tensor attn_wo;  // [Dim, N_Heads * HeadDim]   "layers.N.attention.wo.weight"
+    ml::LinearWeights attn_wq;  // [N_Heads * HeadDim, Dim]   "layers.N.attention.wq.weight"
+    ml::LinearWeights attn_wk;  // [N_KVHeads * HeadDim, Dim] "layers.N.attention.wk.weight"
+    ml::LinearWeights attn_wv;  // [N_KVHeads * HeadDim, Dim] "layers.N.attention.wv.weight"
+    ml::LinearWeights attn_wo;  // [Dim, N_Heads * HeadDim]   "layers.N.attention.wo.weight"
 };
 
 // [seqLen, N_KVHeads, HeadDim] -> [seqLen, N_KVHeads * N_Rep, HeadDim]: each KV head copied N_Rep

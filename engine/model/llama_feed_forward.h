@@ -1,4 +1,5 @@
 #pragma once
+#include "ml/linear_plan.h"
 #include "model/inference_context.h"
 #include "model/model.h"
 
@@ -11,9 +12,9 @@ public:
     Tensor Forward(InferenceContext& ctx, const Tensor& x) const;
 
     int FFNHiddenDim;
-    Tensor ffn_gate;  // [FFNHiddenDim, Dim] "layers.N.feed_forward.w1.weight"
-    Tensor ffn_down;  // [Dim, FFNHiddenDim] "layers.N.feed_forward.w2.weight"
-    Tensor ffn_up;    // [FFNHiddenDim, Dim] "layers.N.feed_forward.w3.weight"
+    ml::LinearWeights ffn_gate;  // [FFNHiddenDim, Dim] "layers.N.feed_forward.w1.weight"
+    ml::LinearWeights ffn_down;  // [Dim, FFNHiddenDim] "layers.N.feed_forward.w2.weight"
+    ml::LinearWeights ffn_up;    // [FFNHiddenDim, Dim] "layers.N.feed_forward.w3.weight"
 };
 
 }  // namespace llama

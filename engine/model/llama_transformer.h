@@ -1,6 +1,7 @@
 #pragma once
 #include <vector>
 
+#include "ml/linear_plan.h"
 #include "model/llama_batch.h"
 #include "model/llama_transformer_block.h"
 #include "model/rms_norm_layer.h"
@@ -32,7 +33,7 @@ public:
     Tensor tok_embd;                          // "tok_embeddings.weight" [VocabSize, Dim]
     std::vector<LlamaTransformerBlock> Layers;
     RMSNorm output_norm;                      // "norm.weight" [Dim]
-    Tensor output;                            // "output.weight" [VocabSize, Dim]
+    ml::LinearWeights output;                 // "output.weight" [VocabSize, Dim]
     Tensor PrecomputedFreqsCis;               // [max_seq_len * 2, HeadDim/2] Complex64
 
 private:
