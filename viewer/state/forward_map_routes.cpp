@@ -9,14 +9,14 @@
 namespace llama::viewer {
 
 namespace {
-constexpr float kColumnGapMid = 0.55f;  // right of a column: where an arrow into the next column runs up
-constexpr float kResidualGap = 0.275f;  // right of a column: where the residual stream runs down
-constexpr float kUnderColumn = 0.2f;    // under a box: where an arrow into the next column runs along
-constexpr float kOverBox = 0.22f;       // over a box: where an arrow from its side turns down into it
-constexpr float kOverBand = 0.95f;       // over a band's first row: where arrows from the band above run along
-constexpr float kResidualOverBand = 0.8f;  // the residual stream's way along that gap, under the flow's
-constexpr float kColumnEdge = 0.15f;    // beside a column: where the residual stream comes down into a lower band, a join goes around
-constexpr float kStub = 0.45f;          // a side input's stub
+constexpr float kColumnGapMid = 0.55f;      // right of a column: where an arrow into the next column runs up
+constexpr float kResidualGap = 0.275f;      // right of a column: where the residual stream runs down
+constexpr float kUnderColumn = 0.2f;        // under a box: where an arrow into the next column runs along
+constexpr float kOverBox = 0.22f;           // over a box: where an arrow from its side turns down into it
+constexpr float kOverBand = 0.95f;          // over a band's first row: where arrows from the band above run along
+constexpr float kResidualOverBand = 0.8f;   // the residual stream's way along that gap, under the flow's
+constexpr float kColumnEdge = 0.15f;        // beside a column: the residual stream into a lower band, a join around boxes
+constexpr float kStub = 0.45f;              // a side input's stub
 
 float boxMiddleX(const MapBox& b) { return b.x + b.w / 2; }
 float boxMiddleY(const MapBox& b) { return b.y + b.h / 2; }
@@ -43,8 +43,8 @@ MapRoute routeArrow(const ForwardMap& map, const MapArrow& arrow) {
     const MapBox &f = map.boxes[size_t(arrow.from)], &t = map.boxes[size_t(arrow.to)];
     if (arrow.side) {
         // A side input prepared before the blocks (RoPE angles, the mask) is used in every layer: a
-        // stub into the box, named after it, rather than a line from the first column.
-        // In a narrow layout's first column the stub is as long as the margin left of the box.
+        // stub into the box, named after it, rather than a line from the first column (in a narrow
+        // layout's first column, as long as the margin left of the box).
         if (f.column == t.column || f.column == 0)
             return {RouteKind::SideInput, {{std::max(0.0f, t.x - kStub), boxMiddleY(t)}, {t.x, boxMiddleY(t)}}};
         const float gx = f.x + f.w + kResidualGap;
