@@ -1,9 +1,10 @@
 #pragma once
 // The forward pass as a map: one box per stage of the stage catalog (stages.def), laid out as
 // the walkthrough draws it — tokens and embedding, one transformer block (standing for the stack
-// of N), the output and sampling — with arrows that carry the tensor flowing along them. The
-// layout is in abstract units (a column is 3 units wide, a row 1 unit tall) so the panel scales it
-// to any window and an HTML export can serialise it as it is; `viewForwardMap` adds what a run
+// of N), the output and sampling — with arrows, routed through the gaps between the boxes
+// (forward_map_routes.cpp), that carry the tensor flowing along them. The layout is in abstract
+// units (a column is 3 units wide, a row 1 unit tall) so the panel scales it to any window and an
+// HTML export can serialise it as it is; `viewForwardMap` adds what a run
 // captured: which box is lit, which ran, which were skipped, and each arrow's shape at this step.
 #include <memory>
 #include <string>
