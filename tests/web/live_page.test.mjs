@@ -59,6 +59,16 @@ async function openLive(browser, address, viewport = { width: 1366, height: 768 
 
 const buildLine = page => page.$eval('#build', e => e.textContent);
 
+// Counts the key and address handlers added to the document and the window as the page adds them.
+const countHandlers = page => page.evaluateOnNewDocument(() => {
+  window.handlersAdded = { keydown: 0, hashchange: 0 };
+  const add = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    if ((this === document || this === window) && type in window.handlersAdded) window.handlersAdded[type]++;
+    return add.call(this, type, ...rest);
+  };
+});
+
 // Presses a step button of a run being stepped and waits for the stage it leads to (a held engine
 // computes it first) or for the run's end.
 async function stepOn(page, button) {
@@ -163,7 +173,7 @@ try {
   // ---- cross-origin isolated: the threaded build ------------------------------------------------
   const isolated = await serve(false);
   servers.push(isolated.child);
-  const { page, log, t0 } = await openLive(browser, isolated.origin);
+  const { page, log, t0 } = await openLive(browser, isolated.origin, undefined, countHandlers);
   check(await page.evaluate(() => document.body.dataset.variant) === 'threads', 'an isolated page runs the threaded build', await buildLine(page));
   check(/threaded build \(isolated by the server's headers/.test(await buildLine(page)) && log.loads === 1,
         'isolated by the headers, the page loads once', `${await buildLine(page)}, ${log.loads} loads`);
@@ -232,6 +242,16 @@ try {
     check(await page.$$eval('#timeline li', l => l.length) === 3, 'the timeline lists only the stages reached');
     const shapes = await page.$eval('#shapes', e => e.textContent);
     check(/\[6\]|\[6 256\]/.test(shapes), 'the stage shows its tensors\' shapes', shapes.slice(0, 120));
+    // Every run and every step so far redrew the one run page in place: its handlers were added
+    // once (a second set would move two stages a key press), none assigned as a property.
+    const panel = await page.evaluateHandle(() => document.getElementById('stage'));
+    await page.keyboard.press('ArrowLeft');
+    const moved = await page.$eval('#position', e => e.textContent);
+    const handlers = await page.evaluate(() => ({ ...window.handlersAdded, properties: [document.onkeydown, window.onhashchange].filter(Boolean).length }));
+    check(handlers.keydown === 1 && handlers.hashchange === 1 && handlers.properties === 0 && /record 2 of 3$/.test(moved),
+          'the run page\'s key and address handlers are added once however many runs and steps it shows; ← goes back one stage', `${JSON.stringify(handlers)}, ${moved}`);
+    await stepOn(page, '#step-stage');
+    check(await page.evaluate(p => p === document.getElementById('stage'), panel), 'a step redraws the same panels, not a new page');
     await stepOn(page, '#step-token');
     check(await page.$eval('#stage-title', e => e.textContent).then(t => /logits/i.test(t)), 'Step token holds at the next logits stage', await page.$eval('#stage-title', e => e.textContent));
     check(await page.evaluate(() => live.held && live.held.stage === 19 && !live.result), 'held at the logits stage, the run not finished');

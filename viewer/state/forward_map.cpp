@@ -233,6 +233,7 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
     for (int c = firstBlock; c <= lastBlock; c = (c / perBand + 1) * perBand)
         frame(c == firstBlock ? "Transformer block" : "block, cont.", c == firstBlock, c, std::min(lastBlock, (c / perBand + 1) * perBand - 1));
     frame("Output", false, columns - 1, columns - 1);
+    for (auto& a : map.arrows) a.route = routeArrow(map, a);
     return map;
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // The forward pass as a map: one box per stage of the stage catalog (stages.def), laid out as
 // the walkthrough draws it — tokens and embedding, one transformer block (standing for the stack
-// of N), the output and sampling — with arrows that carry the tensor flowing along them. The
-// layout is in abstract units (a column is 3 units wide, a row 1 unit tall) so the panel scales it
-// to any window and an HTML export can serialise it as it is; `viewForwardMap` adds what a run
+// of N), the output and sampling — with arrows, routed through the gaps between the boxes
+// (forward_map_routes.cpp), that carry the tensor flowing along them. The layout is in abstract
+// units (a column is 3 units wide, a row 1 unit tall) so the panel scales it to any window and an
+// HTML export can serialise it as it is; `viewForwardMap` adds what a run
 // captured: which box is lit, which ran, which were skipped, and each arrow's shape at this step.
 #include <memory>
 #include <string>
@@ -27,10 +28,32 @@ struct MapBox {
     float x = 0, y = 0, w = 0, h = 0;
 };
 
+struct MapPoint {
+    float x = 0, y = 0;
+};
+
+// How an arrow runs between its boxes, which also says how its label is placed.
+enum class RouteKind {
+    Down,       // down its column into `to`'s top, with an elbow where their middles differ
+    Lane,       // out of one of Q, K and V, turning under the row their three shapes are written in
+    Join,       // a result joining the flow further down its column (up into SiLU(gate) x up): down
+                // the column's right edge, around the boxes between, into `to`'s right side
+    Across,     // into another column, or a column of a lower band, entering `to`'s top
+    SideInput,  // a short stub into `to`'s left side, named after `from` (the RoPE angles, the mask)
+    Residual,   // the residual stream: out of `from`'s right side, along the gaps, into `to`'s left side
+};
+
+// An arrow's path in map units: every segment horizontal or vertical, the head at the last point.
+struct MapRoute {
+    RouteKind kind = RouteKind::Down;
+    std::vector<MapPoint> points;
+};
+
 struct MapArrow {
     int from = 0, to = 0;  // box indices
     std::string tensor;    // the tensor of `from` that flows along the arrow
     bool side = false;     // a side input (the RoPE frequencies, the mask) or the residual stream
+    MapRoute route;        // where it is drawn, from the boxes' places
 };
 
 struct MapSection {
@@ -64,6 +87,9 @@ struct MapLayout {
     bool laneShapeRows = false;
 };
 ForwardMap buildForwardMap(int layers, MapLayout layout = {});
+// The path of `arrow` between its boxes where `map` placed them: it leaves `from` at an edge, runs
+// through the gaps between boxes and enters `to` at an edge (buildForwardMap routes every arrow).
+MapRoute routeArrow(const ForwardMap& map, const MapArrow& arrow);
 // How many columns the diagram has (the outside stages, the block's three, the output), and in
 // map units a column's width and the whole map's with `columnsPerBand` columns side by side.
 int forwardMapColumns();

@@ -111,26 +111,110 @@ function decodeRunData(data) {
   return data;
 }
 
+// ---- drawing helpers: no run, no reader's choices ----------------------------------------------
+
+// A patch cell's colour: the share of the logit difference recovered, -1 blue, 0 white, 1 red.
+function patchColour(v) {
+  const t = Math.max(-1, Math.min(1, v)), k = Math.round(255 * (1 - Math.abs(t)));
+  return t >= 0 ? `rgb(255,${k},${k})` : `rgb(${k},${k},255)`;
+}
+
+// An element of the map's SVG.
+const SVG = 'http://www.w3.org/2000/svg';
+function svg(tag, attrs = {}, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// Each shape label where it neither covers nor touches a box or a label placed before it: its
+// own place first, then a row above or below, then (an arrow across) just above the box it
+// enters (ffnUpX would otherwise end at softmax's edge). Measured as drawn (getBBox).
+const LABEL_MARGIN = 0.035;  // map units: a little over 2 px at 1366x768
+function placeLabels(root, labels, boxes) {
+  const placed = boxes.map(b => ({ x: b.x, y: b.y, width: b.w, height: b.h }));
+  const clear = r => placed.every(o => r.x + r.width + LABEL_MARGIN <= o.x || o.x + o.width + LABEL_MARGIN <= r.x ||
+                                      r.y + r.height + LABEL_MARGIN <= o.y || o.y + o.height + LABEL_MARGIN <= r.y);
+  for (const { el: l, above } of labels) {
+    root.append(l);
+    const own = { x: l.getAttribute('x'), y: Number(l.getAttribute('y')), anchor: l.getAttribute('text-anchor') };
+    const places = [0, -0.2, 0.2, -0.4, 0.4].map(dy => ({ ...own, y: own.y + dy }));
+    if (above) places.push({ x: above.x, y: above.y, anchor: 'start' }, { x: above.x, y: above.y - 0.1, anchor: 'start' });
+    const at = p => { l.setAttribute('x', p.x); l.setAttribute('y', p.y); l.setAttribute('text-anchor', p.anchor); return l.getBBox(); };
+    let box = null;
+    for (const p of places) if (clear(box = at(p))) break;
+    if (!clear(box)) box = at(own);  // nowhere clear: where the arrow is
+    placed.push(box);
+  }
+}
+
+// A colour from near white (0) to deep blue (1); masked cells are drawn grey.
+function colour(p) {
+  const t = Math.max(0, Math.min(1, p));
+  const u = Math.sqrt(t);  // small probabilities stay visible
+  return `rgb(${Math.round(250 - 220 * u)},${Math.round(250 - 170 * u)},${Math.round(255 - 95 * u)})`;
+}
+
+// One bar of a chart: its length is `fraction` of a track every row of the chart shares (the
+// rows are one grid, .bars), whatever the label or the number beside it.
+function barRow(attrs, label, fraction, value) {
+  return el('div', attrs, el('span', { class: 'bar-label', text: label }),
+    el('span', { class: 'bar-track' }, el('span', { class: 'bar', style: `width:${(100 * Math.max(0, Math.min(1, fraction))).toFixed(2)}%` })),
+    el('span', { class: 'bar-value', text: value }));
+}
+
+// Tokens' probabilities as bars, the sampled one marked.
+function bars(box, tokens, sampled) {
+  box.textContent = '';
+  const most = Math.max(1e-9, ...tokens.map(t => num(t.p)));
+  tokens.forEach((t, rank) => box.append(barRow({ class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1, 'data-p': num(t.p) },
+    (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece), num(t.p) / most, `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}`)));
+}
+
+// A batch's KV cell, coloured by its sequence (several: shared; none: free).
+function colourOf(b, seqIds) {
+  if (!seqIds.length) return b.colours.free;
+  return seqIds.length > 1 ? b.colours.shared : b.colours[String(seqIds[0])];
+}
+function cellBox(b, c, j, attrs = {}) {
+  const box = el('span', { class: 'cell' + (c.pos < 0 ? ' free' : ''), 'data-cell': j, 'data-pos': c.pos, 'data-seqs': c.seqIds.join(','),
+    style: `background:${colourOf(b, c.seqIds)}`, title: c.pos < 0 ? `cell ${j}: free` : `cell ${j}: pos ${c.pos}, seq ${c.seqIds.join(',')}`, ...attrs },
+    el('span', { text: String(j) }), el('span', { text: c.pos < 0 ? '·' : String(c.pos) }));
+  return box;
+}
+
 // ---- the page ----------------------------------------------------------------------------------
 
-// Draws `data` and navigates it; called again with new data (the live page), it replaces the
-// last run's page: its key and address handlers are properties, not added listeners.
-// pageOpts.start: the stage to show first when the address names none (default: the first);
-// pageOpts.pastEnd(kind): called when the next stage, layer or token step is past the stages
-// shown ('stage', 'layer', 'token'): the live page steps its run on.
-function RunPage(data, pageOpts = {}) {
-  const catalog = new Map(data.catalog.map(c => [c.key, c]));
-  const stages = data.stages;
-  const byPlace = new Map();  // "step|layer|key" -> first stage index
-  stages.forEach((s, i) => {
-    const k = `${s.step}|${s.layer}|${s.key}`;
-    if (!byPlace.has(k)) byPlace.set(k, i);
-  });
-  const steps = new Map(data.steps.map(s => [s.step, s]));
-  const attention = new Map(data.attention.map(a => [`${a.step}|${a.layer}`, a]));
-  const masks = new Map(data.masks.map(m => [m.step, m]));
-  const lens = new Map(data.lens.map(l => [l.step, l]));
+// The run page, one per document: RunPage.show(data, opts) draws a run and navigates it. The live
+// page (web/page) calls it again at every step with the run recorded so far: the same page is
+// redrawn in place, keeping what the reader chose (the head, the zoom, the folded tokens, the
+// temperature), with the key, address and button handlers installed by the first show.
+// opts.start: the stage to show first when the address names none (default: the first);
+// opts.pastEnd(kind): called when the next stage, layer or token step is past the stages shown
+// ('stage', 'layer', 'token'): the live page steps its run on.
+const RunPage = (() => {
+  // The run shown and its indexes, replaced by each show.
+  let data, pageOpts, catalog, stages, byPlace, steps, attention, masks, lens, mapViews;
+  // What the reader chose, kept from one show to the next.
   const state = { i: 0, head: 0, cell: null, sweep: 4 };
+
+  function setRun(run, opts) {
+    data = run;
+    pageOpts = opts;
+    catalog = new Map(data.catalog.map(c => [c.key, c]));
+    stages = data.stages;
+    byPlace = new Map();  // "step|layer|key" -> first stage index
+    stages.forEach((s, i) => {
+      const k = `${s.step}|${s.layer}|${s.key}`;
+      if (!byPlace.has(k)) byPlace.set(k, i);
+    });
+    steps = new Map(data.steps.map(s => [s.step, s]));
+    attention = new Map(data.attention.map(a => [`${a.step}|${a.layer}`, a]));
+    masks = new Map(data.masks.map(m => [m.step, m]));
+    lens = new Map(data.lens.map(l => [l.step, l]));
+    mapViews = new Map(data.map.views.map(v => [`${v.step}|${v.layer}`, v]));
+  }
 
   const stepLabel = step => step === 0 ? 'step 0 (prefill)' : `step ${step}`;
   const tokenAt = pos => data.tokens[pos];
@@ -276,11 +360,7 @@ function RunPage(data, pageOpts = {}) {
   }
 
   // A patch trace's heatmap: share of the logit difference recovered per layer (rows) and position
-  // or head (columns), -1 blue, 0 white, 1 red; a click opens the cell's stage in both runs.
-  function patchColour(v) {
-    const t = Math.max(-1, Math.min(1, v)), k = Math.round(255 * (1 - Math.abs(t)));
-    return t >= 0 ? `rgb(255,${k},${k})` : `rgb(${k},${k},255)`;
-  }
+  // or head (columns); a click opens the cell's stage in both runs.
   function renderPatch() {
     const p = data.patch;
     $('patch-panel').hidden = !p;
@@ -335,14 +415,6 @@ function RunPage(data, pageOpts = {}) {
   }
 
   // The viewer's map (state/forward_map.h), drawn in its own units: SVG scales it to the page.
-  const SVG = 'http://www.w3.org/2000/svg';
-  function svg(tag, attrs = {}, text) {
-    const e = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  const mapViews = new Map(data.map.views.map(v => [`${v.step}|${v.layer}`, v]));
   function renderMap(s) {
     const m = data.map;
     const layer = s.layer >= 0 ? s.layer : (state.mapLayer || 0);
@@ -404,27 +476,6 @@ function RunPage(data, pageOpts = {}) {
     placeLabels(root, labels, m.boxes);
   }
 
-  // Each shape label where it neither covers nor touches a box or a label placed before it: its
-  // own place first, then a row above or below, then (an arrow across) just above the box it
-  // enters (ffnUpX would otherwise end at softmax's edge). Measured as drawn (getBBox).
-  const LABEL_MARGIN = 0.035;  // map units: a little over 2 px at 1366x768
-  function placeLabels(root, labels, boxes) {
-    const placed = boxes.map(b => ({ x: b.x, y: b.y, width: b.w, height: b.h }));
-    const clear = r => placed.every(o => r.x + r.width + LABEL_MARGIN <= o.x || o.x + o.width + LABEL_MARGIN <= r.x ||
-                                        r.y + r.height + LABEL_MARGIN <= o.y || o.y + o.height + LABEL_MARGIN <= r.y);
-    for (const { el: l, above } of labels) {
-      root.append(l);
-      const own = { x: l.getAttribute('x'), y: Number(l.getAttribute('y')), anchor: l.getAttribute('text-anchor') };
-      const places = [0, -0.2, 0.2, -0.4, 0.4].map(dy => ({ ...own, y: own.y + dy }));
-      if (above) places.push({ x: above.x, y: above.y, anchor: 'start' }, { x: above.x, y: above.y - 0.1, anchor: 'start' });
-      const at = p => { l.setAttribute('x', p.x); l.setAttribute('y', p.y); l.setAttribute('text-anchor', p.anchor); return l.getBBox(); };
-      let box = null;
-      for (const p of places) if (clear(box = at(p))) break;
-      if (!clear(box)) box = at(own);  // nowhere clear: where the arrow is
-      placed.push(box);
-    }
-  }
-
   function renderTimeline(s) {
     const list = $('timeline');
     list.textContent = '';
@@ -458,13 +509,6 @@ function RunPage(data, pageOpts = {}) {
         el('div', { class: 'shape-name', text: t.name }), el('code', { class: 'shape', text: t.shape }), el('div', { class: 'muted', text: t.dtype }),
         t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : ''));
     }
-  }
-
-  // A colour from near white (0) to deep blue (1); masked cells are drawn grey.
-  function colour(p) {
-    const t = Math.max(0, Math.min(1, p));
-    const u = Math.sqrt(t);  // small probabilities stay visible
-    return `rgb(${Math.round(250 - 220 * u)},${Math.round(250 - 170 * u)},${Math.round(255 - 95 * u)})`;
   }
 
   function renderAttention(s) {
@@ -613,21 +657,6 @@ function RunPage(data, pageOpts = {}) {
     fill.forEach((n, l) => box.append(barRow({ class: 'bar-row' + (l === s.layer ? ' lit' : '') }, `layer ${l + 1}`, n / most, `${n} positions`)));
   }
 
-  // One bar of a chart: its length is `fraction` of a track every row of the chart shares (the
-  // rows are one grid, .bars), whatever the label or the number beside it.
-  function barRow(attrs, label, fraction, value) {
-    return el('div', attrs, el('span', { class: 'bar-label', text: label }),
-      el('span', { class: 'bar-track' }, el('span', { class: 'bar', style: `width:${(100 * Math.max(0, Math.min(1, fraction))).toFixed(2)}%` })),
-      el('span', { class: 'bar-value', text: value }));
-  }
-
-  function bars(box, tokens, sampled) {
-    box.textContent = '';
-    const most = Math.max(1e-9, ...tokens.map(t => num(t.p)));
-    tokens.forEach((t, rank) => box.append(barRow({ class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1, 'data-p': num(t.p) },
-      (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece), num(t.p) / most, `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}`)));
-  }
-
   function renderLogits(s) {
     const st = steps.get(s.step);
     const show = st && st.top.length && s.layer < 0 && ['output_norm', 'output_projection', 'logits', 'sample'].includes(s.key);
@@ -719,16 +748,6 @@ function RunPage(data, pageOpts = {}) {
 
   // A batch trace: the ubatch going through the model at the stage shown, the cells find_slot
   // left, the mask from them, the last context shift; numbers and colours from the export.
-  function colourOf(b, seqIds) {
-    if (!seqIds.length) return b.colours.free;
-    return seqIds.length > 1 ? b.colours.shared : b.colours[String(seqIds[0])];
-  }
-  function cellBox(b, c, j, attrs = {}) {
-    const box = el('span', { class: 'cell' + (c.pos < 0 ? ' free' : ''), 'data-cell': j, 'data-pos': c.pos, 'data-seqs': c.seqIds.join(','),
-      style: `background:${colourOf(b, c.seqIds)}`, title: c.pos < 0 ? `cell ${j}: free` : `cell ${j}: pos ${c.pos}, seq ${c.seqIds.join(',')}`, ...attrs },
-      el('span', { text: String(j) }), el('span', { text: c.pos < 0 ? '·' : String(c.pos) }));
-    return box;
-  }
   function renderBatch() {
     const b = data.batch;
     $('batch-panel').hidden = !b;
@@ -817,12 +836,11 @@ function RunPage(data, pageOpts = {}) {
 
   // The last click was in the attention panel (its buttons are redrawn, so focus cannot say); a
   // tap outside the help box closes it (on a phone there is no Esc).
-  document.onpointerdown = e => {
+  function onPointerDown(e) {
     state.inAttention = $('attention').contains(e.target);
     if (!$('help').hidden && !$('help').contains(e.target) && e.target !== $('help-button')) toggleHelp(false);
-  };
-  $('help-close').onclick = () => toggleHelp(false);
-  document.onkeydown = e => {
+  }
+  function onKey(e) {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
     const a = attention.get(`${stages[state.i].step}|${stages[state.i].layer}`);
     if (e.key === '?') toggleHelp();
@@ -838,26 +856,39 @@ function RunPage(data, pageOpts = {}) {
       render(); writeHash();
     } else return;
     e.preventDefault();
-  };
-  $('prev').onclick = () => go(state.i - 1, { reveal: true });
-  $('next').onclick = () => go(state.i + 1, { reveal: true });
-  $('prev-layer').onclick = () => moveLayer(-1);
-  $('next-layer').onclick = () => moveLayer(1);
-  $('prev-step').onclick = () => moveStep(-1);
-  $('next-step').onclick = () => moveStep(1);
-  $('help-button').onclick = () => toggleHelp();
-  $('sweep').oninput = e => { state.sweep = Number(e.target.value); render(); };
-  window.onhashchange = () => readHash();
+  }
+  // Installed once, by the first show: they act on whichever run is shown.
+  function install() {
+    document.addEventListener('pointerdown', onPointerDown);
+    document.addEventListener('keydown', onKey);
+    window.addEventListener('hashchange', () => readHash());
+    const click = (id, f) => $(id).addEventListener('click', f);
+    click('help-close', () => toggleHelp(false));
+    click('prev', () => go(state.i - 1, { reveal: true }));
+    click('next', () => go(state.i + 1, { reveal: true }));
+    click('prev-layer', () => moveLayer(-1));
+    click('next-layer', () => moveLayer(1));
+    click('prev-step', () => moveStep(-1));
+    click('next-step', () => moveStep(1));
+    click('help-button', () => toggleHelp());
+    $('sweep').addEventListener('input', e => { state.sweep = Number(e.target.value); render(); });
+  }
 
-  renderHeader();
-  renderPatch();
-  if (!readHash()) go(pageOpts.start || 0);
-}
+  let installed = false;
+  function show(run, opts = {}) {
+    setRun(run, opts);
+    if (!installed) install(), installed = true;
+    renderHeader();
+    renderPatch();
+    if (!readHash()) go(pageOpts.start || 0);
+  }
+  return { show };
+})();
 
-// A page with its run embedded (export-html); the live page has none and calls RunPage itself.
+// A page with its run embedded (export-html); the live page has none and shows its runs itself.
 if ($('run-data')) {
   try {
-    RunPage(loadData());
+    RunPage.show(loadData());
     document.body.dataset.ready = '1';
   } catch (e) {
     showError(e instanceof DataError ? e.message : 'an error in the page (' + e.message + ')');

@@ -324,7 +324,7 @@ async function showRun() {
     : live.held ? `The engine waits at stage ${live.held.stage} (record ${live.limit} of the run so far), as --step holds it. Step stage, layer or token, or run to the end.`
     : `Stepping: stage ${live.limit} of ${live.data.stages.length}. Step stage, layer or token, or run to the end.`;
   history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
-  RunPage(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind) });
+  RunPage.show(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind) });  // redrawn in place
   // A new run's first view: its panels (and the run page's own step buttons) come into view.
   if (live.firstView) $('controls').scrollIntoView({ block: 'start' });
   live.firstView = false;

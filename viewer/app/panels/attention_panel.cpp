@@ -81,83 +81,70 @@ void explainCell(PanelContext& c, const StageRecord& scoresRecord, const Tensor&
     ImGui::TextDisabled("   %s: %.5g", capturedCellLabel(c.view.showMaskedScores).c_str(),
                         double(scores.floatAt((int64_t(head) * scores.dim(1) + row) * P + col)));
 }
-}  // namespace
 
-void drawAttentionPanel(PanelContext& c) {
-    if (!c.model || !c.current) {
-        ImGui::TextDisabled("No run yet.");
-        return;
-    }
-    const int layers = c.model->args.n_layers, heads = c.model->args.n_heads;
-    int& layer = c.view.attentionLayer;
+// The layer and the values shown: sliders and radio buttons, or in an exported picture a line
+// that says what they chose.
+void drawAttentionControls(PanelContext& c, int& layer, int layers) {
     layer = std::clamp(layer, 0, layers - 1);
     if (c.exporting) {
-        // A picture says what the controls chose, without the controls.
         ImGui::Text("%s | %s", layerLabel(layer, layers).c_str(),
                     c.view.showMaskedScores ? "scores + mask (before the softmax)" : "probabilities (after the softmax)");
-    } else {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-        int shownLayer = layerNumber(layer);
-        ImGui::SliderInt("layer", &shownLayer, 1, layers);
-        layer = std::clamp(shownLayer, 1, layers) - 1;
-        ImGui::SameLine();
-        int which = c.view.showMaskedScores ? 1 : 0;
-        ImGui::RadioButton("probabilities", &which, 0);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
-        ImGui::SameLine();
-        ImGui::RadioButton("scores + mask", &which, 1);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
-        if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
-        exportPngButton(c, "attention");
-    }
-
-    HeadSlices hs = findScores(c, c.current->step, layer);
-    if (!hs.scores) {
-        ImGui::TextWrapped("%s", attentionMissing(hs.record, layer, c.current->step, c.view.showMaskedScores).c_str());
         return;
     }
-    const StageRecord& r = *hs.record;
-    const Tensor& scores = *hs.scores;
-    const int P = int(scores.dim(2));
-    // One scale for every head of the layer, so heads compare by colour. Probabilities run from 0
-    // to the layer's largest (1 in a prefill's first row; decode rows spread thinner).
-    const std::string base = fmt::format("att/{}/{}", r.index, c.view.showMaskedScores);
-    ColourScale scale = preparedSlice(c.caches.slices, base, [&] {
-                            std::vector<float> all(size_t(scores.numel()));
-                            for (int64_t i = 0; i < scores.numel(); ++i) all[size_t(i)] = scores.floatAt(i);
-                            return PreparedSlice{{}, scaleFor(all)};
-                        }).scale;
-    if (!c.view.showMaskedScores) scale.lo = 0;
-    // Each head's slice is extracted once, not every frame.
-    auto headSlice = [&](int h) -> const Slice2D& {
-        return preparedSlice(c.caches.slices, fmt::format("{}/{}", base, h), [&] { return PreparedSlice{extractSlice(scores, {1, 2, {h, 0, 0}}), {}}; }).slice;
-    };
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    int shownLayer = layerNumber(layer);
+    ImGui::SliderInt("layer", &shownLayer, 1, layers);
+    layer = std::clamp(shownLayer, 1, layers) - 1;
+    ImGui::SameLine();
+    int which = c.view.showMaskedScores ? 1 : 0;
+    ImGui::RadioButton("probabilities", &which, 0);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
+    ImGui::SameLine();
+    ImGui::RadioButton("scores + mask", &which, 1);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
+    if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
+    exportPngButton(c, "attention");
+}
 
+// The layer's scores for every head, with one colour scale, each head's slice extracted once.
+struct LayerScores {
+    const StageRecord& record;
+    const Tensor& scores;  // [N_Heads, seqLen, positions]
+    std::string base;      // the slices' cache key
+    ColourScale scale;
+};
+
+const Slice2D& headSlice(PanelContext& c, const LayerScores& l, int h) {
+    return preparedSlice(c.caches.slices, fmt::format("{}/{}", l.base, h), [&] { return PreparedSlice{extractSlice(l.scores, {1, 2, {h, 0, 0}}), {}}; }).slice;
+}
+
+// All heads as thumbnails, as many a row as keep them square-ish; a click enlarges one.
+void drawAllHeads(PanelContext& c, const LayerScores& l, int heads) {
+    ImGui::TextDisabled("Step %d, %s: %d heads, each [%d queries x %d keys]. Click a head to enlarge it.", l.record.step, layerLabel(l.record.layer).c_str(),
+                        heads, int(l.scores.dim(1)), int(l.scores.dim(2)));
+    drawLegend(l.scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    int perRow = std::max(1, int(std::ceil(std::sqrt(double(heads) * avail.x / std::max(avail.y, 1.0f)))));
+    perRow = std::min(perRow, heads);
+    int rowsOfThumbs = (heads + perRow - 1) / perRow;
+    float tw = avail.x / float(perRow) - ImGui::GetStyle().ItemSpacing.x;
+    float th = avail.y / float(rowsOfThumbs) - ImGui::GetFontSize() * 1.6f;
+    for (int h = 0; h < heads; ++h) {
+        if (h % perRow) ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::TextUnformatted(headLabel(h).c_str());
+        HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", l.base, h), headSlice(c, l, h), l.scale, c.textures, c.view.heatmapZooms, ImVec2(tw, th), nullptr,
+                                     HeatmapStyle{.maxCell = 64, .zoomable = false});
+        if (hit.hovered) ImGui::SetTooltip("%s: click to enlarge", headLabel(h).c_str());
+        if (hit.clicked) c.view.head = h, c.view.cell.reset();
+        ImGui::EndGroup();
+    }
+}
+
+// One head enlarged, tokens on both axes, and the clicked cell's arithmetic beside it (or under
+// it, where the panel is narrow).
+void drawOneHead(PanelContext& c, const LayerScores& l, int heads) {
     int& head = c.view.head;
-    if (head >= heads) head = -1;
-    if (head < 0) {
-        ImGui::TextDisabled("Step %d, %s: %d heads, each [%d queries x %d keys]. Click a head to enlarge it.", r.step, layerLabel(layer).c_str(),
-                            heads, int(scores.dim(1)), P);
-        drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
-        ImVec2 avail = ImGui::GetContentRegionAvail();
-        int perRow = std::max(1, int(std::ceil(std::sqrt(double(heads) * avail.x / std::max(avail.y, 1.0f)))));
-        perRow = std::min(perRow, heads);
-        int rowsOfThumbs = (heads + perRow - 1) / perRow;
-        float tw = avail.x / float(perRow) - ImGui::GetStyle().ItemSpacing.x;
-        float th = avail.y / float(rowsOfThumbs) - ImGui::GetFontSize() * 1.6f;
-        for (int h = 0; h < heads; ++h) {
-            if (h % perRow) ImGui::SameLine();
-            ImGui::BeginGroup();
-            ImGui::TextUnformatted(headLabel(h).c_str());
-            const Slice2D& s = headSlice(h);
-            HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, h), s, scale, c.textures, c.view.heatmapZooms, ImVec2(tw, th), nullptr,
-                                        HeatmapStyle{.maxCell = 64, .zoomable = false});
-            if (hit.hovered) ImGui::SetTooltip("%s: click to enlarge", headLabel(h).c_str());
-            if (hit.clicked) head = h, c.view.cell.reset();
-            ImGui::EndGroup();
-        }
-        return;
-    }
     if (c.exporting) {
         ImGui::TextUnformatted(fmt::format("{} of {}", headLabel(head), heads).c_str());
     } else {
@@ -169,6 +156,7 @@ void drawAttentionPanel(PanelContext& c) {
         head = std::clamp(shownHead, 1, heads) - 1;
     }
     if (head < 0) return;
+    const StageRecord& r = l.record;
     ImGui::SameLine();
     ImGui::TextDisabled("step %d, %s", r.step, r.seqLen == 1 ? "decode: one query row over every cached position" : "prefill");
     ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -177,11 +165,11 @@ void drawAttentionPanel(PanelContext& c) {
     const float explainW = std::max(avail.x * 0.36f, ImGui::GetFontSize() * 17);
     const bool beside = avail.x - explainW >= avail.x * 0.45f;
     ImGui::BeginChild("map", beside ? ImVec2(avail.x - explainW, 0) : ImVec2(0, avail.y * 0.62f));
-    drawLegend(scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
-    const Slice2D& s = headSlice(head);
-    HeatmapLabels labels = tokenLabels(c, r, P);
+    drawLegend(l.scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
+    const Slice2D& s = headSlice(c, l, head);
+    HeatmapLabels labels = tokenLabels(c, r, int(l.scores.dim(2)));
     const int selRow = c.view.cell ? c.view.cell->row : -1, selCol = c.view.cell ? c.view.cell->col : -1;
-    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", base, head), s, scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), &labels,
+    HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", l.base, head), s, l.scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), &labels,
                                  HeatmapStyle{.maxCell = 48, .selectedRow = selRow, .selectedCol = selCol});
     valueTooltip(hit, s, &labels);
     if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
@@ -190,9 +178,39 @@ void drawAttentionPanel(PanelContext& c) {
     ImGui::BeginChild("explain", ImVec2(0, 0), true);
     if (c.view.cell && (c.view.cell->row >= s.rows || c.view.cell->col >= s.cols)) c.view.cell.reset();
     ImGui::PushTextWrapPos(0);  // the arithmetic's long lines wrap rather than run out of the pane
-    explainCell(c, r, scores, head);
+    explainCell(c, r, l.scores, head);
     ImGui::PopTextWrapPos();
     ImGui::EndChild();
+}
+}  // namespace
+
+void drawAttentionPanel(PanelContext& c) {
+    if (!c.model || !c.current) {
+        ImGui::TextDisabled("No run yet.");
+        return;
+    }
+    const int layers = c.model->args.n_layers, heads = c.model->args.n_heads;
+    drawAttentionControls(c, c.view.attentionLayer, layers);
+    const int layer = c.view.attentionLayer;
+    HeadSlices hs = findScores(c, c.current->step, layer);
+    if (!hs.scores) {
+        ImGui::TextWrapped("%s", attentionMissing(hs.record, layer, c.current->step, c.view.showMaskedScores).c_str());
+        return;
+    }
+    // One scale for every head of the layer, so heads compare by colour. Probabilities run from 0
+    // to the layer's largest (1 in a prefill's first row; decode rows spread thinner).
+    const Tensor& scores = *hs.scores;
+    const std::string base = fmt::format("att/{}/{}", hs.record->index, c.view.showMaskedScores);
+    ColourScale scale = preparedSlice(c.caches.slices, base, [&] {
+                            std::vector<float> all(size_t(scores.numel()));
+                            for (int64_t i = 0; i < scores.numel(); ++i) all[size_t(i)] = scores.floatAt(i);
+                            return PreparedSlice{{}, scaleFor(all)};
+                        }).scale;
+    if (!c.view.showMaskedScores) scale.lo = 0;
+    const LayerScores l{*hs.record, scores, base, scale};
+    if (c.view.head >= heads) c.view.head = -1;
+    if (c.view.head < 0) drawAllHeads(c, l, heads);
+    else drawOneHead(c, l, heads);
 }
 
 }  // namespace llama::viewer

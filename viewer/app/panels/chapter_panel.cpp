@@ -153,16 +153,8 @@ void drawTable(PanelContext& c, const ChapterBlock& b, int index, std::string& c
 }
 
 
-}  // namespace
-
-void drawChapterPanel(PanelContext& c) {
-    if (!c.current) {
-        ImGui::TextDisabled("No stage yet.");
-        return;
-    }
-    ChapterReader& reader = c.view.chapter;
-    reader.showStage(c.chaptersDir, c.current->info());
-    const StageInfo& info = c.current->info();
+// The stage's title and where its section is; the way back from a followed link.
+void drawChapterHeading(const StageInfo& info, ChapterReader& reader) {
     ImGui::Text("Stage %d: %s", info.number, std::string(info.title).c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("chapters/%s", reader.source().c_str());
@@ -171,37 +163,62 @@ void drawChapterPanel(PanelContext& c) {
         if (ImGui::SmallButton("Back to this stage")) reader.backToStage();
     }
     if (!reader.note().empty()) ImGui::TextDisabled("%s", reader.note().c_str());
-    // Any chapter, from a menu; and the stages the chapter shown explains, each a click away.
-    if (!c.exporting) {
-        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
-        if (ImGui::BeginCombo("chapter", reader.file().c_str())) {
-            for (const std::string& f : reader.chapterFiles())
-                if (ImGui::Selectable(f.c_str(), f == reader.file())) reader.followLink(f);
-            ImGui::EndCombo();
-        }
-        const std::vector<StageId> stages = ChapterReader::stagesIn(reader.file());
-        if (!stages.empty()) {
-            ImGui::SameLine();
-            ImGui::TextDisabled("stages:");
-        }
-        for (StageId stage : stages) {
-            const StageInfo& s = stageInfo(stage);
-            const std::string label = fmt::format("{} {}", s.number, s.key);
-            ImGui::SameLine();
-            if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label.c_str()).x + ImGui::GetFontSize()) ImGui::NewLine();
-            // The stage at the token step shown (its layer, or the first), if the run has reached it.
-            const int layer = s.inBlock ? std::max(c.current->layer, 0) : -1;
-            const StageRecord* r = findRecord(c.snap.records, c.current->step, layer, stage);
-            ImGui::BeginDisabled(r == nullptr);
-            if (ImGui::SmallButton(label.c_str()) && r) c.view.selectedRecord = r->index;
-            ImGui::EndDisabled();
-            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-                ImGui::SetTooltip("%s", r ? "show this stage" : "the run has not reached this stage at this token step");
-        }
-    }
-    ImGui::Separator();
+}
 
-    ImGui::BeginChild("chapter");
+// Any chapter, from a menu; and the stages the chapter shown explains, each a click away (not in
+// an exported picture).
+void drawChapterChoices(PanelContext& c, ChapterReader& reader) {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+    if (ImGui::BeginCombo("chapter", reader.file().c_str())) {
+        for (const std::string& f : reader.chapterFiles())
+            if (ImGui::Selectable(f.c_str(), f == reader.file())) reader.followLink(f);
+        ImGui::EndCombo();
+    }
+    const std::vector<StageId> stages = ChapterReader::stagesIn(reader.file());
+    if (!stages.empty()) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("stages:");
+    }
+    for (StageId stage : stages) {
+        const StageInfo& s = stageInfo(stage);
+        const std::string label = fmt::format("{} {}", s.number, s.key);
+        ImGui::SameLine();
+        if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize(label.c_str()).x + ImGui::GetFontSize()) ImGui::NewLine();
+        // The stage at the token step shown (its layer, or the first), if the run has reached it.
+        const int layer = s.inBlock ? std::max(c.current->layer, 0) : -1;
+        const StageRecord* r = findRecord(c.snap.records, c.current->step, layer, stage);
+        ImGui::BeginDisabled(r == nullptr);
+        if (ImGui::SmallButton(label.c_str()) && r) c.view.selectedRecord = r->index;
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s", r ? "show this stage" : "the run has not reached this stage at this token step");
+    }
+}
+
+// One block of the document, its list marker hanging in the indentation.
+void drawBlock(PanelContext& c, ChapterReader& reader, const ChapterBlock& b, int index, std::string& clicked) {
+    if (!b.marker.empty()) {
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const float width = ImGui::CalcTextSize(b.marker.c_str()).x;
+        ImGui::GetWindowDrawList()->AddText(ImVec2(at.x - width - ImGui::GetFontSize() * 0.4f, at.y), ImGui::GetColorU32(ImGuiCol_Text), b.marker.c_str());
+    }
+    switch (b.kind) {
+    case ChapterBlock::Kind::Heading:
+        if (index > 0) ImGui::Spacing();
+        if (!reader.scrollTarget().empty() && reader.scrollTarget() == b.anchor) ImGui::SetScrollHereY(0), reader.scrolled();
+        drawSpans(c, b.spans, true, clicked);
+        if (b.level <= 2) ImGui::Separator();
+        break;
+    case ChapterBlock::Kind::Paragraph: drawSpans(c, b.spans, false, clicked); break;
+    case ChapterBlock::Kind::Code: drawCode(b, index); break;
+    case ChapterBlock::Kind::Table: drawTable(c, b, index, clicked); break;
+    case ChapterBlock::Kind::Rule: ImGui::Separator(); break;
+    }
+}
+
+// The document, scrolling: blocks far out of sight take their height measured when last drawn;
+// an exercise's check is folded behind a button until opened. Returns the link clicked, if any.
+std::string drawChapterDocument(PanelContext& c, ChapterReader& reader) {
     if (reader.scrollToTop()) ImGui::SetScrollY(0), reader.scrolled();
     const ChapterDocument& doc = reader.document();
     const float indent = ImGui::GetFontSize() * 1.5f;
@@ -233,29 +250,27 @@ void drawChapterPanel(PanelContext& c) {
             if (b.depth > 0) ImGui::Unindent(indent * float(b.depth));
             continue;
         }
-        if (!b.marker.empty()) {
-            // The bullet or number hangs in the indentation, left of the item's text.
-            const ImVec2 at = ImGui::GetCursorScreenPos();
-            const float width = ImGui::CalcTextSize(b.marker.c_str()).x;
-            ImGui::GetWindowDrawList()->AddText(ImVec2(at.x - width - ImGui::GetFontSize() * 0.4f, at.y),
-                                                ImGui::GetColorU32(ImGuiCol_Text), b.marker.c_str());
-        }
-        switch (b.kind) {
-        case ChapterBlock::Kind::Heading:
-            if (i > 0) ImGui::Spacing();
-            if (!reader.scrollTarget().empty() && reader.scrollTarget() == b.anchor) ImGui::SetScrollHereY(0), reader.scrolled();
-            drawSpans(c, b.spans, true, clicked);
-            if (b.level <= 2) ImGui::Separator();
-            break;
-        case ChapterBlock::Kind::Paragraph: drawSpans(c, b.spans, false, clicked); break;
-        case ChapterBlock::Kind::Code: drawCode(b, i); break;
-        case ChapterBlock::Kind::Table: drawTable(c, b, i, clicked); break;
-        case ChapterBlock::Kind::Rule: ImGui::Separator(); break;
-        }
+        drawBlock(c, reader, b, i, clicked);
         ImGui::Spacing();
         if (b.depth > 0) ImGui::Unindent(indent * float(b.depth));
         heights.height[size_t(i)] = ImGui::GetCursorPosY() - top;
     }
+    return clicked;
+}
+}  // namespace
+
+void drawChapterPanel(PanelContext& c) {
+    if (!c.current) {
+        ImGui::TextDisabled("No stage yet.");
+        return;
+    }
+    ChapterReader& reader = c.view.chapter;
+    reader.showStage(c.chaptersDir, c.current->info());
+    drawChapterHeading(c.current->info(), reader);
+    if (!c.exporting) drawChapterChoices(c, reader);
+    ImGui::Separator();
+    ImGui::BeginChild("chapter");
+    const std::string clicked = drawChapterDocument(c, reader);
     ImGui::EndChild();
     // Followed after drawing: the document the loop read changes.
     if (!clicked.empty() && !reader.followLink(clicked)) ImGui::SetClipboardText(clicked.c_str());

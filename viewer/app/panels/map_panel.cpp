@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "panels.h"
 #include "stages/numbering.h"
@@ -93,103 +94,86 @@ void haloText(const MapCanvas& cv, ImVec2 at, const std::string& text) {
     smallText(cv.dl, at, kLabel, text, cv.small);
 }
 
+// An arrow along its route (state/forward_map_routes.cpp), its head pointing along the last segment.
+void drawRoute(const MapCanvas& cv, const MapRoute& route, ImU32 colour, float thickness, float head) {
+    std::vector<ImVec2> points;
+    for (const MapPoint& p : route.points) points.push_back(cv.at(p.x, p.y));
+    cv.dl->AddPolyline(points.data(), int(points.size()), colour, 0, thickness);
+    const ImVec2 tip = points.back(), from = points[points.size() - 2];
+    const float length = std::max(1e-3f, std::hypot(tip.x - from.x, tip.y - from.y));
+    arrowHead(cv.dl, tip, ImVec2((tip.x - from.x) / length, (tip.y - from.y) / length), head, colour);
+}
+
+// A side input's stub is named after its box, left of the stub.
+void labelSideInput(const MapCanvas& cv, const MapBox& from, const MapBox& to, ImVec2 start) {
+    std::string name = fitSmall(from.label, cv.s * 1.0f, cv.small);
+    ImVec2 at(start.x - smallWidth(name, cv.small) + cv.s * 0.4f, start.y - cv.small - 4);
+    // No room left of the box (the map's first column in a narrow layout): above the box.
+    if (at.x < cv.origin.x + 2) at = ImVec2(cv.origin.x + 2, cv.at(0, to.y).y - cv.small - 3);
+    smallText(cv.dl, at, kResidual, name, cv.small);
+}
+
+// Q, K and V's shapes one a line, each right of its own arrow as far as the column allows.
+// Returns the label drawn.
+std::string labelLane(const MapCanvas& cv, const MapBox& f, const MapBox& t, ImVec2 p0, const std::string& label) {
+    const int index = int((f.x - t.x) / (t.w / 3) + 0.01f);
+    const float left = cv.at(t.x, 0).x, right = cv.at(t.x + t.w, 0).x;
+    std::string l = fitSmall(label, right - left - 4, cv.small);
+    const float x = std::max(left + 2, std::min(p0.x + 4, right - smallWidth(l, cv.small) - 2));
+    haloText(cv, ImVec2(x, p0.y + 2 + float(index) * (cv.small + 3)), l);
+    return l;
+}
+
+// Right of the arrow, light on the dark panel (legible projected); a shape wider than the column's
+// right half moves left over the arrow, on a halo, to end at its edge. Returns the label drawn.
+std::string labelDown(const MapCanvas& cv, const MapBox& f, const MapBox& t, ImVec2 p0, const std::string& label) {
+    const float left = cv.at(std::min(f.x, t.x), 0).x, right = cv.at(std::max(f.x + f.w, t.x + t.w), 0).x;
+    std::string l = fitSmall(label, right - left - 4, cv.small);
+    const float x = std::max(left + 2, std::min(p0.x + 4, right - smallWidth(l, cv.small)));
+    if (x < p0.x + 4) haloText(cv, ImVec2(x, p0.y + 1), l);
+    else smallText(cv.dl, ImVec2(x, p0.y + 1), kLabel, l, cv.small);
+    // A shape cut to the column's width reads whole on hover.
+    if (l != label && hoveringRect(ImVec2(left, p0.y), ImVec2(right, p0.y + cv.small + 2))) ImGui::SetTooltip("%s", label.c_str());
+    return l;
+}
+
+// Under the box the arrow leaves, as wide as the box. Returns the label drawn.
+std::string labelAcross(const MapCanvas& cv, const MapBox& f, const std::string& label) {
+    const std::string l = fitSmall(label, f.w * cv.s, cv.small);
+    const ImVec2 at = cv.at(f.x, f.y + f.h + 0.2f);
+    smallText(cv.dl, ImVec2(at.x + 2, at.y + 1), kLabel, l, cv.small);
+    return l;
+}
+
 // Arrows first, so boxes cover their ends. `laneShapesWhole` says whether Q/K/V's shapes were
 // drawn whole (nullopt: none drawn), `cutShape` the first arrow's shape that was cut ("" when none).
 void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanvas& cv, std::optional<bool>& laneShapesWhole, std::string& cutShape) {
-    const float gapMid = 0.55f;  // units right of a column where cross-column arrows run
     laneShapesWhole.reset();
     cutShape.clear();
+    const float head = std::max(5.0f, cv.s * 0.12f);
     for (size_t i = 0; i < map.arrows.size(); ++i) {
         const MapArrow& a = map.arrows[i];
         const MapBox &f = map.boxes[size_t(a.from)], &t = map.boxes[size_t(a.to)];
         const std::string& label = view.arrows[i].shape;
-        const float head = std::max(5.0f, cv.s * 0.12f);
-        // Into a lower band (a narrow layout): down from `from`, along the gap above `to`'s band.
-        const float bandGapY = t.y - 0.95f;
-        if (a.side) {
-            if (f.column == t.column || f.column == 0) {
-                // A side input from before the blocks (RoPE angles, the mask): a stub into the box's left side.
-                ImVec2 tip = cv.at(t.x, t.y + t.h / 2), start(tip.x - cv.s * 0.45f, tip.y);
-                cv.dl->AddLine(start, tip, kResidual, 1.5f);
-                arrowHead(cv.dl, tip, ImVec2(1, 0), head * 0.8f, kResidual);
-                std::string from = fitSmall(f.label, cv.s * 1.0f, cv.small);
-                ImVec2 at(start.x - smallWidth(from, cv.small) + cv.s * 0.4f, tip.y - cv.small - 4);
-                // No room left of the box (the map's first column in a narrow layout): above the box.
-                if (at.x < cv.origin.x + 2) at = ImVec2(cv.origin.x + 2, cv.at(0, t.y).y - cv.small - 3);
-                smallText(cv.dl, at, kResidual, from, cv.small);
-                continue;
-            }
-            // The residual stream: from the right side of `from`, down the gap, into `to`'s left side
-            // (from a band above: along the band gap, then down the left edge of `to`'s column).
-            float gx = f.x + f.w + gapMid * 0.5f;
-            ImVec2 p0 = cv.at(f.x + f.w, f.y + f.h / 2), p1 = cv.at(gx, f.y + f.h / 2), p3 = cv.at(t.x, t.y + t.h / 2);
-            if (t.band > f.band) {
-                const float y = bandGapY + 0.15f, x = t.x - 0.15f;
-                ImVec2 pts[] = {p0, p1, cv.at(gx, y), cv.at(x, y), cv.at(x, t.y + t.h / 2), p3};
-                cv.dl->AddPolyline(pts, 6, kResidual, 0, 2.0f);
-            } else {
-                ImVec2 pts[] = {p0, p1, cv.at(gx, t.y + t.h / 2), p3};
-                cv.dl->AddPolyline(pts, 4, kResidual, 0, 2.0f);
-            }
-            arrowHead(cv.dl, p3, ImVec2(1, 0), head, kResidual);
+        const RouteKind kind = a.route.kind;
+        if (kind == RouteKind::SideInput) {
+            drawRoute(cv, a.route, kResidual, 1.5f, head * 0.8f);
+            labelSideInput(cv, f, t, cv.at(a.route.points.front().x, a.route.points.front().y));
             continue;
         }
-        if (f.column == t.column) {
-            ImVec2 p0 = cv.at(f.x + f.w / 2, f.y + f.h), p1 = cv.at(t.x + t.w / 2, t.y);
-            const bool lane = f.key.starts_with("qkv.") && map.laneShapeRows;
-            if (p0.x != p1.x) {  // lanes: elbow through the gap's middle (under their shapes, when they have rows)
-                float my = lane ? p1.y - cv.s * 0.22f : (p0.y + p1.y) / 2;
-                ImVec2 pts[] = {p0, ImVec2(p0.x, my), ImVec2(p1.x, my), p1};
-                cv.dl->AddPolyline(pts, 4, kArrow, 0, 1.5f);
-            } else {
-                cv.dl->AddLine(p0, p1, kArrow, 1.5f);
-            }
-            arrowHead(cv.dl, p1, ImVec2(0, 1), head, kArrow);
-            if (label.empty()) continue;
-            if (lane) {
-                // Q, K and V's shapes one a line, each right of its own arrow as far as the column allows.
-                const int index = int((f.x - t.x) / (t.w / 3) + 0.01f);
-                const float left = cv.at(t.x, 0).x, right = cv.at(t.x + t.w, 0).x;
-                std::string l = fitSmall(label, right - left - 4, cv.small);
-                const float x = std::max(left + 2, std::min(p0.x + 4, right - smallWidth(l, cv.small) - 2));
-                haloText(cv, ImVec2(x, p0.y + 2 + float(index) * (cv.small + 3)), l);
-                laneShapesWhole = laneShapesWhole.value_or(true) && l == label;
-                if (l != label && cutShape.empty()) cutShape = label;
-                continue;
-            }
-            // Right of the arrow, light on the dark panel (legible projected); a shape wider than
-            // the column's right half moves left over the arrow, on a halo, to end at its edge.
-            const float left = cv.at(std::min(f.x, t.x), 0).x, right = cv.at(std::max(f.x + f.w, t.x + t.w), 0).x;
-            std::string l = fitSmall(label, right - left - 4, cv.small);
-            if (l != label && cutShape.empty()) cutShape = label;
-            const float x = std::max(left + 2, std::min(p0.x + 4, right - smallWidth(l, cv.small)));
-            if (x < p0.x + 4) haloText(cv, ImVec2(x, p0.y + 1), l);
-            else smallText(cv.dl, ImVec2(x, p0.y + 1), kLabel, l, cv.small);
-            // A shape cut to the column's width reads whole on hover.
-            if (l != label && hoveringRect(ImVec2(left, p0.y), ImVec2(right, p0.y + cv.small + 2))) ImGui::SetTooltip("%s", label.c_str());
-        } else {
-            ImVec2 p0 = cv.at(f.x + f.w / 2, f.y + f.h), p1 = cv.at(f.x + f.w / 2, f.y + f.h + 0.2f);
-            if (t.band > f.band) {
-                // Into the next band: down to the gap above it, along it, down into `to`'s top.
-                ImVec2 pts[] = {p0, cv.at(f.x + f.w / 2, bandGapY), cv.at(t.x + t.w / 2, bandGapY), cv.at(t.x + t.w / 2, t.y)};
-                cv.dl->AddPolyline(pts, 4, kArrow, 0, 1.5f);
-                arrowHead(cv.dl, pts[3], ImVec2(0, 1), head, kArrow);
-            } else {
-                // To the next column's top: down, along the bottom gap, up the gap between columns, in.
-                float gx = t.x - gapMid;
-                ImVec2 p2 = cv.at(gx, f.y + f.h + 0.2f), p3 = cv.at(gx, t.y - 0.22f), p4 = cv.at(t.x + t.w / 2, t.y - 0.22f), p5 = cv.at(t.x + t.w / 2, t.y);
-                ImVec2 pts[] = {p0, p1, p2, p3, p4, p5};
-                cv.dl->AddPolyline(pts, 6, kArrow, 0, 1.5f);
-                arrowHead(cv.dl, p5, ImVec2(0, 1), head, kArrow);
-            }
-            if (!label.empty()) {
-                const std::string l = fitSmall(label, f.w * cv.s, cv.small);
-                if (l != label && cutShape.empty()) cutShape = label;
-                smallText(cv.dl, ImVec2(p1.x - f.w * cv.s / 2 + 2, p1.y + 1), kLabel, l, cv.small);
-            }
+        if (kind == RouteKind::Residual) {
+            drawRoute(cv, a.route, kResidual, 2.0f, head);
+            continue;
         }
+        drawRoute(cv, a.route, kArrow, 1.5f, head);
+        if (label.empty()) continue;
+        const ImVec2 below = cv.at(f.x + f.w / 2, f.y + f.h);  // the middle of the box's bottom edge
+        const std::string drawn = kind == RouteKind::Lane     ? labelLane(cv, f, t, below, label)
+                                  : kind == RouteKind::Across ? labelAcross(cv, f, label)
+                                                              : labelDown(cv, f, t, below, label);
+        if (kind == RouteKind::Lane) laneShapesWhole = laneShapesWhole.value_or(true) && drawn == label;
+        if (drawn != label && cutShape.empty()) cutShape = label;
     }
-
 }
 
 // Boxes: lit when shown, blue when they ran at this step, grey before, hatched when skipped. A
