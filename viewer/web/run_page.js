@@ -479,8 +479,16 @@ const RunPage = (() => {
         heads.append(el('button', { class: 'head' + (h === state.head ? ' lit' : ''), 'data-head': h + 1, onclick: () => chooseInAttention({ head: h }) }, `head ${h + 1}`));
       const cv = $('heatmap');
       const size = Math.max(6, Math.min(34, Math.floor(560 / Math.max(a.cols, a.rows))));
-      const labelW = 90, labelH = 16;
-      this.drawn = { run, a, head: state.head, size, labelW, labelH };
+      this.drawn = { run, a, head: state.head, size, labelW: 90, labelH: 16 };
+      this.paint(cv, this.drawn, state.cell);
+      const zoom = $('heat-zoom'), wrap = $('heat-wrap');
+      zoom.value = state.heatZoom;
+      const factor = Number(zoom.value);
+      wrap.classList.toggle('zoomed', !!factor);
+      cv.style.width = factor ? `${cv.width * factor}px` : '';
+    },
+    // The head's probabilities, the masked cells grey, the chosen cell outlined.
+    paint(cv, { run, a, head, size, labelW, labelH }, cell) {
       cv.width = labelW + a.cols * size;
       cv.height = labelH + a.rows * size;
       cv.dataset.size = size; cv.dataset.labelW = labelW; cv.dataset.labelH = labelH;
@@ -494,20 +502,15 @@ const RunPage = (() => {
         g.fillStyle = '#333';
         g.fillText(`${q} ${pieceAt(run, q)}`.slice(0, 12), 2, labelH + r * size + size / 2);
         for (let k = 0; k < a.cols; k++) {
-          g.fillStyle = maskAt(run, a, r, k) === -Infinity ? '#bbb' : colour(probAt(a, state.head, r, k));
+          g.fillStyle = maskAt(run, a, r, k) === -Infinity ? '#bbb' : colour(probAt(a, head, r, k));
           g.fillRect(labelW + k * size, labelH + r * size, size - 1, size - 1);
         }
       }
       if (size >= 10) for (let k = 0; k < a.cols; k += Math.ceil(12 / size)) { g.fillStyle = '#333'; g.fillText(String(k), labelW + k * size, labelH / 2); }
-      if (cellIn(a, state.cell)) {
+      if (cellIn(a, cell)) {
         g.strokeStyle = '#e08000'; g.lineWidth = 2;
-        g.strokeRect(labelW + state.cell.k * size, labelH + (state.cell.q - a.startPos) * size, size - 1, size - 1);
+        g.strokeRect(labelW + cell.k * size, labelH + (cell.q - a.startPos) * size, size - 1, size - 1);
       }
-      const zoom = $('heat-zoom'), wrap = $('heat-wrap');
-      zoom.value = state.heatZoom;
-      const factor = Number(zoom.value);
-      wrap.classList.toggle('zoomed', !!factor);
-      cv.style.width = factor ? `${cv.width * factor}px` : '';
     },
     // The cell under a pointer (or a tap), in the canvas's own pixels whatever its shown size.
     cellAt(e) {
