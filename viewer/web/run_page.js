@@ -188,50 +188,651 @@ function cellBox(b, c, j, attrs = {}) {
 
 // The run page, one per document: RunPage.show(data, opts) draws a run and navigates it. The live
 // page (web/page) calls it again at every step with the run recorded so far: the same page is
-// redrawn in place, keeping what the reader chose (the head, the zoom, the folded tokens, the
-// temperature), with the key, address and button handlers installed by the first show.
+// redrawn in place, keeping what the reader chose, with the handlers installed by the first show.
 // opts.start: the stage to show first when the address names none (default: the first);
 // opts.pastEnd(kind): called when the next stage, layer or token step is past the stages shown
 // ('stage', 'layer', 'token'): the live page steps its run on.
+//
+// Its parts: `run`, the run shown and its indexes (replaced by each show); `state`, what the
+// reader chose (kept from one show to the next); the views, one per panel, each redrawing its
+// elements in place from the two (render(run, state)) and adding its fixed elements' handlers once
+// (install); navigation and the address. A handler changes the state and redraws the views that
+// show what it changed.
 const RunPage = (() => {
-  // The run shown and its indexes, replaced by each show.
-  let data, pageOpts, catalog, stages, byPlace, steps, attention, masks, lens, mapViews;
-  // What the reader chose, kept from one show to the next.
-  const state = { i: 0, head: 0, cell: null, sweep: 4 };
+  // The run shown, replaced by each show.
+  let run;
+  // What the reader chose: the stage (an index into the run's stages), the attention head and
+  // cell, the sweep's temperature (an index), the heatmap's zoom, the token strip folded (decided
+  // by the first run's length), the layer the map shows for a stage outside the layers, the lens's
+  // window and the step it was placed for, the comparison's step; and whether the last click was
+  // in the attention panel (↑/↓ then change the head).
+  const state = { i: 0, head: 0, cell: null, sweep: 4, heatZoom: 'fit', tokensFolded: undefined, mapLayer: 0,
+                  lensStep: undefined, lensFrom: 0, compareStep: 'all', inAttention: false };
 
-  function setRun(run, opts) {
-    data = run;
-    pageOpts = opts;
-    catalog = new Map(data.catalog.map(c => [c.key, c]));
-    stages = data.stages;
-    byPlace = new Map();  // "step|layer|key" -> first stage index
-    stages.forEach((s, i) => {
+  // The run's data and the indexes the views look places up in.
+  function indexRun(data, opts) {
+    const byPlace = new Map();  // "step|layer|key" -> first stage index
+    data.stages.forEach((s, i) => {
       const k = `${s.step}|${s.layer}|${s.key}`;
       if (!byPlace.has(k)) byPlace.set(k, i);
     });
-    steps = new Map(data.steps.map(s => [s.step, s]));
-    attention = new Map(data.attention.map(a => [`${a.step}|${a.layer}`, a]));
-    masks = new Map(data.masks.map(m => [m.step, m]));
-    lens = new Map(data.lens.map(l => [l.step, l]));
-    mapViews = new Map(data.map.views.map(v => [`${v.step}|${v.layer}`, v]));
+    return {
+      data, opts, byPlace, stages: data.stages,
+      catalog: new Map(data.catalog.map(c => [c.key, c])),
+      steps: new Map(data.steps.map(s => [s.step, s])),
+      attention: new Map(data.attention.map(a => [`${a.step}|${a.layer}`, a])),
+      masks: new Map(data.masks.map(m => [m.step, m])),
+      lens: new Map(data.lens.map(l => [l.step, l])),
+      mapViews: new Map(data.map.views.map(v => [`${v.step}|${v.layer}`, v])),
+    };
   }
 
   const stepLabel = step => step === 0 ? 'step 0 (prefill)' : `step ${step}`;
-  const tokenAt = pos => data.tokens[pos];
-  const pieceAt = pos => (tokenAt(pos) ? tokenAt(pos).piece : '?');
+  const pieceAt = (run, pos) => (run.data.tokens[pos] ? run.data.tokens[pos].piece : '?');
+  const attentionAt = (run, s) => run.attention.get(`${s.step}|${s.layer}`);
+  const probAt = (a, head, r, k) => a.probsF[(head * a.rows + r) * a.cols + k];
+  // The mask's value at an attention cell (0 when the step's mask is not of the attention's shape).
+  function maskAt(run, a, r, k) {
+    const m = run.masks.get(a.step);
+    return m && m.rows === a.rows && m.cols === a.cols ? m.valuesF[r * a.cols + k] : 0;
+  }
+  // The chosen cell, when the attention shown has it.
+  const cellIn = (a, cell) => cell && cell.q >= a.startPos && cell.q < a.startPos + a.rows && cell.k < a.cols;
+  function findIn(run, step, layer, key) {
+    const i = run.byPlace.get(`${step}|${layer}|${key}`);
+    return i === undefined ? -1 : i;
+  }
+
+  // ---- views: each redraws its panel from the run and the state ----
+
+  // The header: the run's prompt, model and settings, what-if and comparison.
+  const headerView = {
+    render(run) {
+      const m = run.data.model, r = run.data.run, data = run.data;
+      $('title').textContent = 'Llama run: ' + JSON.stringify(r.prompt);
+      $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
+        `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
+      $('what-if').hidden = !data.whatIf && !data.grammar;
+      $('what-if').textContent = [data.whatIf ? 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.' : '',
+        data.grammar ? `Constrained by a grammar (${data.grammar}): tokens it did not allow were never sampled.` : ''].filter(Boolean).join(' ');
+      const banner = $('compare-banner'), c = data.compare;
+      banner.hidden = !c;
+      if (!c) return;
+      const f = c.first;
+      banner.textContent = f
+        ? `Compared with ${c.nameB}: first divergence at ${stepLabel(f.step)}, ${f.where || 'outside the layers'}, stage ${f.key}` + (f.tensor ? `, tensor ${f.tensor}` : '') + ` (${f.text}${f.note ? ', ' + f.note : ''}).`
+        : `Compared with ${c.nameB}: no divergence.`;
+      if (f) banner.append(' ', el('a', { href: '#', text: 'go there', onclick: e => { e.preventDefault(); go(f.stage); } }));
+    },
+  };
+
+  // A patch trace's heatmap: share of the logit difference recovered per layer (rows) and position
+  // or head (columns); a click opens the cell's stage in both runs.
+  const patchView = {
+    render(run) {
+      const p = run.data.patch;
+      $('patch-panel').hidden = !p;
+      if (!p) return;
+      $('patch-about').textContent = `The ${p.site === 'head' ? 'output of one head (at every position)' : p.site + ' output at one position'} of one layer ` +
+        `from the clean run ${JSON.stringify(p.clean)} into the corrupted run ${JSON.stringify(p.corrupt)}; answer ${JSON.stringify(p.answer)} against ${JSON.stringify(p.wrong)}.`;
+      const t = $('patch-grid');
+      t.replaceChildren(el('tr', {}, el('th', { text: 'layer' }), ...p.labels.map(l => el('th', { text: l }))));
+      p.cells.forEach((row, l) => {
+        const tr = el('tr', {}, el('th', { text: String(l + 1) }));
+        row.forEach((cell, c) => {
+          const td = el('td', { text: cell.recovered.toFixed(2), title: cell.text });
+          td.style.background = patchColour(cell.recovered);
+          td.dataset.layer = l + 1;
+          td.dataset.column = c + 1;
+          td.onmouseenter = () => { $('patch-readout').textContent = cell.text; };
+          td.onclick = () => patchView.open(run, l, c, td);
+          tr.append(td);
+        });
+        t.append(tr);
+      });
+    },
+    open(run, l, c, td) {
+      const p = run.data.patch, layer = p.layers[l];
+      document.querySelectorAll('#patch-grid td.chosen').forEach(x => x.classList.remove('chosen'));
+      td.classList.add('chosen');
+      $('patch-readout').textContent = p.cells[l][c].text;
+      const perStage = run.data.compare.perStage;
+      $('patch-stage').textContent = layer.stage === null ? `The runs did not record ${p.stageKey} at layer ${l + 1}.`
+        : `${p.stageKey}, layer ${l + 1}, in both runs. Clean run: ${layer.clean || 'no summary'}. Corrupted run: ${layer.corrupt || 'no summary'}.` +
+          (perStage[layer.stage] ? ` Largest |clean - corrupted|: ${perStage[layer.stage]}.` : '') +
+          ' The panels below show the clean run at that stage; Compare pairs it with the corrupted one.';
+      if (layer.stage !== null) go(layer.stage);
+    },
+  };
+
+  // The prompt's and the generated tokens, those of the step shown marked. A long prompt's strip
+  // folds to one line (folded at first on a phone); a button opens it.
+  const tokensView = {
+    install() {
+      $('tokens-toggle').addEventListener('click', () => { state.tokensFolded = !state.tokensFolded; draw(tokensView); });
+    },
+    render(run, state) {
+      const s = run.stages[state.i], tokens = run.data.tokens;
+      const box = $('tokens');
+      box.textContent = '';
+      if (state.tokensFolded === undefined) state.tokensFolded = tokens.length > 24 && window.innerWidth < 760;
+      box.classList.toggle('folded', state.tokensFolded);
+      const toggle = $('tokens-toggle');
+      toggle.textContent = state.tokensFolded ? `Show all ${tokens.length} tokens ▾` : `Fold the ${tokens.length} tokens to one line ▴`;
+      toggle.setAttribute('aria-expanded', String(!state.tokensFolded));
+      const st = run.steps.get(s.step);
+      const seqLen = st ? st.seqLen : 0;
+      tokens.forEach((t, pos) => {
+        const inStep = pos >= s.startPos && pos < s.startPos + seqLen;
+        box.append(el('span', { class: 'token' + (t.generated ? ' generated' : '') + (t.special ? ' special' : '') + (inStep ? ' in-step' : ''),
+          title: `position ${pos} · id ${t.id}${t.generated ? ' · generated' : ''}` }, el('sub', { text: String(pos) }), t.piece));
+      });
+    },
+  };
+
+  // The viewer's map (state/forward_map.h), drawn in its own units: SVG scales it to the page.
+  const mapView = {
+    render(run, state) {
+      const s = run.stages[state.i], m = run.data.map;
+      const layer = s.layer >= 0 ? s.layer : state.mapLayer;
+      const view = run.mapViews.get(`${s.step}|${layer}`);
+      $('map-where').textContent = `· ${stepLabel(s.step)} · the block shows layer ${layer + 1} of ${m.layers}`;
+      const tabs = $('map-layers');
+      tabs.textContent = '';
+      for (let l = 0; l < m.layers; l++)
+        tabs.append(el('button', { class: 'head' + (l === layer ? ' lit' : ''), 'data-map-layer': l + 1, onclick: () => {
+          const j = s.layer >= 0 ? findIn(run, s.step, l, s.key) : -1;
+          const first = run.stages.findIndex(t => t.step === s.step && t.layer === l);
+          if (j >= 0) go(j); else if (first >= 0) go(first);
+        } }, `layer ${l + 1}`));
+      const root = $('map');
+      root.textContent = '';
+      root.setAttribute('viewBox', `-0.4 0 ${m.width + 0.8} ${m.height + 0.3}`);
+      for (const sec of m.sections) {
+        root.append(svg('rect', { class: 'map-section' + (sec.block ? ' block' : ''), x: sec.x, y: sec.y, width: sec.w, height: sec.h, rx: 0.1 }));
+        root.append(svg('text', { class: 'map-section-title', x: sec.x + 0.1, y: sec.y - 0.08 }, sec.block ? `${sec.title} × ${m.layers} (layer ${layer + 1} shown)` : sec.title));
+      }
+      const labels = mapView.arrows(root, m, view);
+      const skipped = new Set(view ? view.skipped : []);
+      m.boxes.forEach((b, i) => {
+        const lit = b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
+        const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : ''), 'data-box': b.key });
+        g.append(svg('title', {}, `${b.number}. ${b.title}`));
+        g.append(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h }));
+        g.append(svg('text', { x: b.x + 0.08, y: b.y + b.h / 2 + 0.07 }, b.label));
+        g.addEventListener('click', () => {
+          const j = findIn(run, s.step, b.inBlock ? layer : -1, b.stage);
+          if (j >= 0) go(j);
+        });
+        root.append(g);
+      });
+      placeLabels(root, labels, m.boxes);
+    },
+    // Draws the arrows; returns their shape labels, drawn last (over the boxes, each on a white halo).
+    arrows(root, m, view) {
+      const labelled = new Set();    // a box's output fanning out to several boxes is labelled once
+      const labels = [];
+      const intoTarget = new Map();  // labels already placed on arrows into a box: the next one goes below
+      m.arrows.forEach((a, i) => {
+        const f = m.boxes[a.from], t = m.boxes[a.to];
+        const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
+        const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
+        const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
+        const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
+        g.append(svg('line', { x1, y1, x2, y2 }));
+        root.append(g);
+        const shape = view ? view.arrows[i] : '';
+        if (!shape || a.side || labelled.has(`${a.from}|${shape}`)) return;
+        labelled.add(`${a.from}|${shape}`);
+        // Arrows that meet at one box (xq, xk, xv into the heads' split) get one line each.
+        const n = intoTarget.get(a.to) || 0;
+        intoTarget.set(a.to, n + 1);
+        // Down a column: beside the arrow's middle. Across (into another column or a side box): just
+        // before the box it enters, ending there, so it runs along the gap rather than over a box.
+        const x = down ? (x1 + x2) / 2 + 0.05 : x2 - 0.04, y = (down ? (y1 + y2) / 2 + 0.05 : y2 - 0.06) - (down ? 0 : n * 0.2);
+        // Across, the label may also sit just above the box it enters, inside its column.
+        labels.push({ el: svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x, y, 'text-anchor': down ? 'start' : 'end' }, shape),
+                      above: down ? null : { x: t.x + 0.05, y: t.y - 0.12 } });
+      });
+      return labels;
+    },
+  };
+
+  // The stages of the step shown, the current one marked.
+  const timelineView = {
+    render(run, state) {
+      const s = run.stages[state.i], compare = run.data.compare;
+      const list = $('timeline');
+      list.textContent = '';
+      let current = null;
+      run.stages.forEach((t, j) => {
+        if (t.step !== s.step) return;
+        const c = run.catalog.get(t.key);
+        const item = el('li', { class: 'stage-item' + (j === state.i ? ' current' : ''), 'data-index': j, onclick: () => go(j) },
+          el('span', { class: 'num', text: String(c.number) }), ' ', c.title, t.where ? el('span', { class: 'muted', text: ' · ' + t.where }) : '');
+        if (compare && compare.perStage[j]) item.append(el('span', { class: 'diff-mark', text: ' Δ ' + compare.perStage[j] }));
+        if (j === state.i) current = item;
+        list.append(item);
+      });
+      // Scroll the list only (scrollIntoView would scroll the page too, and an opened link would not start at the top).
+      if (current) list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2);
+    },
+  };
+
+  // The stage shown: its title, place, message, chapter and tensors.
+  const stageView = {
+    render(run, state) {
+      const s = run.stages[state.i], c = run.catalog.get(s.key);
+      $('stage-title').textContent = `Stage ${c.number} · ${c.title}`;
+      $('stage-where').textContent = [s.where, stepLabel(s.step), `start position ${s.startPos}`, `key ${s.key}`].filter(Boolean).join(' · ');
+      $('stage-message').textContent = s.message;
+      const ch = $('stage-chapter');
+      ch.textContent = '';
+      if (c.link) ch.append('Read: ', el('a', { href: c.link, target: '_top', text: `${c.chapter}, section “${c.title}”` }));
+      else ch.append(`Read: chapters/${c.chapter}, section “${c.title}” (anchor stage: ${s.key})`);
+      const shapes = $('shapes');
+      shapes.textContent = '';
+      for (const t of s.tensors) {
+        shapes.append(el('div', { class: 'shape-box', 'data-tensor': t.name },
+          el('div', { class: 'shape-name', text: t.name }), el('code', { class: 'shape', text: t.shape }), el('div', { class: 'muted', text: t.dtype }),
+          t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : ''));
+      }
+    },
+  };
+
+  // The layer's attention: a button per head and the chosen head's heatmap, zoomed 1x-8x inside a
+  // scrolling frame (scroll or drag to pan) or fitted; a click on a cell chooses it.
+  const attentionView = {
+    drawn: null,    // the attention drawn and its geometry: what a pointer on the canvas reads
+    drag: null,     // where a drag of the zoomed heatmap started
+    panned: false,  // the end of a drag that panned picks no cell
+    install() {
+      const cv = $('heatmap'), wrap = $('heat-wrap'), zoom = $('heat-zoom');
+      cv.addEventListener('pointermove', e => this.readOut(e));
+      cv.addEventListener('click', e => {
+        const c = this.cellAt(e);
+        if (!c || this.panned) return;
+        this.readOut(e);
+        chooseInAttention({ cell: { q: this.drawn.a.startPos + c.r, k: c.k } });
+      });
+      zoom.addEventListener('change', () => { state.heatZoom = zoom.value; draw(attentionView); });
+      wrap.addEventListener('pointerdown', e => {
+        if (!Number(state.heatZoom) || e.pointerType !== 'mouse') return;
+        this.drag = { x: e.clientX, y: e.clientY, left: wrap.scrollLeft, top: wrap.scrollTop };
+        this.panned = false;
+      });
+      wrap.addEventListener('pointermove', m => {
+        const d = this.drag;
+        if (!d || !m.buttons) return;
+        this.panned = this.panned || Math.hypot(m.clientX - d.x, m.clientY - d.y) > 4;
+        wrap.scrollLeft = d.left - (m.clientX - d.x), wrap.scrollTop = d.top - (m.clientY - d.y);
+      });
+    },
+    render(run, state) {
+      const a = attentionAt(run, run.stages[state.i]);
+      $('attention').hidden = !a;
+      if (!a) return;
+      $('attention-where').textContent = `· layer ${a.layer + 1} · ${stepLabel(a.step)} · head ${state.head + 1} of ${a.heads}`;
+      const heads = $('heads');
+      heads.textContent = '';
+      for (let h = 0; h < a.heads; h++)
+        heads.append(el('button', { class: 'head' + (h === state.head ? ' lit' : ''), 'data-head': h + 1, onclick: () => chooseInAttention({ head: h }) }, `head ${h + 1}`));
+      const cv = $('heatmap');
+      const size = Math.max(6, Math.min(34, Math.floor(560 / Math.max(a.cols, a.rows))));
+      this.drawn = { run, a, head: state.head, size, labelW: 90, labelH: 16 };
+      this.paint(cv, this.drawn, state.cell);
+      const zoom = $('heat-zoom'), wrap = $('heat-wrap');
+      zoom.value = state.heatZoom;
+      const factor = Number(zoom.value);
+      wrap.classList.toggle('zoomed', !!factor);
+      cv.style.width = factor ? `${cv.width * factor}px` : '';
+    },
+    // The head's probabilities, the masked cells grey, the chosen cell outlined.
+    paint(cv, { run, a, head, size, labelW, labelH }, cell) {
+      cv.width = labelW + a.cols * size;
+      cv.height = labelH + a.rows * size;
+      cv.dataset.size = size; cv.dataset.labelW = labelW; cv.dataset.labelH = labelH;
+      const g = cv.getContext('2d');
+      g.fillStyle = '#fff'; g.fillRect(0, 0, cv.width, cv.height);
+      g.font = `${Math.min(12, size)}px sans-serif`;
+      g.fillStyle = '#333';
+      g.textBaseline = 'middle';
+      for (let r = 0; r < a.rows; r++) {
+        const q = a.startPos + r;
+        g.fillStyle = '#333';
+        g.fillText(`${q} ${pieceAt(run, q)}`.slice(0, 12), 2, labelH + r * size + size / 2);
+        for (let k = 0; k < a.cols; k++) {
+          g.fillStyle = maskAt(run, a, r, k) === -Infinity ? '#bbb' : colour(probAt(a, head, r, k));
+          g.fillRect(labelW + k * size, labelH + r * size, size - 1, size - 1);
+        }
+      }
+      if (size >= 10) for (let k = 0; k < a.cols; k += Math.ceil(12 / size)) { g.fillStyle = '#333'; g.fillText(String(k), labelW + k * size, labelH / 2); }
+      if (cellIn(a, cell)) {
+        g.strokeStyle = '#e08000'; g.lineWidth = 2;
+        g.strokeRect(labelW + cell.k * size, labelH + (cell.q - a.startPos) * size, size - 1, size - 1);
+      }
+    },
+    // The cell under a pointer (or a tap), in the canvas's own pixels whatever its shown size.
+    cellAt(e) {
+      if (!this.drawn) return null;
+      const { a, size, labelW, labelH } = this.drawn, cv = $('heatmap');
+      const rect = cv.getBoundingClientRect();
+      const x = (e.clientX - rect.left) * cv.width / rect.width - labelW, y = (e.clientY - rect.top) * cv.height / rect.height - labelH;
+      const k = Math.floor(x / size), r = Math.floor(y / size);
+      return k < 0 || r < 0 || k >= a.cols || r >= a.rows ? null : { r, k };
+    },
+    readOut(e) {
+      const c = this.cellAt(e);
+      if (!c) return;
+      const { run, a, head } = this.drawn;
+      const q = a.startPos + c.r, hidden = maskAt(run, a, c.r, c.k) === -Infinity;
+      $('heat-readout').textContent = `query ${q} ${JSON.stringify(pieceAt(run, q))} → key ${c.k} ${JSON.stringify(pieceAt(run, c.k))}: ` +
+        (hidden ? 'masked (a later position), p 0' : 'p ' + fmt(probAt(a, head, c.r, c.k), 4));
+    },
+  };
+
+  // The chosen attention cell's probability, computed step by step.
+  const arithmeticView = {
+    render(run, state) {
+      const a = attentionAt(run, run.stages[state.i]);
+      if (!a) return;
+      const box = $('arith');
+      box.textContent = '';
+      if (!cellIn(a, state.cell)) {
+        box.append(el('p', { class: 'muted', text: 'Click a cell to see how its probability is computed.' }));
+        return;
+      }
+      const r = state.cell.q - a.startPos, k = state.cell.k, h = state.head;
+      const i = (h * a.rows + r) * a.cols + k, row = h * a.rows + r;
+      const recorded = a.probsF[i];
+      const line = (id, label, value) => el('div', { class: 'arith-line' }, el('span', { class: 'arith-label', text: label }), el('code', { id, text: value }));
+      box.append(el('p', {}, `Head ${h + 1}, query position ${state.cell.q} (${pieceAt(run, state.cell.q)}) → key position ${k} (${pieceAt(run, k)})`));
+      if (!a.arith) {
+        box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)));
+        const budget = run.data.arithmetic;
+        box.append(el('p', { class: 'muted', id: 'arith-missing', text: a.arithLeftOut
+          ? `This step's arithmetic was left out to keep the page within ${budget.budgetMB} MB (it keeps the prefill's first, then the steps in order). \`${budget.allOf}\` writes a page with all of it; the viewer shows it too.`
+          : 'The trace holds only the scores, not the xq and keys they came from: record with --trace-presoftmax (or --html) for the arithmetic.' }));
+        return;
+      }
+      // The C++ export computed q · k and the row's max and sum (viewer/state/attention_explain.h);
+      // the rest of the chain is the division, the mask's addition and one exp, done here for the
+      // shown cell.
+      const x = a.arith;
+      const scaled = x.dotF[i] / x.scale, score = scaled + maskAt(run, a, r, k);
+      const masked = score === -Infinity;
+      const prob = masked ? 0 : Math.exp(score - x.rowMaxF[row]) / x.sumExpF[row];
+      box.append(
+        line('arith-dot', `1. q · k (sum of ${x.headDim} products)`, fmt(x.dotF[i])),
+        line('arith-scale', '2. ÷ sqrt(HeadDim)', `÷ ${fmt(x.scale)} = ${fmt(scaled)}`),
+        line('arith-mask', '3. + mask', masked ? '-inf (a later position) = -inf' : `+ 0 = ${fmt(score)}`),
+        line('arith-softmax', `4. softmax over the row (${x.visibleF[row]} visible of ${a.cols})`, `max ${fmt(x.rowMaxF[row])}, sum exp(score − max) ${fmt(x.sumExpF[row])}`),
+        line('arith-prob', '   = exp(score − max) / sum', fmt(prob)),
+        line('arith-recorded', '   recorded by the engine (bf16)', fmt(recorded)));
+    },
+  };
+
+  // The step's causal mask, at the mask stages.
+  const maskView = {
+    render(run, state) {
+      const s = run.stages[state.i], m = run.masks.get(s.step);
+      const show = m && (s.key === 'mask' || s.key === 'scores_mask');
+      $('mask-panel').hidden = !show;
+      if (!show) return;
+      $('mask-where').textContent = `· ${stepLabel(s.step)} · [${m.rows} ${m.cols}]`;
+      const cv = $('mask');
+      const size = Math.max(4, Math.min(18, Math.floor(360 / Math.max(m.rows, m.cols))));
+      cv.width = m.cols * size; cv.height = m.rows * size;
+      const g = cv.getContext('2d');
+      for (let r = 0; r < m.rows; r++)
+        for (let c = 0; c < m.cols; c++) {
+          g.fillStyle = m.valuesF[r * m.cols + c] === -Infinity ? '#335' : '#e8eefc';
+          g.fillRect(c * size, r * size, size - 1, size - 1);
+        }
+    },
+  };
+
+  // The KV cache's fill per layer, as the last stage that recorded it left it.
+  const cacheView = {
+    render(run, state) {
+      const s = run.stages[state.i];
+      let fill = null;
+      for (let j = state.i; j >= 0 && !fill; j--) if (run.stages[j].cache) fill = run.stages[j].cache;
+      const show = s.layer >= 0 || ['cache_write', 'cache_read'].includes(s.key);
+      $('cache-panel').hidden = !fill || !show;
+      if (!fill || !show) return;
+      const box = $('cache');
+      box.textContent = '';
+      const most = Math.max(1, ...fill);
+      fill.forEach((n, l) => box.append(barRow({ class: 'bar-row' + (l === s.layer ? ' lit' : '') }, `layer ${l + 1}`, n / most, `${n} positions`)));
+    },
+  };
+
+  // The step's top tokens, at the run's temperature and at the one the slider sweeps to.
+  const logitsView = {
+    install() {
+      $('sweep').addEventListener('input', e => { state.sweep = Number(e.target.value); draw(logitsView); });
+    },
+    render(run, state) {
+      const s = run.stages[state.i], st = run.steps.get(s.step);
+      const show = st && st.top.length && s.layer < 0 && ['output_norm', 'output_projection', 'logits', 'sample'].includes(s.key);
+      $('logits-panel').hidden = !show;
+      if (!show) return;
+      $('logits-where').textContent = `· ${stepLabel(s.step)} · at the run's temperature (1 when greedy)`;
+      bars($('logits'), st.top, st.sampled);
+      const sw = st.sweep[state.sweep] || st.sweep[0];
+      $('sweep').value = state.sweep;
+      $('sweep-value').textContent = sw.t === 0 ? '0 (greedy)' : String(sw.t);
+      $('sweep-note').textContent = (sw.whole ? 'softmax(logits / T) over the whole vocabulary.'
+        : `softmax(logits / T) over these ${sw.top.length} recorded tokens only, renormalised to sum to 1 (a trace keeps no other logits), so each is larger than its share of the whole vocabulary would be.`) +
+        (sw.t === 0 ? ' At T = 0 the largest logit gets probability 1 (greedy); when two logits tie for the largest, the lower token id wins, as the sampler\'s argmax keeps the first.' : '');
+      bars($('sweep-bars'), sw.top, st.sampled);
+    },
+  };
+
+  // The logit lens: each layer's top token at each position. A long prompt's lens is read through
+  // a window of positions (a slider moves it), so the table stays a screen wide on a phone and on
+  // paper: at most 12 positions, fewer on a narrow screen (a phone: 3).
+  const lensWindow = () => Math.max(3, Math.min(12, Math.floor((window.innerWidth - 130) / 80)));
+  const lensView = {
+    install() {
+      $('lens-from').addEventListener('input', e => { state.lensFrom = Number(e.target.value); draw(lensView); });
+    },
+    render(run, state) {
+      const kLensWindow = lensWindow();
+      const s = run.stages[state.i], g = run.lens.get(s.step);
+      const show = g && s.layer >= 0;
+      $('lens-panel').hidden = !show;
+      if (!show) return;
+      $('lens-where').textContent = `· ${stepLabel(s.step)}`;
+      const windowed = g.positions > kLensWindow;
+      $('lens-window').hidden = !windowed;
+      if (state.lensStep !== s.step) state.lensStep = s.step, state.lensFrom = Math.max(0, g.positions - kLensWindow);  // the step's last positions first
+      const from = windowed ? Math.min(state.lensFrom, g.positions - kLensWindow) : 0, to = windowed ? from + kLensWindow : g.positions;
+      if (windowed) {
+        const slider = $('lens-from');
+        slider.max = g.positions - kLensWindow;
+        slider.value = from;
+        $('lens-range').textContent = `${g.startPos + from}–${g.startPos + to - 1} of ${g.startPos}–${g.startPos + g.positions - 1}`;
+      }
+      const t = $('lens');
+      t.textContent = '';
+      const head = el('tr', {}, el('th', { text: 'layer \\ position' }));
+      for (let c = from; c < to; c++) head.append(el('th', { text: `${g.startPos + c} ${pieceAt(run, g.startPos + c)}` }));
+      t.append(head);
+      g.layers.forEach((layer, r) => {
+        const tr = el('tr', { class: layer === s.layer ? 'lit' : '' }, el('th', { text: `layer ${layer + 1}` }));
+        g.cells[r].slice(from, to).forEach((cell, i) => {
+          const c = from + i;
+          const top = cell[0];
+          tr.append(el('td', { 'data-layer': layer + 1, 'data-pos': g.startPos + c, title: cell.map(x => `${JSON.stringify(x.piece)} ${fmt(x.p, 3)}`).join('\n') },
+            top ? el('span', { class: 'lens-piece', text: JSON.stringify(top.piece) }) : '', top ? el('span', { class: 'lens-p', text: ' ' + fmt(top.p, 3) }) : ''));
+        });
+        t.append(tr);
+      });
+    },
+  };
+
+  // A comparison with a second run: its first divergence and each stage's largest difference per
+  // layer, over every step or one (a select chooses); a cell opens its stage.
+  const compareView = {
+    install() {
+      $('compare-step').addEventListener('change', e => { state.compareStep = e.target.value; draw(compareView); });
+    },
+    render(run, state) {
+      const s = run.stages[state.i], c = run.data.compare;
+      $('compare-panel').hidden = !c;
+      if (!c) return;
+      $('compare-name').textContent = c.nameB;
+      $('compare-b').textContent = `${c.nameB}: ${c.whatIfB ? 'what-if ' + c.whatIfB : 'the model\'s own run (no what-if)'}` +
+        (c.promptB !== run.data.run.prompt ? ` · prompt ${JSON.stringify(c.promptB)}` : '') + ` · it generated ${JSON.stringify(c.textB)}` +
+        ` · this page's run (${c.nameA}) generated ${JSON.stringify(run.data.run.text)}`;
+      $('compare-first').textContent = c.first ? `First divergence: ${stepLabel(c.first.step)}, ${c.first.where || 'outside the layers'}, ${c.first.key} (${c.first.text})` : 'The runs do not diverge.';
+      $('compare-report').textContent = c.report;
+      const select = $('compare-step');
+      if (!select.options.length) {
+        select.append(el('option', { value: 'all', text: 'every step (the step of each cell\'s largest shown)' }));
+        for (const b of c.byStep) select.append(el('option', { value: String(b.step), text: stepLabel(b.step) }));
+      }
+      select.value = state.compareStep;
+      const chosen = c.byStep.find(b => String(b.step) === state.compareStep);
+      const t = $('compare-table');
+      t.textContent = '';
+      const head = el('tr', {}, el('th', { text: 'stage' }), el('th', { text: 'outside' }));
+      for (let l = 0; l < run.data.model.nLayers; l++) head.append(el('th', { text: `layer ${l + 1}` }));
+      t.append(head);
+      for (const row of chosen ? chosen.table : c.table) {
+        const tr = el('tr', { class: row.key === s.key ? 'lit' : '' }, el('th', { text: row.key }));
+        row.cells.forEach(cell => tr.append(cell
+          ? el('td', { class: cell.diverges ? 'diverges' : 'same', 'data-step': cell.step, onclick: () => go(cell.stage),
+              title: `${stepLabel(cell.step)}: click to go there` }, cell.text, chosen || !cell.diverges ? '' : el('sub', { class: 'muted', text: ` s${cell.step}` }))
+          : el('td', { class: 'none' })));
+        t.append(tr);
+      }
+    },
+  };
+
+  // A batch trace: the ubatch going through the model at the stage shown, the cells find_slot
+  // left, the mask from them, the last context shift; numbers and colours from the export.
+  const batchView = {
+    render(run, state) {
+      const b = run.data.batch;
+      $('batch-panel').hidden = !b;
+      if (!b) return;
+      let u = null;
+      for (const x of b.ubatches) if (x.first <= state.i) u = x;
+      const before = !u;
+      if (!u) u = b.ubatches[0];
+      if (!u) return;
+      $('batch-where').textContent = `· ubatch ${u.number + 1} of ${b.ubatches.length}${before ? ' (next)' : ''} · n_tokens = ${u.tokens.length}, n_seqs = ${u.nSeqs}, n_outputs = ${u.nOutputs}`;
+      this.tokens(b, u);
+      this.cells(b, u.slot);
+      this.legend(b);
+      this.mask(b, u);
+      this.shift(b, u.shift);
+      this.sequences(b);
+    },
+    tokens(b, u) {
+      const t = $('batch-table');
+      t.textContent = '';
+      t.append(el('tr', {}, ...['i', 'token', 'pos', 'seq_ids', 'output'].map(h => el('th', { text: h }))));
+      u.tokens.forEach((tok, i) => t.append(el('tr', { 'data-token': i },
+        el('td', { text: String(i) }), el('td', { text: JSON.stringify(tok.piece) }), el('td', { text: String(tok.pos) }),
+        el('td', { class: 'seqs', style: `border-left-color:${colourOf(b, tok.seqIds)}`, text: tok.seqIds.join(',') }),
+        el('td', { text: tok.output ? 'yes' : 'no' }))));
+    },
+    cells(b, slot) {
+      const cells = $('batch-cells');
+      cells.textContent = '';
+      if (!slot) return;
+      $('batch-slot').textContent = `· kv head = ${slot.head}, used = ${slot.used} / ${slot.size}, n_kv = ${slot.nKV}; outlined: the cells written for this ubatch`;
+      slot.cells.forEach((c, j) => {
+        const box = cellBox(b, c, j, j >= slot.head && j < slot.head + slot.nTokens ? { class: 'cell slot' + (c.pos < 0 ? ' free' : '') } : {});
+        if (j === slot.head) box.append(el('span', { class: 'head', text: 'head' }));
+        cells.append(box);
+      });
+      // Cells past n_kv are free: a few of them, and how many more.
+      const more = slot.size - slot.nKV;
+      for (let j = 0; j < Math.min(more, 4); j++) cells.append(cellBox(b, { pos: -1, seqIds: [] }, slot.nKV + j));
+      if (more > 4) cells.append(el('span', { class: 'muted small', text: `… ${more - 4} more free cells` }));
+    },
+    legend(b) {
+      $('batch-legend').replaceChildren(...Object.keys(b.colours).map(k => el('span', { style: `--swatch:${b.colours[k]}`,
+        text: k === 'free' ? 'free' : k === 'shared' ? 'shared by several sequences' : `seq ${k}` })));
+    },
+    mask(b, u) {
+      const mask = $('batch-mask'), slot = u.slot;
+      mask.textContent = '';
+      if (!u.mask || !slot) {
+        mask.append(el('p', { class: 'muted', text: 'The mask is made at the kv_mask stage of this ubatch.' }));
+        return;
+      }
+      mask.style.gridTemplateColumns = `max-content repeat(${slot.nKV}, 18px)`;
+      mask.append(el('span', { class: 'label', text: '' }), ...slot.cells.map((c, j) => el('span', { class: 'muted', text: String(j) })));
+      u.mask.forEach((row, i) => {
+        const tok = u.tokens[i];
+        mask.append(el('span', { class: 'label', text: `${tok.seqIds.join(',')}:${tok.pos}` }));
+        [...row].forEach((bit, j) => mask.append(el('span', { 'data-row': i, 'data-col': j, 'data-sees': bit,
+          style: `background:${bit === '1' ? colourOf(b, tok.seqIds) : '#335'}` })));
+      });
+    },
+    shift(b, shift) {
+      $('batch-shift-box').hidden = !shift;
+      if (!shift) return;
+      $('batch-shift-where').textContent = `· seq ${shift.seq}: n_past = ${shift.nPast}, n_keep = ${shift.nKeep}, n_discard = ${shift.nDiscard}: positions [${shift.nKeep}, ${shift.nKeep + shift.nDiscard}) removed, the rest moved back by ${shift.nDiscard}`;
+      const box = $('batch-shift');
+      box.textContent = '';
+      for (const [name, list] of [['before', shift.before], ['after', shift.after]])
+        box.append(el('div', { class: 'row', 'data-when': name }, el('b', { text: name }), ...list.map((c, j) => cellBox(b, c, j))));
+    },
+    // Prompts, in order (a prompt takes whichever of the --parallel sequence ids is free).
+    sequences(b) {
+      $('batch-sequences').replaceChildren(...b.sequences.map(q => el('li', {}, el('span', { text: q.prompt }),
+        el('span', { class: 'muted', text: ` → ${q.text} (${q.generated} tokens, ${q.stopReason}${q.contextShifts ? `, ${q.contextShifts} context shifts` : ''})` }))));
+    },
+  };
+
+  // Where the reader is, in words and in the body's data attributes (the tests wait on them).
+  const placeView = {
+    render(run, state) {
+      const s = run.stages[state.i], info = run.catalog.get(s.key);
+      $('position').textContent = `${stepLabel(s.step)}${s.where ? ' · ' + s.where : ''} · stage ${info ? info.number : '?'} ${s.key} · record ${state.i + 1} of ${run.stages.length}`;
+      document.body.dataset.stage = s.key;
+      document.body.dataset.step = s.step;
+      document.body.dataset.layer = s.layer + 1;
+    },
+  };
+
+  // Drawn for each run; the others for each stage shown (placeView last: the body's attributes say
+  // the page is drawn).
+  const runViews = [headerView, patchView];
+  const views = [tokensView, mapView, timelineView, stageView, attentionView, arithmeticView, maskView, cacheView,
+                 logitsView, lensView, compareView, batchView, placeView];
+  // Redraws the views given (all the stage's views when none are).
+  function draw(...only) {
+    for (const v of only.length ? only : views) v.render(run, state);
+  }
 
   // ---- navigation ----
   function go(i, opts = {}) {
-    if (i === stages.length && pageOpts.pastEnd) return pageOpts.pastEnd('stage');  // the live page steps the run on
+    const stages = run.stages;
+    if (i === stages.length && run.opts.pastEnd) return run.opts.pastEnd('stage');  // the live page steps the run on
     if (!(i >= 0 && i < stages.length)) return;
     state.i = i;
-    const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
+    const s = stages[i], a = attentionAt(run, s);
     if (a && state.head >= a.heads) state.head = 0;
+    if (s.layer >= 0) state.mapLayer = s.layer;  // outside the layers, the map keeps the last layer shown
     if (!opts.keepCell) state.cell = null;
     if (!opts.fromHash) $('link-note').hidden = true;  // a link's note holds until the reader moves on
-    render();
+    draw();
     if (!opts.fromHash) writeHash();
     if (opts.reveal) revealStage();
+  }
+  // A head or a cell chosen: the attention redrawn, the address updated.
+  function chooseInAttention(choice) {
+    Object.assign(state, choice);
+    draw(attentionView, arithmeticView);
+    writeHash();
   }
   // A step by key or button shows the stage's panel: if its title is out of sight (the map fills a
   // laptop's first screen), the page scrolls to it, below the sticky controls.
@@ -241,40 +842,37 @@ const RunPage = (() => {
     const top = title.getBoundingClientRect().top, controls = $('controls').getBoundingClientRect().bottom;
     if (top < controls || top > window.innerHeight - 80) window.scrollBy(0, top - controls - 8);
   }
-  function findIn(step, layer, key) {
-    const i = byPlace.get(`${step}|${layer}|${key}`);
-    return i === undefined ? -1 : i;
-  }
   function moveLayer(dir) {
-    const s = stages[state.i];
-    const nLayers = data.model.nLayers;
+    const s = run.stages[state.i];
+    const nLayers = run.data.model.nLayers;
     for (let l = s.layer + dir; l >= -1 && l <= nLayers; l += dir) {
       if (l < 0 || l >= nLayers) break;
-      const j = findIn(s.step, l, s.key);
+      const j = findIn(run, s.step, l, s.key);
       if (j >= 0) return go(j, { reveal: true });
-      const first = stages.findIndex(t => t.step === s.step && t.layer === l);
+      const first = run.stages.findIndex(t => t.step === s.step && t.layer === l);
       if (first >= 0) return go(first, { reveal: true });
     }
-    if (dir > 0 && pageOpts.pastEnd) pageOpts.pastEnd('layer');
+    if (dir > 0 && run.opts.pastEnd) run.opts.pastEnd('layer');
   }
   function moveStep(dir) {
-    const s = stages[state.i];
-    const target = data.steps.map(t => t.step).concat([...new Set(stages.map(t => t.step))]).filter(t => (dir > 0 ? t > s.step : t < s.step));
-    if (!target.length) return dir > 0 && pageOpts.pastEnd ? pageOpts.pastEnd('token') : undefined;
+    const stages = run.stages, s = stages[state.i];
+    const target = run.data.steps.map(t => t.step).concat([...new Set(stages.map(t => t.step))]).filter(t => (dir > 0 ? t > s.step : t < s.step));
+    if (!target.length) return dir > 0 && run.opts.pastEnd ? run.opts.pastEnd('token') : undefined;
     const step = dir > 0 ? Math.min(...target) : Math.max(...target);
-    const j = findIn(step, s.layer, s.key);
+    const j = findIn(run, step, s.layer, s.key);
     go(j >= 0 ? j : stages.findIndex(t => t.step === step), { reveal: true });
   }
 
+  // ---- the address ----
   // The address names the place shown. A new stage is a new history entry (Back returns to the
   // stage before); a head or a cell chosen on the same stage replaces the entry.
   function writeHash() {
-    const s = stages[state.i];
+    const s = run.stages[state.i];
     const p = new URLSearchParams();
     p.set('step', s.step);
     if (s.layer >= 0) p.set('layer', s.layer + 1);
     p.set('stage', s.key);
-    if (attention.has(`${s.step}|${s.layer}`)) p.set('head', state.head + 1);
+    if (attentionAt(run, s)) p.set('head', state.head + 1);
     if (state.cell) { p.set('q', state.cell.q); p.set('k', state.cell.k); }
     const hash = '#' + p.toString();
     if (location.hash === hash) return;
@@ -289,6 +887,7 @@ const RunPage = (() => {
     const p = new URLSearchParams(location.hash.slice(1));
     if (![...p.keys()].length) return false;
     const problems = [];
+    // A whole-number parameter: null when absent, undefined (and a problem) when out of range.
     const whole = (name, min, max) => {
       if (!p.has(name)) return null;
       const v = Number(p.get(name));
@@ -298,540 +897,56 @@ const RunPage = (() => {
       }
       return v;
     };
+    const i = stageNamed(p, whole, problems);
+    Object.assign(state, attentionNamed(p, whole, problems, attentionAt(run, run.stages[i])));
+    go(i, { fromHash: true, keepCell: true });
+    const note = $('link-note');
+    note.hidden = !problems.length;
+    if (problems.length) {
+      const s = run.stages[state.i];
+      note.textContent = `This link asks for what the run does not have: ${problems.join('; ')}. Showing ${stepLabel(s.step)}${s.layer >= 0 ? ', layer ' + (s.layer + 1) : ''}, stage ${s.key} instead.`;
+    }
+    return true;
+  }
+  // The stage the address's step, layer and stage name, or the nearest the run has.
+  function stageNamed(p, whole, problems) {
+    const stages = run.stages;
     const stepsHere = [...new Set(stages.map(s => s.step))];
     let step = whole('step', Math.min(...stepsHere), Math.max(...stepsHere));
     if (step === null || step === undefined) step = 0;
     const key = p.get('stage');
-    const info = key ? catalog.get(key) : null;
+    const info = key ? run.catalog.get(key) : null;
     if (key && !info) problems.push(`stage=${key} (no stage has that name; stage names are as the log and the timeline write them, e.g. scores_softmax)`);
-    const layerNumber = whole('layer', 1, data.model.nLayers);
+    const layerNumber = whole('layer', 1, run.data.model.nLayers);
     let layer = layerNumber ? layerNumber - 1 : (info && info.inBlock ? 0 : -1);
     if (info && !info.inBlock && layerNumber) { problems.push(`layer=${layerNumber} with stage ${key}, which runs outside the layers`); layer = -1; }
-    let i = info ? findIn(step, layer, key) : -1;
+    let i = info ? findIn(run, step, layer, key) : -1;
     if (i < 0 && info) {
       const elsewhere = stages.findIndex(s => s.step === step && s.key === key);
       problems.push(`stage ${key} at ${stepLabel(step)}${layer >= 0 ? ', layer ' + (layer + 1) : ''} (this run did not record it there${elsewhere >= 0 ? '' : ' at that step'})`);
       i = elsewhere;
     }
     if (i < 0) i = stages.findIndex(s => s.step === step && (layer < 0 || s.layer === layer));
-    if (i < 0) i = 0;
-    const a = attention.get(`${stages[i].step}|${stages[i].layer}`);
-    state.head = 0;
+    return i < 0 ? 0 : i;
+  }
+  // The head and the cell the address names, where the attention `a` has them.
+  function attentionNamed(p, whole, problems, a) {
+    let head = 0, cell = null;
     if (p.has('head')) {
       const h = a ? whole('head', 1, a.heads) : Number(p.get('head'));
       if (!a) problems.push(`head=${p.get('head')} (the stage shown has no recorded attention)`);
-      else if (h) state.head = h - 1;
+      else if (h) head = h - 1;
     }
-    state.cell = null;
     if (p.has('q') || p.has('k')) {
       const q = Number(p.get('q')), k = Number(p.get('k'));
-      if (a && Number.isInteger(q) && Number.isInteger(k) && q >= a.startPos && q < a.startPos + a.rows && k >= 0 && k < a.cols) state.cell = { q, k };
+      if (a && Number.isInteger(q) && Number.isInteger(k) && q >= a.startPos && q < a.startPos + a.rows && k >= 0 && k < a.cols) cell = { q, k };
       else problems.push(a ? `cell q=${p.get('q')}, k=${p.get('k')} (${stepLabel(a.step)} has query positions ${a.startPos} to ${a.startPos + a.rows - 1}, key positions 0 to ${a.cols - 1})`
         : `cell q=${p.get('q')}, k=${p.get('k')} (the stage shown has no recorded attention)`);
     }
-    go(i, { fromHash: true, keepCell: true });
-    const note = $('link-note');
-    note.hidden = !problems.length;
-    if (problems.length) {
-      const s = stages[state.i];
-      note.textContent = `This link asks for what the run does not have: ${problems.join('; ')}. Showing ${stepLabel(s.step)}${s.layer >= 0 ? ', layer ' + (s.layer + 1) : ''}, stage ${s.key} instead.`;
-    }
-    return true;
+    return { head, cell };
   }
 
-  // ---- drawing ----
-  function renderHeader() {
-    const m = data.model, r = data.run;
-    $('title').textContent = 'Llama run: ' + JSON.stringify(r.prompt);
-    $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
-      `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
-    $('what-if').hidden = !data.whatIf && !data.grammar;
-    $('what-if').textContent = [data.whatIf ? 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.' : '',
-      data.grammar ? `Constrained by a grammar (${data.grammar}): tokens it did not allow were never sampled.` : ''].filter(Boolean).join(' ');
-    $('compare-banner').hidden = !data.compare;
-    if (data.compare) {
-      const c = data.compare, f = c.first;
-      $('compare-banner').hidden = false;
-      $('compare-banner').textContent = f
-        ? `Compared with ${c.nameB}: first divergence at ${stepLabel(f.step)}, ${f.where || 'outside the layers'}, stage ${f.key}` + (f.tensor ? `, tensor ${f.tensor}` : '') + ` (${f.text}${f.note ? ', ' + f.note : ''}).`
-        : `Compared with ${c.nameB}: no divergence.`;
-      if (f) $('compare-banner').append(' ', el('a', { href: '#', text: 'go there', onclick: e => { e.preventDefault(); go(f.stage); } }));
-    }
-  }
-
-  // A patch trace's heatmap: share of the logit difference recovered per layer (rows) and position
-  // or head (columns); a click opens the cell's stage in both runs.
-  function renderPatch() {
-    const p = data.patch;
-    $('patch-panel').hidden = !p;
-    if (!p) return;
-    $('patch-about').textContent = `The ${p.site === 'head' ? 'output of one head (at every position)' : p.site + ' output at one position'} of one layer ` +
-      `from the clean run ${JSON.stringify(p.clean)} into the corrupted run ${JSON.stringify(p.corrupt)}; answer ${JSON.stringify(p.answer)} against ${JSON.stringify(p.wrong)}.`;
-    const t = $('patch-grid');
-    t.replaceChildren(el('tr', {}, el('th', { text: 'layer' }), ...p.labels.map(l => el('th', { text: l }))));
-    p.cells.forEach((row, l) => {
-      const tr = el('tr', {}, el('th', { text: String(l + 1) }));
-      row.forEach((cell, c) => {
-        const td = el('td', { text: cell.recovered.toFixed(2), title: cell.text });
-        td.style.background = patchColour(cell.recovered);
-        td.dataset.layer = l + 1;
-        td.dataset.column = c + 1;
-        td.onmouseenter = () => { $('patch-readout').textContent = cell.text; };
-        td.onclick = () => openPatchCell(l, c, td);
-        tr.append(td);
-      });
-      t.append(tr);
-    });
-  }
-  function openPatchCell(l, c, td) {
-    const p = data.patch, layer = p.layers[l];
-    document.querySelectorAll('#patch-grid td.chosen').forEach(x => x.classList.remove('chosen'));
-    td.classList.add('chosen');
-    $('patch-readout').textContent = p.cells[l][c].text;
-    $('patch-stage').textContent = layer.stage === null ? `The runs did not record ${p.stageKey} at layer ${l + 1}.`
-      : `${p.stageKey}, layer ${l + 1}, in both runs. Clean run: ${layer.clean || 'no summary'}. Corrupted run: ${layer.corrupt || 'no summary'}.` +
-        (data.compare.perStage[layer.stage] ? ` Largest |clean - corrupted|: ${data.compare.perStage[layer.stage]}.` : '') +
-        ' The panels below show the clean run at that stage; Compare pairs it with the corrupted one.';
-    if (layer.stage !== null) go(layer.stage);
-  }
-
-  function renderTokens(s) {
-    const box = $('tokens');
-    box.textContent = '';
-    // A long prompt's token strip folds to one line (folded at first on a phone); a button opens it.
-    if (state.tokensFolded === undefined) state.tokensFolded = data.tokens.length > 24 && window.innerWidth < 760;
-    box.classList.toggle('folded', state.tokensFolded);
-    const toggle = $('tokens-toggle');
-    toggle.textContent = state.tokensFolded ? `Show all ${data.tokens.length} tokens ▾` : `Fold the ${data.tokens.length} tokens to one line ▴`;
-    toggle.setAttribute('aria-expanded', String(!state.tokensFolded));
-    toggle.onclick = () => { state.tokensFolded = !state.tokensFolded; renderTokens(stages[state.i]); };
-    const st = steps.get(s.step);
-    const seqLen = st ? st.seqLen : 0;
-    data.tokens.forEach((t, pos) => {
-      const inStep = pos >= s.startPos && pos < s.startPos + seqLen;
-      box.append(el('span', { class: 'token' + (t.generated ? ' generated' : '') + (t.special ? ' special' : '') + (inStep ? ' in-step' : ''),
-        title: `position ${pos} · id ${t.id}${t.generated ? ' · generated' : ''}` }, el('sub', { text: String(pos) }), t.piece));
-    });
-  }
-
-  // The viewer's map (state/forward_map.h), drawn in its own units: SVG scales it to the page.
-  function renderMap(s) {
-    const m = data.map;
-    const layer = s.layer >= 0 ? s.layer : (state.mapLayer || 0);
-    if (s.layer >= 0) state.mapLayer = s.layer;
-    const view = mapViews.get(`${s.step}|${layer}`);
-    $('map-where').textContent = `· ${stepLabel(s.step)} · the block shows layer ${layer + 1} of ${m.layers}`;
-    const tabs = $('map-layers');
-    tabs.textContent = '';
-    for (let l = 0; l < m.layers; l++)
-      tabs.append(el('button', { class: 'head' + (l === layer ? ' lit' : ''), 'data-map-layer': l + 1, onclick: () => {
-        const j = s.layer >= 0 ? findIn(s.step, l, s.key) : -1;
-        const first = stages.findIndex(t => t.step === s.step && t.layer === l);
-        if (j >= 0) go(j); else if (first >= 0) go(first);
-      } }, `layer ${l + 1}`));
-    const root = $('map');
-    root.textContent = '';
-    root.setAttribute('viewBox', `-0.4 0 ${m.width + 0.8} ${m.height + 0.3}`);
-    for (const sec of m.sections) {
-      root.append(svg('rect', { class: 'map-section' + (sec.block ? ' block' : ''), x: sec.x, y: sec.y, width: sec.w, height: sec.h, rx: 0.1 }));
-      root.append(svg('text', { class: 'map-section-title', x: sec.x + 0.1, y: sec.y - 0.08 }, sec.block ? `${sec.title} × ${m.layers} (layer ${layer + 1} shown)` : sec.title));
-    }
-    const labelled = new Set();  // a box's output fanning out to several boxes is labelled once
-    const labels = [];           // drawn last, over the boxes, each on a white halo
-    const intoTarget = new Map();  // labels already placed on arrows into a box: the next one goes below
-    m.arrows.forEach((a, i) => {
-      const f = m.boxes[a.from], t = m.boxes[a.to];
-      const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
-      const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
-      const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
-      const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
-      g.append(svg('line', { x1, y1, x2, y2 }));
-      root.append(g);
-      const shape = view ? view.arrows[i] : '';
-      if (!shape || a.side || labelled.has(`${a.from}|${shape}`)) return;
-      labelled.add(`${a.from}|${shape}`);
-      // Arrows that meet at one box (xq, xk, xv into the heads' split) get one line each.
-      const n = intoTarget.get(a.to) || 0;
-      intoTarget.set(a.to, n + 1);
-      // Down a column: beside the arrow's middle. Across (into another column or a side box): just
-      // before the box it enters, ending there, so it runs along the gap rather than over a box.
-      const x = down ? (x1 + x2) / 2 + 0.05 : x2 - 0.04, y = (down ? (y1 + y2) / 2 + 0.05 : y2 - 0.06) - (down ? 0 : n * 0.2);
-      // Across, the label may also sit just above the box it enters, inside its column.
-      labels.push({ el: svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x, y, 'text-anchor': down ? 'start' : 'end' }, shape),
-                    above: down ? null : { x: t.x + 0.05, y: t.y - 0.12 } });
-    });
-    const skipped = new Set(view ? view.skipped : []);
-    m.boxes.forEach((b, i) => {
-      const lit = b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
-      const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : ''), 'data-box': b.key });
-      g.append(svg('title', {}, `${b.number}. ${b.title}`));
-      g.append(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h }));
-      g.append(svg('text', { x: b.x + 0.08, y: b.y + b.h / 2 + 0.07 }, b.label));
-      g.addEventListener('click', () => {
-        const j = findIn(s.step, b.inBlock ? layer : -1, b.stage);
-        if (j >= 0) go(j);
-      });
-      root.append(g);
-    });
-    placeLabels(root, labels, m.boxes);
-  }
-
-  function renderTimeline(s) {
-    const list = $('timeline');
-    list.textContent = '';
-    let current = null;
-    stages.forEach((t, j) => {
-      if (t.step !== s.step) return;
-      const c = catalog.get(t.key);
-      const item = el('li', { class: 'stage-item' + (j === state.i ? ' current' : ''), 'data-index': j, onclick: () => go(j) },
-        el('span', { class: 'num', text: String(c.number) }), ' ', c.title, t.where ? el('span', { class: 'muted', text: ' · ' + t.where }) : '');
-      if (data.compare && data.compare.perStage[j]) item.append(el('span', { class: 'diff-mark', text: ' Δ ' + data.compare.perStage[j] }));
-      if (j === state.i) current = item;
-      list.append(item);
-    });
-    // Scroll the list only (scrollIntoView would scroll the page too, and an opened link would not start at the top).
-    if (current) list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2);
-  }
-
-  function renderStage(s) {
-    const c = catalog.get(s.key);
-    $('stage-title').textContent = `Stage ${c.number} · ${c.title}`;
-    $('stage-where').textContent = [s.where, stepLabel(s.step), `start position ${s.startPos}`, `key ${s.key}`].filter(Boolean).join(' · ');
-    $('stage-message').textContent = s.message;
-    const ch = $('stage-chapter');
-    ch.textContent = '';
-    if (c.link) ch.append('Read: ', el('a', { href: c.link, target: '_top', text: `${c.chapter}, section “${c.title}”` }));
-    else ch.append(`Read: chapters/${c.chapter}, section “${c.title}” (anchor stage: ${s.key})`);
-    const shapes = $('shapes');
-    shapes.textContent = '';
-    for (const t of s.tensors) {
-      shapes.append(el('div', { class: 'shape-box', 'data-tensor': t.name },
-        el('div', { class: 'shape-name', text: t.name }), el('code', { class: 'shape', text: t.shape }), el('div', { class: 'muted', text: t.dtype }),
-        t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : ''));
-    }
-  }
-
-  function renderAttention(s) {
-    const a = attention.get(`${s.step}|${s.layer}`);
-    $('attention').hidden = !a;
-    if (!a) return;
-    $('attention-where').textContent = `· layer ${a.layer + 1} · ${stepLabel(a.step)} · head ${state.head + 1} of ${a.heads}`;
-    const heads = $('heads');
-    heads.textContent = '';
-    for (let h = 0; h < a.heads; h++)
-      heads.append(el('button', { class: 'head' + (h === state.head ? ' lit' : ''), 'data-head': h + 1, onclick: () => { state.head = h; render(); writeHash(); } }, `head ${h + 1}`));
-    const cv = $('heatmap');
-    const size = Math.max(6, Math.min(34, Math.floor(560 / Math.max(a.cols, a.rows))));
-    const labelW = 90, labelH = 16;
-    cv.width = labelW + a.cols * size;
-    cv.height = labelH + a.rows * size;
-    cv.dataset.size = size; cv.dataset.labelW = labelW; cv.dataset.labelH = labelH;
-    const g = cv.getContext('2d');
-    g.fillStyle = '#fff'; g.fillRect(0, 0, cv.width, cv.height);
-    g.font = `${Math.min(12, size)}px sans-serif`;
-    g.fillStyle = '#333';
-    g.textBaseline = 'middle';
-    const mask = masks.get(a.step);
-    for (let r = 0; r < a.rows; r++) {
-      const q = a.startPos + r;
-      g.fillStyle = '#333';
-      g.fillText(`${q} ${pieceAt(q)}`.slice(0, 12), 2, labelH + r * size + size / 2);
-      for (let k = 0; k < a.cols; k++) {
-        const p = a.probsF[(state.head * a.rows + r) * a.cols + k];
-        const hidden = mask && mask.rows === a.rows && mask.cols === a.cols && mask.valuesF[r * a.cols + k] === -Infinity;
-        g.fillStyle = hidden ? '#bbb' : colour(p);
-        g.fillRect(labelW + k * size, labelH + r * size, size - 1, size - 1);
-      }
-    }
-    if (size >= 10) for (let k = 0; k < a.cols; k += Math.ceil(12 / size)) { g.fillStyle = '#333'; g.fillText(String(k), labelW + k * size, labelH / 2); }
-    if (state.cell && state.cell.q >= a.startPos && state.cell.q < a.startPos + a.rows && state.cell.k < a.cols) {
-      g.strokeStyle = '#e08000'; g.lineWidth = 2;
-      g.strokeRect(labelW + state.cell.k * size, labelH + (state.cell.q - a.startPos) * size, size - 1, size - 1);
-    }
-    // The cell under a pointer (or a tap), in the canvas's own pixels whatever its shown size.
-    const cellAt = e => {
-      const rect = cv.getBoundingClientRect();
-      const x = (e.clientX - rect.left) * cv.width / rect.width - labelW, y = (e.clientY - rect.top) * cv.height / rect.height - labelH;
-      const k = Math.floor(x / size), r = Math.floor(y / size);
-      return k < 0 || r < 0 || k >= a.cols || r >= a.rows ? null : { r, k };
-    };
-    const readout = $('heat-readout');
-    cv.onpointermove = e => {
-      const c = cellAt(e);
-      if (!c) return;
-      const q = a.startPos + c.r, p = a.probsF[(state.head * a.rows + c.r) * a.cols + c.k];
-      const hidden = mask && mask.rows === a.rows && mask.cols === a.cols && mask.valuesF[c.r * a.cols + c.k] === -Infinity;
-      readout.textContent = `query ${q} ${JSON.stringify(pieceAt(q))} → key ${c.k} ${JSON.stringify(pieceAt(c.k))}: ${hidden ? 'masked (a later position), p 0' : 'p ' + fmt(p, 4)}`;
-    };
-    cv.onclick = e => {
-      const c = cellAt(e);
-      if (!c || state.panned) return;  // the end of a drag that panned picks no cell
-      cv.onpointermove(e);
-      state.cell = { q: a.startPos + c.r, k: c.k };
-      render(); writeHash();
-    };
-    // Zoom: the canvas at 1x-8x its pixels inside a scrolling frame (scroll or drag to pan), or fitted.
-    const wrap = $('heat-wrap'), zoom = $('heat-zoom');
-    zoom.value = state.heatZoom || 'fit';
-    zoom.onchange = () => { state.heatZoom = zoom.value; render(); };
-    const factor = Number(zoom.value);
-    wrap.classList.toggle('zoomed', !!factor);
-    cv.style.width = factor ? `${cv.width * factor}px` : '';
-    wrap.onpointerdown = e => {
-      if (!factor || e.pointerType !== 'mouse') return;
-      const start = { x: e.clientX, y: e.clientY, left: wrap.scrollLeft, top: wrap.scrollTop };
-      state.panned = false;
-      wrap.onpointermove = m => {
-        if (!m.buttons) return;
-        state.panned = state.panned || Math.hypot(m.clientX - start.x, m.clientY - start.y) > 4;
-        wrap.scrollLeft = start.left - (m.clientX - start.x), wrap.scrollTop = start.top - (m.clientY - start.y);
-      };
-    };
-    renderArithmetic(a);
-  }
-
-  function renderArithmetic(a) {
-    const box = $('arith');
-    box.textContent = '';
-    if (!state.cell || state.cell.q < a.startPos || state.cell.q >= a.startPos + a.rows || state.cell.k >= a.cols) {
-      box.append(el('p', { class: 'muted', text: 'Click a cell to see how its probability is computed.' }));
-      return;
-    }
-    const r = state.cell.q - a.startPos, k = state.cell.k, h = state.head;
-    const i = (h * a.rows + r) * a.cols + k, row = h * a.rows + r;
-    const recorded = a.probsF[i];
-    const line = (id, label, value) => el('div', { class: 'arith-line' }, el('span', { class: 'arith-label', text: label }), el('code', { id, text: value }));
-    box.append(el('p', {}, `Head ${h + 1}, query position ${state.cell.q} (${pieceAt(state.cell.q)}) → key position ${k} (${pieceAt(k)})`));
-    if (!a.arith) {
-      box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)));
-      const budget = data.arithmetic;
-      box.append(el('p', { class: 'muted', id: 'arith-missing', text: a.arithLeftOut
-        ? `This step's arithmetic was left out to keep the page within ${budget.budgetMB} MB (it keeps the prefill's first, then the steps in order). \`${budget.allOf}\` writes a page with all of it; the viewer shows it too.`
-        : 'The trace holds only the scores, not the xq and keys they came from: record with --trace-presoftmax (or --html) for the arithmetic.' }));
-      return;
-    }
-    // The C++ export computed q · k and the row's max and sum (viewer/state/attention_explain.h);
-    // the rest of the chain is the division, the mask's addition and one exp, done here for the
-    // shown cell.
-    const x = a.arith;
-    const mask = masks.get(a.step);
-    const maskValue = mask && mask.rows === a.rows && mask.cols === a.cols ? mask.valuesF[r * a.cols + k] : 0;
-    const scaled = x.dotF[i] / x.scale, score = scaled + maskValue;
-    const masked = score === -Infinity;
-    const prob = masked ? 0 : Math.exp(score - x.rowMaxF[row]) / x.sumExpF[row];
-    box.append(
-      line('arith-dot', `1. q · k (sum of ${x.headDim} products)`, fmt(x.dotF[i])),
-      line('arith-scale', '2. ÷ sqrt(HeadDim)', `÷ ${fmt(x.scale)} = ${fmt(scaled)}`),
-      line('arith-mask', '3. + mask', masked ? '-inf (a later position) = -inf' : `+ 0 = ${fmt(score)}`),
-      line('arith-softmax', `4. softmax over the row (${x.visibleF[row]} visible of ${a.cols})`, `max ${fmt(x.rowMaxF[row])}, sum exp(score − max) ${fmt(x.sumExpF[row])}`),
-      line('arith-prob', '   = exp(score − max) / sum', fmt(prob)),
-      line('arith-recorded', '   recorded by the engine (bf16)', fmt(recorded)));
-  }
-
-  function renderMask(s) {
-    const m = masks.get(s.step);
-    const show = m && (s.key === 'mask' || s.key === 'scores_mask');
-    $('mask-panel').hidden = !show;
-    if (!show) return;
-    $('mask-where').textContent = `· ${stepLabel(s.step)} · [${m.rows} ${m.cols}]`;
-    const cv = $('mask');
-    const size = Math.max(4, Math.min(18, Math.floor(360 / Math.max(m.rows, m.cols))));
-    cv.width = m.cols * size; cv.height = m.rows * size;
-    const g = cv.getContext('2d');
-    for (let r = 0; r < m.rows; r++)
-      for (let c = 0; c < m.cols; c++) {
-        g.fillStyle = m.valuesF[r * m.cols + c] === -Infinity ? '#335' : '#e8eefc';
-        g.fillRect(c * size, r * size, size - 1, size - 1);
-      }
-  }
-
-  function renderCache(s) {
-    let fill = null;
-    for (let j = state.i; j >= 0 && !fill; j--) if (stages[j].cache) fill = stages[j].cache;
-    const show = s.layer >= 0 || ['cache_write', 'cache_read'].includes(s.key);
-    $('cache-panel').hidden = !fill || !show;
-    if (!fill || !show) return;
-    const box = $('cache');
-    box.textContent = '';
-    const most = Math.max(1, ...fill);
-    fill.forEach((n, l) => box.append(barRow({ class: 'bar-row' + (l === s.layer ? ' lit' : '') }, `layer ${l + 1}`, n / most, `${n} positions`)));
-  }
-
-  function renderLogits(s) {
-    const st = steps.get(s.step);
-    const show = st && st.top.length && s.layer < 0 && ['output_norm', 'output_projection', 'logits', 'sample'].includes(s.key);
-    $('logits-panel').hidden = !show;
-    if (!show) return;
-    $('logits-where').textContent = `· ${stepLabel(s.step)} · at the run's temperature (1 when greedy)`;
-    bars($('logits'), st.top, st.sampled);
-    const sw = st.sweep[state.sweep] || st.sweep[0];
-    $('sweep').value = state.sweep;
-    $('sweep-value').textContent = sw.t === 0 ? '0 (greedy)' : String(sw.t);
-    $('sweep-note').textContent = (sw.whole ? 'softmax(logits / T) over the whole vocabulary.'
-      : `softmax(logits / T) over these ${sw.top.length} recorded tokens only, renormalised to sum to 1 (a trace keeps no other logits), so each is larger than its share of the whole vocabulary would be.`) +
-      (sw.t === 0 ? ' At T = 0 the largest logit gets probability 1 (greedy); when two logits tie for the largest, the lower token id wins, as the sampler\'s argmax keeps the first.' : '');
-    bars($('sweep-bars'), sw.top, st.sampled);
-  }
-
-  // A long prompt's lens is read through a window of positions (a slider moves it), so the table
-  // stays a screen wide on a phone and on paper.
-  // At most 12 positions; fewer on a narrow screen (a phone: 3), so the table fits its width.
-  const lensWindow = () => Math.max(3, Math.min(12, Math.floor((window.innerWidth - 130) / 80)));
-  function renderLens(s) {
-    const kLensWindow = lensWindow();
-    const g = lens.get(s.step);
-    const show = g && s.layer >= 0;
-    $('lens-panel').hidden = !show;
-    if (!show) return;
-    $('lens-where').textContent = `· ${stepLabel(s.step)}`;
-    const windowed = g.positions > kLensWindow;
-    $('lens-window').hidden = !windowed;
-    if (state.lensStep !== s.step) state.lensStep = s.step, state.lensFrom = Math.max(0, g.positions - kLensWindow);  // the step's last positions first
-    const from = windowed ? Math.min(state.lensFrom, g.positions - kLensWindow) : 0, to = windowed ? from + kLensWindow : g.positions;
-    if (windowed) {
-      const slider = $('lens-from');
-      slider.max = g.positions - kLensWindow;
-      slider.value = from;
-      slider.oninput = e => { state.lensFrom = Number(e.target.value); renderLens(stages[state.i]); };
-      $('lens-range').textContent = `${g.startPos + from}–${g.startPos + to - 1} of ${g.startPos}–${g.startPos + g.positions - 1}`;
-    }
-    const t = $('lens');
-    t.textContent = '';
-    const head = el('tr', {}, el('th', { text: 'layer \\ position' }));
-    for (let c = from; c < to; c++) head.append(el('th', { text: `${g.startPos + c} ${pieceAt(g.startPos + c)}` }));
-    t.append(head);
-    g.layers.forEach((layer, r) => {
-      const tr = el('tr', { class: layer === s.layer ? 'lit' : '' }, el('th', { text: `layer ${layer + 1}` }));
-      g.cells[r].slice(from, to).forEach((cell, i) => {
-        const c = from + i;
-        const top = cell[0];
-        tr.append(el('td', { 'data-layer': layer + 1, 'data-pos': g.startPos + c, title: cell.map(x => `${JSON.stringify(x.piece)} ${fmt(x.p, 3)}`).join('\n') },
-          top ? el('span', { class: 'lens-piece', text: JSON.stringify(top.piece) }) : '', top ? el('span', { class: 'lens-p', text: ' ' + fmt(top.p, 3) }) : ''));
-      });
-      t.append(tr);
-    });
-  }
-
-  function renderCompare(s) {
-    const c = data.compare;
-    $('compare-panel').hidden = !c;
-    if (!c) return;
-    $('compare-name').textContent = c.nameB;
-    $('compare-b').textContent = `${c.nameB}: ${c.whatIfB ? 'what-if ' + c.whatIfB : 'the model\'s own run (no what-if)'}` +
-      (c.promptB !== data.run.prompt ? ` · prompt ${JSON.stringify(c.promptB)}` : '') + ` · it generated ${JSON.stringify(c.textB)}` +
-      ` · this page's run (${c.nameA}) generated ${JSON.stringify(data.run.text)}`;
-    $('compare-first').textContent = c.first ? `First divergence: ${stepLabel(c.first.step)}, ${c.first.where || 'outside the layers'}, ${c.first.key} (${c.first.text})` : 'The runs do not diverge.';
-    $('compare-report').textContent = c.report;
-    // Every step (each cell the largest of its stage and layer, and the step it is from) or one.
-    const select = $('compare-step');
-    if (!select.options.length) {
-      select.append(el('option', { value: 'all', text: 'every step (the step of each cell\'s largest shown)' }));
-      for (const b of c.byStep) select.append(el('option', { value: String(b.step), text: stepLabel(b.step) }));
-      select.onchange = () => render();
-    }
-    const chosen = c.byStep.find(b => String(b.step) === select.value);
-    const table = chosen ? chosen.table : c.table;
-    const t = $('compare-table');
-    t.textContent = '';
-    const head = el('tr', {}, el('th', { text: 'stage' }), el('th', { text: 'outside' }));
-    for (let l = 0; l < data.model.nLayers; l++) head.append(el('th', { text: `layer ${l + 1}` }));
-    t.append(head);
-    for (const row of table) {
-      const tr = el('tr', { class: row.key === s.key ? 'lit' : '' }, el('th', { text: row.key }));
-      row.cells.forEach(cell => tr.append(cell
-        ? el('td', { class: cell.diverges ? 'diverges' : 'same', 'data-step': cell.step, onclick: () => go(cell.stage),
-            title: `${stepLabel(cell.step)}: click to go there` }, cell.text, chosen || !cell.diverges ? '' : el('sub', { class: 'muted', text: ` s${cell.step}` }))
-        : el('td', { class: 'none' })));
-      t.append(tr);
-    }
-  }
-
-  // A batch trace: the ubatch going through the model at the stage shown, the cells find_slot
-  // left, the mask from them, the last context shift; numbers and colours from the export.
-  function renderBatch() {
-    const b = data.batch;
-    $('batch-panel').hidden = !b;
-    if (!b) return;
-    let u = null;
-    for (const x of b.ubatches) if (x.first <= state.i) u = x;
-    const before = !u;
-    if (!u) u = b.ubatches[0];
-    if (!u) return;
-    $('batch-where').textContent = `· ubatch ${u.number + 1} of ${b.ubatches.length}${before ? ' (next)' : ''} · n_tokens = ${u.tokens.length}, n_seqs = ${u.nSeqs}, n_outputs = ${u.nOutputs}`;
-    const t = $('batch-table');
-    t.textContent = '';
-    t.append(el('tr', {}, ...['i', 'token', 'pos', 'seq_ids', 'output'].map(h => el('th', { text: h }))));
-    u.tokens.forEach((tok, i) => t.append(el('tr', { 'data-token': i },
-      el('td', { text: String(i) }), el('td', { text: JSON.stringify(tok.piece) }), el('td', { text: String(tok.pos) }),
-      el('td', { class: 'seqs', style: `border-left-color:${colourOf(b, tok.seqIds)}`, text: tok.seqIds.join(',') }),
-      el('td', { text: tok.output ? 'yes' : 'no' }))));
-    const cells = $('batch-cells');
-    cells.textContent = '';
-    const slot = u.slot;
-    if (slot) {
-      $('batch-slot').textContent = `· kv head = ${slot.head}, used = ${slot.used} / ${slot.size}, n_kv = ${slot.nKV}; outlined: the cells written for this ubatch`;
-      slot.cells.forEach((c, j) => {
-        const box = cellBox(b, c, j, j >= slot.head && j < slot.head + slot.nTokens ? { class: 'cell slot' + (c.pos < 0 ? ' free' : '') } : {});
-        if (j === slot.head) box.append(el('span', { class: 'head', text: 'head' }));
-        cells.append(box);
-      });
-      // Cells past n_kv are free: a few of them, and how many more.
-      const more = slot.size - slot.nKV;
-      for (let j = 0; j < Math.min(more, 4); j++) cells.append(cellBox(b, { pos: -1, seqIds: [] }, slot.nKV + j));
-      if (more > 4) cells.append(el('span', { class: 'muted small', text: `… ${more - 4} more free cells` }));
-    }
-    const legend = $('batch-legend');
-    legend.textContent = '';
-    Object.keys(b.colours).forEach(k => legend.append(el('span', { style: `--swatch:${b.colours[k]}`,
-      text: k === 'free' ? 'free' : k === 'shared' ? 'shared by several sequences' : `seq ${k}` })));
-    const mask = $('batch-mask');
-    mask.textContent = '';
-    if (u.mask && slot) {
-      mask.style.gridTemplateColumns = `max-content repeat(${slot.nKV}, 18px)`;
-      mask.append(el('span', { class: 'label', text: '' }), ...slot.cells.map((c, j) => el('span', { class: 'muted', text: String(j) })));
-      u.mask.forEach((row, i) => {
-        const tok = u.tokens[i];
-        mask.append(el('span', { class: 'label', text: `${tok.seqIds.join(',')}:${tok.pos}` }));
-        [...row].forEach((bit, j) => mask.append(el('span', { 'data-row': i, 'data-col': j, 'data-sees': bit,
-          style: `background:${bit === '1' ? colourOf(b, tok.seqIds) : '#335'}` })));
-      });
-    } else mask.append(el('p', { class: 'muted', text: 'The mask is made at the kv_mask stage of this ubatch.' }));
-    const shift = u.shift;
-    $('batch-shift-box').hidden = !shift;
-    if (shift) {
-      $('batch-shift-where').textContent = `· seq ${shift.seq}: n_past = ${shift.nPast}, n_keep = ${shift.nKeep}, n_discard = ${shift.nDiscard}: positions [${shift.nKeep}, ${shift.nKeep + shift.nDiscard}) removed, the rest moved back by ${shift.nDiscard}`;
-      const box = $('batch-shift');
-      box.textContent = '';
-      for (const [name, list] of [['before', shift.before], ['after', shift.after]])
-        box.append(el('div', { class: 'row', 'data-when': name }, el('b', { text: name }), ...list.map((c, j) => cellBox(b, c, j))));
-    }
-    const seqs = $('batch-sequences');
-    seqs.textContent = '';
-    // Prompts, in order (a prompt takes whichever of the --parallel sequence ids is free).
-    b.sequences.forEach(q => seqs.append(el('li', {}, el('span', { text: q.prompt }),
-      el('span', { class: 'muted', text: ` → ${q.text} (${q.generated} tokens, ${q.stopReason}${q.contextShifts ? `, ${q.contextShifts} context shifts` : ''})` }))));
-  }
-
-  function render() {
-    const s = stages[state.i];
-    const info = catalog.get(s.key);
-    $('position').textContent = `${stepLabel(s.step)}${s.where ? ' · ' + s.where : ''} · stage ${info ? info.number : '?'} ${s.key} · record ${state.i + 1} of ${stages.length}`;
-    renderTokens(s);
-    renderMap(s);
-    renderTimeline(s);
-    renderStage(s);
-    renderAttention(s);
-    renderMask(s);
-    renderCache(s);
-    renderLogits(s);
-    renderLens(s);
-    renderCompare(s);
-    renderBatch();
-    document.body.dataset.stage = s.key;
-    document.body.dataset.step = s.step;
-    document.body.dataset.layer = s.layer + 1;
-  }
-
+  // ---- keys and buttons ----
   function toggleHelp(show) { $('help').hidden = show === undefined ? !$('help').hidden : !show; }
 
   // The last click was in the attention panel (its buttons are redrawn, so focus cannot say); a
@@ -842,7 +957,7 @@ const RunPage = (() => {
   }
   function onKey(e) {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
-    const a = attention.get(`${stages[state.i].step}|${stages[state.i].layer}`);
+    const a = attentionAt(run, run.stages[state.i]);
     if (e.key === '?') toggleHelp();
     else if (e.key === 'Escape') toggleHelp(false);
     else if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
@@ -852,8 +967,7 @@ const RunPage = (() => {
       else go(state.i + dir, { reveal: true });
     } else if ((e.key === 'ArrowUp' || e.key === 'ArrowDown') && a && state.inAttention) {
       // ↑/↓ change the head only after a click in the attention panel: else they scroll the page.
-      state.head = (state.head + (e.key === 'ArrowDown' ? 1 : a.heads - 1)) % a.heads;
-      render(); writeHash();
+      chooseInAttention({ head: (state.head + (e.key === 'ArrowDown' ? 1 : a.heads - 1)) % a.heads });
     } else return;
     e.preventDefault();
   }
@@ -871,16 +985,15 @@ const RunPage = (() => {
     click('prev-step', () => moveStep(-1));
     click('next-step', () => moveStep(1));
     click('help-button', () => toggleHelp());
-    $('sweep').addEventListener('input', e => { state.sweep = Number(e.target.value); render(); });
+    for (const v of views) if (v.install) v.install();
   }
 
   let installed = false;
-  function show(run, opts = {}) {
-    setRun(run, opts);
+  function show(data, opts = {}) {
+    run = indexRun(data, opts);
     if (!installed) install(), installed = true;
-    renderHeader();
-    renderPatch();
-    if (!readHash()) go(pageOpts.start || 0);
+    for (const v of runViews) v.render(run, state);
+    if (!readHash()) go(opts.start || 0);
   }
   return { show };
 })();
