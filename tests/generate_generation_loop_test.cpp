@@ -29,6 +29,12 @@ int32_t leadByteToken() {
     return -1;
 }
 
+ModelArgs withCells(int cells) {
+    ModelArgs args = bundledModel().args;
+    args.max_seq_len = cells;
+    return args;
+}
+
 struct Outcome {
     std::vector<int32_t> tokens;
     std::string text;
@@ -37,8 +43,7 @@ struct Outcome {
 
 // The prompt run each way on a context of `cells` positions, greedy.
 Outcome single(const std::vector<int32_t>& prompt, int cells, int maxTokens) {
-    ModelArgs args = bundledModel().args;
-    args.max_seq_len = cells;
+    const ModelArgs args = withCells(cells);
     const LlamaTransformer transformer(bundledModel());
     InferenceContext ctx(args);
     Sampler sampler(SamplingSettings{});
@@ -49,8 +54,7 @@ Outcome single(const std::vector<int32_t>& prompt, int cells, int maxTokens) {
 }
 
 Outcome batchOfOne(const std::vector<int32_t>& prompt, int cells, int maxTokens) {
-    ModelArgs args = bundledModel().args;
-    args.max_seq_len = cells;
+    const ModelArgs args = withCells(cells);
     const LlamaTransformer transformer(bundledModel());
     InferenceContext ctx(args);
     const ParallelResult r =
@@ -61,8 +65,7 @@ Outcome batchOfOne(const std::vector<int32_t>& prompt, int cells, int maxTokens)
 }
 
 Outcome speculative(const std::vector<int32_t>& prompt, int cells, int maxTokens) {
-    ModelArgs args = bundledModel().args;
-    args.max_seq_len = cells;
+    const ModelArgs args = withCells(cells);
     const LlamaTransformer transformer(bundledModel());
     const LlamaTransformer draft = firstLayers(transformer, 2);
     InferenceContext ctx(args), draftCtx(args);
