@@ -40,6 +40,13 @@ enum class OpKind {
     Full,
     TriangularUpper,
     Argmax,
+    // The backward pass's (backward_ops.h); LinearBackward* run as MatMul.
+    CrossEntropy,
+    SoftmaxBackward,
+    RMSNormBackward,
+    SiluBackward,
+    SumRepeated,
+    Accumulate,
     Count
 };
 inline constexpr size_t kOpKindCount = size_t(OpKind::Count);

@@ -9,6 +9,9 @@
 
 namespace llama {
 
+struct BlockTape;  // train/forward_tape.h
+class Gradients;   // train/gradients.h
+
 // The positions one forward pass covers, made once by LlamaTransformer.prepare and handed
 // unchanged to every block and on to its attention (the walkthrough passes them as three
 // arguments, startPos, freqsCis and mask, at every level).
@@ -31,6 +34,10 @@ public:
 
     // x: normalizedX [seqLen, Dim] -> [seqLen, Dim].
     Tensor Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const;
+    // Training (llama_attention_backward.cpp): dOutput, the gradient of Forward's result, -> the
+    // gradient of x; the four matrices' gradients are added to grads. `saved` is this block's
+    // forward pass, as its stage marks showed it (a prefill of one sequence from position 0).
+    Tensor Backward(InferenceContext& ctx, const BlockTape& saved, const Tensor& dOutput, const Tensor& freqsCis, Gradients& grads) const;
 
     int LayerIndex;
     int N_Heads, N_KVHeads, N_Rep, HeadDim;

@@ -5,11 +5,17 @@
 
 namespace llama {
 
+struct BlockTape;  // train/forward_tape.h
+class Gradients;   // train/gradients.h
+
 // SwiGLU: ffn_down(silu(ffn_gate(x)) * ffn_up(x)).
 class LlamaFeedForward {
 public:
     LlamaFeedForward(const Model& model, int layerIndex);
     Tensor Forward(InferenceContext& ctx, const Tensor& x) const;
+    // Training (llama_feed_forward_backward.cpp): dOutput -> the gradient of x; the three
+    // matrices' gradients are added to grads.
+    Tensor Backward(InferenceContext& ctx, const BlockTape& saved, const Tensor& dOutput, Gradients& grads) const;
 
     int FFNHiddenDim;
     ml::LinearWeights ffn_gate;  // [FFNHiddenDim, Dim] "layers.N.feed_forward.w1.weight"

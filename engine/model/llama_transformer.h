@@ -8,6 +8,8 @@
 
 namespace llama {
 
+class ForwardTape;  // train/forward_tape.h
+
 // The dtype a model computes in: BF16 when its matrices are BF16 (norms may be F32), with the
 // walkthrough's roundings (Meta's reference runs its BF16 checkpoint in BF16); F32 for F32, F16
 // and quantized weights, as PyTorch on an F32 model and llama.cpp do. whatIf.computeDType
@@ -27,6 +29,10 @@ public:
     // written into ctx.Cells' cells [kvSlot, kvSlot + n_tokens) -> logits F32 [n_outputs,
     // VocabSize]: one row per token that wants them, in ubatch order.
     Tensor Forward(InferenceContext& ctx, const UBatch& ubatch, Cell kvSlot) const;
+    // Training (llama_transformer_backward.cpp): after Forward(ctx, tokens, 0) watched by `tape`,
+    // dLogits (the loss's gradient of the logits, [seqLen, VocabSize]) back through the output,
+    // every block in reverse and the embedding rows: every weight's gradient is added to grads.
+    void Backward(InferenceContext& ctx, const ForwardTape& tape, const Tensor& dLogits, Gradients& grads) const;
 
     ModelArgs args;
     DType ComputeDType;                       // activations, KV cache, scores: computeDTypeOf(model, whatIf)

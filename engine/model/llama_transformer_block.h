@@ -9,6 +9,9 @@ class LlamaTransformerBlock {
 public:
     LlamaTransformerBlock(const Model& model, int layerIndex);
     Tensor Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const;
+    // Training (llama_transformer_block_backward.cpp): the gradient of the block's output -> the
+    // gradient of its input x; every weight's gradient in the block is added to grads.
+    Tensor Backward(InferenceContext& ctx, const BlockTape& saved, const Tensor& dOutput, const Tensor& freqsCis, Gradients& grads) const;
 
     int LayerIndex;
     RMSNorm attn_norm;  // "layers.N.attention_norm.weight" [Dim]

@@ -3,9 +3,10 @@
 #include <cmath>
 #include <numbers>
 
+#include "ml/backward_ops.h"
 #include "ml/op_profile.h"
-#include "model/portable_math.h"
 #include "ml/ops.h"
+#include "model/portable_math.h"
 
 namespace llama {
 
@@ -67,6 +68,11 @@ Tensor applyRotaryEmbedding(const Tensor& x, const Tensor& freqsCis) {
     Tensor rotated = ml::ViewAsFloat32WithReshape(ml::MultiplyElementwise(x_, freqs), shape);
     // Back in the dtype it came in (a BF16 run rounds it, as Meta's type_as(xq) does).
     return x.dtype() == DType::BF16 ? ml::ToBFloat16(rotated) : rotated;
+}
+
+Tensor applyRotaryEmbeddingBackward(const Tensor& dRotated, const Tensor& freqsCis) {
+    const ml::OpScope profile(ml::OpKind::RoPE);
+    return applyRotaryEmbedding(dRotated, ml::Conjugate(freqsCis));
 }
 
 }  // namespace llama

@@ -26,5 +26,8 @@ Tensor precomputeFreqsCis(int headDim, int end, double theta, bool useScaled, bo
 std::pair<Tensor, Tensor> applyRotaryEmbeddings(const Tensor& xq, const Tensor& xk, const Tensor& freqsCis);
 // One of them: x [seqLen, heads, HeadDim] rotated by freqs_cis [seqLen, HeadDim/2], in x's dtype.
 Tensor applyRotaryEmbedding(const Tensor& x, const Tensor& freqsCis);
+// Training: the gradient of a rotated x back to x's. A rotation's inverse is the rotation by the
+// opposite angle, and its backward is that inverse: multiply by the conjugate of freqs_cis.
+Tensor applyRotaryEmbeddingBackward(const Tensor& dRotated, const Tensor& freqsCis);
 
 }  // namespace llama

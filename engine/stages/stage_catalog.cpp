@@ -6,6 +6,7 @@ namespace {
 constexpr std::string_view kForward = "10-forward-pass.md";
 constexpr std::string_view kLoop = "09-generation-loop.md";
 constexpr std::string_view kOutput = "11-output-and-sampling.md";
+constexpr std::string_view kTraining = "21-training.md";
 constexpr bool kInBlock = true, kOutside = false;
 
 const std::vector<StageInfo> kCatalog = {
