@@ -112,9 +112,9 @@ CLI::App* addTokenizerTrainCommand(CLI::App& app, TokenizerTrainOptions& o) {
     cmd->add_option("--text", o.text,
                     "UTF-8 text to learn from (every \"\\f\\n\", the corpus's chapter separator, is dropped first); the bundled "
                     "tokenizer's is made by assets/make_corpus.py")
-        ->option_text("FILE")
+        ->option_text("FILE REQUIRED")
         ->required();
-    cmd->add_option("--out", o.out, "Where to write the tiktoken file")->option_text("FILE")->required();
+    cmd->add_option("--out", o.out, "Where to write the tiktoken file")->option_text("FILE REQUIRED")->required();
     options::addInteger(*cmd, "--vocab", o.vocab, {256, kMaxVocab, fmt::format("a rank count from 256 (the single bytes) to {}", kMaxVocab)},
                         "Ranks in the file, the 256 single bytes included");
     cmd->add_flag("--force", o.force, "Replace --out if it exists");
