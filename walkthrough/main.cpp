@@ -30,6 +30,7 @@
 #include "perplexity_command.h"
 #include "run_observers.h"
 #include "tokenize_command.h"
+#include "tokenizer_train_command.h"
 #include "tensor/heap_policy.h"
 #include "trace/debug_log_observer.h"
 #include "no_kv_cache_report.h"
@@ -135,6 +136,7 @@ int main(int argc, char** argv) {
     cli::DiffOptions diffOptions;
     cli::ExportHtmlOptions exportHtmlOptions;
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
+    cli::TokenizerTrainOptions tokenizerTrainOptions;
     cli::PerplexityOptions perplexityOptions;
     perplexityOptions.model = o.model;
     cli::CvectorOptions cvectorOptions;
@@ -150,6 +152,7 @@ int main(int argc, char** argv) {
         {cli::addDiffCommand(app, diffOptions), [&] { return cli::runDiff(diffOptions); }},
         {cli::addExportHtmlCommand(app, exportHtmlOptions), [&] { return cli::runExportHtml(exportHtmlOptions); }},
         {cli::addTokenizeCommand(app, tokenizeOptions), [&] { return cli::runTokenize(tokenizeOptions); }},
+        {cli::addTokenizerTrainCommand(app, tokenizerTrainOptions), [&] { return cli::runTokenizerTrain(tokenizerTrainOptions); }},
         {cli::addPerplexityCommand(app, perplexityOptions), [&] { return cli::runPerplexity(perplexityOptions); }},
         {cli::addCvectorCommand(app, cvectorOptions), [&] { return cli::runCvector(cvectorOptions); }},
         {cli::addPatchCommand(app, patchOptions), [&] { return cli::runPatch(patchOptions); }},

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "quoted_bytes.h"
 #include "session/model_source.h"
 #include "tokenizer/tiktoken_tokenizer.h"
 
@@ -13,12 +14,10 @@ namespace llama::cli {
 
 namespace {
 
-std::string shown(std::string_view bytes) { return "\"" + Tokenizer::bytesForDisplay(bytes) + "\""; }
-
 // At most `limit` parts, then how many more: a long piece's merge steps stay lines, not pages.
 std::string quotedList(const std::vector<std::string>& parts, size_t limit = SIZE_MAX) {
     std::string out;
-    for (size_t i = 0; i < parts.size() && i < limit; ++i) out += (out.empty() ? "" : " ") + shown(parts[i]);
+    for (size_t i = 0; i < parts.size() && i < limit; ++i) out += (out.empty() ? "" : " ") + quotedBytes(parts[i]);
     if (parts.size() > limit) out += fmt::format(" ... ({} parts in all)", parts.size());
     return out;
 }
@@ -26,7 +25,7 @@ constexpr size_t kPartsPerLine = 64;
 
 void printMerges(const TiktokenTokenizer& tok, std::string_view piece) {
     const BpeTrace trace = tok.traceMerges(piece);
-    fmt::print("\nBPE merges for {}:\n  start: {}\n", shown(piece), quotedList(trace.start, kPartsPerLine));
+    fmt::print("\nBPE merges for {}:\n  start: {}\n", quotedBytes(piece), quotedList(trace.start, kPartsPerLine));
     if (trace.wholePiece) {
         fmt::print("  the whole piece is token {}: taken as is, no merges\n", trace.ids.front());
         return;
@@ -38,7 +37,7 @@ void printMerges(const TiktokenTokenizer& tok, std::string_view piece) {
         if (s.parts.empty()) continue;
         if (i + 1 == trace.steps.size() && i >= BpeMergeStep::kPartsShown)
             fmt::print("  ... {} more merges, the last:\n", i - BpeMergeStep::kPartsShown);
-        fmt::print("  {:>2}. {} + {} -> {} (rank {}): {}\n", i + 1, shown(s.left), shown(s.right), shown(s.left + s.right), s.rank,
+        fmt::print("  {:>2}. {} + {} -> {} (rank {}): {}\n", i + 1, quotedBytes(s.left), quotedBytes(s.right), quotedBytes(s.left + s.right), s.rank,
                    quotedList(s.parts, kPartsPerLine));
     }
     std::string ids;
@@ -82,7 +81,7 @@ int runTokenize(const TokenizeOptions& o) {
         fmt::print("This tokenizer is not tiktoken BPE (Llama 3's): only its ids and pieces are shown.\n");
     }
     fmt::print("\nToken ids: {} (a run puts the begin-of-text token {} in front)\n", ids.size(), tok.bosId());
-    for (int32_t id : ids) fmt::print("  {:>6}  {}\n", id, shown(tok.decodeToken(id)));
+    for (int32_t id : ids) fmt::print("  {:>6}  {}\n", id, quotedBytes(tok.decodeToken(id)));
     return 0;
 }
 

@@ -8,18 +8,11 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "io/base64.h"
+
 namespace llama {
 
 namespace {
-
-int base64Value(char c) {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-}
 
 // Splits on spaces and tabs like Python's str.split() (tiktoken's loader), so CRLF files work.
 std::vector<std::string_view> fields(std::string_view line) {
@@ -36,33 +29,6 @@ std::vector<std::string_view> fields(std::string_view line) {
 }
 
 }  // namespace
-
-std::optional<std::string> decodeBase64(std::string_view text) {
-    if (text.size() % 4 != 0) return std::nullopt;
-    std::string out;
-    out.reserve(text.size() / 4 * 3);
-    for (size_t i = 0; i < text.size(); i += 4) {
-        const bool last = i + 4 == text.size();
-        int pad = 0;
-        uint32_t group = 0;
-        for (size_t k = 0; k < 4; ++k) {
-            const char c = text[i + k];
-            int v = 0;
-            if (c == '=' && last && k >= 2) {
-                ++pad;
-            } else {
-                if (pad > 0) return std::nullopt;  // data after padding
-                v = base64Value(c);
-                if (v < 0) return std::nullopt;
-            }
-            group = group << 6 | uint32_t(v);
-        }
-        out += char(group >> 16 & 0xFF);
-        if (pad < 2) out += char(group >> 8 & 0xFF);
-        if (pad < 1) out += char(group & 0xFF);
-    }
-    return out;
-}
 
 std::vector<std::string> readTiktokenRanks(std::istream& in, const std::string& name) {
     std::vector<std::string> tokens;
@@ -107,6 +73,11 @@ std::vector<std::string> readTiktokenRanks(std::istream& in, const std::string& 
         }
     }
     return tokens;
+}
+
+void writeTiktokenRanks(std::ostream& out, const std::vector<std::string>& tokens) {
+    for (size_t rank = 0; rank < tokens.size(); ++rank)
+        out << encodeBase64(tokens[rank].data(), tokens[rank].size()) << ' ' << rank << '\n';
 }
 
 std::vector<std::string> loadTiktokenRanks(const std::string& path) {

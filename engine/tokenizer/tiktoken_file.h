@@ -1,11 +1,10 @@
 #pragma once
-// Reading tiktoken's vocabulary format (Llama 3's tokenizer.model): one line per token,
+// Reading and writing tiktoken's vocabulary format (Llama 3's tokenizer.model): one line per token,
 // "<base64 of the token's raw bytes> <rank>", ranks 0..N-1 in file order. The rank is
 // both the token id and the merge priority (lower merges first).
 #include <istream>
-#include <optional>
+#include <ostream>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace llama {
@@ -17,7 +16,8 @@ namespace llama {
 std::vector<std::string> readTiktokenRanks(std::istream& in, const std::string& name);
 std::vector<std::string> loadTiktokenRanks(const std::string& path);
 
-// Standard base64 with '=' padding (what tiktoken writes); nullopt if malformed.
-std::optional<std::string> decodeBase64(std::string_view text);
+// Writes `tokens` (bytes indexed by rank) as readTiktokenRanks reads them and tiktoken's Python
+// writes them: "<base64> <rank>\n" per token, in rank order.
+void writeTiktokenRanks(std::ostream& out, const std::vector<std::string>& tokens);
 
 }  // namespace llama

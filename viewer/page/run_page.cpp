@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "io/atomic_output.h"
+#include "io/base64.h"
 
 namespace llama::page {
 
@@ -28,7 +29,7 @@ std::string fillSlots(std::string_view tpl, std::initializer_list<std::pair<std:
 std::string cspHash(std::string_view hex) {
     std::string bytes;
     for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes += char(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
-    return "'sha256-" + base64(bytes.data(), bytes.size()) + "'";
+    return "'sha256-" + encodeBase64(bytes.data(), bytes.size()) + "'";
 }
 
 }  // namespace

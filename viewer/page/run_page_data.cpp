@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <map>
 
+#include "io/base64.h"
 #include "page/batch_page_data.h"
 #include "page/patch_page_data.h"
 #include "page/run_page.h"
@@ -319,22 +320,6 @@ json compareJson(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
 
 }  // namespace
 
-// Hand-written: none of the project's Debian libraries offers base64, and it is twenty lines.
-std::string base64(const void* data, size_t n) {
-    static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const auto* p = static_cast<const unsigned char*>(data);
-    std::string out;
-    out.reserve((n + 2) / 3 * 4);
-    for (size_t i = 0; i < n; i += 3) {
-        const uint32_t v = uint32_t(p[i]) << 16 | (i + 1 < n ? uint32_t(p[i + 1]) << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
-        out += kAlphabet[v >> 18 & 63];
-        out += kAlphabet[v >> 12 & 63];
-        out += i + 1 < n ? kAlphabet[v >> 6 & 63] : '=';
-        out += i + 2 < n ? kAlphabet[v & 63] : '=';
-    }
-    return out;
-}
-
 void checkChapterBase(const std::string& base) {
     // A scheme is letters, digits, + - . before the first ':' that comes before any / ? #.
     const size_t colon = base.find(':');
@@ -360,10 +345,10 @@ json floatArray(const std::vector<float>& values) {
     // bfloat16 tensors (the engine's scores and probabilities) come from the trace as float32 whose
     // low 16 bits are zero: their high halves alone are the same numbers in half the bytes.
     const bool bf16 = std::all_of(values.begin(), values.end(), [](float v) { return (bitsOf(v) & 0xFFFFu) == 0; });
-    if (!bf16 || values.empty()) return {{"dtype", "f32"}, {"n", values.size()}, {"b64", base64(values.data(), values.size() * sizeof(float))}};
+    if (!bf16 || values.empty()) return {{"dtype", "f32"}, {"n", values.size()}, {"b64", encodeBase64(values.data(), values.size() * sizeof(float))}};
     std::vector<uint16_t> high(values.size());
     for (size_t i = 0; i < values.size(); ++i) high[i] = uint16_t(bitsOf(values[i]) >> 16);
-    return {{"dtype", "bf16"}, {"n", values.size()}, {"b64", base64(high.data(), high.size() * sizeof(uint16_t))}};
+    return {{"dtype", "bf16"}, {"n", values.size()}, {"b64", encodeBase64(high.data(), high.size() * sizeof(uint16_t))}};
 }
 
 json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {

@@ -44,9 +44,6 @@ void checkChapterBase(const std::string& base);
 // Throws TraceError when the compared trace is bad.
 nlohmann::json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& options);
 
-// Standard base64 (RFC 4648, with padding).
-std::string base64(const void* data, size_t n);
-
 // A float array as the page embeds it.
 nlohmann::json floatArray(const std::vector<float>& values);
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "cli_run.h"
+#include "io/base64.h"
 #include "page/run_page.h"
 
 using namespace llama;
@@ -38,7 +39,7 @@ TEST_CASE("run page: bfloat16 values are embedded as their high halves, float32 
     CHECK(bf16["dtype"] == "bf16");
     CHECK(bf16["b64"].get<std::string>().size() == 16);  // 10 bytes in base64
     const std::vector<uint16_t> halves = {0x3f80, 0xbf00, 0x0000, 0xff80, 0x4049};
-    CHECK(bf16["b64"] == page::base64(halves.data(), halves.size() * 2));
+    CHECK(bf16["b64"] == llama::encodeBase64(halves.data(), halves.size() * 2));
     const nlohmann::json f32 = page::floatArray({1.0f, 0.1f});
     CHECK(f32["dtype"] == "f32");
     CHECK(f32["n"] == 2);
