@@ -1,0 +1,52 @@
+#pragma once
+// The training loop of assets/train.py, one step at a time: `batch` windows of seqLen + 1 tokens
+// at random places of the training stream, each through the forward pass, the loss and the
+// backward pass; then the gradients clipped and one AdamW update at the step's learning rate.
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "model/inference_context.h"
+#include "model/llama_transformer.h"
+#include "model/model.h"
+#include "train/adamw.h"
+#include "train/forward_tape.h"
+#include "train/gradients.h"
+#include "train/training_recipe.h"
+
+namespace llama {
+
+struct TrainingStepReport {
+    int step = 0;            // steps done, this one included
+    double loss = 0;         // the batch's mean cross-entropy, nats per token
+    double gradientNorm = 0; // before clipping
+    float lr = 0;
+};
+
+class Trainer {
+public:
+    // model: F32 weights, updated in place. Throws when the training stream is shorter than one
+    // window, or the held-out stream (when given) too.
+    Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<int32_t> heldout);
+
+    TrainingStepReport step();
+    // Mean cross-entropy over the held-out stream cut into windows of seqLen (as train.py's
+    // heldout_loss), run without observers.
+    double heldoutLoss() const;
+    int stepsDone() const { return adamw_.steps(); }
+    // The training passes' context: attach a debug log or a stepper to watch them.
+    InferenceContext& context() { return ctx_; }
+
+private:
+    Model& model_;
+    TrainingRecipe recipe_;
+    std::vector<int32_t> train_, heldout_;
+    LlamaTransformer transformer_;
+    InferenceContext ctx_;
+    ForwardTape tape_;
+    Gradients grads_;
+    AdamW adamw_;
+    std::mt19937_64 windows_;  // the same windows on every machine: the engine's output, not a distribution's
+};
+
+}  // namespace llama

@@ -1,0 +1,29 @@
+#include "train/training_recipe.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace llama {
+
+ModelArgs bundledModelArgs(int vocabSize) {
+    ModelArgs args;
+    args.dim = 256;
+    args.n_layers = 8;
+    args.n_heads = 8;
+    args.n_kv_heads = 2;
+    args.vocab_size = vocabSize;
+    args.multiple_of = 256;
+    args.ffn_dim_multiplier = 1.3;
+    args.norm_eps = 1e-5;
+    args.rope_theta = 500000.0;
+    return args;
+}
+
+float learningRate(const TrainingRecipe& recipe, int step) {
+    if (step < recipe.warmup) return recipe.lr * float(step + 1) / float(recipe.warmup);
+    const double progress = std::min(1.0, double(step) / double(recipe.steps));
+    return float(recipe.lr * (recipe.minLrFrac + (1 - recipe.minLrFrac) * 0.5 * (1 + std::cos(std::numbers::pi * progress))));
+}
+
+}  // namespace llama

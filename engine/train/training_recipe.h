@@ -1,0 +1,30 @@
+#pragma once
+// How a model is trained: the recipe of assets/train.py, with the values assets/build.sh gave it
+// for the bundled model as defaults (so `train` with no options makes that model again).
+#include <cstdint>
+
+#include "model/model_args.h"
+
+namespace llama {
+
+struct TrainingRecipe {
+    int seqLen = 256;         // tokens per window
+    int batch = 16;           // windows per step
+    int steps = 4000;
+    int warmup = 100;         // steps of linear warmup
+    float lr = 1.5e-3f;       // peak learning rate
+    float minLrFrac = 0.1f;   // the cosine decays to this fraction of lr
+    float weightDecay = 0.1f;
+    float clip = 1.0f;        // global gradient-norm clipping
+    int evalEvery = 100;      // steps between held-out losses
+    uint64_t seed = 1234;
+};
+
+// The bundled model's shape (assets/model/params.json) with `vocabSize` tokens.
+ModelArgs bundledModelArgs(int vocabSize);
+
+// assets/train.py's lr_at: linear warmup over `warmup` steps, then cosine decay from lr to
+// lr * minLrFrac at the last step. `step` counts from 0.
+float learningRate(const TrainingRecipe& recipe, int step);
+
+}  // namespace llama
