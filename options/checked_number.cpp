@@ -12,10 +12,10 @@
 namespace llama::options {
 
 namespace {
-[[noreturn]] void refuse(std::string_view text, const std::string& expected) {
+[[noreturn]] void refuse(std::string_view text, const std::string& expected, std::string_view why = {}) {
     // Long junk is cut so a message stays one readable line.
     const std::string shown = text.size() > 40 ? std::string(text.substr(0, 40)) + "..." : std::string(text);
-    throw std::invalid_argument(fmt::format("expected {}, got '{}'", expected, shown));
+    throw std::invalid_argument(fmt::format("expected {}, got '{}'{}", expected, shown, why));
 }
 
 // std::from_chars: whole-text, locale-free and reports overflow instead of wrapping (strtol and
@@ -62,6 +62,14 @@ double parseReal(std::string_view text, const RealRange& range) {
         (range.minOpen && value == range.min))
         refuse(text, range.expected);
     return value;
+}
+
+float parseFloat(std::string_view text, const RealRange& range) {
+    const double value = parseReal(text, range);
+    const float kept = float(value);
+    if (kept == 0 && value != 0) refuse(text, range.expected, " (too close to 0 for a 32-bit float, which would hold 0)");
+    if (!std::isfinite(kept)) refuse(text, range.expected, " (too large for a 32-bit float)");
+    return kept;
 }
 
 std::pair<int, int> parseLayerHead(std::string_view text) {

@@ -28,6 +28,8 @@ struct RealRange {
 int64_t parseInteger(std::string_view text, const IntegerRange& range);
 uint64_t parseUnsigned(std::string_view text, const std::string& expected);  // 0 .. 2^64-1, no sign
 double parseReal(std::string_view text, const RealRange& range);
+// For a value kept in a float: a number a float cannot hold (1e-320 would be 0) is refused too.
+float parseFloat(std::string_view text, const RealRange& range);
 
 // "LAYER:HEAD", both 1-based (the model checks the upper bounds); returns them 0-based.
 std::pair<int, int> parseLayerHead(std::string_view text);

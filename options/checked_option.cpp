@@ -1,6 +1,10 @@
 #include "checked_option.h"
 
+#include "cli_messages.h"
+
 #include <fmt/format.h>
+
+#include <type_traits>
 
 namespace llama::options {
 
@@ -50,7 +54,10 @@ CLI::Option* addUnsigned(CLI::App& app, const std::string& names, uint64_t& targ
 
 template <class T>
 CLI::Option* addRealAs(CLI::App& app, const std::string& names, T& target, const RealRange& range, const std::string& help) {
-    auto read = checked(names, [&target, range](const std::string& text) { target = T(parseReal(text, range)); });
+    auto read = checked(names, [&target, range](const std::string& text) {
+        if constexpr (std::is_same_v<T, float>) target = parseFloat(text, range);
+        else target = parseReal(text, range);
+    });
     return app.add_option_function<std::string>(names, read, help)->type_name("NUMBER")->default_str(fmt::format("{}", target));
 }
 
@@ -65,8 +72,9 @@ std::optional<int> parseCommandLine(CLI::App& app, int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e);
-        return code == 0 ? 0 : 1;
+        if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+        fmt::print(stderr, "{}\nRun with --help to list the options.\n", inOurWords(e));
+        return 1;
     }
     return std::nullopt;
 }

@@ -21,8 +21,9 @@ CLI::Option* addUnsigned(CLI::App& app, const std::string& names, uint64_t& targ
 CLI::Option* addReal(CLI::App& app, const std::string& names, float& target, const RealRange& range, const std::string& help);
 CLI::Option* addReal(CLI::App& app, const std::string& names, double& target, const RealRange& range, const std::string& help);
 
-// app.parse with CLI11's help and version output; any refusal prints CLI11's message and returns 1
-// (CLI11's own codes, 105 and up, are not what a shell script checks). nullopt: go on.
+// app.parse with CLI11's help and version output; any refusal prints its message in the program's
+// words (cli_messages.h) and returns 1 (CLI11's own codes, 105 and up, are not what a shell script
+// checks). nullopt: go on.
 std::optional<int> parseCommandLine(CLI::App& app, int argc, char** argv);
 
 }  // namespace llama::options

@@ -1,5 +1,9 @@
 #include "live_run_options.h"
 
+#include <stdexcept>
+
+#include "cli_messages.h"
+
 namespace llama::options {
 
 LiveRunRequest parseLiveRun(const std::vector<std::string>& words) {
@@ -12,7 +16,11 @@ LiveRunRequest parseLiveRun(const std::vector<std::string>& words) {
     bool quiet = false;  // the page shows only the text anyway
     app.add_flag("-q,--quiet", quiet, "only the text and the summary");
     std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first
-    app.parse(reversed);
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+        throw std::invalid_argument(inOurWords(e));
+    }
     r.settings.sampling.seed = r.seed;
     // Without --model or --synthetic, the bundled model, as the CLI runs it (the page keeps it at
     // assets/model beside its working folder).

@@ -17,7 +17,7 @@ struct LiveRunRequest {
     int maxSeqLen = 0;  // 0: the model's own context
 };
 
-// `words` without the program's name. Throws CLI::ParseError (its message names the option).
+// `words` without the program's name. Throws std::invalid_argument in the program's words (cli_messages.h).
 LiveRunRequest parseLiveRun(const std::vector<std::string>& words);
 
 }  // namespace llama::options

@@ -3,6 +3,8 @@
 
 #include "cli_run.h"
 #include "formats_fixtures.h"
+#include "options/cli_messages.h"
+#include "options/live_run_options.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -67,4 +69,41 @@ TEST_CASE("CLI: a checkpoint whose pickle nests 200,000 tuples deep is refused b
     std::ofstream(dir / "consolidated.00.pth", std::ios::binary) << formats_test::storedZip("consolidated/data.pkl", pickle);
     for (const std::string command : {"--prompt hi --model ", "inspect --model "})
         requireOneClearError(runWalkthrough(command + dir.string()), "values nest more than 100 deep");
+}
+
+TEST_CASE("CLI: command lines CLI11 refuses are refused in the program's words, naming the option and the text typed", "[cli][errors][hostile]") {
+    const std::pair<const char*, const char*> cases[] = {
+        {"--prompt", "--prompt: expected a value after it"},
+        {"-n", "--max-tokens: expected a value after it"},
+        {"--seed=", "--seed: expected a value after it"},
+        {"foo", "unexpected argument 'foo': every value follows its option (-p TEXT, -n 10), one value each"},
+        {"-n 1 2 3", "unexpected argument '2': every value follows its option (-p TEXT, -n 10), one value each"},
+        {"--nope", "unknown option '--nope'"},
+        {"inspect --nope", "unknown option '--nope'"},
+        {"-p a --nope --nope2", "unknown option '--nope'"},
+        {"--model a --synthetic tiny", "--model and --synthetic cannot be used together: choose one"},
+        {"--json=x", "--json takes no value, got 'x'"},
+        {"-p a -p b", "--prompt is given more than once: give it once"},
+        {"--allow-special", "--allow-special requires --chat"},
+        {"convert", "--to is required"},
+        {"--temperature 1 --mirostat 2 --mirostat-tau 1e-320",
+         "--mirostat-tau: expected a surprise in bits above 0 and at most 100, got '1e-320' (too close to 0 for a 32-bit float, which would hold 0)"},
+        {"--min-p 1e-320", "--min-p: expected a fraction from 0 (off) to 1, got '1e-320' (too close to 0 for a 32-bit float, which would hold 0)"},
+        {"--rope-theta 1e-400", "--rope-theta: expected a base frequency above 1 and at most 1e12, got '1e-400'"},
+    };
+    for (const auto& [args, message] : cases) {
+        INFO(args);
+        const CliRun r = runWalkthrough(args);
+        CHECK(r.exitCode == 1);
+        CHECK(r.output == std::string(message) + "\nRun with --help to list the options.\n");
+    }
+}
+
+TEST_CASE("CLI: CLI11's texts for the programmer never reach a user", "[cli][errors][hostile]") {
+    CHECK(llama::options::inOurWords(CLI::CallForHelp()) == "--help lists the options in a terminal (llama-walkthrough --help); it does not run here");
+    CHECK(llama::options::inOurWords(CLI::CallForAllHelp()) == llama::options::inOurWords(CLI::CallForHelp()));
+    CHECK(llama::options::inOurWords(CLI::CallForVersion()) == "--version prints the version in a terminal; it does not run here");
+    // Where no help is printed (the page's runs, the course's Try-its), --help is refused in these words.
+    CHECK_THROWS_WITH(llama::options::parseLiveRun({"--help"}), llama::options::inOurWords(CLI::CallForHelp()));
+    CHECK_THROWS_WITH(llama::options::parseLiveRun({"--top-k"}), "--top-k: expected a value after it");
 }

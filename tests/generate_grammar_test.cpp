@@ -1,6 +1,7 @@
 // GBNF grammars: the parser (what it builds, what it refuses and where), the stack matcher over
 // text and bytes, and the token mask over a vocabulary.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <memory>
@@ -140,6 +141,91 @@ TEST_CASE("grammar: bad grammars are refused with the file, line and column", "[
     CHECK(parseError("root ::= \"\\U00110000\"") == "g.gbnf:1:11: U+110000 is beyond Unicode's last code point");
     CHECK_THAT(parseError("root ::= \"abcdefghij\"{10000} \"abcdefghij\"{10000} \"abcdefghij\"{10000}"), Catch::Contains("grows past 200000 elements"));
     CHECK_THAT(parseError("root ::= " + std::string(100, '(')), Catch::Contains("groups nest deeper than 64"));
+}
+
+TEST_CASE("grammar: an element that can match no character of text, or a rule that can match no text, is refused saying why", "[generate][grammar][hostile]") {
+    const std::string noCharacter = " matches no character of text (U+0001 to U+10FFFF but the surrogates U+D800-U+DFFF; never NUL): nothing "
+                                    "could ever follow it; list the characters it should match";
+    const std::string nul = "a NUL (\\x00) in a string literal: generated text never holds a NUL (a token's text ends at one, as in "
+                            "llama.cpp), so the literal could never match; remove it";
+    const std::string neverEnds = "give x an alternative that ends, as in x ::= \"a\" x | \"a\"";
+    const std::pair<std::string, std::string> refused[] = {
+        {"root ::= []", "g.gbnf:1:10: the character class []" + noCharacter},
+        {"root ::= \"a\" [^\\x00-\\U0010FFFF]", "g.gbnf:1:14: the character class [^\\x00-\\U0010FFFF]" + noCharacter},
+        {"root ::= [^\\x01-\\uD7FF\\uE000-\\U0010FFFF]", "g.gbnf:1:10: the character class [^\\x01-\\uD7FF\\uE000-\\U0010FFFF]" + noCharacter},
+        {"root ::= [\\x00]", "g.gbnf:1:10: the character class [\\x00]" + noCharacter},
+        {"root ::= [\\uD800-\\uDFFF]+", "g.gbnf:1:10: the character class [\\uD800-\\uDFFF]" + noCharacter},
+        {"root ::= \"a\\x00\"", "g.gbnf:1:12: " + nul},
+        {"root ::= \"\\x00\"*", "g.gbnf:1:11: " + nul},
+        {"root ::= \"\\uD83D\\uDE00\"", "g.gbnf:1:11: U+D83D in a string literal is a UTF-16 surrogate, not a character: UTF-8 text cannot hold it "
+                                      "(write a character past U+FFFF as one \\U escape, not as two \\u escapes)"},
+        {"root ::= x\nx ::= \"a\" x", "g.gbnf:1:1: rule root: it can match no text: each of its alternatives needs a rule that never ends "
+                                    "(root -> x -> x): " + neverEnds},
+        {"root ::= \"a\" | x\nx ::= (\"b\" x)+", "g.gbnf:2:1: rule x: it can match no text: each of its alternatives needs a rule that never "
+                                               "ends (x -> x): " + neverEnds},
+        {"root ::= (\"(\" root \")\")*  \"x\" root", "g.gbnf:1:1: rule root: it can match no text: each of its alternatives needs a rule that "
+                                                  "never ends (root -> root): give root an alternative that ends, as in x ::= \"a\" x | \"a\""},
+    };
+    for (const auto& [grammar, message] : refused) {
+        INFO(grammar);
+        CHECK(parseError(grammar) == message);
+    }
+    // What stays: classes that match some character besides NUL or a surrogate, and rules that can end.
+    for (const char* grammar : {"root ::= [\\x00-\\x7F]", "root ::= [^a]", "root ::= [\\uD7FF-\\uE000]", "root ::= \"a\" root | \"b\"", "root ::= ."}) {
+        INFO(grammar);
+        CHECK(parseError(grammar) == "(parsed)");
+    }
+}
+
+TEST_CASE("grammar: bytes that form no character of text are never allowed, whatever the grammar matches", "[generate][grammar][hostile]") {
+    // `.` and a class of everything match any character: still only text passes.
+    for (const char* grammar : {"root ::= .*", "root ::= [\\x00-\\U0010FFFF]*", "root ::= [^a]*"}) {
+        GrammarMatcher m(grammarOf(grammar));
+        const std::string notText[] = {
+            std::string(1, '\0'), "a" + std::string(1, '\0'),  // NUL
+            "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80", "\xE0\x9F", "\xF0\x80\x80\x80", "\xF0\x8F",  // overlong forms, whole or begun
+            "\xED\xA0\x80", "\xED\xBF", "\xF4\x90\x80\x80", "\xF4\x90", "\xF5", "\xFF",              // surrogates, past U+10FFFF
+            "\x80", "\xC3" "a",                                                                   // a continuation alone, a character cut
+        };
+        for (const std::string& bytes : notText) {
+            INFO(grammar << ": " << Catch::Detail::stringify(bytes));
+            CHECK_FALSE(m.allows(bytes));
+        }
+        for (const std::string bytes : {"\x01", "\xED\x9F\xBF", "\xEE\x80\x80", "\xF4\x8F\xBF\xBF", "\xE0\xA0", "\xED", "\xF4\x8F"}) {
+            INFO(grammar << ": " << Catch::Detail::stringify(bytes));
+            CHECK(m.allows(bytes));
+        }
+    }
+}
+
+namespace {
+// `count` tokens of `length` printable characters each.
+std::vector<std::string> printableTokens(size_t count, size_t length) {
+    std::vector<std::string> tokens;
+    for (size_t i = 0; i < count; ++i) {
+        std::string t;
+        for (size_t k = 0, v = i; k < length; ++k, v /= 95) t += char(' ' + v % 95);
+        tokens.push_back(t);
+    }
+    return tokens;
+}
+}  // namespace
+
+TEST_CASE("grammar: the matcher's work per token is bounded, and a grammar past the bound is refused naming its rule", "[generate][grammar][hostile]") {
+    // The issue's grammar: text read as 60 parts of 1 to 3 characters in very many ways.
+    const auto rep60 = grammarOf("root ::= x{0,60}\nx ::= [ -~] | [ -~][ -~] | [ -~][ -~][ -~]");
+    GrammarConstraint c(rep60, printableTokens(4096, 4), {});
+    for (int step = 0; step < 20; ++step) c.accept(step);  // 80 characters: about as many ways as it gets
+    std::vector<float> logits(4096, 0.0f);
+    CHECK(c.mask(logits.data(), 4096) == 4096);
+    CHECK(c.stepWork() < GrammarMatcher::kMaxStepWork);
+    // Parts of 1 to 4 characters, 400 of them: past 200 characters, checking 4096 tokens of 8
+    // characters would take more than the bound.
+    GrammarConstraint past(grammarOf("root ::= x{0,400}\nx ::= [ -~] | [ -~]{2} | [ -~]{3} | [ -~]{4}"), printableTokens(4096, 8), {});
+    for (int step = 0; step < 25; ++step) past.accept(step);
+    CHECK_THROWS_WITH(past.mask(logits.data(), 4096),
+                      Catch::StartsWith(fmt::format("rule root: checking the next token needs more than {} steps of the grammar's matcher",
+                                                    GrammarMatcher::kMaxStepWork)));
 }
 
 TEST_CASE("grammar: greedy asks about its argmax first and masks the vocabulary only when the grammar refuses it", "[generate][grammar]") {

@@ -32,6 +32,23 @@ TEST_CASE("checked numbers: reals refuse NaN, infinities and an open bound", "[o
         CHECK_THROWS_WITH(parseReal(bad, p), Contains("expected a probability above 0 and at most 1"));
 }
 
+TEST_CASE("checked numbers: a float option refuses what a float cannot hold, naming the text typed", "[options][hostile]") {
+    const RealRange tau{0, 100, true, "a surprise in bits above 0 and at most 100"};
+    const RealRange fraction{0, 1, false, "a fraction from 0 (off) to 1"};
+    CHECK(parseFloat("5", tau) == 5.0f);
+    CHECK(parseFloat("1e-30", tau) == 1e-30f);
+    CHECK(parseFloat("0", fraction) == 0.0f);
+    for (const char* tiny : {"1e-320", "1e-46", "1e-300"}) {
+        INFO(tiny);
+        CHECK_THROWS_WITH(parseFloat(tiny, fraction), std::string("expected a fraction from 0 (off) to 1, got '") + tiny +
+                                                          "' (too close to 0 for a 32-bit float, which would hold 0)");
+    }
+    CHECK_THROWS_WITH(parseFloat("1e-320", tau), "expected a surprise in bits above 0 and at most 100, got '1e-320' (too close to 0 for a 32-bit "
+                                                 "float, which would hold 0)");
+    CHECK_THROWS_WITH(parseFloat("1e39", {0, 1e300, false, "a number"}), "expected a number, got '1e39' (too large for a 32-bit float)");
+    CHECK_THROWS_WITH(parseReal("1e-400", tau), "expected a surprise in bits above 0 and at most 100, got '1e-400'");  // a double's underflow
+}
+
 TEST_CASE("checked numbers: a long junk value is cut in the message", "[options][hostile]") {
     const std::string junk(500, '9');
     try {

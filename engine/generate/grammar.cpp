@@ -1,6 +1,7 @@
 #include "generate/grammar.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -10,18 +11,19 @@
 namespace llama {
 
 bool GrammarElement::matches(uint32_t cp) const {
-    bool in = std::any_of(ranges.begin(), ranges.end(), [cp](const auto& r) { return r.first <= cp && cp <= r.second; });
+    const auto after = std::upper_bound(ranges.begin(), ranges.end(), cp, [](uint32_t c, const auto& r) { return c < r.first; });
+    const bool in = after != ranges.begin() && cp <= std::prev(after)->second;
     return in != negated;
 }
 
-bool GrammarElement::matchesAnyIn(uint32_t low, uint32_t high) const {
-    if (!negated)
-        return std::any_of(ranges.begin(), ranges.end(), [&](const auto& r) { return r.first <= high && low <= r.second; });
+namespace {
+// Whether some code point in [low, high] is matched.
+bool matchesAnyIn(const GrammarElement& e, uint32_t low, uint32_t high) {
+    if (!e.negated)
+        return std::any_of(e.ranges.begin(), e.ranges.end(), [&](const auto& r) { return r.first <= high && low <= r.second; });
     // Negated: some code point of [low, high] lies outside every range unless the ranges cover it all.
     uint32_t next = low;
-    std::vector<std::pair<uint32_t, uint32_t>> sorted = ranges;
-    std::sort(sorted.begin(), sorted.end());
-    for (const auto& [a, b] : sorted) {
+    for (const auto& [a, b] : e.ranges) {
         if (a > next) return true;
         if (b >= next) {
             if (b >= high) return false;
@@ -30,11 +32,24 @@ bool GrammarElement::matchesAnyIn(uint32_t low, uint32_t high) const {
     }
     return next <= high;
 }
+}  // namespace
+
+bool GrammarElement::matchesTextIn(uint32_t low, uint32_t high) const {
+    low = std::max<uint32_t>(low, 1);  // no NUL
+    const uint32_t belowSurrogates = std::min<uint32_t>(high, 0xD7FF), aboveSurrogates = std::max<uint32_t>(low, 0xE000);
+    return (low <= belowSurrogates && matchesAnyIn(*this, low, belowSurrogates)) ||
+           (aboveSurrogates <= high && matchesAnyIn(*this, aboveSurrogates, high));
+}
 
 int Grammar::ruleIndex(std::string_view name) const {
     for (size_t i = 0; i < rules.size(); ++i)
         if (rules[i].name == name) return int(i);
     return -1;
+}
+
+std::string_view Grammar::userRuleName(int rule) const {
+    const std::string& name = rules[size_t(rule)].name;
+    return std::string_view(name).substr(0, name.find('_'));
 }
 
 namespace {
@@ -73,6 +88,7 @@ public:
         grammar_.root = grammar_.ruleIndex("root");
         if (grammar_.root < 0) throw GrammarError(fmt::format("{}: the grammar has no rule named root (the rule generation starts from)", source_));
         checkLeftRecursion();
+        checkEveryRuleEnds();
         return std::move(grammar_);
     }
 
@@ -215,6 +231,28 @@ private:
         return cp;
     }
 
+    // A literal's character must be one text can hold.
+    void requireText(uint32_t cp, size_t at) const {
+        if (cp == 0)
+            fail(at, "a NUL (\\x00) in a string literal: generated text never holds a NUL (a token's text ends at one, as in llama.cpp), "
+                     "so the literal could never match; remove it");
+        if (cp >= 0xD800 && cp <= 0xDFFF)
+            fail(at, fmt::format("U+{:04X} in a string literal is a UTF-16 surrogate, not a character: UTF-8 text cannot hold it (write a "
+                                 "character past U+FFFF as one \\U escape, not as two \\u escapes)",
+                                 cp));
+    }
+
+    // A class's ranges sorted and merged where they touch, for the matcher's binary search.
+    static std::vector<std::pair<uint32_t, uint32_t>> sortedApart(std::vector<std::pair<uint32_t, uint32_t>> ranges) {
+        std::sort(ranges.begin(), ranges.end());
+        std::vector<std::pair<uint32_t, uint32_t>> merged;
+        for (const auto& r : ranges) {
+            if (!merged.empty() && r.first <= merged.back().second + 1) merged.back().second = std::max(merged.back().second, r.second);
+            else merged.push_back(r);
+        }
+        return merged;
+    }
+
     void parseCount(std::vector<GrammarElement>& seq, size_t symbolStart, const std::string& rule) {
         size_t start = pos_;
         char op = peek();
@@ -287,7 +325,9 @@ private:
                 symbolStart = seq.size();
                 while (peek() != '"') {
                     if (atEnd() || peek() == '\n' || peek() == '\r') fail(start, "unterminated string literal (no closing '\"' on its line)");
-                    uint32_t cp = parseChar();
+                    const size_t at = pos_;
+                    const uint32_t cp = parseChar();
+                    requireText(cp, at);
                     seq.push_back({.ranges = {{cp, cp}}});
                 }
                 ++pos_;
@@ -314,6 +354,11 @@ private:
                     e.ranges.push_back({first, last});
                 }
                 ++pos_;
+                e.ranges = sortedApart(std::move(e.ranges));
+                if (!e.matchesTextIn(0, 0x10FFFF))
+                    fail(start, fmt::format("the character class {} matches no character of text (U+0001 to U+10FFFF but the surrogates "
+                                            "U+D800-U+DFFF; never NUL): nothing could ever follow it; list the characters it should match",
+                                            text_.substr(start, pos_ - start)));
                 symbolStart = seq.size();
                 seq.push_back(std::move(e));
                 haveSymbol = true;
@@ -361,26 +406,70 @@ private:
         return fmt::format("{}:{}", line, column);
     }
 
+    // The rules with an alternative whose every element is `found` (given the rules found so far),
+    // to a fixed point: the rules that can match nothing, or that can end at all.
+    template <class Found>
+    std::vector<bool> rulesWithAlternativeOf(Found found) const {
+        const auto& rules = grammar_.rules;
+        std::vector<bool> rulesFound(rules.size(), false);
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (size_t r = 0; r < rules.size(); ++r) {
+                if (rulesFound[r]) continue;
+                rulesFound[r] = std::any_of(rules[r].alternatives.begin(), rules[r].alternatives.end(), [&](const GrammarSequence& seq) {
+                    return std::all_of(seq.begin(), seq.end(), [&](const GrammarElement& e) { return found(e, rulesFound); });
+                });
+                changed = changed || rulesFound[r];
+            }
+        }
+        return rulesFound;
+    }
+
+    std::string definedAt(std::string_view userRule) const {
+        const auto at = defined_.find(std::string(userRule));
+        return where(at != defined_.end() ? at->second : 0);
+    }
+
+    // A rule every alternative of which needs a rule that never ends (x ::= "a" x) matches no text:
+    // text under it could never be a sentence, and generation would run on to its token limit.
+    void checkEveryRuleEnds() const {
+        const auto& rules = grammar_.rules;
+        const std::vector<bool> ends = rulesWithAlternativeOf(
+            [](const GrammarElement& e, const std::vector<bool>& found) { return e.kind == GrammarElement::Kind::Chars || found[size_t(e.rule)]; });
+        const auto neverEnds = [&](int r) { return !ends[size_t(r)]; };
+        for (int r0 = 0; r0 < int(rules.size()); ++r0) {
+            if (!neverEnds(r0)) continue;
+            // Follow a rule it needs that never ends until one comes again: the loop to break.
+            std::vector<int> path{r0};
+            std::vector<bool> onPath(rules.size(), false);
+            onPath[size_t(r0)] = true;
+            for (;;) {
+                int next = -1;
+                for (const auto& seq : rules[size_t(path.back())].alternatives)
+                    for (const auto& e : seq)
+                        if (next < 0 && e.kind == GrammarElement::Kind::RuleRef && neverEnds(e.rule)) next = e.rule;
+                path.push_back(next);
+                if (onPath[size_t(next)]) break;
+                onPath[size_t(next)] = true;
+            }
+            std::vector<std::string_view> names;
+            for (size_t i = 0; i < path.size(); ++i) {
+                const std::string_view name = grammar_.userRuleName(path[i]);
+                if (names.empty() || names.back() != name || i + 1 == path.size()) names.push_back(name);
+            }
+            const std::string_view loop = names.back();
+            throw GrammarError(fmt::format("{}:{}: rule {}: it can match no text: each of its alternatives needs a rule that never ends ({}): "
+                                           "give {} an alternative that ends, as in x ::= \"a\" x | \"a\"",
+                                           source_, definedAt(names.front()), names.front(), fmt::join(names, " -> "), loop));
+        }
+    }
+
     // A rule that reaches itself through elements that can all match nothing would make the
     // matcher's stacks grow without consuming a character: refused, as llama.cpp refuses it.
     void checkLeftRecursion() const {
         const auto& rules = grammar_.rules;
-        std::vector<bool> nullable(rules.size(), false);
-        for (bool changed = true; changed;) {
-            changed = false;
-            for (size_t r = 0; r < rules.size(); ++r) {
-                if (nullable[r]) continue;
-                for (const auto& seq : rules[r].alternatives) {
-                    bool all = std::all_of(seq.begin(), seq.end(), [&](const GrammarElement& e) {
-                        return e.kind == GrammarElement::Kind::RuleRef && nullable[size_t(e.rule)];
-                    });
-                    if (all) {
-                        nullable[r] = changed = true;
-                        break;
-                    }
-                }
-            }
-        }
+        const std::vector<bool> nullable =
+            rulesWithAlternativeOf([](const GrammarElement& e, const std::vector<bool>& found) { return e.kind == GrammarElement::Kind::RuleRef && found[size_t(e.rule)]; });
         // Edges: the rules an alternative can start with.
         std::vector<std::vector<int>> starts(rules.size());
         for (size_t r = 0; r < rules.size(); ++r)
@@ -408,11 +497,10 @@ private:
                             if (on) cycle += rules[size_t(p)].name + " -> ";
                         }
                         cycle += rules[size_t(to)].name;
-                        const std::string named = userRuleOf(to);
-                        const auto at = defined_.find(named);
+                        const std::string_view named = grammar_.userRuleName(to);
                         throw GrammarError(fmt::format("{}:{}: rule {}: left recursion ({}): the rule can reach itself before matching a "
                                                        "character; rewrite it to repeat on the right (x ::= y x | y) or with * and +",
-                                                       source_, where(at != defined_.end() ? at->second : 0), named, cycle));
+                                                       source_, definedAt(named), named, cycle));
                     }
                     if (state[size_t(to)] == 0) {
                         state[size_t(to)] = 1;
@@ -425,13 +513,6 @@ private:
             }
         }
     }
-    // The rule as the user wrote it: a generated rule's name is its parent's, then "_N".
-    // (Names the user writes cannot hold '_'.)
-    std::string userRuleOf(int rule) const {
-        const std::string& name = grammar_.rules[size_t(rule)].name;
-        return name.substr(0, name.find('_'));
-    }
-
     std::string_view text_;
     std::string_view source_;
     size_t pos_ = 0;

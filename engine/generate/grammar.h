@@ -5,8 +5,12 @@
 // `.` for any character, rule names, groups ( ), and the repetitions *, +, ? and {m}, {m,}, {m,n};
 // `#` starts a comment. The rule named root is the language.
 //
-// What llama.cpp's parser takes and this one refuses, naming the construct: token references
-// (<[id]>, <name>), a rule defined twice (llama.cpp keeps the last silently). Refused as llama.cpp
+// Text is UTF-8 of the characters U+0001 to U+10FFFF but the surrogates (U+D800-U+DFFF): no NUL,
+// which ends a token's text in llama.cpp. What llama.cpp's parser takes and this one refuses,
+// naming the construct: token references (<[id]>, <name>), a rule defined twice (llama.cpp keeps
+// the last silently), a character class that matches no character of text ([], [^\x00-\U0010FFFF],
+// [\x00]), a literal holding a NUL or a surrogate, and a rule that can match no text (each of its
+// alternatives needs a rule that never ends, as in x ::= "a" x). Refused as llama.cpp
 // refuses them: undefined rules, a missing root, left recursion (a rule that can reach itself
 // before consuming a character, which its stack machine cannot run).
 //
@@ -32,14 +36,16 @@ public:
 struct GrammarElement {
     enum class Kind { Chars, RuleRef };
     Kind kind = Kind::Chars;
-    // Chars: inclusive code point ranges; `negated` matches any code point outside them.
+    // Chars: inclusive code point ranges, sorted and apart; `negated` matches any code point
+    // outside them.
     std::vector<std::pair<uint32_t, uint32_t>> ranges;
     bool negated = false;
     int rule = -1;  // RuleRef: index into Grammar::rules
 
     bool matches(uint32_t cp) const;
-    // Whether some code point in [low, high] is matched (for a token ending in part of a character).
-    bool matchesAnyIn(uint32_t low, uint32_t high) const;
+    // Whether some character of text in [low, high] is matched (for a token ending in part of a
+    // character; over all of Unicode, whether the element can match anything at all).
+    bool matchesTextIn(uint32_t low, uint32_t high) const;
 };
 
 using GrammarSequence = std::vector<GrammarElement>;
@@ -53,6 +59,9 @@ struct Grammar {
     std::vector<GrammarRule> rules;
     int root = -1;
     int ruleIndex(std::string_view name) const;  // -1 when there is none
+    // The rule as the grammar's text names it: a group's or repetition's rule ("value_3") is its
+    // parent's ("value"; names in the text cannot hold '_').
+    std::string_view userRuleName(int rule) const;
     // The rules as GBNF again, one line each, the parser's own rules included (for --step and docs).
     std::string describe() const;
 };

@@ -419,8 +419,11 @@ TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& pa
         const std::string& kind = record.kind;
         if ((index == firstIndex) != (kind == trace::kMetaRecord)) {
             if (kind == trace::kPatchRecord)
-                throw TraceError(fmt::format("'{}' is an activation-patching trace (`patch --trace`, two runs and their grid): open it in "
-                                             "the viewer or export-html, not as one run",
+                // Read where one run is wanted (a comparison, diff): what it is and where it opens,
+                // the same whichever program met it.
+                throw TraceError(fmt::format("'{}' is an activation-patching trace (`patch --trace`, two runs and their grid), not one "
+                                             "run: it opens only as the trace to show (llama-viewer --trace or File > Open trace, "
+                                             "export-html TRACE), not as one to compare with or to diff",
                                              path));
             throw TraceError(fmt::format("'{}': record {} is {}: a trace starts with one META record", path, index, kind));
         }

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <variant>
 
 #include "doccheck/try_it.h"
@@ -76,7 +77,7 @@ std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
             return why("it reads " + r.model.model + ", which is not on this site (open it with the page's model button)");
         if (!r.model.synthetic.empty() && r.model.synthetic != "tiny") return why("the synthetic preset " + r.model.synthetic + " does not fit in a browser tab");
         if (!r.model.tokenizer.empty()) return why("it reads " + r.model.tokenizer);
-    } catch (const CLI::ParseError& e) {
+    } catch (const std::invalid_argument& e) {
         return why(std::string("the browser build does not take it (") + e.what() + ")");
     }
     std::string expected;

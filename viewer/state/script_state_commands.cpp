@@ -96,7 +96,7 @@ int scriptInt(const std::string& word, const ScriptCommand&, const options::Inte
 }
 
 float scriptFloat(const std::string& word, const ScriptCommand&, const options::RealRange& range) {
-    return float(options::parseReal(word, range));
+    return options::parseFloat(word, range);
 }
 
 bool isStateCommand(std::string_view name) { return handlers().count(name) > 0; }

@@ -8,7 +8,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -135,9 +134,6 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
                     {"kernels", ml::kernels::active().name},
                     {"threads", ml::ThreadPool::global().threadCount()}}
             .dump();
-    } catch (const CLI::ParseError& e) {
-        l.session.clearObservers();
-        return errorJson(e.what()).dump();
     } catch (const std::exception& e) {
         l.session.clearObservers();
         return errorJson(e.what()).dump();
