@@ -31,6 +31,7 @@
 #include "run_observers.h"
 #include "tokenize_command.h"
 #include "tokenizer_train_command.h"
+#include "train_command.h"
 #include "tensor/heap_policy.h"
 #include "trace/debug_log_observer.h"
 #include "no_kv_cache_report.h"
@@ -137,6 +138,7 @@ int main(int argc, char** argv) {
     cli::ExportHtmlOptions exportHtmlOptions;
     cli::TokenizeOptions tokenizeOptions{.model = o.model};
     cli::TokenizerTrainOptions tokenizerTrainOptions;
+    cli::TrainOptions trainOptions;
     cli::PerplexityOptions perplexityOptions;
     perplexityOptions.model = o.model;
     cli::CvectorOptions cvectorOptions;
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
         {cli::addExportHtmlCommand(app, exportHtmlOptions), [&] { return cli::runExportHtml(exportHtmlOptions); }},
         {cli::addTokenizeCommand(app, tokenizeOptions), [&] { return cli::runTokenize(tokenizeOptions); }},
         {cli::addTokenizerTrainCommand(app, tokenizerTrainOptions), [&] { return cli::runTokenizerTrain(tokenizerTrainOptions); }},
+        {cli::addTrainCommand(app, trainOptions), [&] { return cli::runTrain(trainOptions); }},
         {cli::addPerplexityCommand(app, perplexityOptions), [&] { return cli::runPerplexity(perplexityOptions); }},
         {cli::addCvectorCommand(app, cvectorOptions), [&] { return cli::runCvector(cvectorOptions); }},
         {cli::addPatchCommand(app, patchOptions), [&] { return cli::runPatch(patchOptions); }},

@@ -224,9 +224,9 @@ Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights) {
     requireF32(op, weights, "weights");
     if (dy.rank() != 2 || weights.rank() != 2 || dy.dim(1) != weights.dim(0))
         fail(op, "dy " + dy.shapeStr() + " does not match weights " + weights.shapeStr() + " (expected [S, out] and [out, in])");
-    // dy [1, S, out] · W [1, out, in]: each row of W is contiguous, MatMul's fast order.
-    Tensor dx = MatMul(Reshape(dy, {1, dy.dim(0), dy.dim(1)}), Reshape(weights, {1, weights.dim(0), weights.dim(1)}));
-    return Reshape(dx, {dy.dim(0), weights.dim(1)});
+    // dy · W = dy · (Wᵀ)ᵀ: LinearTransformation's tiled kernels with the weights transposed once
+    // (a copy of W costs S times less than the product).
+    return LinearTransformation(dy, Contiguous(Transpose(weights, 0, 1)));
 }
 
 void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) {
@@ -235,9 +235,8 @@ void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) 
     requireF32(op, x, "x");
     if (dy.rank() != 2 || x.rank() != 2 || dy.dim(0) != x.dim(0) || dWeights.shape() != Shape{dy.dim(1), x.dim(1)})
         fail(op, "dy " + dy.shapeStr() + " and x " + x.shapeStr() + " do not make dWeights " + dWeights.shapeStr() + " (expected [S, out], [S, in], [out, in])");
-    // dyᵀ [1, out, S] · x [1, S, in]: the sum over the S rows runs in row order.
-    const Tensor product = MatMul(Transpose(Reshape(dy, {1, dy.dim(0), dy.dim(1)}), 1, 2), Reshape(x, {1, x.dim(0), x.dim(1)}));
-    AccumulateInto(dWeights, Reshape(product, dWeights.shape()));
+    // dyᵀ · x = dyᵀ · (xᵀ)ᵀ: each weight's gradient is a dot product over the S rows.
+    AccumulateInto(dWeights, LinearTransformation(Contiguous(Transpose(dy, 0, 1)), Contiguous(Transpose(x, 0, 1))));
 }
 
 }  // namespace llama::ml

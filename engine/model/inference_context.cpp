@@ -50,7 +50,11 @@ bool InferenceContext::readsValues(StageId stage) const {
     return std::any_of(observers_.begin(), observers_.end(), [&](const StageObserver* o) { return o->reads(stage, layer_) == StageReads::Values; });
 }
 
-void InferenceContext::deliver(StageId stage, std::vector<StageField> all, SkippedIf skipped) {
+bool InferenceContext::readsWording(StageId stage) const {
+    return std::any_of(observers_.begin(), observers_.end(), [&](const StageObserver* o) { return o->reads(stage, layer_) != StageReads::Handles; });
+}
+
+void InferenceContext::deliver(StageId stage, std::vector<StageField> all, SkippedIf skipped, bool wording) {
     all.reserve(all.size() + 9);  // these five and makeStageEvent's four: one allocation
     for (auto [name, value] : {std::pair{"N_Layers", nLayers_}, {"N_Heads", nHeads_}, {"N_KVHeads", nKVHeads_}, {"N_Rep", nRep_},
                                {"HeadDim", headDim_}})
@@ -64,7 +68,7 @@ void InferenceContext::deliver(StageId stage, std::vector<StageField> all, Skipp
             if (auto* t = std::get_if<const Tensor*>(&field.value); t && *t && !(*t)->isContiguous())
                 *t = &rowMajor.emplace_back(ml::Contiguous(**t));
     }
-    StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all));
+    StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all), wording);
     event.known = &cacheSummaries_;
     {
         const std::lock_guard<std::mutex> oneAtATime(oneAtATime_);

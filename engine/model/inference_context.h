@@ -70,12 +70,16 @@ public:
     // in the order they are made.
     template <typename Mark> void stage(const Mark& mark, SkippedIf skipped = {}) {
         if (stopRequested()) throw GenerationStopped{};
-        if (!observers_.empty()) deliver(Mark::kStage, marks::fieldsOf(mark), skipped);
+        if (!observers_.empty()) {
+            const bool wording = readsWording(Mark::kStage);
+            deliver(Mark::kStage, marks::fieldsOf(mark, wording), skipped, wording);
+        }
     }
 
 private:
-    void deliver(StageId stage, std::vector<StageField> fields, SkippedIf skipped);
+    void deliver(StageId stage, std::vector<StageField> fields, SkippedIf skipped, bool wording);
     bool readsValues(StageId stage) const;
+    bool readsWording(StageId stage) const;  // some observer reads more than the tensors' handles
 
     std::vector<StageObserver*> observers_;
     CacheSummaries cacheSummaries_{CacheK, CacheV};

@@ -119,14 +119,14 @@ const TensorStats& StageEvent::stats(size_t i) const {
     return *s;
 }
 
-StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields) {
+StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields, bool wording) {
     const StageInfo& info = stageInfo(stage);
     fields.emplace_back("layer", layer);
     fields.emplace_back("layerNumber", layer + 1);
     fields.emplace_back("step", step);
     fields.emplace_back("startPos", startPos);
     StageEvent e{stage, layer, step, startPos, skipped, std::move(fields), {}, {}};
-    e.message = formatWording(info, skipped, e.fields);
+    if (wording) e.message = formatWording(info, skipped, e.fields);
     // The recorded tensors, in the catalog's order; an absent one (no mask) is left out.
     if (!info.records.empty()) e.tensors.reserve(size_t(std::count(info.records.begin(), info.records.end(), ',')) + 1);
     for (std::string_view rest = info.records; !rest.empty();) {

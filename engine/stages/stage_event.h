@@ -67,12 +67,14 @@ struct StageEvent {
 // The sample stage's field holding the logits after the repetition penalties (absent when off).
 inline constexpr const char* kPenalizedLogits = "penalizedLogits";
 
-// The event for a stage mark: the message written from the catalog's wording with `fields`,
-// and the tensors the catalog says the stage records.
-StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields);
+// The event for a stage mark: the message written from the catalog's wording with `fields`
+// (unless `wording` is false: no observer reads it), and the tensors the catalog says the stage records.
+StageEvent makeStageEvent(StageId stage, int layer, int step, int startPos, bool skipped, std::vector<StageField> fields, bool wording = true);
 
 // What an observer reads of a stage's tensors, so that an observed run pays only for that.
 enum class StageReads {
+    Handles,     // only the tensors as the engine holds them (strided views included): when every
+                 // observer of a stage says so, its message and text fields are not made
     Shapes,      // names, shapes, dtypes and the message: the tensors may be strided views
     Statistics,  // also StageEvent::stats (computed once per event, whoever asks first)
     Values,      // also the values in row-major order: each strided view is copied once per event

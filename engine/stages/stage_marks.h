@@ -73,9 +73,9 @@ private:
 #define TENSOR(name) {#name, m.name},
 #define OPTIONAL_TENSOR(name) {#name, m.name},
 #define NUMBER(name) {#name, m.name.value},
-#define TEXT(name) {#name, m.name.make()},
+#define TEXT(name) {#name, texts ? m.name.make() : std::string()},
 #define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
-    inline std::vector<StageField> fieldsOf(const id& m) { return {fields}; }
+    inline std::vector<StageField> fieldsOf(const id& m, bool texts = true) { return {fields}; }
 #include "stages/stages.def"
 #undef STAGE
 #undef TENSOR

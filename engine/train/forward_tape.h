@@ -35,8 +35,9 @@ public:
     Tensor blocksOutput;      // ffn_residual of the last block: into the final norm
     Tensor normalizedOutput;  // output_norm: into the projection to the vocabulary
 
-    // Handles are enough: an op's result is never written again, so keeping it costs no copy.
-    StageReads reads(StageId, int) const override { return StageReads::Shapes; }
+    // Handles are enough: an op's result is never written again, so keeping it costs no copy;
+    // and no log line is made for the tape.
+    StageReads reads(StageId, int) const override { return StageReads::Handles; }
     void onStage(const StageEvent& event) override;
 };
 

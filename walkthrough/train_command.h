@@ -1,0 +1,33 @@
+#pragma once
+// `llama-walkthrough train --text FILE --out DIR`: trains a Llama from a random initialisation
+// on a text file with the engine's own backward pass (engine/train), assets/train.py's recipe
+// with the bundled model's settings as defaults. The first step can be logged in the
+// walkthrough's format (--debug-log) or stepped through stage by stage (--step), the backward
+// stages included.
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+#include "train/training_recipe.h"
+
+namespace llama::cli {
+
+struct TrainOptions {
+    std::string text;
+    std::string heldout;
+    std::string tokenizer = "assets/model/tokenizer.model";
+    std::string out;
+    bool force = false;
+    TrainingRecipe recipe;
+    // The model's shape: the bundled model's unless changed.
+    int dim = 256, nLayers = 8, nHeads = 8, nKVHeads = 2, multipleOf = 256;
+    double ffnDimMultiplier = 1.3, ropeTheta = 500000.0;
+    std::string debugLog;
+    bool step = false;
+};
+
+CLI::App* addTrainCommand(CLI::App& app, TrainOptions& options);
+int runTrain(const TrainOptions& options);
+
+}  // namespace llama::cli
