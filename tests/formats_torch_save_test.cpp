@@ -12,6 +12,7 @@
 
 #include "cli_run.h"
 #include "formats/gguf/gguf_export.h"
+#include "formats/hf/hf_export.h"
 #include "formats/meta/meta_export.h"
 #include "formats/meta/meta_model.h"
 #include "formats/meta/params_json.h"
@@ -117,13 +118,13 @@ TEST_CASE("torch save: other dtypes are converted as written", "[torchsave]") {
     third.mutableData<float>()[0] = 1.0f / 3;
     SECTION("F32 to BF16 rounds to nearest") {
         writeTorchSave((dir / "a.pth").string(), {{"x", third}}, DType::BF16);
-        const Tensor& x = *TorchCheckpoint::load((dir / "a.pth").string()).find("x");
+        const Tensor x = *TorchCheckpoint::load((dir / "a.pth").string()).find("x");
         REQUIRE(x.dtype() == DType::BF16);
         CHECK(x.floatAt(0) == roundToBF16(1.0f / 3));
     }
     SECTION("BF16 to F32 is exact") {
         writeTorchSave((dir / "b.pth").string(), {{"x", ramp({7}, DType::BF16)}}, DType::F32);
-        const Tensor& x = *TorchCheckpoint::load((dir / "b.pth").string()).find("x");
+        const Tensor x = *TorchCheckpoint::load((dir / "b.pth").string()).find("x");
         REQUIRE(x.dtype() == DType::F32);
         CHECK(sameBytes(x, ramp({7}, DType::F32)));
     }
@@ -207,9 +208,9 @@ TEST_CASE("meta export: Llama 2's SentencePiece tokenizer.model is written as it
 
 TEST_CASE("meta export: a tokenizer Meta's layout cannot hold is refused before anything is written", "[torchsave]") {
     const fs::path dir = tempDir("refused");
-    exportGguf(loadMetaModel(llama2ModelDirectory().string()), DType::BF16, (dir / "llama2.gguf").string());
-    const Model gguf = loadModel((dir / "llama2.gguf").string());  // a SentencePiece vocabulary of scores only
-    CHECK_THROWS_WITH(exportMeta(gguf, DType::BF16, (dir / "meta").string()),
+    exportHf(bundled(), (dir / "hf").string());
+    const Model hf = loadModel((dir / "hf").string());  // tokenizer.json: neither tiktoken's file nor SentencePiece's
+    CHECK_THROWS_WITH(exportMeta(hf, DType::BF16, (dir / "meta").string()),
                       Contains("only Llama 3's tiktoken tokenizer or Llama 2's SentencePiece tokenizer.model"));
     CHECK_FALSE(fs::exists(dir / "meta"));
 }

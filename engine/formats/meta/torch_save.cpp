@@ -1,5 +1,6 @@
 #include "formats/meta/torch_save.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -40,7 +41,11 @@ void writeTorchSave(const std::string& path, const std::vector<NamedTensor>& ten
     AtomicOutputFile file(path, 1 << 20);
     ZipWriter zip(file.stream());
     zip.add(folder + "data.pkl", std::as_bytes(std::span(pickle)));
-    for (size_t i = 0; i < tensors.size(); ++i) zip.add(folder + "data/" + std::to_string(i), bytesOf(storedAs(tensors[i].tensor, dtype)));
+    // torch writes the storages in the order of their keys as strings: "0", "1", "10", "11", ..., "2".
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < tensors.size(); ++i) keys.push_back(std::to_string(i));
+    std::sort(keys.begin(), keys.end());
+    for (const std::string& key : keys) zip.add(folder + "data/" + key, bytesOf(storedAs(tensors[std::stoul(key)].tensor, dtype)));
     zip.add(folder + "version", std::as_bytes(std::span(std::string_view("3\n"))));
     zip.finish();
     file.commit();

@@ -3,7 +3,8 @@
 // (checked against torch itself by tests/torch_save_python_test.sh): a zip archive
 // (zip_writer.h) whose entries, in torch's order, are
 //   <folder>/data.pkl    the dict, naming each tensor's storage (state_dict_pickle.h)
-//   <folder>/data/<key>  each storage's raw little-endian bytes, at a 64-byte-aligned offset
+//   <folder>/data/<key>  each storage's raw little-endian bytes, at a 64-byte-aligned offset (keys
+//                        "0", "1", ... in the dict's order; entries sorted as strings, as torch does)
 //   <folder>/version     "3\n", the archive format version torch 1.13 writes and still reads
 // where <folder> is the file's name without its last extension ("consolidated.00" for
 // consolidated.00.pth), as torch names it. torch.load gives back a plain dict of tensors, and
