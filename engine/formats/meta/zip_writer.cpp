@@ -2,22 +2,17 @@
 
 #include <array>
 
+#include "formats/meta/zip_records.h"
+
 namespace llama {
 
 namespace {
 
-constexpr uint32_t kLocalHeaderSig = 0x04034b50;
-constexpr uint32_t kDataDescriptorSig = 0x08074b50;
-constexpr uint32_t kCentralHeaderSig = 0x02014b50;
-constexpr uint32_t kZip64EocdSig = 0x06064b50;
-constexpr uint32_t kZip64LocatorSig = 0x07064b50;
-constexpr uint32_t kEocdSig = 0x06054b50;
-constexpr uint64_t kLocalHeaderSize = 30;
-constexpr uint64_t kZip64EocdSize = 56;
+using namespace zip;
+
 constexpr uint16_t kFlags = 0x0808;      // bit 3: sizes and CRC after the data; bit 11: UTF-8 names
 constexpr uint16_t kZip64Version = 45;   // "version needed" of an entry or archive with ZIP64 fields
 constexpr uint16_t kMadeBy = 0x031e;     // Unix, spec 3.0: what torch's ZIP64 end record says
-constexpr uint16_t kZip64ExtraId = 0x0001;
 constexpr uint16_t kPaddingExtraId = 0x4246;  // "FB", torch's padding field
 constexpr uint64_t kAlignment = 64;
 constexpr uint64_t kMax32 = 0xffffffff;  // this value and above live in ZIP64 fields
