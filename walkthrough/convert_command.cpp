@@ -13,6 +13,7 @@
 #include "formats/gguf/gguf_file.h"
 #include "formats/hf/hf_export.h"
 #include "formats/llama2c/llama2c_export.h"
+#include "formats/meta/meta_export.h"
 #include "model/synthetic.h"
 #include "options/checked_option.h"
 #include "session/model_source.h"
@@ -34,6 +35,9 @@ const std::map<std::string, Writer>& targets() {
         {"gguf-q6_k", [](const Model& m, const std::string& out) { exportGguf(m, DType::Q6_K, out); }},
         // --out is a directory here: a Hugging Face model is several files (hf_export.h).
         {"safetensors", [](const Model& m, const std::string& out) { exportHf(m, out); }},
+        // And in Meta's layout (meta_export.h): BF16 as Meta ships it, or F32 as training keeps it.
+        {"meta", [](const Model& m, const std::string& out) { exportMeta(m, DType::BF16, out); }},
+        {"meta-f32", [](const Model& m, const std::string& out) { exportMeta(m, DType::F32, out); }},
         // llama2.c: the checkpoint at --out, tokenizer.bin beside it; legacy is the layout run.c reads.
         {"llama2c", [](const Model& m, const std::string& out) { exportLlama2c(m, out, 0); }},
         {"llama2c-v1", [](const Model& m, const std::string& out) { exportLlama2c(m, out, 1); }},
@@ -65,7 +69,7 @@ void reportGgufTypes(const std::string& path, const std::string& target) {
 }  // namespace
 
 CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
-    CLI::App* cmd = app.add_subcommand("convert", "Write a model in another format (GGUF, with quantization; safetensors; llama2.c)");
+    CLI::App* cmd = app.add_subcommand("convert", "Write a model in another format (GGUF, with quantization; safetensors; Meta's layout; llama2.c)");
     auto* model = cmd->add_option("--model", o.model, "The model to convert (any --model the walkthrough reads)");
     auto* synthetic = cmd->add_option("--synthetic", o.synthetic,
                                       "Write a seeded random-weight model instead: " + fmt::format("{}", fmt::join(syntheticPresets(), ", ")))
@@ -75,7 +79,7 @@ CLI::App* addConvertCommand(CLI::App& app, ConvertOptions& o) {
     std::vector<std::string> names;
     for (const auto& [name, writer] : targets()) names.push_back(name);
     cmd->add_option("--to", o.to, "Target format: " + fmt::format("{}", fmt::join(names, ", ")))->required()->check(CLI::IsMember(names));
-    cmd->add_option("--out", o.out, "Output file (a directory for safetensors)")->required();
+    cmd->add_option("--out", o.out, "Output file (a directory for safetensors, meta and meta-f32)")->required();
     return cmd;
 }
 
@@ -83,12 +87,16 @@ int runConvert(const ConvertOptions& o) {
     // CLI11 refuses both; neither is checked here, with the same "error:" as any bad input.
     if (o.model.empty() && o.synthetic.empty()) throw std::invalid_argument("convert needs --model PATH or --synthetic PRESET");
     // Before the model is read: writing over it would replace (and, mapped, crash on) the source.
-    checkOutputPath("--out", o.out, {o.model}, {}, o.to == "safetensors");
+    const bool folder = o.to == "safetensors" || o.to.starts_with("meta");
+    checkOutputPath("--out", o.out, {o.model}, {}, folder);
+    // Meta's files beside another model's would make a folder that is two models at once.
+    std::error_code ec;
+    if (o.to.starts_with("meta") && std::filesystem::is_directory(o.out, ec) && !std::filesystem::is_empty(o.out, ec))
+        throw std::invalid_argument("--out '" + o.out + "' is a folder with files in it: Meta's layout is written into a new or empty folder");
     if (o.to.starts_with("llama2c")) {
         // llama.c reads its tokenizer from tokenizer.bin beside the model: a file nobody named here,
         // so it is written only where it replaces nothing (another model's tokenizer, say).
         const std::string tokenizer = llama2cTokenizerPathFor(o.out);
-        std::error_code ec;
         if (std::filesystem::exists(o.out, ec) && !std::filesystem::is_regular_file(o.out, ec))
             throw std::invalid_argument("--out '" + o.out + "' is not a regular file, but a llama2.c conversion also writes tokenizer.bin beside "
                                         "--out: name a file in a folder");
@@ -103,7 +111,7 @@ int runConvert(const ConvertOptions& o) {
     Model model = loadModelSource(o.synthetic.empty() ? ModelSource{ModelSource::Kind::Files, o.model}
                                                       : ModelSource{ModelSource::Kind::Synthetic, o.synthetic, o.seed});
     targets().at(o.to)(model, o.out);
-    // safetensors writes a directory: its files are summed.
+    // safetensors and meta write a directory: its files are summed.
     uintmax_t bytes = 0;
     if (std::filesystem::is_directory(o.out))
         for (const auto& entry : std::filesystem::directory_iterator(o.out)) bytes += entry.file_size();

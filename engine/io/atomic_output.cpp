@@ -200,6 +200,12 @@ void AtomicOutputFile::commit() {
     }
 }
 
+void writeFileAtomically(const std::string& path, std::string_view bytes) {
+    AtomicOutputFile file(path);
+    file.stream().write(bytes.data(), std::streamsize(bytes.size()));
+    file.commit();
+}
+
 void checkOutputPath(const std::string& option, const std::string& path, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& otherOutputs, bool folder) {
     auto refuse = [&](const std::string& why) { throw std::invalid_argument(option + " '" + path + "': " + why); };

@@ -6,6 +6,7 @@
 // it would replace the device itself.
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llama {
@@ -40,6 +41,9 @@ private:
     std::ofstream out_;
     bool committed_ = false;
 };
+
+// Writes `bytes` as the whole file at `path`, through an AtomicOutputFile.
+void writeFileAtomically(const std::string& path, std::string_view bytes);
 
 // Checked before any work starts, so a mistyped output never costs the whole job: throws
 // std::invalid_argument naming `option` when `path` is empty, a folder (unless `folder`: a

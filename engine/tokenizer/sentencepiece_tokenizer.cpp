@@ -85,4 +85,6 @@ std::optional<int32_t> SentencePieceTokenizer::specialId(std::string_view name) 
     return id;
 }
 
+std::string SentencePieceTokenizer::serializedModel() const { return sp_->serialized_model_proto(); }
+
 }  // namespace llama

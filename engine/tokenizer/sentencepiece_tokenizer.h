@@ -32,6 +32,8 @@ public:
     int32_t vocabSize() const override;
     bool isSpecial(int32_t id) const override;
     std::optional<int32_t> specialId(std::string_view name) const override;
+    // The model as a tokenizer.model file holds it (a serialized ModelProto), for writing it out.
+    std::string serializedModel() const;
 
 private:
     void encodeOrdinary(std::string_view text, std::vector<int32_t>& out) const;

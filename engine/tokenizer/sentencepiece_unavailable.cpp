@@ -26,5 +26,6 @@ std::string SentencePieceTokenizer::decodeToken(int32_t) const { unavailable(); 
 int32_t SentencePieceTokenizer::vocabSize() const { unavailable(); }
 bool SentencePieceTokenizer::isSpecial(int32_t) const { unavailable(); }
 std::optional<int32_t> SentencePieceTokenizer::specialId(std::string_view) const { unavailable(); }
+std::string SentencePieceTokenizer::serializedModel() const { unavailable(); }
 
 }  // namespace llama

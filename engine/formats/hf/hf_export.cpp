@@ -96,15 +96,6 @@ void writeSafetensors(const std::string& path, const std::vector<std::pair<std::
     file.commit();
 }
 
-namespace {
-// A small text file of the export, written as safely as the weights.
-void writeText(const fs::path& path, const std::string& text) {
-    AtomicOutputFile file(path.string());
-    file.stream() << text;
-    file.commit();
-}
-}  // namespace
-
 void exportHf(const Model& m, const std::string& outDir) {
     const auto* tok = dynamic_cast<const TiktokenTokenizer*>(m.tokenizer.get());
     if (!tok) throw std::runtime_error(m.path + ": only models with Llama 3's tiktoken tokenizer can be written as safetensors");
@@ -130,12 +121,12 @@ void exportHf(const Model& m, const std::string& outDir) {
     if (a.use_scaled_rope)
         config["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", a.rope_scale_factor}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
                                   {"original_max_position_embeddings", 8192}};
-    writeText(dir / "config.json", config.dump(2) + "\n");
-    writeText(dir / "tokenizer.json", tokenizerJson(*tok).dump());
+    writeFileAtomically((dir / "config.json").string(), config.dump(2) + "\n");
+    writeFileAtomically((dir / "tokenizer.json").string(), tokenizerJson(*tok).dump());
     const std::string chatTemplate =
         "{{ bos_token }}{% for message in messages %}{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + "
         "message['content'] | trim + '<|eot_id|>' }}{% endfor %}{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}";
-    writeText(dir / "tokenizer_config.json",
+    writeFileAtomically((dir / "tokenizer_config.json").string(),
               json{{"bos_token", "<|begin_of_text|>"}, {"eos_token", "<|end_of_text|>"}, {"chat_template", chatTemplate}}.dump(2) + "\n");
 }
 

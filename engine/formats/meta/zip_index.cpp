@@ -2,21 +2,13 @@
 
 #include <stdexcept>
 
+#include "formats/meta/zip_records.h"
+
 namespace llama {
 
 namespace {
 
-constexpr uint32_t kLocalHeaderSig = 0x04034b50;
-constexpr uint32_t kCentralHeaderSig = 0x02014b50;
-constexpr uint32_t kEocdSig = 0x06054b50;
-constexpr uint32_t kZip64EocdSig = 0x06064b50;
-constexpr uint32_t kZip64LocatorSig = 0x07064b50;
-constexpr size_t kLocalHeaderSize = 30;
-constexpr size_t kCentralHeaderSize = 46;
-constexpr size_t kEocdSize = 22;
-constexpr size_t kZip64LocatorSize = 20;
-constexpr size_t kZip64EocdSize = 56;
-constexpr uint16_t kZip64ExtraId = 0x0001;
+using namespace zip;
 
 // Bounds-checked little-endian reads; every error names the archive and the offset.
 class Reader {
