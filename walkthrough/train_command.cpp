@@ -3,13 +3,18 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
 #include "formats/gguf/gguf_export.h"
+#include "formats/meta/meta_model.h"
 #include "io/atomic_output.h"
+#include "loss_curve_page.h"
 #include "options/checked_option.h"
 #include "stages/step_controller.h"
 #include "stepper.h"
@@ -37,6 +42,30 @@ public:
 
 private:
     StageObserver& inner_;
+};
+
+// Ctrl-C stops the step under way at its next stage and leaves a checkpoint of the last whole
+// step; a second Ctrl-C ends the process at once, without temporary files left behind.
+class TrainingInterrupt {
+public:
+    static inline std::atomic<bool> requested{false};
+    TrainingInterrupt() {
+        requested = false;
+        struct sigaction action {};
+        action.sa_handler = onInterrupt;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, nullptr);
+    }
+    ~TrainingInterrupt() { std::signal(SIGINT, SIG_DFL); }
+
+private:
+    static void onInterrupt(int signal) {
+        if (requested.exchange(true)) {
+            removeTemporaryOutputs();
+            ::signal(signal, SIG_DFL);
+            ::raise(signal);
+        }
+    }
 };
 
 std::string duration(double seconds) {
@@ -67,8 +96,17 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
         ->required();
     cmd->add_option("--heldout", o.heldout, "UTF-8 text for the held-out loss, never trained on")->option_text("FILE");
     cmd->add_option("--tokenizer", o.tokenizer, "A Llama 3 tiktoken tokenizer.model (with Llama 3's special tokens)")->option_text("FILE");
-    cmd->add_option("--out", o.out, "Directory for the trained model (model.gguf, F32) and the loss log (log.jsonl)")->option_text("DIR REQUIRED")->required();
+    cmd->add_option("--out", o.out,
+                    "Directory for the checkpoint (Meta's layout in F32, optimizer.pth, training.json), model.gguf (F32) and the loss "
+                    "(log.jsonl, loss.html)")
+        ->option_text("DIR REQUIRED")
+        ->required();
     cmd->add_flag("--force", o.force, "Replace what --out holds");
+    cmd->add_flag("--resume", o.resume, "Go on from the checkpoint in --out (same options), to the same bits as a run never stopped");
+    options::addInteger(*cmd, "--stop-at", o.stopAt, {0, 1 << 24, "a step from 1 (0: none)"},
+                        "Stop after this step with a checkpoint, as Ctrl-C would (--resume goes on)");
+    options::addInteger(*cmd, "--log-every", o.logEvery, {1, 1 << 24, "1 to 16777216 steps"}, "Steps between lines of the loss log");
+    options::addReal(*cmd, "--checkpoint-minutes", o.checkpointMinutes, {0, 1e6, false, "minutes from 0"}, "Minutes between checkpoints");
     TrainingRecipe& r = o.recipe;
     options::addInteger(*cmd, "--seq-len", r.seqLen, {2, 1 << 16, "a window of 2 to 65536 tokens"}, "Tokens per training window");
     options::addInteger(*cmd, "--batch", r.batch, {1, 1 << 16, "1 to 65536 windows"}, "Windows per step");
@@ -93,13 +131,25 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
 }
 
 int runTrain(const TrainOptions& o) {
-    if (fs::exists(o.out) && !(fs::is_directory(o.out) && fs::is_empty(o.out)) && !o.force)
-        throw std::invalid_argument(fmt::format("--out '{}' exists and is not an empty directory; --force replaces what it holds", o.out));
-    const auto tokenizer = loadTokenizerFile(o.tokenizer);
+    const fs::path out(o.out);
+    if (o.resume && !fs::exists(out / "training.json"))
+        throw std::invalid_argument(fmt::format("--resume: '{}' holds no training checkpoint (training.json)", o.out));
+    if (!o.resume && fs::exists(out) && !(fs::is_directory(out) && fs::is_empty(out)) && !o.force)
+        throw std::invalid_argument(fmt::format("--out '{}' exists and is not an empty directory; --force replaces what it holds, --resume goes on from its checkpoint", o.out));
+    const auto tokenizer = loadTokenizerFile(o.resume ? (out / "tokenizer.model").string() : o.tokenizer);
     const TokenStream train = readTokenStream(o.text, "training text", *tokenizer);
     const TokenStream heldout = o.heldout.empty() ? TokenStream{} : readTokenStream(o.heldout, "held-out text", *tokenizer);
     const ModelArgs args = modelArgs(o, tokenizer->vocabSize());
     Model model = initialModel(args, o.recipe.seed, tokenizer);
+    if (o.resume) {
+        // The checkpoint's weights, copied out of the mapped file: training writes them.
+        const Model saved = loadMetaModel(o.out);
+        for (auto& [name, weight] : model.tensors) {
+            const Tensor& w = saved.tensor(name, weight.shape());
+            if (w.dtype() != DType::F32) throw std::invalid_argument(fmt::format("--resume: '{}' holds {} as {}, a training checkpoint holds F32", o.out, name, dtypeName(w.dtype())));
+            std::copy_n(w.data<float>(), w.numel(), weight.mutableData<float>());
+        }
+    }
     int64_t parameters = 0;
     for (const auto& [name, t] : model.tensors) parameters += t.numel();
     fmt::print("Training text: {} ({} documents, {} bytes, {} tokens){}\n", o.text, train.documents, train.bytes, train.tokens.size(),
@@ -109,9 +159,20 @@ int runTrain(const TrainOptions& o) {
     const TrainingRecipe& r = o.recipe;
     fmt::print("Recipe: {} steps of {} windows of {} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
                r.batch, r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
-    std::fflush(stdout);
 
     Trainer trainer(model, r, train.tokens, heldout.tokens);
+    double elapsedBefore = 0;
+    std::vector<LossRecord> records;
+    if (o.resume) {
+        elapsedBefore = std::stod(trainer.restore(o.out));
+        std::ifstream logFile(out / "log.jsonl");
+        for (std::string line; std::getline(logFile, line);)
+            if (auto record = parseLossRecord(line); record && record->step <= trainer.stepsDone()) records.push_back(*record);
+        fmt::print("Resumed from {} at step {}\n", o.out, trainer.stepsDone());
+        // Everything read from the checkpoint is copied now: its next one may replace it.
+        releaseInputFile(o.out);
+    }
+    std::fflush(stdout);
     std::unique_ptr<DebugLogObserver> debugLog;
     std::unique_ptr<FirstStepOnly> firstStepLog;
     if (!o.debugLog.empty()) {
@@ -127,41 +188,66 @@ int runTrain(const TrainOptions& o) {
         firstStepStepper = std::make_unique<FirstStepOnly>(controller);
         trainer.context().addObserver(firstStepStepper.get());
     }
+    const TrainingInterrupt interrupt;
+    trainer.context().stopWhen(&TrainingInterrupt::requested);
 
-    fs::create_directories(o.out);
-    AtomicOutputFile log((fs::path(o.out) / "log.jsonl").string());
-    const bool progress = isatty(STDERR_FILENO) != 0;
+    fs::create_directories(out);
     const auto start = std::chrono::steady_clock::now();
-    double runningLoss = 0;
+    auto elapsed = [&] { return elapsedBefore + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    auto checkpoint = [&] {
+        trainer.save(o.out, fmt::format("{:.3f}", elapsed()));
+        std::string log;
+        for (const LossRecord& record : records) log += lossRecordJson(record) + "\n";
+        writeFileAtomically((out / "log.jsonl").string(), log);
+        writeFileAtomically((out / "loss.html").string(), lossCurvePage(records, fmt::format("Training loss: {}", o.out)));
+    };
+    const bool progress = isatty(STDERR_FILENO) != 0;
+    double runningLoss = 0, lastCheckpoint = elapsed();
     int running = 0;
-    for (int s = 0; s < r.steps; ++s) {
-        const TrainingStepReport step = trainer.step();
-        if (debugLog && step.step == 1) debugLog->finish();
+    const int firstStep = trainer.stepsDone();
+    while (trainer.stepsDone() < r.steps) {
+        TrainingStepReport step;
+        try {
+            step = trainer.step();
+        } catch (const GenerationStopped&) {
+            if (progress) fmt::print(stderr, "\n");
+            checkpoint();
+            fmt::print("Interrupted during step {}: the checkpoint in {} holds step {}; go on with the same command and --resume\n", trainer.stepsDone() + 1,
+                       o.out, trainer.stepsDone());
+            return 130;
+        }
+        if (debugLog && step.step == firstStep + 1) debugLog->finish();
         runningLoss += step.loss;
         ++running;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double tokensPerSecond = double(step.step) * r.batch * r.seqLen / elapsed;
         const bool evaluate = !heldout.tokens.empty() && (step.step % r.evalEvery == 0 || step.step == r.steps);
-        if (evaluate || step.step == r.steps || step.step % 25 == 0) {
-            std::string record = fmt::format(R"({{"step": {}, "train_loss": {:.6f}, "lr": {:.6g}, "tokens": {}, "elapsed": {:.2f})", step.step,
-                                             runningLoss / running, step.lr, int64_t(step.step) * r.batch * r.seqLen, elapsed);
-            if (evaluate) record += fmt::format(R"(, "heldout_loss": {:.6f})", trainer.heldoutLoss());
-            log.stream() << record << "}\n";
+        if (evaluate || step.step == r.steps || step.step % o.logEvery == 0) {
+            LossRecord record{step.step, runningLoss / running, step.lr, int64_t(step.step) * r.batch * r.seqLen, elapsed(), std::nullopt};
+            if (evaluate) record.heldoutLoss = trainer.heldoutLoss();
+            records.push_back(record);
             if (progress) fmt::print(stderr, "\r\033[K");
-            fmt::print("{}}}\n", record);
+            fmt::print("{}\n", lossRecordJson(record));
             std::fflush(stdout);
             runningLoss = 0, running = 0;
         }
-        if (progress)
-            fmt::print(stderr, "\rstep {}/{} | loss {:.3f} | {:.0f} tok/s | {} left", step.step, r.steps, step.loss, tokensPerSecond,
-                       duration(elapsed / step.step * (r.steps - step.step)));
+        if (step.step == o.stopAt && step.step < r.steps) {
+            if (progress) fmt::print(stderr, "\n");
+            checkpoint();
+            fmt::print("Stopped after step {} (--stop-at): the checkpoint is in {}; go on with the same command and --resume\n", step.step, o.out);
+            return 0;
+        }
+        if (elapsed() - lastCheckpoint > o.checkpointMinutes * 60) checkpoint(), lastCheckpoint = elapsed();
+        if (progress) {
+            const double done = elapsed() - elapsedBefore, stepsHere = step.step - firstStep;
+            fmt::print(stderr, "\rstep {}/{} | loss {:.3f} | {:.0f} tok/s | {} left", step.step, r.steps, step.loss,
+                       stepsHere * r.batch * r.seqLen / done, duration(done / stepsHere * (r.steps - step.step)));
+        }
     }
     if (progress) fmt::print(stderr, "\n");
-    log.commit();
-    const std::string gguf = (fs::path(o.out) / "model.gguf").string();
+    checkpoint();
+    const std::string gguf = (out / "model.gguf").string();
     exportGguf(model, DType::F32, gguf);
-    fmt::print("Wrote {} and {} after {} steps in {}\n", gguf, (fs::path(o.out) / "log.jsonl").string(), r.steps,
-               duration(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()));
+    fmt::print("Wrote the model to {} (Meta's layout, F32) and {}, the loss to log.jsonl and loss.html, after {} steps in {}\n", o.out, gguf, r.steps,
+               duration(elapsed()));
     return 0;
 }
 

@@ -3,7 +3,8 @@
 // on a text file with the engine's own backward pass (engine/train), assets/train.py's recipe
 // with the bundled model's settings as defaults. The first step can be logged in the
 // walkthrough's format (--debug-log) or stepped through stage by stage (--step), the backward
-// stages included.
+// stages included. A checkpoint in --out (every few minutes, at Ctrl-C and at the end) resumes
+// with --resume to the same bits as a run never stopped.
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -25,6 +26,10 @@ struct TrainOptions {
     double ffnDimMultiplier = 1.3, ropeTheta = 500000.0;
     std::string debugLog;
     bool step = false;
+    int logEvery = 25;
+    double checkpointMinutes = 4;
+    bool resume = false;
+    int stopAt = 0;  // 0: run all the steps
 };
 
 CLI::App* addTrainCommand(CLI::App& app, TrainOptions& options);

@@ -115,6 +115,23 @@ void noteInputFile(const std::string& path) {
     files.paths.push_back(path);
 }
 
+void releaseInputFile(const std::string& path) {
+    struct stat st {};
+    if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(path, ec))
+            if (entry.is_regular_file(ec)) releaseInputFile(entry.path().string());
+        return;
+    }
+    InputFiles& files = inputFiles();
+    std::lock_guard lock(files.mutex);
+    const auto id = std::find(files.ids.begin(), files.ids.end(), std::pair{st.st_dev, st.st_ino});
+    if (id == files.ids.end()) return;
+    files.paths.erase(files.paths.begin() + (id - files.ids.begin()));
+    files.ids.erase(id);
+}
+
 void removeTemporaryOutputs() {
     for (auto& slot : temporaries)
         if (slot.ready.load()) ::unlink(slot.path);

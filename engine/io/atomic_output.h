@@ -58,6 +58,10 @@ void checkOutputPath(const std::string& option, const std::string& path, const s
 // opened): checkOutputPath and AtomicOutputFile refuse to write over any of them, whichever path
 // names it. A folder notes every file directly inside it (a model's files).
 void noteInputFile(const std::string& path);
+// The files of `path` (a file, or every file directly inside a folder) are no longer read: their
+// contents were copied and their mappings closed, so they may be written again (a training
+// checkpoint replaced by the next one of the resumed run).
+void releaseInputFile(const std::string& path);
 
 // Temporary files are removed on every way out: errors and exceptions by ~AtomicOutputFile, and
 // SIGINT, SIGTERM, SIGHUP and SIGPIPE (when nothing else handles them) by a handler that removes

@@ -19,6 +19,8 @@ public:
     // One update of every weight with its gradient at learning rate lr.
     void step(Gradients& grads, float lr);
     int steps() const { return step_; }
+    // A resumed run: moments and step count as a checkpoint saved them.
+    void restoreSteps(int steps) { step_ = steps; }
 
     AdamWSettings settings;
     std::vector<Tensor> expAvg, expAvgSq;  // first and second moments, in grads' order

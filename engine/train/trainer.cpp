@@ -44,9 +44,12 @@ TrainingStepReport Trainer::step() {
     report.step = stepsDone() + 1;
     report.lr = learningRate(recipe_, stepsDone());
     grads_.zero();
+    // The generator moves on only when the step completes: a step stopped halfway (Ctrl-C) is
+    // done again, with the same windows, by the run resumed from the checkpoint.
+    std::mt19937_64 windows = windows_;
     const uint64_t starts = train_.size() - size_t(recipe_.seqLen) - 1;
     for (int b = 0; b < recipe_.batch; ++b) {
-        const size_t start = size_t(windows_() % starts);
+        const size_t start = size_t(windows() % starts);
         const std::vector<int32_t> inputs(train_.begin() + int64_t(start), train_.begin() + int64_t(start) + recipe_.seqLen);
         const std::vector<int32_t> targets(train_.begin() + int64_t(start) + 1, train_.begin() + int64_t(start) + recipe_.seqLen + 1);
         ctx_.step = report.step;
@@ -57,6 +60,7 @@ TrainingStepReport Trainer::step() {
         throw std::runtime_error(fmt::format("step {}: the loss ({}) or the gradient norm ({}) is not finite; the weights were not updated (learning rate {})",
                                              report.step, report.loss, report.gradientNorm, report.lr));
     adamw_.step(grads_, report.lr);
+    windows_ = windows;
     return report;
 }
 

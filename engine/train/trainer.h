@@ -4,6 +4,7 @@
 // backward pass; then the gradients clipped and one AdamW update at the step's learning rate.
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "model/inference_context.h"
@@ -36,6 +37,15 @@ public:
     int stepsDone() const { return adamw_.steps(); }
     // The training passes' context: attach a debug log or a stepper to watch them.
     InferenceContext& context() { return ctx_; }
+
+    // A checkpoint (training_checkpoint.cpp): the weights in Meta's layout (F32), AdamW's moments,
+    // and the step, the recipe and the window generator's state, so that a run resumed from it
+    // computes the same bits as one never stopped. `extra` goes into training.json as it is.
+    void save(const std::string& dir, const std::string& extra) const;
+    // Continues from a checkpoint of a run with the same recipe and model (refused naming the
+    // first difference): AdamW's moments, the step and the windows. The weights are the model's,
+    // loaded from the same directory by the caller. Returns `extra` as saved.
+    std::string restore(const std::string& dir);
 
 private:
     Model& model_;
