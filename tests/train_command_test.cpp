@@ -1,0 +1,120 @@
+// `llama-walkthrough train` as a user runs it: a tiny model on a small text, stopped and resumed
+// to the same bits, its stages logged, and every bad input refused with a clear message.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_run.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kShape =
+    "train --tokenizer ../assets/model/tokenizer.model --seq-len 32 --batch 2 --warmup 2 --dim 64 --n-layers 2 --n-heads 4 "
+    "--n-kv-heads 2 --multiple-of 32 --log-every 1 --eval-every 3 --checkpoint-minutes 1000";
+const std::string kTiny = kShape + " --steps 6";
+
+fs::path scratch(const std::string& name) {
+    const fs::path dir = fs::temp_directory_path() / ("llama_train_" + std::to_string(getpid()) + "_" + name);
+    fs::remove_all(dir);
+    return dir;
+}
+
+std::string bytesOf(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string text(const fs::path& path, const std::string& content) {
+    std::ofstream(path, std::ios::binary) << content;
+    return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("train: a run stopped and resumed computes the same bits as one never stopped", "[train][cli]") {
+    const fs::path straight = scratch("straight"), resumed = scratch("resumed");
+    const std::string data = "--text ../assets/samples.txt --heldout ../assets/README.md ";
+    const CliRun a = runWalkthrough(kTiny + " " + data + "--out " + straight.string());
+    INFO(a.output);
+    REQUIRE(a.exitCode == 0);
+    CHECK(a.output.find(R"({"step": 6, "train_loss": )") != std::string::npos);
+    const CliRun stop = runWalkthrough(kTiny + " " + data + "--out " + resumed.string() + " --stop-at 3");
+    INFO(stop.output);
+    REQUIRE(stop.exitCode == 0);
+    CHECK(stop.output.find("Stopped after step 3") != std::string::npos);
+    const CliRun go = runWalkthrough(kTiny + " " + data + "--out " + resumed.string() + " --resume");
+    INFO(go.output);
+    REQUIRE(go.exitCode == 0);
+    CHECK(go.output.find("Resumed from " + resumed.string() + " at step 3") != std::string::npos);
+    for (const char* file : {"consolidated.00.pth", "optimizer.pth", "model.gguf", "params.json", "tokenizer.model"}) {
+        INFO(file);
+        CHECK(bytesOf(straight / file) == bytesOf(resumed / file));
+    }
+    // The loss log, but for the times.
+    auto withoutTimes = [](std::string log) {
+        std::string out;
+        std::istringstream lines(log);
+        for (std::string line; std::getline(lines, line);) out += line.substr(0, line.find(", \"elapsed\"")) + "\n";
+        return out;
+    };
+    CHECK(withoutTimes(bytesOf(straight / "log.jsonl")) == withoutTimes(bytesOf(resumed / "log.jsonl")));
+    CHECK(bytesOf(straight / "loss.html").find("<svg") != std::string::npos);
+
+    // The model it wrote runs.
+    const CliRun run = runWalkthrough("--model " + straight.string() + " -q --prompt \"And\" -n 2");
+    INFO(run.output);
+    CHECK(run.exitCode == 0);
+
+    // Resuming with another recipe is refused, naming the setting.
+    requireOneClearError(runWalkthrough(kTiny + " --lr 0.01 " + data + "--out " + resumed.string() + " --resume"), "lr");
+    fs::remove_all(straight);
+    fs::remove_all(resumed);
+}
+
+TEST_CASE("train: the first step's forward and backward stages in the walkthrough's log", "[train][cli]") {
+    const fs::path out = scratch("log"), log = out.string() + ".log";
+    const CliRun r = runWalkthrough(kShape + " --steps 1 --text ../assets/samples.txt --out " + out.string() + " --debug-log " + log.string());
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    const std::string lines = bytesOf(log);
+    for (const char* line : {"Calling ml.CrossEntropy for logits shape([32 4096]) and targets shape([32])",
+                             "Backward of ml.LinearTransformation for dLogits shape([32 4096]) and LlamaTransformer.output weights shape([4096 64])",
+                             "Backward of ml.Softmax for scores shape([4 32 32])", "Backward of attentionRepeatKV",
+                             "Backward of ml.Fwd_Get_Rows for inputTokens shape([32])", "|dTokEmbd| "}) {
+        INFO(line);
+        CHECK(lines.find(line) != std::string::npos);
+    }
+    fs::remove_all(out);
+    fs::remove(log);
+}
+
+TEST_CASE("train: bad input is refused with a clear message and nothing written", "[train][cli]") {
+    const fs::path dir = scratch("bad");
+    fs::create_directories(dir);
+    const fs::path out = dir / "out";
+    const std::string tail = " --out " + out.string();
+    requireOneClearError(runWalkthrough(kTiny + " --text " + text(dir / "empty.txt", "") + tail), "is empty");
+    requireOneClearError(runWalkthrough(kTiny + " --text " + text(dir / "binary.bin", std::string("ab\xff\xfe\x00z", 6)) + tail), "byte offset 2");
+    requireOneClearError(runWalkthrough(kTiny + " --text " + text(dir / "short.txt", "In the beginning") + tail), "fewer than one window");
+    requireOneClearError(runWalkthrough(kTiny + " --text ../assets/samples.txt --heldout " + text(dir / "h.txt", "Amen.") + tail), "held-out text");
+    for (const char* lr : {"nan", "1e9", "-1"}) {
+        const CliRun r = runWalkthrough(kTiny + " --text ../assets/samples.txt --lr " + lr + tail);
+        INFO(r.output);
+        CHECK(r.exitCode == 1);
+        CHECK(r.output.find("--lr: expected a learning rate above 0, at most 1, got '" + std::string(lr) + "'") != std::string::npos);
+    }
+    requireOneClearError(runWalkthrough(kTiny + " --text ../assets/samples.txt --n-heads 3" + tail), "n_heads");
+    requireOneClearError(runWalkthrough(kTiny + " --text ../assets/samples.txt --resume" + tail), "holds no training checkpoint");
+    CHECK_FALSE(fs::exists(out / "consolidated.00.pth"));
+    fs::create_directories(out);
+    text(out / "notes.txt", "mine");
+    requireOneClearError(runWalkthrough(kTiny + " --text ../assets/samples.txt" + tail), "--force");
+    CHECK(bytesOf(out / "notes.txt") == "mine");
+    fs::remove_all(dir);
+}
