@@ -39,6 +39,12 @@ public:
     void useCacheDType(DType dtype, Cell firstCell);
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
+    // The observers become `observers`; returns the ones they replace (to put back after a pass
+    // run again for one observer).
+    std::vector<StageObserver*> replaceObservers(std::vector<StageObserver*> observers) {
+        observers_.swap(observers);
+        return observers;
+    }
     // Whether anyone watches: a mark whose fields cost something to make (a table as text) is
     // made only then.
     bool observed() const { return !observers_.empty(); }
