@@ -119,8 +119,8 @@ TEST_CASE("bench --parallel checks the context plain bench checks; batch decodes
     REQUIRE(with.exitCode == 0);
     REQUIRE(without.exitCode == 0);
     CHECK_THAT(with.output, Contains("[1] Once upon a time there was a cat"));
-    CHECK_THAT(with.output, !Contains("shared prefix: 1 token,"));
-    CHECK_THAT(without.output, Contains("shared prefix: 1 token,"));  // BOS only
+    CHECK_THAT(with.output, Contains("shared prefix: 9 tokens"));     // BOS, the system text, " a"
+    CHECK_THAT(without.output, Contains("shared prefix: 2 tokens"));  // BOS, " a"
 
     std::string longSystem;
     for (int i = 0; i < 100; ++i) longSystem += "once upon a time ";

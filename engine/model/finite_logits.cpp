@@ -12,14 +12,10 @@ Tensor requireFiniteLogits(InferenceContext& ctx, const std::function<Tensor()>&
     const auto bad = firstNonFinite(logits);
     if (!bad) return logits;
     NonFiniteWatch watch;
-    const std::vector<StageObserver*> observers = ctx.replaceObservers({&watch});
-    try {
+    {
+        const auto watched = ctx.observedOnlyBy({&watch});
         pass();
-    } catch (...) {
-        ctx.replaceObservers(observers);
-        throw;
     }
-    ctx.replaceObservers(observers);
     throw NonFiniteValues(fmt::format("step {}: the logits hold a non-finite value at element {}, but the step run again was finite at "
                                       "every stage",
                                       ctx.step, *bad));
