@@ -72,19 +72,30 @@ float parseFloat(std::string_view text, const RealRange& range) {
     return kept;
 }
 
-std::pair<int, int> parseLayerHead(std::string_view text) {
-    const std::string expected = "LAYER:HEAD, two numbers from 1 (e.g. 2:5)";
-    const size_t colon = text.find(':');
-    if (colon == std::string_view::npos) refuse(text, expected);
+namespace {
+// Two numbers from 1 joined by `separator` ("2:5", "3-6"), as int.
+std::pair<int, int> parseOneBasedPair(std::string_view text, char separator, const std::string& expected) {
+    const size_t at = text.find(separator);
+    if (at == std::string_view::npos) refuse(text, expected);
     const IntegerRange oneBased{1, std::numeric_limits<int>::max(), expected};
-    int64_t layer = 0, head = 0;
     try {
-        layer = parseInteger(text.substr(0, colon), oneBased);
-        head = parseInteger(text.substr(colon + 1), oneBased);
+        return {int(parseInteger(text.substr(0, at), oneBased)), int(parseInteger(text.substr(at + 1), oneBased))};
     } catch (const std::invalid_argument&) {
         refuse(text, expected);
     }
-    return {int(layer - 1), int(head - 1)};
+}
+}  // namespace
+
+std::pair<int, int> parseLayerHead(std::string_view text) {
+    const auto [layer, head] = parseOneBasedPair(text, ':', "LAYER:HEAD, two numbers from 1 (e.g. 2:5)");
+    return {layer - 1, head - 1};
+}
+
+std::pair<int, int> parseLayerRange(std::string_view text) {
+    const std::string expected = "A-B, layers counted from 1 with A <= B (e.g. 3-6)";
+    const auto range = parseOneBasedPair(text, '-', expected);
+    if (range.second < range.first) refuse(text, expected);
+    return range;
 }
 
 }  // namespace llama::options

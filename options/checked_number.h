@@ -33,5 +33,7 @@ float parseFloat(std::string_view text, const RealRange& range);
 
 // "LAYER:HEAD", both 1-based (the model checks the upper bounds); returns them 0-based.
 std::pair<int, int> parseLayerHead(std::string_view text);
+// "A-B", layers from 1 with A <= B (the model checks B); returns them as typed, 1-based.
+std::pair<int, int> parseLayerRange(std::string_view text);
 
 }  // namespace llama::options

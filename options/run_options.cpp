@@ -46,7 +46,7 @@ void addModelOptions(CLI::App& app, ModelChoice& c, uint64_t& seed) {
 
 void addGenerationOptions(CLI::App& app, GenerationSettings& g) {
     app.add_option("-p,--prompt", g.prompt, "Prompt text")->default_str(kDefaultPrompt);
-    app.add_option("--system", g.system, "System prompt (chat mode)");
+    app.add_option("--system", g.system, "System prompt (chat mode); without --chat, text before the prompt");
     auto* chat = app.add_flag_callback("--chat", [&g] { g.mode = PromptMode::Chat; },
                                        "Use the model's instruct chat template (Llama 3's, or Llama 2's [INST])");
     app.add_flag_callback("--completion", [&g] { g.mode = PromptMode::Completion; }, "Raw text continuation (default)")->excludes(chat);
@@ -76,10 +76,10 @@ void addSamplingOptions(CLI::App& app, GenerationSettings& g) {
     addReal(app, "--presence-penalty", s.presencePenalty, ranges::frequencyPenalty(),
             "Subtract this from the logit of every token present in the window; 0 = off");
     // llama.cpp's mirostat samplers (generate/mirostat.h).
-    addInteger(app, "--mirostat", s.mirostat, {0, 2, "0 (off), 1 or 2"},
+    auto* mirostat = addInteger(app, "--mirostat", s.mirostat, {0, 2, "0 (off), 1 or 2"},
                "Mirostat sampling, version 1 or 2, as llama.cpp (needs --temperature; replaces top-k, top-p, min-p and the penalties)");
-    addReal(app, "--mirostat-tau", s.mirostatTau, ranges::mirostatTau(), "Mirostat's target surprise in bits (default 5)");
-    addReal(app, "--mirostat-eta", s.mirostatEta, ranges::mirostatEta(), "Mirostat's learning rate (default 0.1)");
+    addReal(app, "--mirostat-tau", s.mirostatTau, ranges::mirostatTau(), "Mirostat's target surprise in bits (default 5)")->needs(mirostat);
+    addReal(app, "--mirostat-eta", s.mirostatEta, ranges::mirostatEta(), "Mirostat's learning rate (default 0.1)")->needs(mirostat);
 }
 
 void addGrammarOptions(CLI::App& app, GenerationSettings& g) {
@@ -211,7 +211,7 @@ void addControlVectorOptions(CLI::App& app, WhatIf& w) {
            "--control-vector-layers",
            [requested, load](const std::string& text) {
                try {
-                   requested->layers = parseLayerRange(text);
+                   requested->layers = options::parseLayerRange(text);
                } catch (const std::invalid_argument& e) {
                    throw CLI::ValidationError("--control-vector-layers", e.what());
                }

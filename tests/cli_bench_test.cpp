@@ -147,9 +147,12 @@ TEST_CASE("CLI bench --parallel: bad batch sizes, tools and sizes are refused be
     // More cells than a context may hold (the product would overflow an int), and more than memory.
     requireRefusal("bench --parallel 256 --prompt-tokens 16777216 --decode-tokens 16777216",
                    "error: 256 sequences of 16777216 + 16777216 tokens need 8589934592 KV cells, more than the 16777216 positions");
-    // The bundled model's cells and RoPE table take about 2.3 kB a position: 38 GB here.
+    // The bundled model's cells and RoPE table take about 2.3 kB a position: 38 GB here. Each
+    // sequence's 65536 positions must fit the context, as plain bench's must.
+    requireRefusal("bench --parallel 2 --prompt-tokens 32768 --decode-tokens 32768",
+                   "error: --prompt-tokens 32768 + --decode-tokens 32768 exceed the context length 2048 (--max-seq-len)");
     if (double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) < 36e9)
-        requireRefusal("bench --parallel 256 --prompt-tokens 32768 --decode-tokens 32768", "error: a context of 16777216 positions needs");
+        requireRefusal("bench --parallel 256 --prompt-tokens 32768 --decode-tokens 32768 --max-seq-len 65536", "error: a context of 16777216 positions needs");
     else
         WARN("this machine holds 38 GB: the memory refusal of bench --parallel is not tried");
 }

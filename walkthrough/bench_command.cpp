@@ -16,6 +16,7 @@
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
 #include "session/session.h"
+#include "stages/non_finite_watch.h"
 #include "model_summary.h"
 #include "model_source_options.h"
 #include "options/checked_option.h"
@@ -41,10 +42,12 @@ std::vector<int32_t> benchPrompt(int length) {
 }
 
 // --observer: what watches every stage while we time. "none" must cost nothing; "record" is the
-// trace recorder keeping only the stage flow (no tensor data), whose cost must stay small.
+// trace recorder keeping only the stage flow (no tensor data), whose cost must stay small;
+// "nonfinite" reads every value of every stage, the cost of not re-running a failed step instead.
 std::unique_ptr<StageObserver> makeObserver(const std::string& kind, const Model& model) {
     if (kind == "record") return std::make_unique<TraceRecorder>("/dev/null", model, TraceRunInfo{}, TraceOptions::metadataOnly());
     if (kind == "log") return std::make_unique<DebugLogObserver>("/dev/null");
+    if (kind == "nonfinite") return std::make_unique<NonFiniteWatch>();
     return nullptr;
 }
 }  // namespace
@@ -59,8 +62,9 @@ CLI::App* addBenchCommand(CLI::App& app, Options& o) {
         ->default_str("32");
     options::addInteger(*bench, "--decode-tokens", o.benchDecodeTokens, {1, ModelArgs::kMaxPositions, positions}, "Tokens to decode");
     options::addInteger(*bench, "--repeat", o.benchRepeats, {1, 1000, "a count from 1 to 1000"}, "Repetitions (the median is reported)");
-    bench->add_option("--observer", o.benchObserver, "What watches the stages: none, record (a trace without tensor data), log")
-        ->check(CLI::IsMember({"none", "record", "log"}));
+    bench->add_option("--observer", o.benchObserver,
+                      "What watches the stages: none, record (a trace without tensor data), log, nonfinite (every value checked)")
+        ->check(CLI::IsMember({"none", "record", "log", "nonfinite"}));
     bench->add_flag("--profile", o.benchProfile, "Time per kind of ml:: op (LinearTransformation, MatMul, ...), per token");
     bench->add_option("--llama-bench", o.benchLlamaBench,
                       "llama.cpp's llama-bench binary: run it on the same --model FILE.gguf with the same settings and compare");
@@ -71,6 +75,13 @@ CLI::App* addBenchCommand(CLI::App& app, Options& o) {
                       "With --parallel: llama.cpp's llama-batched-bench binary, run on the same --model FILE.gguf to compare")
         ->needs("--parallel");
     return bench;
+}
+
+void requireBenchFitsContext(const Options& o, const Model& model) {
+    for (int promptTokens : o.benchPromptTokens)
+        if (promptTokens + o.benchDecodeTokens > model.args.max_seq_len)
+            throw std::invalid_argument(fmt::format("--prompt-tokens {} + --decode-tokens {} exceed the context length {} (--max-seq-len)",
+                                                    promptTokens, o.benchDecodeTokens, model.args.max_seq_len));
 }
 
 int runBench(const Options& o) {
@@ -84,9 +95,7 @@ int runBench(const Options& o) {
     session.load(selectedSource(o), loadOptions(o, false));
     const Model& model = *session.model();
     printModelSummary(model);
-    for (int promptTokens : promptLengths)
-        if (promptTokens + o.benchDecodeTokens > model.args.max_seq_len)
-            throw std::invalid_argument(fmt::format("--prompt-tokens + --decode-tokens exceed the context length {}", model.args.max_seq_len));
+    requireBenchFitsContext(o, model);
     const int threads = ml::ThreadPool::global().threadCount();
     fmt::print("\nbench: {} prompt tokens, {} decode tokens, {} repeats, {} threads, observer {}{}\n", fmt::join(promptLengths, ","),
                o.benchDecodeTokens, o.benchRepeats, threads, o.benchObserver, o.benchProfile ? ", op profile on" : "");

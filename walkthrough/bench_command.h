@@ -1,6 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
+#include "model/model.h"
 #include "options.h"
 
 namespace llama::cli {
@@ -11,5 +12,8 @@ namespace llama::cli {
 // benchmark on the same GGUF file and compares (llama_bench.h).
 CLI::App* addBenchCommand(CLI::App& app, Options& options);
 int runBench(const Options& options);
+// Every --prompt-tokens length with --decode-tokens after it fits the context (a sequence's
+// positions, --parallel or not); throws naming the options.
+void requireBenchFitsContext(const Options& options, const Model& model);
 
 }  // namespace llama::cli

@@ -7,6 +7,7 @@
 
 #include "batch/batch_decode.h"
 #include "batched_bench.h"
+#include "bench_command.h"
 #include "llama_bench.h"
 #include "median.h"
 #include "ml/bandwidth_probe.h"
@@ -63,6 +64,7 @@ int runParallelBench(const Options& o) {
     session.load(selectedSource(o), loadOptions(o, false));
     const Model& model = *session.model();
     printModelSummary(model);
+    requireBenchFitsContext(o, model);  // each sequence's positions, as plain bench's
     ModelArgs args = model.args;
     args.max_seq_len = std::max(args.max_seq_len, int(cells));
     requireRunMemory(args, "measure fewer sequences (--parallel) or fewer tokens (--prompt-tokens, --decode-tokens)");

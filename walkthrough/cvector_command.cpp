@@ -4,6 +4,7 @@
 
 #include "formats/gguf/gguf_control_vector.h"
 #include "io/atomic_output.h"
+#include "io/prompts_file.h"
 #include "session/model_source.h"
 #include "steer/control_vector_maker.h"
 
@@ -27,8 +28,8 @@ CLI::App* addCvectorCommand(CLI::App& app, CvectorOptions& o) {
 
 int runCvector(const CvectorOptions& o) {
     checkOutputPath("--out", o.out, {o.model, o.positive, o.negative});
-    const auto positive = readPromptLines(o.positive);
-    const auto negative = readPromptLines(o.negative);
+    const auto positive = readPromptsFile(o.positive);
+    const auto negative = readPromptsFile(o.negative);
     const Model model = loadModelSource({ModelSource::Kind::Files, o.model}, {});
     const bool pca = o.method == "pca";
     if (pca && o.unit) throw std::invalid_argument("--unit applies to --method mean: a principal direction has norm 1 already");

@@ -35,6 +35,7 @@
 #include "tensor/heap_policy.h"
 #include "trace/debug_log_observer.h"
 #include "no_kv_cache_report.h"
+#include "option_scope.h"
 
 using namespace llama;
 
@@ -72,7 +73,7 @@ int runGeneration(const cli::Options& o) {
     StepLogits stepLogits;
     if (g.whatIf.noKvCache) session.addObserver(&stepLogits);
     cli::RunObservers runObservers(o, session);
-    if (!o.quiet) interrupts.writeOut("\n" + (g.mode == PromptMode::Completion ? g.prompt : std::string()));
+    if (!o.quiet) interrupts.writeOut("\n" + (g.mode == PromptMode::Completion ? g.system + g.prompt : std::string()));
     GenerationResult r = session.run([&](const std::string& piece) { interrupts.writeOut(piece); });
     // A stop we asked for (Ctrl-C, a closed stdout) says which; the stepper's q stays "stopped".
     if (const StopReason why = interrupts.stopReason(); r.stopReason == StopReason::Stopped && why != StopReason::Running) r.stopReason = why;
@@ -163,7 +164,10 @@ int main(int argc, char** argv) {
 
     if (auto code = options::parseCommandLine(app, argc, argv)) return *code;
     try {
-        if (o.threads > 0) ml::ThreadPool::configureGlobal(o.threads);
+        cli::requireOptionsApply(app);
+        // batch's own --threads, else the main command's (which the table lets reach a subcommand).
+        if (const int threads = batchOptions.run.threads > 0 ? batchOptions.run.threads : o.threads; threads > 0)
+            ml::ThreadPool::configureGlobal(threads);
         for (const auto& [command, run] : subcommands)
             if (*command) return run();
         return runGeneration(o);

@@ -31,7 +31,7 @@ struct Options : options::ModelChoice {
     std::vector<int> benchPromptTokens = {32};  // one prefill per length; decode follows the first
     int benchDecodeTokens = 32;
     int benchRepeats = 3;
-    std::string benchObserver = "none";  // none | record | log: what watches the stages
+    std::string benchObserver = "none";  // none | record | log | nonfinite: what watches the stages
     bool benchProfile = false;           // time per kind of ml:: op (bench_profile.h)
     std::string benchLlamaBench;         // llama.cpp's llama-bench, to compare with (llama_bench.h)
     std::vector<int> benchParallel;      // --parallel 1,4,8: batches of sequences (bench_parallel.h)

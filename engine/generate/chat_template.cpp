@@ -63,7 +63,7 @@ Prompt formatPrompt(PromptMode mode, const std::string& system, const std::strin
     const bool llama2 = format == ChatFormat::Llama2;
     std::vector<Prompt::Part> parts{{llama2 ? "<s>" : "<|begin_of_text|>", true}};
     if (mode == PromptMode::Completion) {
-        parts.push_back({user, false});
+        parts.push_back({system + user, false});
         return Prompt(std::move(parts), true);
     }
     if (llama2) {

@@ -42,6 +42,7 @@ struct Prompt {
 
 // No default format: a Llama 2 model given Llama 3's <|begin_of_text|> would read it as text.
 // `allowSpecial`: in chat mode, special-token text in `system` and `user` becomes control tokens.
+// In completion mode `system` is text before `user` (so `batch --system` is a shared prefix).
 Prompt formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format, bool allowSpecial);
 
 }  // namespace llama

@@ -39,6 +39,22 @@ public:
     void useCacheDType(DType dtype, Cell firstCell);
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
+    // Only `observers` watch until the returned guard goes, then the run's own are back: a pass
+    // run again for one observer (model/finite_logits.h) is seen by no other.
+    class ObservedOnlyBy {
+    public:
+        ObservedOnlyBy(InferenceContext& ctx, std::vector<StageObserver*> observers) : ctx_(ctx), saved_(std::move(ctx.observers_)) {
+            ctx.observers_ = std::move(observers);
+        }
+        ~ObservedOnlyBy() { ctx_.observers_ = std::move(saved_); }
+        ObservedOnlyBy(const ObservedOnlyBy&) = delete;
+        ObservedOnlyBy& operator=(const ObservedOnlyBy&) = delete;
+
+    private:
+        InferenceContext& ctx_;
+        std::vector<StageObserver*> saved_;
+    };
+    [[nodiscard]] ObservedOnlyBy observedOnlyBy(std::vector<StageObserver*> observers) { return ObservedOnlyBy(*this, std::move(observers)); }
     // Whether anyone watches: a mark whose fields cost something to make (a table as text) is
     // made only then.
     bool observed() const { return !observers_.empty(); }

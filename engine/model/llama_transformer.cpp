@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ml/ops.h"
+#include "model/finite_logits.h"
 #include "model/rope.h"
 
 namespace llama {
@@ -103,20 +104,23 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
     if (startPos + sequenceLength > ctx.maxSeqLen)
         throw std::invalid_argument(
             fmt::format("positions up to {} exceed the context length {}", startPos + sequenceLength, ctx.maxSeqLen));
-    const auto here = ctx.at(-1, Position(startPos), soleSequenceCell(Position(startPos)));
-    ctx.useCacheDType(ComputeDType, soleSequenceCell(Position(startPos)));
-
-    return blocksAndOutput(ctx, prepare(ctx, inputTokens, startPos), std::nullopt);
+    return requireFiniteLogits(ctx, [&] {
+        const auto here = ctx.at(-1, Position(startPos), soleSequenceCell(Position(startPos)));
+        ctx.useCacheDType(ComputeDType, soleSequenceCell(Position(startPos)));
+        return blocksAndOutput(ctx, prepare(ctx, inputTokens, startPos), std::nullopt);
+    });
 }
 
 Tensor LlamaTransformer::Forward(InferenceContext& ctx, const UBatch& ubatch, Cell kvSlot) const {
     if (ubatch.nTokens == 0) throw std::invalid_argument("empty ubatch");
-    const auto here = ctx.at(-1, Position(ubatch.pos(0)), kvSlot);
-    ctx.useCacheDType(ComputeDType, kvSlot);
     std::vector<int32_t> outputRows;
     for (int i = 0; i < ubatch.nTokens; ++i)
         if (ubatch.logits(i)) outputRows.push_back(i);
-    return blocksAndOutput(ctx, prepareUBatch(ctx, ubatch, kvSlot), Tensor::fromInt32(outputRows));
+    return requireFiniteLogits(ctx, [&] {
+        const auto here = ctx.at(-1, Position(ubatch.pos(0)), kvSlot);
+        ctx.useCacheDType(ComputeDType, kvSlot);
+        return blocksAndOutput(ctx, prepareUBatch(ctx, ubatch, kvSlot), Tensor::fromInt32(outputRows));
+    });
 }
 
 Tensor LlamaTransformer::blocksAndOutput(InferenceContext& ctx, const Prepared& prepared, const std::optional<Tensor>& outputRows) const {

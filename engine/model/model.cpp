@@ -9,6 +9,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "tensor/non_finite.h"
+
 namespace llama {
 
 const Tensor& Model::tensor(const std::string& name, const Shape& expected) const {
@@ -28,43 +30,6 @@ size_t Model::totalBytes() const {
     return bytes;
 }
 
-namespace {
-// The element (or block, for quantized types) of `t` that is not finite, or -1: its bits are
-// tested (an exponent of all ones), which the compiler vectorises over the whole file.
-int64_t firstNonFinite(const Tensor& t) {
-    const auto* bytes = t.data<uint8_t>();
-    auto scan16 = [&](size_t stride, size_t offset, uint16_t exponent) -> int64_t {
-        const size_t n = dtypeBytes(t.dtype(), t.numel()) / stride;
-        for (size_t i = 0; i < n; ++i) {
-            uint16_t v;
-            std::memcpy(&v, bytes + i * stride + offset, 2);
-            if ((v & exponent) == exponent) return int64_t(i);
-        }
-        return -1;
-    };
-    switch (t.dtype()) {
-        case DType::F32: {
-            const int64_t n = t.numel();
-            for (int64_t i = 0; i < n; ++i) {
-                uint32_t v;
-                std::memcpy(&v, bytes + i * 4, 4);
-                if ((v & 0x7F800000u) == 0x7F800000u) return i;
-            }
-            return -1;
-        }
-        case DType::BF16: return scan16(2, 0, 0x7F80);
-        case DType::F16: return scan16(2, 0, 0x7C00);
-        case DType::Q8_0:
-        case DType::Q4_0: return scan16(dtypeBlockBytes(t.dtype()), 0, 0x7C00);  // the block's f16 scale
-        case DType::Q4_K: {
-            const int64_t d = scan16(144, 0, 0x7C00), dmin = scan16(144, 2, 0x7C00);
-            return d < 0 ? dmin : dmin < 0 ? d : std::min(d, dmin);
-        }
-        case DType::Q6_K: return scan16(210, 208, 0x7C00);
-        default: return -1;
-    }
-}
-}  // namespace
 
 void Model::checkWeights() const {
     std::vector<std::string> beyond;
@@ -81,9 +46,9 @@ void Model::checkWeights() const {
                                              beyond.size() > 3 ? ", ..." : ""));
     for (const auto& [name, t] : tensors) {
         if (!t.hasData()) continue;
-        if (const int64_t at = firstNonFinite(t); at >= 0)
+        if (const auto at = firstNonFinite(t))
             throw std::runtime_error(fmt::format("{}: tensor '{}' ({}) holds a NaN or infinity at {} {}: the file is damaged", path, name,
-                                                 dtypeName(t.dtype()), isQuantized(t.dtype()) ? "the scale of block" : "element", at));
+                                                 dtypeName(t.dtype()), isQuantized(t.dtype()) ? "the scale of block" : "element", *at));
     }
 }
 

@@ -48,15 +48,6 @@ ControlVectorFile parseControlVectorArgument(const std::string& text) {
     return f;
 }
 
-std::pair<int, int> parseLayerRange(const std::string& text) {
-    int a = 0, b = 0;
-    char dash = 0;
-    int used = 0;
-    if (std::sscanf(text.c_str(), "%d%c%d%n", &a, &dash, &b, &used) != 3 || dash != '-' || used != int(text.size()) || a < 1 || b < a)
-        throw std::invalid_argument(fmt::format("expected A-B, layers counted from 1 with A <= B, got '{}'", text));
-    return {a, b};
-}
-
 std::string steeringNorms(const Tensor& residual, const Tensor& direction) {
     if (!residual.hasData() || !direction.hasData()) return "norms not computed in a dry run";
     auto value = [](const Tensor& t, int64_t i) { return t.dtype() == DType::BF16 ? float(t.data<BFloat16>()[i]) : t.data<float>()[i]; };

@@ -40,8 +40,6 @@ struct Steering {
 
 // "FILE" or "FILE:SCALE" (the last ':' followed by a number); throws std::invalid_argument.
 ControlVectorFile parseControlVectorArgument(const std::string& text);
-// "A-B" of log layers, 1 <= A <= B; throws std::invalid_argument.
-std::pair<int, int> parseLayerRange(const std::string& text);
 
 // What the control-vector stage's line says: the direction's norm beside the residual's (the
 // block output's mean row norm), e.g. "direction norm 3.2, residual norm 41.5 per position, 7.7%".

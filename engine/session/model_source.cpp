@@ -94,6 +94,12 @@ std::string ModelSource::describe() const {
     return kind == Kind::Synthetic ? fmt::format("synthetic preset '{}' (random weights)", pathOrPreset) : pathOrPreset;
 }
 
+std::string ModelSource::loadKey() const {
+    // Lengths first, so no path or tokenizer can spell another's key.
+    return fmt::format("{} {}:{} {}:{} {}", kind == Kind::Synthetic ? "synthetic" : "files", pathOrPreset.size(), pathOrPreset, tokenizer.size(),
+                       tokenizer, kind == Kind::Synthetic ? seed : 0);
+}
+
 Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
     if (options.maxSeqLen > ModelArgs::kMaxPositions)
         throw std::invalid_argument(fmt::format("context length {} is more than {} positions", options.maxSeqLen, ModelArgs::kMaxPositions));

@@ -22,6 +22,10 @@ struct ModelSource {
     std::string tokenizer = {};
     // The path, or "synthetic preset 'tiny' (random weights)".
     std::string describe() const;
+    // Everything that decides the model a load gives: the kind, the path or preset, the tokenizer
+    // and a preset's seed (not a file model's: that seed only samples). Equal keys load the same
+    // model, so a front end that keeps its model between runs (the live page) reloads on any other.
+    std::string loadKey() const;
 };
 
 struct LoadOptions {

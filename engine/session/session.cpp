@@ -81,6 +81,14 @@ ParallelResult Session::runParallel(const std::vector<std::string>& prompts, Par
                                     const std::function<void(int, const std::string&)>& onText) {
     const Model& model = loadedModel();
     settings_.whatIf.requireOneSequence("batch");
+    // The text every prompt starts with must leave each of them room.
+    if (const size_t n = formatPrompt(settings_.mode, settings_.system, "", chatFormatFor(*model.tokenizer), settings_.allowSpecial)
+                             .encode(*model.tokenizer)
+                             .size();
+        !settings_.system.empty() && int(n) >= model.args.max_seq_len)
+        throw std::invalid_argument(fmt::format("--system is {} tokens (with the prompt's template): the context holds {} positions, and every "
+                                                "prompt follows it; give a shorter --system or a larger --max-seq-len",
+                                                n, model.args.max_seq_len));
     std::vector<std::vector<int32_t>> tokens;
     for (const std::string& text : prompts)
         tokens.push_back(formatPrompt(settings_.mode, settings_.system, text, chatFormatFor(*model.tokenizer), settings_.allowSpecial)

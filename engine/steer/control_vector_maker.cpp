@@ -3,11 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 #include "generate/chat_template.h"
-#include "io/input_file.h"
 #include "model/llama_transformer.h"
 #include "steer/layer_capture.h"
 
@@ -35,6 +33,13 @@ LastRows lastRows(const Model& model, const LlamaTransformer& transformer, const
         }
     }
     return rows;
+}
+
+// "a", "b" and 3 more: which prompts a message is about.
+std::string quoted(const std::vector<std::string>& prompts) {
+    std::string s;
+    for (size_t i = 0; i < prompts.size() && i < 2; ++i) s += fmt::format("{}{:?}", i ? ", " : "", prompts[i]);
+    return prompts.size() > 2 ? fmt::format("{} and {} more", s, prompts.size() - 2) : s;
 }
 
 template <class Values>  // floats (block outputs) or doubles (directions)
@@ -99,30 +104,25 @@ MadeControlVector makeControlVector(const Model& model, const std::vector<std::s
             residualNorms += norm(n[l]);
         }
         const double meanNorm = norm(mean);
+        // A zero direction steers nothing and has no norm 1 to scale to (nor a principal direction to start from).
+        if (meanNorm == 0)
+            throw std::invalid_argument(fmt::format("layer {}: the positive prompts ({}) and the negative prompts ({}) give the same block output "
+                                                    "at their last positions, so the direction is zero: give prompts that differ in what "
+                                                    "the control vector should steer",
+                                                    block + 1, quoted(positive), quoted(negative)));
         std::vector<double> direction = mean;
         if (method == ControlVectorMethod::Pca) {
             std::vector<std::vector<double>> diffs(pos.size(), std::vector<double>(dim));
             for (size_t p = 0; p < pos.size(); ++p)
                 for (size_t i = 0; i < dim; ++i) diffs[p][i] = double(pos[p][l][i]) - neg[p][l][i];
             direction = firstPrincipalDirection(diffs, mean);
-        } else if (unit && meanNorm > 0) {
+        } else if (unit) {
             for (double& x : direction) x /= meanNorm;
         }
         made.directions.emplace(block, std::vector<float>(direction.begin(), direction.end()));
         made.layers.push_back({block + 1, meanNorm, residualNorms / double(pos.size() + neg.size())});
     }
     return made;
-}
-
-std::vector<std::string> readPromptLines(const std::string& path) {
-    std::istringstream in(readInputFile(path, "prompt file"));
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back(line);
-    }
-    if (lines.empty()) throw std::invalid_argument(fmt::format("{}: no prompts (one prompt a line)", path));
-    return lines;
 }
 
 }  // namespace llama

@@ -39,7 +39,8 @@ struct MadeControlVector {
 };
 
 // positive/negative: prompts as text (completion prompts: BOS, then the text). Throws
-// std::invalid_argument when either set is empty, or for pca when they are not pairs.
+// std::invalid_argument when either set is empty, for pca when they are not pairs, and naming the
+// prompts when a layer's mean difference is zero (identical prompts on both sides).
 // `unit` applies to the mean (a principal direction always has norm 1).
 MadeControlVector makeControlVector(const Model& model, const std::vector<std::string>& positive, const std::vector<std::string>& negative,
                                     bool unit, ControlVectorMethod method = ControlVectorMethod::Mean);
@@ -48,9 +49,5 @@ MadeControlVector makeControlVector(const Model& model, const std::vector<std::s
 // llama.cpp's generator: at most 1000 iterations, stopping when a step moves it less than 1e-7),
 // norm 1, pointing the way `start` does; a zero `start` is returned as it is.
 std::vector<double> firstPrincipalDirection(const std::vector<std::vector<double>>& diffs, std::vector<double> start);
-
-// The prompts of a file, one a line: blank lines and a final newline ignored; throws naming the
-// file when it has none.
-std::vector<std::string> readPromptLines(const std::string& path);
 
 }  // namespace llama

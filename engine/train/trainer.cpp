@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ml/backward_ops.h"
+#include "stages/non_finite_watch.h"
 #include "train/training_step.h"
 
 namespace llama {
@@ -47,18 +48,33 @@ TrainingStepReport Trainer::step() {
     // The generator moves on only when the step completes: a step stopped halfway (Ctrl-C) is
     // done again, with the same windows, by the run resumed from the checkpoint.
     std::mt19937_64 windows = windows_;
-    const uint64_t starts = train_.size() - size_t(recipe_.seqLen) - 1;
-    for (int b = 0; b < recipe_.batch; ++b) {
-        const size_t start = size_t(windows() % starts);
-        const std::vector<int32_t> inputs(train_.begin() + int64_t(start), train_.begin() + int64_t(start) + recipe_.seqLen);
-        const std::vector<int32_t> targets(train_.begin() + int64_t(start) + 1, train_.begin() + int64_t(start) + recipe_.seqLen + 1);
-        ctx_.step = report.step;
-        report.loss += trainOnWindow(transformer_, ctx_, tape_, inputs, targets, 1.0f / float(recipe_.batch), grads_).loss / recipe_.batch;
-    }
+    const uint64_t span = train_.size() - size_t(recipe_.seqLen) - 1;
+    std::vector<size_t> starts;
+    for (int b = 0; b < recipe_.batch; ++b) starts.push_back(size_t(windows() % span));
+    auto trainOnWindows = [&] {
+        double loss = 0;
+        for (const size_t start : starts) {
+            const std::vector<int32_t> inputs(train_.begin() + int64_t(start), train_.begin() + int64_t(start) + recipe_.seqLen);
+            const std::vector<int32_t> targets(train_.begin() + int64_t(start) + 1, train_.begin() + int64_t(start) + recipe_.seqLen + 1);
+            ctx_.step = report.step;
+            loss += trainOnWindow(transformer_, ctx_, tape_, inputs, targets, 1.0f / float(recipe_.batch), grads_).loss / recipe_.batch;
+        }
+        return loss;
+    };
+    report.loss = trainOnWindows();
     report.gradientNorm = clipGradientNorm(grads_, recipe_.clip);
-    if (!std::isfinite(report.loss) || !std::isfinite(report.gradientNorm))
+    if (!std::isfinite(report.loss) || !std::isfinite(report.gradientNorm)) {
+        // The same windows again, watched: the first forward or backward stage that went non-finite
+        // is named (the weights are not updated either way).
+        NonFiniteWatch watch;
+        {
+            const auto watched = ctx_.observedOnlyBy({&tape_, &watch});  // the backward pass reads the tape
+            grads_.zero();
+            trainOnWindows();
+        }
         throw std::runtime_error(fmt::format("step {}: the loss ({}) or the gradient norm ({}) is not finite; the weights were not updated (learning rate {})",
                                              report.step, report.loss, report.gradientNorm, report.lr));
+    }
     adamw_.step(grads_, report.lr);
     windows_ = windows;
     return report;

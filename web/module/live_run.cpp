@@ -52,7 +52,7 @@ struct LiveRun {
 #ifndef LLAMA_NO_THREADS
     std::thread engine;  // runs the model, so the module's main thread stays free to start threads
 #endif
-    std::string loadedModel;  // what `session` holds, so a second run does not read the weights again
+    std::string loadedModel;  // what `session` holds (ModelSource::loadKey and --max-seq-len), so a second run of it does not read the weights again
     // A stepped run's controller; the trace being written while the engine is held (its thread
     // waiting in the controller: set by that thread as it is held, cleared by the module's main
     // thread before anything lets it go on), and the text generated so far.
@@ -79,7 +79,7 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
     try {
         const options::LiveRunRequest r = options::parseLiveRun(json::parse(argsJson).get<std::vector<std::string>>());
         const ModelSource source = r.model.source(r.seed);
-        const std::string key = source.describe() + "|" + std::to_string(r.maxSeqLen);
+        const std::string key = source.loadKey() + " " + std::to_string(r.maxSeqLen);
         if (key != l.loadedModel) {
             l.loadedModel.clear();
             l.session.load(source, LoadOptions{.maxSeqLen = r.maxSeqLen});

@@ -14,6 +14,14 @@ namespace llama {
 namespace {
 constexpr const char* kArchitecture = "controlvector";
 constexpr int kMaxLayer = 1 << 16;
+// The most a control vector may add to one value of the residual stream. The largest residual values
+// of released Llamas are about 1e4 (Sun et al. 2024, "Massive activations"; a unit direction times
+// the largest SCALE is 1e4 too), so 1e6 is a hundred times past any the model makes; and a row of
+// 65536 such values still squares and sums (RMSNorm's first step) to 7e16, far inside a float.
+constexpr float kMaxSteeringValue = 1e6f;
+constexpr const char* kSteeringBound =
+    "a control vector may add at most 1e6 to a value of the residual stream (released Llamas' largest are about 1e4); make the "
+    "file with `cvector --unit` or give a smaller SCALE";
 
 // N of "direction.N" (decimal, no sign or leading zeros), or -1.
 int directionIndex(const std::string& name) {
@@ -51,8 +59,11 @@ std::map<int, std::vector<float>> readControlVectorFile(const std::string& path)
         if (directions.count(n)) fail(fmt::format("{} appears twice", info.name));
         std::vector<float> values(length);
         std::memcpy(values.data(), file.tensor(info).data<float>(), length * sizeof(float));
-        for (size_t i = 0; i < length; ++i)
+        for (size_t i = 0; i < length; ++i) {
             if (!std::isfinite(values[i])) fail(fmt::format("{}[{}] is {}: every value must be a finite number", info.name, i, values[i]));
+            if (std::fabs(values[i]) > kMaxSteeringValue)
+                fail(fmt::format("{} (layer {}) element {} is {:g}: {}", info.name, n + 1, i, values[i], kSteeringBound));
+        }
         directions.emplace(n, std::move(values));
     }
     // llama.cpp's generator writes direction.1 to direction.(n_layers - 1): a gap is a damaged file.
@@ -78,7 +89,13 @@ std::shared_ptr<const Steering> loadSteering(const std::vector<ControlVectorFile
                                                      steering->dim));
             auto& acc = sum[n];
             acc.resize(values.size(), 0.0f);
-            for (size_t i = 0; i < values.size(); ++i) acc[i] += values[i] * f.scale;
+            for (size_t i = 0; i < values.size(); ++i) {
+                acc[i] += values[i] * f.scale;
+                if (std::fabs(acc[i]) > kMaxSteeringValue)
+                    throw std::runtime_error(fmt::format("control vector {}:{}: direction.{} (layer {}) element {} is {:g}, which scaled{} adds {:g}: {}",
+                                                         f.path, f.scale, n, n + 1, i, values[i], files.size() > 1 ? " and summed" : "", acc[i],
+                                                         kSteeringBound));
+            }
         }
     }
     if (layers)

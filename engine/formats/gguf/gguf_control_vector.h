@@ -4,7 +4,7 @@
 // architecture, "llama") and controlvector.layer_count, and one F32 tensor of `dim` floats per
 // steered layer named direction.N, N counted from 1 (model/steering.h says which layer that is).
 // Read strictly: a direction that is not F32 and one-dimensional, of another length than the
-// others, with a NaN or infinity, a gap in the numbering or a layer count that disagrees is
+// others, with a NaN, an infinity or a value past 1e6 (also once scaled and summed), a gap in the numbering or a layer count that disagrees is
 // refused, naming the file and the tensor.
 #include <map>
 #include <memory>
