@@ -40,13 +40,15 @@ TEST_CASE("stepper: breakpoints by key, by number, with a 1-based layer", "[step
     REQUIRE(c.breakpoints.size() == 1);
     CHECK(c.breakpoints[0].layer == 2);
 
+    // Stage 13's four forward stages, then the three a training step undoes them with.
     c = parseStepCommand("b 13");
-    REQUIRE(c.breakpoints.size() == 4);
+    REQUIRE(c.breakpoints.size() == 7);
     CHECK(c.breakpoints[0].stage == StageId::ScoresMatMul);
     CHECK(c.breakpoints[3].stage == StageId::ScoresSoftmax);
+    CHECK(c.breakpoints[6].stage == StageId::ScoresMatMulBackward);
 
     c = parseStepCommand("b 11 2");
-    REQUIRE(c.breakpoints.size() == 3);
+    REQUIRE(c.breakpoints.size() == 4);
     for (const auto& b : c.breakpoints) CHECK(b.layer == 1);
 
     CHECK(parseStepCommand("b nope").error.find("unknown stage 'nope'") != std::string::npos);

@@ -109,7 +109,9 @@ TEST_CASE("train: bad input is refused with a clear message and nothing written"
         CHECK(r.exitCode == 1);
         CHECK(r.output.find("--lr: expected a learning rate above 0, at most 1, got '" + std::string(lr) + "'") != std::string::npos);
     }
-    requireOneClearError(runWalkthrough(kTiny + " --text ../assets/samples.txt --n-heads 3" + tail), "n_heads");
+    std::string threeHeads = kTiny;
+    threeHeads.replace(threeHeads.find("--n-heads 4"), 11, "--n-heads 3");
+    requireOneClearError(runWalkthrough(threeHeads + " --text ../assets/samples.txt" + tail), "n_heads");
     requireOneClearError(runWalkthrough(kTiny + " --text ../assets/samples.txt --resume" + tail), "holds no training checkpoint");
     CHECK_FALSE(fs::exists(out / "consolidated.00.pth"));
     fs::create_directories(out);
