@@ -32,5 +32,7 @@ const StageInfo& stageInfo(StageId id);
 const std::vector<StageInfo>& stageCatalog();
 // nullptr when no stage has that key.
 const StageInfo* findStage(std::string_view key);
+// A stage of training (the loss and the backward pass, engine/train): stages.def lists them last.
+inline bool isTrainingStage(StageId id) { return id >= StageId::Loss; }
 
 }  // namespace llama

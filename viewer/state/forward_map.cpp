@@ -104,6 +104,8 @@ int ForwardMap::find(std::string_view key) const {
 // The map draws one sequence's forward pass: the three tasks' own marks, an experiment's stage and
 // the stages only a batch of sequences makes (llama-walkthrough batch, speculative decoding) stay off it.
 bool mapOmits(StageId stage) {
+    // The map draws inference; a training step's backward stages are not on it (yet).
+    if (isTrainingStage(stage)) return true;
     switch (stage) {
         case StageId::QKVSchedule:
         case StageId::QKVTask:
