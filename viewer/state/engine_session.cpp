@@ -185,6 +185,9 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         return;
     }
     settings_ = trace_ ? recordedSettings(settings, *trace_) : settings;
+    // The system box belongs to chat mode (the Controls panel shows it only there); a completion
+    // prompt would read its text as a prefix (--system without --chat), so it is left out.
+    if (settings_.mode == PromptMode::Completion) settings_.system.clear();
     auto run = std::make_shared<Run>(settings_, initial, engine_ && settings_.lens ? &engine_->transformer() : nullptr);
     run_ = run;
     run->capture->wantLens(lensWanted_);

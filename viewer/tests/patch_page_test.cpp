@@ -20,7 +20,7 @@ fs::path temp(const std::string& name) { return fs::temp_directory_path() / ("ll
 
 TEST_CASE("a patch trace's page: the heatmap's cells as the trace has them, each opening its stage in both runs", "[page][patch]") {
     const fs::path trace = temp("moses.trace");
-    const CliRun r = runWalkthrough("--model " ASSETS_DIR "/model patch --clean 'And Moses went unto Aaron. And Aaron said unto' --corrupt 'And Joseph "
+    const CliRun r = runWalkthrough("patch --model " ASSETS_DIR "/model --clean 'And Moses went unto Aaron. And Aaron said unto' --corrupt 'And Joseph "
                                     "went unto Aaron. And Aaron said unto' --answer ' Moses' --wrong ' Joseph' --site attention --trace " +
                                     trace.string());
     INFO(r.output);
