@@ -67,7 +67,7 @@ void ZipWriter::add(std::string_view name, std::span<const std::byte> data) {
     put(big ? kMax32 : 0, 4);
     put(name.size(), 2);
     put(zip64Extra + 4 + padding, 2);
-    putBytes(std::as_bytes(std::span(name)));
+    putBytes(std::as_bytes(std::span(name.data(), name.size())));
     if (big) {
         put(kZip64ExtraId, 2), put(16, 2);
         put(0, 8), put(0, 8);
