@@ -44,6 +44,8 @@ TEST_CASE("try-it: markers, commands, continuations, indented blocks, exercises"
         "   ```console\n   $ echo a\n   a\n   ```\n");
     REQUIRE(blocks.size() == 3);
     CHECK(blocks[0].line == 9);
+    CHECK(blocks[0].closeLine == 16);
+    CHECK(blocks[0].indent == 0);
     CHECK(blocks[0].commands == std::vector<std::string>{"llama-walkthrough -q \\\n  -n 1", "echo two"});
     CHECK(blocks[0].expected == std::vector<std::string>{"out 1", "", "two"});
     CHECK(blocks[0].compare == TryItBlock::Compare::LinesPresent);
@@ -56,6 +58,8 @@ TEST_CASE("try-it: markers, commands, continuations, indented blocks, exercises"
     CHECK(blocks[2].compare == TryItBlock::Compare::LinesAnyOrder);
     CHECK(blocks[2].commands == std::vector<std::string>{"echo a"});
     CHECK(blocks[2].expected == std::vector<std::string>{"a"});
+    CHECK(blocks[2].closeLine == 28);  // the list item's fence, where its "Run it here" note goes
+    CHECK(blocks[2].indent == 3);
 }
 
 TEST_CASE("try-it: malformed markers and blocks are errors naming file and line", "[try-it]") {

@@ -104,6 +104,7 @@ std::vector<TryItBlock> parseTryItBlocks(const std::string& path) {
             if (body.rfind("```", 0) == 0 && body.find_first_not_of('`') == std::string::npos) {
                 if (open && open->commands.empty())
                     throw std::runtime_error(fmt::format("{}:{}: console block without a '$ ' command line", file, open->line));
+                if (open) open->closeLine = lineNo;
                 fence.clear();
                 open = nullptr;
                 continue;
@@ -125,6 +126,7 @@ std::vector<TryItBlock> parseTryItBlocks(const std::string& path) {
                 open = &blocks.back();
                 open->file = file;
                 open->line = lineNo;
+                open->indent = int(indent);
                 open->exercise = inExercises;
             } else if (markerLine) {
                 throw std::runtime_error(fmt::format("{}:{}: try-it marker not followed by a ```console block", file, markerLine));

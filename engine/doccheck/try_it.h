@@ -29,6 +29,8 @@ struct TryItBlock {
     enum class Compare { LinesPresent, LinesAnyOrder, Exact };
     std::string file;  // file name only, e.g. "10-forward-pass.md"
     int line = 0;      // of the opening fence
+    int closeLine = 0;  // of the closing fence
+    int indent = 0;     // of the fences: the block is inside a list item (or <details> in one)
     std::vector<std::string> commands;
     std::vector<std::string> expected;
     Compare compare = Compare::LinesPresent;

@@ -2,49 +2,20 @@
 
 #include <nlohmann/json.hpp>
 
-#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <variant>
 
+#include "doccheck/shell_words.h"
 #include "doccheck/try_it.h"
 #include "options/live_run_options.h"
+#include "page/run_page.h"
 
 namespace llama::page {
 
 namespace {
 
-// A Try-it command as words, the way the shell reads these simple lines (spaces separate, quotes
-// group), or nothing when it is more than one command with options (pipes, redirections, `&&`,
-// substitutions), which only a terminal runs.
-std::optional<std::vector<std::string>> simpleWords(const std::string& line) {
-    std::vector<std::string> words;
-    std::string word;
-    bool inWord = false;
-    char quote = 0;
-    for (char c : line) {
-        if (quote) {
-            if (c == quote) quote = 0;
-            else word += c;
-        } else if (c == '"' || c == '\'') {
-            quote = c;
-            inWord = true;
-        } else if (c == ' ' || c == '\t') {
-            if (inWord) words.push_back(word), word.clear();
-            inWord = false;
-        } else if (std::string_view("|&;<>$`\\*?").find(c) != std::string_view::npos) {
-            return std::nullopt;
-        } else {
-            word += c;
-            inWord = true;
-        }
-    }
-    if (quote) return std::nullopt;
-    if (inWord) words.push_back(word);
-    return words;
-}
-
-// Everything but letters, digits and -._~ as %XX: the address of a link in Markdown and HTML.
+// Everything but letters, digits and -._~ as %XX: the words in a link's address.
 std::string percentEncoded(const std::string& s) {
     static const char* hex = "0123456789ABCDEF";
     std::string out;
@@ -55,22 +26,17 @@ std::string percentEncoded(const std::string& s) {
     return out;
 }
 
-std::string htmlText(const std::string& s) {
-    std::string out;
-    for (char c : s) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : std::string(1, c);
-    return out;
-}
-
 // The live page's address for the block, or why it runs in a terminal only.
 std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
     using Reason = std::variant<std::string, std::string>;
     auto why = [](std::string reason) { return Reason(std::in_place_index<1>, std::move(reason)); };
     if (block.commands.size() != 1) return why("it runs several commands");
-    const auto words = simpleWords(block.commands[0]);
-    if (!words) return why("it is a shell pipeline");
-    if (words->empty() || !(words->front() == "llama-walkthrough" || words->front().ends_with("/llama-walkthrough")))
-        return why("it runs " + (words->empty() ? std::string("nothing") : words->front()) + ", not a model run");
-    const std::vector<std::string> args(words->begin() + 1, words->end());
+    const ShellWords split = splitShellWords(block.commands[0]);
+    if (!split.refusal.empty()) return why(split.refusal);
+    const std::vector<std::string>& words = split.words;
+    if (words.empty() || !(words.front() == "llama-walkthrough" || words.front().ends_with("/llama-walkthrough")))
+        return why("it runs " + (words.empty() ? std::string("nothing") : words.front()) + ", not a model run");
+    const std::vector<std::string> args(words.begin() + 1, words.end());
     try {
         const options::LiveRunRequest r = options::parseLiveRun(args);
         if (!r.model.model.empty() && r.model.model != "assets/model" && r.model.model != "assets/model/")
@@ -85,6 +51,15 @@ std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
     return Reason(std::in_place_index<0>, "live/index.html#cmd=" + percentEncoded(nlohmann::json(args).dump()) + "&expect=" + percentEncoded(expected));
 }
 
+// A paragraph of HTML after the block's closing fence, indented as the fences are so it stays in
+// the list item (and <details>) the Try-it is in. An HTML block, so Markdown never reads the
+// command's words in it; escaped, with line breaks as references so no blank line can end it.
+std::string noteBlock(const TryItBlock& block, const std::string& html) {
+    std::string oneLine;
+    for (char c : html) oneLine += c == '\n' ? std::string("&#10;") : std::string(1, c);
+    return "\n" + std::string(size_t(block.indent), ' ') + "<p>" + oneLine + "</p>\n";
+}
+
 }  // namespace
 
 std::string addRunHereLinks(const std::string& markdown, const std::string& path) {
@@ -93,17 +68,15 @@ std::string addRunHereLinks(const std::string& markdown, const std::string& path
     for (std::string l; std::getline(in, l);) lines.push_back(l);
     std::vector<std::pair<size_t, std::string>> notes;  // after line index: the paragraph
     for (const TryItBlock& b : parseTryItBlocks(path)) {
-        size_t close = size_t(b.line);  // b.line is the opening fence, 1-based: the next line on
-        while (close < lines.size() && !lines[close].starts_with("```")) ++close;
         const auto link = liveLink(b);
-        notes.emplace_back(close, link.index() == 0 ? "[▶ Run it here, in this browser](" + std::get<0>(link) + ")"
-                                                    : "<small>Runs in a terminal only: " + htmlText(std::get<1>(link)) + ".</small>");
+        notes.emplace_back(size_t(b.closeLine - 1), noteBlock(b, link.index() == 0 ? "<a href=\"" + htmlEscape(std::get<0>(link)) + "\">▶ Run it here, in this browser</a>"
+                                                                                   : "<small>Runs in a terminal only: " + htmlEscape(std::get<1>(link)) + ".</small>"));
     }
     std::string out;
     size_t next = 0;
     for (size_t i = 0; i < lines.size(); ++i) {
         out += lines[i] + "\n";
-        if (next < notes.size() && notes[next].first == i) out += "\n" + notes[next++].second + "\n";
+        if (next < notes.size() && notes[next].first == i) out += notes[next++].second;
     }
     return out;
 }

@@ -368,7 +368,8 @@ function readCourseCommand() {
   try { args = JSON.parse(p.get('cmd')); } catch (e) { showLiveError('The link\'s command is damaged: ' + e.message); return; }
   if (!Array.isArray(args) || !args.every(a => typeof a === 'string')) { showLiveError('The link\'s command is not a list of words.'); return; }
   live.exactArgs = args;
-  const quoted = args.map(a => (/^[\w.,:/=+-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
+  // Shown as a shell would read it back: single quotes keep every character but ' itself.
+  const quoted = args.map(a => (/^[\w.,:/=+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
   $('course-line').textContent = '$ llama-walkthrough ' + quoted;
   $('course-expected').textContent = p.get('expect') || '';
   $('course-command').hidden = false;

@@ -1,0 +1,93 @@
+// The course site's "Run it here" (page/try_it_links.h) on chapters written to break it: the words
+// of a command in its link are the shell's, a command the page cannot run exactly gets the reason
+// as text, and each note stays in the list item and <details> its Try-it is in.
+#ifdef LLAMA_HAVE_SITE
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "page/course_site.h"
+#include "page/try_it_links.h"
+
+using namespace llama;
+using Catch::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The chapter as the site shows it: its Try-its' notes added, then rendered.
+std::string sitePage(const std::string& markdown) {
+    const fs::path path = fs::temp_directory_path() / ("llama_try_it_links_" + std::to_string(getpid()) + ".md");
+    std::ofstream(path) << markdown;
+    const std::string body = page::chapterBody(page::addRunHereLinks(markdown, path.string()), {"01-one.md"}, false);
+    fs::remove(path);
+    return body;
+}
+
+// The words in a "Run it here" address: #cmd=<JSON, percent-encoded>&amp;expect=...
+std::vector<std::string> linkWords(const std::string& html) {
+    const size_t from = html.find("#cmd=") + 5, to = html.find("&amp;expect=", from);
+    REQUIRE(to != std::string::npos);
+    std::string json;
+    for (size_t i = from; i < to; ++i) {
+        if (html[i] == '%') json += char(std::stoi(html.substr(i + 1, 2), nullptr, 16)), i += 2;
+        else json += html[i];
+    }
+    return nlohmann::json::parse(json).get<std::vector<std::string>>();
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("Run it here: the shell's words in the link, the reason as text, the note in its Try-it's block", "[hostile][site][try-it]") {
+    const std::string page = sitePage(
+        "# One\n\n"
+        "1. An exercise.\n\n"
+        "   <details><summary>Show check</summary>\n\n"
+        "   <!-- try-it -->\n"
+        "   ```console\n"
+        "   $ \"[x](http://evil.example) <img src=x> *em*\" --prompt hi\n"
+        "   out\n"
+        "   ```\n"
+        "   </details>\n\n"
+        "2. The next exercise.\n\n"
+        "<!-- try-it -->\n"
+        "```console\n"
+        "$ llama-walkthrough -q --prompt \"a\\\"b \\\\ \\c \\$ [y](http://e.example)\" \\\n"
+        "    -n 1 # two words\n"
+        "text\n"
+        "```\n\n"
+        "- An item.\n\n"
+        "  <!-- try-it -->\n"
+        "  ```console\n"
+        "  $ llama-walkthrough --prompt \"$(cat x)\" -n 1\n"
+        "  ```\n\n"
+        "The end.\n");
+    INFO(page);
+    // The first word, shown as text: no link, image or emphasis made of it.
+    CHECK_THAT(page, Contains("Runs in a terminal only: it runs [x](http://evil.example) &lt;img src=x&gt; *em*, not a model run."));
+    CHECK_THAT(page, !Contains("http://evil.example\"") && !Contains("<img") && !Contains("<em>") && !Contains("http://e.example\""));
+    // ...inside the <details> of the first item, and the list goes on around it.
+    const size_t note = page.find("Runs in a terminal only: it runs [x]");
+    CHECK(page.find("<details>") < note);
+    CHECK(note < page.find("</details>"));
+    CHECK(page.find("</details>") < page.find("The next exercise"));
+    CHECK(count(page, "<ol>") == 1);
+    // The model run: one link, its words bash's (tests/doccheck_shell_words_test.cpp checks the splitter against bash).
+    REQUIRE(count(page, "▶ Run it here") == 1);
+    CHECK(linkWords(page) == std::vector<std::string>{"-q", "--prompt", "a\"b \\ \\c $ [y](http://e.example)", "-n", "1"});
+    // A substitution the page cannot run: the reason, inside the bullet's item.
+    const size_t refused = page.find("Runs in a terminal only: it asks the shell to expand $ inside double quotes.");
+    REQUIRE(refused != std::string::npos);
+    CHECK(page.rfind("<li>", refused) > page.find("<ul>"));
+    CHECK(refused < page.find("</ul>"));
+}
+#endif
