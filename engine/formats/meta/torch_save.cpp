@@ -46,7 +46,7 @@ void writeTorchSave(const std::string& path, const std::vector<NamedTensor>& ten
     for (size_t i = 0; i < tensors.size(); ++i) keys.push_back(std::to_string(i));
     std::sort(keys.begin(), keys.end());
     for (const std::string& key : keys) zip.add(folder + "data/" + key, bytesOf(storedAs(tensors[std::stoul(key)].tensor, dtype)));
-    zip.add(folder + "version", std::as_bytes(std::span(std::string_view("3\n"))));
+    zip.add(folder + "version", std::as_bytes(std::span("3\n", 2)));
     zip.finish();
     file.commit();
 }
