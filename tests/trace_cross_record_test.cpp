@@ -65,9 +65,9 @@ TEST_CASE("cross-record checks: a batch's END, sequence ids and context shifts m
                    {"(STAG ubatch, step 0)", "field 'batch.tokens[0]' names sequence 3: META's batch of 2 prompts with --parallel 2 has sequences 0 to 2"});
     requireRefused(good, [](auto& t) { t.meta().json["batch"]["contextShift"] = false; },
                    {"(STAG context_shift", "a context shift in a batch run without it"});
-    // Steps never go back: the second ubatch's record numbered as the prefill's.
-    requireRefused(good, [](auto& t) { t.records[t.find("ubatch", 1)].json["step"] = 0; },
-                   {"(STAG ubatch, step 0)", "step 0 comes after step 1"});
+    // Steps never go back: the second pass's kv_slot record numbered as the prefill's.
+    requireRefused(good, [](auto& t) { t.records[t.find("ubatch", 1) + 1].json["step"] = 0; },
+                   {"(STAG kv_slot, step 0)", "step 0 comes after step 1"});
     fs::remove(good);
 }
 
