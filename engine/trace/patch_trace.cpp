@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_output.h"
@@ -167,6 +168,9 @@ PatchTrace readPatchTraceBytes(std::string_view bytes, const std::string& path) 
 }
 
 bool isPatchTrace(const std::string& path) {
+    // Opening a FIFO would wait for a writer: what is not a regular file is left to the reader to refuse.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
     std::ifstream in(path, std::ios::binary);
     char head[trace::kHeaderBytes + 4] = {};
     if (!in.read(head, sizeof head)) return false;

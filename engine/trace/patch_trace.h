@@ -48,7 +48,8 @@ PatchTrace readPatchTrace(const std::string& path);
 // The same from the file's bytes; `path` names the file in messages.
 PatchTrace readPatchTraceBytes(std::string_view bytes, const std::string& path);
 
-// Whether `path` is a trace whose first record is PTCH (false for anything else, even unreadable).
+// Whether `path` is a regular file, a trace whose first record is PTCH (false for anything else,
+// even unreadable; a FIFO is not opened).
 bool isPatchTrace(const std::string& path);
 
 }  // namespace llama
