@@ -286,7 +286,8 @@ TEST_CASE("trace: records written on the writer thread keep the engine's order, 
         for (int i = 0; i < kRecords; ++i)
             recorder.onStage(StageEvent{.stage = StageId::ScoresSoftmax, .layer = 0, .step = i / 8, .message = fmt::format("record {}", i),
                                         .tensors = {{"scores", &scores}}});
-        recorder.finish(GenerationResult{});
+        // A token for each step: no step decodes none.
+        recorder.finish(GenerationResult{.promptTokens = std::vector<int32_t>(kRecords / 8, 1)});
         CHECK(recorder.bytesWritten() == fs::file_size(path));
     }
     TraceRun run = readTrace(path.string());
@@ -320,7 +321,7 @@ TEST_CASE("trace: flushed at a held stage, the run so far reads back as the fini
             CHECK(soFar.generatedTokens.empty());
             CHECK_THROWS_AS(readTrace(writing), TraceError);  // a whole trace needs its END
         }
-        recorder.finish(GenerationResult{});
+        recorder.finish(GenerationResult{.promptTokens = std::vector<int32_t>(kRecords, 1)});
     }
     const TraceRun run = readTrace(path.string());
     REQUIRE(run.stages.size() == size_t(kRecords));

@@ -190,7 +190,7 @@ AtomicOutputFile::~AtomicOutputFile() {
     fs::remove(tmp_, ignored);
 }
 
-void AtomicOutputFile::commit() {
+void AtomicOutputFile::commit(const std::function<void(const std::string& written)>& check) {
     out_.flush();
     const bool written = bool(out_);
     out_.close();
@@ -199,8 +199,12 @@ void AtomicOutputFile::commit() {
         if (tmp_ == path_) throw std::runtime_error("writing '" + path_ + "' failed" + (why.empty() ? " (disk full?)" : why));
         throw std::runtime_error("writing '" + path_ + "' failed" + (why.empty() ? " (disk full?)" : why) + "; nothing was written there");
     }
+    if (tmp_ == path_) {
+        committed_ = true;
+        return;
+    }
+    if (check) check(tmp_);
     committed_ = true;
-    if (tmp_ == path_) return;
     // The old file is unlinked first, not replaced by the rename: on ext4 (auto_da_alloc) a rename
     // over an existing file makes the rename itself allocate and start writing the new file's
     // blocks, 40 ms for a 52 MB trace, paid by every rerun; a reader of the old file keeps it

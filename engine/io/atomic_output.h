@@ -5,6 +5,7 @@
 // that exists and is not a regular file (/dev/null, a FIFO) is written in place: renaming over
 // it would replace the device itself.
 #include <fstream>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,8 +30,10 @@ public:
     // Where the bytes go until commit(): the temporary file (or the non-regular path itself).
     const std::string& writingPath() const { return tmp_; }
     // Flushes, checks every write succeeded, and renames the file into place; throws naming the
-    // path (the temporary file removed) if any of that failed.
-    void commit();
+    // path (the temporary file removed) if any of that failed. `check`, when given, is called
+    // with the complete temporary file first (not for a path written in place, a device or FIFO,
+    // which cannot be read back); what it throws leaves nothing behind.
+    void commit(const std::function<void(const std::string& written)>& check = {});
 
 private:
     void release();  // the temporary file is no longer the signal handler's to remove

@@ -95,13 +95,13 @@ void readBatchStage(const TraceField& b, TracedStage& s, const ModelArgs& args) 
     }
 }
 
-std::vector<TracedSequence> readBatchSequences(const TraceField& at, const ModelArgs& args) {
+std::vector<TracedSequence> readBatchSequences(const TraceField& at, const ModelArgs& args, int maxTokens) {
     std::vector<TracedSequence> out;
     const size_t n = at.list(ModelArgs::kMaxPositions);
     for (size_t i = 0; i < n; ++i) {
         const TraceField s = at[i];
         out.push_back({s["prompt"].text(kMaxTraceTextBytes), readTraceTokens(s["promptTokens"], args, args.max_seq_len),
-                       readTraceTokens(s["generatedTokens"], args, args.max_seq_len), s["text"].text(kMaxTraceTextBytes),
+                       readTraceTokens(s["generatedTokens"], args, maxTokens, "META's run.maxTokens"), s["text"].text(kMaxTraceTextBytes),
                        s["stopReason"].text(kMaxTracePieceBytes), s["contextShifts"].integer(0, INT32_MAX)});
     }
     return out;

@@ -11,6 +11,8 @@ namespace llama {
 TraceBatchInfo readBatchMeta(const TraceField& batch);
 // Fills stage.ubatch, stage.kvSlot or stage.contextShift; a `batch` object on another stage is refused.
 void readBatchStage(const TraceField& batch, TracedStage& stage, const ModelArgs& args);
-std::vector<TracedSequence> readBatchSequences(const TraceField& sequences, const ModelArgs& args);
+// Each sequence generates at most `maxTokens` (META's run.maxTokens): with context shifts, more
+// than its context holds at once.
+std::vector<TracedSequence> readBatchSequences(const TraceField& sequences, const ModelArgs& args, int maxTokens);
 
 }  // namespace llama

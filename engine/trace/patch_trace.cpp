@@ -4,11 +4,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_output.h"
 #include "trace/trace_fields.h"
 #include "trace/trace_json.h"
+#include "trace/trace_readback.h"
 
 namespace llama {
 
@@ -63,6 +65,9 @@ PatchGrid gridFrom(const TraceField& j) {
     g.align = j["align"].oneOf({"same", "start", "end"});
     g.answer = token(j["answer"]);
     g.wrong = token(j["wrong"]);
+    if (g.answer.id == g.wrong.id)
+        throw TraceError(fmt::format("fields 'answer' and 'wrong' are both token {}: expected two tokens, whose logit difference the grid measures",
+                                     g.answer.id));
     g.cleanDiff = j["cleanDiff"].finite();
     g.corruptDiff = j["corruptDiff"].finite();
     if (g.cleanDiff == g.corruptDiff) throw TraceError("fields 'cleanDiff' and 'corruptDiff' are equal: no share recovered can be measured");
@@ -123,20 +128,21 @@ void writePatchTrace(const std::string& path, const PatchGrid& grid, const std::
     const std::string j = trace::jsonText(gridJson(grid));
     const uint32_t jsonBytes = uint32_t(j.size());
     const uint64_t dataBytes = 0;
+    std::string file(trace::kMagic);
+    file.append(reinterpret_cast<const char*>(&trace::kVersion), sizeof trace::kVersion);
+    file.append(trace::kPatchRecord);
+    file.append(reinterpret_cast<const char*>(&jsonBytes), sizeof jsonBytes);
+    file.append(reinterpret_cast<const char*>(&dataBytes), sizeof dataBytes);
+    file += j + clean + corrupt;
+    requireReadsBack(file, path, [](std::string_view b, const std::string& p) { readPatchTraceBytes(b, p); });
     AtomicOutputFile out(path);
-    std::ofstream& s = out.stream();
-    s.write(trace::kMagic.data(), std::streamsize(trace::kMagic.size()));
-    s.write(reinterpret_cast<const char*>(&trace::kVersion), sizeof trace::kVersion);
-    s.write(trace::kPatchRecord.data(), 4);
-    s.write(reinterpret_cast<const char*>(&jsonBytes), sizeof jsonBytes);
-    s.write(reinterpret_cast<const char*>(&dataBytes), sizeof dataBytes);
-    s << j << clean << corrupt;
+    out.stream() << file;
     out.commit();
 }
 
-PatchTrace readPatchTrace(const std::string& path) {
-    const std::string file = readTraceFile(path);
-    const std::string_view bytes(file);
+PatchTrace readPatchTrace(const std::string& path) { return readPatchTraceBytes(readTraceFile(path), path); }
+
+PatchTrace readPatchTraceBytes(std::string_view bytes, const std::string& path) {
     PatchTrace t;
     t.version = checkTraceHeader(bytes, path);
     size_t pos = trace::kHeaderBytes;
@@ -162,6 +168,9 @@ PatchTrace readPatchTrace(const std::string& path) {
 }
 
 bool isPatchTrace(const std::string& path) {
+    // Opening a FIFO would wait for a writer: what is not a regular file is left to the reader to refuse.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
     std::ifstream in(path, std::ios::binary);
     char head[trace::kHeaderBytes + 4] = {};
     if (!in.read(head, sizeof head)) return false;

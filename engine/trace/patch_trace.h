@@ -7,6 +7,7 @@
 //   file = "LLMTRACE" version(3) PTCH-record clean-run corrupt-run
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stages/stage_catalog.h"
@@ -44,8 +45,11 @@ void writePatchTrace(const std::string& path, const PatchGrid& grid, const std::
 // Throws TraceError naming the file, record and field: not a patch trace, a grid whose size is
 // not layers x columns or does not fit the runs (layers, positions, heads), a damaged run.
 PatchTrace readPatchTrace(const std::string& path);
+// The same from the file's bytes; `path` names the file in messages.
+PatchTrace readPatchTraceBytes(std::string_view bytes, const std::string& path);
 
-// Whether `path` is a trace whose first record is PTCH (false for anything else, even unreadable).
+// Whether `path` is a regular file, a trace whose first record is PTCH (false for anything else,
+// even unreadable; a FIFO is not opened).
 bool isPatchTrace(const std::string& path);
 
 }  // namespace llama

@@ -126,10 +126,11 @@ TraceToken readTraceToken(const TraceField& token, const ModelArgs& args) {
     return {token["id"].integer(0, args.vocab_size - 1), token["piece"].text(kMaxTracePieceBytes), token["special"].boolean()};
 }
 
-std::vector<TraceToken> readTraceTokens(const TraceField& list, const ModelArgs& args, int64_t maxCount) {
+std::vector<TraceToken> readTraceTokens(const TraceField& list, const ModelArgs& args, int64_t maxCount, std::string_view limit) {
     const size_t n = list.list();
-    if (int64_t(n) > maxCount)
+    if (int64_t(n) > maxCount && limit.empty())
         list.fail(fmt::format("{} tokens listed: a run of at most {} positions holds at most {}", n, args.max_seq_len, maxCount));
+    if (int64_t(n) > maxCount) list.fail(fmt::format("{} tokens listed: expected at most {} ({})", n, maxCount, limit));
     std::vector<TraceToken> out;
     for (size_t i = 0; i < n; ++i) out.push_back(readTraceToken(list[i], args));
     return out;

@@ -77,7 +77,7 @@ private:
 
 // A token {id, piece, special}, its id in the model's vocabulary.
 TraceToken readTraceToken(const TraceField& token, const ModelArgs& args);
-// A list of at most `maxCount` tokens (a run's tokens fit its context).
-std::vector<TraceToken> readTraceTokens(const TraceField& list, const ModelArgs& args, int64_t maxCount);
+// A list of at most `maxCount` tokens (a run's tokens fit its context; `limit` says why else).
+std::vector<TraceToken> readTraceTokens(const TraceField& list, const ModelArgs& args, int64_t maxCount, std::string_view limit = {});
 
 }  // namespace llama

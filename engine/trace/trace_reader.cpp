@@ -6,12 +6,13 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <map>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "io/input_file.h"
 #include "tensor/bfloat16.h"
 #include "trace/batch_trace_reader.h"
+#include "trace/trace_consistency.h"
 #include "trace/trace_fields.h"
 #include "trace/trace_format.h"
 
@@ -125,6 +126,12 @@ WhatIf whatIfFrom(const TraceField& j, const ModelArgs& args) {
     return w;
 }
 
+void requireBatchVersion(uint32_t version) {
+    if (version < trace::kFirstBatchVersion)
+        throw TraceError(fmt::format("field 'batch': a version {} trace records one sequence; batches came in version {}", version,
+                                     trace::kFirstBatchVersion));
+}
+
 void readMeta(const TraceField& j, TraceRun& run) {
     const TraceField model = j["model"];
     run.modelFormat = model["format"].text(kMaxTracePieceBytes);
@@ -188,9 +195,7 @@ void readMeta(const TraceField& j, TraceRun& run) {
         run.options.lensTopK = 0;
     }
     if (j.has("batch")) {
-        if (run.version < trace::kFirstBatchVersion)
-            throw TraceError(fmt::format("field 'batch': a version {} trace records one sequence; batches came in version {}", run.version,
-                                         trace::kFirstBatchVersion));
+        requireBatchVersion(run.version);
         run.run.batch = readBatchMeta(j["batch"]);
     }
 }
@@ -234,6 +239,16 @@ void checkRank(const TracedTensor& t, const ModelArgs& args) {
     }
 }
 
+// A mask adds 0 where a query may attend and -inf where it may not: any other value would
+// change the scores it is added to, which no replay of the run shows.
+void checkMaskValues(const TracedTensor& t) {
+    if (!t.hasValues()) return;
+    const int64_t columns = t.shape.at(1);
+    for (int64_t i = 0, n = t.values.numel(); i < n; ++i)
+        if (const float v = t.values.data<float>()[i]; v != 0 && v != -std::numeric_limits<float>::infinity())
+            throw TraceError(fmt::format("tensor 'mask' holds {} at row {}, column {}: expected 0 or -inf", v, i / columns, i % columns));
+}
+
 // A "top" or "lens" list: ids in the vocabulary, probabilities in [0, 1].
 // At most `maxCount` of them (the trace's --trace-top-k or --trace-lens-top-k).
 std::vector<TraceTopToken> topTokens(const TraceField& list, const ModelArgs& args, int maxCount) {
@@ -260,7 +275,7 @@ TracedStage readStage(const TraceField& j, std::string_view data, const TraceRun
     s.layer = info->inBlock ? j["layer"].integer(0, args.n_layers - 1, "a layer") : -1;
     if (const TraceField layer = j["layer"]; !info->inBlock && !(layer.value().is_number_integer() && layer.value() == -1))
         layer.unexpected(fmt::format("-1: stage {} is outside the blocks", key));
-    s.step = j["step"].integer(0, args.max_seq_len);
+    s.step = j["step"].integer(0, maxTraceStep(run), "a step of the run");
     s.startPos = j["startPos"].integer(0, args.max_seq_len);
     s.message = j["message"].text(kMaxMessageBytes);
     const TraceField tensors = j["tensors"];
@@ -279,6 +294,7 @@ TracedStage readStage(const TraceField& j, std::string_view data, const TraceRun
             t.stats = stats;
         }
         if (d.has("values")) t.values = valuesFrom(d["values"], t.shape, data);
+        if ((s.stage == StageId::Mask || s.stage == StageId::KvMask) && t.name == "mask") checkMaskValues(t);
         if (d.has("tokens")) {
             t.tokens = readTraceTokens(d["tokens"], args, args.max_seq_len);
             // Token ids fill a row of at most the context length, from its start.
@@ -302,64 +318,12 @@ TracedStage readStage(const TraceField& j, std::string_view data, const TraceRun
         for (size_t i = 0, n = lens.list(); i < n; ++i) s.lens.push_back(topTokens(lens[i], args, run.options.lensTopK));
     }
     if (j.has("cacheFilled")) s.cacheFilled = j["cacheFilled"].integer(0, args.max_seq_len);
+    // A run of one sequence has them too: speculative decoding checks its drafts in ubatches.
     if (j.has("batch")) {
-        if (!run.run.batch) throw TraceError("field 'batch' in a trace whose META has no 'batch' (one sequence)");
+        requireBatchVersion(run.version);
         readBatchStage(j["batch"], s, args);
     }
     return s;
-}
-
-// The attention tensors of one token step index each other (a cell's arithmetic reads the mask at
-// row * positions + column, the keys at their head's row): within a step, every one of them must
-// agree on the rows (query positions) and positions (keys) it holds, and on the model's heads and
-// head size. Checked once here, so that no reader of a trace has to.
-void checkAttentionShapes(const TraceRun& run, const std::string& path) {
-    struct Known {
-        int64_t value = -1;  // -1 until a tensor of the step says
-        size_t record = 0;
-        std::string tensor;
-    };
-    std::map<int, std::pair<Known, Known>> steps;  // step -> its rows and positions
-    const int64_t heads = run.args.n_heads, headDim = run.args.n_heads > 0 ? run.args.dim / run.args.n_heads : 0;
-    for (size_t i = 0; i < run.stages.size(); ++i) {
-        const TracedStage& s = run.stages[i];
-        const size_t record = i + 1;  // record 0 is META
-        for (const TracedTensor& t : s.tensors) {
-            int64_t rows = -1, positions = -1;
-            std::string expected;
-            // [rows, positions] or [heads, rows, positions]; xq [heads, rows, headDim]; keys [heads, headDim, positions].
-            if (t.name == "mask") {
-                rows = t.shape.at(0), positions = t.shape.at(1);
-            } else if ((t.name == "scores" || t.name == "xqMatMulKeys") && t.shape.size() == 3) {
-                rows = t.shape[1], positions = t.shape[2];
-            } else if (s.stage == StageId::Transposes && t.name == "xq") {
-                if (t.shape.size() != 3 || t.shape[0] != heads || t.shape[2] != headDim) expected = fmt::format("[{} heads, rows, {}]", heads, headDim);
-                else rows = t.shape[1];
-            } else if (s.stage == StageId::Transposes && t.name == "keys") {
-                if (t.shape.size() != 3 || t.shape[0] != heads || t.shape[1] != headDim) expected = fmt::format("[{} heads, {}, positions]", heads, headDim);
-                else positions = t.shape[2];
-            } else {
-                continue;
-            }
-            if (expected.empty() && rows >= 0 && s.startPos + rows > run.args.max_seq_len)
-                expected = fmt::format("at most {} rows after start position {} (the context holds {})", run.args.max_seq_len - s.startPos,
-                                       s.startPos, run.args.max_seq_len);
-            if (expected.empty() && positions > run.args.max_seq_len)
-                expected = fmt::format("at most {} positions (the context length)", run.args.max_seq_len);
-            auto& [knownRows, knownPositions] = steps[s.step];
-            auto agree = [&](Known& known, int64_t value, const char* what) {
-                if (value < 0 || !expected.empty()) return;
-                if (known.value < 0) known = {value, record, t.name};
-                else if (known.value != value)
-                    expected = fmt::format("{} {}, as tensor '{}' of record {} says for step {}", known.value, what, known.tensor, known.record, s.step);
-            };
-            agree(knownRows, rows, "rows");
-            agree(knownPositions, positions, "positions");
-            if (!expected.empty())
-                throw TraceError(fmt::format("'{}': record {} (STAG {}, step {}): tensor '{}' has shape {}: expected {}", path, record,
-                                             s.info().key, s.step, t.name, shapeToString(t.shape), expected));
-        }
-    }
 }
 
 void readEnd(const TraceField& j, TraceRun& run) {
@@ -370,7 +334,7 @@ void readEnd(const TraceField& j, TraceRun& run) {
     if (j.has("sequences") != run.run.batch.has_value())
         throw TraceError(run.run.batch ? "field 'sequences' is missing: a batch's END lists its sequences"
                                        : "field 'sequences' in a trace whose META has no 'batch' (one sequence)");
-    if (run.run.batch) run.sequences = readBatchSequences(j["sequences"], run.args);
+    if (run.run.batch) run.sequences = readBatchSequences(j["sequences"], run.args, run.run.maxTokens);
 }
 }  // namespace
 
@@ -443,7 +407,7 @@ TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& pa
         }
         if (progress) progress(pos, bytes.size());
     }
-    checkAttentionShapes(run, path);
+    checkTraceRecordsAgree(run, path, firstIndex, ended);
     return run;
 }
 
@@ -456,15 +420,17 @@ std::string readTraceFile(const std::string& path) {
     }
 }
 
-TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
-    const std::string file = readTraceFile(path);
-    const std::string_view bytes(file);
+TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
     if (progress) progress(0, bytes.size());
     const uint32_t version = checkTraceHeader(bytes, path);
     size_t pos = trace::kHeaderBytes;
     TraceRun run = readTraceRun(bytes, pos, path, version, 0, progress);
     if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
     return run;
+}
+
+TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
+    return readTraceBytes(readTraceFile(path), path, progress);
 }
 
 TraceRun readTraceSoFar(const std::string& path) {

@@ -125,6 +125,8 @@ struct TraceRun {
 // progress(done, total): bytes of the file read and then parsed, after each record (for a
 // progress bar; the records' parsing is most of the time).
 TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
+// The same from the file's bytes; `path` names the file in messages.
+TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
 // A trace still being written (a run held at a stage, after TraceRecorder::flush): its META and
 // stage records so far. Nothing of END is there: no token lists, text or stop reason.
 TraceRun readTraceSoFar(const std::string& path);

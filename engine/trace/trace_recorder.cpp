@@ -8,6 +8,7 @@
 #include "tensor/tensor_stats.h"
 #include "trace/batch_trace_json.h"
 #include "trace/trace_json.h"
+#include "trace/trace_readback.h"
 
 namespace llama {
 
@@ -201,7 +202,7 @@ void TraceRecorder::writeEnd(const nlohmann::json& end) {
         if (failure_) std::rethrow_exception(failure_);
     }
     writeRecord(trace::kEndRecord, jsonText(end), {});
-    out_.commit();
+    out_.commit([&](const std::string& written) { requireTraceReadsBack(written, path_); });
 }
 
 }  // namespace llama

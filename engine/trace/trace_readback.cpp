@@ -1,0 +1,32 @@
+#include "trace/trace_readback.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "trace/trace_reader.h"
+
+namespace llama {
+
+void requireReadsBack(std::string_view bytes, const std::string& path, const std::function<void(std::string_view, const std::string&)>& read) {
+    try {
+        read(bytes, path);
+    } catch (const TraceError& e) {
+        throw std::runtime_error(fmt::format("the trace was not written: its readers would refuse it ({}). This is a bug of the writer; "
+                                             "please report it with the command that made it",
+                                             e.what()));
+    }
+}
+
+void requireTraceReadsBack(const std::string& written, const std::string& path) {
+    // Read as a plain stream, not as an input (readInputFile): a file the process has read may not
+    // be written again, and this one is the process's own output.
+    std::ifstream in(written, std::ios::binary);
+    if (!in) throw std::runtime_error(fmt::format("reading back trace '{}' failed", path));
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    requireReadsBack(bytes, path, [](std::string_view b, const std::string& p) { readTraceBytes(b, p); });
+}
+
+}  // namespace llama
