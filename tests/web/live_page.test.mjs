@@ -261,6 +261,28 @@ try {
     check(finished.text === expected && finished.output.endsWith(expected), 'the held run, let go, gives the CLI\'s text', JSON.stringify(finished.text));
   }
 
+  // Stop ends a held run, as docs/web.md says: the button is live while the engine waits, and the
+  // run ends there, drawn as stopped.
+  {
+    const held = await run(page, prompts[0], '-n 64', '#step-stage');
+    const stoppable = await page.$eval('#stop', e => !e.disabled);
+    check(held.state === 'stepping' && stoppable, 'Stop is enabled while a run is held', JSON.stringify({ held, stoppable }));
+    await page.evaluate(() => { document.body.dataset.run = ''; });
+    await page.$eval('#stop', e => e.click());
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.run), { timeout: 60000 });
+    const ended = await page.evaluate(() => ({ state: document.body.dataset.run, reason: live.result && live.result.stopReason, held: live.held,
+                                               stop: document.getElementById('stop').disabled }));
+    check(ended.state === 'done' && ended.reason === 'stopped' && !ended.held && ended.stop, 'Stop ends the held run, which is drawn as stopped', JSON.stringify(ended));
+  }
+
+  // A synthetic preset too large for the module's memory is refused before its weights are made,
+  // with its size and the limit; the engine lives on.
+  {
+    const r = await run(page, prompts[0], '--synthetic tinyllama-1.1b -n 4');
+    check(r.state === 'error' && /tinyllama-1\.1b' needs 2\.2 GB .* more than the [0-9.]+ GB/.test(r.error), 'a synthetic model past the heap is refused with its size', r.error);
+    check((await run(page, prompts[0], '-n 4')).state === 'done', 'after the refusal a run works without reloading');
+  }
+
   // A what-if switch changes the run as the CLI's does.
   {
     await page.$eval('#skip-layers', e => { e.value = '3'; });
