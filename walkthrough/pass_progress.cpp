@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cstdint>
-
 namespace llama::cli {
 
 std::string duration(double seconds) {
@@ -14,7 +12,7 @@ std::string duration(double seconds) {
 
 PassProgress::PassProgress(std::string what, std::string unit) : what_(std::move(what)), unit_(std::move(unit)), terminal_(isatty(STDERR_FILENO) != 0) {}
 
-void PassProgress::operator()(int done, int total) {
+void PassProgress::operator()(int64_t done, int64_t total) {
     done_ = done, total_ = total;
     const auto now = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(now - start_).count(), each = seconds / done;

@@ -5,6 +5,7 @@
 // and so about how long in all. A line per pass, or per few seconds, would bury a log under
 // carriage returns or thousands of lines; one estimate says what a reader waiting on a pipe needs.
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace llama::cli {
@@ -20,11 +21,11 @@ public:
     PassProgress(const PassProgress&) = delete;
     PassProgress& operator=(const PassProgress&) = delete;
 
-    void operator()(int done, int total);
+    void operator()(int64_t done, int64_t total);
     // Ends the rewritten line, so that what follows starts on a line of its own.
     void finish();
-    int done() const { return done_; }
-    int total() const { return total_; }
+    int64_t done() const { return done_; }
+    int64_t total() const { return total_; }
 
     // Work estimated to take longer than this gets the line with the estimate.
     static constexpr double kLongSeconds = 10;
@@ -33,7 +34,7 @@ private:
     std::string what_, unit_;
     bool terminal_;
     bool lineShown_ = false;
-    int done_ = 0, total_ = 0;
+    int64_t done_ = 0, total_ = 0;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), lastShown_{};
 };
 

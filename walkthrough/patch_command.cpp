@@ -107,9 +107,12 @@ int runPatch(const PatchOptions& o) {
         r = runActivationPatching(model, setup, {std::ref(progress), &InterruptFlag::requested});
     } catch (const GenerationStopped&) {
         progress.finish();
-        fmt::print(stderr, "patch: stopped by Ctrl-C after {} of {} forward passes; nothing was printed or written (the table{} only once every "
-                           "pass is done). Each layer and {} is a pass over the whole prompt: shorter prompts need fewer\n",
-                   progress.done(), progress.total(), o.csv.empty() && o.trace.empty() ? "" : ", --csv and --trace", setup.heads ? "head" : "position");
+        std::string outputs = "the table";
+        if (!o.csv.empty()) outputs += o.trace.empty() ? " and --csv" : ", --csv";
+        if (!o.trace.empty()) outputs += " and --trace";
+        fmt::print(stderr, "patch: stopped by Ctrl-C after {} of {} forward passes; nothing was printed or written ({} come only once every pass "
+                           "is done). Each layer and {} is a pass over the whole prompt: shorter prompts need fewer\n",
+                   progress.done(), progress.total(), outputs, setup.heads ? "head" : "position");
         return 130;
     }
     progress.finish();

@@ -36,7 +36,7 @@ struct Passes {
     const Model& model;
     const LlamaTransformer& transformer;
     const PatchingWatch& watch;
-    int total = 0, done = 0;
+    int64_t total = 0, done = 0;  // up to 1024 layers x 16M positions
 
     // The last position's logits (F32) of one pass over the tokens.
     std::vector<float> lastLogits(const std::vector<int32_t>& tokens, const WhatIf& whatIf, const std::vector<StageObserver*>& observers = {}) {
@@ -101,7 +101,7 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
     const int layers = model.args.n_layers;
     LayerCapture capture(setup.site == ActivationPatch::Site::BlockOutput ? StageId::FfnResidual : StageId::AttentionWo, "output", layers);
     LayerCapture cleanHeads(StageId::AttentionReshape, "output", layers), corruptHeads(StageId::AttentionReshape, "output", layers);
-    Passes passes{model, transformer, watch, 2 + layers * (setup.heads ? model.args.n_heads : paired)};
+    Passes passes{model, transformer, watch, 2 + int64_t(layers) * (setup.heads ? model.args.n_heads : paired)};
     const auto clean = passes.lastLogits(r.cleanTokens, {}, {&capture, &cleanHeads});
     const auto corrupt = passes.lastLogits(r.corruptTokens, {}, {&corruptHeads});
     if (!setup.wrong.empty()) {

@@ -51,7 +51,7 @@ struct PatchingResult {
 // hundred tokens, hours for a thousand. So the caller hears of every pass and may end the grid.
 struct PatchingWatch {
     // After each pass: passes done and in all (the clean and corrupted runs, then the grid's).
-    std::function<void(int done, int total)> passDone;
+    std::function<void(int64_t done, int64_t total)> passDone;
     // Set (from any thread or a signal handler): the pass under way ends at its next stage, and
     // runActivationPatching throws GenerationStopped.
     const std::atomic<bool>* stop = nullptr;
