@@ -4,11 +4,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 #include "cli_run.h"
+#include "formats_fixtures.h"
 
 namespace fs = std::filesystem;
 
@@ -19,11 +18,6 @@ std::string repeated(const std::string& who, int times) {
     return s + " And Aaron said unto";
 }
 
-std::string readFile(const fs::path& path) {
-    std::stringstream s;
-    s << std::ifstream(path).rdbuf();
-    return s.str();
-}
 }  // namespace
 
 TEST_CASE("CLI patch: a long grid prints its estimate and stops on Ctrl-C with nothing written", "[cli][patch][interrupt]") {
@@ -37,7 +31,7 @@ TEST_CASE("CLI patch: a long grid prints its estimate and stops on Ctrl-C with n
                                 " 2>" + err.string();
     const CliRun r = runShell(command + " & pid=$!; for i in $(seq 600); do grep -q 'in all' " + err.string() +
                               " && break; sleep 0.1; done; kill -INT $pid; wait $pid; echo exit=$?");
-    const std::string stderrText = readFile(err);
+    const std::string stderrText = formats_test::readFile(err.string());
     INFO(r.output << stderrText);
     CHECK(r.output.find("exit=130") != std::string::npos);
     CHECK(std::regex_search(stderrText, std::regex(R"(patch: 1\d{3} forward passes, the first took [0-9.]+ s: about \d+:\d\d in all \(Ctrl-C stops it\))")));

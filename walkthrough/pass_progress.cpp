@@ -15,6 +15,10 @@ PassProgress::PassProgress(std::string what, std::string unit) : what_(std::move
 void PassProgress::operator()(int64_t done, int64_t total) {
     done_ = done, total_ = total;
     const auto now = std::chrono::steady_clock::now();
+    if (done == 0) {
+        start_ = now;  // the work's own time, not what came before it
+        return;
+    }
     const double seconds = std::chrono::duration<double>(now - start_).count(), each = seconds / done;
     if (done == 1 && each * total > kLongSeconds)
         fmt::print(stderr, "{}: {} {}, the first took {:.2f} s: about {} in all (Ctrl-C stops it)\n", what_, total, unit_, each, duration(each * total));

@@ -21,6 +21,7 @@ public:
     PassProgress(const PassProgress&) = delete;
     PassProgress& operator=(const PassProgress&) = delete;
 
+    // (0, total) as the passes begin, then (done, total) after each.
     void operator()(int64_t done, int64_t total);
     // Ends the rewritten line, so that what follows starts on a line of its own.
     void finish();

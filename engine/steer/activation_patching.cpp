@@ -102,6 +102,7 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
     LayerCapture capture(setup.site == ActivationPatch::Site::BlockOutput ? StageId::FfnResidual : StageId::AttentionWo, "output", layers);
     LayerCapture cleanHeads(StageId::AttentionReshape, "output", layers), corruptHeads(StageId::AttentionReshape, "output", layers);
     Passes passes{model, transformer, watch, 2 + int64_t(layers) * (setup.heads ? model.args.n_heads : paired)};
+    if (watch.passDone) watch.passDone(0, passes.total);
     const auto clean = passes.lastLogits(r.cleanTokens, {}, {&capture, &cleanHeads});
     const auto corrupt = passes.lastLogits(r.corruptTokens, {}, {&corruptHeads});
     if (!setup.wrong.empty()) {

@@ -50,7 +50,8 @@ struct PatchingResult {
 // A grid is a forward pass per cell, layers x positions of the whole prompt each: minutes for a few
 // hundred tokens, hours for a thousand. So the caller hears of every pass and may end the grid.
 struct PatchingWatch {
-    // After each pass: passes done and in all (the clean and corrupted runs, then the grid's).
+    // (0, total) as the passes begin, then after each: passes done and in all (the clean and
+    // corrupted runs, then the grid's).
     std::function<void(int64_t done, int64_t total)> passDone;
     // Set (from any thread or a signal handler): the pass under way ends at its next stage, and
     // runActivationPatching throws GenerationStopped.
