@@ -275,14 +275,6 @@ try {
     check(ended.state === 'done' && ended.reason === 'stopped' && !ended.held && ended.stop, 'Stop ends the held run, which is drawn as stopped', JSON.stringify(ended));
   }
 
-  // A synthetic preset too large for the module's memory is refused before its weights are made,
-  // with its size and the limit; the engine lives on.
-  {
-    const r = await run(page, prompts[0], '--synthetic tinyllama-1.1b -n 4');
-    check(r.state === 'error' && /tinyllama-1\.1b' needs 2\.2 GB .* more than the [0-9.]+ GB/.test(r.error), 'a synthetic model past the heap is refused with its size', r.error);
-    check((await run(page, prompts[0], '-n 4')).state === 'done', 'after the refusal a run works without reloading');
-  }
-
   // A what-if switch changes the run as the CLI's does.
   {
     await page.$eval('#skip-layers', e => { e.value = '3'; });
@@ -325,11 +317,15 @@ try {
     const bad = await run(page, prompts[0], '--temperature -1');
     check(bad.state === 'error' && /temperature/.test(bad.error), 'a bad option value gets the CLI\'s message', bad.error.slice(0, 200));
   }
-  // A model that does not fit: the engine's message, before any weight is made.
-  {
-    const r = await run(page, prompts[0], '--synthetic llama3.1-8b -n 2');
-    check(r.state === 'error' && /needs [0-9.]+ GB/.test(r.error), 'a model too large for the tab is refused with its size', r.error.slice(0, 200));
+  // A model that does not fit: the engine's message with its size and the limit, before any weight
+  // is made. TinyLlama's 2.2 GB is inside wasm32's 4 GB but past the 2 GB the module can use
+  // (docs/web.md): it used to end the worker ("Invalid atomic access index").
+  for (const [preset, size] of [['llama3.1-8b', '16.1'], ['tinyllama-1.1b', '2.2']]) {
+    const r = await run(page, prompts[0], `--synthetic ${preset} -n 2`);
+    check(r.state === 'error' && new RegExp(`'${preset}' needs ${size} GB .* more than the [0-9.]+ GB`).test(r.error),
+          `a model too large for the tab (${preset}) is refused with its size and the limit`, r.error.slice(0, 200));
   }
+  check((await run(page, prompts[0], '-n 4')).state === 'done', 'after the refusals a run works without reloading');
   check(log.errors.length === 0, 'no console error on the isolated page', log.errors.join(' | ').slice(0, 400));
 
   // A chapter's "Run it here" link (llama-site --live): that exact command, the recorded output beside it.
