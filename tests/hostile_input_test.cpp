@@ -18,6 +18,7 @@
 #include "formats/llama2c/llama2c_tokenizer.h"
 #include "formats/meta/params_json.h"
 #include "formats/meta/pickle.h"
+#include "io/input_file.h"
 #include "session/model_source.h"
 #include "tokenizer/hf_tokenizer.h"
 #include "tokenizer/sentencepiece_tokenizer.h"
@@ -186,6 +187,18 @@ TEST_CASE("CLI: a context the memory cannot hold is refused before allocating", 
 #endif
     const std::string out = runShell(command).output;
     CHECK_THAT(out, Contains(expected) && Contains("exit=1"));
+}
+
+TEST_CASE("the browser build's memory: what is left below 2 GB, where tinyllama-1.1b's weights do not fit", "[hostile][memory]") {
+    using llama::moduleMemoryAvailable;
+    CHECK(moduleMemoryAvailable(int64_t(4) << 30, 100 << 20) == (int64_t(2) << 30) - (100 << 20));  // MAXIMUM_MEMORY=4GB, 2 GB usable
+    CHECK(moduleMemoryAvailable(int64_t(1) << 30, 0) == int64_t(1) << 30);
+    CHECK(moduleMemoryAvailable(int64_t(4) << 30, int64_t(3) << 30) == 1);  // full: what is asked is refused, not unchecked
+#if !LLAMA_TEST_SANITIZED
+    // The page's refusal, natively: the same check under an address-space limit of the module's 2 GB.
+    const std::string out = runShell("ulimit -v 2097152; " + std::string(WALKTHROUGH_EXE) + " --synthetic tinyllama-1.1b -n 1 -q 2>&1; echo exit=$?").output;
+    CHECK_THAT(out, Contains("the synthetic preset 'tinyllama-1.1b' needs 2.2 GB of memory for its weights, more than the 2.1 GB") && Contains("exit=1"));
+#endif
 }
 
 TEST_CASE("CLI: a debug log that cannot be written fails the run", "[hostile][cli]") {

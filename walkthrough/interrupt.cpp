@@ -14,16 +14,30 @@ std::atomic<Session*> interruptTarget{nullptr};
 volatile std::sig_atomic_t interrupted = 0;
 static_assert(std::atomic<Session*>::is_always_lock_free);
 
+// The second Ctrl-C ends the process at once, without leaving temporary files behind.
+void endAtOnce(int signal) {
+    removeTemporaryOutputs();
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+}
+
 extern "C" void onInterrupt(int signal) {
-    if (interrupted) {
-        // The second Ctrl-C ends the process at once, without leaving temporary files behind.
-        removeTemporaryOutputs();
-        ::signal(signal, SIG_DFL);
-        ::raise(signal);
-        return;
-    }
+    if (interrupted) return endAtOnce(signal);
     interrupted = 1;
     if (Session* session = interruptTarget.load()) session->requestStop();
+}
+
+extern "C" void onInterruptFlag(int signal) {
+    if (InterruptFlag::requested.exchange(true)) endAtOnce(signal);
+}
+
+// No SA_RESTART: a stepper waiting for a command on stdin wakes up and sees the stop.
+void handleInterrupt(void (*handler)(int)) {
+    struct sigaction action {};
+    action.sa_handler = handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    sigaction(SIGINT, &action, nullptr);
 }
 
 }  // namespace
@@ -31,12 +45,7 @@ extern "C" void onInterrupt(int signal) {
 InterruptHandling::InterruptHandling(Session& session) : session_(session) {
     interrupted = 0;
     interruptTarget = &session;
-    struct sigaction action {};
-    action.sa_handler = onInterrupt;
-    sigemptyset(&action.sa_mask);
-    // No SA_RESTART: a stepper waiting for a command on stdin wakes up and sees the stop.
-    action.sa_flags = 0;
-    sigaction(SIGINT, &action, nullptr);
+    handleInterrupt(onInterrupt);
     std::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -58,5 +67,12 @@ StopReason InterruptHandling::stopReason() const {
     if (stdoutClosed_) return StopReason::OutputClosed;
     return StopReason::Running;
 }
+
+InterruptFlag::InterruptFlag() {
+    requested = false;
+    handleInterrupt(onInterruptFlag);
+}
+
+InterruptFlag::~InterruptFlag() { std::signal(SIGINT, SIG_DFL); }
 
 }  // namespace llama::cli

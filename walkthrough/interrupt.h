@@ -2,6 +2,7 @@
 // Ctrl-C and a closed stdout end a run the way the stepper's `q` does: the engine stops at the
 // next stage boundary, the trace gets its END record, the debug log is flushed, and the summary
 // says why ("stopped by: interrupt"). A second Ctrl-C ends the process at once.
+#include <atomic>
 #include <string>
 
 #include "session/session.h"
@@ -29,6 +30,18 @@ public:
 private:
     Session& session_;
     bool stdoutClosed_ = false;
+};
+
+// Ctrl-C for work without a Session (training, patching): it sets `requested`, which the
+// InferenceContext reads (stopWhen), so the pass under way ends at its next stage with
+// GenerationStopped; a second Ctrl-C ends the process at once, as above.
+class InterruptFlag {
+public:
+    static inline std::atomic<bool> requested{false};
+    InterruptFlag();
+    ~InterruptFlag();
+    InterruptFlag(const InterruptFlag&) = delete;
+    InterruptFlag& operator=(const InterruptFlag&) = delete;
 };
 
 }  // namespace llama::cli

@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 
+#include "interrupt.h"
 #include "io/atomic_output.h"
+#include "pass_progress.h"
 #include "patch_trace_output.h"
 #include "session/model_source.h"
+#include "stages/stage_event.h"
 
 namespace llama::cli {
 
@@ -95,7 +99,23 @@ int runPatch(const PatchOptions& o) {
     setup.align = alignFromName(o.align);
     setup.site = o.site == "attention" ? ActivationPatch::Site::AttentionOutput : ActivationPatch::Site::BlockOutput;
     const Model model = loadModelSource({ModelSource::Kind::Files, o.model}, {});
-    const PatchingResult r = runActivationPatching(model, setup);
+    // Nothing is printed or written before the grid is complete, so an interrupted grid leaves nothing half done.
+    const InterruptFlag interrupt;
+    PassProgress progress("patch", "forward passes");
+    PatchingResult r;
+    try {
+        r = runActivationPatching(model, setup, {std::ref(progress), &InterruptFlag::requested});
+    } catch (const GenerationStopped&) {
+        progress.finish();
+        std::string outputs = "the table";
+        if (!o.csv.empty()) outputs += o.trace.empty() ? " and --csv" : ", --csv";
+        if (!o.trace.empty()) outputs += " and --trace";
+        fmt::print(stderr, "patch: stopped by Ctrl-C after {} of {} forward passes; nothing was printed or written ({} come only once every pass "
+                           "is done). Each layer and {} is a pass over the whole prompt: shorter prompts need fewer\n",
+                   progress.done(), progress.total(), outputs, setup.heads ? "head" : "position");
+        return 130;
+    }
+    progress.finish();
     const Tokenizer& tok = *model.tokenizer;
     const std::string answer = tok.pieceForDisplay(r.answer), wrong = tok.pieceForDisplay(r.wrong);
     fmt::print("clean:   logit \"{}\" - logit \"{}\" = {:.4f}\n", answer, wrong, r.cleanDiff);

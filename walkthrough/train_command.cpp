@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,9 +11,11 @@
 
 #include "formats/gguf/gguf_export.h"
 #include "formats/meta/meta_model.h"
+#include "interrupt.h"
 #include "io/atomic_output.h"
 #include "loss_curve_page.h"
 #include "options/checked_option.h"
+#include "pass_progress.h"
 #include "stages/step_controller.h"
 #include "stepper.h"
 #include "tokenizer/tokenizer_file.h"
@@ -43,35 +43,6 @@ public:
 private:
     StageObserver& inner_;
 };
-
-// Ctrl-C stops the step under way at its next stage and leaves a checkpoint of the last whole
-// step; a second Ctrl-C ends the process at once, without temporary files left behind.
-class TrainingInterrupt {
-public:
-    static inline std::atomic<bool> requested{false};
-    TrainingInterrupt() {
-        requested = false;
-        struct sigaction action {};
-        action.sa_handler = onInterrupt;
-        sigemptyset(&action.sa_mask);
-        sigaction(SIGINT, &action, nullptr);
-    }
-    ~TrainingInterrupt() { std::signal(SIGINT, SIG_DFL); }
-
-private:
-    static void onInterrupt(int signal) {
-        if (requested.exchange(true)) {
-            removeTemporaryOutputs();
-            ::signal(signal, SIG_DFL);
-            ::raise(signal);
-        }
-    }
-};
-
-std::string duration(double seconds) {
-    const auto s = int64_t(seconds);
-    return s >= 3600 ? fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60) : fmt::format("{}:{:02}", s / 60, s % 60);
-}
 
 ModelArgs modelArgs(const TrainOptions& o, int vocabSize) {
     ModelArgs args = bundledModelArgs(vocabSize);
@@ -188,8 +159,9 @@ int runTrain(const TrainOptions& o) {
         firstStepStepper = std::make_unique<FirstStepOnly>(controller);
         trainer.context().addObserver(firstStepStepper.get());
     }
-    const TrainingInterrupt interrupt;
-    trainer.context().stopWhen(&TrainingInterrupt::requested);
+    // Ctrl-C stops the step under way at its next stage and leaves a checkpoint of the last whole step.
+    const InterruptFlag interrupt;
+    trainer.context().stopWhen(&InterruptFlag::requested);
 
     fs::create_directories(out);
     const auto start = std::chrono::steady_clock::now();

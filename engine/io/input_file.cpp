@@ -3,6 +3,10 @@
 #include "io/atomic_output.h"
 
 #include <fmt/format.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#include <malloc.h>
+#endif
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,11 +31,19 @@ const char* kindOf(mode_t mode) {
 }
 }  // namespace
 
+int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse) { return std::max<int64_t>(std::min(heapMax, kModuleHeapBytes) - inUse, 1); }
+
 int64_t memoryAvailable() {
+#ifdef __EMSCRIPTEN__
+    // Not sysconf's count, the heap's 4 GB maximum: past what the module can use. uordblks (the
+    // bytes malloc handed out) is an int in malloc.h: read back as the 32-bit size it is.
+    return moduleMemoryAvailable(int64_t(emscripten_get_heap_max()), int64_t(size_t(mallinfo().uordblks)));
+#else
     int64_t available = int64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
     if (rlimit limit; getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
         available = std::min(available, int64_t(limit.rlim_cur));
     return std::max<int64_t>(available, 0);
+#endif
 }
 
 void checkInputFile(const std::string& path, const std::string& what, double bytesPerByte) {

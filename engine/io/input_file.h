@@ -8,8 +8,16 @@
 namespace llama {
 
 // The bytes this process may allocate: physical memory, or less under an address-space limit
-// (RLIMIT_AS). 0 when unknown.
+// (RLIMIT_AS); in the browser build, moduleMemoryAvailable of its heap. 0 when unknown.
 int64_t memoryAvailable();
+
+// The browser build's heap is usable up to 2 GB: Emscripten 3.1.6's threads reach memory through
+// signed shifts, so an address past 2 GB fails in Atomics ("Invalid atomic access index") and
+// ends the engine's worker. The page keeps model files to the same 2 GB (engine_worker.js).
+inline constexpr int64_t kModuleHeapBytes = int64_t(2) << 30;
+// What is left of that (or of a smaller heapMax) with inUse bytes allocated; at least 1, so a
+// full heap refuses what is asked rather than reading as unknown.
+int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse);
 
 // Throws std::invalid_argument naming `path` and `what` ("trace", "document") unless `path` is a
 // regular file whose size (times `bytesPerByte`, what reading it costs) fits memoryAvailable().

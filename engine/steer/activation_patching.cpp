@@ -30,17 +30,28 @@ int32_t singleToken(const Model& model, const std::string& option, const std::st
     return ids[0];
 }
 
-// The last position's logits (F32) of one pass over the tokens.
-std::vector<float> lastLogits(const Model& model, const LlamaTransformer& transformer, const std::vector<int32_t>& tokens, const WhatIf& whatIf,
-                              const std::vector<StageObserver*>& observers = {}) {
-    InferenceContext ctx(model.args);
-    ctx.whatIf = whatIf;
-    for (StageObserver* o : observers) ctx.addObserver(o);
-    const Tensor logits = ml::ToFloat32(transformer.Forward(ctx, Tensor::fromInt32(tokens), 0));
-    const int64_t vocab = logits.dim(1);
-    const float* last = logits.data<float>() + (logits.dim(0) - 1) * vocab;
-    return {last, last + vocab};
-}
+// The forward passes of a grid, counted for the watch: the clean and corrupted runs, then a pass
+// of the corrupted prompt per cell.
+struct Passes {
+    const Model& model;
+    const LlamaTransformer& transformer;
+    const PatchingWatch& watch;
+    int64_t total = 0, done = 0;  // up to 1024 layers x 16M positions
+
+    // The last position's logits (F32) of one pass over the tokens.
+    std::vector<float> lastLogits(const std::vector<int32_t>& tokens, const WhatIf& whatIf, const std::vector<StageObserver*>& observers = {}) {
+        InferenceContext ctx(model.args);
+        ctx.whatIf = whatIf;
+        ctx.stopWhen(watch.stop);
+        for (StageObserver* o : observers) ctx.addObserver(o);
+        const Tensor logits = ml::ToFloat32(transformer.Forward(ctx, Tensor::fromInt32(tokens), 0));
+        const int64_t vocab = logits.dim(1);
+        const float* last = logits.data<float>() + (logits.dim(0) - 1) * vocab;
+        if (watch.passDone) watch.passDone(++done, total);
+        return {last, last + vocab};
+    }
+};
+
 }  // namespace
 
 double PatchingResult::recovered(int layer, int column) const {
@@ -67,7 +78,7 @@ std::vector<float> headShare(const Model& model, const LlamaTransformer& transfo
 }
 }  // namespace
 
-PatchingResult runActivationPatching(const Model& model, const PatchingSetup& setup) {
+PatchingResult runActivationPatching(const Model& model, const PatchingSetup& setup, const PatchingWatch& watch) {
     PatchingResult r;
     r.cleanTokens = promptTokens(model, setup.clean);
     r.corruptTokens = promptTokens(model, setup.corrupt);
@@ -90,8 +101,10 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
     const int layers = model.args.n_layers;
     LayerCapture capture(setup.site == ActivationPatch::Site::BlockOutput ? StageId::FfnResidual : StageId::AttentionWo, "output", layers);
     LayerCapture cleanHeads(StageId::AttentionReshape, "output", layers), corruptHeads(StageId::AttentionReshape, "output", layers);
-    const auto clean = lastLogits(model, transformer, r.cleanTokens, {}, {&capture, &cleanHeads});
-    const auto corrupt = lastLogits(model, transformer, r.corruptTokens, {}, {&corruptHeads});
+    Passes passes{model, transformer, watch, 2 + int64_t(layers) * (setup.heads ? model.args.n_heads : paired)};
+    if (watch.passDone) watch.passDone(0, passes.total);
+    const auto clean = passes.lastLogits(r.cleanTokens, {}, {&capture, &cleanHeads});
+    const auto corrupt = passes.lastLogits(r.corruptTokens, {}, {&corruptHeads});
     if (!setup.wrong.empty()) {
         r.wrong = singleToken(model, "--wrong", setup.wrong);
     } else {
@@ -117,7 +130,7 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
                 w.patch = std::make_shared<const ActivationPatch>(ActivationPatch{ActivationPatch::Site::AttentionOutput, layer, -1,
                                                                                   headShare(model, transformer, cleanHeads, corruptHeads, layer, head, positions, r),
                                                                                   "the clean prompt", true, head});
-                r.patchedDiff[size_t(layer)][size_t(head)] = diff(lastLogits(model, transformer, r.corruptTokens, w));
+                r.patchedDiff[size_t(layer)][size_t(head)] = diff(passes.lastLogits(r.corruptTokens, w));
             }
         return r;
     }
@@ -127,7 +140,7 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
             WhatIf w;
             w.patch = std::make_shared<const ActivationPatch>(
                 ActivationPatch{setup.site, layer, r.corruptPosition[size_t(k)], capture.row(layer, r.cleanPosition[size_t(k)]), "the clean prompt"});
-            r.patchedDiff[size_t(layer)][size_t(k)] = diff(lastLogits(model, transformer, r.corruptTokens, w));
+            r.patchedDiff[size_t(layer)][size_t(k)] = diff(passes.lastLogits(r.corruptTokens, w));
         }
     return r;
 }

@@ -6,7 +6,9 @@
 // so that 1 is the clean run's and 0 the corrupted run's. With `heads`, once per layer and
 // attention head instead, that head's output taken from the clean run at every position. Where a patch restores the answer, the
 // information that decides it flows through that layer at that position.
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,9 +47,20 @@ struct PatchingResult {
     double recovered(int layer, int column) const;
 };
 
+// A grid is a forward pass per cell, layers x positions of the whole prompt each: minutes for a few
+// hundred tokens, hours for a thousand. So the caller hears of every pass and may end the grid.
+struct PatchingWatch {
+    // (0, total) as the passes begin, then after each: passes done and in all (the clean and
+    // corrupted runs, then the grid's).
+    std::function<void(int64_t done, int64_t total)> passDone;
+    // Set (from any thread or a signal handler): the pass under way ends at its next stage, and
+    // runActivationPatching throws GenerationStopped.
+    const std::atomic<bool>* stop = nullptr;
+};
+
 // Throws std::invalid_argument for prompts of different token counts (unless aligned), an answer or wrong token
 // that is not one token, or runs whose logit differences are equal (nothing to recover).
-PatchingResult runActivationPatching(const Model& model, const PatchingSetup& setup);
+PatchingResult runActivationPatching(const Model& model, const PatchingSetup& setup, const PatchingWatch& watch = {});
 
 // "same", "start", "end" <-> PatchingSetup::Align.
 const char* alignName(PatchingSetup::Align align);

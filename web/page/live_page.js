@@ -30,7 +30,7 @@ function showLiveError(text) {
 }
 function setRunning(running) {
   live.running = running;
-  $('stop').disabled = !running;
+  $('stop').disabled = !running && !live.held;  // a held run waits for the reader, and Stop ends it
   for (const id of ['run', 'run-to-end', 'bundled']) $(id).disabled = running || !live.ready;
   $('model-files').disabled = running || !live.ready;
   const stepping = (!!live.data && live.limit < live.data.stages.length) || !!live.held;
@@ -347,8 +347,16 @@ $('step-stage').onclick = () => step('stage');
 $('step-layer').onclick = () => step('layer');
 $('step-token').onclick = () => step('token');
 $('stop').onclick = () => {
-  if (live.variant === 'threads') live.worker.postMessage({ cmd: 'stop' });
-  else restartAfter('Stopped: the single-threaded engine cannot take a message while it computes, so it was ended and started again.');
+  if (live.variant === 'threads') {
+    // A held run ends where it waits; its 'done' draws what it computed, as a run stopped mid-way.
+    if (live.held) {
+      live.held = null;
+      live.pending = 'all';
+      $('summary').textContent = 'Stopping…';
+      setRunning(true);
+    }
+    live.worker.postMessage({ cmd: 'stop' });
+  } else restartAfter('Stopped: the single-threaded engine cannot take a message while it computes, so it was ended and started again.');
 };
 // The run as a trace (for the viewer, `diff`, export-html) or as export-html's self-contained page.
 $('save-trace').onclick = () => { live.exportWhat = 'trace'; live.worker.postMessage({ cmd: 'export' }); };
