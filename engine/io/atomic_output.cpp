@@ -98,38 +98,40 @@ void installSignalCleanup() {
 }
 }  // namespace
 
-void noteInputFile(const std::string& path) {
+namespace {
+// The regular files `path` names: itself, or each file directly inside it when it is a folder.
+template <class Fn> void forEachRegularFile(const std::string& path, Fn fn) {
     struct stat st {};
     if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
     if (S_ISDIR(st.st_mode)) {
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator(path, ec))
-            if (entry.is_regular_file(ec)) noteInputFile(entry.path().string());
+            if (entry.is_regular_file(ec) && ::stat(entry.path().c_str(), &st) == 0) fn(entry.path().string(), st);
         return;
     }
-    if (!S_ISREG(st.st_mode)) return;
-    InputFiles& files = inputFiles();
-    std::lock_guard lock(files.mutex);
-    if (std::find(files.ids.begin(), files.ids.end(), std::pair{st.st_dev, st.st_ino}) != files.ids.end()) return;
-    files.ids.emplace_back(st.st_dev, st.st_ino);
-    files.paths.push_back(path);
+    if (S_ISREG(st.st_mode)) fn(path, st);
+}
+}  // namespace
+
+void noteInputFile(const std::string& path) {
+    forEachRegularFile(path, [](const std::string& file, const struct stat& st) {
+        InputFiles& files = inputFiles();
+        std::lock_guard lock(files.mutex);
+        if (std::find(files.ids.begin(), files.ids.end(), std::pair{st.st_dev, st.st_ino}) != files.ids.end()) return;
+        files.ids.emplace_back(st.st_dev, st.st_ino);
+        files.paths.push_back(file);
+    });
 }
 
 void releaseInputFile(const std::string& path) {
-    struct stat st {};
-    if (path.empty() || ::stat(path.c_str(), &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(path, ec))
-            if (entry.is_regular_file(ec)) releaseInputFile(entry.path().string());
-        return;
-    }
-    InputFiles& files = inputFiles();
-    std::lock_guard lock(files.mutex);
-    const auto id = std::find(files.ids.begin(), files.ids.end(), std::pair{st.st_dev, st.st_ino});
-    if (id == files.ids.end()) return;
-    files.paths.erase(files.paths.begin() + (id - files.ids.begin()));
-    files.ids.erase(id);
+    forEachRegularFile(path, [](const std::string&, const struct stat& st) {
+        InputFiles& files = inputFiles();
+        std::lock_guard lock(files.mutex);
+        const auto id = std::find(files.ids.begin(), files.ids.end(), std::pair{st.st_dev, st.st_ino});
+        if (id == files.ids.end()) return;
+        files.paths.erase(files.paths.begin() + (id - files.ids.begin()));
+        files.ids.erase(id);
+    });
 }
 
 void removeTemporaryOutputs() {

@@ -26,6 +26,13 @@ void requireSameShape(const char* op, const Tensor& a, const char* aRole, const 
     if (a.shape() != b.shape()) fail(op, std::string(aRole) + " " + a.shapeStr() + " and " + bRole + " " + b.shapeStr() + " differ in shape");
 }
 
+// A forward value and its result's gradient, as an elementwise or row-wise backward takes them.
+void requireValueAndGradient(const char* op, const Tensor& value, const char* role, const Tensor& dy) {
+    requireF32(op, value, role);
+    requireF32(op, dy, "dy");
+    requireSameShape(op, value, role, dy, "dy");
+}
+
 // Rows of the last dimension, split over the pool.
 template <class Fn> void forEachRow(int64_t rows, int64_t rowLength, Fn fn) {
     const int64_t grain = std::max<int64_t>(1, detail::kElementsPerTask / std::max<int64_t>(1, rowLength));
@@ -82,9 +89,7 @@ CrossEntropyResult CrossEntropy(const Tensor& logits, const Tensor& targets) {
 Tensor SoftmaxBackward(const Tensor& y, const Tensor& dy) {
     const OpScope profile(OpKind::SoftmaxBackward);
     constexpr const char* op = "SoftmaxBackward";
-    requireF32(op, y, "y");
-    requireF32(op, dy, "dy");
-    requireSameShape(op, y, "y", dy, "dy");
+    requireValueAndGradient(op, y, "y", dy);
     Tensor yc = Contiguous(y), dyc = Contiguous(dy);
     Tensor dx = Tensor::uninitialized(y.shape(), DType::F32);
     const int64_t n = y.dim(-1), rows = y.numel() / n;
@@ -134,9 +139,7 @@ RMSNormGradients RMSNormBackward(const Tensor& x, const Tensor& weight, const Te
 Tensor SiluBackward(const Tensor& x, const Tensor& dy) {
     const OpScope profile(OpKind::SiluBackward);
     constexpr const char* op = "SiluBackward";
-    requireF32(op, x, "x");
-    requireF32(op, dy, "dy");
-    requireSameShape(op, x, "x", dy, "dy");
+    requireValueAndGradient(op, x, "x", dy);
     Tensor dx = Tensor::uninitialized(x.shape(), DType::F32);
     const float *xd = x.data<float>(), *dyd = dy.data<float>();
     float* dxd = dx.mutableData<float>();
