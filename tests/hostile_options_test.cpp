@@ -99,7 +99,7 @@ TEST_CASE("options another option drops, or that apply only beside another, are 
     }
 }
 
-TEST_CASE("--control-vector-layers reads whole numbers that do not wrap around", "[hostile][options]") {
+TEST_CASE("options: --control-vector-layers reads whole numbers that do not wrap around", "[hostile][options]") {
     CHECK(llama::options::parseLayerRange("3-6") == std::pair{3, 6});
     for (const char* bad : {"4294967299-4294967300", "3-4294967302", "0-2", "5-3", "3-", "-3", "3-6x", "3 - 6", "+3-6"}) {
         INFO(bad);
@@ -107,7 +107,7 @@ TEST_CASE("--control-vector-layers reads whole numbers that do not wrap around",
     }
 }
 
-TEST_CASE("bench --parallel checks the context plain bench checks; batch decodes --system and bounds it", "[hostile][options][cli]") {
+TEST_CASE("bench --parallel checks the context plain bench checks, and batch decodes --system and bounds it", "[hostile][options][cli]") {
     const CliRun parallel = runWalkthrough("bench --parallel 2 --prompt-tokens 200 --decode-tokens 100 --max-seq-len 256 --repeat 1");
     requireOneClearError(parallel, "--prompt-tokens 200 + --decode-tokens 100 exceed the context length 256");
     const CliRun plain = runWalkthrough("bench --prompt-tokens 200 --decode-tokens 100 --max-seq-len 256 --repeat 1");

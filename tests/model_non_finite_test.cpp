@@ -9,7 +9,7 @@
 #include "session/model_source.h"
 #include "stages/non_finite_watch.h"
 #include "tensor/bfloat16.h"
-#include "tensor/non_finite.h"
+#include "ml/non_finite.h"
 
 using namespace llama;
 using Catch::Matchers::Contains;

@@ -12,8 +12,8 @@
 #include "model/inference_context.h"
 #include "model/llama_transformer.h"
 #include "model/model.h"
-#include "train/forward_tape.h"
-#include "train/gradients.h"
+#include "model/forward_tape.h"
+#include "model/gradients.h"
 #include "train/training_step.h"
 
 namespace train_test {

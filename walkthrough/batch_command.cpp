@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "interrupt.h"
-#include "io/prompts_file.h"
+#include "session/prompts_file.h"
 #include "model_source_options.h"
 #include "model_summary.h"
 #include "options/checked_option.h"

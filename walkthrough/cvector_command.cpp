@@ -4,7 +4,7 @@
 
 #include "formats/gguf/gguf_control_vector.h"
 #include "io/atomic_output.h"
-#include "io/prompts_file.h"
+#include "session/prompts_file.h"
 #include "session/model_source.h"
 #include "steer/control_vector_maker.h"
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "stages/non_finite_watch.h"
-#include "tensor/non_finite.h"
+#include "ml/non_finite.h"
 
 namespace llama {
 

@@ -9,8 +9,8 @@
 
 namespace llama {
 
-struct BlockTape;  // train/forward_tape.h
-class Gradients;   // train/gradients.h
+struct BlockTape;  // model/forward_tape.h
+class Gradients;   // model/gradients.h
 
 // The positions one forward pass covers, made once by LlamaTransformer.prepare and handed
 // unchanged to every block and on to its attention (the walkthrough passes them as three

@@ -7,9 +7,9 @@
 #include "ml/ops.h"
 #include "model/llama_attention.h"
 #include "model/rope.h"
-#include "train/forward_tape.h"
-#include "train/gradient_norms.h"
-#include "train/gradients.h"
+#include "model/forward_tape.h"
+#include "model/gradient_norms.h"
+#include "model/gradients.h"
 
 namespace llama {
 

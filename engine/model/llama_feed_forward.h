@@ -5,8 +5,8 @@
 
 namespace llama {
 
-struct BlockTape;  // train/forward_tape.h
-class Gradients;   // train/gradients.h
+struct BlockTape;  // model/forward_tape.h
+class Gradients;   // model/gradients.h
 
 // SwiGLU: ffn_down(silu(ffn_gate(x)) * ffn_up(x)).
 class LlamaFeedForward {

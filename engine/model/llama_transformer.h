@@ -8,7 +8,7 @@
 
 namespace llama {
 
-class ForwardTape;  // train/forward_tape.h
+class ForwardTape;  // model/forward_tape.h
 
 // The dtype a model computes in: BF16 when its matrices are BF16 (norms may be F32), with the
 // walkthrough's roundings (Meta's reference runs its BF16 checkpoint in BF16); F32 for F32, F16

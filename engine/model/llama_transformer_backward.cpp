@@ -5,9 +5,9 @@
 #include "ml/backward_ops.h"
 #include "ml/ops.h"
 #include "model/llama_transformer.h"
-#include "train/forward_tape.h"
-#include "train/gradient_norms.h"
-#include "train/gradients.h"
+#include "model/forward_tape.h"
+#include "model/gradient_norms.h"
+#include "model/gradients.h"
 
 namespace llama {
 

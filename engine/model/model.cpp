@@ -9,7 +9,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "tensor/non_finite.h"
+#include "ml/non_finite.h"
 
 namespace llama {
 

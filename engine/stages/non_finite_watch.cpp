@@ -7,7 +7,7 @@
 
 #include "ml/ops.h"
 #include "tensor/bfloat16.h"
-#include "tensor/non_finite.h"
+#include "ml/non_finite.h"
 
 namespace llama {
 

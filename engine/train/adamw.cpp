@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "ml/thread_pool.h"
-#include "train/gradient_norms.h"
+#include "model/gradient_norms.h"
 
 namespace llama {
 

@@ -4,7 +4,7 @@
 // torch.nn.utils.clip_grad_norm_. The moments are F32, one pair per weight.
 #include <vector>
 
-#include "train/gradients.h"
+#include "model/gradients.h"
 
 namespace llama {
 

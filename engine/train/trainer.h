@@ -11,8 +11,8 @@
 #include "model/llama_transformer.h"
 #include "model/model.h"
 #include "train/adamw.h"
-#include "train/forward_tape.h"
-#include "train/gradients.h"
+#include "model/forward_tape.h"
+#include "model/gradients.h"
 #include "train/training_recipe.h"
 
 namespace llama {

@@ -6,7 +6,7 @@
 
 #include "ml/backward_ops.h"
 #include "ml/ops.h"
-#include "train/gradient_norms.h"
+#include "model/gradient_norms.h"
 
 namespace llama {
 

@@ -6,8 +6,8 @@
 
 #include "model/inference_context.h"
 #include "model/llama_transformer.h"
-#include "train/forward_tape.h"
-#include "train/gradients.h"
+#include "model/forward_tape.h"
+#include "model/gradients.h"
 
 namespace llama {
 

@@ -26,7 +26,7 @@ prompt="In the beginning God created"
 "$walkthrough" export-html "$out/batch.trace" --out "$out/batch.html" >/dev/null
 "$site" --chapters "$chapters" --docs "$docs" --trace "$out/run.trace" --out "$out/site"
 # Activation patching (chapter 20's Moses/Joseph pair) as a patch trace and its page; a run under --json.
-"$walkthrough" --model "$assets/model" patch --clean 'And Moses went unto Aaron. And Aaron said unto' \
+"$walkthrough" patch --model "$assets/model" --clean 'And Moses went unto Aaron. And Aaron said unto' \
     --corrupt 'And Joseph went unto Aaron. And Aaron said unto' --answer ' Moses' --wrong ' Joseph' --trace "$out/patch.trace" >/dev/null
 "$walkthrough" export-html "$out/patch.trace" --out "$out/patch.html"
 "$walkthrough" --model "$assets/model" --prompt "The answer:" -n 3 -q --threads 1 --json --html "$out/grammar.html" >/dev/null

@@ -2,7 +2,8 @@
 """Rewrites a trace (docs/trace-format.md) into one with the most extreme values the trace
 reader accepts, for the viewer to draw: the largest vocabulary (ModelArgs::kMaxVocab), every
 summary at -inf / +inf / NaN / +-3e38, the first stored values of every tensor NaN, +inf, -inf
-and +-3e38 (bfloat16), and the top tokens' logits infinite.
+and +-3e38 (bfloat16), and the top tokens' logits infinite. A mask keeps its values: the reader
+accepts only 0 and -inf there (a mask is checked against what a mask can be).
 
 Usage: make_hostile_trace.py IN.trace OUT.trace"""
 import json
@@ -24,6 +25,8 @@ def rewrite(kind, record, data):
         record["model"]["args"]["vocab_size"] = MAX_VOCAB
     if kind == b"STAG":
         for tensor in record.get("tensors", []):
+            if tensor.get("name") == "mask":
+                continue
             if "stats" in tensor:
                 extreme_stats(tensor["stats"])
             values = tensor.get("values")

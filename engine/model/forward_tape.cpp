@@ -1,4 +1,4 @@
-#include "train/forward_tape.h"
+#include "model/forward_tape.h"
 
 #include <stdexcept>
 #include <string>

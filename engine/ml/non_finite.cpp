@@ -1,4 +1,4 @@
-#include "tensor/non_finite.h"
+#include "ml/non_finite.h"
 
 #include <algorithm>
 #include <cstring>

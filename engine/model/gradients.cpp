@@ -1,4 +1,4 @@
-#include "train/gradients.h"
+#include "model/gradients.h"
 
 #include <algorithm>
 #include <stdexcept>

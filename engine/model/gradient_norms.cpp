@@ -1,4 +1,4 @@
-#include "train/gradient_norms.h"
+#include "model/gradient_norms.h"
 
 namespace llama {
 

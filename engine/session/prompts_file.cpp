@@ -1,4 +1,4 @@
-#include "io/prompts_file.h"
+#include "session/prompts_file.h"
 
 #include <fmt/format.h>
 
