@@ -73,6 +73,11 @@ TEST_CASE("train: a run stopped and resumed computes the same bits as one never 
 
     // Resuming with another recipe is refused, naming the setting.
     requireOneClearError(runWalkthrough(kTiny + " --lr 0.01 " + data + "--out " + resumed.string() + " --resume"), "lr");
+    // A checkpoint whose training state is damaged is refused, naming the file.
+    text(resumed / "training.json", "{\"step\": 3");
+    requireOneClearError(runWalkthrough(kTiny + " " + data + "--out " + resumed.string() + " --resume"), "training.json' is not a training state");
+    text(resumed / "training.json", "{\"step\": 3}");
+    requireOneClearError(runWalkthrough(kTiny + " " + data + "--out " + resumed.string() + " --resume"), "lacks the step, the recipe or the windows' state");
     fs::remove_all(straight);
     fs::remove_all(resumed);
 }

@@ -44,14 +44,6 @@ const std::vector<Preset>& presets() {
     return p;
 }
 
-// splitmix64: a tiny, well-mixed generator, seeded per chunk so the weights do not depend on
-// how many threads generated them.
-uint64_t splitmix(uint64_t& s) {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 // Uniform in [-scale, scale), or all `scale` when constant.
 Tensor randomTensor(const Shape& shape, uint64_t seed, float scale, bool constant, bool shapesOnly) {
@@ -62,9 +54,9 @@ Tensor randomTensor(const Shape& shape, uint64_t seed, float scale, bool constan
     const int64_t n = t.numel();
     ml::ThreadPool::global().parallelFor((n + chunk - 1) / chunk, [&](int64_t begin, int64_t end) {
         for (int64_t c = begin; c < end; ++c) {
-            uint64_t s = seed * 0x100000001b3ull + uint64_t(c);
+            uint64_t s = seed * 0x100000001b3ull + uint64_t(c);  // seeded per chunk: the same weights whatever the threads
             for (int64_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
-                float u = float(splitmix(s) >> 40) * 0x1.0p-24f;  // [0, 1)
+                float u = float(splitmix64(s) >> 40) * 0x1.0p-24f;  // [0, 1)
                 out[i] = BFloat16(constant ? scale : (2 * u - 1) * scale);
             }
         }
@@ -151,6 +143,13 @@ Model makeSyntheticModel(const std::string& preset, uint64_t seed, bool shapesOn
     m.tensors = syntheticWeights(m.args, seed, shapesOnly);
     m.tokenizer = tokenizer ? std::move(tokenizer) : syntheticByteTokenizer(m.args.vocab_size, p.family);
     return m;
+}
+
+uint64_t splitmix64(uint64_t& state) {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
 }
 
 }  // namespace llama

@@ -2,6 +2,7 @@
 // Seeded random-weight models with real Llama dimensions, built in memory: for tests, for
 // benchmarks (tinyllama-1.1b) and for showing the shapes of models we cannot ship
 // (llama3.1-8b, llama2-7b). Random weights: generated text is gibberish.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,10 @@ namespace llama {
 // Which tokenizer family the real model of a preset's size has: it decides the byte tokenizer's
 // special tokens, and so the chat template (generate/chat_template.h).
 enum class TokenizerFamily { Llama3, Llama2 };
+
+// splitmix64: a tiny, well-mixed generator of 64 random bits per call (random weights here, and
+// training's initial weights, train/initial_weights.h).
+uint64_t splitmix64(uint64_t& state);
 
 std::vector<std::string> syntheticPresets();
 // A preset's tokenizer without --tokenizer: prompts encode byte by byte, and any generated id

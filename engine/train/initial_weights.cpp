@@ -11,22 +11,13 @@ namespace llama {
 
 namespace {
 
-// splitmix64 (as model/synthetic.cpp's): one stream per tensor, so a tensor's values do not
-// depend on the others.
-uint64_t nextBits(uint64_t& s) {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 // Box-Muller with the portable log and cosine (model/portable_math.h): the same bits everywhere.
 void fillNormal(Tensor& t, uint64_t seed, double std) {
     float* out = t.mutableData<float>();
     uint64_t s = seed;
     for (int64_t i = 0; i < t.numel(); i += 2) {
-        const double u1 = (double(nextBits(s) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-        const double u2 = double(nextBits(s) >> 11) * 0x1.0p-53;
+        const double u1 = (double(splitmix64(s) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+        const double u2 = double(splitmix64(s) >> 11) * 0x1.0p-53;
         const double radius = std::sqrt(-2.0 * portable::log(u1));
         double c, sn;
         portable::cosSin(2.0 * 3.14159265358979323846 * u2, c, sn);
