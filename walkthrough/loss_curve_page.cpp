@@ -59,7 +59,8 @@ std::string lossCurvePage(const std::vector<LossRecord>& records, const std::str
     auto x = [&](int step) { return left + (W - left - right) * step / lastStep; };
     auto y = [&](double loss) { return top + (H - top - bottom) * (high - loss) / (high - low); };
 
-    std::string svg = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">)", W, H);
+    std::string svg = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" style="width:100%;max-width:{}px;height:auto" font-family="sans-serif" font-size="12">)",
+                                  W, H, W);
     svg += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#444"/><line x1="{0}" y1="{2}" x2="{3}" y2="{2}" stroke="#444"/>)", left, top,
                        H - bottom, W - right);
     for (double v = low; v <= high + 1e-9; v += 1)
