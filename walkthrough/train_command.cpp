@@ -23,6 +23,7 @@
 #include "train/initial_weights.h"
 #include "train/token_stream.h"
 #include "train/trainer.h"
+#include "train_profile.h"
 
 namespace llama::cli {
 
@@ -97,6 +98,7 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     options::addReal(*cmd, "--ffn-dim-multiplier", o.ffnDimMultiplier, {0, 64, true, "a multiplier above 0"}, "Meta's ffn_dim_multiplier");
     options::addReal(*cmd, "--rope-theta", o.ropeTheta, {1, 1e12, false, "a base frequency from 1"}, "RoPE's base frequency");
     cmd->add_option("--debug-log", o.debugLog, "Write the first step's passes, forward and backward, in the walkthrough's debug.log format")->option_text("FILE");
+    cmd->add_flag("--profile", o.profile, "At the end, print where a step's time went: per stage, forward and backward, and per kind of op");
     cmd->add_flag("--step", o.step, "Hold the first step after each stage, forward and backward (the --step commands; c runs on)");
     return cmd;
 }
@@ -159,6 +161,12 @@ int runTrain(const TrainOptions& o) {
         firstStepStepper = std::make_unique<FirstStepOnly>(controller);
         trainer.context().addObserver(firstStepStepper.get());
     }
+    StageClock stageClock;
+    if (o.profile) {
+        trainer.context().addObserver(&stageClock);
+        ml::resetOpProfile();
+        ml::setOpProfiling(true);
+    }
     // Ctrl-C stops the step under way at its next stage and leaves a checkpoint of the last whole step.
     const InterruptFlag interrupt;
     trainer.context().stopWhen(&InterruptFlag::requested);
@@ -177,8 +185,14 @@ int runTrain(const TrainOptions& o) {
     double runningLoss = 0, lastCheckpoint = elapsed();
     int running = 0;
     const int firstStep = trainer.stepsDone();
+    double steppedSeconds = 0;  // inside trainer.step(): what --profile divides
+    auto printProfile = [&] {
+        if (o.profile) stageClock.print(trainer.stepsDone() - firstStep, int64_t(r.batch) * r.seqLen, steppedSeconds);
+    };
     while (trainer.stepsDone() < r.steps) {
         TrainingStepReport step;
+        const auto stepStart = std::chrono::steady_clock::now();
+        stageClock.restart();
         try {
             step = trainer.step();
         } catch (const GenerationStopped&) {
@@ -188,6 +202,7 @@ int runTrain(const TrainOptions& o) {
                        o.out, trainer.stepsDone());
             return 130;
         }
+        steppedSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count();
         if (debugLog && step.step == firstStep + 1) debugLog->finish();
         runningLoss += step.loss;
         ++running;
@@ -204,6 +219,7 @@ int runTrain(const TrainOptions& o) {
         if (step.step == o.stopAt && step.step < r.steps) {
             if (progress) fmt::print(stderr, "\n");
             checkpoint();
+            printProfile();
             fmt::print("Stopped after step {} (--stop-at): the checkpoint is in {}; go on with the same command and --resume\n", step.step, o.out);
             return 0;
         }
@@ -215,6 +231,7 @@ int runTrain(const TrainOptions& o) {
         }
     }
     if (progress) fmt::print(stderr, "\n");
+    printProfile();
     checkpoint();
     const std::string gguf = (out / "model.gguf").string();
     exportGguf(model, DType::F32, gguf);

@@ -30,6 +30,7 @@ struct TrainOptions {
     double checkpointMinutes = 4;
     bool resume = false;
     int stopAt = 0;  // 0: run all the steps
+    bool profile = false;
 };
 
 CLI::App* addTrainCommand(CLI::App& app, TrainOptions& options);

@@ -9,6 +9,7 @@
 #include "ml/exp_approx.h"
 #include "ml/op_util.h"
 #include "ml/ops.h"
+#include "ml/row_products.h"
 #include "ml/thread_pool.h"
 
 namespace llama::ml {
@@ -42,6 +43,28 @@ template <class Fn> void forEachRow(int64_t rows, int64_t rowLength, Fn fn) {
 }
 
 float sigmoid(float x) { return 1.0f / (1.0f + detail::expApprox(-x)); }
+
+// out (M × N) = A·B, or out += A·B with the product summed on its own first, in tiles of rows
+// over the pool; A(m, k) = a[m * aRow + k * aK], B row-major (row_products.h: every output adds
+// its K products in increasing k).
+template <class B_>
+void productInto(float* out, bool accumulate, const float* a, int64_t aRow, int64_t aK, int64_t M, const B_* b, int64_t ldb, int64_t K, int64_t N) {
+    const int64_t tiles = (M + detail::kTileRows - 1) / detail::kTileRows;
+    ThreadPool::global().parallelFor(tiles, [&](int64_t t0, int64_t t1) {
+        std::vector<float> panel, tile(size_t(detail::kTileRows * N));
+        for (int64_t t = t0; t < t1; ++t) {
+            const int64_t m0 = t * detail::kTileRows;
+            const int rows = int(std::min<int64_t>(detail::kTileRows, M - m0));
+            float* o = out + m0 * N;
+            if (!accumulate) {
+                detail::rowsTimesColumns(a + m0 * aRow, aRow, aK, rows, b, ldb, K, N, o, N, panel);
+                continue;
+            }
+            detail::rowsTimesColumns(a + m0 * aRow, aRow, aK, rows, b, ldb, K, N, tile.data(), N, panel);
+            for (int64_t i = 0; i < rows * N; ++i) o[i] += tile[size_t(i)];
+        }
+    });
+}
 
 }  // namespace
 
@@ -222,24 +245,36 @@ void AddRowsInto(Tensor& table, const Tensor& tokens, const Tensor& rows) {
 }
 
 Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights) {
+    const OpScope profile(OpKind::LinearBackward);
     constexpr const char* op = "LinearBackwardInput";
     requireF32(op, dy, "dy");
-    requireF32(op, weights, "weights");
+    detail::requireFloat(op, weights, "weights");
     if (dy.rank() != 2 || weights.rank() != 2 || dy.dim(1) != weights.dim(0))
         fail(op, "dy " + dy.shapeStr() + " does not match weights " + weights.shapeStr() + " (expected [S, out] and [out, in])");
-    // dy · W = dy · (Wᵀ)ᵀ: LinearTransformation's tiled kernels with the weights transposed once
-    // (a copy of W costs S times less than the product).
-    return LinearTransformation(dy, Contiguous(Transpose(weights, 0, 1)));
+    // dx = dy · W: row s of dy against W's rows, which lie along dx's columns (no transpose).
+    const Tensor dyc = Contiguous(dy), w = Contiguous(weights);
+    const int64_t S = dy.dim(0), out = weights.dim(0), in = weights.dim(1);
+    Tensor dx = Tensor::uninitialized({S, in}, DType::F32);
+    detail::visitFloat(w.dtype(), [&](auto wTag) {
+        using W = decltype(wTag);
+        productInto(dx.mutableData<float>(), false, dyc.data<float>(), out, 1, S, w.viewData<W>(), in, out, in);
+    });
+    return dx;
 }
 
 void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) {
+    const OpScope profile(OpKind::LinearBackward);
     constexpr const char* op = "LinearBackwardWeights";
+    requireF32(op, dWeights, "dWeights");
     requireF32(op, dy, "dy");
     requireF32(op, x, "x");
     if (dy.rank() != 2 || x.rank() != 2 || dy.dim(0) != x.dim(0) || dWeights.shape() != Shape{dy.dim(1), x.dim(1)})
         fail(op, "dy " + dy.shapeStr() + " and x " + x.shapeStr() + " do not make dWeights " + dWeights.shapeStr() + " (expected [S, out], [S, in], [out, in])");
-    // dyᵀ · x = dyᵀ · (xᵀ)ᵀ: each weight's gradient is a dot product over the S rows.
-    AccumulateInto(dWeights, LinearTransformation(Contiguous(Transpose(dy, 0, 1)), Contiguous(Transpose(x, 0, 1))));
+    // dW += dyᵀ · x: dyᵀ is dy read down its columns, x's rows lie along dW's columns. The window's
+    // product is summed from +0 over its S rows, then added to the gradient so far.
+    const Tensor dyc = Contiguous(dy), xc = Contiguous(x);
+    const int64_t S = dy.dim(0), out = dy.dim(1), in = x.dim(1);
+    productInto(dWeights.mutableData<float>(), true, dyc.data<float>(), 1, out, out, xc.data<float>(), in, S, in);
 }
 
 }  // namespace llama::ml

@@ -52,7 +52,9 @@ void AccumulateInto(Tensor& sum, const Tensor& a);
 void AddRowsInto(Tensor& table, const Tensor& tokens, const Tensor& rows);
 
 // y = LinearTransformation(x, W) = x · Wᵀ with x [S, in], W [out, in], given dy [S, out]:
-// dx = dy · W, and dW += dyᵀ · x (summed over the S rows in row order).
+// dx = dy · W, and dW += dyᵀ · x (the product summed over the S rows in row order, then added).
+// Each output adds its products one rounded product at a time in increasing k, as MatMul does
+// (row_products.h). W may be F32, BF16 or F16 (a frozen base under an adapter); the rest is F32.
 Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights);
 void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x);
 

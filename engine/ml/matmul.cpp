@@ -1,87 +1,18 @@
 // Batched MatMul for attention (scores = q·kᵀ, output = probs·v): small matrices, many of them.
-// Each output row is accumulated in F32 over k in i-k-j order (a row of b is contiguous, so the
-// inner loop vectorises, widening b's BF16 values in registers) and rounded once to the result
-// dtype, like PyTorch's bf16 bmm. Nothing is widened ahead: at long context b is the whole key
-// or value cache of a layer, and widening it to F32 first cost more than the products (measured).
-// The columns are taken kCols at a time with their sums in registers for the whole k loop
-// (summing into a row in memory loaded and stored every sum once per k: 5.6% of BF16 prefill
-// at 128 tokens, for 1% of its multiply-adds). The pool splits the batch × rows of the output.
+// Each output is accumulated in F32 over k in increasing k (row_products.h: a row of b is
+// contiguous, so the lanes run across columns, widening b's BF16 values in registers) and rounded
+// once to the result dtype, like PyTorch's bf16 bmm. Nothing is widened ahead: at long context b
+// is the whole key or value cache of a layer, and widening it to F32 first cost more than the
+// products (measured). The pool splits the batch × tiles of rows of the output.
 #include <algorithm>
-#include <type_traits>
 #include <vector>
-
-#ifdef __wasm_simd128__
-#include <wasm_simd128.h>
-#endif
 
 #include "ml/op_util.h"
 #include "ml/ops.h"
+#include "ml/row_products.h"
 #include "ml/thread_pool.h"
 
 namespace llama::ml {
-
-namespace {
-
-// GCC/Clang vector extension, one register of the target's widest float vectors (wider ones
-// are split into several, and GCC 12 then kept them on the stack).
-#if defined(__AVX512F__)
-constexpr int kColsWidth = 16;
-#elif defined(__AVX__)
-constexpr int kColsWidth = 8;
-#else
-constexpr int kColsWidth = 4;
-#endif
-typedef float Cols __attribute__((vector_size(kColsWidth * sizeof(float))));
-constexpr int64_t kCols = 4 * kColsWidth;
-
-template <class B_>
-inline Cols loadCols(const B_* b) {
-#ifdef __wasm_simd128__
-    // clang 14 builds the generic loop below as four scalar loads and lane inserts (the attention
-    // products were a fifth of the browser build's decode): four bf16 widened in one load, then
-    // shifted into the top halves of f32 lanes.
-    if constexpr (std::is_same_v<B_, BFloat16>) return Cols(wasm_i32x4_shl(wasm_u32x4_load16x4(b), 16));
-#endif
-    Cols v;
-    for (int j = 0; j < kColsWidth; ++j) v[j] = detail::toF32(b[j]);
-    return v;
-}
-
-// y[j] = sum_k a[k] * b[k * ldb + j] for j < kCols: four named sums (an array of them was kept
-// in memory, a store and a reload per multiply-add).
-template <class B_>
-void columnTile(const float* a, const B_* b, int64_t K, int64_t ldb, float* y) {
-    Cols s0 = {}, s1 = {}, s2 = {}, s3 = {};
-    for (int64_t k = 0; k < K; ++k) {
-        const B_* bk = b + k * ldb;
-        s0 += a[k] * loadCols(bk);
-        s1 += a[k] * loadCols(bk + kColsWidth);
-        s2 += a[k] * loadCols(bk + 2 * kColsWidth);
-        s3 += a[k] * loadCols(bk + 3 * kColsWidth);
-    }
-    for (int j = 0; j < kColsWidth; ++j) {
-        y[j] = s0[j];
-        y[kColsWidth + j] = s1[j];
-        y[2 * kColsWidth + j] = s2[j];
-        y[3 * kColsWidth + j] = s3[j];
-    }
-}
-
-// The same for the last n < kCols columns: a vector of them at a time, then one at a time.
-template <class B_>
-void columnTail(const float* a, const B_* b, int64_t K, int64_t ldb, int64_t n, float* y) {
-    int64_t j = 0;
-    for (; j + kColsWidth <= n; j += kColsWidth) {
-        Cols s = {};
-        for (int64_t k = 0; k < K; ++k) s += a[k] * loadCols(b + k * ldb + j);
-        for (int c = 0; c < kColsWidth; ++c) y[j + c] = s[c];
-    }
-    std::fill(y + j, y + n, 0.0f);
-    for (int64_t k = 0; k < K; ++k)
-        for (int64_t c = j; c < n; ++c) y[c] += a[k] * detail::toF32(b[k * ldb + c]);
-}
-
-}  // namespace
 
 Tensor MatMul(const Tensor& a, const Tensor& b) {
     const OpScope profile(OpKind::MatMul);
@@ -112,23 +43,22 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
             const A* ap = a.viewData<A>();
             const B_* bp = packedB.viewData<B_>();
             A* out = y.mutableData<A>();
-            int64_t minRows = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K * N));
+            const int64_t tilesPerBatch = (M + detail::kTileRows - 1) / detail::kTileRows;
+            const int64_t minTiles = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K * N * detail::kTileRows));
             ThreadPool::global().parallelFor(
-                B * M,
-                [&](int64_t r0, int64_t r1) {
-                    std::vector<float> arow(static_cast<size_t>(K)), yrow(static_cast<size_t>(N));
-                    for (int64_t r = r0; r < r1; ++r) {
-                        const int64_t batch = r / M;
-                        const A* ar = ap + batch * as[0] + r % M * as[1];
-                        for (int64_t k = 0; k < K; ++k) arow[size_t(k)] = detail::toF32(ar[k * as[2]]);
-                        const B_* bm = bp + batch / rb[0] * bs[0];
-                        int64_t j = 0;
-                        for (; j + kCols <= N; j += kCols) columnTile(arow.data(), bm + j, K, bs[1], yrow.data() + j);
-                        if (j < N) columnTail(arow.data(), bm + j, K, bs[1], N - j, yrow.data() + j);
-                        for (int64_t n = 0; n < N; ++n) out[r * N + n] = detail::fromF32<A>(yrow[size_t(n)]);
+                B * tilesPerBatch,
+                [&](int64_t t0, int64_t t1) {
+                    std::vector<float> panel, ytile(size_t(detail::kTileRows * N));
+                    for (int64_t t = t0; t < t1; ++t) {
+                        const int64_t batch = t / tilesPerBatch, m0 = t % tilesPerBatch * detail::kTileRows;
+                        const int rows = int(std::min<int64_t>(detail::kTileRows, M - m0));
+                        detail::rowsTimesColumns(ap + batch * as[0] + m0 * as[1], as[1], as[2], rows, bp + batch / rb[0] * bs[0], bs[1], K, N,
+                                                 ytile.data(), N, panel);
+                        A* o = out + (batch * M + m0) * N;
+                        for (int64_t i = 0; i < rows * N; ++i) o[i] = detail::fromF32<A>(ytile[size_t(i)]);
                     }
                 },
-                minRows);
+                minTiles);
         });
     });
     return y;

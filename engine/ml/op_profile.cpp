@@ -30,7 +30,8 @@ const char* opKindName(OpKind kind) {
         "LinearTransformation", "MatMul", "Add", "MultiplyElementwise", "DivToScalar", "Softmax", "Silu", "RMSNorm",
         "RoPE (applyRotaryEmbeddings)", "attentionRepeatKV", "Transpose", "RepeatInterleave", "Contiguous", "Reshape", "Slice", "SetSlice",
         "ViewAsComplex64WithReshape", "ViewAsFloat32WithReshape", "ToFloat32", "ToBFloat16", "Fwd_Get_Rows", "Full",
-        "TriangularUpper", "Argmax", "CrossEntropy", "SoftmaxBackward", "RMSNormBackward", "SiluBackward", "SumRepeated (repeatKV backward)",
+        "TriangularUpper", "Argmax", "LinearBackward",
+        "CrossEntropy", "SoftmaxBackward", "RMSNormBackward", "SiluBackward", "SumRepeated (repeatKV backward)",
         "AccumulateInto",
     };
     static_assert(names.back() != nullptr, "every OpKind has a name");

@@ -40,7 +40,8 @@ enum class OpKind {
     Full,
     TriangularUpper,
     Argmax,
-    // The backward pass's (backward_ops.h); LinearBackward* run as MatMul.
+    // The backward pass's (backward_ops.h).
+    LinearBackward,  // LinearBackwardInput and LinearBackwardWeights
     CrossEntropy,
     SoftmaxBackward,
     RMSNormBackward,

@@ -75,7 +75,7 @@ private:
 #define NUMBER(name) {#name, m.name.value},
 #define TEXT(name) {#name, texts ? m.name.make() : std::string()},
 #define STAGE(id, key, number, title, chapter, place, records, fields, wording, skipped) \
-    inline std::vector<StageField> fieldsOf(const id& m, bool texts = true) { return {fields}; }
+    inline std::vector<StageField> fieldsOf(const id& m, [[maybe_unused]] bool texts = true) { return {fields}; }
 #include "stages/stages.def"
 #undef STAGE
 #undef TENSOR

@@ -1,0 +1,100 @@
+#pragma once
+// y = A·B for a few rows of A at a time, each output summed over k in increasing k, one rounded
+// product added at a time from +0 (the canonical order of ml::MatMul, docs/speed.md): the vector
+// lanes run across output columns, never along k, so neither the vector width nor how many rows
+// share a tile changes a bit. Used by MatMul (attention's products) and by the linear layers'
+// backward (backward_ops.h), whose dy·W and dyᵀ·x read both operands where they lie, no transposes.
+//
+// A tile holds kTileRows rows × four vectors of columns in registers for the whole k loop, so a
+// row of B, loaded once per k, serves every row of the tile (one row at a time loaded B's four
+// vectors for four multiply-adds: the loads set the pace).
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
+
+#include "ml/op_util.h"
+
+namespace llama::ml::detail {
+
+// GCC/Clang vector extension, one register of the target's widest float vectors (wider ones
+// are split into several, and GCC 12 then kept them on the stack).
+#if defined(__AVX512F__)
+inline constexpr int kColsWidth = 16;
+inline constexpr int kTileRows = 6;  // 24 of AVX-512's 32 registers hold sums
+#elif defined(__AVX__)
+inline constexpr int kColsWidth = 8;
+inline constexpr int kTileRows = 3;  // 12 of 16
+#else
+inline constexpr int kColsWidth = 4;
+inline constexpr int kTileRows = 3;
+#endif
+typedef float Cols __attribute__((vector_size(kColsWidth * sizeof(float))));
+inline constexpr int64_t kCols = 4 * kColsWidth;
+
+template <class B_>
+inline Cols loadCols(const B_* b) {
+#ifdef __wasm_simd128__
+    // clang 14 builds the generic loop below as four scalar loads and lane inserts (the attention
+    // products were a fifth of the browser build's decode): four bf16 widened in one load, then
+    // shifted into the top halves of f32 lanes.
+    if constexpr (std::is_same_v<B_, BFloat16>) return Cols(wasm_i32x4_shl(wasm_u32x4_load16x4(b), 16));
+#endif
+    Cols v;
+    for (int j = 0; j < kColsWidth; ++j) v[j] = toF32(b[j]);
+    return v;
+}
+
+// y[r * ldy + j] = sum_k a[r * K + k] * b[k * ldb + j] for r < R, j < V * kColsWidth.
+template <int R, int V, class B_>
+inline void rowTile(const float* a, const B_* b, int64_t K, int64_t ldb, float* y, int64_t ldy) {
+    Cols s[R][V] = {};
+    for (int64_t k = 0; k < K; ++k) {
+        const B_* bk = b + k * ldb;
+        Cols bv[V];
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v) bv[v] = loadCols(bk + v * kColsWidth);
+#pragma GCC unroll 6
+        for (int r = 0; r < R; ++r) {
+            const float ar = a[r * K + k];
+#pragma GCC unroll 4
+            for (int v = 0; v < V; ++v) s[r][v] += ar * bv[v];
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        for (int v = 0; v < V; ++v)
+            for (int j = 0; j < kColsWidth; ++j) y[r * ldy + v * kColsWidth + j] = s[r][v][j];
+}
+
+// R rows of A (packed, R × K) against all N columns of B.
+template <int R, class B_>
+void rowsAgainstColumns(const float* a, const B_* b, int64_t K, int64_t ldb, int64_t N, float* y, int64_t ldy) {
+    int64_t j = 0;
+    for (; j + kCols <= N; j += kCols) rowTile<R, 4>(a, b + j, K, ldb, y + j, ldy);
+    for (; j + kColsWidth <= N; j += kColsWidth) rowTile<R, 1>(a, b + j, K, ldb, y + j, ldy);
+    for (int r = 0; r < R; ++r) {
+        float* yr = y + r * ldy;
+        std::fill(yr + j, yr + N, 0.0f);
+        for (int64_t k = 0; k < K; ++k)
+            for (int64_t c = j; c < N; ++c) yr[c] += a[r * K + k] * toF32(b[k * ldb + c]);
+    }
+}
+
+// y (rows × N, row stride ldy) = A·B for rows ≤ kTileRows rows of A, A(r, k) = a[r * aRow + k * aK]
+// (a strided view read where it lies: dyᵀ is dy with its strides swapped), B row-major with row
+// stride ldb. `panel` is scratch the caller keeps between calls.
+template <class A, class B_>
+void rowsTimesColumns(const A* a, int64_t aRow, int64_t aK, int rows, const B_* b, int64_t ldb, int64_t K, int64_t N, float* y, int64_t ldy,
+                      std::vector<float>& panel) {
+    panel.resize(size_t(rows * K));
+    for (int r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < K; ++k) panel[size_t(r * K + k)] = toF32(a[r * aRow + k * aK]);
+    if (rows == kTileRows) return rowsAgainstColumns<kTileRows>(panel.data(), b, K, ldb, N, y, ldy);
+    for (int r = 0; r < rows; ++r) rowsAgainstColumns<1>(panel.data() + r * K, b, K, ldb, N, y + r * ldy, ldy);
+}
+
+}  // namespace llama::ml::detail
