@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks one lab against the engine's own numbers for the bundled model and the prompt
-"The cat sat on the mat" (9 tokens): `chapters/labs/check.py N`, N from 1 to 7, checks
-chapters/labs/labN_*.py; `--solution FILE` checks another file instead. Prints, for each tensor,
+"The cat sat on the mat" (9 tokens; lab 8: a tiny model's first training step):
+`chapters/labs/check.py N`, N from 1 to 8, checks chapters/labs/labN_*.py; `--solution FILE`
+checks another file instead. Prints, for each tensor,
 the first element that differs beyond the stated tolerance, and exits 1 unless all agree."""
 import argparse
 import glob
@@ -110,14 +111,67 @@ def lab7(m):
     return ok and same == len(tokens)
 
 
+# Lab 8's tiny model: two blocks, 4 query heads over 2 KV heads, trained on Jude's text in windows
+# of 8 tokens. Its seed (the random weights and the window) and the block checked are drawn anew
+# on every check, so an answer fitted to one draw fails the next.
+LAB8_SHAPE = ["--dim", "64", "--n-layers", "2", "--n-heads", "4", "--n-kv-heads", "2", "--multiple-of", "32",
+              "--seq-len", "8", "--batch", "1", "--steps", "1"]
+LAB8_WEIGHTS = {"attention_norm": "attention_norm", "wq": "attention.wq", "wk": "attention.wk", "wv": "attention.wv",
+                "wo": "attention.wo", "ffn_norm": "ffn_norm", "w1": "feed_forward.w1", "w2": "feed_forward.w2",
+                "w3": "feed_forward.w3"}
+# Where the engine shows each gradient of block `layer`'s backward pass, and its name there.
+LAB8_GRADIENTS = [("ffn_down_backward", {"w2": "dFfnDown"}), ("ffn_gate_up_backward", {"w1": "dFfnGate", "w3": "dFfnUp"}),
+                  ("ffn_norm_backward", {"dh": "dH", "ffn_norm": "dFfnNorm"}), ("attention_wo_backward", {"wo": "dAttnWo"}),
+                  ("qkv_backward", {"wq": "dAttnWq", "wk": "dAttnWk", "wv": "dAttnWv"}),
+                  ("attention_norm_backward", {"dx": "dX", "attention_norm": "dAttnNorm"})]
+
+
+def lab8(m, seed, layer):
+    import random
+    import tempfile
+    seed = seed or random.randrange(1, 1 << 20)
+    layer = layer or random.choice([1, 2])
+    print(f"variant: seed {seed}, block {layer} (check.py 8 --seed {seed} --layer {layer} checks it again)")
+    with tempfile.TemporaryDirectory() as out:
+        argv = ["train", "--text", os.path.join(labkit.ROOT, "assets", "text", "jude.txt"), "--out", out, "--force",
+                "--seed", str(seed), "--step", *LAB8_SHAPE]
+        params = json.load(open(os.path.join(labkit.ROOT, "assets", "model", "params.json")))
+        params.update({"dim": 64, "n_heads": 4, "n_kv_heads": 2})
+        shapes = {"dFfnDown": (0, 64), "dFfnGate": (0, 224), "dFfnUp": (0, 224), "dH": (0, 8), "dFfnNorm": (0, 1),
+                  "dAttnWo": (0, 64), "dAttnWq": (0, 64), "dAttnWk": (0, 32), "dAttnWv": (0, 32), "dX": (0, 8), "dAttnNorm": (0, 1)}
+        # The gradient reaching the block's output: the final norm's for the last block, else the
+        # one the block above passed down.
+        above = ("output_norm_backward", 0, {"dCurrentTensor": (0, 8)}) if layer == 2 else ("attention_norm_backward", layer + 1, {"dX": (0, 8)})
+        stops = [("block", layer, {"x": (0, 8)}), above] + [(stage, layer, {n: shapes[n] for n in names.values()}) for stage, names in LAB8_GRADIENTS]
+        found = labkit.stepper_tensors(argv, stops)
+        # The run was stopped inside its first step: the checkpoint holds the weights it started from.
+        weights = labkit.load_weights(os.path.join(out, "consolidated.00.pth"))
+    x, d_out = found[0]["x"], next(iter(found[1].values()))
+    w = {k: weights[f"layers.{layer - 1}.{name}.weight"] for k, name in LAB8_WEIGHTS.items()}
+    yours = m.block_backward(x, w, d_out, params)
+    ok = True
+    for (stage, names), engine in zip(LAB8_GRADIENTS, found[2:]):
+        for key, name in names.items():
+            want = engine[name].reshape(-1) if name in ("dFfnNorm", "dAttnNorm") else engine[name]
+            if key not in yours:
+                print(f"{name}: your result has no '{key}'")
+                ok = False
+                continue
+            ok &= labkit.compare(f"{name} ({key}), block {layer}", np.asarray(yours[key]), want, 1e-3, scaled=True)
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lab", type=int, choices=range(1, 8))
+    ap.add_argument("lab", type=int, choices=range(1, 9))
     ap.add_argument("--solution", help="the file to check (default: chapters/labs/labN_*.py)")
+    ap.add_argument("--seed", type=int, help="lab 8: the variant's seed (default: a new one each time)")
+    ap.add_argument("--layer", type=int, choices=(1, 2), help="lab 8: the block checked (default: either, drawn)")
     a = ap.parse_args()
     path = a.solution or glob.glob(os.path.join(HERE, f"lab{a.lab}_*.py"))[0]
     try:
-        ok = globals()[f"lab{a.lab}"](load(path))
+        module = load(path)
+        ok = lab8(module, a.seed, a.layer) if a.lab == 8 else globals()[f"lab{a.lab}"](module)
     except NotImplementedError as e:
         print(f"{os.path.basename(path)}: not written yet ({e})")
         ok = False

@@ -38,21 +38,40 @@ def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
     2-D tensor, else the size of the first dimension. Returns {name: array} shaped
     [rows, cols] or [slices, rows, cols], in float32 (the stepper prints 6 significant digits,
     enough to tell every BF16 value apart)."""
-    commands = [f"b {stage} {layer}" if layer else f"b {stage}", "c"]
-    for name, (slices, rows) in wanted.items():
-        for s in range(max(slices, 1)):
-            for r in range(rows):
-                index = s + 1 if stage in _HEADS_FIRST else s
-                commands.append(f"p {name} {index} row {r}" if slices else f"p {name} row {r}")
+    argv = ["--model", MODEL, "-q", "--step", "-n", "1", "--prompt", prompt, *extra]
+    return stepper_tensors(argv, [(stage, layer, wanted)])[0]
+
+
+_HEADER = re.compile(r"^-- Stage \d+: .* \[(\w+)\]")
+_LAYER = re.compile(r"^\s+layer (\d+)/")
+
+
+def stepper_tensors(argv, stops):
+    """Runs llama-walkthrough with `argv` (a --step run) and holds it at each of `stops`, in the
+    order the run reaches them: (stage, layer, wanted) as engine_tensors takes them. Returns one
+    {name: array} per stop."""
+    commands = []
+    for stage, layer, wanted in stops:
+        commands += [f"b {stage} {layer}" if layer else f"b {stage}", "c"]
+        for name, (slices, rows) in wanted.items():
+            for s in range(max(slices, 1)):
+                for r in range(rows):
+                    index = s + 1 if stage in _HEADS_FIRST else s
+                    commands.append(f"p {name} {index} row {r}" if slices else f"p {name} row {r}")
     commands.append("q")
-    run = subprocess.run([walkthrough(), "--model", MODEL, "-q", "--step", "-n", "1", "--prompt", prompt, *extra],
-                         input="\n".join(commands) + "\n", capture_output=True, text=True, cwd=ROOT)
+    run = subprocess.run([walkthrough(), *argv], input="\n".join(commands) + "\n", capture_output=True, text=True, cwd=ROOT)
     values = {}
     lines = run.stdout.splitlines()
+    where = (None, 0)
     i = 0
     while i < len(lines):
-        m = _ROW.match(lines[i].replace("step> ", ""))
+        line = lines[i].replace("step> ", "")
         i += 1
+        if m := _HEADER.match(line):
+            where = (m.group(1), 0)
+        elif (m := _LAYER.match(line)) and where[1] == 0:
+            where = (where[0], int(m.group(1)))
+        m = _ROW.match(line)
         if not m:
             continue
         name, r, cols = m.group(1), int(m.group(6)), int(m.group(7))
@@ -61,16 +80,19 @@ def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
         while len(row) < cols:
             row += [float(v) for v in lines[i].split(":", 1)[1].split()]
             i += 1
-        values[(name, s, r)] = row
-    out = {}
-    for name, (slices, rows) in wanted.items():
-        try:
-            grid = [[values[(name, s, r)] for r in range(rows)] for s in range(max(slices, 1))]
-        except KeyError as e:
-            raise SystemExit(f"the stepper printed no row {e} of {name} at stage {stage}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
-        a = np.array(grid, dtype=np.float32)
-        out[name] = a if slices else a[0]
-    return out
+        values[(where, name, s, r)] = row
+    results = []
+    for stage, layer, wanted in stops:
+        out = {}
+        for name, (slices, rows) in wanted.items():
+            try:
+                grid = [[values[((stage, layer), name, s, r)] for r in range(rows)] for s in range(max(slices, 1))]
+            except KeyError as e:
+                raise SystemExit(f"the stepper printed no row {e} of {name} at stage {stage}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+            a = np.array(grid, dtype=np.float32)
+            out[name] = a if slices else a[0]
+        results.append(out)
+    return results
 
 
 def bf16(x):
@@ -118,21 +140,23 @@ def load_weights(path=os.path.join(MODEL, "consolidated.00.pth")):
             return dict(_Unpickler(f, archive, pkl.rsplit("/", 1)[0]).load())
 
 
-def compare(what, yours, engine, tolerance):
-    """True when every element agrees within tolerance * max(1, |engine|); else prints the first
-    element that differs (row-major order) and the largest difference."""
+def compare(what, yours, engine, tolerance, scaled=False):
+    """True when every element agrees within tolerance * max(1, |engine|) (scaled: within
+    tolerance * the largest |engine| of the tensor, for gradients, whose values are all small);
+    else prints the first element that differs (row-major order) and the largest difference."""
     yours = np.asarray(yours, dtype=np.float64)
     engine = np.asarray(engine, dtype=np.float64)
     if yours.shape != engine.shape:
         print(f"{what}: your shape is {list(yours.shape)}, the engine's {list(engine.shape)}")
         return False
     diff = np.abs(yours - engine)
-    bad = diff > tolerance * np.maximum(1.0, np.abs(engine))
+    bound = tolerance * np.abs(engine).max() if scaled else tolerance * np.maximum(1.0, np.abs(engine))
+    bad = diff > bound
     if bad.any():
         first = np.unravel_index(np.argmax(bad), bad.shape)
         idx = ", ".join(str(int(i)) for i in first)
         print(f"{what}: first difference at [{idx}]: yours {yours[first]:.6g}, the engine's {engine[first]:.6g}"
               f" ({int(bad.sum())} of {bad.size} elements off; largest difference {diff.max():.3g})")
         return False
-    print(f"{what}: all {engine.size} elements agree within {tolerance:g} (largest difference {diff.max():.3g})")
+    print(f"{what}: all {engine.size} elements agree within {tolerance:g}{' of the largest' if scaled else ''} (largest difference {diff.max():.3g})")
     return True
