@@ -90,6 +90,9 @@ TEST_CASE("options another option drops, or that apply only beside another, are 
         {"--draft-max 4", "--draft-max applies only with --draft-model or --draft-layers"},
         {"--temperature 0.8 --mirostat-tau 3", "--mirostat-tau requires --mirostat"},
         {"--temperature 0.8 --mirostat-eta 0.2", "--mirostat-eta requires --mirostat"},
+        {"--top-k 40", "--top-k narrows the tokens a sampler draws from, and at --temperature 0 (greedy, the default)"},
+        {"--temperature 0 --min-p 0.1", "--min-p narrows the tokens a sampler draws from"},
+        {"--top-p 0.9 --temperature 0", "--top-p narrows the tokens a sampler draws from"},
     };
     for (const auto& [args, message] : cases) {
         INFO(args);
@@ -97,6 +100,8 @@ TEST_CASE("options another option drops, or that apply only beside another, are 
         CHECK(r.exitCode == 1);
         CHECK_THAT(r.output, Contains(message));
     }
+    // With a temperature they filter what is drawn.
+    CHECK(runWalkthrough("-q -n 1 --temperature 0.8 --top-k 40 --top-p 0.9 --min-p 0.05").exitCode == 0);
 }
 
 TEST_CASE("options: --control-vector-layers reads whole numbers that do not wrap around", "[hostile][options]") {

@@ -45,6 +45,15 @@ bool given(const CLI::App& app, std::string_view name) {
     const CLI::Option* option = app.get_option_no_throw(std::string(name));
     return option && option->count() > 0;
 }
+
+// The filters that choose among the tokens a sampler draws from: at temperature 0 (greedy, the
+// default) no token is drawn, the most likely one is taken, and they change nothing.
+const Names kSamplerFilters = {"--top-k", "--top-p", "--min-p"};
+
+bool greedy(const CLI::App& app) {
+    const CLI::Option* temperature = app.get_option_no_throw("--temperature");
+    return !temperature || temperature->count() == 0 || std::stod(temperature->results().back()) == 0;
+}
 }  // namespace
 
 void requireOptionsApply(const CLI::App& app) {
@@ -68,6 +77,12 @@ void requireOptionsApply(const CLI::App& app) {
             if (!c.needed && other != c.others.end())
                 throw std::invalid_argument(fmt::format("{} does not apply with {}: {}; leave one of them out", option, *other, c.why));
         }
+    if (greedy(app))
+        for (std::string_view filter : kSamplerFilters)
+            if (given(app, filter))
+                throw std::invalid_argument(fmt::format("{} narrows the tokens a sampler draws from, and at --temperature 0 (greedy, the default) the most "
+                                                        "likely token is taken without drawing: give a temperature (llama.cpp's default is 0.8) or leave {} out",
+                                                        filter, filter));
 }
 
 }  // namespace llama::cli

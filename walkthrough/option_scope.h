@@ -2,8 +2,9 @@
 // Every option applies or is refused (issue 46). The main command's options live on the top-level
 // parser, so CLI11 takes them before a subcommand's name too (`--temperature 1 tokenize`), where the
 // subcommand never reads them; and some options are dropped by another (speculative decoding is
-// greedy: no sampler runs). One table says which of the main command's options each subcommand
-// applies, and which options another drops or needs; main checks it after parsing, before any work.
+// greedy: no sampler runs; so is temperature 0, where top-k, top-p and min-p filter nothing). One
+// table says which of the main command's options each subcommand applies, and which options
+// another drops or needs; main checks it after parsing, before any work.
 #include <CLI/CLI.hpp>
 
 namespace llama::cli {
