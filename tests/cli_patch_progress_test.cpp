@@ -8,8 +8,12 @@
 
 #include "cli_run.h"
 #include "formats_fixtures.h"
+#include "patch_trace_output.h"
+#include "session/model_source.h"
+#include "stages/stage_event.h"
 
 namespace fs = std::filesystem;
+using namespace llama;
 
 namespace {
 std::string repeated(const std::string& who, int times) {
@@ -54,4 +58,23 @@ TEST_CASE("CLI patch: on a terminal the passes go by with the time left; piped, 
     const CliRun piped = runWalkthrough(args);
     CHECK(piped.exitCode == 0);
     CHECK(piped.output.find("forward passes") == std::string::npos);
+}
+
+TEST_CASE("CLI patch: Ctrl-C while the runs for --trace are recorded stops them and writes no trace", "[cli][patch][interrupt]") {
+    // The grid is done and printed; Ctrl-C's flag is up as the recording starts.
+    const Model model = loadModel(std::string(ASSETS_DIR) + "/model");
+    PatchingSetup setup;
+    setup.clean = "And Moses went unto Aaron. And Aaron said unto";
+    setup.corrupt = "And Joseph went unto Aaron. And Aaron said unto";
+    PatchingResult r;
+    r.answer = r.wrong = 1;
+    r.cleanPosition = r.corruptPosition = {0};
+    r.patchedDiff = {{0.0}};
+    const fs::path dir = fs::temp_directory_path() / ("llama_patch_trace_stop_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::atomic<bool> stop{true};
+    CHECK_THROWS_AS(llama::cli::writePatchingTrace((dir / "grid.trace").string(), model, setup, r, &stop), GenerationStopped);
+    CHECK(fs::is_empty(dir));
+    fs::remove_all(dir);
 }

@@ -127,7 +127,13 @@ int runPatch(const PatchOptions& o) {
         fmt::print("Wrote {}\n", o.csv);
     }
     if (!o.trace.empty()) {
-        writePatchingTrace(o.trace, model, setup, r);
+        try {
+            writePatchingTrace(o.trace, model, setup, r, &InterruptFlag::requested);
+        } catch (const GenerationStopped&) {
+            fmt::print(stderr, "patch: stopped by Ctrl-C while recording the runs for --trace; {} was not written (the table above{} is complete)\n",
+                       o.trace, o.csv.empty() ? "" : " and --csv");
+            return 130;
+        }
         fmt::print("Wrote {} (open it with llama-viewer --trace, or export-html)\n", o.trace);
     }
     return 0;
