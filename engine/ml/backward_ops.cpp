@@ -51,16 +51,19 @@ template <class B_>
 void productInto(float* out, bool accumulate, const float* a, int64_t aRow, int64_t aK, int64_t M, const B_* b, int64_t ldb, int64_t K, int64_t N) {
     const int64_t tiles = (M + detail::kTileRows - 1) / detail::kTileRows;
     ThreadPool::global().parallelFor(tiles, [&](int64_t t0, int64_t t1) {
+        // The chunk's rows of A packed at once (see packRows), then a tile of them at a time.
+        const int64_t m0 = t0 * detail::kTileRows, m1 = std::min(M, t1 * detail::kTileRows);
         std::vector<float> panel, tile(size_t(detail::kTileRows * N));
-        for (int64_t t = t0; t < t1; ++t) {
-            const int64_t m0 = t * detail::kTileRows;
-            const int rows = int(std::min<int64_t>(detail::kTileRows, M - m0));
-            float* o = out + m0 * N;
+        detail::packRows(a + m0 * aRow, aRow, aK, m1 - m0, K, panel);
+        for (int64_t m = m0; m < m1; m += detail::kTileRows) {
+            const int rows = int(std::min<int64_t>(detail::kTileRows, m1 - m));
+            const float* p = panel.data() + (m - m0) * K;
+            float* o = out + m * N;
             if (!accumulate) {
-                detail::rowsTimesColumns(a + m0 * aRow, aRow, aK, rows, b, ldb, K, N, o, N, panel);
+                detail::packedRowsTimesColumns(p, rows, b, ldb, K, N, o, N);
                 continue;
             }
-            detail::rowsTimesColumns(a + m0 * aRow, aRow, aK, rows, b, ldb, K, N, tile.data(), N, panel);
+            detail::packedRowsTimesColumns(p, rows, b, ldb, K, N, tile.data(), N);
             for (int64_t i = 0; i < rows * N; ++i) o[i] += tile[size_t(i)];
         }
     });

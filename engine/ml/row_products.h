@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #ifdef __wasm_simd128__
@@ -84,17 +85,38 @@ void rowsAgainstColumns(const float* a, const B_* b, int64_t K, int64_t ldb, int
     }
 }
 
-// y (rows × N, row stride ldy) = A·B for rows ≤ kTileRows rows of A, A(r, k) = a[r * aRow + k * aK]
-// (a strided view read where it lies: dyᵀ is dy with its strides swapped), B row-major with row
-// stride ldb. `panel` is scratch the caller keeps between calls.
+// Rows of A into a packed panel (rows × K, row-major, F32), A(r, k) = a[r * aRow + k * aK]: a
+// strided view read where it lies (dyᵀ is dy with its strides swapped), along its shorter stride.
+// Packing many rows at once reads dyᵀ's columns a cache line at a time, not a few floats of it.
+template <class A>
+void packRows(const A* a, int64_t aRow, int64_t aK, int64_t rows, int64_t K, std::vector<float>& panel) {
+    panel.resize(size_t(rows * K));
+    if (aK <= aRow) {
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t k = 0; k < K; ++k) panel[size_t(r * K + k)] = toF32(a[r * aRow + k * aK]);
+    } else {
+        for (int64_t k = 0; k < K; ++k)
+            for (int64_t r = 0; r < rows; ++r) panel[size_t(r * K + k)] = toF32(a[r * aRow + k * aK]);
+    }
+}
+
+// y (rows × N, row stride ldy) = P·B for rows ≤ kTileRows packed rows P (rows × K), B row-major
+// with row stride ldb.
+template <class B_>
+void packedRowsTimesColumns(const float* panel, int rows, const B_* b, int64_t ldb, int64_t K, int64_t N, float* y, int64_t ldy) {
+    // The last tile of a matrix may hold fewer rows: a tile of their number (one row at a time
+    // loaded B's vectors for a single row's sums, and the loads set the pace).
+    [&]<int... R>(std::integer_sequence<int, R...>) {
+        ((rows == R + 1 ? rowsAgainstColumns<R + 1>(panel, b, K, ldb, N, y, ldy) : void()), ...);
+    }(std::make_integer_sequence<int, kTileRows>());
+}
+
+// The same from A where it lies; `panel` is scratch the caller keeps between calls.
 template <class A, class B_>
 void rowsTimesColumns(const A* a, int64_t aRow, int64_t aK, int rows, const B_* b, int64_t ldb, int64_t K, int64_t N, float* y, int64_t ldy,
                       std::vector<float>& panel) {
-    panel.resize(size_t(rows * K));
-    for (int r = 0; r < rows; ++r)
-        for (int64_t k = 0; k < K; ++k) panel[size_t(r * K + k)] = toF32(a[r * aRow + k * aK]);
-    if (rows == kTileRows) return rowsAgainstColumns<kTileRows>(panel.data(), b, K, ldb, N, y, ldy);
-    for (int r = 0; r < rows; ++r) rowsAgainstColumns<1>(panel.data() + r * K, b, K, ldb, N, y + r * ldy, ldy);
+    packRows(a, aRow, aK, rows, K, panel);
+    packedRowsTimesColumns(panel.data(), rows, b, ldb, K, N, y, ldy);
 }
 
 }  // namespace llama::ml::detail
