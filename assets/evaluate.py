@@ -8,7 +8,9 @@ Held-out set: Jude + Revelation (data/heldout.npy, the chapter documents as
 predicted exactly once, with at least 128 tokens of context except in the
 first window. bits per byte = sum of -log2 p(token) over all predicted tokens
 (special tokens included) / UTF-8 bytes of the held-out text.
-Writes eval.json and samples.txt."""
+Writes eval.json and samples.txt. `evaluate.py --model DIR` measures another checkpoint of
+Meta's layout (converted to bfloat16 as model/ was, e.g. by `llama-walkthrough convert --to meta`)
+the same way and only prints the result."""
 import json, math, os, sys, time
 import numpy as np
 import torch
@@ -55,11 +57,14 @@ def heldout_bpb(model):
 def main():
     torch.set_num_threads(2)
     t0 = time.time()
-    model, tok = load_model(max_seq_len=256, max_batch_size=1)
+    other = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == "--model" else None
+    model, tok = load_model(other, max_seq_len=256, max_batch_size=1)
     res = heldout_bpb(model)
     res["torch"] = torch.__version__
     res["dtype"] = "bfloat16"
     print(json.dumps(res, indent=2), f"({time.time()-t0:.0f}s)")
+    if other:
+        return
     with open(os.path.join(HERE, "eval.json"), "w") as f:
         json.dump(res, f, indent=2); f.write("\n")
     with open(os.path.join(HERE, "samples.txt"), "w") as f:
