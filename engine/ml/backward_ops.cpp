@@ -189,6 +189,7 @@ Tensor Conjugate(const Tensor& a) {
 }
 
 void AccumulateInto(Tensor& sum, const Tensor& a) {
+    if (isFrozenGradient(sum)) return;
     const OpScope profile(OpKind::Accumulate);
     constexpr const char* op = "AccumulateInto";
     requireF32(op, sum, "sum");
@@ -203,6 +204,7 @@ void AccumulateInto(Tensor& sum, const Tensor& a) {
 }
 
 void AddRowsInto(Tensor& table, const Tensor& tokens, const Tensor& rows) {
+    if (isFrozenGradient(table)) return;
     const OpScope profile(OpKind::Accumulate);
     constexpr const char* op = "AddRowsInto";
     requireF32(op, table, "table");
@@ -233,6 +235,7 @@ Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights) {
 }
 
 void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) {
+    if (isFrozenGradient(dWeights)) return;
     constexpr const char* op = "LinearBackwardWeights";
     requireF32(op, dy, "dy");
     requireF32(op, x, "x");
