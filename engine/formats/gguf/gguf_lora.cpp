@@ -17,7 +17,7 @@ namespace llama {
 
 namespace {
 
-std::string shapeText(const Shape& shape) { return "[" + shapeToString(shape) + "]"; }
+std::string shapeText(const Shape& shape) { return shapeToString(shape); }
 
 // A copy in F32 of an F32, F16 or BF16 tensor of the file.
 Tensor toF32(const GgufFile& file, const GgufTensorInfo& info, const std::function<void(const std::string&)>& fail) {
@@ -90,8 +90,8 @@ LoraAdapter readLoraAdapter(const LoraFile& lora, const Model& model) {
             fail(fmt::format("'{}.lora_a' is {} (rank {}) but '{}.lora_b' is {} (rank {}): A is [rank, in] and B [out, rank] of one rank", ggufName,
                              shapeText(a), a[0], ggufName, shapeText(b), b[1]));
         if (a[1] != w->dim(1) || b[0] != w->dim(0))
-            fail(fmt::format("'{}.lora_a' is {} and '{}.lora_b' is {}, but the model's {} is {} ([out, in]): the adapter needs one of [{}, {}] "
-                             "(an adapter for another model?)",
+            fail(fmt::format("'{}.lora_a' is {} and '{}.lora_b' is {}, but the model's {} is {} ([out, in]): the adapter is for a [{} {}] "
+                             "matrix, of another model",
                              ggufName, shapeText(a), ggufName, shapeText(b), ggufName, shapeText(w->shape()), b[0], a[1]));
         adapter.pairs[*metaName] = {toF32(file, *infoA, fail), toF32(file, *infoB, fail)};
     }
