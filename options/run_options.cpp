@@ -27,8 +27,8 @@ RealRange mirostatEta() { return {0, 1, true, "a learning rate above 0 and at mo
 }  // namespace ranges
 
 ModelSource ModelChoice::source(uint64_t seed) const {
-    if (!synthetic.empty()) return {ModelSource::Kind::Synthetic, synthetic, seed, tokenizer};
-    return {ModelSource::Kind::Files, model, seed, tokenizer};
+    if (!synthetic.empty()) return {ModelSource::Kind::Synthetic, synthetic, seed, tokenizer, lora};
+    return {ModelSource::Kind::Files, model, seed, tokenizer, lora};
 }
 
 void addModelOptions(CLI::App& app, ModelChoice& c, uint64_t& seed) {
@@ -41,6 +41,19 @@ void addModelOptions(CLI::App& app, ModelChoice& c, uint64_t& seed) {
     app.add_option("--tokenizer", c.tokenizer,
                    "A llama2.c checkpoint's tokenizer.bin (default: the one beside it), or a --synthetic preset's tokenizer: a tiktoken "
                    "or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary size (default: byte by byte)");
+    app.add_option_function<std::vector<std::string>>(
+           "--lora",
+           [&c](const std::vector<std::string>& items) {
+               c.lora.clear();
+               for (const auto& item : items) try {
+                       c.lora.push_back(parseLoraArgument(item));
+                   } catch (const std::invalid_argument& e) {
+                       throw CLI::ValidationError("--lora", e.what());
+                   }
+           },
+           "Add a LoRA adapter (llama.cpp's GGUF layout) to the model's matrices, its product times SCALE * alpha / rank (SCALE default 1); "
+           "repeatable: the adapters' products add up")
+        ->type_name("FILE[:SCALE]");
     addUnsigned(app, "--seed", seed, ranges::seed, "Random seed for sampling and synthetic weights");
 }
 

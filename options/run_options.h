@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "checked_number.h"
 #include "session/session.h"
@@ -33,11 +34,12 @@ struct ModelChoice {
     std::string model;
     std::string synthetic;
     std::string tokenizer;
+    std::vector<LoraFile> lora;  // --lora FILE[:SCALE], repeatable
     // The source the session facade loads; `seed` makes a preset's weights.
     ModelSource source(uint64_t seed) const;
 };
 
-// --model, --synthetic, --tokenizer and --seed (the seed also seeds sampling).
+// --model, --synthetic, --tokenizer, --lora and --seed (the seed also seeds sampling).
 void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
 // -p/--prompt, --system, --chat, --completion, --allow-special, -n/--max-tokens, --temperature,
 // --top-k, --top-p, --min-p, the repetition penalties, mirostat and the grammar options.

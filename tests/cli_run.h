@@ -47,3 +47,32 @@ inline void requireOneClearError(const CliRun& r, const std::string& expected) {
     REQUIRE(r.output.find("error: ") != std::string::npos);
     REQUIRE(r.output.find(expected) != std::string::npos);
 }
+
+// The bundled model as an F32 GGUF (what llama.cpp's goldens ran on), written once per test
+// process and removed when the process ends.
+inline const std::string& bundledF32Gguf() {
+    struct RemovedAtExit {
+        std::string path;
+        ~RemovedAtExit() {
+            std::error_code ignored;
+            std::filesystem::remove(path, ignored);
+        }
+    };
+    static const RemovedAtExit file{[] {
+        auto p = std::filesystem::temp_directory_path() / ("llama_bundled_f32_" + std::to_string(getpid()) + ".gguf");
+        auto r = runWalkthrough("convert --model " + std::string(ASSETS_DIR) + "/model --to gguf-f32 --out " + p.string());
+        REQUIRE(r.exitCode == 0);
+        return p.string();
+    }()};
+    return file.path;
+}
+
+// The generated text of a -q run: what comes before the summary line.
+inline std::string generatedText(const CliRun& r) {
+    const auto end = r.output.rfind("\n\nPrompt tokens:");
+    REQUIRE(end != std::string::npos);
+    return r.output.substr(0, end);
+}
+
+// A shell word: 's' (the tests' prompts hold no single quote).
+inline std::string quoted(const std::string& s) { return "'" + s + "'"; }

@@ -15,39 +15,11 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kSteer = std::string(TEST_FIXTURES_DIR) + "/steer/";
 
-// The bundled model as an F32 GGUF, written once per test process (what the goldens ran on) and
-// removed when the process ends.
-const std::string& bundledF32Gguf() {
-    struct RemovedAtExit {
-        std::string path;
-        ~RemovedAtExit() {
-            std::error_code ignored;
-            fs::remove(path, ignored);
-        }
-    };
-    static const RemovedAtExit file{[] {
-        auto p = fs::temp_directory_path() / ("llama_steer_" + std::to_string(getpid()) + ".gguf");
-        auto r = runWalkthrough("convert --model " + std::string(ASSETS_DIR) + "/model --to gguf-f32 --out " + p.string());
-        REQUIRE(r.exitCode == 0);
-        return p.string();
-    }()};
-    return file.path;
-}
-
 nlohmann::json goldens() {
     std::ifstream in(kSteer + "llamacpp_goldens.json");
     REQUIRE(in);
     return nlohmann::json::parse(in);
 }
-
-// The generated text of a -q run: what comes before the summary line.
-std::string generatedText(const CliRun& r) {
-    const auto end = r.output.rfind("\n\nPrompt tokens:");
-    REQUIRE(end != std::string::npos);
-    return r.output.substr(0, end);
-}
-
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 struct Cleanup {
     fs::path path;

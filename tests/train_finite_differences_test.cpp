@@ -14,6 +14,7 @@
 #include "ml/backward_ops.h"
 #include "ml/ops.h"
 #include "model/rope.h"
+#include "train/lora_finetune.h"
 #include "train_fixture.h"
 
 using namespace llama;
@@ -181,6 +182,49 @@ TEST_CASE("backward pass: every weight's gradient matches finite differences of 
     for (const auto& e : grads.entries()) {
         INFO(e.name);
         checkAgainstDifferences(e.gradient, reference.w[e.name], [&] { return reference.batchLoss(batch); }, 16);
+    }
+}
+
+TEST_CASE("LoRA: A's and B's gradients match finite differences of an F64 forward pass with W + scale * B * A", "[train][lora]") {
+    Model model = tinyModel();
+    LoraAdapter adapter = newLoraAdapter(model, 2, 3.0f, parseLoraTargets("wq,wk,wv,wo,w1,w2,w3"), 5);
+    // B starts at zero, where A's gradient is zero too: B gets values, so that both are checked.
+    uint32_t seed = 10;
+    for (auto& [name, pair] : adapter.pairs) {
+        const Vec b = randomVec(size_t(pair.B.numel()), seed++, 0.3);
+        std::transform(b.begin(), b.end(), pair.B.mutableData<float>(), [](double d) { return float(d); });
+    }
+    model.adapters.push_back(adapter);
+    const Batch batch = tinyBatch();
+    Gradients grads(model);
+    REQUIRE(grads.entries().size() == 2 * 7 * size_t(model.args.n_layers));
+    const double loss = trainOnBatch(model, batch, grads);
+    CHECK(grads.of(model.tensors.front().second).rank() == 0);  // the model's own weights are frozen: no gradient
+
+    // The reference folds each pair into its weight, W + scale * B * A, and runs the F64 forward pass.
+    const Reference base(model);
+    std::map<std::string, Vec> values;  // "<W>.lora_a" / "<W>.lora_b" -> A or B
+    for (const auto& [name, pair] : adapter.pairs)
+        for (const auto& [suffix, t] : {std::pair{".lora_a", pair.A}, std::pair{".lora_b", pair.B}}) {
+            Vec& v = values[name + suffix];
+            for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.floatAt(i));
+        }
+    auto lossWithAdapter = [&] {
+        Reference folded = base;
+        for (const auto& [name, pair] : adapter.pairs) {
+            const int64_t out = pair.B.dim(0), in = pair.A.dim(1), rank = pair.A.dim(0);
+            const Vec &a = values[name + ".lora_a"], &b = values[name + ".lora_b"];
+            Vec& w = folded.w[name];
+            for (int64_t o = 0; o < out; ++o)
+                for (int64_t i = 0; i < in; ++i)
+                    for (int64_t k = 0; k < rank; ++k) w[size_t(o * in + i)] += adapter.scaleOf(pair) * b[size_t(o * rank + k)] * a[size_t(k * in + i)];
+        }
+        return folded.batchLoss(batch);
+    };
+    CHECK(lossWithAdapter() == Approx(loss).epsilon(1e-5));  // the two forward passes agree first
+    for (const auto& e : grads.entries()) {
+        INFO(e.name);
+        checkAgainstDifferences(e.gradient, values.at(e.name), lossWithAdapter, 8);
     }
 }
 

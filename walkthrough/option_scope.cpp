@@ -17,7 +17,7 @@ using Names = std::vector<std::string_view>;
 // settings as a run (`--model m.gguf bench` is `bench --model m.gguf`); --threads sizes the one
 // thread pool, which the subcommands that run the model use. Any other subcommand applies none.
 const std::vector<std::pair<std::string_view, Names>> kApplied = {
-    {"bench", {"--model", "--synthetic", "--tokenizer", "--seed", "--threads", "--max-seq-len"}},
+    {"bench", {"--model", "--synthetic", "--tokenizer", "--lora", "--seed", "--threads", "--max-seq-len"}},
     {"batch", {"--threads"}},
     {"convert", {"--threads"}},
     {"cvector", {"--threads"}},

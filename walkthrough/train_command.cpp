@@ -13,6 +13,7 @@
 #include "formats/meta/meta_model.h"
 #include "interrupt.h"
 #include "io/atomic_output.h"
+#include "lora_train_command.h"
 #include "loss_curve_page.h"
 #include "options/checked_option.h"
 #include "pass_progress.h"
@@ -100,6 +101,13 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     cmd->add_option("--debug-log", o.debugLog, "Write the first step's passes, forward and backward, in the walkthrough's debug.log format")->option_text("FILE");
     cmd->add_flag("--profile", o.profile, "At the end, print where a step's time went: per stage, forward and backward, and per kind of op");
     cmd->add_flag("--step", o.step, "Hold the first step after each stage, forward and backward (the --step commands; c runs on)");
+    // LoRA fine-tuning (lora_train_command.h).
+    cmd->add_option("--model", o.model, "With --lora-rank: the model to fine-tune (any format --model of a run reads); its weights stay frozen")
+        ->option_text("DIR|FILE");
+    options::addInteger(*cmd, "--lora-rank", o.loraRank, {1, 1 << 16, "a rank from 1"},
+                        "Fine-tune --model with a new LoRA adapter of this rank instead of training from scratch; writes DIR/adapter.gguf");
+    options::addReal(*cmd, "--lora-alpha", o.loraAlpha, {0, 1e6, true, "an alpha above 0"}, "The adapter's alpha: its products are scaled by alpha / rank (default: the rank)");
+    cmd->add_option("--lora-targets", o.loraTargets, "The blocks' matrices the adapter adapts, of wq,wk,wv,wo,w1,w2,w3")->default_str("wq,wv");
     return cmd;
 }
 
@@ -109,6 +117,7 @@ int runTrain(const TrainOptions& o) {
         throw std::invalid_argument(fmt::format("--resume: '{}' holds no training checkpoint (training.json)", o.out));
     if (!o.resume && fs::exists(out) && !(fs::is_directory(out) && fs::is_empty(out)) && !o.force)
         throw std::invalid_argument(fmt::format("--out '{}' exists and is not an empty directory; --force replaces what it holds, --resume goes on from its checkpoint", o.out));
+    if (o.loraRank > 0) return runLoraTrain(o);
     const auto tokenizer = loadTokenizerFile(o.resume ? (out / "tokenizer.model").string() : o.tokenizer);
     const TokenStream train = readTokenStream(o.text, "training text", *tokenizer);
     const TokenStream heldout = o.heldout.empty() ? TokenStream{} : readTokenStream(o.heldout, "held-out text", *tokenizer);

@@ -31,6 +31,11 @@ struct TrainOptions {
     bool resume = false;
     int stopAt = 0;  // 0: run all the steps
     bool profile = false;
+    // LoRA fine-tuning of --model (lora_train_command.h) when loraRank > 0.
+    std::string model;
+    int loraRank = 0;
+    double loraAlpha = 0;  // 0: the rank (scale 1)
+    std::string loraTargets = "wq,wv";
 };
 
 CLI::App* addTrainCommand(CLI::App& app, TrainOptions& options);

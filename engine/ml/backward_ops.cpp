@@ -215,6 +215,7 @@ Tensor Conjugate(const Tensor& a) {
 }
 
 void AccumulateInto(Tensor& sum, const Tensor& a) {
+    if (isFrozenGradient(sum)) return;
     const OpScope profile(OpKind::Accumulate);
     constexpr const char* op = "AccumulateInto";
     requireF32(op, sum, "sum");
@@ -229,6 +230,7 @@ void AccumulateInto(Tensor& sum, const Tensor& a) {
 }
 
 void AddRowsInto(Tensor& table, const Tensor& tokens, const Tensor& rows) {
+    if (isFrozenGradient(table)) return;
     const OpScope profile(OpKind::Accumulate);
     constexpr const char* op = "AddRowsInto";
     requireF32(op, table, "table");
@@ -266,6 +268,7 @@ Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights) {
 }
 
 void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) {
+    if (isFrozenGradient(dWeights)) return;
     const OpScope profile(OpKind::LinearBackward);
     constexpr const char* op = "LinearBackwardWeights";
     requireF32(op, dWeights, "dWeights");

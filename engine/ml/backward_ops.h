@@ -44,6 +44,10 @@ Tensor SumRepeated(const Tensor& a, int dim, int64_t repeats);
 // The complex conjugate of a Complex64 tensor: RoPE's backward rotates by the conjugate angles.
 Tensor Conjugate(const Tensor& a);
 
+// A frozen weight's gradient (LoRA fine-tuning, model/gradients.h) is an empty Tensor(): the
+// three ops below that sum into a weight's gradient leave it alone.
+inline bool isFrozenGradient(const Tensor& gradient) { return gradient.rank() == 0 && !gradient.hasData(); }
+
 // sum += a, in place (same shape, F32): gradients of several uses, or of several windows, summed.
 void AccumulateInto(Tensor& sum, const Tensor& a);
 

@@ -12,7 +12,10 @@ namespace llama {
 
 class Gradients {
 public:
-    // Zeroed gradients for every weight of `model`, which must be F32 (the master weights).
+    // Zeroed gradients for every weight of `model`, which must be F32 (the master weights). When the
+    // model carries an adapter being trained (LoRA fine-tuning), its A and B are the weights
+    // trained instead, and the model's own are frozen: their gradient, of(), is an empty Tensor
+    // that the backward ops leave alone (ml/backward_ops.h).
     explicit Gradients(const Model& model);
 
     Tensor& of(const Tensor& weight);
@@ -29,6 +32,8 @@ public:
 
 private:
     std::vector<Entry> entries_;  // in the model's order
+    std::vector<Tensor> frozen_;  // weights of the model not trained, with no gradient
+    Tensor noGradient_;
 };
 
 }  // namespace llama

@@ -8,6 +8,7 @@
 #include "ml/op_profile.h"
 #include "ml/ops.h"
 #include "ml/task_launch.h"
+#include "model/lora.h"
 #include "model/rope.h"
 
 namespace llama {
@@ -27,6 +28,10 @@ LlamaAttention::LlamaAttention(const Model& model, int layerIndex)
     attn_wk = model.tensor(layerName(layerIndex, "attention.wk.weight"), {N_KVHeads * HeadDim, dim});
     attn_wv = model.tensor(layerName(layerIndex, "attention.wv.weight"), {N_KVHeads * HeadDim, dim});
     attn_wo = model.tensor(layerName(layerIndex, "attention.wo.weight"), {dim, N_Heads * HeadDim});
+    attn_wq_lora = loraUpdatesOf(model.adapters, layerName(layerIndex, "attention.wq.weight"));
+    attn_wk_lora = loraUpdatesOf(model.adapters, layerName(layerIndex, "attention.wk.weight"));
+    attn_wv_lora = loraUpdatesOf(model.adapters, layerName(layerIndex, "attention.wv.weight"));
+    attn_wo_lora = loraUpdatesOf(model.adapters, layerName(layerIndex, "attention.wo.weight"));
 }
 
 Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
@@ -42,16 +47,17 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     // marked when scheduled and again from inside the task when it starts, as the goroutines log.
     // The scope outlives the three futures: a Stop at the second launch waits for the first task.
     ml::TaskScope qkvTasks;
-    auto schedule = [&](const char* weightsName, const ml::LinearWeights& weights, const char* target) {
+    // A LoRA adapter's product (--lora) is added inside the task, to its result, before the QKV stage shows it.
+    auto schedule = [&](const char* weightsName, const ml::LinearWeights& weights, const LoraUpdates& lora, const char* target) {
         ctx.stage(marks::QKVSchedule{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
-        return qkvTasks.launch([&ctx, &x, &weights, weightsName, target] {
+        return qkvTasks.launch([&ctx, &x, &weights, &lora, weightsName, target] {
             ctx.stage(marks::QKVTask{.x = x, .weightsName = weightsName, .weights = weights, .target = target});
-            return ml::LinearTransformation(x, weights);
+            return addLoraProducts(ctx, weightsName, x, ml::LinearTransformation(x, weights), lora);
         });
     };
-    auto xqTask = schedule("attn_wq", attn_wq, "xq");
-    auto xkTask = schedule("attn_wk", attn_wk, "xk");
-    auto xvTask = schedule("attn_wv", attn_wv, "xv");
+    auto xqTask = schedule("attn_wq", attn_wq, attn_wq_lora, "xq");
+    auto xkTask = schedule("attn_wk", attn_wk, attn_wk_lora, "xk");
+    auto xvTask = schedule("attn_wv", attn_wv, attn_wv_lora, "xv");
     Tensor xq = xqTask.get();
     Tensor xk = xkTask.get();
     Tensor xv = xvTask.get();
@@ -118,7 +124,7 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     output = ml::Reshape(output, {sequenceLength, output.numel() / sequenceLength});
     ctx.stage(marks::AttentionReshape{.output = output});
 
-    output = ml::LinearTransformation(output, attn_wo);
+    output = addLoraProducts(ctx, "attn_wo", output, ml::LinearTransformation(output, attn_wo), attn_wo_lora);
     ctx.stage(marks::AttentionWo{.output = output, .attn_wo = attn_wo});
     return output;
 }

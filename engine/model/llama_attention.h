@@ -45,6 +45,8 @@ public:
     ml::LinearWeights attn_wk;  // [N_KVHeads * HeadDim, Dim] "layers.N.attention.wk.weight"
     ml::LinearWeights attn_wv;  // [N_KVHeads * HeadDim, Dim] "layers.N.attention.wv.weight"
     ml::LinearWeights attn_wo;  // [Dim, N_Heads * HeadDim]   "layers.N.attention.wo.weight"
+    // The model's LoRA adapters' updates of each matrix (none without --lora).
+    LoraUpdates attn_wq_lora, attn_wk_lora, attn_wv_lora, attn_wo_lora;
 };
 
 // [seqLen, N_KVHeads, HeadDim] -> [seqLen, N_KVHeads * N_Rep, HeadDim]: each KV head copied N_Rep

@@ -21,6 +21,8 @@ public:
     ml::LinearWeights ffn_gate;  // [FFNHiddenDim, Dim] "layers.N.feed_forward.w1.weight"
     ml::LinearWeights ffn_down;  // [Dim, FFNHiddenDim] "layers.N.feed_forward.w2.weight"
     ml::LinearWeights ffn_up;    // [FFNHiddenDim, Dim] "layers.N.feed_forward.w3.weight"
+    // The model's LoRA adapters' updates of each matrix (none without --lora).
+    LoraUpdates ffn_gate_lora, ffn_down_lora, ffn_up_lora;
 };
 
 }  // namespace llama

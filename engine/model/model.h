@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/lora.h"
 #include "model/model_args.h"
 #include "tensor/tensor.h"
 #include "tokenizer/tokenizer.h"
@@ -22,6 +23,8 @@ struct Model {
     // tokenizer_config.json's Jinja chat template, verbatim, when the model came with one
     // (shown by `inspect`; the prompt itself is built by generate/chat_template.h).
     std::string chatTemplate;
+    // LoRA adapters added to the blocks' matrices (--lora; model/lora.h), in the order given.
+    std::vector<LoraAdapter> adapters;
 
     // The weight called `name` with the expected shape; a clear error otherwise.
     const Tensor& tensor(const std::string& name, const Shape& expected) const;

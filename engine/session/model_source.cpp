@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "io/input_file.h"
+#include "formats/gguf/gguf_lora.h"
 #include "formats/gguf/gguf_model.h"
 #include "formats/hf/hf_loader.h"
 #include "formats/llama2c/llama2c_header.h"
@@ -96,8 +97,10 @@ std::string ModelSource::describe() const {
 
 std::string ModelSource::loadKey() const {
     // Lengths first, so no path or tokenizer can spell another's key.
-    return fmt::format("{} {}:{} {}:{} {}", kind == Kind::Synthetic ? "synthetic" : "files", pathOrPreset.size(), pathOrPreset, tokenizer.size(),
-                       tokenizer, kind == Kind::Synthetic ? seed : 0);
+    std::string key = fmt::format("{} {}:{} {}:{} {}", kind == Kind::Synthetic ? "synthetic" : "files", pathOrPreset.size(), pathOrPreset,
+                                  tokenizer.size(), tokenizer, kind == Kind::Synthetic ? seed : 0);
+    for (const LoraFile& f : lora) key += fmt::format(" lora {}:{}:{}", f.path.size(), f.path, f.scale);
+    return key;
 }
 
 Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
@@ -139,6 +142,10 @@ Model loadModelSource(const ModelSource& source, const LoadOptions& options) {
                                    : loadFiles(source.pathOrPreset, format, source.tokenizer, options.progress);
     }
     if (source.kind == ModelSource::Kind::Files) model.checkWeights();
+    for (const LoraFile& f : source.lora) {
+        noteInputFile(f.path);
+        model.adapters.push_back(readLoraAdapter(f, model));
+    }
     if (options.shapesOnly) model.format += (model.format.empty() ? "" : ", ") + std::string("dry run: shape-only weights");
     if (options.maxSeqLen > 0) model.args.max_seq_len = options.maxSeqLen;
     if (!options.shapesOnly) requireRunMemory(model.args, "choose a smaller --max-seq-len");

@@ -5,6 +5,7 @@
 // front end, dry runs included.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "formats/named_tensor.h"
 #include "generate/sampler.h"
@@ -20,6 +21,9 @@ struct ModelSource {
     // byte tokenizer of the preset's family), or a llama2.c checkpoint's tokenizer.bin (empty:
     // the one beside it).
     std::string tokenizer = {};
+    // LoRA adapters (--lora FILE[:SCALE], formats/gguf/gguf_lora.h), read and checked against the
+    // model as it loads, before anything runs.
+    std::vector<LoraFile> lora = {};
     // The path, or "synthetic preset 'tiny' (random weights)".
     std::string describe() const;
     // Everything that decides the model a load gives: the kind, the path or preset, the tokenizer

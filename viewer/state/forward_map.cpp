@@ -110,6 +110,7 @@ bool mapOmits(StageId stage) {
         case StageId::QKVSchedule:
         case StageId::QKVTask:
         case StageId::ControlVector:
+        case StageId::LoraProduct:
         case StageId::UBatchTokens:
         case StageId::KvShift:
         case StageId::KvSlot:

@@ -1,0 +1,85 @@
+// LoRA adapters from the CLI (issue 44, item 6): greedy text with an adapter written by llama.cpp's
+// gguf-py and with one this engine trained equals llama-cli's (goldens by
+// tests/fixtures/lora/make_goldens.py, on the bundled model as an F32 GGUF), the lora stage in the
+// debug log, `train --lora-rank` writing an adapter that loads, and an adapter for another model
+// refused before anything runs.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_run.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kLora = std::string(TEST_FIXTURES_DIR) + "/lora/";
+
+nlohmann::json goldens() {
+    std::ifstream in(kLora + "llamacpp_goldens.json");
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+}
+
+struct Cleanup {
+    fs::path path;
+    ~Cleanup() { fs::remove_all(path); }
+};
+}  // namespace
+
+TEST_CASE("CLI LoRA: greedy text with llama.cpp's adapter, ours and both at once is llama-cli's", "[cli][lora][llamacpp]") {
+    const auto g = goldens();
+    REQUIRE(g["runs"].size() == 8);
+    for (const auto& c : g["runs"]) {
+        std::string options;
+        for (const auto& a : c["adapters"]) options += fmt::format(" --lora {}{}:{}", kLora, a[0].get<std::string>(), a[1].get<float>());
+        DYNAMIC_SECTION(options << " / " << c["prompt"].get<std::string>()) {
+            auto r = runWalkthrough(fmt::format("-q --threads 2 --model {} -p {} -n {}{}", bundledF32Gguf(), quoted(c["prompt"]), c["n"].get<int>(), options));
+            REQUIRE(r.exitCode == 0);
+            CHECK(generatedText(r) == c["text"].get<std::string>());
+        }
+    }
+}
+
+TEST_CASE("CLI LoRA: each adapted matrix's product is a lora stage of the debug log", "[cli][lora]") {
+    // llamacpp_made.gguf adapts all seven matrices of layers 1 and 8: 14 products in the one pass of -n 1.
+    auto r = runWalkthrough("-q -n 1 -p 'And God said' --lora " + kLora + "llamacpp_made.gguf:0.5 --debug-log /dev/stdout");
+    REQUIRE(r.exitCode == 0);
+    size_t count = 0;
+    for (size_t at = 0; (at = r.output.find("LoRA (--lora " + kLora + "llamacpp_made.gguf:0.5): 1 * (x ", at)) != std::string::npos; ++at) ++count;
+    CHECK(count == 14);
+    CHECK_THAT(r.output, Catch::Contains("· lora_aᵀ shape([2 256])) · lora_bᵀ shape([1024 2]) -> tensor product shape([4 1024]), added to x · ffn_gateᵀ"));
+}
+
+TEST_CASE("CLI train --lora-rank: fine-tunes the bundled model and writes an adapter that --lora loads", "[cli][lora][train]") {
+    const Cleanup out{fs::temp_directory_path() / ("llama_lora_train_" + std::to_string(getpid()))};
+    auto r = runWalkthrough("train --model " + std::string(ASSETS_DIR) + "/model --text " + std::string(ASSETS_DIR) + "/text/jude.txt --out " +
+                            out.path.string() + " --lora-rank 1 --lora-targets wo,w3 --steps 2 --batch 1 --seq-len 8 --lr 0.01 --warmup 1");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.output, Catch::Contains("rank 1, alpha 1 (scale 1), wo,w3 in each of 8 layers: 14336 trained parameters; the model's own are frozen"));
+    const fs::path adapter = out.path / "adapter.gguf";
+    REQUIRE(fs::exists(adapter));
+    auto run = runWalkthrough("-q -n 4 --lora " + adapter.string() + " --debug-log /dev/stdout");
+    REQUIRE(run.exitCode == 0);
+    CHECK_THAT(run.output, Catch::Contains("added to x · attn_woᵀ") && Catch::Contains("added to x · ffn_upᵀ"));
+}
+
+TEST_CASE("CLI LoRA: an adapter for another model is refused naming the tensor and both shapes", "[cli][lora][errors]") {
+    SECTION("the bundled model's adapter on the tiny synthetic model") {
+        requireOneClearError(runWalkthrough("--synthetic tiny -n 1 --lora " + kLora + "llamacpp_made.gguf"),
+                             "'blk.0.attn_k.weight.lora_a' is [2 256] and 'blk.0.attn_k.weight.lora_b' is [64 2], but the model's blk.0.attn_k.weight is "
+                             "[32 64] ([out, in])");
+    }
+    SECTION("a control vector is not an adapter") {
+        requireOneClearError(runWalkthrough("-n 1 --lora " + std::string(TEST_FIXTURES_DIR) + "/steer/joy.gguf"),
+                             "joy.gguf: general.type is '(missing)', not 'adapter'");
+    }
+    SECTION("train --lora-rank without --model") {
+        const Cleanup out{fs::temp_directory_path() / ("llama_lora_nomodel_" + std::to_string(getpid()))};
+        requireOneClearError(runWalkthrough("train --text " + std::string(ASSETS_DIR) + "/text/jude.txt --out " + out.path.string() + " --lora-rank 2"),
+                             "--lora-rank fine-tunes a model: give its files with --model");
+    }
+}
