@@ -30,29 +30,11 @@ std::vector<TrainingWindow> consecutiveWindows(const std::vector<int32_t>& strea
 
 }  // namespace
 
-Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<int32_t> heldout)
+Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<TrainingWindow> examples,
+                 std::vector<TrainingWindow> heldout)
     : model_(model),
       recipe_(recipe),
       train_(std::move(train)),
-      heldout_(consecutiveWindows(heldout, recipe.seqLen)),
-      transformer_(model_),
-      ctx_(withContext(model_.args, recipe.seqLen)),
-      tape_(model_.args.n_layers),
-      grads_(model_),
-      adamw_(grads_, {.weightDecay = recipe.weightDecay}),
-      windows_(recipe.seed) {
-    if (int64_t(train_.size()) < recipe.seqLen + 2)
-        throw std::invalid_argument(fmt::format("the training text gives {} tokens, fewer than one window of --seq-len {} plus its next token and one more",
-                                                train_.size(), recipe.seqLen));
-    if (!heldout.empty() && int64_t(heldout.size()) < recipe.seqLen + 1)
-        throw std::invalid_argument(fmt::format("the held-out text gives {} tokens, fewer than one window of --seq-len {} plus its next token",
-                                                heldout.size(), recipe.seqLen));
-    ctx_.addObserver(&tape_);
-}
-
-Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<TrainingWindow> examples, std::vector<TrainingWindow> heldout)
-    : model_(model),
-      recipe_(recipe),
       examples_(std::move(examples)),
       heldout_(std::move(heldout)),
       transformer_(model_),
@@ -61,8 +43,22 @@ Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<Trainin
       grads_(model_),
       adamw_(grads_, {.weightDecay = recipe.weightDecay}),
       windows_(recipe.seed) {
-    if (examples_.empty()) throw std::invalid_argument("fine-tuning needs at least one training example");
     ctx_.addObserver(&tape_);
+}
+
+Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<int32_t> heldout)
+    : Trainer(model, recipe, std::move(train), {}, consecutiveWindows(heldout, recipe.seqLen)) {
+    if (int64_t(train_.size()) < recipe.seqLen + 2)
+        throw std::invalid_argument(fmt::format("the training text gives {} tokens, fewer than one window of --seq-len {} plus its next token and one more",
+                                                train_.size(), recipe.seqLen));
+    if (!heldout.empty() && int64_t(heldout.size()) < recipe.seqLen + 1)
+        throw std::invalid_argument(fmt::format("the held-out text gives {} tokens, fewer than one window of --seq-len {} plus its next token",
+                                                heldout.size(), recipe.seqLen));
+}
+
+Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<TrainingWindow> examples, std::vector<TrainingWindow> heldout)
+    : Trainer(model, recipe, {}, std::move(examples), std::move(heldout)) {
+    if (examples_.empty()) throw std::invalid_argument("fine-tuning needs at least one training example");
 }
 
 TrainingStepReport Trainer::step() {

@@ -54,6 +54,10 @@ public:
     std::string restore(const std::string& dir);
 
 private:
+    // Either train (pretraining's stream) or examples (fine-tuning's) is empty.
+    Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<TrainingWindow> examples,
+            std::vector<TrainingWindow> heldout);
+
     Model& model_;
     TrainingRecipe recipe_;
     std::vector<int32_t> train_;
