@@ -15,7 +15,7 @@ endif
 # A configure that keeps the build directory's LLAMA_BUILD_TESTS (off unless `make test` turned it on).
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-.PHONY: deps deps-cli walkthrough build run chat-model viewer site web serve-web figures fixtures test test-engine test-sanitizers bench clean
+.PHONY: deps deps-cli walkthrough build run viewer site web serve-web figures fixtures test test-engine test-sanitizers bench clean
 
 deps-cli:
 	@scripts/install-deps.sh cli
@@ -35,14 +35,6 @@ build: deps
 
 run: walkthrough
 	$(WALKTHROUGH) --model assets/model $(if $(PROMPT),--prompt "$(PROMPT)") -n 48
-
-# The bundled model fine-tuned for chat in $(BUILD)/chat-model (docs/training.md, "Fine-tuning for
-# chat"): chat examples made from Debian's bible-kjv, then `train --sft` from assets/model's weights.
-# Then: $(WALKTHROUGH) --model $(BUILD)/chat-model --chat --prompt "Quote Genesis 1:3."
-chat-model: walkthrough
-	python3 assets/make_chat_corpus.py
-	$(WALKTHROUGH) train --init-from assets/model --sft assets/data/chat_train.jsonl --heldout assets/data/chat_heldout.jsonl \
-	    --steps 300 --batch 8 --warmup 20 --lr 5e-4 --eval-every 100 --log-every 10 --force --out $(BUILD)/chat-model
 
 # The viewer (docs/viewer.md); `$(BUILD)/viewer/llama-viewer` then opens the bundled model.
 viewer: deps

@@ -94,7 +94,8 @@ void requireShapeFlagsAgree(const TrainOptions& o, const Model& source) {
 }  // namespace
 
 CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
-    CLI::App* cmd = app.add_subcommand("train", "Train a Llama from scratch on a text file with the engine's own backward pass (assets/train.py's recipe)");
+    CLI::App* cmd = app.add_subcommand("train", "Train a Llama from scratch on a text file with the engine's own backward pass (assets/train.py's recipe), "
+                                                 "or fine-tune one on chat examples (--init-from, --sft)");
     cmd->add_option("--text", o.text, "UTF-8 training text; a line holding only a form feed separates documents (assets/make_corpus.py's chapters)")
         ->option_text("FILE");
     cmd->add_option("--sft", o.sft,
