@@ -14,7 +14,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "data")
 HELDOUT_BOOKS = {"Jude", "Rev"}   # the last two books of the Bible
 
-def main():
+def read_verses():
+    """Every verse of the King James Bible as (book, chapter, verse, text), in order; book is the
+    program's abbreviation ("Ge", "1Sm", "Rev")."""
     raw = subprocess.run(["bible", "-f", "-l", "0"], input="Gen1:1-Rev22:21\n",
                          capture_output=True, text=True, check=True).stdout
     lines = raw.split("\n")
@@ -22,17 +24,20 @@ def main():
     # everything up to and including the echoed command line
     start = next(i for i, l in enumerate(lines) if l.startswith("bible(KJV)") and "Gen1:1-Rev22:21" in l)
     verse_re = re.compile(r"^([1-3]?[A-Za-z]+)(\d+):(\d+) (.*)$")
-    chapters = []          # (book, chapter, [verses])
+    verses = []
     for l in lines[start + 1:]:
         m = verse_re.match(l)
-        if not m:
-            continue
-        book, ch, vs, text = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4).strip()
+        if m:
+            verses.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4).strip()))
+    assert len(verses) == 31102, len(verses)
+    return verses
+
+def main():
+    chapters = []          # (book, chapter, [verses])
+    for book, ch, vs, text in read_verses():
         if not chapters or chapters[-1][0] != book or chapters[-1][1] != ch:
             chapters.append((book, ch, []))
         chapters[-1][2].append(text)
-    nverses = sum(len(c[2]) for c in chapters)
-    assert nverses == 31102, nverses
     os.makedirs(OUT, exist_ok=True)
     train = [c for c in chapters if c[0] not in HELDOUT_BOOKS]
     held = [c for c in chapters if c[0] in HELDOUT_BOOKS]

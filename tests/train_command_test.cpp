@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "cli_run.h"
@@ -123,5 +124,71 @@ TEST_CASE("train: bad input is refused with a clear message and nothing written"
     text(out / "notes.txt", "mine");
     requireOneClearError(runWalkthrough(kTiny + " --text ../assets/samples.txt" + tail), "--force");
     CHECK(bytesOf(out / "notes.txt") == "mine");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("train: fine-tuning a model on chat examples, stopped and resumed to the same bits", "[train][cli][sft]") {
+    const fs::path dir = scratch("sft"), base = dir / "base", straight = dir / "straight", resumed = dir / "resumed";
+    fs::create_directories(dir);
+    const CliRun made = runWalkthrough(kShape + " --steps 2 --text ../assets/samples.txt --out " + base.string());
+    INFO(made.output);
+    REQUIRE(made.exitCode == 0);
+    auto example = [](const std::string& user, const std::string& reply) {
+        return R"({"messages": [{"role": "user", "content": ")" + user + R"("}, {"role": "assistant", "content": ")" + reply + "\"}]}\n";
+    };
+    const std::string chat = text(dir / "chat.jsonl", example("Quote Genesis 1:1.", "In the beginning God created the heaven and the earth.") +
+                                                          example("Quote Genesis 1:3.", "And God said, Let there be light: and there was light.") +
+                                                          example("Finish the verse: Jesus", "wept.") + example("Which book says: Jesus wept.", "John"));
+    const std::string heldout = text(dir / "heldout.jsonl", example("Quote Jude 1:2.", "Mercy unto you, and peace, and love, be multiplied."));
+    const std::string sft = "train --init-from " + base.string() + " --sft " + chat + " --heldout " + heldout +
+                            " --seq-len 48 --batch 2 --warmup 2 --steps 4 --log-every 1 --eval-every 2 --checkpoint-minutes 1000 --out ";
+
+    const CliRun a = runWalkthrough(sft + straight.string());
+    INFO(a.output);
+    REQUIRE(a.exitCode == 0);
+    CHECK(a.output.find("Chat examples: " + chat + " (4 examples") != std::string::npos);
+    CHECK(a.output.find("Starting from the weights of " + base.string()) != std::string::npos);
+    CHECK(a.output.find("Held-out loss before training: ") != std::string::npos);
+    CHECK(a.output.find(R"({"step": 4, "train_loss": )") != std::string::npos);
+    const CliRun stop = runWalkthrough(sft + resumed.string() + " --stop-at 2");
+    INFO(stop.output);
+    REQUIRE(stop.exitCode == 0);
+    const CliRun go = runWalkthrough(sft + resumed.string() + " --resume");
+    INFO(go.output);
+    REQUIRE(go.exitCode == 0);
+    for (const char* file : {"consolidated.00.pth", "optimizer.pth", "model.gguf", "log.jsonl"}) {
+        INFO(file);
+        std::string x = bytesOf(straight / file), y = bytesOf(resumed / file);
+        if (std::string(file) == "log.jsonl")  // but for the times
+            for (std::string* log : {&x, &y}) *log = std::regex_replace(*log, std::regex(R"("elapsed": [0-9.]+)"), "");
+        CHECK(x == y);
+    }
+    // The fine-tuned model answers in chat form: its reply is written after the assistant's header.
+    const CliRun chatRun = runWalkthrough("--model " + straight.string() + " -q --chat --prompt \"Quote Genesis 1:3.\" -n 2");
+    INFO(chatRun.output);
+    CHECK(chatRun.exitCode == 0);
+
+    // Resuming with another start, or as pretraining, is refused naming the setting.
+    std::string otherStart = sft;
+    otherStart.replace(otherStart.find(base.string()), base.string().size(), straight.string());
+    requireOneClearError(runWalkthrough(otherStart + resumed.string() + " --resume"), "init_from");
+    std::string asText = sft;
+    asText.replace(asText.find("--sft " + chat), 6 + chat.size(), "--text ../assets/samples.txt");
+    asText.replace(asText.find("--heldout " + heldout), 10 + heldout.size(), "");
+    requireOneClearError(runWalkthrough(asText + resumed.string() + " --resume"), "windows");
+    // --init-from takes the shape and the tokenizer from the model.
+    requireOneClearError(runWalkthrough(sft + (dir / "x").string() + " --dim 32"), "--dim disagrees with the model --init-from names: '" + base.string() + "' has dim 64");
+    requireOneClearError(runWalkthrough(sft + (dir / "x").string() + " --tokenizer ../assets/model/tokenizer.model"), "brings its own tokenizer");
+    requireOneClearError(runWalkthrough(sft + (dir / "x").string() + " --text ../assets/samples.txt"), "one of --text FILE");
+    requireOneClearError(runWalkthrough("train --init-from " + (dir / "nothing").string() + " --sft " + chat + " --out " + (dir / "x").string()),
+                         (dir / "nothing").string());
+    // A bad example is named by file and line.
+    const std::string bad = text(dir / "bad.jsonl", example("Quote Genesis 1:1.", "In the beginning") + "{\"messages\": [\n");
+    requireOneClearError(runWalkthrough("train --init-from " + base.string() + " --sft " + bad + " --out " + (dir / "x").string()),
+                         "chat examples '" + bad + "' line 2 is not JSON");
+    const std::string longOne = text(dir / "long.jsonl", example("Quote Genesis 1:1.", std::string(300, 'x')));
+    requireOneClearError(runWalkthrough("train --init-from " + base.string() + " --sft " + longOne + " --seq-len 40 --out " + (dir / "x").string()),
+                         "line 1: the example is");
+    CHECK_FALSE(fs::exists(dir / "x" / "consolidated.00.pth"));
     fs::remove_all(dir);
 }

@@ -126,10 +126,10 @@ struct Reference {
         }
         return loss / S;
     }
-    double batchLoss(const Batch& b) const {
+    double batchLoss(const std::vector<TrainingWindow>& b) const {
         double loss = 0;
-        for (size_t i = 0; i < b.inputs.size(); ++i) loss += windowLoss(b.inputs[i], b.targets[i]);
-        return loss / double(b.inputs.size());
+        for (const TrainingWindow& w : b) loss += windowLoss(w.inputs, w.targets);
+        return loss / double(b.size());
     }
 };
 
@@ -174,7 +174,7 @@ Vec randomVec(size_t n, uint32_t seed, double scale = 1.0) {
 
 TEST_CASE("backward pass: every weight's gradient matches finite differences of an F64 forward pass", "[train]") {
     const Model model = tinyModel();
-    const Batch batch = tinyBatch();
+    const std::vector<TrainingWindow> batch = tinyBatch();
     Gradients grads(model);
     const double loss = trainOnBatch(model, batch, grads);
     Reference reference(model);

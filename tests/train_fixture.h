@@ -43,31 +43,24 @@ inline llama::Model tinyModel() {
     return model;
 }
 
-struct Batch {
-    std::vector<std::vector<int32_t>> inputs, targets;
-};
-
-inline Batch tinyBatch() {
-    Batch b;
+// The two windows of the golden step, every target scored.
+inline std::vector<llama::TrainingWindow> tinyBatch() {
+    std::vector<llama::TrainingWindow> batch;
     const nlohmann::json golden = stepJson();
     for (const auto& w : golden["windows"]) {
         std::vector<int32_t> window = w.get<std::vector<int32_t>>();
-        b.inputs.emplace_back(window.begin(), window.end() - 1);
-        b.targets.emplace_back(window.begin() + 1, window.end());
+        batch.push_back({std::vector<int32_t>(window.begin(), window.end() - 1), std::vector<int32_t>(window.begin() + 1, window.end())});
     }
-    return b;
+    return batch;
 }
 
-// The batch's mean loss; grads hold its gradient.
-inline double trainOnBatch(const llama::Model& model, const Batch& batch, llama::Gradients& grads) {
+// The batch's mean loss over its scored tokens; grads hold its gradient.
+inline double trainOnBatch(const llama::Model& model, const std::vector<llama::TrainingWindow>& batch, llama::Gradients& grads) {
     const llama::LlamaTransformer transformer(model);
     llama::InferenceContext ctx(model.args);
     llama::ForwardTape tape(model.args.n_layers);
     ctx.addObserver(&tape);
-    double loss = 0;
-    for (size_t b = 0; b < batch.inputs.size(); ++b)
-        loss += llama::trainOnWindow(transformer, ctx, tape, batch.inputs[b], batch.targets[b], 1.0f / float(batch.inputs.size()), grads).loss;
-    return loss / double(batch.inputs.size());
+    return llama::trainOnBatch(transformer, ctx, tape, batch, grads);
 }
 
 }  // namespace train_test

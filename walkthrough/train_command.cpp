@@ -3,11 +3,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "formats/gguf/gguf_export.h"
 #include "formats/meta/meta_model.h"
@@ -17,10 +21,12 @@
 #include "loss_curve_page.h"
 #include "options/checked_option.h"
 #include "pass_progress.h"
+#include "session/model_source.h"
 #include "stages/step_controller.h"
 #include "stepper.h"
 #include "tokenizer/tokenizer_file.h"
 #include "trace/debug_log_observer.h"
+#include "train/chat_examples.h"
 #include "train/initial_weights.h"
 #include "train/token_stream.h"
 #include "train/trainer.h"
@@ -60,14 +66,44 @@ ModelArgs modelArgs(const TrainOptions& o, int vocabSize) {
     return args;
 }
 
+const char* const kShapeFlags[] = {"--dim", "--n-layers", "--n-heads", "--n-kv-heads", "--multiple-of", "--ffn-dim-multiplier", "--rope-theta"};
+
+// --init-from takes the shape from the model's file: a shape flag may restate it, not change it.
+void requireShapeFlagsAgree(const TrainOptions& o, const Model& source) {
+    auto given = [&](const std::string& flag) { return std::ranges::find(o.given, flag) != o.given.end(); };
+    if (given("--tokenizer"))
+        throw std::invalid_argument(fmt::format("--tokenizer: the model --init-from names ('{}') brings its own tokenizer; leave --tokenizer out", o.recipe.initFrom));
+    const ModelArgs& a = source.args;
+    ModelArgs ffn = a;
+    if (given("--multiple-of")) ffn.multiple_of = o.multipleOf;
+    if (given("--ffn-dim-multiplier")) ffn.ffn_dim_multiplier = o.ffnDimMultiplier;
+    const std::string ffnWidth = fmt::format("an FFN width of {} (this flag makes it {})", a.ffnHiddenDim(), ffn.ffnHiddenDim());
+    const std::tuple<const char*, bool, std::string> flags[] = {
+        {"--dim", o.dim == a.dim, fmt::format("dim {}", a.dim)},
+        {"--n-layers", o.nLayers == a.n_layers, fmt::format("n_layers {}", a.n_layers)},
+        {"--n-heads", o.nHeads == a.n_heads, fmt::format("n_heads {}", a.n_heads)},
+        {"--n-kv-heads", o.nKVHeads == a.n_kv_heads, fmt::format("n_kv_heads {}", a.n_kv_heads)},
+        {"--multiple-of", ffn.ffnHiddenDim() == a.ffnHiddenDim(), ffnWidth},
+        {"--ffn-dim-multiplier", ffn.ffnHiddenDim() == a.ffnHiddenDim(), ffnWidth},
+        {"--rope-theta", o.ropeTheta == a.rope_theta, fmt::format("rope_theta {}", a.rope_theta)}};
+    for (const auto& [flag, agrees, stated] : flags)
+        if (given(flag) && !agrees)
+            throw std::invalid_argument(fmt::format("{} disagrees with the model --init-from names: '{}' has {}; its shape comes from the file, leave {} out",
+                                                    flag, o.recipe.initFrom, stated, flag));
+}
+
 }  // namespace
 
 CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
-    CLI::App* cmd = app.add_subcommand("train", "Train a Llama from scratch on a text file with the engine's own backward pass (assets/train.py's recipe)");
+    CLI::App* cmd = app.add_subcommand("train", "Train a Llama from scratch on a text file with the engine's own backward pass (assets/train.py's recipe), "
+                                                 "or fine-tune one on chat examples (--init-from, --sft)");
     cmd->add_option("--text", o.text, "UTF-8 training text; a line holding only a form feed separates documents (assets/make_corpus.py's chapters)")
-        ->option_text("FILE REQUIRED")
-        ->required();
-    cmd->add_option("--heldout", o.heldout, "UTF-8 text for the held-out loss, never trained on")->option_text("FILE");
+        ->option_text("FILE");
+    cmd->add_option("--sft", o.sft,
+                    "In place of --text, fine-tune on chat examples: JSON lines of {\"messages\": [user, assistant]} "
+                    "(assets/make_chat_corpus.py), each a whole window, the loss on the assistant's reply only; use with --init-from")
+        ->option_text("FILE");
+    cmd->add_option("--heldout", o.heldout, "Text (or, with --sft, chat examples) for the held-out loss, never trained on")->option_text("FILE");
     cmd->add_option("--tokenizer", o.tokenizer, "A Llama 3 tiktoken tokenizer.model (with Llama 3's special tokens)")->option_text("FILE");
     cmd->add_option("--out", o.out,
                     "Directory for the checkpoint (Meta's layout in F32, optimizer.pth, training.json), model.gguf (F32) and the loss "
@@ -108,21 +144,47 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
                         "Fine-tune --model with a new LoRA adapter of this rank instead of training from scratch; writes DIR/adapter.gguf");
     options::addReal(*cmd, "--lora-alpha", o.loraAlpha, {0, 1e6, true, "an alpha above 0"}, "The adapter's alpha: its products are scaled by alpha / rank (default: the rank)");
     cmd->add_option("--lora-targets", o.loraTargets, "The blocks' matrices the adapter adapts, of wq,wk,wv,wo,w1,w2,w3")->default_str("wq,wv");
+    cmd->add_option("--init-from", o.recipe.initFrom,
+                    "Start from this model's weights (any format the engine loads, as F32) instead of a random initialisation; its shape "
+                    "and tokenizer come with it")
+        ->option_text("MODEL");
+    cmd->callback([cmd, &o] {
+        for (const char* flag : kShapeFlags)
+            if (cmd->count(flag)) o.given.push_back(flag);
+        if (cmd->count("--tokenizer")) o.given.push_back("--tokenizer");
+    });
     return cmd;
 }
 
 int runTrain(const TrainOptions& o) {
+    if (o.text.empty() == o.sft.empty())
+        throw std::invalid_argument("train needs one of --text FILE (pretraining on text) and --sft FILE (fine-tuning on chat examples)");
     const fs::path out(o.out);
     if (o.resume && !fs::exists(out / "training.json"))
         throw std::invalid_argument(fmt::format("--resume: '{}' holds no training checkpoint (training.json)", o.out));
     if (!o.resume && fs::exists(out) && !(fs::is_directory(out) && fs::is_empty(out)) && !o.force)
         throw std::invalid_argument(fmt::format("--out '{}' exists and is not an empty directory; --force replaces what it holds, --resume goes on from its checkpoint", o.out));
     if (o.loraRank > 0) return runLoraTrain(o);
-    const auto tokenizer = loadTokenizerFile(o.resume ? (out / "tokenizer.model").string() : o.tokenizer);
-    const TokenStream train = readTokenStream(o.text, "training text", *tokenizer);
-    const TokenStream heldout = o.heldout.empty() ? TokenStream{} : readTokenStream(o.heldout, "held-out text", *tokenizer);
-    const ModelArgs args = modelArgs(o, tokenizer->vocabSize());
-    Model model = initialModel(args, o.recipe.seed, tokenizer);
+    // Fine-tuning starts from a model's weights, with its shape and tokenizer (on --resume too, where
+    // the checkpoint's weights then replace them).
+    std::optional<Model> source;
+    if (!o.recipe.initFrom.empty()) {
+        source = loadModel(o.recipe.initFrom);
+        requireShapeFlagsAgree(o, *source);
+    }
+    const auto tokenizer = o.resume ? loadTokenizerFile((out / "tokenizer.model").string()) : source ? source->tokenizer : loadTokenizerFile(o.tokenizer);
+    const bool sft = !o.sft.empty();
+    const TokenStream train = sft ? TokenStream{} : readTokenStream(o.text, "training text", *tokenizer);
+    const TokenStream heldout = sft || o.heldout.empty() ? TokenStream{} : readTokenStream(o.heldout, "held-out text", *tokenizer);
+    const ChatExamples examples = sft ? readChatExamples(o.sft, "chat examples", *tokenizer, o.recipe.seqLen) : ChatExamples{};
+    const ChatExamples heldoutExamples =
+        sft && !o.heldout.empty() ? readChatExamples(o.heldout, "held-out chat examples", *tokenizer, o.recipe.seqLen) : ChatExamples{};
+    Model model = source ? trainableModel(*source, o.recipe.seqLen) : initialModel(modelArgs(o, tokenizer->vocabSize()), o.recipe.seed, tokenizer);
+    if (source) {
+        source.reset();
+        releaseInputFile(o.recipe.initFrom);  // copied: a run may write over it
+    }
+    const ModelArgs& args = model.args;
     if (o.resume) {
         // The checkpoint's weights, copied out of the mapped file: training writes them.
         const Model saved = loadMetaModel(o.out);
@@ -134,19 +196,30 @@ int runTrain(const TrainOptions& o) {
     }
     int64_t parameters = 0;
     for (const auto& [name, t] : model.tensors) parameters += t.numel();
-    fmt::print("Training text: {} ({} documents, {} bytes, {} tokens){}\n", o.text, train.documents, train.bytes, train.tokens.size(),
-               o.heldout.empty() ? "" : fmt::format("; held out: {} ({} tokens)", o.heldout, heldout.tokens.size()));
+    if (sft)
+        fmt::print("Chat examples: {} ({} examples, {} tokens, {} of them the replies' and scored){}\n", o.sft, examples.windows.size(), examples.tokens,
+                   examples.scored, o.heldout.empty() ? "" : fmt::format("; held out: {} ({} examples)", o.heldout, heldoutExamples.windows.size()));
+    else
+        fmt::print("Training text: {} ({} documents, {} bytes, {} tokens){}\n", o.text, train.documents, train.bytes, train.tokens.size(),
+                   o.heldout.empty() ? "" : fmt::format("; held out: {} ({} tokens)", o.heldout, heldout.tokens.size()));
     fmt::print("Model: dim {} | n_layers {} | n_heads {} | n_kv_heads {} | FFN hidden {} | vocab_size {} | {} parameters ({:.2f}M), F32\n", args.dim,
                args.n_layers, args.n_heads, args.n_kv_heads, args.ffnHiddenDim(), args.vocab_size, parameters, double(parameters) / 1e6);
+    if (!o.recipe.initFrom.empty()) fmt::print("Starting from the weights of {}\n", o.recipe.initFrom);
     const TrainingRecipe& r = o.recipe;
-    fmt::print("Recipe: {} steps of {} windows of {} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
-               r.batch, r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
+    fmt::print("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
+               r.batch, sft ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
 
-    Trainer trainer(model, r, train.tokens, heldout.tokens);
+    Trainer trainer = sft ? Trainer(model, r, examples.windows, heldoutExamples.windows) : Trainer(model, r, train.tokens, heldout.tokens);
+    // Where fine-tuning starts from, to compare with where it ends.
+    if (!r.initFrom.empty() && !o.heldout.empty() && !o.resume) fmt::print("Held-out loss before training: {:.6f}\n", trainer.heldoutLoss());
     double elapsedBefore = 0;
+    int64_t tokens = 0;  // trained on so far (fine-tuning's windows are as long as their examples)
     std::vector<LossRecord> records;
     if (o.resume) {
-        elapsedBefore = std::stod(trainer.restore(o.out));
+        // The time spent and the tokens trained on (a checkpoint from before it counted them: full windows).
+        std::istringstream extra(trainer.restore(o.out));
+        extra >> elapsedBefore;
+        if (!(extra >> tokens)) tokens = int64_t(trainer.stepsDone()) * r.batch * r.seqLen;
         std::ifstream logFile(out / "log.jsonl");
         for (std::string line; std::getline(logFile, line);)
             if (auto record = parseLossRecord(line); record && record->step <= trainer.stepsDone()) records.push_back(*record);
@@ -184,7 +257,7 @@ int runTrain(const TrainOptions& o) {
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] { return elapsedBefore + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     auto checkpoint = [&] {
-        trainer.save(o.out, fmt::format("{:.3f}", elapsed()));
+        trainer.save(o.out, fmt::format("{:.3f} {}", elapsed(), tokens));
         std::string log;
         for (const LossRecord& record : records) log += lossRecordJson(record) + "\n";
         writeFileAtomically((out / "log.jsonl").string(), log);
@@ -194,9 +267,11 @@ int runTrain(const TrainOptions& o) {
     double runningLoss = 0, lastCheckpoint = elapsed();
     int running = 0;
     const int firstStep = trainer.stepsDone();
+    const int64_t firstTokens = tokens;
     double steppedSeconds = 0;  // inside trainer.step(): what --profile divides
     auto printProfile = [&] {
-        if (o.profile) stageClock.print(trainer.stepsDone() - firstStep, int64_t(r.batch) * r.seqLen, steppedSeconds);
+        const int steps = trainer.stepsDone() - firstStep;
+        if (o.profile) stageClock.print(steps, steps ? (tokens - firstTokens) / steps : 0, steppedSeconds);
     };
     while (trainer.stepsDone() < r.steps) {
         TrainingStepReport step;
@@ -214,10 +289,11 @@ int runTrain(const TrainOptions& o) {
         steppedSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count();
         if (debugLog && step.step == firstStep + 1) debugLog->finish();
         runningLoss += step.loss;
+        tokens += step.tokens;
         ++running;
-        const bool evaluate = !heldout.tokens.empty() && (step.step % r.evalEvery == 0 || step.step == r.steps);
+        const bool evaluate = !o.heldout.empty() && (step.step % r.evalEvery == 0 || step.step == r.steps);
         if (evaluate || step.step == r.steps || step.step % o.logEvery == 0) {
-            LossRecord record{step.step, runningLoss / running, step.lr, int64_t(step.step) * r.batch * r.seqLen, elapsed(), std::nullopt};
+            LossRecord record{step.step, runningLoss / running, step.lr, tokens, elapsed(), std::nullopt};
             if (evaluate) record.heldoutLoss = trainer.heldoutLoss();
             records.push_back(record);
             if (progress) fmt::print(stderr, "\r\033[K");
@@ -236,7 +312,7 @@ int runTrain(const TrainOptions& o) {
         if (progress) {
             const double done = elapsed() - elapsedBefore, stepsHere = step.step - firstStep;
             fmt::print(stderr, "\rstep {}/{} | loss {:.3f} | {:.0f} tok/s | {} left", step.step, r.steps, step.loss,
-                       stepsHere * r.batch * r.seqLen / done, duration(done / stepsHere * (r.steps - step.step)));
+                       double(tokens - firstTokens) / done, duration(done / stepsHere * (r.steps - step.step)));
         }
     }
     if (progress) fmt::print(stderr, "\n");

@@ -1,7 +1,9 @@
 #pragma once
 // `llama-walkthrough train --text FILE --out DIR`: trains a Llama from a random initialisation
-// on a text file with the engine's own backward pass (engine/train), assets/train.py's recipe
-// with the bundled model's settings as defaults. The first step can be logged in the
+// (or from an existing model's weights, --init-from) on a text file with the engine's own
+// backward pass (engine/train), assets/train.py's recipe with the bundled model's settings as
+// defaults; or, with --sft FILE in place of --text, fine-tunes on chat examples, scoring only the
+// assistant's replies. The first step can be logged in the
 // walkthrough's format (--debug-log) or stepped through stage by stage (--step), the backward
 // stages included. A checkpoint in --out (every few minutes, at Ctrl-C and at the end) resumes
 // with --resume to the same bits as a run never stopped.
@@ -9,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "train/training_recipe.h"
 
@@ -16,6 +19,7 @@ namespace llama::cli {
 
 struct TrainOptions {
     std::string text;
+    std::string sft;  // chat examples (JSON lines) to fine-tune on, in place of text
     std::string heldout;
     std::string tokenizer = "assets/model/tokenizer.model";
     std::string out;
@@ -36,6 +40,7 @@ struct TrainOptions {
     int loraRank = 0;
     double loraAlpha = 0;  // 0: the rank (scale 1)
     std::string loraTargets = "wq,wv";
+    std::vector<std::string> given;  // the shape flags and --tokenizer, when given: --init-from checks them against its model
 };
 
 CLI::App* addTrainCommand(CLI::App& app, TrainOptions& options);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 
+#include "ml/ops.h"
 #include "model/portable_math.h"
 #include "model/synthetic.h"
 
@@ -45,6 +47,22 @@ Model initialModel(const ModelArgs& args, uint64_t seed, std::shared_ptr<const T
         }
         ++stream;
         model.tensors.emplace_back(name, std::move(t));
+    }
+    return model;
+}
+
+Model trainableModel(const Model& source, int maxSeqLen) {
+    Model model;
+    model.args = source.args;
+    model.args.max_seq_len = maxSeqLen;
+    model.format = fmt::format("{} ({}), as F32 to train", source.path, source.format);
+    model.tokenizer = source.tokenizer;
+    for (const auto& [name, shapeOnly] : syntheticWeights(model.args, 0, true)) {
+        const Tensor& weight = source.tensor(name, shapeOnly.shape());
+        if (weight.dtype() != DType::F32 && weight.dtype() != DType::BF16)
+            throw std::invalid_argument(fmt::format("'{}' holds {} as {}: training starts from F32 or BF16 weights (convert the model first)",
+                                                    source.path, name, dtypeName(weight.dtype())));
+        model.tensors.emplace_back(name, ml::ToFloat32(weight));
     }
     return model;
 }

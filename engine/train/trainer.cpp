@@ -18,12 +18,24 @@ ModelArgs withContext(ModelArgs args, int seqLen) {
     return args;
 }
 
+// The held-out stream cut into consecutive windows of seqLen, every token scored.
+std::vector<TrainingWindow> consecutiveWindows(const std::vector<int32_t>& stream, int seqLen) {
+    const size_t T = size_t(seqLen), windows = stream.empty() ? 0 : (stream.size() - 1) / T;
+    std::vector<TrainingWindow> out;
+    for (size_t w = 0; w < windows; ++w)
+        out.push_back({std::vector<int32_t>(stream.begin() + int64_t(w * T), stream.begin() + int64_t((w + 1) * T)),
+                       std::vector<int32_t>(stream.begin() + int64_t(w * T + 1), stream.begin() + int64_t((w + 1) * T + 1))});
+    return out;
+}
+
 }  // namespace
 
-Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<int32_t> heldout)
+Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<TrainingWindow> examples,
+                 std::vector<TrainingWindow> heldout)
     : model_(model),
       recipe_(recipe),
       train_(std::move(train)),
+      examples_(std::move(examples)),
       heldout_(std::move(heldout)),
       transformer_(model_),
       ctx_(withContext(model_.args, recipe.seqLen)),
@@ -31,13 +43,22 @@ Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t
       grads_(model_),
       adamw_(grads_, {.weightDecay = recipe.weightDecay}),
       windows_(recipe.seed) {
+    ctx_.addObserver(&tape_);
+}
+
+Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<int32_t> heldout)
+    : Trainer(model, recipe, std::move(train), {}, consecutiveWindows(heldout, recipe.seqLen)) {
     if (int64_t(train_.size()) < recipe.seqLen + 2)
         throw std::invalid_argument(fmt::format("the training text gives {} tokens, fewer than one window of --seq-len {} plus its next token and one more",
                                                 train_.size(), recipe.seqLen));
-    if (!heldout_.empty() && int64_t(heldout_.size()) < recipe.seqLen + 1)
+    if (!heldout.empty() && int64_t(heldout.size()) < recipe.seqLen + 1)
         throw std::invalid_argument(fmt::format("the held-out text gives {} tokens, fewer than one window of --seq-len {} plus its next token",
-                                                heldout_.size(), recipe.seqLen));
-    ctx_.addObserver(&tape_);
+                                                heldout.size(), recipe.seqLen));
+}
+
+Trainer::Trainer(Model& model, const TrainingRecipe& recipe, std::vector<TrainingWindow> examples, std::vector<TrainingWindow> heldout)
+    : Trainer(model, recipe, {}, std::move(examples), std::move(heldout)) {
+    if (examples_.empty()) throw std::invalid_argument("fine-tuning needs at least one training example");
 }
 
 TrainingStepReport Trainer::step() {
@@ -48,19 +69,18 @@ TrainingStepReport Trainer::step() {
     // The generator moves on only when the step completes: a step stopped halfway (Ctrl-C) is
     // done again, with the same windows, by the run resumed from the checkpoint.
     std::mt19937_64 windows = windows_;
-    const uint64_t span = train_.size() - size_t(recipe_.seqLen) - 1;
-    std::vector<size_t> starts;
-    for (int b = 0; b < recipe_.batch; ++b) starts.push_back(size_t(windows() % span));
-    auto trainOnWindows = [&] {
-        double loss = 0;
-        for (const size_t start : starts) {
-            const std::vector<int32_t> inputs(train_.begin() + int64_t(start), train_.begin() + int64_t(start) + recipe_.seqLen);
-            const std::vector<int32_t> targets(train_.begin() + int64_t(start) + 1, train_.begin() + int64_t(start) + recipe_.seqLen + 1);
-            ctx_.step = report.step;
-            loss += trainOnWindow(transformer_, ctx_, tape_, inputs, targets, 1.0f / float(recipe_.batch), grads_).loss / recipe_.batch;
+    std::vector<TrainingWindow> batch;
+    for (int b = 0; b < recipe_.batch; ++b) {
+        if (!examples_.empty()) {
+            batch.push_back(examples_[size_t(windows() % examples_.size())]);
+            continue;
         }
-        return loss;
-    };
+        const auto start = train_.begin() + int64_t(windows() % (train_.size() - size_t(recipe_.seqLen) - 1));
+        batch.push_back({std::vector<int32_t>(start, start + recipe_.seqLen), std::vector<int32_t>(start + 1, start + recipe_.seqLen + 1)});
+    }
+    for (const TrainingWindow& w : batch) report.tokens += int64_t(w.inputs.size());
+    ctx_.step = report.step;
+    auto trainOnWindows = [&] { return trainOnBatch(transformer_, ctx_, tape_, batch, grads_); };
     report.loss = trainOnWindows();
     report.gradientNorm = clipGradientNorm(grads_, recipe_.clip);
     if (!std::isfinite(report.loss) || !std::isfinite(report.gradientNorm)) {
@@ -82,13 +102,10 @@ TrainingStepReport Trainer::step() {
 
 double Trainer::heldoutLoss() const {
     InferenceContext ctx(withContext(model_.args, recipe_.seqLen));
-    const size_t T = size_t(recipe_.seqLen), windows = (heldout_.size() - 1) / T;
     double total = 0;
     int64_t scored = 0;
-    for (size_t w = 0; w < windows; ++w) {
-        const std::vector<int32_t> inputs(heldout_.begin() + int64_t(w * T), heldout_.begin() + int64_t((w + 1) * T));
-        const std::vector<int32_t> targets(heldout_.begin() + int64_t(w * T + 1), heldout_.begin() + int64_t((w + 1) * T + 1));
-        const ml::CrossEntropyResult ce = ml::CrossEntropy(transformer_.Forward(ctx, Tensor::fromInt32(inputs), 0), Tensor::fromInt32(targets));
+    for (const TrainingWindow& w : heldout_) {
+        const ml::CrossEntropyResult ce = ml::CrossEntropy(transformer_.Forward(ctx, Tensor::fromInt32(w.inputs), 0), Tensor::fromInt32(w.targets));
         total += ce.loss * double(ce.scored);
         scored += ce.scored;
     }

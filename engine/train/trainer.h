@@ -14,6 +14,7 @@
 #include "model/forward_tape.h"
 #include "model/gradients.h"
 #include "train/training_recipe.h"
+#include "train/training_step.h"
 
 namespace llama {
 
@@ -22,6 +23,7 @@ struct TrainingStepReport {
     double loss = 0;         // the batch's mean cross-entropy, nats per token
     double gradientNorm = 0; // before clipping
     float lr = 0;
+    int64_t tokens = 0;      // the windows' input tokens
 };
 
 class Trainer {
@@ -29,10 +31,14 @@ public:
     // model: F32 weights, updated in place. Throws when the training stream is shorter than one
     // window, or the held-out stream (when given) too.
     Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<int32_t> heldout);
+    // Supervised fine-tuning: each window a whole example (train/chat_examples.h) picked at random,
+    // scored where its targets are not -1; the held-out loss is over every held-out example's.
+    // Throws when there is no training example.
+    Trainer(Model& model, const TrainingRecipe& recipe, std::vector<TrainingWindow> examples, std::vector<TrainingWindow> heldout);
 
     TrainingStepReport step();
     // Mean cross-entropy over the held-out stream cut into windows of seqLen (as train.py's
-    // heldout_loss), run without observers.
+    // heldout_loss), or over the held-out examples' scored tokens, run without observers.
     double heldoutLoss() const;
     int stepsDone() const { return adamw_.steps(); }
     // The training passes' context: attach a debug log or a stepper to watch them.
@@ -48,9 +54,15 @@ public:
     std::string restore(const std::string& dir);
 
 private:
+    // Either train (pretraining's stream) or examples (fine-tuning's) is empty.
+    Trainer(Model& model, const TrainingRecipe& recipe, std::vector<int32_t> train, std::vector<TrainingWindow> examples,
+            std::vector<TrainingWindow> heldout);
+
     Model& model_;
     TrainingRecipe recipe_;
-    std::vector<int32_t> train_, heldout_;
+    std::vector<int32_t> train_;
+    std::vector<TrainingWindow> examples_;  // fine-tuning's, in place of train_
+    std::vector<TrainingWindow> heldout_;
     LlamaTransformer transformer_;
     InferenceContext ctx_;
     ForwardTape tape_;

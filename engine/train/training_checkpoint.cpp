@@ -22,11 +22,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json recipeJson(const TrainingRecipe& r, const ModelArgs& a) {
-    return {{"seq_len", r.seqLen}, {"batch", r.batch}, {"steps", r.steps}, {"warmup", r.warmup}, {"lr", r.lr},
+nlohmann::json recipeJson(const TrainingRecipe& r, const ModelArgs& a, bool wholeExamples) {
+    nlohmann::json recipe = {{"seq_len", r.seqLen}, {"batch", r.batch}, {"steps", r.steps}, {"warmup", r.warmup}, {"lr", r.lr},
             {"min_lr_frac", r.minLrFrac}, {"weight_decay", r.weightDecay}, {"clip", r.clip}, {"eval_every", r.evalEvery},
             {"seed", r.seed}, {"dim", a.dim}, {"n_layers", a.n_layers}, {"n_heads", a.n_heads}, {"n_kv_heads", a.n_kv_heads},
             {"vocab_size", a.vocab_size}, {"ffn_hidden_dim", a.ffnHiddenDim()}, {"rope_theta", a.rope_theta}, {"norm_eps", a.norm_eps}};
+    // Only when set, so that checkpoints of pretraining from a random start read as they always did.
+    if (!r.initFrom.empty()) recipe["init_from"] = r.initFrom;
+    if (wholeExamples) recipe["windows"] = "whole examples";
+    return recipe;
 }
 
 }  // namespace
@@ -42,7 +46,7 @@ void Trainer::save(const std::string& dir, const std::string& extra) const {
     writeTorchSave((fs::path(dir) / "optimizer.pth").string(), moments, DType::F32);
     std::ostringstream windows;
     windows << windows_;
-    const nlohmann::json state = {{"step", stepsDone()}, {"recipe", recipeJson(recipe_, model_.args)}, {"windows", windows.str()}, {"extra", extra}};
+    const nlohmann::json state = {{"step", stepsDone()}, {"recipe", recipeJson(recipe_, model_.args, !examples_.empty())}, {"windows", windows.str()}, {"extra", extra}};
     writeFileAtomically((fs::path(dir) / "training.json").string(), state.dump(1) + "\n");
 }
 
@@ -54,14 +58,17 @@ std::string Trainer::restore(const std::string& dir) {
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(fmt::format("'{}' is not a training state: {}", path, e.what()));
     }
-    const nlohmann::json want = recipeJson(recipe_, model_.args);
+    const nlohmann::json want = recipeJson(recipe_, model_.args, !examples_.empty());
     if (!state.contains("recipe") || !state["recipe"].is_object() || !state.contains("step") || !state["step"].is_number_integer() ||
         !state.contains("windows") || !state["windows"].is_string())
         throw std::invalid_argument(fmt::format("'{}' lacks the step, the recipe or the windows' state of a training run", path));
-    for (const auto& [key, value] : want.items())
-        if (state["recipe"].value(key, nlohmann::json()) != value)
+    // Both ways: a setting only one of them has (init_from) differs too.
+    nlohmann::json keys = want;
+    keys.update(state["recipe"]);
+    for (const auto& [key, unused] : keys.items())
+        if (state["recipe"].value(key, nlohmann::json()) != want.value(key, nlohmann::json()))
             throw std::invalid_argument(fmt::format("'{}' was trained with {} = {}, this run asks for {}: resume with the same settings", path, key,
-                                                    state["recipe"].value(key, nlohmann::json()).dump(), value.dump()));
+                                                    state["recipe"].value(key, nlohmann::json()).dump(), want.value(key, nlohmann::json()).dump()));
     const int step = state["step"];
     if (step < 0 || step > recipe_.steps) throw std::invalid_argument(fmt::format("'{}': step {} is outside the run's 0 to {}", path, step, recipe_.steps));
 

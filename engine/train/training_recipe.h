@@ -2,6 +2,7 @@
 // How a model is trained: the recipe of assets/train.py, with the values assets/build.sh gave it
 // for the bundled model as defaults (so `train` with no options makes that model again).
 #include <cstdint>
+#include <string>
 
 #include "model/model_args.h"
 
@@ -18,6 +19,7 @@ struct TrainingRecipe {
     float clip = 1.0f;        // global gradient-norm clipping
     int evalEvery = 100;      // steps between held-out losses
     uint64_t seed = 1234;
+    std::string initFrom;     // the model whose weights training starts from; empty: a random initialisation
 };
 
 // The bundled model's shape (assets/model/params.json) with `vocabSize` tokens.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "ml/backward_ops.h"
@@ -9,6 +10,12 @@
 #include "model/gradient_norms.h"
 
 namespace llama {
+
+namespace {
+
+int64_t scoredTokens(const TrainingWindow& w) { return std::ranges::count_if(w.targets, [](int32_t t) { return t >= 0; }); }
+
+}  // namespace
 
 WindowLoss trainOnWindow(const LlamaTransformer& transformer, InferenceContext& ctx, const ForwardTape& tape,
                          const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets, float lossWeight, Gradients& grads) {
@@ -28,6 +35,19 @@ WindowLoss trainOnWindow(const LlamaTransformer& transformer, InferenceContext& 
     }
     transformer.Backward(ctx, tape, dLogits, grads);
     return {result.loss, result.scored};
+}
+
+double trainOnBatch(const LlamaTransformer& transformer, InferenceContext& ctx, const ForwardTape& tape, const std::vector<TrainingWindow>& windows,
+                    Gradients& grads) {
+    int64_t total = 0;
+    for (const TrainingWindow& w : windows) total += scoredTokens(w);
+    if (total == 0) throw std::invalid_argument("a training batch needs a scored token (a target other than -1)");
+    double loss = 0;
+    for (const TrainingWindow& w : windows) {
+        const double weight = double(scoredTokens(w)) / double(total);
+        if (weight > 0) loss += trainOnWindow(transformer, ctx, tape, w.inputs, w.targets, float(weight), grads).loss * weight;
+    }
+    return loss;
 }
 
 }  // namespace llama

@@ -23,4 +23,16 @@ struct WindowLoss {
 WindowLoss trainOnWindow(const LlamaTransformer& transformer, InferenceContext& ctx, const ForwardTape& tape,
                          const std::vector<int32_t>& inputs, const std::vector<int32_t>& targets, float lossWeight, Gradients& grads);
 
+// A window of training: tokens and the next token of each (-1: not scored).
+struct TrainingWindow {
+    std::vector<int32_t> inputs, targets;
+};
+
+// One step's windows, each through trainOnWindow with a loss weight of the tokens it scores over
+// those of all the windows: the batch's loss is the mean over every scored token (as PyTorch's
+// cross_entropy with ignore_index over the whole batch) and the gradients are that mean's. With
+// every token scored, as in pretraining, each window weighs 1 / the windows. Returns that mean.
+double trainOnBatch(const LlamaTransformer& transformer, InferenceContext& ctx, const ForwardTape& tape, const std::vector<TrainingWindow>& windows,
+                    Gradients& grads);
+
 }  // namespace llama
