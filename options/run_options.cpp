@@ -41,12 +41,17 @@ void addModelOptions(CLI::App& app, ModelChoice& c, uint64_t& seed) {
     app.add_option("--tokenizer", c.tokenizer,
                    "A llama2.c checkpoint's tokenizer.bin (default: the one beside it), or a --synthetic preset's tokenizer: a tiktoken "
                    "or SentencePiece tokenizer.model, or a tokenizer.json, of the preset's vocabulary size (default: byte by byte)");
+    addLoraOption(app, c.lora);
+    addUnsigned(app, "--seed", seed, ranges::seed, "Random seed for sampling and synthetic weights");
+}
+
+void addLoraOption(CLI::App& app, std::vector<LoraFile>& files) {
     app.add_option_function<std::vector<std::string>>(
            "--lora",
-           [&c](const std::vector<std::string>& items) {
-               c.lora.clear();
+           [&files](const std::vector<std::string>& items) {
+               files.clear();
                for (const auto& item : items) try {
-                       c.lora.push_back(parseLoraArgument(item));
+                       files.push_back(parseLoraArgument(item));
                    } catch (const std::invalid_argument& e) {
                        throw CLI::ValidationError("--lora", e.what());
                    }
@@ -54,7 +59,6 @@ void addModelOptions(CLI::App& app, ModelChoice& c, uint64_t& seed) {
            "Add a LoRA adapter (llama.cpp's GGUF layout) to the model's matrices, its product times SCALE * alpha / rank (SCALE default 1); "
            "repeatable: the adapters' products add up")
         ->type_name("FILE[:SCALE]");
-    addUnsigned(app, "--seed", seed, ranges::seed, "Random seed for sampling and synthetic weights");
 }
 
 void addGenerationOptions(CLI::App& app, GenerationSettings& g) {

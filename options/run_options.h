@@ -41,6 +41,8 @@ struct ModelChoice {
 
 // --model, --synthetic, --tokenizer, --lora and --seed (the seed also seeds sampling).
 void addModelOptions(CLI::App& app, ModelChoice& choice, uint64_t& seed);
+// --lora FILE[:SCALE], repeatable: LoRA adapters of the model (formats/gguf/gguf_lora.h).
+void addLoraOption(CLI::App& app, std::vector<LoraFile>& files);
 // -p/--prompt, --system, --chat, --completion, --allow-special, -n/--max-tokens, --temperature,
 // --top-k, --top-p, --min-p, the repetition penalties, mirostat and the grammar options.
 void addGenerationOptions(CLI::App& app, GenerationSettings& settings);

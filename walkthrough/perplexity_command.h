@@ -4,6 +4,9 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
+
+#include "model/lora.h"
 
 namespace llama::cli {
 
@@ -12,6 +15,7 @@ struct PerplexityOptions {
     std::string file;
     int ctx = 128;
     int chunks = 0;  // 0: all
+    std::vector<LoraFile> lora;
 };
 
 CLI::App* addPerplexityCommand(CLI::App& app, PerplexityOptions& options);
