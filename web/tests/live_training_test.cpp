@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "../module/live_training.h"
 #include "page/run_page_data.h"
