@@ -177,7 +177,9 @@ json trainNow(const json& r) {
                                             std::stoull(r.at("seed").get<std::string>()))}};
     if (cmd == "record") {
         const std::string tracePath = "/tmp/run-" + std::to_string(++l.runs) + ".trace";
-        json out = stepsJson(l.training->recordedStep(tracePath));
+        const web::LiveTrainingSteps s = l.training->recordedStep(tracePath);
+        json out = stepsJson(s);
+        out["window"] = s.window;
         if (!l.trace.empty()) std::remove(l.trace.c_str());  // the last run's: its page data was made
         l.trace = tracePath;
         return out;

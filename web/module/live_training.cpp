@@ -34,19 +34,6 @@ float realSetting(const json& j, const char* key, float value, float lo, float h
     return j[key].get<float>();
 }
 
-// train's modelArgs (walkthrough/train_command.cpp): the bundled model's shape with the page's
-// dimension, layers and heads, a context of one window.
-ModelArgs modelArgs(const LiveTrainingSettings& s, int vocabSize) {
-    ModelArgs args = bundledModelArgs(vocabSize);
-    args.dim = s.dim;
-    args.n_layers = s.nLayers;
-    args.n_heads = s.nHeads;
-    args.n_kv_heads = s.nKVHeads;
-    args.max_seq_len = s.recipe.seqLen;
-    args.validate("the training settings");
-    return args;
-}
-
 }  // namespace
 
 // Passes to a trace recorder, while one is set, the stages of the first window a training step
@@ -81,10 +68,11 @@ LiveTrainingSettings LiveTrainingSettings::fromJson(const json& j) {
         if (!known.count(key)) throw std::invalid_argument(fmt::format("unknown training setting '{}'", key));
     LiveTrainingSettings s;
     // Small enough for a browser tab: the page trains a model of at most 1024 dimensions and 16 layers.
-    s.dim = intSetting(j, "dim", s.dim, 8, 1024);
-    s.nLayers = intSetting(j, "n_layers", s.nLayers, 1, 16);
-    s.nHeads = intSetting(j, "n_heads", s.nHeads, 1, 64);
-    s.nKVHeads = intSetting(j, "n_kv_heads", s.nKVHeads, 1, 64);
+    TrainingShape& m = s.shape;
+    m.dim = intSetting(j, "dim", m.dim, 8, 1024);
+    m.nLayers = intSetting(j, "n_layers", m.nLayers, 1, 16);
+    m.nHeads = intSetting(j, "n_heads", m.nHeads, 1, 64);
+    m.nKVHeads = intSetting(j, "n_kv_heads", m.nKVHeads, 1, 64);
     TrainingRecipe& r = s.recipe;
     r.seqLen = intSetting(j, "seq_len", r.seqLen, 2, 1024);
     r.batch = intSetting(j, "batch", r.batch, 1, 64);
@@ -102,7 +90,7 @@ std::string LiveTrainingSettings::trainCommand() const {
     const TrainingRecipe& r = recipe;
     return fmt::format("llama-walkthrough train --dim {} --n-layers {} --n-heads {} --n-kv-heads {} --seq-len {} --batch {} --steps {} --warmup {} "
                        "--lr {} --seed {}",
-                       dim, nLayers, nHeads, nKVHeads, r.seqLen, r.batch, r.steps, r.warmup, r.lr, r.seed);
+                       shape.dim, shape.nLayers, shape.nHeads, shape.nKVHeads, r.seqLen, r.batch, r.steps, r.warmup, r.lr, r.seed);
 }
 
 LiveTraining::LiveTraining(const std::string& textPath, const std::string& tokenizerPath, const LiveTrainingSettings& settings)
@@ -110,7 +98,8 @@ LiveTraining::LiveTraining(const std::string& textPath, const std::string& token
     const auto tokenizer = loadTokenizerFile(tokenizerPath);
     TokenStream text = readTokenStream(textPath, "training text", *tokenizer);
     tokens_ = int64_t(text.tokens.size());
-    model_ = initialModel(modelArgs(settings_, tokenizer->vocabSize()), settings_.recipe.seed, tokenizer);
+    const ModelArgs args = trainingModelArgs(settings_.shape, tokenizer->vocabSize(), settings_.recipe.seqLen, "the training settings");
+    model_ = initialModel(args, settings_.recipe.seed, tokenizer);
     trainer_ = std::make_unique<Trainer>(model_, settings_.recipe, std::move(text.tokens), std::vector<int32_t>{});
     trainer_->context().addObserver(window_.get());
 }
@@ -163,6 +152,7 @@ LiveTrainingSteps LiveTraining::recordedStep(const std::string& tracePath) {
     window_->recorder = nullptr;
     GenerationResult result;
     result.promptTokens = window_->tokens;
+    out.window = model_.tokenizer->decode(window_->tokens);
     result.stopReason = StopReason::MaxTokens;
     recorder.finish(result);
     return out;

@@ -23,7 +23,7 @@ namespace llama::web {
 // over 2 KV heads (FFN width 256: train's --multiple-of 256 and --ffn-dim-multiplier 1.3), windows
 // of 64 tokens, 4 a step, AdamW at 3e-3 after 10 warmup steps, cosine over 2000 steps.
 struct LiveTrainingSettings {
-    int dim = 64, nLayers = 2, nHeads = 4, nKVHeads = 2;
+    TrainingShape shape{.dim = 64, .nLayers = 2, .nHeads = 4, .nKVHeads = 2};
     TrainingRecipe recipe{.seqLen = 64, .batch = 4, .steps = 2000, .warmup = 10, .lr = 3e-3f};
 
     // From the page's JSON ({"dim": 64, "seq_len": 64, "seed": 7, ...}; absent keys keep their
@@ -39,6 +39,7 @@ struct LiveTrainingSteps {
     float lr = 0;                 // the last step's learning rate
     double seconds = 0;
     double tokensPerSecond = 0;   // windows x seq_len per step, over the steps' time
+    std::string window;           // recordedStep's: the recorded window's text
 };
 
 class LiveTraining {

@@ -332,7 +332,7 @@ async function showRun() {
   const r = live.result;
   if (live.trainingStep) {
     // The window the step's first pass read: its tokens are the "prompt", nothing is generated.
-    $('output').append(el('span', { class: 'prompt-text', text: live.data.tokens.map(t => t.piece).join('') }));
+    $('output').append(el('span', { class: 'prompt-text', text: r.window }));
     $('summary').textContent = done
       ? `Training step ${r.step}: loss ${r.losses[0].toFixed(4)} over its ${live.trainModel.batch} windows; the panels show its first window, ` +
         `forward, loss and backward (${live.data.stages.length} stages).`
@@ -378,6 +378,7 @@ function startTraining(then) {
   live.trainStopped = false;
   live.trainThen = then;
   live.trainModel = null;
+  live.trainLast = null;
   live.trainLosses = [];
   $('train-samples').textContent = '';
   drawLossCurve();
@@ -390,7 +391,7 @@ function startTraining(then) {
 function stopTraining(status) {
   live.training = false;
   document.body.dataset.training = 'stopped';
-  if (status) $('train-status').textContent = status;
+  $('train-status').textContent = status ?? live.trainLast ?? '';
   setRunning(false);
 }
 
@@ -421,15 +422,15 @@ function trainStatus(r) {
 function onTrained(r) {
   if (!r.ok) {
     showLiveError('Training: ' + r.error);
-    stopTraining('');
-    live.trainModel = r.cmd === 'start' ? null : live.trainModel;
+    if (r.cmd === 'start') live.trainModel = live.trainLast = null;
+    stopTraining(null);
     document.body.dataset.training = 'error';
     return;
   }
   if (r.cmd === 'start') {
     live.trainModel = r;
-    $('train-status').textContent = `A new model: ${r.parameters.toLocaleString('en')} parameters, ${r.tokens.toLocaleString('en')} tokens to learn. ` +
-      `The same as: ${r.command} --text FILE`;
+    $('train-status').textContent = `A new model: ${r.parameters.toLocaleString('en')} parameters, ${r.tokens.toLocaleString('en')} tokens to learn.`;
+    $('train-command').textContent = `The same training in a terminal (the same losses): ${r.command} --text FILE --out DIR`;
     document.body.dataset.training = 'running';
     if (live.trainThen === 'record') live.worker.postMessage({ cmd: 'train', request: { cmd: 'record' } });
     else askForSteps();
@@ -438,7 +439,7 @@ function onTrained(r) {
     live.trainLosses.push(...r.losses);
     if (r.losses.length) live.trainSecondsPerStep = r.seconds / r.losses.length;
     drawLossCurve();
-    $('train-status').textContent = trainStatus(r);
+    live.trainLast = $('train-status').textContent = trainStatus(r);
     document.body.dataset.trainSteps = String(live.trainLosses.length);
     if (r.cmd === 'record') {
       // The recorded window's panels, revealed from its first stage.

@@ -66,6 +66,8 @@ TEST_CASE("Live page training: a few steps lower the loss on a repetitive text a
 }
 
 TEST_CASE("Live page training: a recorded step holds its first window, forward and backward, for the run page", "[train][web]") {
+    std::ifstream in(kText);
+    const std::string kGenesis((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     LiveTraining training(kText, kTokenizer, LiveTrainingSettings::fromJson({{"seq_len", 16}, {"batch", 2}}));
     training.steps(1);
     const std::string trace = scratchFile("step.trace", "");
@@ -74,6 +76,7 @@ TEST_CASE("Live page training: a recorded step holds its first window, forward a
     CHECK(run.step == 2);
     const auto recorded = std::make_shared<const TraceRun>(readTrace(trace));
     CHECK(recorded->promptTokens.size() == 16);
+    CHECK(kGenesis.find(run.window) != std::string::npos);  // the window's text, a piece of the text trained on
     auto count = [&](StageId id) { return std::count_if(recorded->stages.begin(), recorded->stages.end(), [&](const TracedStage& s) { return s.stage == id; }); };
     CHECK(count(StageId::Loss) == 1);  // one window of the step's two
     CHECK(count(StageId::ScoresSoftmaxBackward) == 2);  // one per layer
