@@ -139,7 +139,8 @@ std::string LiveTraining::sample(const std::string& prompt, int maxTokens, float
 LiveTrainingSteps LiveTraining::recordedStep(const std::string& tracePath) {
     TraceOptions options;
     options.preSoftmax = true;  // the page shows each attention cell's arithmetic
-    TraceRecorder recorder(tracePath, model_, TraceRunInfo{.prompt = "a training window", .maxTokens = 0}, options);
+    const std::string title = fmt::format("training step {}: its first window of {}", trainer_->stepsDone() + 1, settings_.recipe.batch);
+    TraceRecorder recorder(tracePath, model_, TraceRunInfo{.prompt = title, .maxTokens = 0}, options);
     window_->recorder = &recorder;
     window_->tokens.clear();
     LiveTrainingSteps out;
