@@ -5,31 +5,17 @@
 // single-threaded build (a browser without service workers) and, where it was built, once in the
 // threaded one (the headers isolate the page); screenshots at a phone's size and a desktop's.
 //   node train_page.test.mjs WEB_DIR SCREENSHOT_DIR
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, screenshotStats, check, done } from './browser.mjs';
+import { join } from 'node:path';
+import { launch, screenshotStats, check, done, serve } from './browser.mjs';
 
 const [webDir, shots] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
-const serveScript = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web', 'serve.mjs');
-
-function serve(plain) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('node', [serveScript, webDir, '--port', '0', ...(plain ? ['--plain'] : [])]);
-    child.stdout.on('data', d => {
-      const m = String(d).match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve({ child, origin: `http://127.0.0.1:${m[1]}` });
-    });
-    child.on('exit', code => reject(new Error('serve.mjs exited with ' + code)));
-  });
-}
 
 const body = (page, key) => page.evaluate(k => document.body.dataset[k], key);
 
 async function trainIn(browser, variant, viewport) {
-  const { child, origin } = await serve(variant === 'single');
+  const { child, origin } = await serve(webDir, variant === 'single');
   const page = await browser.newPage();
   await page.setViewport(viewport);
   // No service worker: the plain host cannot isolate the page, so it runs the single-threaded build.
