@@ -1,6 +1,6 @@
 // The live page's training (web/module/live_training.h), compiled into the browser build's test
 // module and run under Node: a few steps lower the loss, the same settings and seed give the
-// native CLI's losses (tests/fixtures/train/live_page_losses.json, made by
+// native CLI's losses and weights (tests/fixtures/train/live_page_losses.json, made by
 // make_live_page_golden.sh with llama-walkthrough train), a recorded step holds a window's forward
 // and backward stages and makes the run page's data, and bad input is refused by name.
 #include <catch2/catch.hpp>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../module/live_training.h"
+#include "formats/meta/zip_writer.h"
 #include "page/run_page_data.h"
 #include "trace/trace_reader.h"
 
@@ -46,6 +47,14 @@ TEST_CASE("Live page training: the native train command's losses, step for step"
         CHECK(fmt::format("{:.6f}", run.losses[i]) == golden["train_loss"][i].get<std::string>());
     }
     CHECK(run.step == 8);
+    // Every weight after the 8 steps, bit for bit.
+    const nlohmann::json& crcs = golden["weights_crc32"];
+    CHECK(crcs.size() == training.model().tensors.size());
+    for (const auto& [name, weight] : training.model().tensors) {
+        INFO(name);
+        REQUIRE(crcs.contains(name));
+        CHECK(fmt::format("{:08x}", crc32({static_cast<const std::byte*>(weight.rawData()), weight.byteSize()})) == crcs[name].get<std::string>());
+    }
     CHECK(run.losses.back() < run.losses.front() - 0.5);
     CHECK(run.tokensPerSecond > 0);
 }
