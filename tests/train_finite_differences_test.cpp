@@ -195,7 +195,7 @@ TEST_CASE("LoRA: A's and B's gradients match finite differences of an F64 forwar
         std::transform(b.begin(), b.end(), pair.B.mutableData<float>(), [](double d) { return float(d); });
     }
     model.adapters.push_back(adapter);
-    const Batch batch = tinyBatch();
+    const auto batch = tinyBatch();
     Gradients grads(model);
     REQUIRE(grads.entries().size() == 2 * 7 * size_t(model.args.n_layers));
     const double loss = trainOnBatch(model, batch, grads);
@@ -209,7 +209,7 @@ TEST_CASE("LoRA: A's and B's gradients match finite differences of an F64 forwar
             Vec& v = values[name + suffix];
             for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.floatAt(i));
         }
-    auto lossWithAdapter = [&] {
+    auto lossWithAdapter = [&]() -> double {
         Reference folded = base;
         for (const auto& [name, pair] : adapter.pairs) {
             const int64_t out = pair.B.dim(0), in = pair.A.dim(1), rank = pair.A.dim(0);

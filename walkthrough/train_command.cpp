@@ -53,17 +53,8 @@ private:
 };
 
 ModelArgs modelArgs(const TrainOptions& o, int vocabSize) {
-    ModelArgs args = bundledModelArgs(vocabSize);
-    args.dim = o.dim;
-    args.n_layers = o.nLayers;
-    args.n_heads = o.nHeads;
-    args.n_kv_heads = o.nKVHeads;
-    args.multiple_of = o.multipleOf;
-    args.ffn_dim_multiplier = o.ffnDimMultiplier;
-    args.rope_theta = o.ropeTheta;
-    args.max_seq_len = o.recipe.seqLen;
-    args.validate("the train options");
-    return args;
+    return trainingModelArgs({o.dim, o.nLayers, o.nHeads, o.nKVHeads, o.multipleOf, o.ffnDimMultiplier, o.ropeTheta}, vocabSize, o.recipe.seqLen,
+                             "the train options");
 }
 
 const char* const kShapeFlags[] = {"--dim", "--n-layers", "--n-heads", "--n-kv-heads", "--multiple-of", "--ffn-dim-multiplier", "--rope-theta"};

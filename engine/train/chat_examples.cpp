@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "generate/chat_template.h"
@@ -33,7 +34,8 @@ Turns turnsOf(const nlohmann::json& example, const std::string& where) {
     if (!shaped) {
         std::string roles;
         for (const auto& [role, content] : messages) roles += (roles.empty() ? "" : ", ") + role;
-        const bool noAssistant = std::ranges::none_of(messages, [](const auto& m) { return m.first == "assistant"; });
+        // Not std::ranges: the browser build's libc++ (Emscripten 3.1.6) has none of its algorithms.
+        const bool noAssistant = std::none_of(messages.begin(), messages.end(), [](const auto& m) { return m.first == "assistant"; });
         throw std::invalid_argument(fmt::format("{}: {}; expected a user message then an assistant message (a system message first, if any), got [{}]",
                                                 where, noAssistant ? "no assistant message to learn" : "not one exchange", roles));
     }

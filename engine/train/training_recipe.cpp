@@ -20,6 +20,20 @@ ModelArgs bundledModelArgs(int vocabSize) {
     return args;
 }
 
+ModelArgs trainingModelArgs(const TrainingShape& shape, int vocabSize, int seqLen, const std::string& source) {
+    ModelArgs args = bundledModelArgs(vocabSize);
+    args.dim = shape.dim;
+    args.n_layers = shape.nLayers;
+    args.n_heads = shape.nHeads;
+    args.n_kv_heads = shape.nKVHeads;
+    args.multiple_of = shape.multipleOf;
+    args.ffn_dim_multiplier = shape.ffnDimMultiplier;
+    args.rope_theta = shape.ropeTheta;
+    args.max_seq_len = seqLen;
+    args.validate(source);
+    return args;
+}
+
 float learningRate(const TrainingRecipe& recipe, int step) {
     if (step < recipe.warmup) return recipe.lr * float(step + 1) / float(recipe.warmup);
     const double progress = std::min(1.0, double(step) / double(recipe.steps));

@@ -25,6 +25,17 @@ struct TrainingRecipe {
 // The bundled model's shape (assets/model/params.json) with `vocabSize` tokens.
 ModelArgs bundledModelArgs(int vocabSize);
 
+// What train may change of that shape (its --dim, --n-layers, ... options), the bundled model's values by default.
+struct TrainingShape {
+    int dim = 256, nLayers = 8, nHeads = 8, nKVHeads = 2, multipleOf = 256;
+    double ffnDimMultiplier = 1.3, ropeTheta = 500000.0;
+};
+
+// The model to train: the bundled model's shape changed by `shape`, `vocabSize` tokens, a
+// context of one window (`seqLen`). Throws std::invalid_argument naming the field (and `source`)
+// when no model can have that shape.
+ModelArgs trainingModelArgs(const TrainingShape& shape, int vocabSize, int seqLen, const std::string& source);
+
 // assets/train.py's lr_at: linear warmup over `warmup` steps, then cosine decay from lr to
 // lr * minLrFrac at the last step. `step` counts from 0.
 float learningRate(const TrainingRecipe& recipe, int step);

@@ -13,7 +13,8 @@ namespace llama {
 
 namespace {
 
-int64_t scoredTokens(const TrainingWindow& w) { return std::ranges::count_if(w.targets, [](int32_t t) { return t >= 0; }); }
+// Not std::ranges: the browser build's libc++ (Emscripten 3.1.6) has none of its algorithms.
+int64_t scoredTokens(const TrainingWindow& w) { return std::count_if(w.targets.begin(), w.targets.end(), [](int32_t t) { return t >= 0; }); }
 
 }  // namespace
 

@@ -2,7 +2,9 @@
 // opened from file:// with request interception on, so any request that is not the page's own
 // files is aborted and counted, and every console error or page error is collected.
 import puppeteer from 'puppeteer-core';
-import { pathToFileURL } from 'node:url';
+import { spawn } from 'node:child_process';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export async function launch() {
   return puppeteer.launch({
@@ -10,6 +12,20 @@ export async function launch() {
     // As root chromium needs --no-sandbox; no GPU in a headless test.
     args: ['--no-sandbox', '--disable-gpu'],
     headless: true,
+  });
+}
+
+// Serves `dir` with web/serve.mjs on a free port of 127.0.0.1, with the cross-origin isolation
+// headers or, `plain`, without them: the server's process and its origin.
+const serveScript = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web', 'serve.mjs');
+export function serve(dir, plain) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('node', [serveScript, dir, '--port', '0', ...(plain ? ['--plain'] : [])]);
+    child.stdout.on('data', d => {
+      const m = String(d).match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+      if (m) resolve({ child, origin: `http://127.0.0.1:${m[1]}` });
+    });
+    child.on('exit', code => reject(new Error('serve.mjs exited with ' + code)));
   });
 }
 

@@ -5,19 +5,17 @@
 // against the native CLI's on the same model, prompt and options, and its top-10 logits at every
 // greedy step against the CLI's trace of the same run, bit for bit (checkTopLogits).
 //   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR LLAMA_SITE CHAPTERS_DIR
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, copyFileSync, statSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, screenshotStats, check, done } from './browser.mjs';
+import { join } from 'node:path';
+import { launch, screenshotStats, check, done, serve as serveWeb } from './browser.mjs';
 import { readTrace } from './trace_file.mjs';
 
 const [webDir, cli, assets, shots, siteTool, chapters] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
 const scratch = join(shots, 'scratch');
 mkdirSync(scratch, { recursive: true });
-const serveScript = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'web', 'serve.mjs');
 const model = join(assets, 'model');
 
 // The native CLI's greedy text (-q prints the text, a blank line, then the summary; a what-if
@@ -27,16 +25,7 @@ function nativeText(args, modelPath = model) {
   return out.slice(0, out.lastIndexOf('\n\nPrompt tokens:'));
 }
 
-function serve(plain, dir = webDir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('node', [serveScript, dir, '--port', '0', ...(plain ? ['--plain'] : [])]);
-    child.stdout.on('data', d => {
-      const m = String(d).match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-      if (m) resolve({ child, origin: `http://127.0.0.1:${m[1]}` });
-    });
-    child.on('exit', code => reject(new Error('serve.mjs exited with ' + code)));
-  });
-}
+const serve = (plain, dir = webDir) => serveWeb(dir, plain);
 
 // Opens the live page at `address` and waits for its engine (across the service worker's reload);
 // `beforeLoad(page)` may change the browser first. log.loads counts the page's loads.

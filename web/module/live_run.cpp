@@ -4,7 +4,8 @@
 // shown by the run page's data builder that export-html uses (viewer/page): the page's script
 // draws, it computes nothing of the model. Every error reaches the page as a message. In the
 // threaded build a stepped run is held at its stages as --step holds it (the step controller):
-// the engine's thread waits there, and the panels show the trace recorded so far.
+// the engine's thread waits there, and the panels show the trace recorded so far. The Train panel
+// trains a tiny model on the reader's text (live_training.h) through the one `train` entry point.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "generate/logit_lens.h"
+#include "live_training.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/thread_pool.h"
 #include "options/live_run_options.h"
@@ -64,6 +66,7 @@ struct LiveRun {
     // file the process has read, and the last trace was read for the panels.
     std::string trace;
     int runs = 0;
+    std::unique_ptr<web::LiveTraining> training;  // the page's Train panel (live_training.h)
 };
 LiveRun& live() {
     static LiveRun r;
@@ -138,6 +141,77 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
         l.session.clearObservers();
         return errorJson(e.what()).dump();
     }
+}
+
+// ---- the Train panel: a tiny model trained on the reader's text (web/module/live_training.h),
+// a few steps a call, so that the page draws the loss between calls and stops by asking no more.
+
+json stepsJson(const web::LiveTrainingSteps& s) {
+    return {{"ok", true}, {"step", s.step}, {"losses", s.losses}, {"lr", s.lr}, {"seconds", s.seconds}, {"tokensPerSecond", s.tokensPerSecond}};
+}
+
+// One request of the page: {"cmd": "start", "text": FILE, "settings": {...}} (a new model on the
+// text in FILE, the bundled tokenizer), {"cmd": "steps", "count": N}, {"cmd": "sample",
+// "prompt", "maxTokens", "temperature", "seed" (text: JavaScript's numbers do not hold every
+// 64-bit seed)}, or {"cmd": "record"}: one step with its first window recorded as the page's run,
+// whose panels pageData() then gives, forward and backward stages.
+json trainNow(const json& r) {
+    LiveRun& l = live();
+    const std::string cmd = r.at("cmd");
+    if (cmd == "start") {
+        l.training.reset();
+        const web::LiveTrainingSettings settings = web::LiveTrainingSettings::fromJson(r.value("settings", json::object()));
+        l.training = std::make_unique<web::LiveTraining>(r.at("text").get<std::string>(), "/assets/model/tokenizer.model", settings);
+        const ModelArgs& a = l.training->model().args;
+        return {{"ok", true},          {"tokens", l.training->tokens()}, {"parameters", l.training->parameters()},
+                {"dim", a.dim},        {"nLayers", a.n_layers},          {"nHeads", a.n_heads},
+                {"nKVHeads", a.n_kv_heads}, {"ffn", a.ffnHiddenDim()},   {"vocab", a.vocab_size},
+                {"seqLen", settings.recipe.seqLen}, {"batch", settings.recipe.batch}, {"steps", settings.recipe.steps},
+                {"command", settings.trainCommand()}};
+    }
+    if (!l.training) throw std::invalid_argument("no model yet: start the training first");
+    if (cmd == "steps") return stepsJson(l.training->steps(r.at("count").get<int>()));
+    if (cmd == "sample")
+        return {{"ok", true},
+                {"prompt", r.at("prompt")},
+                {"text", l.training->sample(r.at("prompt").get<std::string>(), r.at("maxTokens").get<int>(), r.at("temperature").get<float>(),
+                                            std::stoull(r.at("seed").get<std::string>()))}};
+    if (cmd == "record") {
+        const std::string tracePath = "/tmp/run-" + std::to_string(++l.runs) + ".trace";
+        const web::LiveTrainingSteps s = l.training->recordedStep(tracePath);
+        json out = stepsJson(s);
+        out["window"] = s.window;
+        if (!l.trace.empty()) std::remove(l.trace.c_str());  // the last run's: its page data was made
+        l.trace = tracePath;
+        return out;
+    }
+    throw std::invalid_argument("unknown training request '" + cmd + "'");
+}
+
+// Answers with a 'train' message (the request's "cmd" and its result). In the threaded build the
+// work runs on the engine's thread, as a run does: the trace recorder's writer reaches the file
+// system through the module's main thread, which must not be waiting then.
+void train(const std::string& requestJson) {
+    auto answer = [requestJson] {
+        json out;
+        std::string cmd;
+        try {
+            const json r = json::parse(requestJson);
+            cmd = r.value("cmd", "");
+            out = trainNow(r);
+        } catch (const std::exception& e) {
+            out = errorJson(e.what());
+        }
+        out["cmd"] = cmd;
+        post("train", out.dump(-1, ' ', false, json::error_handler_t::replace));
+    };
+#ifdef LLAMA_NO_THREADS
+    answer();
+#else
+    LiveRun& l = live();
+    if (l.engine.joinable()) l.engine.join();
+    l.engine = std::thread(answer);
+#endif
 }
 
 // Ends the run in progress at its next stage boundary ("stopped by: stopped"), held or not.
@@ -247,4 +321,5 @@ EMSCRIPTEN_BINDINGS(llama_walkthrough) {
     emscripten::function("pageData", &pageData);
     emscripten::function("exportPage", &exportPage);
     emscripten::function("buildInfo", &buildInfo);
+    emscripten::function("train", &train);
 }

@@ -9,8 +9,12 @@
 //   {cmd: 'stop'}                    end the run at its next stage (threads only)
 //   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
 //   {cmd: 'pageData'} / {cmd: 'export'}
+//   {cmd: 'train', request, text | file}  the Train panel (web/module/live_training.h): request
+//                                    is {cmd: 'start', settings}, {cmd: 'steps', count},
+//                                    {cmd: 'sample', ...} or {cmd: 'record'}; a start's text (a
+//                                    string, or the reader's File) is copied to /train first
 // and to the page: ready, text (streamed), held (the engine waits at a stage), done (the run's
-// result), page, export, error.
+// result), page, export, train (a training request's result), error.
 'use strict';
 
 const variant = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
@@ -33,6 +37,7 @@ async function loadModule() {
   });
   Module.FS.mkdirTree('/assets/model');
   Module.FS.mkdir('/user');
+  Module.FS.mkdir('/train');
   await Promise.all(BUNDLED.map(async name => {
     const response = await fetch('model/' + name);
     if (!response.ok) throw new Error(`the bundled model's ${name} could not be fetched (HTTP ${response.status})`);
@@ -66,6 +71,17 @@ async function loadUserFiles(Module, files) {
   return gguf ? dir + '/' + gguf : bin ? dir + '/' + bin : dir;
 }
 
+// A training start's text, written where the engine reads it as train --text reads a file: the
+// reader's file byte for byte (so a file that is not UTF-8 is refused by name), or the box's text
+// as UTF-8. The last text is replaced.
+async function trainingRequest(Module, m) {
+  if (m.request.cmd !== 'start') return m.request;
+  for (const name of Module.FS.readdir('/train')) if (name !== '.' && name !== '..') Module.FS.unlink('/train/' + name);
+  const path = '/train/' + (m.file ? m.file.name.replace(/\//g, '_') : 'pasted text');
+  Module.FS.writeFile(path, m.file ? new Uint8Array(await m.file.arrayBuffer()) : m.text);
+  return { ...m.request, text: path };
+}
+
 self.onmessage = async event => {
   const m = event.data;
   try {
@@ -74,6 +90,7 @@ self.onmessage = async event => {
     else if (m.cmd === 'step') Module.stepRun(m.kind);
     else if (m.cmd === 'stop') Module.stop();
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
+    else if (m.cmd === 'train') Module.train(JSON.stringify(await trainingRequest(Module, m)));
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });
     else if (m.cmd === 'export') {
       const result = JSON.parse(Module.exportPage());

@@ -20,6 +20,12 @@ const live = {
   runPageMarkup: null,
   isolation: '',   // how the page came to be isolated or not: a key of WHY
   isolationError: '',
+  training: false,      // the Train panel's loop is asking for steps
+  trainStopped: false,  // Stop was pressed: no more steps are asked for
+  trainModel: null,     // the model being trained (the module's 'start' answer), or null
+  trainFile: null,      // a file dropped or chosen for the Train panel (its bytes are trained on)
+  trainLosses: [],      // every step's loss, in order
+  trainingStep: false,  // the panels show a recorded training step
 };
 
 function setBuild(text) { $('build').textContent = text; }
@@ -31,10 +37,13 @@ function showLiveError(text) {
 function setRunning(running) {
   live.running = running;
   $('stop').disabled = !running && !live.held;  // a held run waits for the reader, and Stop ends it
-  for (const id of ['run', 'run-to-end', 'bundled']) $(id).disabled = running || !live.ready;
+  const busy = running || live.training;
+  for (const id of ['run', 'run-to-end', 'bundled']) $(id).disabled = busy || !live.ready;
+  $('train-start').disabled = $('train-step').disabled = busy || !live.ready;
+  $('train-stop').disabled = !live.training;
   $('model-files').disabled = running || !live.ready;
   const stepping = (!!live.data && live.limit < live.data.stages.length) || !!live.held;
-  for (const id of ['step-stage', 'step-layer', 'step-token']) $(id).disabled = (running || !live.ready) && !stepping;
+  for (const id of ['step-stage', 'step-layer', 'step-token']) $(id).disabled = (busy || !live.ready) && !stepping;
   $('save-trace').disabled = $('save-page').disabled = running || !live.data || !!live.held;  // a held run is not saved yet
   document.body.dataset.running = running ? '1' : '0';
 }
@@ -161,9 +170,12 @@ function onWorkerMessage(m) {
     }
     // A held run's data ends at the stage it waits at; a finished run's is revealed from its first
     // stage when stepping without holding (the single-threaded build).
-    live.limit = live.pending === 'step' && !p.held && live.variant !== 'threads' ? 1 : live.data.stages.length;
+    // A recorded training step is revealed so in both builds: it is computed whole.
+    live.limit = live.pending === 'step' && !p.held && (live.variant !== 'threads' || live.trainingStep) ? 1 : live.data.stages.length;
     if (!p.held) live.pending = null;
     showRun();
+  } else if (m.kind === 'train') {
+    onTrained(JSON.parse(m.text));
   } else if (m.kind === 'files') {
     live.model = m.model;
     $('model-name').textContent = 'Your model: ' + m.names.join(', ');
@@ -230,6 +242,7 @@ function startRun(mode) {
   showLiveError('');
   live.data = null;
   live.result = null;
+  live.trainingStep = false;
   live.pending = mode;
   live.firstView = mode === 'step';
   $('output').textContent = '';
@@ -316,13 +329,23 @@ async function showRun() {
   const data = revealed(live.data, live.limit);
   const done = !live.held && live.limit >= live.data.stages.length;
   $('output').textContent = '';
-  $('output').append(el('span', { class: 'prompt-text', text: live.data.run.prompt }), data.run.text);
   const r = live.result;
-  $('summary').textContent = done
-    ? `Prompt tokens: ${r.promptTokens} | generated tokens: ${r.generatedTokens} | prefill: ${(r.promptTokens / r.prefillSeconds).toFixed(1)} tok/s | ` +
-      `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s | stopped by: ${r.stopReason}`
-    : live.held ? `The engine waits at stage ${live.held.stage} (record ${live.limit} of the run so far), as --step holds it. Step stage, layer or token, or run to the end.`
-    : `Stepping: stage ${live.limit} of ${live.data.stages.length}. Step stage, layer or token, or run to the end.`;
+  if (live.trainingStep) {
+    // The window the step's first pass read: its tokens are the "prompt", nothing is generated.
+    $('output').append(el('span', { class: 'prompt-text', text: r.window }));
+    $('summary').textContent = done
+      ? `Training step ${r.step}: loss ${r.losses[0].toFixed(4)} over its ${live.trainModel.batch} windows; the panels show its first window, ` +
+        `forward, loss and backward (${live.data.stages.length} stages).`
+      : `Stepping through training step ${r.step}'s first window: stage ${live.limit} of ${live.data.stages.length} ` +
+        `(${live.data.stages[live.limit - 1].key}). Step stage or layer, or run to the end.`;
+  } else {
+    $('output').append(el('span', { class: 'prompt-text', text: live.data.run.prompt }), data.run.text);
+    $('summary').textContent = done
+      ? `Prompt tokens: ${r.promptTokens} | generated tokens: ${r.generatedTokens} | prefill: ${(r.promptTokens / r.prefillSeconds).toFixed(1)} tok/s | ` +
+        `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s | stopped by: ${r.stopReason}`
+      : live.held ? `The engine waits at stage ${live.held.stage} (record ${live.limit} of the run so far), as --step holds it. Step stage, layer or token, or run to the end.`
+      : `Stepping: stage ${live.limit} of ${live.data.stages.length}. Step stage, layer or token, or run to the end.`;
+  }
   history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
   RunPage.show(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind) });  // redrawn in place
   // A new run's first view: its panels (and the run page's own step buttons) come into view.
@@ -333,6 +356,183 @@ async function showRun() {
   document.body.dataset.held = live.held ? '1' : '0';
   setRunning(false);
 }
+
+// ---- the Train panel -------------------------------------------------------------------------
+
+// The panel's settings as LiveTrainingSettings::fromJson reads them.
+function trainSettings() {
+  const int = id => Number.parseInt($(id).value, 10);
+  const settings = { dim: int('train-dim'), n_layers: int('train-layers'), seq_len: int('train-seq-len'), batch: int('train-batch'),
+                     steps: int('train-steps'), lr: Number($('train-lr').value) };
+  if ($('train-seed').value.trim() !== '') settings.seed = Number($('train-seed').value);
+  return settings;
+}
+
+function trainRequest(request) { live.worker.postMessage({ cmd: 'train', request, text: $('train-text').value, file: live.trainFile }); }
+
+// A new model on the panel's text; `then`: 'steps' (Start) or 'record' (one recorded step).
+function startTraining(then) {
+  if (!live.ready || live.running || live.training) return;
+  showLiveError('');
+  live.training = true;
+  live.trainStopped = false;
+  live.trainThen = then;
+  live.trainModel = null;
+  live.trainLast = null;
+  live.trainLosses = [];
+  $('train-samples').textContent = '';
+  drawLossCurve();
+  $('train-status').textContent = 'Drawing the initial weights…';
+  document.body.dataset.training = 'starting';
+  setRunning(false);
+  trainRequest({ cmd: 'start', settings: trainSettings() });
+}
+
+function stopTraining(status) {
+  live.training = false;
+  document.body.dataset.training = 'stopped';
+  $('train-status').textContent = status ?? live.trainLast ?? '';
+  setRunning(false);
+}
+
+// Steps are asked for a few at a time (about a quarter of a second's worth), so the curve moves
+// and Stop takes effect between two requests, in either build.
+function askForSteps() {
+  const perStep = live.trainSecondsPerStep || 0.1;
+  live.worker.postMessage({ cmd: 'train', request: { cmd: 'steps', count: Math.max(1, Math.min(50, Math.round(0.25 / perStep))) } });
+}
+
+function samplePrompt() {
+  const given = $('train-prompt').value;
+  return given || $('train-text').value.trim().split(/\s+/).slice(0, 3).join(' ');
+}
+
+function askForSample() {
+  const m = live.trainModel;
+  live.worker.postMessage({ cmd: 'train', request: { cmd: 'sample', prompt: samplePrompt(), maxTokens: Math.min(40, Math.floor(m.seqLen * 0.75)), temperature: 0, seed: '1' } });
+}
+
+function trainStatus(r) {
+  const m = live.trainModel, last = live.trainLosses[live.trainLosses.length - 1];
+  return `Step ${live.trainLosses.length} of ${m.steps} | loss ${last.toFixed(3)} nats/token (from ${live.trainLosses[0].toFixed(3)}) | ` +
+    `${r.tokensPerSecond.toFixed(0)} tokens/s | ${m.parameters.toLocaleString('en')} parameters: dim ${m.dim}, ${m.nLayers} layers, ` +
+    `${m.nHeads}/${m.nKVHeads} heads, FFN ${m.ffn}, windows of ${m.seqLen} tokens x ${m.batch}, ${m.tokens.toLocaleString('en')} tokens of text`;
+}
+
+function onTrained(r) {
+  if (!r.ok) {
+    showLiveError('Training: ' + r.error);
+    if (r.cmd === 'start') live.trainModel = live.trainLast = null;
+    stopTraining(null);
+    document.body.dataset.training = 'error';
+    return;
+  }
+  if (r.cmd === 'start') {
+    live.trainModel = r;
+    $('train-status').textContent = `A new model: ${r.parameters.toLocaleString('en')} parameters, ${r.tokens.toLocaleString('en')} tokens to learn.`;
+    $('train-command').textContent = `The same training in a terminal (the same losses): ${r.command} --text FILE --out DIR`;
+    document.body.dataset.training = 'running';
+    if (live.trainThen === 'record') live.worker.postMessage({ cmd: 'train', request: { cmd: 'record' } });
+    else askForSteps();
+  } else if (r.cmd === 'steps' || r.cmd === 'record') {
+    const before = live.trainLosses.length;
+    live.trainLosses.push(...r.losses);
+    if (r.losses.length) live.trainSecondsPerStep = r.seconds / r.losses.length;
+    drawLossCurve();
+    live.trainLast = $('train-status').textContent = trainStatus(r);
+    document.body.dataset.trainSteps = String(live.trainLosses.length);
+    if (r.cmd === 'record') {
+      // The recorded window's panels, revealed from its first stage.
+      stopTraining(null);
+      live.trainingStep = true;
+      live.result = r;
+      live.pending = 'step';
+      live.firstView = true;
+      live.data = null;
+      live.worker.postMessage({ cmd: 'pageData' });
+      return;
+    }
+    const every = Math.max(1, Number.parseInt($('train-sample-every').value, 10) || 25);
+    const sampleNow = Math.floor(live.trainLosses.length / every) > Math.floor(before / every) || r.step >= live.trainModel.steps;
+    if (sampleNow) askForSample();
+    else if (live.trainStopped || r.step >= live.trainModel.steps) stopTraining(null);
+    else askForSteps();
+  } else if (r.cmd === 'sample') {
+    const item = el('li', {}, el('span', { class: 'sample-step', text: 'step ' + live.trainLosses.length }),
+                    el('span', { class: 'prompt-text', text: r.prompt }), r.text);
+    $('train-samples').prepend(item);
+    document.body.dataset.trainSamples = String($('train-samples').children.length);
+    if (live.trainStopped || live.trainLosses.length >= live.trainModel.steps || !live.training) stopTraining(null);
+    else askForSteps();
+  }
+}
+
+// The loss by step as an SVG polyline, drawn to the element's own width (a phone's or a desktop's).
+function drawLossCurve() {
+  const svg = $('train-curve');
+  const W = svg.clientWidth || 600, H = svg.clientHeight || 180;
+  const ns = 'http://www.w3.org/2000/svg';
+  const node = (tag, attrs, text) => {
+    const n = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+    if (text !== undefined) n.textContent = text;
+    return n;
+  };
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.textContent = '';
+  const losses = live.trainLosses;
+  const left = 40, right = 10, top = 10, bottom = 22;
+  svg.append(node('line', { class: 'axis', x1: left, y1: H - bottom, x2: W - right, y2: H - bottom }),
+             node('line', { class: 'axis', x1: left, y1: top, x2: left, y2: H - bottom }));
+  if (!losses.length) {
+    svg.append(node('text', { x: left + 8, y: H / 2 }, 'the loss by step appears here'));
+    return;
+  }
+  const hi = Math.max(...losses), lo = Math.min(...losses), span = Math.max(hi - lo, 1e-6);
+  const n = Math.max(losses.length - 1, 1);
+  const x = i => left + (W - left - right) * i / n, y = v => top + (H - top - bottom) * (hi - v) / span;
+  svg.append(node('polyline', { class: 'loss', points: losses.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ') }),
+             node('text', { x: 2, y: top + 10 }, hi.toFixed(2)),
+             node('text', { x: 2, y: H - bottom }, lo.toFixed(2)),
+             node('text', { x: left, y: H - 6 }, 'step 1'),
+             node('text', { x: W - right, y: H - 6, 'text-anchor': 'end' }, `step ${losses.length}, loss ${losses[losses.length - 1].toFixed(3)}`));
+}
+
+$('train-start').onclick = () => startTraining('steps');
+$('train-stop').onclick = () => {
+  live.trainStopped = true;
+  $('train-status').textContent += ' | stopping after this request…';
+};
+// One step recorded: on the model being trained, else on a new one.
+$('train-step').onclick = () => {
+  if (!live.ready || live.running || live.training) return;
+  if (!live.trainModel) { startTraining('record'); return; }
+  showLiveError('');
+  live.training = true;
+  setRunning(false);
+  $('train-status').textContent = 'Recording one training step…';
+  live.worker.postMessage({ cmd: 'train', request: { cmd: 'record' } });
+};
+$('train-text').oninput = () => { live.trainFile = null; $('train-file').textContent = ''; live.trainModel = null; };
+for (const id of ['train-dim', 'train-layers', 'train-seq-len', 'train-batch', 'train-lr', 'train-steps', 'train-seed'])
+  $(id).onchange = () => { live.trainModel = null; };  // the next Start or Step makes a model with these
+// A text file dropped on the panel is the text to learn (a model file dropped elsewhere is a model).
+function useTrainingFile(file) {
+  live.trainFile = file;
+  live.trainModel = null;
+  $('train-file').textContent = `Learning the file ${file.name} (${file.size.toLocaleString('en')} bytes), byte for byte; type in the box to learn its text instead.`;
+  file.slice(0, 20000).text().then(t => { $('train-text').value = t; });
+}
+$('train-panel').ondragover = e => { e.preventDefault(); e.stopPropagation(); };
+$('train-panel').ondrop = e => {
+  e.preventDefault();
+  e.stopPropagation();
+  document.body.classList.remove('dragging');
+  if (e.dataTransfer.files.length) useTrainingFile(e.dataTransfer.files[0]);
+  else if (e.dataTransfer.getData('text')) { $('train-text').value = e.dataTransfer.getData('text'); $('train-text').oninput(); }
+};
+addEventListener('resize', () => drawLossCurve());
+$('train-panel').ontoggle = () => drawLossCurve();
 
 // ---- the reader's model files ---------------------------------------------------------------
 
