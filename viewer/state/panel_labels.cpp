@@ -98,8 +98,10 @@ std::string capturedCellLabel(bool maskedScores) {
     return maskedScores ? "engine's score + mask (step 3, before the softmax; bf16)" : "engine's probability (step 4, after the softmax; bf16)";
 }
 
-std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers) {
-    const std::string where = fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
+std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers, const std::optional<TraceTrainingInfo>& training) {
+    const std::string where = training ? fmt::format("Training step {}, window {} of {}: forward and backward   ", training->step,
+                                                     training->window + 1, training->windows)
+                                       : fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
     if (stageLayer >= 0 || chosen) return where + layerLabel(mapLayer, std::max(layers, 1));
     return where + fmt::format("{} (the block shows {})", layerLabel(-1), layerLabel(mapLayer, std::max(layers, 1)));
 }

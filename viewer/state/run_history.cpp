@@ -170,4 +170,12 @@ const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecor
     return nullptr;
 }
 
+std::string gradientNorm(const std::string& message, const std::string& name) {
+    const std::string key = "|" + name + "| ";
+    const size_t at = message.find(key);
+    if (at == std::string::npos) return "";
+    const size_t start = at + key.size(), end = message.find_first_of(",)", start);
+    return message.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
 }  // namespace llama::viewer

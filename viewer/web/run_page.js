@@ -249,7 +249,9 @@ const RunPage = (() => {
   const headerView = {
     render(run) {
       const m = run.data.model, r = run.data.run, data = run.data;
-      $('title').textContent = 'Llama run: ' + JSON.stringify(r.prompt);
+      const t = data.training;
+      $('title').textContent = t ? `Llama training step ${t.step}, window ${t.window + 1} of ${t.windows} (learning rate ${fmt(t.learningRate, 4)}): ` +
+        JSON.stringify(r.prompt) : 'Llama run: ' + JSON.stringify(r.prompt);
       $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
         `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
       $('what-if').hidden = !data.whatIf && !data.grammar;
@@ -356,7 +358,7 @@ const RunPage = (() => {
       const skipped = new Set(view ? view.skipped : []);
       m.boxes.forEach((b, i) => {
         const lit = b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
-        const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : ''), 'data-box': b.key });
+        const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : '') + (b.backward ? ' backward' : ''), 'data-box': b.key });
         g.append(svg('title', {}, `${b.number}. ${b.title}`));
         g.append(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h }));
         g.append(svg('text', { x: b.x + 0.08, y: b.y + b.h / 2 + 0.07 }, b.label));
@@ -375,6 +377,17 @@ const RunPage = (() => {
       const intoTarget = new Map();  // labels already placed on arrows into a box: the next one goes below
       m.arrows.forEach((a, i) => {
         const f = m.boxes[a.from], t = m.boxes[a.to];
+        if (a.route) {
+          // A gradient, along the viewer's route: up its backward column, or into the column before.
+          const g = svg('g', { class: 'map-arrow backward' });
+          g.append(svg('polyline', { points: a.route.map(p => p.join(',')).join(' ') }));
+          root.append(g);
+          const shape = view ? view.arrows[i] : '';
+          // Up a column: beside the arrow, under the box it flows into.
+          if (shape && a.route.length === 2)
+            labels.push({ el: svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x: t.x + t.w / 2 + 0.05, y: t.y + t.h + 0.2, 'text-anchor': 'start' }, shape), above: null });
+          return;
+        }
         const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
         const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
         const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
@@ -435,7 +448,8 @@ const RunPage = (() => {
       for (const t of s.tensors) {
         shapes.append(el('div', { class: 'shape-box', 'data-tensor': t.name },
           el('div', { class: 'shape-name', text: t.name }), el('code', { class: 'shape', text: t.shape }), el('div', { class: 'muted', text: t.dtype }),
-          t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : ''));
+          t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : '',
+          t.norm ? el('div', { class: 'small', text: `L2 norm |${t.name}| ${t.norm}` }) : ''));
       }
     },
   };
