@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
 
 #include "cli_run.h"
 #include "trace/trace_reader.h"
+#include "viewer/tests/trace_edit.h"
 
 namespace fs = std::filesystem;
 
@@ -243,6 +245,24 @@ TEST_CASE("train: --trace records the first window's forward pass, loss and back
     const llama::TracedTensor& dScores = tensorOf(llama::StageId::ScoresSoftmaxBackward, "dScores");
     REQUIRE(dScores.hasValues());
     CHECK(dScores.values.numel() == 4 * 32 * 32);
+
+    // Training came in version 4: a version 3 file that says it holds a training step is refused,
+    // and so is a training stage in a trace whose META does not say so.
+    auto refused = [&](const std::function<void(llama::test::EditableTrace&)>& edit, const std::string& expected) {
+        auto trace = llama::test::EditableTrace::read(file.string());
+        edit(trace);
+        const std::string bad = file.string() + ".bad";
+        trace.write(bad);
+        try {
+            llama::readTrace(bad);
+            FAIL("no error for " << expected);
+        } catch (const llama::TraceError& e) {
+            CHECK_THAT(e.what(), Catch::Contains(expected));
+        }
+        fs::remove(bad);
+    };
+    refused([](auto& t) { t.header[8] = 3; }, "field 'training': a version 3 trace records inference; training steps came in version 4");
+    refused([](auto& t) { t.records[0].json.erase("training"); }, "loss is a training stage, and META has no 'training'");
     fs::remove_all(out);
     fs::remove(file);
 }

@@ -53,8 +53,14 @@ const std::map<std::string_view, std::vector<std::string_view>> kSideInputs = {
 // The recorded tensor each side arrow carries (the residual stream is the block's x, then h).
 const std::map<std::string_view, std::string_view> kSideTensor = {{"block", "x"}, {"attention_residual", "h"}};
 
-// A backward box is named after the forward stage it differentiates: the gradient of its inputs.
-std::string backwardLabel(std::string_view forwardLabel) { return "\u2202 " + std::string(forwardLabel); }
+// A backward box is named after the forward stage it differentiates (the gradient of its inputs),
+// or the two it stands for.
+const std::map<std::string_view, std::string_view> kBackwardLabels = {
+    {"loss", "loss"}, {"qkv_backward", "\u2202 Q, K, V"}, {"ffn_gate_up_backward", "\u2202 gate, up"}};
+std::string backwardLabel(std::string_view key, std::string_view forwardLabel) {
+    const auto label = kBackwardLabels.find(key);
+    return label != kBackwardLabels.end() ? std::string(label->second) : "\u2202 " + std::string(forwardLabel);
+}
 
 std::vector<std::string> recordNames(std::string_view records) {
     std::vector<std::string> names;
@@ -116,11 +122,20 @@ int ForwardMap::find(std::string_view key) const {
     return -1;
 }
 
+int ForwardMap::findStage(StageId stage) const {
+    for (size_t i = 0; i < boxes.size(); ++i)
+        if (boxes[i].stage == stage) return int(i);
+    return -1;
+}
+
 // The map draws one sequence's forward pass: the three tasks' own marks, an experiment's stage and
 // the stages only a batch of sequences makes (llama-walkthrough batch, speculative decoding) stay off it.
 bool mapOmits(StageId stage, bool backward) {
-    // The loss and the backward pass: only in a map of a training step.
+    // The loss and the backward pass: only in a map of a training step, which has no prompt to
+    // tokenize, no generation loop and no sampling (a window of the token stream, its next tokens).
     if (isTrainingStage(stage)) return !backward;
+    if (backward && (stage == StageId::Tokenize || stage == StageId::TokensTensor || stage == StageId::SequenceLoop || stage == StageId::Sample))
+        return true;
     switch (stage) {
         case StageId::QKVSchedule:
         case StageId::QKVTask:
@@ -177,12 +192,12 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
         if (mapOmits(s.id, layout.backward)) continue;
         const std::string key(s.key);
         if (isTrainingStage(s.id)) {  // in the row of the stage it differentiates, its column's backward part
-            const MapBox& of = map.boxes[size_t(map.find(stageInfo(forwardStageOf(s.id)).key))];
+            const MapBox& of = map.boxes[size_t(map.findStage(forwardStageOf(s.id)))];
             MapBox b;
             b.stage = s.id, b.key = key, b.title = std::string(s.title), b.number = s.number, b.inBlock = s.inBlock, b.backward = true;
             b.column = of.column, b.row = of.row;
             b.tensor = firstGradient(recordNames(s.records));
-            b.label = s.id == StageId::Loss ? "loss" : backwardLabel(of.label);
+            b.label = backwardLabel(s.key, of.label);
             const int id = place(b, 0, 1);
             if (gradientFrom >= 0) map.arrows.push_back({gradientFrom, id, "", false});
             gradientFrom = id;

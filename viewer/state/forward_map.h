@@ -80,11 +80,13 @@ struct ForwardMap {
     float width = 0, height = 0;
 
     int find(std::string_view key) const;  // box index, -1 when absent
+    int findStage(StageId stage) const;    // the stage's first box (Q of Q, K and V), -1 when absent
 };
 
 // The catalog stages a map leaves out: the Q/K/V tasks' scheduling marks (the qkv box's three
 // lanes stand for them) and the control vector's (an experiment's stage, not the model's); the
-// training stages unless it has a backward column.
+// training stages unless it has a backward column, and then the stages a training window does
+// not run (tokenizing a prompt, the generation loop, sampling).
 bool mapOmits(StageId stage, bool backward = false);
 // The forward stage a training stage differentiates, whose row it takes (the loss: the logits).
 StageId forwardStageOf(StageId trainingStage);

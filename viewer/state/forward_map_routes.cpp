@@ -68,13 +68,24 @@ MapRoute routeArrow(const ForwardMap& map, const MapArrow& arrow) {
         return {RouteKind::Residual, {{f.x + f.w, boxMiddleY(f)}, {gx, boxMiddleY(f)}, {gx, boxMiddleY(t)}, {t.x, boxMiddleY(t)}}};
     }
     if (f.backward) {
-        // The gradient flows up: to the stage above in its column, or out over its box and along
-        // the gap right of the column before (the band above's) into that box's right side.
+        // The gradient flows up: to the stage above in its column; or out over its box, along the
+        // gap right of the column before, into that box's right side; or, into a band above, out
+        // of its right side, up the gap right of its column (clear of the block's layer tabs) and
+        // along the gap over its band to the gap right of the target's column.
         const MapPoint top{boxMiddleX(f), f.y};
         if (f.column == t.column) return {RouteKind::Up, {top, {boxMiddleX(t), boxBottom(t)}}};
         const float gx = columnRight(map, t) + kBackwardLane;
-        const float y = t.band < f.band ? firstRowTop(map, f.band) - kBackwardOverBand : f.y - kOverBackward;
-        return {RouteKind::BackAcross, {top, {top.x, y}, {gx, y}, {gx, boxMiddleY(t)}, {t.x + t.w, boxMiddleY(t)}}};
+        const MapPoint into{t.x + t.w, boxMiddleY(t)};
+        if (t.band == f.band) {
+            const float y = f.y - kOverBackward;
+            return {RouteKind::BackAcross, {top, {top.x, y}, {gx, y}, {gx, into.y}, into}};
+        }
+        const float fx = columnRight(map, f) + kBackwardLane, y = firstRowTop(map, f.band) - kBackwardOverBand;
+        std::vector<MapPoint> points = {{f.x + f.w, boxMiddleY(f)}, {fx, boxMiddleY(f)}, {fx, y}};
+        if (gx != fx) points.push_back({gx, y});
+        points.push_back({gx, into.y});
+        points.push_back(into);
+        return {RouteKind::BackAcross, points};
     }
     const MapPoint start{boxMiddleX(f), boxBottom(f)}, end{boxMiddleX(t), t.y};
     if (f.column == t.column && boxesBetween(map, f, t)) {

@@ -18,6 +18,9 @@ std::string timelineStepTitle(const TimelineStep& s, const HistorySnapshot& snap
             auto count = [](int n, const char* what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); };
             return fmt::format("Step {}: ubatch {} ({}, {})", step, s.ubatchNumber + 1, count(u->nTokens, "token"), count(u->nSeqs, "sequence"));
         }
+    if (trace && trace->run.training)
+        return fmt::format("Training step {}: window {} of {} ({} tokens), forward and backward", step, trace->run.training->window + 1,
+                           trace->run.training->windows, trace->promptTokens.size());
     if (step != 0) return fmt::format("Step {}: decode 1 token", step);
     int seqLen = 0;
     for (const StepInfo& s : snap.steps)

@@ -122,7 +122,8 @@ TEST_CASE("a training step's map: each backward stage beside the forward stage i
             if (!b.backward) continue;
             ++backward;
             INFO(b.key);
-            const MapBox& of = map.boxes[size_t(map.find(llama::stageInfo(forwardStageOf(b.stage)).key))];
+            REQUIRE(map.findStage(forwardStageOf(b.stage)) >= 0);
+            const MapBox& of = map.boxes[size_t(map.findStage(forwardStageOf(b.stage)))];
             // In its row, right of every forward box of its column.
             CHECK((b.row == of.row && b.column == of.column && near(b.y, of.y)));
             for (const MapBox& f : map.boxes)

@@ -14,5 +14,5 @@ mkdir -p "$out"
 cd "$out/viewer"
 # The backward boxes that ran (map_panel.cpp's kRanBackward) and the shown stage.
 "$check" training_map.png 1366 768 --colour 112,72,128,2 --colour 240,170,40,2
-"$check" training_map_done.png 1366 768 --colour 112,72,128,2
+"$check" training_map_done.png 1366 768 --colour 240,170,40,2
 "$check" training_heatmap.png 1366 768
