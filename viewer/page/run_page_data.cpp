@@ -247,7 +247,7 @@ json lensJson(const HistorySnapshot& snap, const std::map<int32_t, std::string>&
 // The forward-pass map as the viewer's Map panel builds it (state/forward_map.h): boxes, arrows
 // and sections in abstract units, and per token step and layer of the stack which boxes ran or
 // were skipped and the shape each arrow carries. A training step's map has the backward column,
-// whose arrows carry their routes (the gradient flows up, and into the column before).
+// and its arrows carry their routes (around the backward boxes; the gradient flows up).
 json mapJson(const HistorySnapshot& snap, int nLayers, bool backward) {
     const ForwardMap map = buildForwardMap(nLayers, {0, false, backward});
     json boxes = json::array(), arrows = json::array(), sections = json::array(), views = json::array();
@@ -259,7 +259,8 @@ json mapJson(const HistorySnapshot& snap, int nLayers, bool backward) {
     }
     for (const MapArrow& a : map.arrows) {
         json arrow = {{"from", a.from}, {"to", a.to}, {"tensor", a.tensor}, {"side", a.side}};
-        if (map.boxes[size_t(a.from)].backward) {
+        // Side inputs stay lines from their box (the page names them by where they come from).
+        if (backward && a.route.kind != RouteKind::SideInput) {
             json points = json::array();
             for (const MapPoint& p : a.route.points) points.push_back({p.x, p.y});
             arrow["route"] = points;

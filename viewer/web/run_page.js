@@ -252,7 +252,7 @@ const RunPage = (() => {
       const t = data.training;
       $('title').textContent = t ? `Llama training step ${t.step}, window ${t.window + 1} of ${t.windows} (learning rate ${fmt(t.learningRate, 4)}): ` +
         JSON.stringify(r.prompt) : 'Llama run: ' + JSON.stringify(r.prompt);
-      $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
+      $('model').textContent = `${m.format}${m.path ? ` (${m.path})` : ''} · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
         `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
       $('what-if').hidden = !data.whatIf && !data.grammar;
       $('what-if').textContent = [data.whatIf ? 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.' : '',
@@ -338,6 +338,8 @@ const RunPage = (() => {
       const s = run.stages[state.i], m = run.data.map;
       const layer = s.layer >= 0 ? s.layer : state.mapLayer;
       const view = run.mapViews.get(`${s.step}|${layer}`);
+      // A training step's map: the backward pass beside the forward one, the gradient flowing up.
+      $('map-title').textContent = run.data.training ? 'Forward and backward pass' : 'Forward pass';
       $('map-where').textContent = `· ${stepLabel(s.step)} · the block shows layer ${layer + 1} of ${m.layers}`;
       const tabs = $('map-layers');
       tabs.textContent = '';
@@ -377,24 +379,21 @@ const RunPage = (() => {
       const intoTarget = new Map();  // labels already placed on arrows into a box: the next one goes below
       m.arrows.forEach((a, i) => {
         const f = m.boxes[a.from], t = m.boxes[a.to];
-        if (a.route) {
-          // A gradient, along the viewer's route: up its backward column, or into the column before.
-          const g = svg('g', { class: 'map-arrow backward' });
-          g.append(svg('polyline', { points: a.route.map(p => p.join(',')).join(' ') }));
-          root.append(g);
-          const shape = view ? view.arrows[i] : '';
+        const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
+        const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
+        const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
+        // A training step's map carries the viewer's routes (state/forward_map_routes.cpp): its
+        // arrows run around the backward boxes, the gradients up their columns.
+        const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') + (f.backward ? ' backward' : '') });
+        g.append(a.route ? svg('polyline', { points: a.route.map(p => p.join(',')).join(' ') }) : svg('line', { x1, y1, x2, y2 }));
+        root.append(g);
+        const shape = view ? view.arrows[i] : '';
+        if (f.backward) {
           // Up a column: beside the arrow, under the box it flows into.
           if (shape && a.route.length === 2)
             labels.push({ el: svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x: t.x + t.w / 2 + 0.05, y: t.y + t.h + 0.2, 'text-anchor': 'start' }, shape), above: null });
           return;
         }
-        const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
-        const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
-        const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
-        const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
-        g.append(svg('line', { x1, y1, x2, y2 }));
-        root.append(g);
-        const shape = view ? view.arrows[i] : '';
         if (!shape || a.side || labelled.has(`${a.from}|${shape}`)) return;
         labelled.add(`${a.from}|${shape}`);
         // Arrows that meet at one box (xq, xk, xv into the heads' split) get one line each.
