@@ -109,7 +109,7 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     cmd->add_option("--tokenizer", o.tokenizer, "A Llama 3 tiktoken tokenizer.model (with Llama 3's special tokens)")->option_text("FILE");
     cmd->add_option("--out", o.out,
                     "Directory for the checkpoint (Meta's layout in F32, optimizer.pth, training.json), model.gguf (F32) and the loss "
-                    "(log.jsonl, loss.html)")
+                    "(log.jsonl, loss.html, loss.png)")
         ->option_text("DIR REQUIRED")
         ->required();
     cmd->add_flag("--force", o.force, "Replace what --out holds");
@@ -330,7 +330,7 @@ int runTrain(const TrainOptions& o) {
     checkpoint();
     const std::string gguf = (out / "model.gguf").string();
     exportGguf(model, DType::F32, gguf);
-    fmt::print("Wrote the model to {} (Meta's layout, F32) and {}, the loss to log.jsonl and loss.html, after {} steps in {}\n", o.out, gguf, r.steps,
+    fmt::print("Wrote the model to {} (Meta's layout, F32) and {}, the loss to log.jsonl, loss.html and loss.png, after {} steps in {}\n", o.out, gguf, r.steps,
                duration(elapsed()));
     return 0;
 }
