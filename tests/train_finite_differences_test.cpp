@@ -195,7 +195,7 @@ TEST_CASE("LoRA: A's and B's gradients match finite differences of an F64 forwar
         std::transform(b.begin(), b.end(), pair.B.mutableData<float>(), [](double d) { return float(d); });
     }
     model.adapters.push_back(adapter);
-    const Batch batch = tinyBatch();
+    const auto batch = tinyBatch();
     Gradients grads(model);
     REQUIRE(grads.entries().size() == 2 * 7 * size_t(model.args.n_layers));
     const double loss = trainOnBatch(model, batch, grads);
