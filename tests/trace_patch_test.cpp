@@ -68,7 +68,7 @@ void requirePatchError(const std::string& bytes, const std::string& expected) {
 
 TEST_CASE("patch trace: the grid and both runs read back as the table computed them", "[trace][patch]") {
     const PatchTrace t = readPatchTrace(mosesTrace().string());
-    CHECK(t.version == 3);
+    CHECK(t.version == trace::kVersion);  // patch traces came in version 3
     CHECK(t.grid.site == "block");
     CHECK(t.grid.stage() == StageId::FfnResidual);
     CHECK(t.grid.align == "same");

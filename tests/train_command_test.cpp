@@ -2,12 +2,17 @@
 // to the same bits, its stages logged, and every bad input refused with a clear message.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <regex>
 #include <sstream>
 
 #include "cli_run.h"
+#include "trace/trace_reader.h"
+#include "viewer/tests/trace_edit.h"
 
 namespace fs = std::filesystem;
 
@@ -66,6 +71,7 @@ TEST_CASE("train: a run stopped and resumed computes the same bits as one never 
     };
     CHECK(withoutTimes(bytesOf(straight / "log.jsonl")) == withoutTimes(bytesOf(resumed / "log.jsonl")));
     CHECK(bytesOf(straight / "loss.html").find("<svg") != std::string::npos);
+    CHECK(bytesOf(straight / "loss.png").substr(0, 8) == "\x89PNG\r\n\x1a\n");
 
     // The model it wrote runs.
     const CliRun run = runWalkthrough("--model " + straight.string() + " -q --prompt \"And\" -n 2");
@@ -191,4 +197,72 @@ TEST_CASE("train: fine-tuning a model on chat examples, stopped and resumed to t
                          "line 1: the example is");
     CHECK_FALSE(fs::exists(dir / "x" / "consolidated.00.pth"));
     fs::remove_all(dir);
+}
+
+TEST_CASE("train: --trace records the first window's forward pass, loss and backward stages with their shapes", "[train][cli][trace]") {
+    const fs::path out = scratch("trace"), file = out.string() + ".trace";
+    const CliRun r = runWalkthrough(kShape + " --steps 2 --text ../assets/samples.txt --out " + out.string() + " --trace " + file.string());
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.output.find("Trace of step 1's first window written to " + file.string()) != std::string::npos);
+    const llama::TraceRun run = llama::readTrace(file.string());
+    REQUIRE(run.run.training);
+    CHECK(run.run.training->step == 1);
+    CHECK(run.run.training->windows == 2);
+    CHECK(run.promptTokens.size() == 32);
+    CHECK(run.stopReason == "training step");
+    // Every stage of the backward pass, once per layer inside the blocks, after the forward pass.
+    std::map<llama::StageId, int> count;
+    size_t firstBackward = run.stages.size(), lastForward = 0;
+    for (size_t i = 0; i < run.stages.size(); ++i) {
+        const llama::TracedStage& s = run.stages[i];
+        CHECK(s.step == 1);
+        ++count[s.stage];
+        if (llama::isTrainingStage(s.stage)) firstBackward = std::min(firstBackward, i);
+        else lastForward = i;
+    }
+    CHECK(lastForward < firstBackward);
+    for (const llama::StageInfo& info : llama::stageCatalog()) {
+        if (!llama::isTrainingStage(info.id)) continue;
+        INFO(info.key);
+        CHECK(count[info.id] == (info.inBlock ? 2 : 1));
+    }
+    auto tensorOf = [&](llama::StageId stage, const char* name) -> const llama::TracedTensor& {
+        for (const llama::TracedStage& s : run.stages)
+            if (s.stage == stage)
+                if (const llama::TracedTensor* t = s.tensor(name)) return *t;
+        FAIL("no tensor " << name);
+        throw;
+    };
+    using S = llama::Shape;
+    CHECK(tensorOf(llama::StageId::Loss, "dLogits").shape == S{32, 4096});
+    CHECK(tensorOf(llama::StageId::OutputProjectionBackward, "dOutputWeights").shape == S{4096, 64});
+    CHECK(tensorOf(llama::StageId::ScoresSoftmaxBackward, "dScores").shape == S{4, 32, 32});
+    CHECK(tensorOf(llama::StageId::RepeatKVBackward, "dKeys").shape == S{2, 32, 16});  // KV heads, positions, HeadDim
+    CHECK(tensorOf(llama::StageId::QKVBackward, "dAttnWk").shape == S{32, 64});
+    CHECK(tensorOf(llama::StageId::InputEmbeddingsBackward, "dTokEmbd").shape == S{4096, 64});
+    // The gradients' values, for the viewer's heatmap.
+    const llama::TracedTensor& dScores = tensorOf(llama::StageId::ScoresSoftmaxBackward, "dScores");
+    REQUIRE(dScores.hasValues());
+    CHECK(dScores.values.numel() == 4 * 32 * 32);
+
+    // Training came in version 4: a version 3 file that says it holds a training step is refused,
+    // and so is a training stage in a trace whose META does not say so.
+    auto refused = [&](const std::function<void(llama::test::EditableTrace&)>& edit, const std::string& expected) {
+        auto trace = llama::test::EditableTrace::read(file.string());
+        edit(trace);
+        const std::string bad = file.string() + ".bad";
+        trace.write(bad);
+        try {
+            llama::readTrace(bad);
+            FAIL("no error for " << expected);
+        } catch (const llama::TraceError& e) {
+            CHECK_THAT(e.what(), Catch::Contains(expected));
+        }
+        fs::remove(bad);
+    };
+    refused([](auto& t) { t.header[8] = 3; }, "field 'training': a version 3 trace records inference; training steps came in version 4");
+    refused([](auto& t) { t.records[0].json.erase("training"); }, "loss is a training stage, and META has no 'training'");
+    fs::remove_all(out);
+    fs::remove(file);
 }

@@ -11,6 +11,7 @@
 #include "interrupt.h"
 #include "io/atomic_output.h"
 #include "loss_curve_page.h"
+#include "loss_curve_png.h"
 #include "pass_progress.h"
 #include "session/model_source.h"
 #include "train/lora_finetune.h"
@@ -80,7 +81,8 @@ int runLoraTrain(const TrainOptions& o) {
     for (const LossRecord& record : records) log += lossRecordJson(record) + "\n";
     writeFileAtomically((out / "log.jsonl").string(), log);
     writeFileAtomically((out / "loss.html").string(), lossCurvePage(records, fmt::format("LoRA training loss: {}", o.out)));
-    fmt::print("{} the adapter after {} steps to {} (llama.cpp's GGUF LoRA: --lora {} here and in llama-cli), the loss to log.jsonl and loss.html, in {}\n",
+    writeFileAtomically((out / "loss.png").string(), lossCurvePng(records, fmt::format("LoRA training loss: {}", o.out)));
+    fmt::print("{} the adapter after {} steps to {} (llama.cpp's GGUF LoRA: --lora {} here and in llama-cli), the loss to log.jsonl, loss.html and loss.png, in {}\n",
                interrupted ? "Interrupted: wrote" : "Wrote", trainer.stepsDone(), file, file, duration(elapsed()));
     return interrupted ? 130 : 0;
 }

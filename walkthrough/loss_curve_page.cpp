@@ -45,17 +45,24 @@ std::string escapeHtml(const std::string& s) {
 
 }  // namespace
 
+LossAxes lossAxes(const std::vector<LossRecord>& records) {
+    LossAxes a;
+    if (records.empty()) return a;
+    a.low = 1e300, a.high = -1e300;
+    for (const LossRecord& r : records) {
+        a.lastStep = std::max(a.lastStep, r.step);
+        for (double v : {r.trainLoss, r.heldoutLoss.value_or(r.trainLoss)}) a.low = std::min(a.low, v), a.high = std::max(a.high, v);
+    }
+    a.low = std::floor(a.low), a.high = std::ceil(a.high);
+    if (a.high <= a.low) a.high = a.low + 1;
+    return a;
+}
+
 std::string lossCurvePage(const std::vector<LossRecord>& records, const std::string& title) {
     constexpr double W = 720, H = 420, left = 60, right = 20, top = 30, bottom = 50;
-    int lastStep = 1;
-    double low = 1e300, high = -1e300;
-    for (const LossRecord& r : records) {
-        lastStep = std::max(lastStep, r.step);
-        for (double v : {r.trainLoss, r.heldoutLoss.value_or(r.trainLoss)}) low = std::min(low, v), high = std::max(high, v);
-    }
-    if (records.empty()) low = 0, high = 1;
-    low = std::floor(low), high = std::ceil(high);
-    if (high <= low) high = low + 1;
+    const LossAxes axes = lossAxes(records);
+    const int lastStep = axes.lastStep;
+    const double low = axes.low, high = axes.high;
     auto x = [&](int step) { return left + (W - left - right) * step / lastStep; };
     auto y = [&](double loss) { return top + (H - top - bottom) * (high - loss) / (high - low); };
 

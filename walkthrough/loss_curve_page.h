@@ -20,6 +20,14 @@ struct LossRecord {
 std::string lossRecordJson(const LossRecord& r);
 std::optional<LossRecord> parseLossRecord(const std::string& line);
 
+// The curve's scale, shared by the page and the PNG: steps from 0 to lastStep across, whole nats
+// from low to high up.
+struct LossAxes {
+    int lastStep = 1;
+    double low = 0, high = 1;
+};
+LossAxes lossAxes(const std::vector<LossRecord>& records);
+
 std::string lossCurvePage(const std::vector<LossRecord>& records, const std::string& title);
 
 }  // namespace llama::cli

@@ -19,6 +19,7 @@
 #include "io/atomic_output.h"
 #include "lora_train_command.h"
 #include "loss_curve_page.h"
+#include "loss_curve_png.h"
 #include "options/checked_option.h"
 #include "pass_progress.h"
 #include "session/model_source.h"
@@ -31,6 +32,7 @@
 #include "train/token_stream.h"
 #include "train/trainer.h"
 #include "train_profile.h"
+#include "training_trace.h"
 
 namespace llama::cli {
 
@@ -98,7 +100,7 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     cmd->add_option("--tokenizer", o.tokenizer, "A Llama 3 tiktoken tokenizer.model (with Llama 3's special tokens)")->option_text("FILE");
     cmd->add_option("--out", o.out,
                     "Directory for the checkpoint (Meta's layout in F32, optimizer.pth, training.json), model.gguf (F32) and the loss "
-                    "(log.jsonl, loss.html)")
+                    "(log.jsonl, loss.html, loss.png)")
         ->option_text("DIR REQUIRED")
         ->required();
     cmd->add_flag("--force", o.force, "Replace what --out holds");
@@ -127,6 +129,8 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     options::addReal(*cmd, "--rope-theta", o.ropeTheta, {1, 1e12, false, "a base frequency from 1"}, "RoPE's base frequency");
     cmd->add_option("--debug-log", o.debugLog, "Write the first step's passes, forward and backward, in the walkthrough's debug.log format")->option_text("FILE");
     cmd->add_flag("--profile", o.profile, "At the end, print where a step's time went: per stage, forward and backward, and per kind of op");
+    cmd->add_option("--trace", o.trace, "Record the first step's first window, forward and backward, as a trace (llama-viewer --trace, export-html)")
+        ->option_text("FILE");
     cmd->add_flag("--step", o.step, "Hold the first step after each stage, forward and backward (the --step commands; c runs on)");
     // LoRA fine-tuning (lora_train_command.h).
     cmd->add_option("--model", o.model, "With --lora-rank: the model to fine-tune (any format --model of a run reads); its weights stay frozen")
@@ -226,6 +230,11 @@ int runTrain(const TrainOptions& o) {
         firstStepLog = std::make_unique<FirstStepOnly>(*debugLog);
         trainer.context().addObserver(firstStepLog.get());
     }
+    std::unique_ptr<TrainingTrace> trace;
+    if (!o.trace.empty()) {
+        trace = std::make_unique<TrainingTrace>(o.trace, model, r.batch, learningRate(r, trainer.stepsDone()));
+        trainer.context().addObserver(trace.get());
+    }
     StepController controller;
     std::unique_ptr<TerminalStepper> stepper;
     std::unique_ptr<FirstStepOnly> firstStepStepper;
@@ -253,6 +262,7 @@ int runTrain(const TrainOptions& o) {
         for (const LossRecord& record : records) log += lossRecordJson(record) + "\n";
         writeFileAtomically((out / "log.jsonl").string(), log);
         writeFileAtomically((out / "loss.html").string(), lossCurvePage(records, fmt::format("Training loss: {}", o.out)));
+        writeFileAtomically((out / "loss.png").string(), lossCurvePng(records, fmt::format("Training loss: {}", o.out)));
     };
     const bool progress = isatty(STDERR_FILENO) != 0;
     double runningLoss = 0, lastCheckpoint = elapsed();
@@ -311,7 +321,7 @@ int runTrain(const TrainOptions& o) {
     checkpoint();
     const std::string gguf = (out / "model.gguf").string();
     exportGguf(model, DType::F32, gguf);
-    fmt::print("Wrote the model to {} (Meta's layout, F32) and {}, the loss to log.jsonl and loss.html, after {} steps in {}\n", o.out, gguf, r.steps,
+    fmt::print("Wrote the model to {} (Meta's layout, F32) and {}, the loss to log.jsonl, loss.html and loss.png, after {} steps in {}\n", o.out, gguf, r.steps,
                duration(elapsed()));
     return 0;
 }

@@ -45,6 +45,15 @@ struct TraceBatchInfo {
     int keep = 0;
 };
 
+// One window of a training step (`llama-walkthrough train --trace`): its forward pass, the loss
+// and the backward pass, META's `training`.
+struct TraceTrainingInfo {
+    int step = 1;     // the training step, from 1 (the records' step)
+    int window = 0;   // which of the step's windows, from 0
+    int windows = 1;  // windows in the step (--batch)
+    float learningRate = 0;
+};
+
 // What was asked of the run, stored so a replay can show it.
 struct TraceRunInfo {
     std::string prompt;
@@ -54,6 +63,7 @@ struct TraceRunInfo {
     WhatIf whatIf = {};  // the experiment, if the run was one
     std::string grammar;  // where the run's grammar came from (a file, "grammar", "json"); empty: none
     std::optional<TraceBatchInfo> batch;  // a batch of sequences; nullopt: one sequence
+    std::optional<TraceTrainingInfo> training;  // a training step's window; nullopt: inference
 };
 
 }  // namespace llama
@@ -68,8 +78,13 @@ inline constexpr std::string_view kMagic = "LLMTRACE";
 //    kv_slot and context_shift stages, kv_mask's mask values, END's "sequences"
 //    (trace/batch_trace_json.h); or an activation-patching file: a PTCH record first, then two
 //    runs (trace/patch_trace.h). Versions 1 and 2 read as runs of one sequence.
-inline constexpr uint32_t kVersion = 3;
+// 4: a training step's window: META's "training", the loss and backward stages' records with
+//    their gradients' values. Versions 1 to 3 read as they did.
+inline constexpr uint32_t kVersion = 4;
 inline constexpr uint32_t kFirstBatchVersion = 3;
+inline constexpr uint32_t kFirstTrainingVersion = 4;
+// A training stage's gradient is stored with its values up to this many elements (8 MB as bf16).
+inline constexpr int64_t kMaxGradientValues = int64_t(1) << 22;
 inline constexpr size_t kHeaderBytes = 8 + 4;
 inline constexpr size_t kRecordHeaderBytes = 4 + 4 + 8;
 

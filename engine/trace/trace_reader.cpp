@@ -198,6 +198,19 @@ void readMeta(const TraceField& j, TraceRun& run) {
         requireBatchVersion(run.version);
         run.run.batch = readBatchMeta(j["batch"]);
     }
+    if (j.has("training")) {
+        if (run.version < trace::kFirstTrainingVersion)
+            throw TraceError(fmt::format("field 'training': a version {} trace records inference; training steps came in version {}", run.version,
+                                         trace::kFirstTrainingVersion));
+        if (run.run.batch) throw TraceError("field 'training' beside 'batch': a training trace records one window");
+        const TraceField t = j["training"];
+        TraceTrainingInfo training;
+        training.step = t["step"].integer(1, INT32_MAX, "a training step from 1");
+        training.windows = t["windows"].integer(1, INT32_MAX, "a count of windows");
+        training.window = t["window"].integer(0, training.windows - 1, "one of the step's windows");
+        training.learningRate = t["learningRate"].traceFloat();
+        run.run.training = training;
+    }
 }
 
 // bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`.
@@ -272,6 +285,8 @@ TracedStage readStage(const TraceField& j, std::string_view data, const TraceRun
     const StageInfo* info = findStage(key);
     if (!info) j["stage"].unexpected("a stage of the catalog (stages.def)");
     s.stage = info->id;
+    if (isTrainingStage(s.stage) && !run.run.training)
+        j["stage"].unexpected(fmt::format("a stage of inference: {} is a training stage, and META has no 'training'", key));
     s.layer = info->inBlock ? j["layer"].integer(0, args.n_layers - 1, "a layer") : -1;
     if (const TraceField layer = j["layer"]; !info->inBlock && !(layer.value().is_number_integer() && layer.value() == -1))
         layer.unexpected(fmt::format("-1: stage {} is outside the blocks", key));

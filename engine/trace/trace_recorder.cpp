@@ -70,6 +70,11 @@ TraceRecorder::TraceRecorder(const std::string& path, const Model& model, const 
                    {"residual", options.residual},
                    {"lensTopK", lens ? options.lensTopK : 0}}}};
     if (run.batch) meta["batch"] = batchMetaJson(*run.batch);
+    if (run.training)
+        meta["training"] = {{"step", run.training->step},
+                            {"window", run.training->window},
+                            {"windows", run.training->windows},
+                            {"learningRate", run.training->learningRate}};
     writeRecord(trace::kMetaRecord, jsonText(meta), {});
 #ifndef LLAMA_NO_THREADS
     // At the engine's priority: while the engine's pool polls for its next loop (thread_pool.h),
@@ -98,7 +103,7 @@ bool TraceRecorder::mayStoreValues(StageId stage, int layer) const {
             if (!options_.preSoftmax) return false;
             [[fallthrough]];
         case StageId::ScoresSoftmax: return !options_.attentionLayers || options_.attentionLayers->count(layer);
-        default: return false;
+        default: return isTrainingStage(stage);
     }
 }
 
@@ -112,6 +117,9 @@ bool TraceRecorder::storesValues(const StageEvent& e, const std::string& name, c
     // Token ids: a few bytes, and every view needs them. A batch's ids, positions and cells go in
     // its stages' `batch` objects instead.
     if (t.dtype() == DType::I32) return !recordsBatch(e.stage);
+    // A training step's gradients, each as the heatmap shows it; the largest (an 8B model's
+    // embedding gradient) keep their summary only.
+    if (isTrainingStage(e.stage)) return t.numel() <= trace::kMaxGradientValues;
     // The residual stream [seqLen, Dim]: what `diff` compares layer by layer.
     if (residualStage(e.stage)) return options_.residual && t.dim(0) <= options_.maxPositions;
     // The last dimension of the mask and the scores is the number of positions attended to.
@@ -181,6 +189,17 @@ void TraceRecorder::finish(const GenerationResult& r) {
               {"stopReason", describe(r.stopReason)},
               {"prefillSeconds", r.prefillSeconds},
               {"decodeSeconds", r.decodeSeconds}});
+}
+
+void TraceRecorder::finishTraining(const std::vector<int32_t>& window, double seconds) {
+    json prompt = json::array();
+    for (int32_t id : window) prompt.push_back(tokenJson(*tokenizer_, id));
+    writeEnd({{"promptTokens", prompt},
+              {"generatedTokens", json::array()},
+              {"text", ""},
+              {"stopReason", "training step"},
+              {"prefillSeconds", seconds},
+              {"decodeSeconds", 0.0}});
 }
 
 void TraceRecorder::finishBatch(const ParallelResult& r, const std::vector<std::string>& prompts) {

@@ -57,6 +57,8 @@ public:
     // Writes the queued records and the END record (prompt and generated tokens, text, stop
     // reason) and closes the file.
     void finish(const GenerationResult& result);
+    // The same for a training step's window (run.training): its tokens, forward and backward in `seconds`.
+    void finishTraining(const std::vector<int32_t>& window, double seconds);
     // The same for a batch of sequences (`batch`): END's "sequences" hold each one's tokens and text.
     void finishBatch(const ParallelResult& result, const std::vector<std::string>& prompts);
     // The bytes written so far; all of them once finish() returned.

@@ -11,8 +11,8 @@ const [dir, shots] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
 // The grid as the trace holds it: "LLMTRACE", version, then the PTCH record's header and JSON.
 const bytes = readFileSync(join(dir, 'patch.trace'));
-check(bytes.toString('latin1', 0, 8) === 'LLMTRACE' && bytes.readUInt32LE(8) === 3 && bytes.toString('latin1', 12, 16) === 'PTCH',
-  'the patch trace is version 3 and starts with its PTCH record');
+check(bytes.toString('latin1', 0, 8) === 'LLMTRACE' && bytes.readUInt32LE(8) >= 3 && bytes.toString('latin1', 12, 16) === 'PTCH',
+  'the patch trace is version 3 or later (patch traces came in 3) and starts with its PTCH record');
 const grid = JSON.parse(bytes.toString('utf8', 28, 28 + bytes.readUInt32LE(16)));
 const recovered = (l, c) => (grid.patchedDiff[l][c] - grid.corruptDiff) / (grid.cleanDiff - grid.corruptDiff);
 

@@ -87,6 +87,8 @@ json stagesJson(const TraceRun& run) {
         for (const auto& t : s.tensors) {
             json tj = {{"name", t.name}, {"shape", shapeToString(t.shape)}, {"dtype", dtypeName(t.dtype)}};
             if (t.stats) tj["stats"] = {number(t.stats->min), number(t.stats->max), number(t.stats->mean)};
+            // A gradient's L2 norm, as its backward stage's log line gives it.
+            if (const std::string norm = isTrainingStage(s.stage) ? gradientNorm(s.message, t.name) : ""; !norm.empty()) tj["norm"] = norm;
             tensors.push_back(tj);
         }
         json sj = {{"key", s.info().key}, {"layer", s.layer}, {"where", whereLabel(s.layer)}, {"step", s.step},
@@ -244,27 +246,42 @@ json lensJson(const HistorySnapshot& snap, const std::map<int32_t, std::string>&
 
 // The forward-pass map as the viewer's Map panel builds it (state/forward_map.h): boxes, arrows
 // and sections in abstract units, and per token step and layer of the stack which boxes ran or
-// were skipped and the shape each arrow carries.
-json mapJson(const HistorySnapshot& snap, int nLayers) {
-    const ForwardMap map = buildForwardMap(nLayers);
+// were skipped and the shape each arrow carries. A training step's map has the backward column,
+// and its arrows carry their routes (around the backward boxes; the gradient flows up).
+json mapJson(const HistorySnapshot& snap, int nLayers, bool backward) {
+    const ForwardMap map = buildForwardMap(nLayers, {0, false, backward});
     json boxes = json::array(), arrows = json::array(), sections = json::array(), views = json::array();
-    for (const MapBox& b : map.boxes)
-        boxes.push_back({{"key", b.key}, {"stage", stageInfo(b.stage).key}, {"label", b.label}, {"title", b.title}, {"number", b.number},
-                         {"inBlock", b.inBlock}, {"x", b.x}, {"y", b.y}, {"w", b.w}, {"h", b.h}});
-    for (const MapArrow& a : map.arrows) arrows.push_back({{"from", a.from}, {"to", a.to}, {"tensor", a.tensor}, {"side", a.side}});
+    for (const MapBox& b : map.boxes) {
+        json box = {{"key", b.key}, {"stage", stageInfo(b.stage).key}, {"label", b.label}, {"title", b.title}, {"number", b.number},
+                    {"inBlock", b.inBlock}, {"x", b.x}, {"y", b.y}, {"w", b.w}, {"h", b.h}};
+        if (b.backward) box["backward"] = true;
+        boxes.push_back(std::move(box));
+    }
+    for (const MapArrow& a : map.arrows) {
+        json arrow = {{"from", a.from}, {"to", a.to}, {"tensor", a.tensor}, {"side", a.side}};
+        // Side inputs stay lines from their box (the page names them by where they come from).
+        if (backward && a.route.kind != RouteKind::SideInput) {
+            json points = json::array();
+            for (const MapPoint& p : a.route.points) points.push_back({p.x, p.y});
+            arrow["route"] = points;
+        }
+        arrows.push_back(std::move(arrow));
+    }
     for (const MapSection& s : map.sections)
         sections.push_back({{"title", s.title}, {"block", s.block}, {"x", s.x}, {"y", s.y}, {"w", s.w}, {"h", s.h}});
-    for (const StepInfo& step : snap.steps) {
-        const StageRecord* last = nullptr;  // the step's last record: every box of the step has run
-        for (const auto& r : snap.records)
-            if (r->step == step.step) last = r.get();
-        for (int layer = 0; layer < nLayers && last; ++layer) {
+    // The generation loop's steps; a training window's forward pass has no loop, its records' step.
+    std::map<int, const StageRecord*> lastOfStep;  // the step's last record: every box of the step has run
+    for (const auto& r : snap.records)
+        if (backward || std::any_of(snap.steps.begin(), snap.steps.end(), [&](const StepInfo& s) { return s.step == r->step; }))
+            lastOfStep[r->step] = r.get();
+    for (const auto& [step, last] : lastOfStep) {
+        for (int layer = 0; layer < nLayers; ++layer) {
             const ForwardMapView v = viewForwardMap(map, snap.records, last, layer);
             json skipped = json::array(), shapes = json::array();
             for (size_t i = 0; i < v.boxes.size(); ++i)
                 if (v.boxes[i].state == BoxState::Skipped) skipped.push_back(i);
             for (const MapArrowView& a : v.arrows) shapes.push_back(a.shape);
-            views.push_back({{"step", step.step}, {"layer", layer}, {"skipped", skipped}, {"arrows", shapes}});
+            views.push_back({{"step", step}, {"layer", layer}, {"skipped", skipped}, {"arrows", shapes}});
         }
     }
     return {{"layers", map.layers}, {"width", map.width}, {"height", map.height}, {"boxes", boxes}, {"arrows", arrows},
@@ -382,7 +399,10 @@ json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o) {
         {"attention", attentionJson(snap)},
         {"masks", masksJson(snap)},
         {"lens", lensJson(snap, pieces)},
-        {"map", mapJson(snap, a.n_layers)},
+        {"map", mapJson(snap, a.n_layers, run->run.training.has_value())},
+        {"training", run->run.training ? json{{"step", run->run.training->step}, {"window", run->run.training->window},
+                                              {"windows", run->run.training->windows}, {"learningRate", run->run.training->learningRate}}
+                                       : json(nullptr)},
         {"compare", o.comparePath || o.patch ? compareJson(run, o) : json(nullptr)},
         {"batch", batchPageJson(*run)},
         {"patch", o.patch ? patchJson(*o.patch) : json(nullptr)},

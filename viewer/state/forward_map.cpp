@@ -1,6 +1,7 @@
 #include "state/forward_map.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 namespace llama::viewer {
@@ -11,6 +12,10 @@ constexpr float kColumnWidth = 3.0f, kColumnGap = 1.1f, kRowHeight = 1.0f, kBoxH
 constexpr float kTop = 0.7f;   // room for the sections' titles (and the block's layer tabs)
 constexpr float kLeft = 0.35f;  // room for the first section's frame
 constexpr float kBandGap = 1.2f;  // between bands: room for the next band's titles and the arrows into it
+constexpr float kBackwardGap = 0.5f;  // between a column's forward part and its backward part
+
+// From one column's left edge to the next's: its forward part, its backward part, the gap.
+float columnPitch(bool backward) { return kColumnWidth + (backward ? kBackwardGap + kColumnWidth : 0.0f) + kColumnGap; }
 
 // How the diagram names each stage (the catalog's titles are sentences). A stage missing here
 // is drawn with its catalog title, so a new stage shows up on the map without touching this file.
@@ -48,6 +53,15 @@ const std::map<std::string_view, std::vector<std::string_view>> kSideInputs = {
 // The recorded tensor each side arrow carries (the residual stream is the block's x, then h).
 const std::map<std::string_view, std::string_view> kSideTensor = {{"block", "x"}, {"attention_residual", "h"}};
 
+// A backward box is named after the forward stage it differentiates (the gradient of its inputs),
+// or the two it stands for.
+const std::map<std::string_view, std::string_view> kBackwardLabels = {
+    {"loss", "loss"}, {"qkv_backward", "\u2202 Q, K, V"}, {"ffn_gate_up_backward", "\u2202 gate, up"}};
+std::string backwardLabel(std::string_view key, std::string_view forwardLabel) {
+    const auto label = kBackwardLabels.find(key);
+    return label != kBackwardLabels.end() ? std::string(label->second) : "\u2202 " + std::string(forwardLabel);
+}
+
 std::vector<std::string> recordNames(std::string_view records) {
     std::vector<std::string> names;
     size_t start = 0;
@@ -62,9 +76,16 @@ std::vector<std::string> recordNames(std::string_view records) {
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
+// The gradient a backward stage hands on: the first it records (d<value>: dLogits, not the loss's logits).
+std::string firstGradient(const std::vector<std::string>& names) {
+    for (const auto& n : names)
+        if (n.size() > 1 && n[0] == 'd' && std::isupper(static_cast<unsigned char>(n[1]))) return n;
+    return names.empty() ? "" : names[0];
+}
+
 // The tensor flowing from `a` to `b`: one `b` records too (under the same name), else `a`'s own.
 std::string carried(const MapBox& a, const MapBox& b) {
-    if (!a.key.starts_with("qkv.")) {
+    if (!a.key.starts_with("qkv.") && !a.backward) {
         auto bNames = recordNames(stageInfo(b.stage).records);
         for (const auto& n : recordNames(stageInfo(a.stage).records))
             if (contains(bNames, n)) return n;
@@ -101,11 +122,20 @@ int ForwardMap::find(std::string_view key) const {
     return -1;
 }
 
+int ForwardMap::findStage(StageId stage) const {
+    for (size_t i = 0; i < boxes.size(); ++i)
+        if (boxes[i].stage == stage) return int(i);
+    return -1;
+}
+
 // The map draws one sequence's forward pass: the three tasks' own marks, an experiment's stage and
 // the stages only a batch of sequences makes (llama-walkthrough batch, speculative decoding) stay off it.
-bool mapOmits(StageId stage) {
-    // The map draws inference; a training step's backward stages are not on it (yet).
-    if (isTrainingStage(stage)) return true;
+bool mapOmits(StageId stage, bool backward) {
+    // The loss and the backward pass: only in a map of a training step, which has no prompt to
+    // tokenize, no generation loop and no sampling (a window of the token stream, its next tokens).
+    if (isTrainingStage(stage)) return !backward;
+    if (backward && (stage == StageId::Tokenize || stage == StageId::TokensTensor || stage == StageId::SequenceLoop || stage == StageId::Sample))
+        return true;
     switch (stage) {
         case StageId::QKVSchedule:
         case StageId::QKVTask:
@@ -122,29 +152,57 @@ bool mapOmits(StageId stage) {
     }
 }
 
+// Each backward stage's key is its forward stage's with "_backward"; two differentiate more than one.
+StageId forwardStageOf(StageId trainingStage) {
+    if (trainingStage == StageId::Loss) return StageId::Logits;
+    if (trainingStage == StageId::FfnGateUpBackward) return StageId::FfnGate;  // ffn_up stands beside it
+    std::string_view key = stageInfo(trainingStage).key;
+    key.remove_suffix(std::string_view("_backward").size());
+    return findStage(key)->id;
+}
+
 int forwardMapColumns() { return int(kColumnStarts.size()) + 1; }
 float forwardMapColumnWidth() { return kColumnWidth; }
-float forwardMapWidth(int columnsPerBand) { return 2 * kLeft + float(columnsPerBand) * kColumnWidth + float(columnsPerBand - 1) * kColumnGap; }
+// A map with a backward part keeps the gap right of its last column: the gradient into a band
+// above runs up the gap right of its target's column.
+float forwardMapWidth(int columnsPerBand, bool backward) {
+    return 2 * kLeft + float(columnsPerBand) * columnPitch(backward) - (backward ? 0.0f : kColumnGap);
+}
 
 ForwardMap buildForwardMap(int layers, MapLayout layout) {
     ForwardMap map;
     map.layers = layers;
     map.columnsPerBand = layout.columnsPerBand;
     map.laneShapeRows = layout.laneShapeRows;
+    map.backward = layout.backward;
+    const float pitch = columnPitch(layout.backward);
     std::vector<int> rowsIn(1, 0);
     std::vector<int> flow;  // the boxes the next stage takes its input from
     std::vector<std::pair<int, std::string_view>> joining;  // beside boxes and the box their result joins
     auto place = [&](MapBox b, int slot, int slots) {
         float lane = (kColumnWidth - kLaneGap * float(slots - 1)) / float(slots);
-        b.x = kLeft + float(b.column) * (kColumnWidth + kColumnGap) + float(slot) * (lane + kLaneGap);
+        b.x = kLeft + float(b.column) * pitch + (b.backward ? kColumnWidth + kBackwardGap : float(slot) * (lane + kLaneGap));
         b.y = kTop + float(b.row) * kRowHeight;
         b.w = lane, b.h = kBoxHeight;
         map.boxes.push_back(std::move(b));
         return int(map.boxes.size()) - 1;
     };
+    int gradientFrom = -1;  // the backward box whose gradient the next one takes
     for (const StageInfo& s : stageCatalog()) {
-        if (mapOmits(s.id)) continue;
+        if (mapOmits(s.id, layout.backward)) continue;
         const std::string key(s.key);
+        if (isTrainingStage(s.id)) {  // in the row of the stage it differentiates, its column's backward part
+            const MapBox& of = map.boxes[size_t(map.findStage(forwardStageOf(s.id)))];
+            MapBox b;
+            b.stage = s.id, b.key = key, b.title = std::string(s.title), b.number = s.number, b.inBlock = s.inBlock, b.backward = true;
+            b.column = of.column, b.row = of.row;
+            b.tensor = firstGradient(recordNames(s.records));
+            b.label = backwardLabel(s.key, of.label);
+            const int id = place(b, 0, 1);
+            if (gradientFrom >= 0) map.arrows.push_back({gradientFrom, id, "", false});
+            gradientFrom = id;
+            continue;
+        }
         if (std::find(kColumnStarts.begin(), kColumnStarts.end(), s.key) != kColumnStarts.end()) rowsIn.push_back(0);
         MapBox b;
         b.stage = s.id, b.key = key, b.title = std::string(s.title), b.number = s.number, b.inBlock = s.inBlock;
@@ -207,7 +265,8 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
     const int columns = int(rowsIn.size());
     const int perBand = layout.columnsPerBand > 0 ? std::min(layout.columnsPerBand, columns) : columns;
     const int bands = (columns + perBand - 1) / perBand;
-    auto columnX = [](int c) { return kLeft + float(c) * (kColumnWidth + kColumnGap); };
+    auto columnX = [&](int c) { return kLeft + float(c) * pitch; };
+    const float columnW = pitch - kColumnGap;  // its forward and backward parts
     std::vector<float> bandTop(size_t(bands), kTop);
     std::vector<int> bandRows(size_t(bands), 0);
     for (int c = 0; c < columns; ++c) bandRows[size_t(c / perBand)] = std::max(bandRows[size_t(c / perBand)], rowsIn[size_t(c)]);
@@ -218,7 +277,7 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
         b.y += bandTop[size_t(b.band)] - kTop;
     }
     map.height = bandTop.back() + float(bandRows.back()) * kRowHeight;
-    map.width = forwardMapWidth(perBand);
+    map.width = forwardMapWidth(perBand, layout.backward);
 
     // Sections: the columns before and after the blocks, and a frame around the block's columns
     // (one a band it spans, the first with the layer tabs).
@@ -227,11 +286,11 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
         const int band = first / perBand;
         const float top = bandTop[size_t(band)], bottom = top + float(bandRows[size_t(band)]) * kRowHeight;
         map.sections.push_back({std::move(title), band, block, columnX(first % perBand) - pad, top - pad,
-                                columnX(last % perBand) + kColumnWidth - columnX(first % perBand) + 2 * pad, bottom - top + pad});
+                                columnX(last % perBand) + columnW - columnX(first % perBand) + 2 * pad, bottom - top + pad});
     };
     int firstBlock = columns, lastBlock = -1;
     for (const auto& b : map.boxes)
-        if (b.inBlock) firstBlock = std::min(firstBlock, b.column), lastBlock = std::max(lastBlock, b.column);
+        if (b.inBlock && !b.backward) firstBlock = std::min(firstBlock, b.column), lastBlock = std::max(lastBlock, b.column);
     frame("Before the blocks", false, 0, 0);
     for (int c = firstBlock; c <= lastBlock; c = (c / perBand + 1) * perBand)
         frame(c == firstBlock ? "Transformer block" : "block, cont.", c == firstBlock, c, std::min(lastBlock, (c / perBand + 1) * perBand - 1));

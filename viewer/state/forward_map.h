@@ -1,7 +1,9 @@
 #pragma once
 // The forward pass as a map: one box per stage of the stage catalog (stages.def), laid out as
 // the walkthrough draws it — tokens and embedding, one transformer block (standing for the stack
-// of N), the output and sampling — with arrows, routed through the gaps between the boxes
+// of N), the output and sampling — and for a training step the backward pass beside it: each
+// column's backward stages in a column of their own at its right, each in the row of the forward
+// stage it differentiates, the gradient flowing up. Arrows are routed through the gaps between the boxes
 // (forward_map_routes.cpp), that carry the tensor flowing along them. The layout is in abstract
 // units (a column is 3 units wide, a row 1 unit tall) so the panel scales it to any window and an
 // HTML export can serialise it as it is; `viewForwardMap` adds what a run
@@ -23,6 +25,7 @@ struct MapBox {
     std::string title;   // the catalog's title
     int number = 0;      // the walkthrough's stage number
     bool inBlock = false;
+    bool backward = false;    // a backward stage, in its column's backward part
     int column = 0, row = 0;  // the diagram's column (0: before the blocks) and row, whatever the bands
     int band = 0;             // the band the column is drawn in (a narrow layout: ForwardMap::columnsPerBand)
     float x = 0, y = 0, w = 0, h = 0;
@@ -41,6 +44,9 @@ enum class RouteKind {
     Across,     // into another column, or a column of a lower band, entering `to`'s top
     SideInput,  // a short stub into `to`'s left side, named after `from` (the RoPE angles, the mask)
     Residual,   // the residual stream: out of `from`'s right side, along the gaps, into `to`'s left side
+    Up,         // a gradient up its backward column, from `from`'s top into `to`'s bottom
+    BackAcross, // a gradient into the column before (or a band above): out of `from`'s top, along the
+                // gap over it, up or down the gap right of `to`'s column, into `to`'s right side
 };
 
 // An arrow's path in map units: every segment horizontal or vertical, the head at the last point.
@@ -70,14 +76,20 @@ struct ForwardMap {
     int layers = 0;  // the stack's depth, N_Layers
     int columnsPerBand = 0;  // 0: every column side by side; else columns wrap into bands, one under another
     bool laneShapeRows = false;  // Q/K/V's row has room under it for their three shapes, one a line
+    bool backward = false;       // the backward stages beside the forward ones (a training step)
     float width = 0, height = 0;
 
     int find(std::string_view key) const;  // box index, -1 when absent
+    int findStage(StageId stage) const;    // the stage's first box (Q of Q, K and V), -1 when absent
 };
 
 // The catalog stages a map leaves out: the Q/K/V tasks' scheduling marks (the qkv box's three
-// lanes stand for them) and the control vector's (an experiment's stage, not the model's).
-bool mapOmits(StageId stage);
+// lanes stand for them) and the control vector's (an experiment's stage, not the model's); the
+// training stages unless it has a backward column, and then the stages a training window does
+// not run (tokenizing a prompt, the generation loop, sampling).
+bool mapOmits(StageId stage, bool backward = false);
+// The forward stage a training stage differentiates, whose row it takes (the loss: the logits).
+StageId forwardStageOf(StageId trainingStage);
 
 // The diagram's layout: one row of columns (an HTML export's), or for a narrow window the columns
 // wrapped `columnsPerBand` to a band, and room for Q/K/V's shapes (the viewer's, whose labels keep
@@ -85,16 +97,18 @@ bool mapOmits(StageId stage);
 struct MapLayout {
     int columnsPerBand = 0;
     bool laneShapeRows = false;
+    bool backward = false;
 };
 ForwardMap buildForwardMap(int layers, MapLayout layout = {});
 // The path of `arrow` between its boxes where `map` placed them: it leaves `from` at an edge, runs
 // through the gaps between boxes and enters `to` at an edge (buildForwardMap routes every arrow).
 MapRoute routeArrow(const ForwardMap& map, const MapArrow& arrow);
 // How many columns the diagram has (the outside stages, the block's three, the output), and in
-// map units a column's width and the whole map's with `columnsPerBand` columns side by side.
+// map units a column's width (its forward part's, where it has a backward part) and the whole
+// map's with `columnsPerBand` columns side by side.
 int forwardMapColumns();
 float forwardMapColumnWidth();
-float forwardMapWidth(int columnsPerBand);
+float forwardMapWidth(int columnsPerBand, bool backward = false);
 
 enum class BoxState { NotYet, Ran, Current, Skipped };
 

@@ -17,6 +17,9 @@ constexpr float kOverBand = 0.95f;          // over a band's first row: where ar
 constexpr float kResidualOverBand = 0.8f;   // the residual stream's way along that gap, under the flow's
 constexpr float kColumnEdge = 0.15f;        // beside a column: the residual stream into a lower band, a join around boxes
 constexpr float kStub = 0.45f;              // a side input's stub
+constexpr float kBackwardLane = 0.825f;     // right of a column: where a gradient into it runs
+constexpr float kOverBackward = 0.12f;      // over a backward box: where a gradient out of it turns
+constexpr float kBackwardOverBand = 1.08f;  // over a band's first row: where a gradient into the band above runs along
 
 float boxMiddleX(const MapBox& b) { return b.x + b.w / 2; }
 float boxMiddleY(const MapBox& b) { return b.y + b.h / 2; }
@@ -28,6 +31,14 @@ float firstRowTop(const ForwardMap& map, int band) {
     for (const MapBox& b : map.boxes)
         if (b.band == band) top = std::min(top, b.y);
     return top;
+}
+
+// The right edge of a box's column: of its backward part, where it has one.
+float columnRight(const ForwardMap& map, const MapBox& of) {
+    float right = of.x + of.w;
+    for (const MapBox& b : map.boxes)
+        if (b.column == of.column) right = std::max(right, b.x + b.w);
+    return right;
 }
 
 // Whether a box of their column stands between `f` and `t` where an arrow down from one to the other runs.
@@ -47,7 +58,7 @@ MapRoute routeArrow(const ForwardMap& map, const MapArrow& arrow) {
         // layout's first column, as long as the margin left of the box).
         if (f.column == t.column || f.column == 0)
             return {RouteKind::SideInput, {{std::max(0.0f, t.x - kStub), boxMiddleY(t)}, {t.x, boxMiddleY(t)}}};
-        const float gx = f.x + f.w + kResidualGap;
+        const float gx = columnRight(map, f) + kResidualGap;
         if (t.band > f.band) {
             // From a band above: along the gap over `to`'s band, then down the left edge of its column.
             const float y = firstRowTop(map, t.band) - kResidualOverBand, x = t.x - kColumnEdge;
@@ -55,6 +66,26 @@ MapRoute routeArrow(const ForwardMap& map, const MapArrow& arrow) {
                     {{f.x + f.w, boxMiddleY(f)}, {gx, boxMiddleY(f)}, {gx, y}, {x, y}, {x, boxMiddleY(t)}, {t.x, boxMiddleY(t)}}};
         }
         return {RouteKind::Residual, {{f.x + f.w, boxMiddleY(f)}, {gx, boxMiddleY(f)}, {gx, boxMiddleY(t)}, {t.x, boxMiddleY(t)}}};
+    }
+    if (f.backward) {
+        // The gradient flows up: to the stage above in its column; or out over its box, along the
+        // gap right of the column before, into that box's right side; or, into a band above, out
+        // of its right side, up the gap right of its column (clear of the block's layer tabs) and
+        // along the gap over its band to the gap right of the target's column.
+        const MapPoint top{boxMiddleX(f), f.y};
+        if (f.column == t.column) return {RouteKind::Up, {top, {boxMiddleX(t), boxBottom(t)}}};
+        const float gx = columnRight(map, t) + kBackwardLane;
+        const MapPoint into{t.x + t.w, boxMiddleY(t)};
+        if (t.band == f.band) {
+            const float y = f.y - kOverBackward;
+            return {RouteKind::BackAcross, {top, {top.x, y}, {gx, y}, {gx, into.y}, into}};
+        }
+        const float fx = columnRight(map, f) + kBackwardLane, y = firstRowTop(map, f.band) - kBackwardOverBand;
+        std::vector<MapPoint> points = {{f.x + f.w, boxMiddleY(f)}, {fx, boxMiddleY(f)}, {fx, y}};
+        if (gx != fx) points.push_back({gx, y});
+        points.push_back({gx, into.y});
+        points.push_back(into);
+        return {RouteKind::BackAcross, points};
     }
     const MapPoint start{boxMiddleX(f), boxBottom(f)}, end{boxMiddleX(t), t.y};
     if (f.column == t.column && boxesBetween(map, f, t)) {

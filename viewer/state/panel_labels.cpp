@@ -18,6 +18,9 @@ std::string timelineStepTitle(const TimelineStep& s, const HistorySnapshot& snap
             auto count = [](int n, const char* what) { return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s"); };
             return fmt::format("Step {}: ubatch {} ({}, {})", step, s.ubatchNumber + 1, count(u->nTokens, "token"), count(u->nSeqs, "sequence"));
         }
+    if (trace && trace->run.training)
+        return fmt::format("Training step {}: window {} of {} ({} tokens), forward and backward", step, trace->run.training->window + 1,
+                           trace->run.training->windows, trace->promptTokens.size());
     if (step != 0) return fmt::format("Step {}: decode 1 token", step);
     int seqLen = 0;
     for (const StepInfo& s : snap.steps)
@@ -98,8 +101,10 @@ std::string capturedCellLabel(bool maskedScores) {
     return maskedScores ? "engine's score + mask (step 3, before the softmax; bf16)" : "engine's probability (step 4, after the softmax; bf16)";
 }
 
-std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers) {
-    const std::string where = fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
+std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers, const std::optional<TraceTrainingInfo>& training) {
+    const std::string where = training ? fmt::format("Training step {}, window {} of {}: forward and backward   ", training->step,
+                                                     training->window + 1, training->windows)
+                                       : fmt::format("Token step {} ({})   ", step, step == 0 ? "prefill" : "decode");
     if (stageLayer >= 0 || chosen) return where + layerLabel(mapLayer, std::max(layers, 1));
     return where + fmt::format("{} (the block shows {})", layerLabel(-1), layerLabel(mapLayer, std::max(layers, 1)));
 }

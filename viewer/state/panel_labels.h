@@ -52,8 +52,10 @@ std::string capturedCellLabel(bool maskedScores);
 // The Map panel's heading: "Token step 0 (prefill)   layer 3/8"; at a stage outside the layers
 // (embedding, final norm, logits, sampling) it says so, and which layer the drawn block shows.
 // `stageLayer` is the shown stage's layer (-1 outside), `mapLayer` the layer the block shows,
-// `chosen` whether the learner picked it (a layer tab) rather than following the stage.
-std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers);             // "| layer 1" beside the held stage; "" outside the layers
+// `chosen` whether the learner picked it (a layer tab) rather than following the stage. A
+// training step's trace (`training`) names the step and window instead of a token step.
+std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers,
+                       const std::optional<TraceTrainingInfo>& training = std::nullopt);             // "| layer 1" beside the held stage; "" outside the layers
 
 // The model as the Run panel and export captions name it: its format and where it came from,
 // "Meta consolidated.00.pth from assets/model" (just `source` before a model is loaded).

@@ -49,18 +49,28 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
     if (event.stage == StageId::TokensTensor && !record->tensors.empty() && record->tensors[0].data) {
         promptTokens_ = tokensBeforePad(*record->tensors[0].data);
     }
-    if (event.stage == StageId::SequenceLoop && !record->tensors.empty()) {
-        const CapturedTensor& in = record->tensors[0];
+    // A step starts at the generation loop's stage 3 with its tokens; a forward pass called without
+    // the loop (a training window) at its embedding, whose tokens it names.
+    auto openStep = [&](const Shape& shape, const Tensor* ids) {
         StepInfo s;
         s.step = event.step;
         s.startPos = event.startPos;
-        s.seqLen = int(in.shape.at(0));
+        s.seqLen = int(shape.at(0));
         steps_.push_back(s);
-        if (in.data) {
+        if (ids) {
             positionTokens_.resize(size_t(event.startPos));
-            for (int64_t i = 0; i < in.data->numel(); ++i) positionTokens_.push_back(in.data->data<int32_t>()[i]);
+            for (int64_t i = 0; i < ids->numel(); ++i) positionTokens_.push_back(ids->data<int32_t>()[i]);
         }
+    };
+    if (event.stage == StageId::SequenceLoop && !record->tensors.empty()) {
+        const CapturedTensor& in = record->tensors[0];
+        openStep(in.shape, in.data ? &*in.data : nullptr);
     }
+    if (event.stage == StageId::InputEmbeddings && (steps_.empty() || steps_.back().step != event.step))
+        if (const Tensor* ids = event.tensorField("inputTokens"); ids && ids->hasData() && ids->dtype() == DType::I32) {
+            openStep(ids->shape(), ids);
+            if (promptTokens_.empty()) promptTokens_ = tokensBeforePad(*ids);
+        }
     if (!steps_.empty() && steps_.back().step == event.step) {
         record->seqLen = steps_.back().seqLen;
         // The top tokens come at the logits stage (what "Step token" shows before the sampler
@@ -168,6 +178,14 @@ const StageRecord* findRecord(const std::vector<std::shared_ptr<const StageRecor
     for (auto it = span.rbegin(); it != span.rend(); ++it)
         if ((*it)->layer == layer && (*it)->stage == stage) return it->get();
     return nullptr;
+}
+
+std::string gradientNorm(const std::string& message, const std::string& name) {
+    const std::string key = "|" + name + "| ";
+    const size_t at = message.find(key);
+    if (at == std::string::npos) return "";
+    const size_t start = at + key.size(), end = message.find_first_of(",)", start);
+    return message.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
 }  // namespace llama::viewer

@@ -137,5 +137,9 @@ Tensor nextTokenLogits(const Tensor& logits);
 
 // The sampled token id in the sample stage's message ("Sampled next token 123 ..."), or -1.
 int32_t parseSampledToken(const std::string& message);
+// A backward stage's gradient's L2 norm as its log line gives it ("|dScores| 0.0157" in the
+// message: F32, before the trace rounded the values to bfloat16); "" when the line names none.
+std::string gradientNorm(const std::string& message, const std::string& name);
+
 
 }  // namespace llama::viewer

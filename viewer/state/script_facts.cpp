@@ -47,6 +47,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"shown-record", "the index of the stage the panels show (the timeline's order, from 0)"},
         {"timeline-step", "the title of the timeline's entry for the shown step"},
         {"map-heading", "the Map panel's heading (token step, layer)"},
+        {"map-backward", "a training step's trace: the Map's backward boxes that ran at the shown layer, \"N of M\"; else none"},
+        {"gradient-norm", "a backward stage: the Tensor heatmap's tensor and its L2 norm as the panel gives it (|dScores| 0.0157), or none"},
         {"first-divergence", "the Compare panel's first divergence (stage key, layer, step), or none"},
         {"logits-agreement", "the compared runs' agreement at the logits stage, as the Compare panel says it"},
         {"kv-cache-agreement", "the KV cache check's verdict on every logit of every step (kv-cache-check), or none"},
@@ -94,8 +96,25 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
         if (!shown) return "none";
         if (layers == 0)
             for (const auto& r : snap.records) layers = std::max(layers, r->layer + 1);
-        const ForwardMapView v = viewForwardMap(buildForwardMap(layers), snap.records, shown, view.mapLayer);
-        return mapHeading(v.step, v.currentLayer, v.layer, view.mapLayer >= 0, layers);
+        const std::optional<TraceTrainingInfo> training = trace ? trace->run.training : std::nullopt;
+        const ForwardMapView v = viewForwardMap(buildForwardMap(layers, {0, false, training.has_value()}), snap.records, shown, view.mapLayer);
+        return mapHeading(v.step, v.currentLayer, v.layer, view.mapLayer >= 0, layers, training);
+    }
+    if (name == "map-backward") {
+        if (!trace || !trace->run.training) return "none";
+        const ForwardMap map = buildForwardMap(std::max(layers, trace->args.n_layers), {0, false, true});
+        const ForwardMapView v = viewForwardMap(map, snap.records, shown, view.mapLayer);
+        int ran = 0, all = 0;
+        for (size_t i = 0; i < map.boxes.size(); ++i)
+            if (map.boxes[i].backward) ++all, ran += v.boxes[i].state == BoxState::Ran || v.boxes[i].state == BoxState::Current;
+        return fmt::format("{} of {}", ran, all);
+    }
+    if (name == "gradient-norm") {
+        if (!shown || shown->tensors.empty()) return "none";
+        const CapturedTensor* t = shown->find(view.tensorName);
+        if (!t) t = &shown->tensors[0];
+        const std::string norm = gradientNorm(shown->message, t->name);
+        return norm.empty() ? "none" : fmt::format("|{}| {}", t->name, norm);
     }
     if (name == "first-divergence") {
         if (!comparison) return "nothing compared";

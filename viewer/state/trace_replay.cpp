@@ -81,6 +81,9 @@ Model traceModel(const TraceRun& run, const std::string& path) {
 
 std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepController& controller) {
     size_t generated = 0;
+    std::vector<int32_t> window;
+    for (const auto& t : run.promptTokens) window.push_back(t.id);
+    const Tensor windowTokens = run.run.training && !window.empty() ? Tensor::fromInt32(window) : Tensor();
     for (size_t index = 0; index < run.stages.size(); ++index) {
         const TracedStage& s = run.stages[index];
         std::vector<Tensor> tensors;
@@ -92,6 +95,9 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
         }
         StageEvent event{.stage = s.stage, .layer = s.layer, .step = s.step, .startPos = s.startPos, .message = s.message};
         for (size_t i = 0; i < tensors.size(); ++i) event.tensors.push_back({s.tensors[i].name, &tensors[i]});
+        // A training window's forward pass has no generation loop: its embedding names the window's
+        // tokens (END's), as the live stage's field does.
+        if (run.run.training && s.stage == StageId::InputEmbeddings) event.fields.emplace_back("inputTokens", windowTokens);
         auto probabilities = [](const std::vector<TraceTopToken>& tokens) {
             std::vector<TokenProbability> out;
             for (const auto& t : tokens) out.push_back({t.id, t.logit, t.probability});

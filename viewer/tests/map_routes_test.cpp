@@ -1,7 +1,8 @@
 // The forward map's arrow routes (routeArrow): in every layout (one row of columns, or wrapped into
 // bands of 3, 2 or 1) each arrow leaves its box at an edge, runs in horizontal and vertical
 // segments through the gaps, never behind a box, and enters its target at an edge: the flow from
-// above into the top, side inputs and the residual stream from the left into the side.
+// above into the top, side inputs and the residual stream from the left into the side; in a
+// training step's map, each gradient up into its box's bottom or, from the next column, into its right side.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -33,8 +34,9 @@ bool onEdge(MapPoint p, const MapBox& b) {
 
 std::vector<ForwardMap> layouts() {
     std::vector<ForwardMap> maps;
-    for (bool lanes : {false, true})
-        for (int perBand : {0, 3, 2, 1}) maps.push_back(buildForwardMap(8, {perBand, lanes}));
+    for (bool backward : {false, true})
+        for (bool lanes : {false, true})
+            for (int perBand : {0, 3, 2, 1}) maps.push_back(buildForwardMap(8, {perBand, lanes, backward}));
     return maps;
 }
 
@@ -60,7 +62,7 @@ TEST_CASE("every map arrow runs in square segments from an edge of its box to an
         }
 }
 
-TEST_CASE("the flow enters a box from above, side inputs and the residual stream from its left") {
+TEST_CASE("the flow enters a box from above, side inputs and the residual stream from its left, gradients from below or its right") {
     for (const ForwardMap& map : layouts())
         for (const MapArrow& a : map.arrows) {
             INFO(name(map, a) << ", " << map.columnsPerBand << " columns a band");
@@ -69,8 +71,10 @@ TEST_CASE("the flow enters a box from above, side inputs and the residual stream
             CHECK(a.side == (a.route.kind == RouteKind::SideInput || a.route.kind == RouteKind::Residual));
             if (a.side) {
                 CHECK((near(last.x, t.x) && near(last.y, t.y + t.h / 2) && before.x < last.x && near(before.y, last.y)));
-            } else if (a.route.kind == RouteKind::Join) {
+            } else if (a.route.kind == RouteKind::Join || a.route.kind == RouteKind::BackAcross) {
                 CHECK((near(last.x, t.x + t.w) && before.x > last.x && near(before.y, last.y)));
+            } else if (a.route.kind == RouteKind::Up) {  // a gradient, up into the box's bottom
+                CHECK((near(last.y, t.y + t.h) && before.y > last.y && near(before.x, last.x)));
             } else {
                 CHECK((near(last.y, t.y) && before.y < last.y && near(before.x, last.x)));
             }
@@ -107,4 +111,37 @@ TEST_CASE("the map's arrows take the route their boxes' places call for") {
     // Without rows for Q, K and V's shapes the lanes are drawn as the rest of the flow.
     const ForwardMap tight = buildForwardMap(8, {0, false});
     for (const MapArrow& a : tight.arrows) CHECK(a.route.kind != RouteKind::Lane);
+}
+
+TEST_CASE("a training step's map: each backward stage beside the forward stage it differentiates, the gradient flowing from the loss to the embedding") {
+    for (int perBand : {0, 3, 1}) {
+        const ForwardMap map = buildForwardMap(8, {perBand, true, true});
+        INFO(perBand << " columns a band");
+        int backward = 0;
+        for (const MapBox& b : map.boxes) {
+            if (!b.backward) continue;
+            ++backward;
+            INFO(b.key);
+            REQUIRE(map.findStage(forwardStageOf(b.stage)) >= 0);
+            const MapBox& of = map.boxes[size_t(map.findStage(forwardStageOf(b.stage)))];
+            // In its row, right of every forward box of its column.
+            CHECK((b.row == of.row && b.column == of.column && near(b.y, of.y)));
+            for (const MapBox& f : map.boxes)
+                if (!f.backward && f.column == b.column) CHECK(b.x > f.x + f.w);
+        }
+        CHECK(backward == 18);  // the loss and 17 backward stages
+        // One chain from the loss to the embedding's gradient, in the catalog's order.
+        int at = map.find("loss"), links = 0;
+        while (true) {
+            int next = -1;
+            for (const MapArrow& a : map.arrows)
+                if (a.from == at && map.boxes[size_t(a.to)].backward) next = a.to;
+            if (next < 0) break;
+            at = next, ++links;
+        }
+        CHECK(map.boxes[size_t(at)].key == "input_embeddings_backward");
+        CHECK(links == 17);
+        // Without a backward column the map has no backward box.
+        for (const MapBox& b : buildForwardMap(8, {perBand, true}).boxes) CHECK_FALSE(b.backward);
+    }
 }

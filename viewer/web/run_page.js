@@ -249,8 +249,10 @@ const RunPage = (() => {
   const headerView = {
     render(run) {
       const m = run.data.model, r = run.data.run, data = run.data;
-      $('title').textContent = 'Llama run: ' + JSON.stringify(r.prompt);
-      $('model').textContent = `${m.format} (${m.path}) · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
+      const t = data.training;
+      $('title').textContent = t ? `Llama training step ${t.step}, window ${t.window + 1} of ${t.windows} (learning rate ${fmt(t.learningRate, 4)}): ` +
+        JSON.stringify(r.prompt) : 'Llama run: ' + JSON.stringify(r.prompt);
+      $('model').textContent = `${m.format}${m.path ? ` (${m.path})` : ''} · dim ${m.dim} · ${m.nLayers} layers · ${m.nHeads} heads over ${m.nKvHeads} KV heads · HeadDim ${m.headDim} · vocabulary ${m.vocab} · ` +
         `temperature ${r.temperature}${r.dryRun ? ' · dry run (shapes only)' : ''} · stopped by: ${r.stopReason}`;
       $('what-if').hidden = !data.whatIf && !data.grammar;
       $('what-if').textContent = [data.whatIf ? 'What-if run: ' + data.whatIf + ' — this is an experiment, not the model as trained.' : '',
@@ -336,6 +338,8 @@ const RunPage = (() => {
       const s = run.stages[state.i], m = run.data.map;
       const layer = s.layer >= 0 ? s.layer : state.mapLayer;
       const view = run.mapViews.get(`${s.step}|${layer}`);
+      // A training step's map: the backward pass beside the forward one, the gradient flowing up.
+      $('map-title').textContent = run.data.training ? 'Forward and backward pass' : 'Forward pass';
       $('map-where').textContent = `· ${stepLabel(s.step)} · the block shows layer ${layer + 1} of ${m.layers}`;
       const tabs = $('map-layers');
       tabs.textContent = '';
@@ -356,7 +360,7 @@ const RunPage = (() => {
       const skipped = new Set(view ? view.skipped : []);
       m.boxes.forEach((b, i) => {
         const lit = b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
-        const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : ''), 'data-box': b.key });
+        const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : '') + (b.backward ? ' backward' : ''), 'data-box': b.key });
         g.append(svg('title', {}, `${b.number}. ${b.title}`));
         g.append(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h }));
         g.append(svg('text', { x: b.x + 0.08, y: b.y + b.h / 2 + 0.07 }, b.label));
@@ -378,10 +382,18 @@ const RunPage = (() => {
         const down = t.y > f.y + f.h / 2 && Math.abs(t.x - f.x) < f.w;
         const x1 = down ? f.x + f.w / 2 : f.x + f.w, y1 = down ? f.y + f.h : f.y + f.h / 2;
         const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
-        const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') });
-        g.append(svg('line', { x1, y1, x2, y2 }));
+        // A training step's map carries the viewer's routes (state/forward_map_routes.cpp): its
+        // arrows run around the backward boxes, the gradients up their columns.
+        const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') + (f.backward ? ' backward' : '') });
+        g.append(a.route ? svg('polyline', { points: a.route.map(p => p.join(',')).join(' ') }) : svg('line', { x1, y1, x2, y2 }));
         root.append(g);
         const shape = view ? view.arrows[i] : '';
+        if (f.backward) {
+          // Up a column: beside the arrow, under the box it flows into.
+          if (shape && a.route.length === 2)
+            labels.push({ el: svg('text', { class: 'map-label', 'data-arrow': `${f.key}>${t.key}`, x: t.x + t.w / 2 + 0.05, y: t.y + t.h + 0.2, 'text-anchor': 'start' }, shape), above: null });
+          return;
+        }
         if (!shape || a.side || labelled.has(`${a.from}|${shape}`)) return;
         labelled.add(`${a.from}|${shape}`);
         // Arrows that meet at one box (xq, xk, xv into the heads' split) get one line each.
@@ -435,7 +447,8 @@ const RunPage = (() => {
       for (const t of s.tensors) {
         shapes.append(el('div', { class: 'shape-box', 'data-tensor': t.name },
           el('div', { class: 'shape-name', text: t.name }), el('code', { class: 'shape', text: t.shape }), el('div', { class: 'muted', text: t.dtype }),
-          t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : ''));
+          t.stats ? el('div', { class: 'muted small', text: `min ${fmt(t.stats[0], 4)} · max ${fmt(t.stats[1], 4)} · mean ${fmt(t.stats[2], 4)}` }) : '',
+          t.norm ? el('div', { class: 'small', text: `L2 norm |${t.name}| ${t.norm}` }) : ''));
       }
     },
   };

@@ -6,6 +6,7 @@
 
 #include "heatmap_view.h"
 #include "panels.h"
+#include "state/forward_map.h"
 #include "state/tensor_export.h"
 
 namespace llama::viewer {
@@ -72,6 +73,10 @@ void drawHeatmapPanel(PanelContext& c) {
     }
     ImGui::SameLine();
     ImGui::TextDisabled("%s %s, stage %d %s", shapeToString(t->shape).c_str(), dtypeName(t->dtype), r.info().number, recordWhere(r).c_str());
+    // A gradient's size: how strongly the loss pulls on it (the log line's norm).
+    if (const std::string norm = isTrainingStage(r.stage) ? gradientNorm(r.message, t->name) : ""; !norm.empty())
+        ImGui::Text("L2 norm |%s| = %s   (%s, the gradient of stage %s)", t->name.c_str(), norm.c_str(), std::string(r.info().title).c_str(),
+                    std::string(stageInfo(forwardStageOf(r.stage)).key).c_str());
     if (!t->data) {
         ImGui::TextWrapped("Only a summary of this tensor was kept (min %.4g, max %.4g, mean %.4g): older token steps keep small "
                            "tensors only, to bound memory.",

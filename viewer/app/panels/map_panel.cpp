@@ -20,7 +20,8 @@ namespace llama::viewer {
 namespace {
 constexpr ImU32 kRan = IM_COL32(58, 84, 128, 255), kNotYet = IM_COL32(44, 46, 54, 255), kCurrent = IM_COL32(240, 170, 40, 255),
                 kSkippedFill = IM_COL32(36, 36, 40, 255), kBorder = IM_COL32(150, 160, 180, 255), kArrow = IM_COL32(170, 175, 190, 255),
-                kResidual = IM_COL32(120, 190, 120, 255), kLabel = IM_COL32(200, 205, 215, 255), kDim = IM_COL32(120, 125, 135, 255);
+                kResidual = IM_COL32(120, 190, 120, 255), kLabel = IM_COL32(200, 205, 215, 255), kDim = IM_COL32(120, 125, 135, 255),
+                kRanBackward = IM_COL32(112, 72, 128, 255), kGradient = IM_COL32(205, 160, 225, 255);
 
 void arrowHead(ImDrawList* dl, ImVec2 tip, ImVec2 dir, float size, ImU32 colour) {
     ImVec2 n(-dir.y, dir.x);
@@ -165,6 +166,13 @@ void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanv
             drawRoute(cv, a.route, kResidual, 2.0f, head);
             continue;
         }
+        if (kind == RouteKind::Up || kind == RouteKind::BackAcross) {
+            // A gradient: its shape under the box it flows into, where it flows up its column.
+            drawRoute(cv, a.route, kGradient, 1.5f, head);
+            if (kind == RouteKind::Up && !label.empty())
+                if (const std::string drawn = labelDown(cv, f, t, cv.at(t.x + t.w / 2, t.y + t.h), label); drawn != label && cutShape.empty()) cutShape = label;
+            continue;
+        }
         drawRoute(cv, a.route, kArrow, 1.5f, head);
         if (label.empty()) continue;
         const ImVec2 below = cv.at(f.x + f.w / 2, f.y + f.h);  // the middle of the box's bottom edge
@@ -183,7 +191,10 @@ void drawBoxes(PanelContext& c, const ForwardMap& map, const ForwardMapView& vie
         const MapBox& b = map.boxes[i];
         const MapBoxView& bv = view.boxes[i];
         ImVec2 a = cv.at(b.x, b.y), e = cv.at(b.x + b.w, b.y + b.h);
-        ImU32 fill = bv.state == BoxState::Current ? kCurrent : bv.state == BoxState::Ran ? kRan : bv.state == BoxState::Skipped ? kSkippedFill : kNotYet;
+        ImU32 fill = bv.state == BoxState::Current ? kCurrent
+                     : bv.state == BoxState::Ran     ? (b.backward ? kRanBackward : kRan)
+                     : bv.state == BoxState::Skipped ? kSkippedFill
+                                                     : kNotYet;
         cv.dl->AddRectFilled(a, e, fill, 4);
         cv.dl->AddRect(a, e, bv.state == BoxState::Current ? IM_COL32(255, 230, 160, 255) : kBorder, 4, 0, bv.state == BoxState::Current ? 3 : 1);
         if (bv.state == BoxState::Skipped)
@@ -251,6 +262,7 @@ void drawMapLegend(const ForwardMap& map, const MapCanvas& cv) {
     };
     key(kCurrent, "shown stage");
     key(kRan, "ran in this step");
+    if (map.backward) key(kRanBackward, "backward pass: each gradient beside its forward stage, flowing up");
     key(kNotYet, "not yet");
     key(kSkippedFill, "skipped");
     key(kResidual, "residual stream / side inputs");
@@ -264,12 +276,16 @@ void drawMapPanel(PanelContext& c) {
     int layers = c.model ? c.model->args.n_layers : 0;
     if (!c.model)
         for (const auto& r : c.snap.records) layers = std::max(layers, r->layer + 1);
-    if (map.boxes.empty() || map.layers != layers) map = buildForwardMap(layers, {map.columnsPerBand, true});
+    // A training step's trace: its backward pass beside the forward one.
+    const auto trace = c.session.trace();
+    const std::optional<TraceTrainingInfo> training = trace ? trace->run.training : std::nullopt;
+    const bool backward = training.has_value();
+    if (map.boxes.empty() || map.layers != layers || map.backward != backward) map = buildForwardMap(layers, {map.columnsPerBand, true, backward});
     ForwardMapView view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
 
     const float font = ImGui::GetFontSize();
     if (c.current)
-        ImGui::TextUnformatted(mapHeading(view.step, view.currentLayer, view.layer, c.view.mapLayer >= 0, layers).c_str());
+        ImGui::TextUnformatted(mapHeading(view.step, view.currentLayer, view.layer, c.view.mapLayer >= 0, layers, training).c_str());
     else
         ImGui::TextDisabled("The forward pass, stage by stage. Step (F10 or Space) starts a run; click a box to see that stage.");
     if (c.view.mapLayer >= 0) {
@@ -293,9 +309,9 @@ void drawMapPanel(PanelContext& c) {
     auto labelFontAt = [&](float scale) { return std::max(font, boxFontAt(scale) * 0.9f); };
     const float columnW = forwardMapColumnWidth(), readable = (widest + 8) / columnW;  // units to pixels
     int perBand = forwardMapColumns();
-    while (perBand > 1 && room / forwardMapWidth(perBand) < readable) --perBand;
+    while (perBand > 1 && room / forwardMapWidth(perBand, backward) < readable) --perBand;
     if (map.columnsPerBand != perBand || !map.laneShapeRows) {
-        map = buildForwardMap(layers, {perBand, true});
+        map = buildForwardMap(layers, {perBand, true, backward});
         view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
     }
     const float legendH = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize;
