@@ -82,7 +82,7 @@ def main():
 
     ours = statistics.median(s for s, _ in results["llama-walkthrough train (F32)"])
     print(f"\n{a.threads} threads, 16 x 256 tokens a step, medians over {a.rounds} rounds ({time.strftime('%Y-%m-%d')})")
-    print(f"| trainer | s/step | tok/s | peak memory | engine's speed-up |\n|---|---|---|---|---|")
+    print(f"| trainer | s/step | tok/s | peak memory | engine's speed against it |\n|---|---|---|---|---|")
     for name, runs in results.items():
         seconds = statistics.median(s for s, _ in runs)
         rss = statistics.median(m for _, m in runs)
