@@ -17,16 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kLora = std::string(TEST_FIXTURES_DIR) + "/lora/";
 
-nlohmann::json goldens() {
-    std::ifstream in(kLora + "llamacpp_goldens.json");
-    REQUIRE(in);
-    return nlohmann::json::parse(in);
-}
-
-struct Cleanup {
-    fs::path path;
-    ~Cleanup() { fs::remove_all(path); }
-};
+nlohmann::json goldens() { return readGoldens(kLora + "llamacpp_goldens.json"); }
 }  // namespace
 
 TEST_CASE("CLI LoRA: greedy text with llama.cpp's adapter, ours and both at once is llama-cli's", "[cli][lora][llamacpp]") {
@@ -54,7 +45,7 @@ TEST_CASE("CLI LoRA: each adapted matrix's product is a lora stage of the debug 
 }
 
 TEST_CASE("CLI train --lora-rank: fine-tunes the bundled model and writes an adapter that --lora loads", "[cli][lora][train]") {
-    const Cleanup out{fs::temp_directory_path() / ("llama_lora_train_" + std::to_string(getpid()))};
+    const ScratchDir out{fs::temp_directory_path() / ("llama_lora_train_" + std::to_string(getpid()))};
     auto r = runWalkthrough("train --model " + std::string(ASSETS_DIR) + "/model --text " + std::string(ASSETS_DIR) + "/text/jude.txt --out " +
                             out.path.string() + " --lora-rank 1 --lora-targets wo,w3 --steps 2 --batch 1 --seq-len 8 --lr 0.01 --warmup 1");
     INFO(r.output);
@@ -78,7 +69,7 @@ TEST_CASE("CLI LoRA: an adapter for another model is refused naming the tensor a
                              "joy.gguf: general.type is '(missing)', not 'adapter'");
     }
     SECTION("train --lora-rank without --model") {
-        const Cleanup out{fs::temp_directory_path() / ("llama_lora_nomodel_" + std::to_string(getpid()))};
+        const ScratchDir out{fs::temp_directory_path() / ("llama_lora_nomodel_" + std::to_string(getpid()))};
         requireOneClearError(runWalkthrough("train --text " + std::string(ASSETS_DIR) + "/text/jude.txt --out " + out.path.string() + " --lora-rank 2"),
                              "--lora-rank fine-tunes a model: give its files with --model");
     }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -76,3 +77,16 @@ inline std::string generatedText(const CliRun& r) {
 
 // A shell word: 's' (the tests' prompts hold no single quote).
 inline std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// A fixture's goldens (the llama.cpp runs a committed script recorded), read whole.
+inline nlohmann::json readGoldens(const std::string& path) {
+    std::ifstream in(path);
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+}
+
+// A scratch folder, removed however the test ends.
+struct ScratchDir {
+    std::filesystem::path path;
+    ~ScratchDir() { std::filesystem::remove_all(path); }
+};

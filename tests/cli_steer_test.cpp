@@ -15,16 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kSteer = std::string(TEST_FIXTURES_DIR) + "/steer/";
 
-nlohmann::json goldens() {
-    std::ifstream in(kSteer + "llamacpp_goldens.json");
-    REQUIRE(in);
-    return nlohmann::json::parse(in);
-}
-
-struct Cleanup {
-    fs::path path;
-    ~Cleanup() { fs::remove_all(path); }
-};
+nlohmann::json goldens() { return readGoldens(kSteer + "llamacpp_goldens.json"); }
 }  // namespace
 
 TEST_CASE("CLI grammar: greedy text under a grammar is llama.cpp's", "[cli][grammar][llamacpp]") {
@@ -103,7 +94,7 @@ TEST_CASE("CLI grammar: the sample stage says how many tokens the grammar allowe
 }
 
 TEST_CASE("CLI steering: bad grammars and mirostat settings exit 1, naming the file, rule or option, writing nothing", "[cli][grammar][hostile]") {
-    Cleanup dir{fs::temp_directory_path() / ("llama_steer_bad_" + std::to_string(getpid()))};
+    ScratchDir dir{fs::temp_directory_path() / ("llama_steer_bad_" + std::to_string(getpid()))};
     fs::create_directories(dir.path);
     auto write = [&](const std::string& name, const std::string& text) {
         std::ofstream(dir.path / name) << text;

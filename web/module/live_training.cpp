@@ -139,10 +139,14 @@ std::string LiveTraining::sample(const std::string& prompt, int maxTokens, float
 LiveTrainingSteps LiveTraining::recordedStep(const std::string& tracePath) {
     TraceOptions options;
     options.preSoftmax = true;  // the page shows each attention cell's arithmetic
-    const std::string title = fmt::format("training step {}: its first window of {}", trainer_->stepsDone() + 1, settings_.recipe.batch);
-    TraceRecorder recorder(tracePath, model_, TraceRunInfo{.prompt = title, .maxTokens = 0}, options);
+    const int step = trainer_->stepsDone() + 1;
+    TraceRunInfo run{.prompt = fmt::format("training step {}: its first window of {}", step, settings_.recipe.batch), .maxTokens = 0};
+    // A training step's window, as `train --trace` records one (trace format 4).
+    run.training = TraceTrainingInfo{step, 0, settings_.recipe.batch, learningRate(settings_.recipe, step - 1)};
+    TraceRecorder recorder(tracePath, model_, run, options);
     window_->recorder = &recorder;
     window_->tokens.clear();
+    const auto start = std::chrono::steady_clock::now();
     LiveTrainingSteps out;
     try {
         out = steps(1);
@@ -151,11 +155,8 @@ LiveTrainingSteps LiveTraining::recordedStep(const std::string& tracePath) {
         throw;
     }
     window_->recorder = nullptr;
-    GenerationResult result;
-    result.promptTokens = window_->tokens;
     out.window = model_.tokenizer->decode(window_->tokens);
-    result.stopReason = StopReason::MaxTokens;
-    recorder.finish(result);
+    recorder.finishTraining(window_->tokens, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return out;
 }
 
