@@ -33,7 +33,7 @@ void fillNormal(Tensor& t, uint64_t seed, double std) {
 Model initialModel(const ModelArgs& args, uint64_t seed, std::shared_ptr<const Tokenizer> tokenizer) {
     Model model;
     model.args = args;
-    model.format = fmt::format("initialised for training (seed {})", seed);
+    model.format = fmt::format("a model initialised for training (seed {})", seed);
     model.tokenizer = std::move(tokenizer);
     // The names and shapes every Llama has, in Meta's order.
     uint64_t stream = seed * 0x100000001b3ull;
