@@ -100,7 +100,8 @@ test: test-engine fixtures
 
 # The whole suite built with clang's AddressSanitizer and UndefinedBehaviorSanitizer, plus a
 # bounded run of every fuzz target (tests/fuzz); third-party reports are suppressed by name in
-# tests/sanitizers/. Then the threaded tests under ThreadSanitizer.
+# tests/sanitizers/. Then the threaded tests under ThreadSanitizer, from tests/ as CTest runs them
+# (their fixtures are named relative to it).
 SAN_BUILD = $(BUILD)-asan
 TSAN_BUILD = $(BUILD)-tsan
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -114,7 +115,7 @@ test-sanitizers: fixtures
 	cd $(SAN_BUILD) && $(TEST_ENV) $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
 	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=ON -DLLAMA_SANITIZE=thread
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target engine_tests viewer_tests
-	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(TSAN_BUILD)/tests/engine_tests "[thread_pool],[task_threads],[step],[kvcache],[trace]"
+	cd tests && TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(abspath $(TSAN_BUILD))/tests/engine_tests "[thread_pool],[task_threads],[step],[kvcache],[trace]"
 	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(TSAN_BUILD)/viewer/viewer_tests
 
 bench: walkthrough
