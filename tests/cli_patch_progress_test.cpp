@@ -1,6 +1,7 @@
 // `patch` is a forward pass of the whole prompt per layer and position: long prompts take minutes
 // or hours. A long grid says so with an estimate, a terminal sees the passes go by with the time
-// left, and Ctrl-C ends it with a message and nothing half written.
+// left, and Ctrl-C ends it with a message and nothing half written; a grid that cannot fit in memory
+// is refused before it starts.
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,8 +10,10 @@
 #include "cli_run.h"
 #include "formats_fixtures.h"
 #include "patch_trace_output.h"
+#include "model/synthetic.h"
 #include "session/model_source.h"
 #include "stages/stage_event.h"
+#include "steer/activation_patching.h"
 
 namespace fs = std::filesystem;
 using namespace llama;
@@ -82,4 +85,22 @@ TEST_CASE("CLI patch: Ctrl-C while the runs for --trace are recorded stops them 
     CHECK_THROWS_AS(llama::cli::writePatchingTrace((dir / "grid.trace").string(), model, setup, r, &stop), GenerationStopped);
     CHECK(fs::is_empty(dir));
     fs::remove_all(dir);
+}
+
+TEST_CASE("patch: a grid that cannot fit in memory is refused before its first pass, with the gigabytes", "[patch][memory]") {
+    // Llama 3.1 8B's shapes (no weights) and two prompts of 60,001 tokens (bytes, and BOS): the
+    // attention scores of one pass alone are 32 heads x 60,001^2 floats, twice, about 920 GB.
+    Model model = makeSyntheticModel("llama3.1-8b", 1, true);
+    model.args.max_seq_len = 100000;
+    PatchingSetup setup;
+    setup.clean = std::string(60000, 'a');
+    setup.corrupt = std::string(60000, 'b');
+    setup.answer = "a";
+    int64_t passes = -1;
+    const PatchingWatch watch{[&](int64_t done, int64_t) { passes = done; }, nullptr};
+    CHECK_THROWS_WITH(runActivationPatching(model, setup, watch),
+                      Catch::Matches("patching 60001 positions keeps [0-9.]+ GB of activations, and each pass over the prompt needs [0-9.]+ GB "
+                                     "\\(its attention scores 921\\.[0-9] GB\\): with the model's [0-9.]+ GB that is more than the [0-9.]+ GB of memory "
+                                     "this process may use\\. Shorter prompts need less.*"));
+    CHECK(passes == -1);  // refused before the grid's passes were even counted
 }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "generate/chat_template.h"
+#include "io/input_file.h"
 #include "ml/ops.h"
 #include "model/llama_transformer.h"
 #include "steer/layer_capture.h"
@@ -54,6 +55,28 @@ struct Passes {
 
 }  // namespace
 
+namespace {
+// A grid keeps the clean run's rows (and, per head, the corrupted run's) of every layer, and runs one
+// pass over the whole prompt at a time. Both grow with the prompt (the scores with its square), so a
+// grid that cannot fit is refused before minutes of passes end in a failed allocation.
+void requireGridMemory(const Model& model, const PatchingSetup& setup, int positions) {
+    const int64_t available = memoryAvailable();
+    if (available <= 0) return;
+    const ModelArgs& a = model.args;
+    const double p = positions, floatBytes = 4;
+    const double kept = (setup.heads ? 2 : 1) * double(a.n_layers) * p * a.dim * floatBytes;
+    const double scores = 2 * double(a.n_heads) * p * p * floatBytes;  // the scores and their softmax
+    const double pass = scores + 2 * p * a.vocab_size * floatBytes + 3 * p * a.ffnHiddenDim() * floatBytes + double(a.runBytes());
+    const double weights = double(model.totalBytes());
+    if (kept + pass + weights > double(available))
+        throw std::invalid_argument(fmt::format("patching {} positions keeps {:.1f} GB of activations, and each pass over the prompt needs {:.1f} GB "
+                                                "(its attention scores {:.1f} GB): with the model's {:.1f} GB that is more than the {:.1f} GB of "
+                                                "memory this process may use. Shorter prompts need less: the scores grow with the square of "
+                                                "the length",
+                                                positions, kept / 1e9, pass / 1e9, scores / 1e9, weights / 1e9, double(available) / 1e9));
+}
+}  // namespace
+
 double PatchingResult::recovered(int layer, int column) const {
     return (patchedDiff[size_t(layer)][size_t(column)] - corruptDiff) / (cleanDiff - corruptDiff);
 }
@@ -90,6 +113,7 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
                                                 nClean, nCorrupt));
     if (std::max(nClean, nCorrupt) >= model.args.max_seq_len)
         throw std::invalid_argument(fmt::format("the prompts are {} and {} tokens: more than the context of {}", nClean, nCorrupt, model.args.max_seq_len));
+    requireGridMemory(model, setup, std::max(nClean, nCorrupt));
     const int paired = std::min(nClean, nCorrupt);
     for (int k = 0; k < paired; ++k) {
         const bool end = setup.align == PatchingSetup::Align::End;
@@ -103,8 +127,9 @@ PatchingResult runActivationPatching(const Model& model, const PatchingSetup& se
     LayerCapture cleanHeads(StageId::AttentionReshape, "output", layers), corruptHeads(StageId::AttentionReshape, "output", layers);
     Passes passes{model, transformer, watch, 2 + int64_t(layers) * (setup.heads ? model.args.n_heads : paired)};
     if (watch.passDone) watch.passDone(0, passes.total);
-    const auto clean = passes.lastLogits(r.cleanTokens, {}, {&capture, &cleanHeads});
-    const auto corrupt = passes.lastLogits(r.corruptTokens, {}, {&corruptHeads});
+    // Per position the clean run's rows at the site; per head both runs' heads' outputs.
+    const auto clean = passes.lastLogits(r.cleanTokens, {}, setup.heads ? std::vector<StageObserver*>{&cleanHeads} : std::vector<StageObserver*>{&capture});
+    const auto corrupt = passes.lastLogits(r.corruptTokens, {}, setup.heads ? std::vector<StageObserver*>{&corruptHeads} : std::vector<StageObserver*>{});
     if (!setup.wrong.empty()) {
         r.wrong = singleToken(model, "--wrong", setup.wrong);
     } else {

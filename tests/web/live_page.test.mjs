@@ -306,6 +306,17 @@ try {
     const bad = await run(page, prompts[0], '--temperature -1');
     check(bad.state === 'error' && /temperature/.test(bad.error), 'a bad option value gets the CLI\'s message', bad.error.slice(0, 200));
   }
+  // "more options" is split as the Try-its' shell splits it (the course site's splitter): quotes and
+  // backslashes as sh reads them, and what sh would expand or run is refused with the reason.
+  {
+    const quoted = await run(page, 'ignored', `-n 6 --prompt "The \\"cat\\" sat" --temperature 0`);
+    check(quoted.state === 'done' && quoted.text === nativeText(['--prompt', 'The "cat" sat', '-n', '6', '--temperature', '0']),
+          '"more options" words are the shell\'s: a quoted prompt with escaped quotes', JSON.stringify([quoted.state, quoted.error.slice(0, 200)]));
+    for (const [line, why] of [['-n 4 --prompt "$(cat /etc/passwd)"', /\$/], ['-n 4 --prompt "unclosed', /quote/], ['-n 4 | head', /\|/]]) {
+      const r = await run(page, prompts[0], line);
+      check(r.state === 'error' && /more options/.test(r.error) && why.test(r.error), `"more options" a shell would read otherwise is refused with the reason: ${line}`, r.error.slice(0, 200));
+    }
+  }
   // A model that does not fit: the engine's message with its size and the limit, before any weight
   // is made. TinyLlama's 2.2 GB is inside wasm32's 4 GB but past the 2 GB the module can use
   // (docs/web.md): it used to end the worker ("Invalid atomic access index").

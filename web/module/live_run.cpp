@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "doccheck/shell_words.h"
 #include "generate/logit_lens.h"
 #include "live_training.h"
 #include "ml/kernels/kernel_set.h"
@@ -301,6 +302,13 @@ std::string exportPage() {
     }
 }
 
+// The "more options" field's words as the Try-its' shell splits them (the course site's splitter, so
+// a line is read one way everywhere, and what it cannot run exactly is refused with the reason).
+std::string shellWords(const std::string& line) {
+    const ShellWords split = splitShellWords(line);
+    return json{{"words", split.words}, {"refusal", split.refusal}}.dump();
+}
+
 std::string buildInfo() {
     return json{{"kernels", ml::kernels::active().name},
 #ifdef LLAMA_NO_THREADS
@@ -321,5 +329,6 @@ EMSCRIPTEN_BINDINGS(llama_walkthrough) {
     emscripten::function("pageData", &pageData);
     emscripten::function("exportPage", &exportPage);
     emscripten::function("buildInfo", &buildInfo);
+    emscripten::function("shellWords", &shellWords);
     emscripten::function("train", &train);
 }

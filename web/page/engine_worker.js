@@ -2,9 +2,10 @@
 // module built for what the page may use: pthreads where the page is cross-origin isolated
 // (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
 // (single/: the same code, the tasks one after another). Messages from the page:
-//   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, recorded
-//                                    for the panels (record: false times the engine alone);
-//                                    step: true holds it at its first stage (threads only)
+//   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, or as
+//   {cmd: 'start', form, more}       the form's options and the "more options" text (commandLine);
+//                                    recorded for the panels (record: false times the engine
+//                                    alone); step: true holds it at its first stage (threads only)
 //   {cmd: 'step', kind}              a held run on to its next stage, layer, token or the end
 //   {cmd: 'stop'}                    end the run at its next stage (threads only)
 //   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
@@ -82,11 +83,30 @@ async function trainingRequest(Module, m) {
   return { ...m.request, text: path };
 }
 
+// A start's command line: a course link's exact words, or the form's options and the "more options"
+// field's words, split as the Try-its' shell splits them (the module's splitter, which refuses what
+// it cannot split exactly). An option the field also gives is taken from the field: its words are
+// the CLI's, as a chapter's Try-it writes them. Each form option lists the flags that replace it,
+// the one it is written as last.
+function commandLine(Module, m) {
+  if (m.args) return { args: m.args };
+  const split = JSON.parse(Module.shellWords(m.more));
+  if (split.refusal) return { error: `"more options" cannot be read as the CLI's words: ${split.refusal}` };
+  const given = flags => flags.some(f => split.words.includes(f));
+  const args = [];
+  for (const o of m.form) if (o.repeated || !given(o.flags)) args.push(o.flags[o.flags.length - 1], ...o.values);
+  return { args: args.concat(split.words) };
+}
+
 self.onmessage = async event => {
   const m = event.data;
   try {
     const Module = await moduleReady;
-    if (m.cmd === 'start') Module.start(JSON.stringify(m.args), m.record !== false, variant === 'threads' && !!m.step);
+    if (m.cmd === 'start') {
+      const line = commandLine(Module, m);
+      if (line.error) self.postMessage({ kind: 'done', text: JSON.stringify({ ok: false, error: line.error }) });
+      else Module.start(JSON.stringify(line.args), m.record !== false, variant === 'threads' && !!m.step);
+    }
     else if (m.cmd === 'step') Module.stepRun(m.kind);
     else if (m.cmd === 'stop') Module.stop();
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });

@@ -199,23 +199,13 @@ function download(name, blob) {
 
 // ---- the run's options ----------------------------------------------------------------------
 
-// Shell-like words of the "more options" field: spaces separate, quotes group.
-function words(text) {
-  const out = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (let m; (m = re.exec(text));) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
-}
-
-// The form's fields as llama-walkthrough's options; an option also given under "more options"
-// is taken from there (those words are the CLI's, as a chapter's Try-it writes them).
-function runArgs() {
-  if (live.exactArgs) return live.exactArgs;
-  const extra = words($('extra').value);
-  const given = flags => flags.some(f => extra.includes(f));
-  const args = [];
-  const add = (flags, ...values) => { if (!given(flags)) args.push(flags[flags.length - 1], ...values); };
-  if (!given(['--synthetic'])) add(['--model'], live.model || 'assets/model');
+// The run's command line as the worker builds it (engine_worker.js, commandLine): a course link's
+// exact words, or the form's fields as llama-walkthrough's options beside the "more options" text.
+function runCommand() {
+  if (live.exactArgs) return { args: live.exactArgs };
+  const form = [];
+  const add = (flags, ...values) => form.push({ flags, values });
+  add(['--synthetic', '--model'], live.model || 'assets/model');  // a synthetic model replaces it
   add(['-p', '--prompt'], $('prompt').value);
   const value = id => $(id).value.trim();
   if ($('chat').checked) { add(['--chat']); add(['--system'], $('system').value); }
@@ -224,9 +214,9 @@ function runArgs() {
                     'frequency-penalty': ['--frequency-penalty'], 'presence-penalty': ['--presence-penalty'], 'rope-theta': ['--rope-theta'] };
   for (const [id, flags] of Object.entries(numbers)) if (value(id) !== '') add(flags, value(id));
   for (const id of ['no-mask', 'no-kv-cache', 'no-rope']) if ($(id).checked) add(['--' + id]);
-  for (const l of value('skip-layers').split(/[\s,]+/).filter(Boolean)) args.push('--skip-layer', l);
-  for (const h of value('ablate-heads').split(/[\s,]+/).filter(Boolean)) args.push('--ablate-head', h);
-  return args.concat(extra);
+  for (const l of value('skip-layers').split(/[\s,]+/).filter(Boolean)) form.push({ flags: ['--skip-layer'], values: [l], repeated: true });
+  for (const h of value('ablate-heads').split(/[\s,]+/).filter(Boolean)) form.push({ flags: ['--ablate-head'], values: [h], repeated: true });
+  return { form, more: $('extra').value };
 }
 
 function startRun(mode) {
@@ -250,7 +240,7 @@ function startRun(mode) {
   $('run-view').hidden = mode !== 'step' && $('run-view').hidden;
   document.body.dataset.run = 'running';
   setRunning(true);
-  live.worker.postMessage({ cmd: 'start', args: runArgs(), step: mode === 'step' });
+  live.worker.postMessage({ cmd: 'start', ...runCommand(), step: mode === 'step' });
 }
 
 // ---- stepping -------------------------------------------------------------------------------
