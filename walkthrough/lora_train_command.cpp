@@ -15,8 +15,7 @@
 #include "pass_progress.h"
 #include "session/model_source.h"
 #include "train/lora_finetune.h"
-#include "train/token_stream.h"
-#include "train/trainer.h"
+#include "training_data.h"
 
 namespace llama::cli {
 
@@ -28,23 +27,21 @@ int runLoraTrain(const TrainOptions& o) {
     const std::vector<std::string> targets = parseLoraTargets(o.loraTargets);
     Model model = loadModel(o.model);
     widenWeightsToF32(model);
-    const TokenStream train = readTokenStream(o.text, "training text", *model.tokenizer);
-    const TokenStream heldout = o.heldout.empty() ? TokenStream{} : readTokenStream(o.heldout, "held-out text", *model.tokenizer);
+    const TrainingData data = readTrainingData(o, *model.tokenizer);
     const float alpha = o.loraAlpha > 0 ? float(o.loraAlpha) : float(o.loraRank);
     model.adapters.push_back(newLoraAdapter(model, o.loraRank, alpha, targets, o.recipe.seed));
     const LoraAdapter& adapter = model.adapters.back();
     int64_t parameters = 0;
     for (const auto& [name, pair] : adapter.pairs) parameters += pair.A.numel() + pair.B.numel();
     const TrainingRecipe& r = o.recipe;
-    fmt::print("Training text: {} ({} tokens){}\n", o.text, train.tokens.size(),
-               o.heldout.empty() ? "" : fmt::format("; held out: {} ({} tokens)", o.heldout, heldout.tokens.size()));
+    fmt::print("{}\n", data.describe(o));
     fmt::print("LoRA on {}: rank {}, alpha {} (scale {:g}), {} in each of {} layers: {} trained parameters; the model's own are frozen\n", o.model,
                o.loraRank, alpha, alpha / float(o.loraRank), o.loraTargets, model.args.n_layers, parameters);
-    fmt::print("Recipe: {} steps of {} windows of {} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
-               r.batch, r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
+    fmt::print("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
+               r.batch, data.chat ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
     std::fflush(stdout);
 
-    Trainer trainer(model, r, train.tokens, heldout.tokens);
+    Trainer trainer = data.trainer(model, r);
     // Ctrl-C stops the step under way; the adapter of the last whole step is written.
     const InterruptFlag interrupt;
     trainer.context().stopWhen(&InterruptFlag::requested);
@@ -53,6 +50,7 @@ int runLoraTrain(const TrainOptions& o) {
     std::vector<LossRecord> records;
     double runningLoss = 0;
     int running = 0;
+    int64_t tokens = 0;  // trained on so far (chat examples' windows are as long as the examples)
     bool interrupted = false;
     while (trainer.stepsDone() < r.steps) {
         TrainingStepReport step;
@@ -63,9 +61,10 @@ int runLoraTrain(const TrainOptions& o) {
             break;
         }
         runningLoss += step.loss, ++running;
-        const bool evaluate = !heldout.tokens.empty() && (step.step % r.evalEvery == 0 || step.step == r.steps);
+        tokens += step.tokens;
+        const bool evaluate = !o.heldout.empty() && (step.step % r.evalEvery == 0 || step.step == r.steps);
         if (evaluate || step.step == r.steps || step.step % o.logEvery == 0) {
-            LossRecord record{step.step, runningLoss / running, step.lr, int64_t(step.step) * r.batch * r.seqLen, elapsed(), std::nullopt};
+            LossRecord record{step.step, runningLoss / running, step.lr, tokens, elapsed(), std::nullopt};
             if (evaluate) record.heldoutLoss = trainer.heldoutLoss();
             records.push_back(record);
             fmt::print("{}\n", lossRecordJson(record));

@@ -27,11 +27,10 @@
 #include "stepper.h"
 #include "tokenizer/tokenizer_file.h"
 #include "trace/debug_log_observer.h"
-#include "train/chat_examples.h"
 #include "train/initial_weights.h"
-#include "train/token_stream.h"
 #include "train/trainer.h"
 #include "train_profile.h"
+#include "training_data.h"
 #include "training_trace.h"
 
 namespace llama::cli {
@@ -168,12 +167,7 @@ int runTrain(const TrainOptions& o) {
         requireShapeFlagsAgree(o, *source);
     }
     const auto tokenizer = o.resume ? loadTokenizerFile((out / "tokenizer.model").string()) : source ? source->tokenizer : loadTokenizerFile(o.tokenizer);
-    const bool sft = !o.sft.empty();
-    const TokenStream train = sft ? TokenStream{} : readTokenStream(o.text, "training text", *tokenizer);
-    const TokenStream heldout = sft || o.heldout.empty() ? TokenStream{} : readTokenStream(o.heldout, "held-out text", *tokenizer);
-    const ChatExamples examples = sft ? readChatExamples(o.sft, "chat examples", *tokenizer, o.recipe.seqLen) : ChatExamples{};
-    const ChatExamples heldoutExamples =
-        sft && !o.heldout.empty() ? readChatExamples(o.heldout, "held-out chat examples", *tokenizer, o.recipe.seqLen) : ChatExamples{};
+    const TrainingData data = readTrainingData(o, *tokenizer);
     Model model = source ? trainableModel(*source, o.recipe.seqLen) : initialModel(modelArgs(o, tokenizer->vocabSize()), o.recipe.seed, tokenizer);
     if (source) {
         source.reset();
@@ -191,20 +185,15 @@ int runTrain(const TrainOptions& o) {
     }
     int64_t parameters = 0;
     for (const auto& [name, t] : model.tensors) parameters += t.numel();
-    if (sft)
-        fmt::print("Chat examples: {} ({} examples, {} tokens, {} of them the replies' and scored){}\n", o.sft, examples.windows.size(), examples.tokens,
-                   examples.scored, o.heldout.empty() ? "" : fmt::format("; held out: {} ({} examples)", o.heldout, heldoutExamples.windows.size()));
-    else
-        fmt::print("Training text: {} ({} documents, {} bytes, {} tokens){}\n", o.text, train.documents, train.bytes, train.tokens.size(),
-                   o.heldout.empty() ? "" : fmt::format("; held out: {} ({} tokens)", o.heldout, heldout.tokens.size()));
+    fmt::print("{}\n", data.describe(o));
     fmt::print("Model: dim {} | n_layers {} | n_heads {} | n_kv_heads {} | FFN hidden {} | vocab_size {} | {} parameters ({:.2f}M), F32\n", args.dim,
                args.n_layers, args.n_heads, args.n_kv_heads, args.ffnHiddenDim(), args.vocab_size, parameters, double(parameters) / 1e6);
     if (!o.recipe.initFrom.empty()) fmt::print("Starting from the weights of {}\n", o.recipe.initFrom);
     const TrainingRecipe& r = o.recipe;
     fmt::print("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
-               r.batch, sft ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
+               r.batch, data.chat ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
 
-    Trainer trainer = sft ? Trainer(model, r, examples.windows, heldoutExamples.windows) : Trainer(model, r, train.tokens, heldout.tokens);
+    Trainer trainer = data.trainer(model, r);
     // Where fine-tuning starts from, to compare with where it ends.
     if (!r.initFrom.empty() && !o.heldout.empty() && !o.resume) fmt::print("Held-out loss before training: {:.6f}\n", trainer.heldoutLoss());
     double elapsedBefore = 0;
