@@ -58,32 +58,26 @@ TEST_CASE("CLI train --lora-rank: fine-tunes the bundled model and writes an ada
     CHECK_THAT(run.output, Catch::Contains("added to x · attn_woᵀ") && Catch::Contains("added to x · ffn_upᵀ"));
 }
 
-TEST_CASE("CLI train --lora-rank --sft: an adapter fine-tuned on chat examples, whose replies' loss falls", "[cli][lora][train][sft]") {
+TEST_CASE("CLI train --lora-rank --sft: an adapter fine-tuned on chat examples learns their replies", "[cli][lora][train][sft]") {
     const ScratchDir dir{fs::temp_directory_path() / ("llama_lora_sft_" + std::to_string(getpid()))};
     fs::create_directories(dir.path);
-    auto write = [&](const std::string& name, const std::string& content) {
-        std::ofstream(dir.path / name) << content;
-        return (dir.path / name).string();
-    };
     auto example = [](const std::string& user, const std::string& reply) {
         return R"({"messages": [{"role": "user", "content": ")" + user + R"("}, {"role": "assistant", "content": ")" + reply + "\"}]}\n";
     };
-    const std::string chat = write("chat.jsonl", example("Quote Genesis 1:1.", "In the beginning God created the heaven and the earth.") +
-                                                     example("Quote John 11:35.", "Jesus wept."));
-    const std::string heldout = write("heldout.jsonl", example("Quote Genesis 1:3.", "And God said, Let there be light: and there was light."));
+    const std::string chat = (dir.path / "chat.jsonl").string();
+    std::ofstream(chat) << example("Quote Genesis 1:1.", "In the beginning God created the heaven and the earth.") + example("Quote John 11:35.", "Jesus wept.");
     const fs::path out = dir.path / "adapter";
-    // Both examples in every step: the replies' loss must fall as the adapter learns them.
-    auto r = runWalkthrough("train --model " + std::string(ASSETS_DIR) + "/model --sft " + chat + " --heldout " + heldout + " --out " + out.string() +
-                            " --lora-rank 4 --steps 4 --batch 2 --seq-len 48 --lr 0.01 --warmup 1 --log-every 1 --eval-every 4");
+    // Scored on the examples it trains on: the replies' loss, before and after, must fall.
+    auto r = runWalkthrough("train --model " + std::string(ASSETS_DIR) + "/model --sft " + chat + " --heldout " + chat + " --out " + out.string() +
+                            " --lora-rank 4 --steps 8 --batch 2 --seq-len 48 --lr 0.01 --warmup 1 --log-every 4 --eval-every 8");
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
-    CHECK_THAT(r.output, Catch::Contains("Chat examples: " + chat + " (2 examples, ") && Catch::Contains("; held out: " + heldout + " (1 example)") &&
+    CHECK_THAT(r.output, Catch::Contains("Chat examples: " + chat + " (2 examples, ") && Catch::Contains("; held out: " + chat + " (2 examples)") &&
                              Catch::Contains("windows of whole examples, up to 48 tokens"));
-    std::vector<double> losses;
-    for (size_t at = 0; (at = r.output.find("\"train_loss\": ", at)) != std::string::npos; ++at) losses.push_back(std::stod(r.output.substr(at + 14)));
-    REQUIRE(losses.size() == 4);
-    CHECK(losses.back() < losses.front() - 0.1);
-    CHECK_THAT(r.output, Catch::Contains("\"heldout_loss\": "));
+    const size_t before = r.output.find("Held-out loss before training: "), after = r.output.find("\"heldout_loss\": ");
+    REQUIRE(before != std::string::npos);
+    REQUIRE(after != std::string::npos);
+    CHECK(std::stod(r.output.substr(after + 16)) < std::stod(r.output.substr(before + 31)) - 0.1);
     REQUIRE(fs::exists(out / "adapter.gguf"));
     auto run = runWalkthrough("-q -n 4 --chat --prompt 'Quote John 11:35.' --lora " + (out / "adapter.gguf").string());
     CHECK(run.exitCode == 0);

@@ -42,6 +42,8 @@ int runLoraTrain(const TrainOptions& o) {
     std::fflush(stdout);
 
     Trainer trainer = data.trainer(model, r);
+    // Where fine-tuning starts from (B is zero: the model's own loss), to compare with where it ends.
+    if (!o.heldout.empty()) fmt::print("Held-out loss before training: {:.6f}\n", trainer.heldoutLoss());
     // Ctrl-C stops the step under way; the adapter of the last whole step is written.
     const InterruptFlag interrupt;
     trainer.context().stopWhen(&InterruptFlag::requested);
