@@ -49,7 +49,7 @@ try {
     }));
     const label = `ubatch ${n + 1} (step ${u.step})`;
     check(shown.where.includes(`ubatch ${n + 1} of ${ubatches.length}`), `${label}: the panel names it`, shown.where);
-    const table = u.table.tokens.map((t, i) => [String(i), JSON.stringify(t.piece), String(t.pos), t.seqIds.join(','), t.output ? 'yes' : 'no']);
+    const table = u.table.tokens.map((t, i) => [String(i), `"${t.piece}"`, String(t.pos), t.seqIds.join(','), t.output ? 'yes' : 'no']);
     check(JSON.stringify(shown.rows) === JSON.stringify(table), `${label}: the table is the trace's (token, pos, seq_ids, output)`,
       JSON.stringify(shown.rows).slice(0, 200));
     // The cells: the trace's [0, n_kv) and then free cells; the slot outlined, head marked.

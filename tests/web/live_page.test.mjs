@@ -242,8 +242,8 @@ try {
     await stepOn(page, '#step-stage');
     check(await page.evaluate(p => p === document.getElementById('stage'), panel), 'a step redraws the same panels, not a new page');
     await stepOn(page, '#step-token');
-    check(await page.$eval('#stage-title', e => e.textContent).then(t => /logits/i.test(t)), 'Step token holds at the next logits stage', await page.$eval('#stage-title', e => e.textContent));
-    check(await page.evaluate(() => live.held && live.held.stage === 19 && !live.result), 'held at the logits stage, the run not finished');
+    check(await page.evaluate(() => document.body.dataset.stage) === 'sample', 'Step token holds at the next sampling stage', await page.$eval('#stage-title', e => e.textContent));
+    check(await page.evaluate(() => live.held && live.held.stage === 20 && !live.result), 'held at the sampling stage, the run not finished');
     await stepOn(page, '#run-to-end');
     check(await page.evaluate(() => document.body.dataset.run) === 'done', 'Run to end runs the whole run');
     const finished = await page.evaluate(() => ({ text: live.result && live.result.text, stages: live.data.stages.length, output: document.getElementById('output').textContent }));

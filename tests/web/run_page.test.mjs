@@ -268,7 +268,7 @@ try {
     const sample = findStage(trace, 'sample', 0);
     const { page: p } = await open(browser, page, { hash: '#step=0&stage=sample' });
     const label = await text(p, '#logits [data-rank="1"] .bar-label');
-    check(label.replace(/^▶ /, '') === JSON.stringify(sample.top[0].piece), 'the top-1 token equals the trace\'s', label);
+    check(label.replace(/^▶ /, '') === `"${sample.top[0].piece}"`, 'the top-1 token equals the trace\'s (its piece as the trace writes it, in quotes)', label);
     const value = await text(p, '#logits [data-rank="1"] .bar-value');
     const p1 = Number(value.match(/^p ([0-9.e-]+)/)[1]);
     check(near(p1, sample.top[0].probability, 1e-3), 'and its probability', `${p1} vs ${sample.top[0].probability}`);
@@ -292,7 +292,7 @@ try {
     const res = findStage(trace, 'ffn_residual', 0, 1);
     const pos = res.startPos + 2;
     const cell = await text(p, `#lens td[data-layer="2"][data-pos="${pos}"] .lens-piece`);
-    check(cell === JSON.stringify(res.lens[2][0].piece), 'a logit lens cell equals the trace\'s', `${cell} vs ${JSON.stringify(res.lens[2][0].piece)}`);
+    check(cell === `"${res.lens[2][0].piece}"`, 'a logit lens cell equals the trace\'s', `${cell} vs ${res.lens[2][0].piece}`);
     await p.close();
   }
   // --compare: the first divergence as diff prints it.

@@ -164,12 +164,16 @@ function barRow(attrs, label, fraction, value) {
     el('span', { class: 'bar-value', text: value }));
 }
 
+// A token's piece as the engine writes it for display (Tokenizer::pieceForDisplay: a newline is
+// already \n), in quotes: JSON.stringify would escape its backslashes a second time (",\\n").
+const quoted = piece => `"${piece}"`;
+
 // Tokens' probabilities as bars, the sampled one marked.
 function bars(box, tokens, sampled) {
   box.textContent = '';
   const most = Math.max(1e-9, ...tokens.map(t => num(t.p)));
   tokens.forEach((t, rank) => box.append(barRow({ class: 'bar-row' + (t.id === sampled ? ' lit' : ''), 'data-rank': rank + 1, 'data-p': num(t.p) },
-    (t.id === sampled ? '▶ ' : '') + JSON.stringify(t.piece), num(t.p) / most, `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}`)));
+    (t.id === sampled ? '▶ ' : '') + quoted(t.piece), num(t.p) / most, `p ${fmt(t.p, 4)} · logit ${fmt(t.logit, 4)} · #${t.id}`)));
 }
 
 // A batch's KV cell, coloured by its sequence (several: shared; none: free).
@@ -189,7 +193,8 @@ function cellBox(b, c, j, attrs = {}) {
 // The run page, one per document: RunPage.show(data, opts) draws a run and navigates it. The live
 // page (web/page) calls it again at every step with the run recorded so far: the same page is
 // redrawn in place, keeping what the reader chose, with the handlers installed by the first show.
-// opts.start: the stage to show first when the address names none (default: the first);
+// opts.start: the stage to show first when the address names none (default: the first), with
+// its panel scrolled into view if opts.reveal (the live page's steps, as this page's own do);
 // opts.pastEnd(kind): called when the next stage, layer or token step is past the stages shown
 // ('stage', 'layer', 'token'): the live page steps its run on.
 //
@@ -539,7 +544,7 @@ const RunPage = (() => {
       if (!c) return;
       const { run, a, head } = this.drawn;
       const q = a.startPos + c.r, hidden = maskAt(run, a, c.r, c.k) === -Infinity;
-      $('heat-readout').textContent = `query ${q} ${JSON.stringify(pieceAt(run, q))} → key ${c.k} ${JSON.stringify(pieceAt(run, c.k))}: ` +
+      $('heat-readout').textContent = `query ${q} ${quoted(pieceAt(run, q))} → key ${c.k} ${quoted(pieceAt(run, c.k))}: ` +
         (hidden ? 'masked (a later position), p 0' : 'p ' + fmt(probAt(a, head, c.r, c.k), 4));
     },
   };
@@ -621,6 +626,10 @@ const RunPage = (() => {
     },
   };
 
+  // The stages after the last layer, where the step's prediction is made: the top tokens show
+  // there, and the lens beside them (what each layer would have predicted).
+  const predictionStages = ['output_norm', 'output_projection', 'logits', 'sample'];
+
   // The step's top tokens, at the run's temperature and at the one the slider sweeps to.
   const logitsView = {
     install() {
@@ -628,7 +637,7 @@ const RunPage = (() => {
     },
     render(run, state) {
       const s = run.stages[state.i], st = run.steps.get(s.step);
-      const show = st && st.top.length && s.layer < 0 && ['output_norm', 'output_projection', 'logits', 'sample'].includes(s.key);
+      const show = st && st.top.length && s.layer < 0 && predictionStages.includes(s.key);
       $('logits-panel').hidden = !show;
       if (!show) return;
       $('logits-where').textContent = `· ${stepLabel(s.step)} · at the run's temperature (1 when greedy)`;
@@ -654,7 +663,7 @@ const RunPage = (() => {
     render(run, state) {
       const kLensWindow = lensWindow();
       const s = run.stages[state.i], g = run.lens.get(s.step);
-      const show = g && s.layer >= 0;
+      const show = g && (s.layer >= 0 || predictionStages.includes(s.key));
       $('lens-panel').hidden = !show;
       if (!show) return;
       $('lens-where').textContent = `· ${stepLabel(s.step)}`;
@@ -678,8 +687,8 @@ const RunPage = (() => {
         g.cells[r].slice(from, to).forEach((cell, i) => {
           const c = from + i;
           const top = cell[0];
-          tr.append(el('td', { 'data-layer': layer + 1, 'data-pos': g.startPos + c, title: cell.map(x => `${JSON.stringify(x.piece)} ${fmt(x.p, 3)}`).join('\n') },
-            top ? el('span', { class: 'lens-piece', text: JSON.stringify(top.piece) }) : '', top ? el('span', { class: 'lens-p', text: ' ' + fmt(top.p, 3) }) : ''));
+          tr.append(el('td', { 'data-layer': layer + 1, 'data-pos': g.startPos + c, title: cell.map(x => `${quoted(x.piece)} ${fmt(x.p, 3)}`).join('\n') },
+            top ? el('span', { class: 'lens-piece', text: quoted(top.piece) }) : '', top ? el('span', { class: 'lens-p', text: ' ' + fmt(top.p, 3) }) : ''));
         });
         t.append(tr);
       });
@@ -750,7 +759,7 @@ const RunPage = (() => {
       t.textContent = '';
       t.append(el('tr', {}, ...['i', 'token', 'pos', 'seq_ids', 'output'].map(h => el('th', { text: h }))));
       u.tokens.forEach((tok, i) => t.append(el('tr', { 'data-token': i },
-        el('td', { text: String(i) }), el('td', { text: JSON.stringify(tok.piece) }), el('td', { text: String(tok.pos) }),
+        el('td', { text: String(i) }), el('td', { text: quoted(tok.piece) }), el('td', { text: String(tok.pos) }),
         el('td', { class: 'seqs', style: `border-left-color:${colourOf(b, tok.seqIds)}`, text: tok.seqIds.join(',') }),
         el('td', { text: tok.output ? 'yes' : 'no' }))));
     },
@@ -847,13 +856,15 @@ const RunPage = (() => {
     draw(attentionView, arithmeticView);
     writeHash();
   }
-  // A step by key or button shows the stage's panel: if its title is out of sight (the map fills a
-  // laptop's first screen), the page scrolls to it, below the sticky controls.
+  // A step by key or button shows the stage's panel: if its title is out of sight or in the lower
+  // half of the window (the map fills a laptop's first screen, and the panel's lines and charts
+  // are under the title), the page scrolls it up to just below the sticky controls. Their height,
+  // not where they are: on the live page they are still below its form until the page scrolls.
   function revealStage() {
     const title = $('stage-title');
     if (!title || !title.getClientRects().length) return;
-    const top = title.getBoundingClientRect().top, controls = $('controls').getBoundingClientRect().bottom;
-    if (top < controls || top > window.innerHeight - 80) window.scrollBy(0, top - controls - 8);
+    const top = title.getBoundingClientRect().top, controls = $('controls').getBoundingClientRect().height;
+    if (top < controls || top > window.innerHeight / 2) window.scrollBy(0, top - controls - 8);
   }
   function moveLayer(dir) {
     const s = run.stages[state.i];
@@ -1006,7 +1017,7 @@ const RunPage = (() => {
     run = indexRun(data, opts);
     if (!installed) install(), installed = true;
     for (const v of runViews) v.render(run, state);
-    if (!readHash()) go(opts.start || 0);
+    if (!readHash()) go(opts.start || 0, { reveal: opts.reveal });
   }
   return { show };
 })();

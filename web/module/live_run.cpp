@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -62,6 +63,12 @@ struct LiveRun {
     std::unique_ptr<StepController> stepper;
     std::mutex heldMutex;  // guards what follows
     std::string heldTrace, textSoFar;
+    // The time the reader held the run inside the generator's timed part (Transformer.Forward and
+    // the sampler's choice: stages input_embeddings to logits), by phase: the summary's tok/s
+    // count the engine's time, not the reader's. heldSince: when the engine was held there.
+    std::optional<std::chrono::steady_clock::time_point> heldSince;
+    bool heldInPrefill = false;
+    double heldPrefillSeconds = 0, heldDecodeSeconds = 0;
     GenerationSettings lastSettings;
     // The last finished run's trace. Each run writes a new file: the engine refuses to write over a
     // file the process has read, and the last trace was read for the panels.
@@ -108,11 +115,21 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
                 const std::string& path = recorder->flush();
                 std::lock_guard lock(l.heldMutex);
                 l.heldTrace = path;
+                const int number = stageInfo(e.stage).number;
+                if (number >= stageInfo(StageId::InputEmbeddings).number && number <= stageInfo(StageId::Logits).number) {
+                    l.heldSince = std::chrono::steady_clock::now();
+                    l.heldInPrefill = e.step == 0;
+                }
                 post("held", json{{"stage", stageInfo(e.stage).number}, {"layer", e.layer}, {"step", e.step}}.dump());
             });
             l.session.addObserver(l.stepper.get());
         }
-        l.textSoFar.clear();
+        {
+            std::lock_guard lock(l.heldMutex);
+            l.textSoFar.clear();
+            l.heldSince.reset();
+            l.heldPrefillSeconds = l.heldDecodeSeconds = 0;
+        }
         const GenerationResult result = l.session.run([&](const std::string& piece) {
             {
                 std::lock_guard lock(l.heldMutex);
@@ -127,13 +144,15 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
             l.trace = tracePath;
         }
         const int generated = int(result.generatedTokens.size());
+        std::lock_guard lock(l.heldMutex);
         return json{{"ok", true},
                     {"text", result.text},
                     {"stopReason", describe(result.stopReason)},
                     {"promptTokens", result.promptTokens.size()},
                     {"generatedTokens", generated},
-                    {"prefillSeconds", result.prefillSeconds},
-                    {"decodeSeconds", result.decodeSeconds},
+                    {"prefillSeconds", result.prefillSeconds - l.heldPrefillSeconds},
+                    {"decodeSeconds", result.decodeSeconds - l.heldDecodeSeconds},
+                    {"heldSeconds", l.heldPrefillSeconds + l.heldDecodeSeconds},
                     {"decodeSteps", result.decodeSteps},
                     {"kernels", ml::kernels::active().name},
                     {"threads", ml::ThreadPool::global().threadCount()}}
@@ -215,12 +234,21 @@ void train(const std::string& requestJson) {
 #endif
 }
 
+// A held run let go (the caller holds heldMutex): the time it was held is added to its phase's.
+void released(LiveRun& l) {
+    l.heldTrace.clear();
+    if (!l.heldSince) return;
+    const double held = std::chrono::duration<double>(std::chrono::steady_clock::now() - *l.heldSince).count();
+    (l.heldInPrefill ? l.heldPrefillSeconds : l.heldDecodeSeconds) += held;
+    l.heldSince.reset();
+}
+
 // Ends the run in progress at its next stage boundary ("stopped by: stopped"), held or not.
 void stop() {
     LiveRun& l = live();
     {
         std::lock_guard lock(l.heldMutex);
-        l.heldTrace.clear();
+        released(l);
     }
     l.session.requestStop();
     if (l.stepper) l.stepper->stop();
@@ -242,18 +270,23 @@ void start(const std::string& argsJson, bool record, bool stepped) {
 #endif
 }
 
-// Moves a held run on (--step's keys): "stage", "layer", "token" or "end" (runs to the end).
+// Moves a held run on: "stage", "layer" (--step's keys), "token" or "end" (runs to the end).
+// The page's "token" holds at the next sampling stage, past --step's (the logits stage): there the
+// step's candidates, the one sampled and the lens are all recorded, so its panels show them.
 void stepRun(const std::string& kind) {
     LiveRun& l = live();
     {
         std::lock_guard lock(l.heldMutex);
         if (!l.stepper || l.heldTrace.empty()) return;
-        l.heldTrace.clear();
+        released(l);
     }
+    l.stepper->clearBreakpoints();
     if (kind == "stage") l.stepper->step();
     else if (kind == "layer") l.stepper->nextLayer();
-    else if (kind == "token") l.stepper->nextToken();
-    else l.stepper->continueRun();
+    else if (kind == "token") {
+        l.stepper->addBreakpoint(Breakpoint{.stage = StageId::Sample});
+        l.stepper->continueRun();
+    } else l.stepper->continueRun();
 }
 
 // The run held at a stage as the page data of the trace recorded so far; the tokens and text so

@@ -55,6 +55,16 @@ async function loadUserFiles(Module, files) {
     throw new Error(`these files hold ${(total / 1024 ** 3).toFixed(2)} GB; the browser build addresses at most 4 GB and holds ` +
                     `the weights in it with room for the run (at most ${MAX_MODEL_BYTES / 1024 ** 3} GB of files), so they were not read. ` +
                     `A 1.1B model quantized to Q4_K_M (about 0.7 GB) fits; run larger models with the native llama-walkthrough.`);
+  // A llama2.c checkpoint is the largest .bin; its tokenizer (tokenizer.bin, or under a name of its
+  // own such as tok512.bin) is the other one, written as tokenizer.bin beside it, where the engine
+  // looks. Without one the reader is told now, not when Run cannot find it.
+  const bins = files.filter(f => /\.bin$/i.test(f.name)).sort((a, b) => b.size - a.size);
+  const named = bins.find(f => f.name === 'tokenizer.bin'), others = bins.filter(f => f !== named);
+  const checkpoint = files.some(f => /\.gguf$/i.test(f.name)) ? null : others[0];
+  const tokenizer = checkpoint && (named || others[1]);
+  if (checkpoint && (bins.length > 2 || !tokenizer))
+    throw new Error(bins.length > 2 ? `${bins.length} .bin files were opened (${bins.map(f => f.name).join(', ')}): open one llama2.c checkpoint with its tokenizer`
+                                    : `${checkpoint.name} is opened alone: a llama2.c checkpoint needs its tokenizer (tokenizer.bin, or another name such as tok512.bin); open both files together`);
   // A folder of its own each time: the engine keeps a loaded model by its path, and the reader may
   // open another file of the same name. The last files are freed.
   for (const dir of Module.FS.readdir('/user').filter(n => n !== '.' && n !== '..')) {
@@ -63,13 +73,11 @@ async function loadUserFiles(Module, files) {
   }
   const dir = '/user/' + ++userLoads;
   Module.FS.mkdir(dir);
-  for (const f of files) Module.FS.writeFile(dir + '/' + f.name, new Uint8Array(await f.arrayBuffer()), { canOwn: true });
-  const names = files.map(f => f.name);
-  // What --model names: a single file (GGUF, a llama2.c .bin with its tokenizer.bin beside it) or
-  // the folder (Meta's or Hugging Face's layout).
-  const gguf = names.find(n => /\.gguf$/i.test(n));
-  const bin = names.find(n => /\.bin$/i.test(n) && n !== 'tokenizer.bin');
-  return gguf ? dir + '/' + gguf : bin ? dir + '/' + bin : dir;
+  for (const f of files) Module.FS.writeFile(dir + '/' + (f === tokenizer ? 'tokenizer.bin' : f.name), new Uint8Array(await f.arrayBuffer()), { canOwn: true });
+  // What --model names: a single file (GGUF, a llama2.c checkpoint) or the folder (Meta's or
+  // Hugging Face's layout).
+  const gguf = files.find(f => /\.gguf$/i.test(f.name));
+  return gguf ? dir + '/' + gguf.name : checkpoint ? dir + '/' + checkpoint.name : dir;
 }
 
 // A training start's text, written where the engine reads it as train --text reads a file: the

@@ -219,8 +219,27 @@ function runCommand() {
   return { form, more: $('extra').value };
 }
 
+// A form field the browser finds invalid (a number out of its range, a letter in a number): its
+// folded section opened, the field focused and named in the error box. The form is `novalidate`:
+// the browser's own bubble cannot point into a closed section, and Run would do nothing, silently.
+function invalidField() {
+  if (live.exactArgs) return null;  // a course link's command does not use the form
+  const field = $('run-form').querySelector(':invalid');
+  if (!field) return null;
+  for (let d = field.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+  field.focus();
+  const name = (field.labels[0] ? field.labels[0].textContent : field.id).trim();
+  return `${name}: ${field.validationMessage} The run was not started.`;
+}
+
 function startRun(mode) {
   if (!live.ready || live.running) return;
+  const invalid = invalidField();
+  if (invalid) {
+    showLiveError(invalid);
+    document.body.dataset.run = 'invalid';
+    return;
+  }
   if (live.held) {
     // A run held at a stage ends first; its 'done' starts this one.
     live.held = null;
@@ -234,7 +253,6 @@ function startRun(mode) {
   live.result = null;
   live.trainingStep = false;
   live.pending = mode;
-  live.firstView = mode === 'step';
   $('output').textContent = '';
   $('summary').textContent = mode === 'step' ? 'Computing the run; the first stage follows…' : '';
   $('run-view').hidden = mode !== 'step' && $('run-view').hidden;
@@ -263,7 +281,8 @@ function revealed(data, limit) {
     steps: data.steps.filter(s => s.step <= last.step).map(s => (sampled.has(s.step) ? s : { ...s, sampled: -1, sampledP: 0 })),
     attention: data.attention.filter(a => a.stage < limit),
     masks: data.masks.filter(m => masked.has(m.step)),
-    lens: data.lens.filter(l => l.step < last.step),
+    // A step's lens once all its layers ran: at the stages after them (output norm to sampling).
+    lens: data.lens.filter(l => l.step < last.step || (l.step === last.step && last.layer < 0 && shown.some(s => s.step === last.step && s.layer >= 0))),
     map: { ...data.map, views: data.map.views.filter(v => v.step <= last.step) },
     run: { ...data.run, text, stopReason: 'stepping: stage ' + limit + ' of ' + data.stages.length },
   };
@@ -275,7 +294,7 @@ function nextLimit(kind) {
   if (kind === 'end') return stages.length;
   const from = stages[cur];
   for (let j = cur + 1; j < stages.length; j++)
-    if (kind === 'layer' ? stages[j].layer !== from.layer : stages[j].key === 'logits') return j + 1;
+    if (kind === 'layer' ? stages[j].layer !== from.layer : stages[j].key === 'sample') return j + 1;
   return stages.length;
 }
 
@@ -330,17 +349,20 @@ async function showRun() {
         `(${live.data.stages[live.limit - 1].key}). Step stage or layer, or run to the end.`;
   } else {
     $('output').append(el('span', { class: 'prompt-text', text: live.data.run.prompt }), data.run.text);
+    // The speeds are this tab's (a chapter's recorded line has its own machine's), timed by the
+    // engine without the time the reader held the run at a stage (the module leaves it out).
+    const held = done && r.heldSeconds > 0.05 ? `; the ${r.heldSeconds.toFixed(1)} s the run was held at stages not counted` : '';
     $('summary').textContent = done
       ? `Prompt tokens: ${r.promptTokens} | generated tokens: ${r.generatedTokens} | prefill: ${(r.promptTokens / r.prefillSeconds).toFixed(1)} tok/s | ` +
-        `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s | stopped by: ${r.stopReason}`
+        `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s ` +
+        `(in this browser tab, the ${live.variant === 'threads' ? 'threaded' : 'single-threaded'} WebAssembly build${held}) | stopped by: ${r.stopReason}`
       : live.held ? `The engine waits at stage ${live.held.stage} (record ${live.limit} of the run so far), as --step holds it. Step stage, layer or token, or run to the end.`
       : `Stepping: stage ${live.limit} of ${live.data.stages.length}. Step stage, layer or token, or run to the end.`;
   }
   history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
-  RunPage.show(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind) });  // redrawn in place
-  // A new run's first view: its panels (and the run page's own step buttons) come into view.
-  if (live.firstView) $('controls').scrollIntoView({ block: 'start' });
-  live.firstView = false;
+  // Redrawn in place. A step (the form's buttons, the run page's, a key) brings the stage's panel
+  // into view, as the run page's own steps do: on a laptop the map fills the first screen.
+  RunPage.show(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind), reveal: !done });
   document.body.dataset.run = done ? 'done' : 'stepping';
   document.body.dataset.revealed = String(live.limit);
   document.body.dataset.held = live.held ? '1' : '0';
@@ -437,7 +459,6 @@ function onTrained(r) {
       live.trainingStep = true;
       live.result = r;
       live.pending = 'step';
-      live.firstView = true;
       live.data = null;
       live.worker.postMessage({ cmd: 'pageData' });
       return;
