@@ -191,6 +191,28 @@ try {
     await page.close();
   }
 
+  // ---- the single-threaded build (no service worker on a plain host): the same Step token --------
+  {
+    const plain = await serve(webDir, true);
+    const page = await browser.newPage();
+    await page.setViewport(laptop);
+    await page.evaluateOnNewDocument(() => { delete Navigator.prototype.serviceWorker; });
+    await page.goto(plain.origin);
+    await page.waitForFunction(() => document.body.dataset.engine === 'ready', { timeout: 60000 });
+    check(await page.evaluate(() => document.body.dataset.variant) === 'single', 'single-threaded: the page runs the single-threaded build');
+    await setForm(page, 'In the beginning God created', '-n 8');
+    await press(page, '#step-stage');
+    await press(page, '#step-token');
+    const atToken = await page.evaluate(() => ({ stage: document.body.dataset.stage, bars: document.querySelectorAll('#logits .bar-row').length,
+      lens: !document.getElementById('lens-panel').hidden, sampled: document.querySelectorAll('#logits .bar-row.lit').length }));
+    check(atToken.stage === 'sample' && atToken.bars === 10 && atToken.sampled === 1 && atToken.lens,
+          'single-threaded: Step token reveals the sampling stage with the candidates, the one sampled and the lens', JSON.stringify(atToken));
+    const seen = await stageInView(page);
+    check(seen.ok, 'single-threaded: and brings the stage\'s panel into view', JSON.stringify(seen));
+    await page.close();
+    plain.child.kill();
+  }
+
   // ---- screenshots as a learner sees a held run: a laptop, a phone ------------------------------
   for (const [name, viewport] of [['learners-1366x768', laptop], ['learners-phone-390x844-token', phone]]) {
     const { page } = await openLive(browser, server.origin, viewport);
