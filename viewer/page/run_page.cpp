@@ -90,15 +90,16 @@ std::string runPageHtml(const RunPageOptions& options, std::string* note) {
     if (o.patch && o.comparePath) throw std::invalid_argument("a patch trace holds its own comparison (the corrupted run): --compare does not apply");
     auto run = o.patch ? std::make_shared<const TraceRun>(o.patch->clean) : std::make_shared<const TraceRun>(readTrace(o.tracePath));
     const WebAssets& web = webAssets();
-    o.fixedBytes = web.html.size() + web.css.size() + web.script.size();
+    const std::string title = htmlEscape("Llama run: " + run->run.prompt);
+    auto fill = [&](const std::string& json) {
+        return fillSlots(web.html, {{"@SCRIPT_HASH@", cspHash(web.guardSha256) + " " + cspHash(web.scriptSha256)}, {"@TITLE@", title},
+                                    {"/*@STYLE@*/", web.css}, {"/*@GUARD@*/", web.guard}, {"@CHECKSUM@", dataChecksum(json)},
+                                    {"@DATA@", json}, {"/*@SCRIPT@*/", web.script}});
+    };
+    o.fixedBytes = fill("").size();  // everything but the data: the guard, title and hashes too
     const nlohmann::json data = runPageData(run, o);
     if (note) *note = arithmeticNote(data);
-    const std::string title = htmlEscape("Llama run: " + run->run.prompt);
-    const std::string json = scriptSafeJson(data);
-    const std::string page = fillSlots(web.html, {{"@SCRIPT_HASH@", cspHash(web.guardSha256) + " " + cspHash(web.scriptSha256)}, {"@TITLE@", title},
-                                                  {"/*@STYLE@*/", web.css}, {"/*@GUARD@*/", web.guard}, {"@CHECKSUM@", dataChecksum(json)},
-                                                  {"@DATA@", json}, {"/*@SCRIPT@*/", web.script}});
-    return page;
+    return fill(scriptSafeJson(data));
 }
 
 std::string writeRunPage(const RunPageOptions& o, const std::string& outPath) {

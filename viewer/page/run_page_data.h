@@ -28,7 +28,7 @@ struct RunPageOptions {
     // The page's size in bytes (0: no limit). The attention arithmetic of the steps a reader opens
     // last is left out to stay within it; the page says so and how to get the rest.
     size_t budgetBytes = kDefaultPageBudget;
-    size_t fixedBytes = 0;                   // the page's bytes besides the data (HTML, CSS, script)
+    size_t fixedBytes = 0;                   // the page's bytes besides the data (HTML, CSS, scripts, title)
     static constexpr size_t kDefaultPageBudget = 20'000'000;
 };
 
