@@ -185,6 +185,11 @@ try {
     await press(page, '#step-token');  // the candidates' slider and the lens are on screen too
     const targets = await smallTargets(page, 48);
     check(targets.small.length === 0 && targets.count > 60, 'phone: every tap target is at least 48x48 px', `${targets.count} targets; smaller: ${targets.small.join(', ')}`);
+    // An attention stage's own targets: the heads, the zoom.
+    await page.evaluate(() => { location.hash = '#step=0&layer=1&stage=scores_softmax'; });
+    await page.waitForFunction(() => document.body.dataset.stage === 'scores_softmax' && !document.getElementById('attention').hidden, { timeout: 10000 });
+    const attention = await smallTargets(page, 48);
+    check(attention.small.length === 0, 'phone: at an attention stage too (heads, zoom)', `${attention.count} targets; smaller: ${attention.small.join(', ')}`);
     const widths = await page.evaluate(() => [window.innerWidth, document.documentElement.scrollWidth]);
     check(widths[1] <= widths[0], 'phone: no sideways scrolling', `window ${widths[0]}px, page ${widths[1]}px`);
     check(errors.length === 0, 'no console error on the phone', errors.join(' | ').slice(0, 400));
