@@ -220,14 +220,15 @@ function runCommand() {
 }
 
 // A form field the browser finds invalid (a number out of its range, a letter in a number): its
-// folded section opened, the field focused and named in the error box. The form is `novalidate`:
-// the browser's own bubble cannot point into a closed section, and Run would do nothing, silently.
+// folded section opened, the browser's message shown at the field (focused), and the field named
+// in the error box. The form is `novalidate`: the browser's own check cannot point into a closed
+// section, and Run would do nothing, silently.
 function invalidField() {
   if (live.exactArgs) return null;  // a course link's command does not use the form
   const field = $('run-form').querySelector(':invalid');
   if (!field) return null;
   for (let d = field.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
-  field.focus();
+  field.reportValidity();
   const name = (field.labels[0] ? field.labels[0].textContent : field.id).trim();
   return `${name}: ${field.validationMessage} The run was not started.`;
 }
