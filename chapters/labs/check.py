@@ -9,7 +9,10 @@ import glob
 import importlib.util
 import json
 import os
+import random
+import re
 import sys
+import traceback
 
 import numpy as np
 
@@ -18,9 +21,16 @@ import labkit  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PARAMS = json.load(open(os.path.join(labkit.MODEL, "params.json")))
-# The engine stores every stage's result in BF16, whose spacing is 2^-8 of a value: one rounding
-# apart is a relative difference of 0.4%; these allow for a few roundings in a row.
+# The engine stores every stage's result in BF16, whose values in [2^e, 2^(e+1)) are 2^(e-7) apart:
+# one rounding is worth up to 2^-8 (0.4%) of a value. These allow for a few roundings in a row,
+# relative to the value (absolute below 1).
 BF16_TOL = 1e-2
+# The hidden variants draw their prompt from these (the first is the public one, "The cat sat
+# on the mat", whose numbers labs.md quotes), their layer from all eight.
+PROMPTS = [labkit.PROMPT, "In the beginning God created the heaven and the earth.",
+           "And the LORD spake unto Moses, saying,", "Jude, the servant of Jesus Christ, and brother of James",
+           "Beloved, when I gave all diligence to write unto you", "Mercy unto you, and peace, and love, be multiplied.",
+           "For there are certain men crept in unawares", "And God said, Let there be light: and there was light."]
 
 
 def load(path):
@@ -31,47 +41,143 @@ def load(path):
     return module
 
 
-def lab1(m):
-    x = labkit.engine_tensors("block", 1, {"x": (0, 9)})["x"]
-    want = labkit.engine_tensors("attention_norm", 1, {"normalizedX": (0, 9)})["normalizedX"]
-    weight = labkit.load_weights()["layers.0.attention_norm.weight"]
-    yours = m.rms_norm(x, weight, PARAMS["norm_eps"])
-    return labkit.compare("normalizedX, layer 1", labkit.bf16(yours), want, BF16_TOL)
+def run(prompt, stops, n=1):
+    """A --step run of the bundled model on `prompt`, generating n tokens (n - 1 decode steps)."""
+    return labkit.stepper_tensors(["--model", labkit.MODEL, "-q", "--step", "-n", str(n), "--prompt", prompt], stops)
 
 
-def lab2(m):
-    before = labkit.engine_tensors("reshape_heads", 1, {"xq": (9, 8), "xk": (9, 2)})
-    after = labkit.engine_tensors("rotary", 1, {"xq": (9, 8), "xk": (9, 2)})
-    ok = True
-    for name in ("xq", "xk"):
-        yours = m.rope(before[name], 0, PARAMS["rope_theta"])
-        ok &= labkit.compare(f"{name} after RoPE, layer 1", labkit.bf16(yours), after[name], BF16_TOL)
-    return ok
+def batch_run(prompt, ubatch, stops):
+    """`batch --step` on one prompt split into ubatches of `ubatch` tokens, then one decode step:
+    forward passes that start past position 0 with several tokens (see passes())."""
+    return labkit.stepper_tensors(["batch", "--model", labkit.MODEL, "-q", "--step", "-n", "2", "-p", prompt,
+                                   "--ubatch", str(ubatch)], stops)
 
 
-def lab3(m):
-    t = labkit.engine_tensors("transposes", 2, {"xq": (8, 9), "keys": (8, 32), "values": (8, 9)})
-    out = labkit.engine_tensors("attention_values", 2, {"output": (8, 9)})["output"]
-    yours = np.stack([m.attention_head(t["xq"][h], t["keys"][h].T, t["values"][h], 0) for h in range(8)])
-    return labkit.compare("every head's output, layer 2", labkit.bf16(yours), out, 2 * BF16_TOL)
+def token_count(prompt):
+    return len(labkit.prompt_tokens(prompt))
 
 
-def lab4(m):
-    before = labkit.engine_tensors("cache_read", 1, {"keys": (9, 2), "values": (9, 2)})
-    after = labkit.engine_tensors("repeat_kv", 1, {"keys": (9, 8), "values": (9, 8)})
+def passes(prompt, ubatch):
+    """batch_run's forward passes: (start_pos, tokens) of each ubatch of the prompt, then of the decode step."""
+    n = token_count(prompt)
+    return [(start, min(ubatch, n - start)) for start in range(0, n, ubatch)] + [(n, 1)]
+
+
+def positions(start, rows):
+    return f"position {start}" if rows == 1 else f"positions {start}-{start + rows - 1}"
+
+
+def lab1(m, rng):
+    weights = labkit.load_weights()
+
+    def one(prompt, layer, norm):
+        # The norm's input: the block's input x for attention_norm, the residual h after attention for ffn_norm.
+        source, name, result = ("block", "x", "normalizedX") if norm == "attention_norm" else ("attention_residual", "h", "normalizedH")
+        n = token_count(prompt)
+        x, want = run(prompt, [(source, layer, {name: (0, n)}), (norm, layer, {result: (0, n)})])
+        yours = m.rms_norm(x[name], weights[f"layers.{layer - 1}.{norm}.weight"], PARAMS["norm_eps"])
+        return labkit.compare(f"{result}, layer {layer}", labkit.bf16(yours), want[result], BF16_TOL)
+
+    ok = one(labkit.PROMPT, 1, "attention_norm")
+    prompt, layer, norm = rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.choice(["attention_norm", "ffn_norm"])
+    hidden(f"prompt \"{prompt}\", {norm} of layer {layer}")
+    return one(prompt, layer, norm) & ok
+
+
+def lab2(m, rng):
+    def one(prompt, layer, ubatch):
+        steps = passes(prompt, ubatch)
+        stops = []
+        for start, rows in steps:
+            wanted = {"xq": (rows, 8), "xk": (rows, 2)}
+            stops += [("reshape_heads", layer, wanted, start), ("rotary", layer, wanted, start)]
+        found = batch_run(prompt, ubatch, stops)
+        ok = True
+        for (start, rows), before, after in zip(steps, found[0::2], found[1::2]):
+            for name in ("xq", "xk"):
+                yours = m.rope(before[name], start, PARAMS["rope_theta"])
+                ok &= labkit.compare(f"{name} after RoPE, layer {layer}, {positions(start, rows)}", labkit.bf16(yours), after[name], BF16_TOL)
+        return ok
+
+    ok = one(labkit.PROMPT, 1, 4)
+    prompt, layer, ubatch = rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.randint(2, 6)
+    hidden(f"prompt \"{prompt}\" in ubatches of {ubatch} tokens, then a decode step; layer {layer}")
+    return one(prompt, layer, ubatch) & ok
+
+
+def lab3(m, rng):
+    def one(prompt, layer, ubatch):
+        steps = passes(prompt, ubatch)
+        stops = []
+        for start, rows in steps:
+            stops += [("transposes", layer, {"xq": (8, rows), "keys": (8, 32), "values": (8, start + rows)}, start),
+                      ("attention_values", layer, {"output": (8, rows)}, start)]
+        found = batch_run(prompt, ubatch, stops)
+        ok = True
+        for (start, rows), t, out in zip(steps, found[0::2], found[1::2]):
+            yours = np.stack([m.attention_head(t["xq"][h], t["keys"][h].T, t["values"][h], start) for h in range(8)])
+            ok &= labkit.compare(f"every head's output, layer {layer}, {positions(start, rows)}", labkit.bf16(yours), out["output"], 2 * BF16_TOL)
+        return ok
+
+    ok = one(labkit.PROMPT, 2, 4)
+    prompt, layer, ubatch = rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.randint(2, 6)
+    hidden(f"prompt \"{prompt}\" in ubatches of {ubatch} tokens, then a decode step; layer {layer}")
+    return one(prompt, layer, ubatch) & ok
+
+
+def lab4(m, rng):
     n_rep = PARAMS["n_heads"] // PARAMS["n_kv_heads"]
-    return all([labkit.compare(f"{n} after the repeat", m.repeat_kv(before[n], n_rep), after[n], 0) for n in ("keys", "values")])
+
+    def one(prompt, layer):
+        # The prefill's keys and values, then the decode step's: the cache read back, one row longer.
+        n = token_count(prompt)
+        stops = []
+        for start, rows in ((0, n), (n, n + 1)):
+            stops += [("cache_read", layer, {"keys": (rows, 2), "values": (rows, 2)}, start),
+                      ("repeat_kv", layer, {"keys": (rows, 8), "values": (rows, 8)}, start)]
+        found = run(prompt, stops, n=2)
+        ok = True
+        for start, before, after in zip((0, n), found[0::2], found[1::2]):
+            for name in ("keys", "values"):
+                ok &= labkit.compare(f"{name} after the repeat, layer {layer}, pass at position {start}",
+                                     m.repeat_kv(before[name], n_rep), after[name], 0)
+        return ok
+
+    ok = one(labkit.PROMPT, 1)
+    prompt, layer = rng.choice(PROMPTS[1:]), rng.randint(1, 8)
+    hidden(f"prompt \"{prompt}\", layer {layer}")
+    return one(prompt, layer) & ok
 
 
-def lab5(m):
+def lab5(m, rng):
     w = labkit.load_weights()
-    x = labkit.engine_tensors("ffn_norm", 3, {"normalizedH": (0, 9)})["normalizedH"]
-    out = labkit.engine_tensors("ffn_down", 3, {"output": (0, 9)})["output"]
-    yours = m.swiglu(x, *(w[f"layers.2.feed_forward.{n}.weight"] for n in ("w1", "w2", "w3")))
-    return labkit.compare("the feed-forward's output, layer 3", labkit.bf16(yours), out, 3 * BF16_TOL)
+
+    def one(prompt, layer):
+        n = token_count(prompt)
+        x, out = run(prompt, [("ffn_norm", layer, {"normalizedH": (0, n)}), ("ffn_down", layer, {"output": (0, n)})])
+        yours = m.swiglu(x["normalizedH"], *(w[f"layers.{layer - 1}.feed_forward.{n}.weight"] for n in ("w1", "w2", "w3")))
+        return labkit.compare(f"the feed-forward's output, layer {layer}", labkit.bf16(yours), out["output"], 3 * BF16_TOL)
+
+    ok = one(labkit.PROMPT, 3)
+    prompt, layer = rng.choice(PROMPTS[1:]), rng.randint(1, 8)
+    hidden(f"prompt \"{prompt}\", layer {layer}")
+    return one(prompt, layer) & ok
 
 
-def lab6(m):
+def softmax_reference(z):
+    """float64 softmax through the log of the sum (np.logaddexp), never exponentiating a large number."""
+    z = np.asarray(z, dtype=np.float64)
+    return np.exp(z - np.logaddexp.reduce(z))
+
+
+def top_p_reference(probs, p):
+    order = np.argsort(-probs, kind="stable")
+    keep = int(np.searchsorted(np.cumsum(probs[order]), p)) + 1  # the first prefix whose sum reaches p
+    kept = order[:min(keep, len(order))]
+    return [int(i) for i in kept], probs[kept] / probs[kept].sum()
+
+
+def lab6(m, rng):
     ok = True
     # The engine's sampler reproduces these cases (tests/generate_sampler_golden_test.cpp): the
     # ones without penalties or top-k, drawn from, are checked here.
@@ -90,25 +196,67 @@ def lab6(m):
             continue
         ok &= labkit.compare(f"temperature {s['temperature']}, top-p {s['top_p']}", [p for _, p in kept], [p for _, p in want], 1e-5)
         checked += 1
-    # And the bundled model's own logits: the stepper's `top 10` (temperature 1).
-    logits = labkit.engine_tensors("logits", 0, {"logits": (0, 9)})["logits"][-1]
-    probs = m.probabilities(logits, 1.0)
-    print(f"{checked} sampler cases checked; the model's next-token probabilities after \"{labkit.PROMPT}\":")
-    ok &= labkit.compare("probabilities, temperature 1", np.sum(probs), 1.0, 1e-5)
-    order = np.argsort(-probs, kind="stable")[:3]
-    print("  most likely ids:", [int(i) for i in order], "probabilities:", [round(float(probs[i]), 4) for i in order])
-    return ok
+    print(f"{checked} sampler cases checked")
+
+    def one(prompt, temperature, p):
+        # The bundled model's logits (the engine's, float32) at a temperature whose logits / T reach
+        # the thousands for a small T: e^x overflows past x = 709 in float64 (88 in float32).
+        n = token_count(prompt)
+        logits = run(prompt, [("logits", 0, {"logits": (0, n)})])[0]["logits"][-1]
+        want = softmax_reference(logits.astype(np.float64) / temperature)
+        probs = np.asarray(m.probabilities(logits, temperature), dtype=np.float64)
+        good = labkit.compare(f"probabilities after \"{prompt}\", temperature {temperature}", probs, want, 1e-6)
+        if not good:
+            return False
+        ids, ps = top_p_reference(want, p)
+        kept = m.top_p(probs, p)
+        if [int(i) for i, _ in kept] != ids:
+            print(f"top-p {p} at temperature {temperature}: you keep tokens {[int(i) for i, _ in kept][:12]}, the reference {ids[:12]}")
+            return False
+        return labkit.compare(f"top-p {p} at temperature {temperature}", [q for _, q in kept], ps, 1e-6)
+
+    ok &= one(labkit.PROMPT, 1.0, 0.9)
+    ok &= one(labkit.PROMPT, 0.005, 0.9)  # logits / T up to about 1500
+    prompt, temperature, p = rng.choice(PROMPTS[1:]), rng.choice([0.002, 0.01, 0.3, 0.7, 1.3]), rng.choice([0.5, 0.8, 0.95])
+    hidden(f"prompt \"{prompt}\", temperature {temperature}, top-p {p}")
+    return one(prompt, temperature, p) & ok
 
 
-def lab7(m):
-    tokens = labkit.engine_tensors("tokens_tensor", 0, {"tokens": (0, 1)})["tokens"][0].astype(int)
-    tokens = tokens[tokens >= 0]  # the tensor has a row per position of the context; -1 marks unused ones
-    logits = labkit.engine_tensors("logits", 0, {"logits": (0, 9)})["logits"]
-    yours = np.asarray(m.forward(labkit.load_weights(), PARAMS, list(tokens)))
-    ok = labkit.compare("logits of every position", yours, logits, 0.05)
-    same = int((yours.argmax(-1) == logits.argmax(-1)).sum())
-    print(f"the most likely next token agrees at {same} of {len(tokens)} positions")
-    return ok and same == len(tokens)
+# Lab 7's logits go through eight blocks of BF16 roundings: a right answer that rounds elsewhere
+# than the engine, or not at all, differs by a few BF16 steps of the row's largest logit, whatever
+# the logit's own size (a small logit is a sum of large terms). So the tolerance is 2^-5 of each
+# row's largest |logit| (4 to 8 steps), and the most likely token must agree where the engine's
+# gap between its first two exceeds 4 steps: where it does not, rounding alone can swap them.
+LAB7_TOL = 2.0 ** -5
+LAB7_GAP_STEPS = 4
+
+
+def lab7(m, rng):
+    weights = labkit.load_weights()
+
+    def one(prompt):
+        tokens = labkit.prompt_tokens(prompt)
+        logits = run(prompt, [("logits", 0, {"logits": (0, len(tokens))})])[0]["logits"]
+        yours = m.forward(weights, PARAMS, tokens)
+        if not labkit.compare(f"logits after \"{prompt}\"", yours, logits, LAB7_TOL, scaled="rows"):
+            return False
+        yours = np.asarray(yours)
+        top2 = np.sort(logits, axis=-1)[:, -2:]
+        step = 2.0 ** (np.floor(np.log2(np.abs(logits).max(axis=-1))) - 7)
+        clear = top2[:, 1] - top2[:, 0] > LAB7_GAP_STEPS * step
+        same = yours.argmax(-1) == logits.argmax(-1)
+        print(f"the most likely next token agrees at {int(same[clear].sum())} of the {int(clear.sum())} positions whose top two are"
+              f" more than {LAB7_GAP_STEPS} BF16 steps apart ({int(same.sum())} of all {len(tokens)})")
+        return bool(same[clear].all())
+
+    ok = one(labkit.PROMPT)
+    prompt = rng.choice(PROMPTS[1:])
+    hidden(f"prompt \"{prompt}\"")
+    return one(prompt) & ok
+
+
+def hidden(what):
+    print(f"hidden variant: {what}")
 
 
 # Lab 8's tiny model: two blocks, 4 query heads over 2 KV heads, trained on Jude's text in windows
@@ -127,9 +275,7 @@ LAB8_GRADIENTS = [("ffn_down_backward", {"w2": "dFfnDown"}), ("ffn_gate_up_backw
 
 
 def lab8(m, seed, layer):
-    import random
     import tempfile
-    seed = seed or random.randrange(1, 1 << 20)
     layer = layer or random.choice([1, 2])
     print(f"variant: seed {seed}, block {layer} (check.py 8 --seed {seed} --layer {layer} checks it again)")
     with tempfile.TemporaryDirectory() as out:
@@ -163,17 +309,25 @@ def lab8(m, seed, layer):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lab", type=int, choices=range(1, 9))
+    ap.add_argument("lab", type=int, choices=range(1, 12))
     ap.add_argument("--solution", help="the file to check (default: chapters/labs/labN_*.py)")
-    ap.add_argument("--seed", type=int, help="lab 8: the variant's seed (default: a new one each time)")
+    ap.add_argument("--seed", type=int, help="the hidden variant's draw (lab 8: the training run's seed); default: a new one each time")
     ap.add_argument("--layer", type=int, choices=(1, 2), help="lab 8: the block checked (default: either, drawn)")
     a = ap.parse_args()
     path = a.solution or glob.glob(os.path.join(HERE, f"lab{a.lab}_*.py"))[0]
+    seed = a.seed or random.randrange(1, 1 << 20)
+    if a.lab != 8:
+        print(f"variant {seed} (check.py {a.lab} --seed {seed} checks the same hidden variant again)")
     try:
         module = load(path)
-        ok = lab8(module, a.seed, a.layer) if a.lab == 8 else globals()[f"lab{a.lab}"](module)
+        ok = lab8(module, seed, a.layer) if a.lab == 8 else globals()[f"lab{a.lab}"](module, random.Random(seed))
     except NotImplementedError as e:
         print(f"{os.path.basename(path)}: not written yet ({e})")
+        ok = False
+    except Exception as e:  # noqa: BLE001 - a student's error is a failed check, said where it happened
+        place = next((f for f in reversed(traceback.extract_tb(e.__traceback__)) if f.filename == os.path.abspath(path)), None)
+        where = f" at {os.path.basename(path)}:{place.lineno}" if place else ""
+        print(f"your code raised {type(e).__name__}{where}: {e}")
         ok = False
     print(f"lab {a.lab}: {'PASS' if ok else 'FAIL'}")
     sys.exit(0 if ok else 1)

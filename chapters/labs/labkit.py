@@ -32,6 +32,16 @@ _ROW = re.compile(r"^(\S+) \[([\d ]+)\] (\w+)(?:, \[(\d+)\]|, head (\d+))?, row 
 _HEADS_FIRST = {"transposes", "scores_matmul", "scores_scale", "scores_mask", "scores_softmax", "attention_values"}
 
 
+def prompt_tokens(prompt):
+    """The token ids the engine makes of `prompt` (begin-of-text first), from its tokenization stage."""
+    run = subprocess.run([walkthrough(), "--model", MODEL, "-q", "--step", "-n", "1", "--prompt", prompt], input="q\n",
+                         capture_output=True, text=True, cwd=ROOT)
+    m = re.search(r"Tokenized the prompt into \d+ tokens: ([\d ]+)", run.stdout)
+    if not m:
+        raise SystemExit(f"no tokenization stage in the run:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+    return [int(t) for t in m.group(1).split()]
+
+
 def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
     """Holds the bundled model's prefill at `stage` of `layer` (1-based, as the log counts) and
     prints every row of the tensors in `wanted`: {name: (slices, rows)} with slices 0 for a 1-D or
@@ -43,15 +53,17 @@ def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
 
 
 _HEADER = re.compile(r"^-- Stage \d+: .* \[(\w+)\]")
-_LAYER = re.compile(r"^\s+layer (\d+)/")
+_WHERE = re.compile(r"^\s+(?:layer (\d+)/\d+|outside the layers), .*startPos (\d+)")
 
 
 def stepper_tensors(argv, stops):
-    """Runs llama-walkthrough with `argv` (a --step run) and holds it at each of `stops`, in the
-    order the run reaches them: (stage, layer, wanted) as engine_tensors takes them. Returns one
-    {name: array} per stop."""
+    """Runs llama-walkthrough with `argv` (a --step run, or `batch ... --step`) and holds it at each
+    of `stops`, in the order the run reaches them: (stage, layer, wanted) as engine_tensors takes
+    them, or (stage, layer, wanted, start_pos) to name the forward pass (a decode step, a later
+    ubatch): every pass the run holds at before it needs a stop of its own, with {} to print
+    nothing. Returns one {name: array} per stop."""
     commands = []
-    for stage, layer, wanted in stops:
+    for stage, layer, wanted, *_ in stops:
         commands += [f"b {stage} {layer}" if layer else f"b {stage}", "c"]
         for name, (slices, rows) in wanted.items():
             for s in range(max(slices, 1)):
@@ -60,17 +72,16 @@ def stepper_tensors(argv, stops):
                     commands.append(f"p {name} {index} row {r}" if slices else f"p {name} row {r}")
     commands.append("q")
     run = subprocess.run([walkthrough(), *argv], input="\n".join(commands) + "\n", capture_output=True, text=True, cwd=ROOT)
-    values = {}
+    holds = []  # (stage, layer, startPos, {(name, slice, row): values}) in the order the run held
     lines = run.stdout.splitlines()
-    where = (None, 0)
     i = 0
     while i < len(lines):
         line = lines[i].replace("step> ", "")
         i += 1
         if m := _HEADER.match(line):
-            where = (m.group(1), 0)
-        elif (m := _LAYER.match(line)) and where[1] == 0:
-            where = (where[0], int(m.group(1)))
+            holds.append([m.group(1), 0, 0, {}])
+        elif (m := _WHERE.match(line)) and holds and not holds[-1][3]:
+            holds[-1][1:3] = [int(m.group(1) or 0), int(m.group(2))]
         m = _ROW.match(line)
         if not m:
             continue
@@ -80,13 +91,20 @@ def stepper_tensors(argv, stops):
         while len(row) < cols:
             row += [float(v) for v in lines[i].split(":", 1)[1].split()]
             i += 1
-        values[(where, name, s, r)] = row
-    results = []
-    for stage, layer, wanted in stops:
+        holds[-1][3][(name, s, r)] = row
+    results, next_hold = [], 0
+    for stage, layer, wanted, *start_pos in stops:
+        # The first hold from here on at this stage, layer (and pass) that printed what was asked.
+        found = next((k for k in range(next_hold, len(holds)) if holds[k][:2] == [stage, layer]
+                      and (not start_pos or holds[k][2] == start_pos[0])), None)
+        if found is None:
+            where = f"stage {stage}, layer {layer}" + (f", startPos {start_pos[0]}" if start_pos else "")
+            raise SystemExit(f"the run did not stop at {where}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+        next_hold = found + 1
         out = {}
         for name, (slices, rows) in wanted.items():
             try:
-                grid = [[values[((stage, layer), name, s, r)] for r in range(rows)] for s in range(max(slices, 1))]
+                grid = [[holds[found][3][(name, s, r)] for r in range(rows)] for s in range(max(slices, 1))]
             except KeyError as e:
                 raise SystemExit(f"the stepper printed no row {e} of {name} at stage {stage}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
             a = np.array(grid, dtype=np.float32)
@@ -142,21 +160,38 @@ def load_weights(path=os.path.join(MODEL, "consolidated.00.pth")):
 
 def compare(what, yours, engine, tolerance, scaled=False):
     """True when every element agrees within tolerance * max(1, |engine|) (scaled: within
-    tolerance * the largest |engine| of the tensor, for gradients, whose values are all small);
-    else prints the first element that differs (row-major order) and the largest difference."""
+    tolerance * the largest |engine| of the tensor, for gradients, whose values are all small;
+    scaled="rows": of its row, for logits);
+    else prints the first element that differs (row-major order) and the largest difference.
+    A NaN or an infinity of yours agrees with nothing but the same infinity of the engine's (a
+    masked score's -inf)."""
     yours = np.asarray(yours, dtype=np.float64)
     engine = np.asarray(engine, dtype=np.float64)
     if yours.shape != engine.shape:
         print(f"{what}: your shape is {list(yours.shape)}, the engine's {list(engine.shape)}")
         return False
-    diff = np.abs(yours - engine)
-    bound = tolerance * np.abs(engine).max() if scaled else tolerance * np.maximum(1.0, np.abs(engine))
-    bad = diff > bound
-    if bad.any():
+    with np.errstate(invalid="ignore"):
+        diff = np.abs(yours - engine)
+    finite = np.isfinite(engine)
+    if scaled == "rows":
+        bound = tolerance * np.abs(np.where(finite, engine, 0)).max(axis=-1, keepdims=True)
+    elif scaled:
+        bound = tolerance * np.abs(engine[finite]).max(initial=0)
+    else:
+        bound = tolerance * np.maximum(1.0, np.abs(engine))
+    # Written so that a comparison with NaN counts as a difference: NaN <= bound is false.
+    good = (diff <= bound) | (yours == engine)
+    if not good.all():
+        bad = ~good
         first = np.unravel_index(np.argmax(bad), bad.shape)
         idx = ", ".join(str(int(i)) for i in first)
+        nonfinite = int((~np.isfinite(yours) & finite).sum())
+        note = f"; {nonfinite} of yours are NaN or infinite" if nonfinite else ""
+        largest = np.nanmax(np.where(np.isfinite(diff), diff, np.nan)) if np.isfinite(diff).any() else float("nan")
         print(f"{what}: first difference at [{idx}]: yours {yours[first]:.6g}, the engine's {engine[first]:.6g}"
-              f" ({int(bad.sum())} of {bad.size} elements off; largest difference {diff.max():.3g})")
+              f" ({int(bad.sum())} of {bad.size} elements off; largest difference {largest:.3g}{note})")
         return False
-    print(f"{what}: all {engine.size} elements agree within {tolerance:g}{' of the largest' if scaled else ''} (largest difference {diff.max():.3g})")
+    largest = diff[finite].max(initial=0)
+    of = {True: " of the largest", "rows": " of their row's largest"}.get(scaled, "")
+    print(f"{what}: all {engine.size} elements agree within {tolerance:g}{of} (largest difference {largest:.3g})")
     return True
