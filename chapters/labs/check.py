@@ -255,6 +255,34 @@ def lab7(m, rng):
     return one(prompt) & ok
 
 
+def lab9(m, rng):
+    w = labkit.load_weights()
+
+    def one(prompt, layer, step):
+        # A run of step + 1 tokens: the prefill, then `step` decode steps; the last one is checked.
+        # Its cache_read holds the cache as the step leaves it: the rows before, and the new one.
+        n = token_count(prompt)
+        start = n + step - 1
+        stops = []
+        for pos in [0] + list(range(n, start + 1)):
+            wanted = pos == start
+            stops += [("attention_norm", layer, {"normalizedX": (0, 1)} if wanted else {}, pos),
+                      ("cache_read", layer, {"keys": (start + 1, 2), "values": (start + 1, 2)} if wanted else {}, pos),
+                      ("attention_wo", layer, {"output": (0, 1)} if wanted else {}, pos)]
+        x, cache, out = run(prompt, stops, n=step + 1)[-3:]
+        weights = {k: w[f"layers.{layer - 1}.attention.{k}.weight"] for k in ("wq", "wk", "wv", "wo")}
+        output, keys, values = m.decode_attention(x["normalizedX"], weights, cache["keys"][:start], cache["values"][:start], start, PARAMS)
+        where = f"layer {layer}, decode step at position {start}"
+        ok = labkit.compare(f"the cache's keys after the step, {where}", labkit.bf16(keys), cache["keys"], BF16_TOL)
+        ok &= labkit.compare(f"the cache's values after the step, {where}", labkit.bf16(values), cache["values"], BF16_TOL)
+        return labkit.compare(f"attention's output (after wo), {where}", labkit.bf16(output), out["output"], 3 * BF16_TOL) & ok
+
+    ok = one(labkit.PROMPT, 2, 1)
+    prompt, layer, step = rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.randint(1, 4)
+    hidden(f"prompt \"{prompt}\", layer {layer}, decode step {step}")
+    return one(prompt, layer, step) & ok
+
+
 def hidden(what):
     print(f"hidden variant: {what}")
 
