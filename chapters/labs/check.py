@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import subprocess
 import sys
 import traceback
 
@@ -281,6 +282,51 @@ def lab9(m, rng):
     prompt, layer, step = rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.randint(1, 4)
     hidden(f"prompt \"{prompt}\", layer {layer}, decode step {step}")
     return one(prompt, layer, step) & ok
+
+
+# Lab 10's matrices: the checkpoint's name, the GGUF file's, and where the engine shows the
+# product: (stage of the input, its tensor), (stage of the product, its tensor).
+LAB10_MATRICES = {"wq": ("attn_q", ("attention_norm", "normalizedX"), ("qkv", "xq")),
+                  "wk": ("attn_k", ("attention_norm", "normalizedX"), ("qkv", "xk")),
+                  "wv": ("attn_v", ("attention_norm", "normalizedX"), ("qkv", "xv")),
+                  "w1": ("ffn_gate", ("ffn_norm", "normalizedH"), ("ffn_gate", "h"))}
+# The engine rounds x to 8 bits per block of 32 (step: the block's largest |x| / 127) before its
+# integer products: measured over three prompts, eight layers and the four matrices, a float32
+# product of the same weights differs by up to 1.3% of the row's largest value (a row whose x has
+# an outlier loses the most); a wrong decoding by tens of percent.
+LAB10_TOL = 3e-2
+
+
+def lab10(m, rng):
+    import tempfile
+    with tempfile.TemporaryDirectory() as out:
+        # The bundled model in Q4_0, and the same file widened by the engine to F32: its decoding.
+        q4, f32 = os.path.join(out, "q4_0.gguf"), os.path.join(out, "f32.gguf")
+        for source, target, to in ((labkit.MODEL, q4, "gguf-q4_0"), (q4, f32, "gguf-f32")):
+            subprocess.run([labkit.walkthrough(), "convert", "--model", source, "--to", to, "--out", target],
+                           check=True, capture_output=True, cwd=labkit.ROOT)
+        quantized, widened = labkit.gguf_tensors(q4), labkit.gguf_tensors(f32)
+
+        def decode(name):
+            kind, shape, raw = quantized[name]
+            want = widened[name][2].view(np.float32)
+            yours = m.dequantize_q4_0(raw.reshape(-1, 18))
+            return labkit.compare(f"{name} decoded ({raw.size // 18} blocks)", yours, want, 0)
+
+        def product(prompt, layer, matrix):
+            gguf, (in_stage, in_name), (out_stage, out_name) = LAB10_MATRICES[matrix]
+            kind, shape, raw = quantized[f"blk.{layer - 1}.{gguf}.weight"]
+            n = token_count(prompt)
+            argv = ["--model", q4, "-q", "--step", "-n", "1", "--prompt", prompt]
+            x, want = labkit.stepper_tensors(argv, [(in_stage, layer, {in_name: (0, n)}), (out_stage, layer, {out_name: (0, n)})])
+            yours = m.matmul_q4_0(x[in_name], raw.reshape(-1, 18), shape[1])
+            return labkit.compare(f"x {matrix}^T, layer {layer}, the engine's Q4_0 product", yours, want[out_name], LAB10_TOL, scaled="rows")
+
+        ok = decode("blk.0.attn_q.weight") & product(labkit.PROMPT, 1, "wq")
+        names = [n for n, (kind, _, _) in quantized.items() if kind == 2]
+        name, prompt, layer, matrix = rng.choice(names), rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.choice(list(LAB10_MATRICES))
+        hidden(f"tensor {name}; prompt \"{prompt}\", {matrix} of layer {layer}")
+        return decode(name) & product(prompt, layer, matrix) & ok
 
 
 def hidden(what):

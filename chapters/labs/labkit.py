@@ -7,6 +7,7 @@ import os
 import pickle
 import re
 import shutil
+import struct
 import subprocess
 import zipfile
 
@@ -156,6 +157,68 @@ def load_weights(path=os.path.join(MODEL, "consolidated.00.pth")):
         pkl = next(n for n in archive.namelist() if n.endswith("/data.pkl"))
         with archive.open(pkl) as f:
             return dict(_Unpickler(f, archive, pkl.rsplit("/", 1)[0]).load())
+
+
+# GGUF (chapter 13): the sizes of a key-value's scalar types, by type code; 8 is a string, 9 an array.
+_GGUF_SCALARS = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+# Bytes per block and weights per block of the tensor types the labs read: F32, Q4_0.
+GGUF_TYPES = {0: (4, 1), 2: (18, 32)}
+
+
+def gguf_tensors(path):
+    """A GGUF file's tensors (version 3, chapter 13's layout) as {name: (type code, shape, raw bytes
+    as a uint8 array)}: shape as GGUF lists it, innermost first; a quantized tensor's bytes are its
+    blocks one after another, row by row."""
+    data = open(path, "rb").read()
+    at = 0
+
+    def take(fmt):
+        nonlocal at
+        values = struct.unpack_from("<" + fmt, data, at)
+        at += struct.calcsize("<" + fmt)
+        return values[0] if len(values) == 1 else values
+
+    def string():
+        nonlocal at
+        n = take("Q")
+        at += n
+        return data[at - n:at].decode()
+
+    def skip(kind):
+        nonlocal at
+        if kind == 8:
+            string()
+        elif kind == 9:
+            inner, n = take("I"), take("Q")
+            for _ in range(n):
+                skip(inner)
+        else:
+            at += _GGUF_SCALARS[kind]
+
+    if data[:4] != b"GGUF":
+        raise SystemExit(f"{path}: not a GGUF file")
+    at = 4
+    _, n_tensors, n_kv = take("I"), take("Q"), take("Q")
+    alignment = 32
+    for _ in range(n_kv):
+        key, kind = string(), take("I")
+        if key == "general.alignment":
+            alignment = take("I")
+        else:
+            skip(kind)
+    infos = []
+    for _ in range(n_tensors):
+        name, n_dims = string(), take("I")
+        shape = [take("Q") for _ in range(n_dims)]
+        infos.append((name, shape, take("I"), take("Q")))
+    start = (at + alignment - 1) // alignment * alignment
+    tensors = {}
+    for name, shape, kind, offset in infos:
+        if kind in GGUF_TYPES:
+            block_bytes, block_size = GGUF_TYPES[kind]
+            size = int(np.prod(shape)) // block_size * block_bytes
+            tensors[name] = (kind, shape, np.frombuffer(data, np.uint8, size, start + offset))
+    return tensors
 
 
 def compare(what, yours, engine, tolerance, scaled=False):
