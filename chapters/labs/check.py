@@ -329,6 +329,47 @@ def lab10(m, rng):
         return decode(name) & product(prompt, layer, matrix) & ok
 
 
+def lab11(m, rng):
+    def one(prompts, parallel, ubatch, n, shift=False):
+        argv = ["batch", "--model", labkit.MODEL, "-q", "--step", "-n", str(n), "--parallel", str(parallel), "--ubatch", str(ubatch)]
+        # A context shift (chapter 16) in 32 cells frees cells and refills them: the cells then
+        # hold positions out of order, and empty ones among them.
+        argv += ["--max-seq-len", "32", "--context-shift"] if shift else []
+        for p in prompts:
+            argv += ["-p", p]
+        # A first run passes every ubatch and says its size and its cells' (find_slot); the second
+        # holds at each and prints them. The run starts paused at the first ubatch, which the
+        # second run's first `c` leaves: it is not checked.
+        first = subprocess.run([labkit.walkthrough(), *argv], input="b kv_slot\n" + "c\n" * 1000, capture_output=True, text=True, cwd=labkit.ROOT)
+        sizes = [(int(t), int(kv)) for t, kv in re.findall(r"find_slot: n_tokens = (\d+) .* n_kv = (\d+)", first.stdout)][1:]
+        stops = []
+        for tokens, cells in sizes:
+            stops += [("ubatch", 0, {"|": (0, 0)}), ("kv_slot", 0, {"cellPos": (0, 1), "cellSeqIds": (0, cells)}),
+                      ("kv_mask", 0, {"mask": (0, tokens)})]
+        found = labkit.stepper_tensors(argv, stops)
+        ok = True
+        for k, (tokens, cells) in enumerate(sizes):
+            table, slot, mask = found[3 * k:3 * k + 3]
+            rows = [line.split() for line in table["|"] if re.match(r"^\s*\d+\s", line)]
+            token_pos = np.array([int(r[2]) for r in rows])
+            token_seqs = [[int(q) for q in r[3].split(",")] for r in rows]
+            cell_pos = slot["cellPos"][0][:cells].astype(int)
+            cell_seqs = [[int(q) for q in row if q >= 0] for row in slot["cellSeqIds"]]
+            yours = m.kv_mask(token_pos, token_seqs, cell_pos, cell_seqs)
+            seqs = sorted({q for t in token_seqs for q in t})
+            ok &= labkit.compare(f"ubatch {k + 1}: {tokens} token{'s' if tokens > 1 else ''} of sequences {seqs}, {cells} cells", yours, mask["mask"], 0)
+        return ok
+
+    ok = one(PROMPTS[:3], 2, 5, 3)
+    print("with a context shift:")
+    ok &= one(PROMPTS[:2], 2, 512, 12, shift=True)
+    prompts = rng.sample(PROMPTS, rng.randint(2, 4))
+    parallel, ubatch, shift = rng.randint(1, 3), rng.randint(2, 8), rng.choice([False, True])
+    n = rng.randint(10, 14) if shift else rng.randint(2, 4)
+    hidden(f"{len(prompts)} prompts, --parallel {parallel} --ubatch {ubatch} -n {n}{' with a context shift in 32 cells' if shift else ''}")
+    return one(prompts, parallel, ubatch, n, shift) & ok
+
+
 def hidden(what):
     print(f"hidden variant: {what}")
 

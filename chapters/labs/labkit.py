@@ -62,27 +62,30 @@ def stepper_tensors(argv, stops):
     of `stops`, in the order the run reaches them: (stage, layer, wanted) as engine_tensors takes
     them, or (stage, layer, wanted, start_pos) to name the forward pass (a decode step, a later
     ubatch): every pass the run holds at before it needs a stop of its own, with {} to print
-    nothing. Returns one {name: array} per stop."""
+    nothing. The name "|" in `wanted` (any shape) returns the stage's description lines, the ones
+    the stepper prints after "| ". Returns one {name: array} per stop."""
     commands = []
     for stage, layer, wanted, *_ in stops:
         commands += [f"b {stage} {layer}" if layer else f"b {stage}", "c"]
         for name, (slices, rows) in wanted.items():
-            for s in range(max(slices, 1)):
+            for s in range(max(slices, 1) if name != "|" else 0):
                 for r in range(rows):
                     index = s + 1 if stage in _HEADS_FIRST else s
                     commands.append(f"p {name} {index} row {r}" if slices else f"p {name} row {r}")
     commands.append("q")
     run = subprocess.run([walkthrough(), *argv], input="\n".join(commands) + "\n", capture_output=True, text=True, cwd=ROOT)
-    holds = []  # (stage, layer, startPos, {(name, slice, row): values}) in the order the run held
+    holds = []  # [stage, layer, startPos, {(name, slice, row): values}, description] in the order the run held
     lines = run.stdout.splitlines()
     i = 0
     while i < len(lines):
         line = lines[i].replace("step> ", "")
         i += 1
         if m := _HEADER.match(line):
-            holds.append([m.group(1), 0, 0, {}])
+            holds.append([m.group(1), 0, 0, {}, []])
         elif (m := _WHERE.match(line)) and holds and not holds[-1][3]:
             holds[-1][1:3] = [int(m.group(1) or 0), int(m.group(2))]
+        if holds and line.startswith("   | "):
+            holds[-1][4].append(line[5:])
         m = _ROW.match(line)
         if not m:
             continue
@@ -93,7 +96,9 @@ def stepper_tensors(argv, stops):
             row += [float(v) for v in lines[i].split(":", 1)[1].split()]
             i += 1
         holds[-1][3][(name, s, r)] = row
-    results, next_hold = [], 0
+    # The run pauses at its first stage before it reads a command; the first `c` leaves it, so
+    # every stop is a hold after that one.
+    results, next_hold = [], 1
     for stage, layer, wanted, *start_pos in stops:
         # The first hold from here on at this stage, layer (and pass) that printed what was asked.
         found = next((k for k in range(next_hold, len(holds)) if holds[k][:2] == [stage, layer]
@@ -104,6 +109,9 @@ def stepper_tensors(argv, stops):
         next_hold = found + 1
         out = {}
         for name, (slices, rows) in wanted.items():
+            if name == "|":
+                out[name] = holds[found][4]
+                continue
             try:
                 grid = [[holds[found][3][(name, s, r)] for r in range(rows)] for s in range(max(slices, 1))]
             except KeyError as e:
@@ -241,7 +249,7 @@ def compare(what, yours, engine, tolerance, scaled=False):
     elif scaled:
         bound = tolerance * np.abs(engine[finite]).max(initial=0)
     else:
-        bound = tolerance * np.maximum(1.0, np.abs(engine))
+        bound = tolerance * np.maximum(1.0, np.abs(np.where(finite, engine, 0)))
     # Written so that a comparison with NaN counts as a difference: NaN <= bound is false.
     good = (diff <= bound) | (yours == engine)
     if not good.all():
