@@ -1,9 +1,12 @@
 #!/usr/bin/python3
-"""Checks one lab against the engine's own numbers for the bundled model and the prompt
-"The cat sat on the mat" (9 tokens; lab 8: a tiny model's first training step):
-`chapters/labs/check.py N`, N from 1 to 8, checks chapters/labs/labN_*.py; `--solution FILE`
-checks another file instead. Prints, for each tensor,
-the first element that differs beyond the stated tolerance, and exits 1 unless all agree."""
+"""Checks one lab against the engine's own numbers for the bundled model (lab 8: a tiny model's
+first training step; lab 10: the bundled model in Q4_0): `chapters/labs/check.py N`, N from 1 to
+11, checks chapters/labs/labN_*.py; `--solution FILE` checks another file instead. Each lab is
+checked on its public case (the prompt "The cat sat on the mat", the layer labs.md names), then on
+a hidden variant drawn at every check (another prompt, layer, position or matrix; `--seed`
+repeats a draw). Prints, for each tensor, the first element that differs beyond the stated
+tolerance (a NaN or an infinity of yours differs from any finite value), and exits 1 unless all
+agree."""
 import argparse
 import glob
 import importlib.util
@@ -13,6 +16,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 import traceback
 
 import numpy as np
@@ -298,7 +302,6 @@ LAB10_TOL = 3e-2
 
 
 def lab10(m, rng):
-    import tempfile
     with tempfile.TemporaryDirectory() as out:
         # The bundled model in Q4_0, and the same file widened by the engine to F32: its decoding.
         q4, f32 = os.path.join(out, "q4_0.gguf"), os.path.join(out, "f32.gguf")
@@ -390,7 +393,6 @@ LAB8_GRADIENTS = [("ffn_down_backward", {"w2": "dFfnDown"}), ("ffn_gate_up_backw
 
 
 def lab8(m, seed, layer):
-    import tempfile
     layer = layer or random.choice([1, 2])
     print(f"variant: seed {seed}, block {layer} (check.py 8 --seed {seed} --layer {layer} checks it again)")
     with tempfile.TemporaryDirectory() as out:
