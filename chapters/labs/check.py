@@ -89,20 +89,24 @@ def lab1(m, rng):
     return one(prompt, layer, norm) & ok
 
 
+def every_pass(prompt, ubatch, before, after, check_pass):
+    """batch_run's passes, each held at two stops, before(start, rows) and after(start, rows);
+    check_pass(start, rows, found before, found after) checks one. True when every pass agrees."""
+    steps = passes(prompt, ubatch)
+    found = batch_run(prompt, ubatch, [stop for start, rows in steps for stop in (before(start, rows), after(start, rows))])
+    return all([check_pass(start, rows, b, a) for (start, rows), b, a in zip(steps, found[0::2], found[1::2])])
+
+
 def lab2(m, rng):
     def one(prompt, layer, ubatch):
-        steps = passes(prompt, ubatch)
-        stops = []
-        for start, rows in steps:
-            wanted = {"xq": (rows, 8), "xk": (rows, 2)}
-            stops += [("reshape_heads", layer, wanted, start), ("rotary", layer, wanted, start)]
-        found = batch_run(prompt, ubatch, stops)
-        ok = True
-        for (start, rows), before, after in zip(steps, found[0::2], found[1::2]):
-            for name in ("xq", "xk"):
-                yours = m.rope(before[name], start, PARAMS["rope_theta"])
-                ok &= labkit.compare(f"{name} after RoPE, layer {layer}, {positions(start, rows)}", labkit.bf16(yours), after[name], BF16_TOL)
-        return ok
+        def stop(stage):
+            return lambda start, rows: (stage, layer, {"xq": (rows, 8), "xk": (rows, 2)}, start)
+
+        def check_pass(start, rows, before, after):
+            return all([labkit.compare(f"{name} after RoPE, layer {layer}, {positions(start, rows)}",
+                                       labkit.bf16(m.rope(before[name], start, PARAMS["rope_theta"])), after[name], BF16_TOL)
+                        for name in ("xq", "xk")])
+        return every_pass(prompt, ubatch, stop("reshape_heads"), stop("rotary"), check_pass)
 
     ok = one(labkit.PROMPT, 1, 4)
     prompt, layer, ubatch = rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.randint(2, 6)
@@ -112,17 +116,12 @@ def lab2(m, rng):
 
 def lab3(m, rng):
     def one(prompt, layer, ubatch):
-        steps = passes(prompt, ubatch)
-        stops = []
-        for start, rows in steps:
-            stops += [("transposes", layer, {"xq": (8, rows), "keys": (8, 32), "values": (8, start + rows)}, start),
-                      ("attention_values", layer, {"output": (8, rows)}, start)]
-        found = batch_run(prompt, ubatch, stops)
-        ok = True
-        for (start, rows), t, out in zip(steps, found[0::2], found[1::2]):
+        def check_pass(start, rows, t, out):
             yours = np.stack([m.attention_head(t["xq"][h], t["keys"][h].T, t["values"][h], start) for h in range(8)])
-            ok &= labkit.compare(f"every head's output, layer {layer}, {positions(start, rows)}", labkit.bf16(yours), out["output"], 2 * BF16_TOL)
-        return ok
+            return labkit.compare(f"every head's output, layer {layer}, {positions(start, rows)}", labkit.bf16(yours), out["output"], 2 * BF16_TOL)
+        return every_pass(prompt, ubatch,
+                          lambda start, rows: ("transposes", layer, {"xq": (8, rows), "keys": (8, 32), "values": (8, start + rows)}, start),
+                          lambda start, rows: ("attention_values", layer, {"output": (8, rows)}, start), check_pass)
 
     ok = one(labkit.PROMPT, 2, 4)
     prompt, layer, ubatch = rng.choice(PROMPTS[1:]), rng.randint(1, 8), rng.randint(2, 6)
@@ -210,7 +209,8 @@ def lab6(m, rng):
         logits = run(prompt, [("logits", 0, {"logits": (0, n)})])[0]["logits"][-1]
         want = softmax_reference(logits.astype(np.float64) / temperature)
         probs = np.asarray(m.probabilities(logits, temperature), dtype=np.float64)
-        good = labkit.compare(f"probabilities after \"{prompt}\", temperature {temperature}", probs, want, 1e-6)
+        reference = "the float64 reference's"
+        good = labkit.compare(f"probabilities after \"{prompt}\", temperature {temperature}", probs, want, 1e-6, theirs=reference)
         if not good:
             return False
         ids, ps = top_p_reference(want, p)
@@ -218,7 +218,7 @@ def lab6(m, rng):
         if [int(i) for i, _ in kept] != ids:
             print(f"top-p {p} at temperature {temperature}: you keep tokens {[int(i) for i, _ in kept][:12]}, the reference {ids[:12]}")
             return False
-        return labkit.compare(f"top-p {p} at temperature {temperature}", [q for _, q in kept], ps, 1e-6)
+        return labkit.compare(f"top-p {p} at temperature {temperature}", [q for _, q in kept], ps, 1e-6, theirs=reference)
 
     ok &= one(labkit.PROMPT, 1.0, 0.9)
     ok &= one(labkit.PROMPT, 0.005, 0.9)  # logits / T up to about 1500
@@ -443,8 +443,10 @@ def main():
         ok = False
     except Exception as e:  # noqa: BLE001 - a student's error is a failed check, said where it happened
         place = next((f for f in reversed(traceback.extract_tb(e.__traceback__)) if f.filename == os.path.abspath(path)), None)
-        where = f" at {os.path.basename(path)}:{place.lineno}" if place else ""
-        print(f"your code raised {type(e).__name__}{where}: {e}")
+        if place:
+            print(f"your code raised {type(e).__name__} at {os.path.basename(path)}:{place.lineno}: {e}")
+        else:
+            print(f"the check could not use your result: {type(e).__name__}: {e}")
         ok = False
     print(f"lab {a.lab}: {'PASS' if ok else 'FAIL'}")
     sys.exit(0 if ok else 1)

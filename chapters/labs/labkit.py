@@ -229,17 +229,17 @@ def gguf_tensors(path):
     return tensors
 
 
-def compare(what, yours, engine, tolerance, scaled=False):
+def compare(what, yours, engine, tolerance, scaled=False, theirs="the engine's"):
     """True when every element agrees within tolerance * max(1, |engine|) (scaled: within
     tolerance * the largest |engine| of the tensor, for gradients, whose values are all small;
     scaled="rows": of its row, for logits);
     else prints the first element that differs (row-major order) and the largest difference.
     A NaN or an infinity of yours agrees with nothing but the same infinity of the engine's (a
-    masked score's -inf)."""
+    masked score's -inf). `theirs` names the values compared with where they are not the engine's."""
     yours = np.asarray(yours, dtype=np.float64)
     engine = np.asarray(engine, dtype=np.float64)
     if yours.shape != engine.shape:
-        print(f"{what}: your shape is {list(yours.shape)}, the engine's {list(engine.shape)}")
+        print(f"{what}: your shape is {list(yours.shape)}, {theirs} {list(engine.shape)}")
         return False
     with np.errstate(invalid="ignore"):
         diff = np.abs(yours - engine)
@@ -259,7 +259,7 @@ def compare(what, yours, engine, tolerance, scaled=False):
         nonfinite = int((~np.isfinite(yours) & finite).sum())
         note = f"; {nonfinite} of yours are NaN or infinite" if nonfinite else ""
         largest = np.nanmax(np.where(np.isfinite(diff), diff, np.nan)) if np.isfinite(diff).any() else float("nan")
-        print(f"{what}: first difference at [{idx}]: yours {yours[first]:.6g}, the engine's {engine[first]:.6g}"
+        print(f"{what}: first difference at [{idx}]: yours {yours[first]:.6g}, {theirs} {engine[first]:.6g}"
               f" ({int(bad.sum())} of {bad.size} elements off; largest difference {largest:.3g}{note})")
         return False
     largest = diff[finite].max(initial=0)

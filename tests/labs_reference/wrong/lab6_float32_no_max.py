@@ -1,19 +1,5 @@
-# A student subtracted nothing and computed in float32, dividing inf by inf for any large logit.
-import numpy as np
+# A student computed in float32 and subtracted nothing: inf / inf for any large logit.
+from mutant import mutant
 
-
-def probabilities(logits, temperature):
-    with np.errstate(over="ignore", invalid="ignore"):
-        e = np.exp(np.asarray(logits, dtype=np.float32) / np.float32(temperature))
-        return e / e.sum()
-
-
-def top_p(probs, p):
-    order = np.argsort(-np.asarray(probs), kind="stable")
-    kept, total = [], 0.0
-    for i in order:
-        kept.append(int(i))
-        total += float(probs[i])
-        if total >= p:
-            break
-    return [(i, float(probs[i]) / total) for i in kept]
+m = mutant("lab6_sampling.py", 'z = np.asarray(logits, dtype=np.float64) / temperature\n    e = np.exp(z - z.max())', 'z = np.asarray(logits, dtype=np.float32) / np.float32(temperature)\n    e = np.exp(z)')
+probabilities, top_p = m.probabilities, m.top_p
