@@ -114,11 +114,18 @@ def lab2(m, rng):
     return one(prompt, layer, ubatch) & ok
 
 
+# The engine rounds the scores to BF16 before the softmax: a score of 30 moves by up to 0.06, its
+# weight by 6%. Measured over the eight prompts and eight layers: a float64 softmax differs from the
+# engine's output by up to 0.051 (0.031 when it rounds where the engine does); the wrong answers
+# of tests/labs_reference/wrong by 0.29 and more.
+LAB3_TOL = 8e-2
+
+
 def lab3(m, rng):
     def one(prompt, layer, ubatch):
         def check_pass(start, rows, t, out):
             yours = np.stack([m.attention_head(t["xq"][h], t["keys"][h].T, t["values"][h], start) for h in range(8)])
-            return labkit.compare(f"every head's output, layer {layer}, {positions(start, rows)}", labkit.bf16(yours), out["output"], 2 * BF16_TOL)
+            return labkit.compare(f"every head's output, layer {layer}, {positions(start, rows)}", labkit.bf16(yours), out["output"], LAB3_TOL)
         return every_pass(prompt, ubatch,
                           lambda start, rows: ("transposes", layer, {"xq": (8, rows), "keys": (8, 32), "values": (8, start + rows)}, start),
                           lambda start, rows: ("attention_values", layer, {"output": (8, rows)}, start), check_pass)
