@@ -1,6 +1,7 @@
 """What every lab shares: the engine's own tensors (read from the stepper's `p NAME INDEX row R`),
 the bundled model's weights (read from its torch zip checkpoint with the standard library and
-numpy), BF16 rounding, and a comparison that names the first element that differs.
+numpy), a GGUF file's tensors, BF16 rounding, and a comparison that names the first element that
+differs.
 
 Nothing here is part of any exercise: the labs ask for the functions in lab*.py."""
 import os
@@ -43,26 +44,19 @@ def prompt_tokens(prompt):
     return [int(t) for t in m.group(1).split()]
 
 
-def engine_tensors(stage, layer, wanted, prompt=PROMPT, extra=()):
-    """Holds the bundled model's prefill at `stage` of `layer` (1-based, as the log counts) and
-    prints every row of the tensors in `wanted`: {name: (slices, rows)} with slices 0 for a 1-D or
-    2-D tensor, else the size of the first dimension. Returns {name: array} shaped
-    [rows, cols] or [slices, rows, cols], in float32 (the stepper prints 6 significant digits,
-    enough to tell every BF16 value apart)."""
-    argv = ["--model", MODEL, "-q", "--step", "-n", "1", "--prompt", prompt, *extra]
-    return stepper_tensors(argv, [(stage, layer, wanted)])[0]
-
-
 _HEADER = re.compile(r"^-- Stage \d+: .* \[(\w+)\]")
 _WHERE = re.compile(r"^\s+(?:layer (\d+)/\d+|outside the layers), .*startPos (\d+)")
 
 
 def stepper_tensors(argv, stops):
     """Runs llama-walkthrough with `argv` (a --step run, or `batch ... --step`) and holds it at each
-    of `stops`, in the order the run reaches them: (stage, layer, wanted) as engine_tensors takes
-    them, or (stage, layer, wanted, start_pos) to name the forward pass (a decode step, a later
-    ubatch): every pass the run holds at before it needs a stop of its own, with {} to print
-    nothing. The name "|" in `wanted` (any shape) returns the stage's description lines, the ones
+    of `stops`, in the order the run reaches them: (stage, layer, wanted) holds at `stage` of
+    `layer` (1-based, as the log counts; 0 outside the layers) and prints every row of the tensors
+    in `wanted`, {name: (slices, rows)} with slices 0 for a 1-D or 2-D tensor, else the size of the
+    first dimension; (stage, layer, wanted, start_pos) names the forward pass too (a decode step, a
+    later ubatch): every pass the run holds at before it needs a stop of its own, with {} to print
+    nothing. Each tensor comes back shaped [rows, cols] or [slices, rows, cols], in float32 (the
+    stepper prints 6 significant digits, enough to tell every BF16 value apart). The name "|" in `wanted` (any shape) returns the stage's description lines, the ones
     the stepper prints after "| ". Returns one {name: array} per stop."""
     commands = []
     for stage, layer, wanted, *_ in stops:
