@@ -92,9 +92,11 @@ int runGeneration(const cli::Options& o) {
     fmt::print("Prompt tokens: {} | generated tokens: {} | prefill: {:.1f} tok/s | decode: {:.1f} tok/s | stopped by: {}\n",
                r.promptTokens.size(), r.generatedTokens.size(), prefillTps, decodeTps, describe(r.stopReason));
     if (r.speculative)
-        fmt::print("Speculative decoding: {} target passes checked {} drafted tokens, {} accepted ({:.1f}%); {:.2f} tokens per target pass\n",
+        // The prompt's pass gives the first token, each checking pass the rest: both are target passes.
+        fmt::print("Speculative decoding: {} target passes checked {} drafted tokens, {} accepted ({:.1f}%); {} tokens from {} target passes "
+                   "(the prompt's included), {:.2f} per pass\n",
                    r.speculative->rounds, r.speculative->drafted, r.speculative->accepted, 100 * r.speculative->acceptanceRate(),
-                   r.speculative->rounds ? double(r.generatedTokens.size()) / (r.speculative->rounds + 1) : 0.0);
+                   r.generatedTokens.size(), r.speculative->rounds + 1, double(r.generatedTokens.size()) / (r.speculative->rounds + 1));
     if (r.stopReason == StopReason::ContextFull)
         fmt::print("The context length ({} positions) is full: start again with a shorter prompt or a larger --max-seq-len.\n",
                    model.args.max_seq_len);
