@@ -131,16 +131,16 @@ def main():
     outline_path = os.path.join(chapters_dir, "README.md")
     with open(outline_path, encoding="utf-8") as f:
         outline = f.read()
-    stated = re.search(r"([\w-]+) chapters follow", outline)
+    stated = re.search(r"([\w-]+)\s+chapters\s+follow", outline)
     if not stated or number(stated.group(1)) != len(chapters):
         problems.append(f"chapters/README.md: says \"{stated.group(0) if stated else '? chapters follow'}\"; there are {len(chapters)}")
-    counts = re.search(r"(\d+) of the (\d+) exercises ask for a prediction; the other ([\w-]+) ask", outline)
+    counts = re.search(r"(\d+)\s+of\s+the\s+(\d+)\s+exercises\s+ask\s+for\s+a\s+prediction;\s+the\s+other\s+([\w-]+)\s+ask", outline)
     if not counts:
         problems.append("chapters/README.md: no \"N of the M exercises ask for a prediction; the other K ask\" to check")
     else:
         said = (int(counts.group(1)), int(counts.group(2)), number(counts.group(3)))
         if said != (predict, total, total - predict):
-            problems.append(f"chapters/README.md: says \"{counts.group(0)}\"; the chapters have {total} exercises, "
+            problems.append(f"chapters/README.md: says \"{' '.join(counts.group(0).split())}\"; the chapters have {total} exercises, "
                             f"{predict} asking for a prediction, {total - predict} other")
 
     for p in problems:
