@@ -119,6 +119,18 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
                 return false;
             }
             return true;
+        case Wait::Pressed:
+            // The button acted in a frame drawn since (then one more frame shows what it did), or no
+            // frame drew it.
+            if (app.view().pressRequested.empty()) {
+                wait_ = Wait::Settled;  // and what the button started in the engine got where it leads
+                waitStart_ = now;
+                return false;
+            }
+            if (--frames_ > 0) return false;
+            fail(app, fmt::format("line {}: no button \"{}\" was drawn", commands_[next_ - 1].line, app.view().pressRequested));
+            app.view().pressRequested.clear();
+            return false;
         case Wait::Fps:
             fpsFrames_++;
             if (now < fpsEnd_) return false;
@@ -181,7 +193,18 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              app.load(src);
              r.wait_ = Wait::Loaded;
          }},
+        {"back-to-model", [](R& r, A& app, const C&) {
+             app.backToModel();
+             r.wait_ = Wait::Settled;
+         }},
         {"start", [](R& r, A& app, const C&) {
+             if (app.session().status().state == SessionState::Empty) {
+                 // Nothing loaded yet: the command line's model first (as `load`), then this line again.
+                 app.load(app.options().source);
+                 r.wait_ = Wait::Loaded;
+                 --r.next_;
+                 return;
+             }
              app.session().start(app.settings(), StepController::Mode::Stage, true);
              r.wait_ = Wait::Settled;
          }},
@@ -279,6 +302,11 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              writeNpy(path, *t.data);
              noteSaved(app, path);
          }},
+        {"press", [](R& r, A& app, const C& c) {
+             app.view().pressRequested = c.args[0];
+             r.wait_ = Wait::Pressed;
+             r.frames_ = kSettleFrames;
+         }},
         {"print", [](R&, A&, const C& c) {
              std::printf("%s\n", c.args[0].c_str());
              std::fflush(stdout);
@@ -290,6 +318,7 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              const auto comparison = app.session().comparison();
              const auto trace = app.session().trace();
              const auto patch = app.session().patchGrid();
+             app.view().saveTraceReason = app.saveTraceReason();  // what the File menu would say now
              const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0,
                                                    comparison.get(), trace.get(), patch.get());
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
