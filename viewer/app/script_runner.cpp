@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <stdexcept>
 
 #include "panels/panels.h"
@@ -165,6 +166,16 @@ void ScriptRunner::update(ViewerApp& app) {
 
 void ScriptRunner::execute(ViewerApp& app, const ScriptCommand& c) {
     waitStart_ = std::chrono::steady_clock::now();
+    // A command that runs the model before anything was loaded: the command line's model first
+    // (as `load` does), then this line again.
+    static const std::set<std::string_view> runsTheModel = {"start", "step", "step-layer", "step-token", "tap", "continue", "restart",
+                                                            "run", "run-background", "step-to"};
+    if (runsTheModel.count(c.name) && app.session().status().state == SessionState::Empty) {
+        app.load(app.options().source);
+        wait_ = Wait::Loaded;
+        --next_;
+        return;
+    }
     if (isStateCommand(c.name)) applyStateCommand(c, app.settings(), app.view());
     else handlers().at(c.name)(*this, app, c);
 }
@@ -198,13 +209,6 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              r.wait_ = Wait::Settled;
          }},
         {"start", [](R& r, A& app, const C&) {
-             if (app.session().status().state == SessionState::Empty) {
-                 // Nothing loaded yet: the command line's model first (as `load`), then this line again.
-                 app.load(app.options().source);
-                 r.wait_ = Wait::Loaded;
-                 --r.next_;
-                 return;
-             }
              app.session().start(app.settings(), StepController::Mode::Stage, true);
              r.wait_ = Wait::Settled;
          }},

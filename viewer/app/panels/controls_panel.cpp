@@ -19,7 +19,8 @@ namespace {
 // (none clipped at its right edge), or one a line where side by side each would keep under 6 em.
 void fieldRow(const std::vector<std::pair<const char*, std::function<void()>>>& fields) {
     const ImGuiStyle& style = ImGui::GetStyle();
-    const float w = ImGui::GetContentRegionAvail().x, n = float(fields.size());
+    // A margin on the right: the region's border clips what ends exactly at its edge.
+    const float w = ImGui::GetContentRegionAvail().x - style.ItemSpacing.x, n = float(fields.size());
     auto labelW = [&](const char* label) { return ImGui::CalcTextSize(label, nullptr, true).x + style.ItemInnerSpacing.x; };
     float labels = 0;
     for (const auto& f : fields) labels += labelW(f.first);

@@ -327,10 +327,12 @@ void drawMapPanel(PanelContext& c) {
         return;
     }
     const float font = ImGui::GetFontSize();
+    ImGui::PushTextWrapPos(0);  // the heading wraps in a narrow panel rather than run out of it
     if (c.current)
         ImGui::TextUnformatted(mapHeading(view.step, view.currentLayer, view.layer, c.view.mapLayer >= 0, layers, training).c_str());
     else
         ImGui::TextDisabled("The forward pass, stage by stage. Step (F10 or Space) starts a run; click a box to see that stage.");
+    ImGui::PopTextWrapPos();
     if (c.view.mapLayer >= 0) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Follow the shown stage")) c.view.mapLayer = -1;
