@@ -212,14 +212,16 @@ HeatmapHit handleHeatmapPointer(ImDrawList* dl, const std::string& key, const Sl
                 if (g.zoomCols) zoom.c0 = col - (m.x - g.grid.x) / (g.cw * zoom.factor);
                 if (g.zoomRows) zoom.r0 = row - (m.y - g.grid.y) / (g.ch * zoom.factor);
             }
-            if (ImGui::IsMouseDoubleClicked(0)) zoom = {};
+            if (ImGui::IsMouseDoubleClicked(0)) zoom = {}, hit.zoomReset = true;
         }
         hit.hovered = true;
         hit.col = std::clamp(int(zoom.c0 + (m.x - g.grid.x) / g.zcw), 0, int(s.cols) - 1);
         hit.row = std::clamp(int(zoom.r0 + (m.y - g.grid.y) / g.zch), 0, int(s.rows) - 1);
         // A click is a press and release that did not travel: the press of a drag (a pan) chooses nothing.
         const float threshold = io.MouseDragThreshold;
-        hit.clicked = ImGui::IsMouseReleased(0) && ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < threshold * threshold;
+        // Nor is the release that ends a double-click (which resets the zoom).
+        hit.clicked = ImGui::IsMouseReleased(0) && ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < threshold * threshold &&
+                      io.MouseClickedLastCount[0] < 2;
         // Outline the cell under the cursor when cells are big enough to see it.
         if (g.zcw >= 4 && g.zch >= 4)
             dl->AddRect(ImVec2(g.cellX(float(hit.col)), g.cellY(float(hit.row))), ImVec2(g.cellX(float(hit.col + 1)), g.cellY(float(hit.row + 1))),

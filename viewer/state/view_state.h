@@ -50,6 +50,7 @@ struct ViewState {
     int head = -1;            // -1: the grid of every head
     bool showMaskedScores = false;  // pre-softmax scores (with the mask) instead of probabilities
     std::optional<AttentionCell> cell;
+    std::optional<AttentionCell> cellBeforeClick;  // the cell explained before the last click (a double-click puts it back)
     std::optional<PatchCell> patchCell;  // the Patching panel's chosen cell
     float uiScale = 1.0f;
     float sweepTemperature = 1.0f;  // the logits panel's what-if temperature (the run keeps its own)

@@ -177,7 +177,9 @@ void drawOneHead(PanelContext& c, const LayerScores& l, int heads) {
     HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", l.base, head), s, l.scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), &labels,
                                  HeatmapStyle{.maxCell = 48, .selectedRow = selRow, .selectedCol = selCol});
     valueTooltip(hit, s, &labels);
-    if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
+    if (hit.clicked) c.view.cellBeforeClick = c.view.cell, c.view.cell = AttentionCell{hit.row, hit.col};
+    // A double-click resets the zoom only: the cell its first click picked gives way to the one explained before.
+    if (hit.zoomReset) c.view.cell = c.view.cellBeforeClick;
     ImGui::EndChild();
     if (beside) ImGui::SameLine();
     ImGui::BeginChild("explain", ImVec2(0, 0), true);
