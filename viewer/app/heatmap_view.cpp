@@ -3,6 +3,7 @@
 #include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the heatmap instead of scrolling
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <unordered_map>
 
@@ -211,14 +212,16 @@ HeatmapHit handleHeatmapPointer(ImDrawList* dl, const std::string& key, const Sl
                 if (g.zoomCols) zoom.c0 = col - (m.x - g.grid.x) / (g.cw * zoom.factor);
                 if (g.zoomRows) zoom.r0 = row - (m.y - g.grid.y) / (g.ch * zoom.factor);
             }
-            if (ImGui::IsMouseDoubleClicked(0)) zoom = {};
+            if (ImGui::IsMouseDoubleClicked(0)) zoom = {}, hit.zoomReset = true;
         }
         hit.hovered = true;
         hit.col = std::clamp(int(zoom.c0 + (m.x - g.grid.x) / g.zcw), 0, int(s.cols) - 1);
         hit.row = std::clamp(int(zoom.r0 + (m.y - g.grid.y) / g.zch), 0, int(s.rows) - 1);
         // A click is a press and release that did not travel: the press of a drag (a pan) chooses nothing.
         const float threshold = io.MouseDragThreshold;
-        hit.clicked = ImGui::IsMouseReleased(0) && ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < threshold * threshold;
+        // Nor is the release that ends a double-click (which resets the zoom).
+        hit.clicked = ImGui::IsMouseReleased(0) && ImGui::IsItemDeactivated() && io.MouseDragMaxDistanceSqr[0] < threshold * threshold &&
+                      io.MouseClickedLastCount[0] < 2;
         // Outline the cell under the cursor when cells are big enough to see it.
         if (g.zcw >= 4 && g.zch >= 4)
             dl->AddRect(ImVec2(g.cellX(float(hit.col)), g.cellY(float(hit.row))), ImVec2(g.cellX(float(hit.col + 1)), g.cellY(float(hit.row + 1))),
@@ -279,11 +282,19 @@ void drawLegend(const ColourScale& scale, bool showNegInf, float width) {
         dl->AddRectFilled(ImVec2(x0, p.y), ImVec2(x1, p.y + h), toImColour(rampColour((i + 0.5f) / steps, scale.diverging)));
     }
     ImGui::Dummy(ImVec2(width, h));
-    ImGui::Text("%.4g", scale.lo);
-    ImGui::SameLine(width / 2 - ImGui::CalcTextSize("0").x);
-    ImGui::Text("%.4g", (scale.lo + scale.hi) / 2);
-    ImGui::SameLine(width - ImGui::CalcTextSize("0.0000").x);
-    ImGui::Text("%.4g", scale.hi);
+    // Each value under its own place on the bar: the lowest at its left end, the middle centred,
+    // the highest ending at its right end.
+    const float y = ImGui::GetCursorScreenPos().y;
+    auto tick = [&](float value, float at) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.4g", double(value));
+        const float w = ImGui::CalcTextSize(text).x;
+        dl->AddText(ImVec2(p.x + std::clamp(width * at - w * at, 0.0f, std::max(0.0f, width - w)), y), ImGui::GetColorU32(ImGuiCol_Text), text);
+    };
+    tick(scale.lo, 0);
+    tick((scale.lo + scale.hi) / 2, 0.5f);
+    tick(scale.hi, 1);
+    ImGui::Dummy(ImVec2(width, ImGui::GetTextLineHeight()));
     if (scale.diverging) ImGui::TextDisabled("diverging scale: blue < 0 < red, symmetric around 0");
     if (showNegInf) {
         ImVec2 q = ImGui::GetCursorScreenPos();

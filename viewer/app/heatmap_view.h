@@ -28,6 +28,7 @@ struct HeatmapLabels {
 
 struct HeatmapHit {
     bool hovered = false, clicked = false;
+    bool zoomReset = false;  // a double-click reset the zoom (its first click was reported as a click)
     int row = -1, col = -1;
 };
 

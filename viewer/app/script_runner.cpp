@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <stdexcept>
 
 #include "panels/panels.h"
@@ -119,6 +120,18 @@ bool ScriptRunner::waitDone(ViewerApp& app) {
                 return false;
             }
             return true;
+        case Wait::Pressed:
+            // The button acted in a frame drawn since (then one more frame shows what it did), or no
+            // frame drew it.
+            if (app.view().pressRequested.empty()) {
+                wait_ = Wait::Settled;  // and what the button started in the engine got where it leads
+                waitStart_ = now;
+                return false;
+            }
+            if (--frames_ > 0) return false;
+            fail(app, fmt::format("line {}: no button \"{}\" was drawn", commands_[next_ - 1].line, app.view().pressRequested));
+            app.view().pressRequested.clear();
+            return false;
         case Wait::Fps:
             fpsFrames_++;
             if (now < fpsEnd_) return false;
@@ -153,6 +166,16 @@ void ScriptRunner::update(ViewerApp& app) {
 
 void ScriptRunner::execute(ViewerApp& app, const ScriptCommand& c) {
     waitStart_ = std::chrono::steady_clock::now();
+    // A command that runs the model before anything was loaded: the command line's model first
+    // (as `load` does), then this line again.
+    static const std::set<std::string_view> runsTheModel = {"start", "step", "step-layer", "step-token", "tap", "continue", "restart",
+                                                            "run", "run-background", "step-to"};
+    if (runsTheModel.count(c.name) && app.session().status().state == SessionState::Empty) {
+        app.load(app.options().source);
+        wait_ = Wait::Loaded;
+        --next_;
+        return;
+    }
     if (isStateCommand(c.name)) applyStateCommand(c, app.settings(), app.view());
     else handlers().at(c.name)(*this, app, c);
 }
@@ -180,6 +203,10 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              }
              app.load(src);
              r.wait_ = Wait::Loaded;
+         }},
+        {"back-to-model", [](R& r, A& app, const C&) {
+             app.backToModel();
+             r.wait_ = Wait::Settled;
          }},
         {"start", [](R& r, A& app, const C&) {
              app.session().start(app.settings(), StepController::Mode::Stage, true);
@@ -279,6 +306,11 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              writeNpy(path, *t.data);
              noteSaved(app, path);
          }},
+        {"press", [](R& r, A& app, const C& c) {
+             app.view().pressRequested = c.args[0];
+             r.wait_ = Wait::Pressed;
+             r.frames_ = kSettleFrames;
+         }},
         {"print", [](R&, A&, const C& c) {
              std::printf("%s\n", c.args[0].c_str());
              std::fflush(stdout);
@@ -290,6 +322,7 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              const auto comparison = app.session().comparison();
              const auto trace = app.session().trace();
              const auto patch = app.session().patchGrid();
+             app.view().saveTraceReason = app.saveTraceReason();  // what the File menu would say now
              const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0,
                                                    comparison.get(), trace.get(), patch.get());
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));

@@ -25,7 +25,7 @@ public:
     void update(ViewerApp& app);
 
 private:
-    enum class Wait { None, Loaded, Settled, Finished, StepTo, Frames, Fps, Keys, Resumed };
+    enum class Wait { None, Loaded, Settled, Finished, StepTo, Frames, Fps, Keys, Resumed, Pressed };
     // What each command of scriptCommands() does, by its name.
     using Handler = void (*)(ScriptRunner&, ViewerApp&, const ScriptCommand&);
     static const std::unordered_map<std::string_view, Handler>& handlers();

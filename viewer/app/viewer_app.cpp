@@ -39,7 +39,19 @@ ViewerApp::~ViewerApp() { session_.stop(); }
 
 void ViewerApp::load(const ViewerSource& source) {
     source_ = source;
+    if (source.trace.empty()) modelSource_ = source;
     session_.load(source);
+}
+
+void ViewerApp::backToModel() {
+    resumeAt_ = -1;
+    if (session_.backToModel()) {
+        source_ = modelSource_;
+        return;
+    }
+    ViewerSource src = options_.source;
+    src.trace.clear(), src.compare.clear(), src.traceLabel.clear();
+    load(src);
 }
 
 void ViewerApp::perform(Action action) { performAction(action, session_, settings_, view_, currentRecord()); }
@@ -51,11 +63,19 @@ std::string ViewerApp::saveTrace(const std::string& path) {
     return to;
 }
 
+std::string ViewerApp::saveTraceReason() const {
+    return saveTraceUnavailable(session_.status().state, session_.isReplay(), !session_.recordedTrace().empty(), session_.settings().recordTrace);
+}
+
 void ViewerApp::compareWith(const std::string& path) {
-    // A live run is compared as its saved trace (kept beside the other files, so it can be found);
-    // the run shown replays to the stage shown now, not from the start.
+    // A live run is compared as the trace it recorded (in the temporary folder: no copy is written;
+    // File > Save trace keeps it); the run shown replays to the stage shown now, not from the start.
     ViewerSource src = source_;
-    if (src.trace.empty()) src.trace = saveTrace("-");
+    if (src.trace.empty()) {
+        if (const std::string reason = saveTraceReason(); !reason.empty()) throw std::runtime_error("a live run is compared as its trace: " + reason);
+        src.trace = session_.recordedTrace();
+        src.traceLabel = "this live run";
+    }
     src.compare = path;
     HistorySnapshot now;  // fresh: a script may ask before the next frame refreshed the panels' snapshot
     if (auto capture = session_.capture()) capture->snapshot(now);
@@ -142,11 +162,11 @@ void ViewerApp::keyPressed(int glfwKeyCode, bool ctrl, bool shift) {
 
 void ViewerApp::handleShortcuts() {
     // Every press GLFW reported since the last frame (a tap shorter than a frame too), through the
-    // key table (state/view_state); only the F-keys act while the prompt box has the keyboard.
+    // key table (state/view_state); only the F-keys and Ctrl+R act while the prompt box has the keyboard.
     const ImGuiIO& io = ImGui::GetIO();
     const bool dialog = open_.what != OpenDialogState::What::None;  // the dialog's text box has the keys
     for (const KeyChord& k : keyPresses_)
-        if (auto action = actionForKey(k); action && !dialog && (isFunctionKey(k.key) || !io.WantTextInput)) actions_.push(*action);
+        if (auto action = actionForKey(k); action && !dialog && (actsWhileTyping(k) || !io.WantTextInput)) actions_.push(*action);
     keyPresses_.clear();
     // Each stepping action waits for the stage the one before led to: none is lost while the engine computes.
     for (;;) {
@@ -183,19 +203,33 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
         if (ImGui::MenuItem("Open trace...")) open_.what = OpenDialogState::What::Trace, open_.name.clear();
-        const bool recorded = !session_.recordedTrace().empty();
-        if (ImGui::MenuItem("Save trace of this run", nullptr, false, recorded)) {
+        // From a trace back to the live model, its last run as it was: a lecture's flow in one window.
+        if (ImGui::MenuItem("Back to the model", nullptr, false, !source_.trace.empty())) backToModel();
+        if (!source_.trace.empty()) {
+            ImGui::Indent();
+            ImGui::TextDisabled("%s", session_.hasModelBehind() ? fmt::format("{}, with its last run", modelSource_.describe()).c_str()
+                                                                : fmt::format("loads {}", options_.source.model.describe()).c_str());
+            ImGui::Unindent();
+        }
+        // A greyed item says why under it: a teacher should not have to guess which box to tick.
+        const std::string unavailable = saveTraceReason();
+        auto why = [](const std::string& reason) {
+            if (reason.empty()) return;
+            ImGui::Indent();
+            ImGui::TextDisabled("%s", reason.c_str());
+            ImGui::Unindent();
+        };
+        if (ImGui::MenuItem("Save trace of this run", nullptr, false, unavailable.empty())) {
             try {
                 saveTrace("-");
             } catch (const std::exception& e) {
                 view_.exportNote = e.what(), view_.exportNoteTime = ImGui::GetTime();
             }
         }
-        if (ImGui::IsItemHovered() && !recorded)
-            ImGui::SetTooltip("a finished live run that recorded its trace (Run panel: \"record a trace\", before the run) is saved as one");
-        if (ImGui::MenuItem("Compare with trace...", nullptr, false, !source_.trace.empty() || recorded))
-            open_.what = OpenDialogState::What::Compare, open_.name.clear();
-        if (ImGui::IsItemHovered() && source_.trace.empty() && !recorded) ImGui::SetTooltip("open a trace, or finish a live run, first: two traces are compared");
+        why(unavailable);
+        const bool comparable = !source_.trace.empty() || unavailable.empty();
+        if (ImGui::MenuItem("Compare with trace...", nullptr, false, comparable)) open_.what = OpenDialogState::What::Compare, open_.name.clear();
+        if (!comparable) why("a live run is compared as its trace: " + unavailable);
         ImGui::Separator();
         if (ImGui::MenuItem("Export panel PNG (with caption)")) requestCapture(exportPath(c, panelKey(view_.panel), "png"), CaptureKind::Panel);
         if (ImGui::MenuItem("Export slide (1920x1080)"))
@@ -242,11 +276,8 @@ void ViewerApp::drawMenuBar(PanelContext& c) {
     if (st.state == SessionState::Loading) {
         // The reader's own count (bytes of weights read in, or of trace records parsed); until it
         // says how much there is, the bar moves only to show the window is alive.
-        const std::optional<float> f = st.loading.fraction();
         ImGui::TextUnformatted("  loading");
-        ImGui::ProgressBar(f ? *f : -1.0f * float(ImGui::GetTime()), ImVec2(ImGui::GetFontSize() * 10, 0),
-                           f ? fmt::format("{:.0f}%", *f * 100).c_str() : "");
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", st.loading.describe().c_str());
+        loadingBar(st.loading, ImGui::GetFontSize() * 10);
     } else {
         ImGui::TextDisabled("  %s   |   ? keys", stateName(st.state));
     }
@@ -329,7 +360,7 @@ void ViewerApp::drawRegions(PanelContext& c, LayoutRect area) {
     static const Named kRegions[] = {{Region::Run, "Run", drawControlsPanel, 0},
                                      {Region::Timeline, "Stage timeline", drawTimelinePanel, 0},
                                      {Region::Output, "Output", drawOutputPanel, 0},
-                                     {Region::Log, "Log", drawLogPanel, ImGuiWindowFlags_HorizontalScrollbar}};
+                                     {Region::Log, "Log", drawLogPanel, 0}};
     for (const auto& r : kRegions) {
         LayoutRect rect = l.of(r.region);
         ImGui::SetCursorScreenPos(ImVec2(rect.x, rect.y));
@@ -427,7 +458,7 @@ void ViewerApp::drawHelpOverlay() {
         ImGui::TextUnformatted("Map: click a box to show that stage and open its panel; click a layer number to show that layer.");
         ImGui::TextUnformatted("Heatmaps: mouse wheel zooms, drag pans, double-click resets; hover shows the token and value.");
         ImGui::TextUnformatted("Splitters between the regions move them; a region's triangle folds it away (View menu too).");
-        ImGui::TextUnformatted("Arrows, Space, Enter and Ctrl+R step only while no text box has the keyboard; F-keys always do.");
+        ImGui::TextUnformatted("Arrows, Space and Enter step only while no text box has the keyboard; F-keys and Ctrl+R always do.");
     }
     ImGui::End();
 }

@@ -56,12 +56,17 @@ public:
         return keyPresses_.empty() && actions_.settled(s.holds, s.state == SessionState::Running || s.state == SessionState::Paused);
     }
     void load(const ViewerSource& source);
+    // File > Back to the model: from an opened trace to the live model it was opened over (its last
+    // run kept, nothing read again), or else the command line's model, loaded.
+    void backToModel();
     // File > Save trace: the last live run's trace to `path` ("-": a free llama-viewer-run.trace);
     // throws saying why there is none. Returns where it went.
     std::string saveTrace(const std::string& path);
     // File > Compare with trace: the run shown (a trace, or a live run's saved trace) beside `path`,
     // replayed to the stage shown now.
     void compareWith(const std::string& path);
+    // Why Save trace (and Compare, for a live run) cannot be used now, or "" (state/session_controls.h).
+    std::string saveTraceReason() const;
     bool resuming() const { return resumeAt_ >= 0 || !kvCheckWithout_.empty(); }
     // After a --no-kv-cache live run: the same run with the cache, then both in the Compare panel.
     void checkKvCache();
@@ -94,6 +99,7 @@ private:
 
     AppOptions options_;
     ViewerSource source_;  // the one loaded last
+    ViewerSource modelSource_;  // the last model (not a trace) loaded: what Back to the model returns to
     EngineSession session_;
     ViewState view_;
     RunSettings settings_;

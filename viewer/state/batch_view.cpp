@@ -11,17 +11,21 @@ std::optional<BatchView> batchViewAt(const TraceRun& run, size_t stageIndex) {
     if (!run.run.batch) return std::nullopt;
     std::optional<BatchView> view;
     int ubatches = 0;
-    const TracedContextShift* shift = nullptr;
+    std::vector<const TracedContextShift*> shifts;
+    int shiftsAfter = -1;  // the ubatches made before the shifts kept
     for (size_t i = 0; i <= stageIndex && i < run.stages.size(); ++i) {
         const TracedStage& s = run.stages[i];
-        if (s.contextShift) shift = &*s.contextShift;
-        if (s.ubatch) view = BatchView{int(i), ubatches++, &*s.ubatch, nullptr, nullptr, nullptr};
+        if (s.contextShift) {
+            if (shiftsAfter != ubatches) shifts.clear(), shiftsAfter = ubatches;
+            shifts.push_back(&*s.contextShift);
+        }
+        if (s.ubatch) view = BatchView{int(i), ubatches++, &*s.ubatch, nullptr, nullptr, nullptr, {}};
         if (!view) continue;
         if (s.kvSlot) view->slot = &*s.kvSlot;
         if (s.stage == StageId::KvMask)
             if (const TracedTensor* mask = s.tensor("mask"); mask && mask->hasValues() && mask->shape.size() == 2) view->mask = mask;
     }
-    if (view) view->shift = shift;
+    if (view && !shifts.empty()) view->shift = shifts.back(), view->shifts = std::move(shifts);
     return view;
 }
 
@@ -43,6 +47,13 @@ UbatchDestination ubatchDestination(const TraceRun& run, int number, size_t show
     if (*at < shown) return {at, std::nullopt};
     const TracedStage& s = run.stages[*at];
     return {std::nullopt, Breakpoint{s.stage, s.layer, s.step}};
+}
+
+std::string shiftsText(const std::vector<const TracedContextShift*>& shifts) {
+    std::string out;
+    for (const TracedContextShift* s : shifts)
+        out += fmt::format("{}seq {}: {} -> {}", out.empty() ? "" : "; ", s->seq, cellPositionsText(s->before), cellPositionsText(s->after));
+    return out.empty() ? "none" : out;
 }
 
 Rgb sequenceColour(int seq) {

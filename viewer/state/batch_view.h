@@ -21,6 +21,9 @@ struct BatchView {
     const TracedKvSlot* slot = nullptr;          // nullptr until find_slot ran for this ubatch
     const TracedTensor* mask = nullptr;          // kv_mask's [n_tokens, n_kv], nullptr until built (or not stored)
     const TracedContextShift* shift = nullptr;   // the last context shift at or before the stage
+    // Every shift made between the same two ubatches as the last one, in order (sequences that
+    // reach the context's end together shift one after the other: a pair for two prompts).
+    std::vector<const TracedContextShift*> shifts;
 };
 
 // The view at stage `stageIndex` of `run`: the latest ubatch at or before it. nullopt for a trace
@@ -54,7 +57,9 @@ std::string ubatchText(const TracedUBatch& ubatch);
 std::string cellsText(const std::vector<TracedCell>& cells);
 // the cells' positions, '.' for a free one ("0 1 2 0 1 .");
 std::string cellPositionsText(const std::vector<TracedCell>& cells);
-// the mask's rows, 1 where a token sees a cell ("11100|00011").
+// the mask's rows, 1 where a token sees a cell ("11100|00011");
 std::string maskText(const TracedTensor& mask);
+// the shifts, each as its sequence and the cells' positions before -> after, "; " between them.
+std::string shiftsText(const std::vector<const TracedContextShift*>& shifts);
 
 }  // namespace llama::viewer

@@ -53,8 +53,8 @@ void yieldToTheUi() { setpriority(PRIO_PROCESS, 0, 10); }
 
 std::string ViewerSource::describe() const {
     if (trace.empty()) return model.kind == ModelSource::Kind::Files ? displayPath(model.pathOrPreset) : model.describe();
-    return compare.empty() ? fmt::format("trace {} (replay)", displayPath(trace))
-                           : fmt::format("trace {} (replay), compared with {}", displayPath(trace), displayPath(compare));
+    const std::string name = traceLabel.empty() ? "trace " + displayPath(trace) : traceLabel;
+    return compare.empty() ? fmt::format("{} (replay)", name) : fmt::format("{} (replay), compared with {}", name, displayPath(compare));
 }
 
 std::optional<float> LoadMeter::fraction() const {
@@ -120,6 +120,9 @@ void EngineSession::load(const ViewerSource& source) {
     stop();
     {
         std::lock_guard lock(mutex_);
+        // A trace over a live model keeps the model behind it; another model replaces it.
+        if (source.trace.empty()) live_.reset();
+        else if (engine_) live_ = LiveModel{engine_, model_, run_, settings_, outcome_};
         state_ = SessionState::Loading;
         message_ = "loading " + source.describe();
         engine_.reset();
@@ -176,6 +179,30 @@ void EngineSession::load(const ViewerSource& source) {
     });
 }
 
+bool EngineSession::hasModelBehind() const {
+    std::lock_guard lock(mutex_);
+    return live_.has_value();
+}
+
+bool EngineSession::backToModel() {
+    stop();
+    std::lock_guard lock(mutex_);
+    if (!live_) return false;
+    engine_ = std::move(live_->engine);
+    model_ = std::move(live_->model);
+    run_ = std::move(live_->run);
+    settings_ = std::move(live_->settings);
+    outcome_ = std::move(live_->outcome);
+    live_.reset();
+    trace_.reset();
+    comparison_.reset();
+    patch_.reset();
+    held_.reset();
+    state_ = run_ ? SessionState::Finished : SessionState::Ready;
+    message_ = run_ ? fmt::format("back to the model; its last run: {}", outcome_.empty() ? "stopped" : outcome_) : "back to the model";
+    return true;
+}
+
 void EngineSession::start(const RunSettings& settings, StepController::Mode initial, bool honourBreakpoints) {
     stop();
     std::lock_guard lock(mutex_);
@@ -202,10 +229,11 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
             applyBreakpoints(true);  // the controller's lock is not held while it calls us
         }
     });
-    forgetRecordedTrace();
-    recordError_.clear();
-    runLogits_.reset();
     if (engine_) {
+        // A new live run replaces the last one's trace; a replay (of that trace, compared) keeps it.
+        forgetRecordedTrace();
+        recordError_.clear();
+        runLogits_.reset();
         // No run is in progress (stop joined it), so the facade is the UI thread's to set up.
         engine_->settings() = settings_;
         // Capture first, then the controller: when the engine is held, the stage is already recorded.

@@ -27,6 +27,7 @@ struct ViewerSource {
     ModelSource model;
     std::string trace = {};  // a trace file (llama-walkthrough --trace): replayed instead of the model
     std::string compare = {};  // a second trace, paired with `trace` for the Compare panel
+    std::string traceLabel = {};  // how `trace` is named on screen when not by its path ("this live run")
     std::string describe() const;  // paths as displayPath() shows them
 };
 
@@ -92,6 +93,12 @@ public:
 
     // Ends any run and loads the model on the worker thread (state Loading, then Ready or Failed).
     void load(const ViewerSource& source);
+    // A trace opened over a live model keeps that model's session (its engine and its last run's
+    // records) behind it: backToModel() brings them back without reading the weights again, the
+    // last run shown as it ended (a run still going when the trace opened is stopped there).
+    bool hasModelBehind() const;
+    bool backToModel();  // false when no model is behind the trace
+
     // Ends any run and starts a generation (or a trace's replay, whose prompt and settings are the
     // recorded ones): Mode::Stage holds at the first stage, Continue runs.
     // Breakpoints hold the engine unless `honourBreakpoints` is false ("Run" ignores them).
@@ -174,6 +181,14 @@ private:
     std::shared_ptr<const PatchGrid> patch_;
     std::shared_ptr<Run> run_;
     RunSettings settings_;
+    struct LiveModel {  // what backToModel() restores
+        std::shared_ptr<Session> engine;
+        std::shared_ptr<const Model> model;
+        std::shared_ptr<Run> run;
+        RunSettings settings;
+        std::string outcome;
+    };
+    std::optional<LiveModel> live_;
     std::vector<Breakpoint> breakpoints_;
     std::optional<Breakpoint> runTarget_;  // runTo's, until the run holds there
     bool lensWanted_ = true;

@@ -36,7 +36,10 @@ LayoutRect Layout::of(Region r) const {
 Layout computeLayout(const LayoutState& s, LayoutRect area, const LayoutMetrics& m) {
     Layout l;
     const float sp = m.splitter;
-    const float leftW = std::round(area.w * leftFraction(s, area, m));
+    // Both left regions folded: the column keeps only their title lines' width, the panels the rest.
+    const bool leftFolded = !s.isOpen(Region::Run) && !s.isOpen(Region::Timeline);
+    const float leftW = leftFolded ? std::min(std::round(10 * m.fontSize), std::round(area.w * leftFraction(s, area, m)))
+                                   : std::round(area.w * leftFraction(s, area, m));
     const float rightX = area.x + leftW + sp, rightW = area.w - leftW - sp;
 
     // Left: the run controls over the timeline; a closed one keeps its title line.

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +33,14 @@ struct LogTail {
     std::vector<std::string> lines;
     uint64_t builtFor = 0;
     void update(const std::vector<std::shared_ptr<const StageRecord>>& records, uint64_t version);
+    // The lines wrapped to the region's width (a projected Log is read, not hovered), continued
+    // rows indented; `fit(text, width)` gives how many bytes of `text` fit (the font's word wrap).
+    std::vector<std::string> rows;
+    void wrap(float width, float fontSize, const std::function<size_t(std::string_view, float)>& fit);
+
+private:
+    uint64_t wrappedFor = 0;
+    float wrappedWidth = -1, wrappedFont = -1;
 };
 
 // Blocks out of sight are not laid out: each block's height is remembered from when it was last

@@ -111,7 +111,8 @@ std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int 
 
 std::string modelLabel(const std::string& format, const std::string& source) {
     if (format.empty() || format == source) return source;
-    return source.empty() ? format : format + " from " + source;
+    if (source.empty()) return format;
+    return source.ends_with(")") ? source + ", " + format : source + " (" + format + ")";  // no "(replay) (trace of ...)
 }
 
 std::string displayPath(const std::string& path) {

@@ -46,7 +46,7 @@ std::string heldLayerLabel(int layer);
 std::string attentionMissing(const StageRecord* record, int layer, int step, bool masked);
 
 // The attention cell pane's last line, naming the value the view shows: the engine's score + mask
-// (step 3, "scores + mask" mode) or its probability (step 4).
+// (step 3, "scores before softmax" mode) or its probability (step 4).
 std::string capturedCellLabel(bool maskedScores);
 
 // The Map panel's heading: "Token step 0 (prefill)   layer 3/8"; at a stage outside the layers
@@ -57,8 +57,8 @@ std::string capturedCellLabel(bool maskedScores);
 std::string mapHeading(int step, int stageLayer, int mapLayer, bool chosen, int layers,
                        const std::optional<TraceTrainingInfo>& training = std::nullopt);             // "| layer 1" beside the held stage; "" outside the layers
 
-// The model as the Run panel and export captions name it: its format and where it came from,
-// "Meta consolidated.00.pth from assets/model" (just `source` before a model is loaded).
+// The model as the Run panel and export captions name it: where it came from, then its format,
+// "assets/model (Meta consolidated.00.pth)" (just `source` before a model is loaded).
 std::string modelLabel(const std::string& format, const std::string& source);
 
 // A path as the viewer shows it: relative to the working directory when it lies inside it,

@@ -11,6 +11,7 @@ namespace llama::viewer {
 const std::vector<ScriptCommandInfo>& scriptCommands() {
     static const std::vector<ScriptCommandInfo> commands = {
         {"load", 0, 2, "[model PATH | synthetic PRESET | trace FILE]: load (default: the one on the command line) and wait"},
+        {"back-to-model", 0, 0, "File > Back to the model: from a trace to the live model it was opened over, its last run kept"},
         {"mode", 1, 1, "chat | completion"},
         {"system", 1, 1, "\"system prompt\" (chat mode)"},
         {"prompt", 1, 1, "\"prompt text\""},
@@ -66,6 +67,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"save-trace", 1, 1, "PATH.trace | -: File > Save trace, the finished live run's trace (-: a free llama-viewer-run.trace)"},
         {"compare-trace", 1, 1, "PATH.trace: File > Compare with trace, the run shown (live: its saved trace) beside it, at the stage shown"},
         {"kv-cache-check", 0, 0, "after a finished no-kv-cache run: the same run with the cache, compared with it (the Compare panel)"},
+        {"press", 1, 1, "\"LABEL\": click the button with this label on screen (\"< all heads\", \"ubatch >\"); waits for what it started; fails if none is drawn"},
         {"print", 1, 1, "\"text\" to stdout"},
         {"expect", 2, 2, "FACT VALUE: fail the script unless FACT is VALUE (held-stage, shown-step, logits-step, ...: --help-script lists them)"},
         {"quit", 0, 0, "close the window"},

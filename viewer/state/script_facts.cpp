@@ -27,9 +27,7 @@ std::string batchFact(std::string_view name, const TraceRun* trace, const StageR
     if (name == "batch-positions") return v->slot ? cellPositionsText(v->slot->cells) : "none";
     if (name == "batch-head") return v->slot ? std::to_string(v->slot->head) : "none";
     if (name == "batch-mask") return v->mask ? maskText(*v->mask) : "none";
-    if (name == "batch-shift")
-        return v->shift ? fmt::format("seq {}: {} -> {}", v->shift->seq, cellPositionsText(v->shift->before), cellPositionsText(v->shift->after))
-                        : "none";
+    if (name == "batch-shift") return shiftsText(v->shifts);
     throw std::invalid_argument("no fact '" + std::string(name) + "' (--help-script lists the batch-* facts)");
 }
 }  // namespace
@@ -60,6 +58,13 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"map-labels", "body-size or smaller: the Map's smallest labels (arrows', sections') against the body text"},
         {"qkv-shapes", "whole, cut or none: Q, K and V's shapes on the Map's last frame"},
         {"map-shapes", "whole, or the first arrow's shape the Map's last frame cut"},
+        {"next-run", "this run's, or what the Run panel changed that only a restart uses (\"differs: prompt, control vector\")"},
+        {"compare-labels", "body-size or smaller: the Compare grid's labels on its last frame (an export's too) against the body text"},
+        {"compare-skipped", "the Compare grid's cells at the shown step that only one run has, as LAYER:A or LAYER:B per layer (3:A), or none"},
+        {"source", "trace (a replay) or model (a live model)"},
+        {"save-trace", "available, or why File > Save trace is greyed, as the menu says under it"},
+        {"map-layer-tabs", "readable, or crushed: the Map's layer tabs on its last frame (on the block, or a row of buttons above it)"},
+        {"attention-head", "the Attention panel's head: all (the grid of every head) or its number from 1"},
         {"last-saved", "the file the last export wrote (as written, relative to the working directory)"},
         {"batch-ubatch", "a batch trace: the ubatch the Batch panel shows, \"N of M\" (from 1)"},
         {"batch-table", "its tokens as seq:pos, * after those whose logits are wanted (\"1:0 1:1* 2:0*\")"},
@@ -67,7 +72,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"batch-positions", "the same cells' positions, . when free"},
         {"batch-head", "kv head: the first cell find_slot gave the ubatch"},
         {"batch-mask", "the mask from the cells, a row per token, 1 where it sees the cell (\"1100|0011\")"},
-        {"batch-shift", "the last context shift so far: seq S, the cells' positions before -> after"},
+        {"batch-shift", "the last context shifts so far (one per sequence that shifted): seq S, the cells' positions before -> after; \"; \" between"},
         {"patch-grid", "a patch trace's grid: LAYERSxCOLUMNS and its site (8x11/block), or none"},
         {"patch-cell", "the Patching panel's chosen cell as its tooltip says it (layer 5, position 10 ...), or none"},
     };
@@ -139,6 +144,27 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
     if (name == "map-labels") return view.mapLabelsBodySize ? "body-size" : "smaller";
     if (name == "map-shapes") return view.mapCutShape.empty() ? "whole" : "cut: " + view.mapCutShape;
     if (name == "qkv-shapes") return !view.mapLaneShapesWhole ? "none" : *view.mapLaneShapesWhole ? "whole" : "cut";
+    if (name == "next-run") {
+        std::string list;
+        for (const std::string& c : view.settingsNotInRun) list += (list.empty() ? "" : ", ") + c;
+        return list.empty() ? "this run's" : "differs: " + list;
+    }
+    if (name == "compare-labels") return view.compareLabelsBodySize ? "body-size" : "smaller";
+    if (name == "compare-skipped") {
+        if (!comparison || !shown) return "none";
+        const CompareGrid g = compareGrid(*comparison, shown->step);
+        std::string out;
+        for (size_t col = 0; col < (g.cells.empty() ? 0 : g.cells[0].size()); ++col) {
+            CompareGrid::Only only = CompareGrid::Only::Neither;
+            for (const auto& row : g.cells) only = only == CompareGrid::Only::Neither && col < row.size() ? row[col].only : only;
+            if (only != CompareGrid::Only::Neither) out += fmt::format("{}{}:{}", out.empty() ? "" : " ", layerNumber(int(col) - 1), only == CompareGrid::Only::A ? "A" : "B");
+        }
+        return out.empty() ? "none" : out;
+    }
+    if (name == "source") return trace ? "trace" : "model";
+    if (name == "save-trace") return view.saveTraceReason.empty() ? "available" : view.saveTraceReason;
+    if (name == "map-layer-tabs") return view.mapLayerTabsReadable ? "readable" : "crushed";
+    if (name == "attention-head") return view.head < 0 ? "all" : std::to_string(headNumber(view.head));
     if (name == "last-saved") return view.lastSaved.empty() ? "none" : view.lastSaved;
     if (name == "patch-grid") return patch ? fmt::format("{}x{}/{}", patch->layers, patch->columns, patch->site) : "none";
     if (name == "patch-cell") {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace llama::viewer {
 
@@ -26,6 +27,33 @@ std::shared_ptr<const TraceComparison> compareRuns(std::shared_ptr<const TraceRu
     for (size_t i = 0; i < c->diff.stages.size(); ++i) c->pairOfA[c->diff.stages[i].indexA] = int(i);
     c->a = std::move(a);
     return c;
+}
+
+CompareGrid compareGrid(const TraceComparison& cmp, int step) {
+    const int nLayers = std::max(cmp.a->args.n_layers, 0);
+    const DiffTable table = diffTable(cmp.diff, nLayers, step);
+    std::map<StageId, std::vector<CompareGrid::Cell>> rows;
+    for (size_t r = 0; r < table.stages.size(); ++r) {
+        auto& row = rows[table.stages[r]];
+        for (const StageDifference* d : table.cells[r]) row.push_back({d, CompareGrid::Only::Neither});
+    }
+    // The stages without a partner, at this step.
+    auto markOnly = [&](const TracedStage& s, CompareGrid::Only which) {
+        if (s.step != step || s.layer + 1 > nLayers) return;
+        auto& row = rows[s.stage];
+        row.resize(size_t(nLayers) + 1);
+        CompareGrid::Cell& cell = row[size_t(s.layer + 1)];
+        if (!cell.pair) cell.only = which;
+    };
+    for (size_t i = 0; i < cmp.a->stages.size(); ++i)
+        if (cmp.pairOfA[i] < 0) markOnly(cmp.a->stages[i], CompareGrid::Only::A);
+    std::vector<bool> pairedB(cmp.b.stages.size(), false);
+    for (const StageDifference& d : cmp.diff.stages) pairedB[d.indexB] = true;
+    for (size_t i = 0; i < cmp.b.stages.size(); ++i)
+        if (!pairedB[i]) markOnly(cmp.b.stages[i], CompareGrid::Only::B);
+    CompareGrid g;
+    for (auto& [stage, row] : rows) g.stages.push_back(stage), g.cells.push_back(std::move(row));
+    return g;
 }
 
 std::optional<StageAgreement> agreementAt(const TraceDiff& diff, StageId stage) {

@@ -22,6 +22,20 @@ struct TraceComparison {
     const StageDifference* pairOf(int indexA) const;
 };
 
+// The Compare panel's grid at one token step: rows are the stages (catalog order), columns
+// "outside the layers" then each layer. A cell is its most telling pair, or, where a stage ran in
+// one run only (a layer the other skipped, a step it did not run), which run has it.
+struct CompareGrid {
+    enum class Only { Neither, A, B };
+    struct Cell {
+        const StageDifference* pair = nullptr;
+        Only only = Only::Neither;
+    };
+    std::vector<StageId> stages;
+    std::vector<std::vector<Cell>> cells;  // [row][layer + 1]
+};
+CompareGrid compareGrid(const TraceComparison& cmp, int step);
+
 // The runs' agreement at one stage over every step they share: the largest |A - B| of its paired
 // records (the logits: what --no-kv-cache's summary reports), and the steps compared; nullopt
 // when no record of that stage pairs.

@@ -78,6 +78,8 @@ std::optional<Action> ActionQueue::next(uint64_t holds, bool active) {
 
 bool isFunctionKey(Key k) { return k <= Key::F12; }
 
+bool actsWhileTyping(const KeyChord& k) { return isFunctionKey(k.key) || (k.ctrl && !k.shift && k.key == Key::R); }
+
 const std::vector<ActionInfo>& actionInfos() {
     // Debugger-style function keys never collide with typing in the prompt box; the arrows,
     // Space, Enter and Ctrl+R are there because laptops need Fn for F-keys and desktops take

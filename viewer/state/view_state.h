@@ -50,6 +50,7 @@ struct ViewState {
     int head = -1;            // -1: the grid of every head
     bool showMaskedScores = false;  // pre-softmax scores (with the mask) instead of probabilities
     std::optional<AttentionCell> cell;
+    std::optional<AttentionCell> cellBeforeClick;  // the cell explained before the last click (a double-click puts it back)
     std::optional<PatchCell> patchCell;  // the Patching panel's chosen cell
     float uiScale = 1.0f;
     float sweepTemperature = 1.0f;  // the logits panel's what-if temperature (the run keeps its own)
@@ -70,13 +71,22 @@ struct ViewState {
     // sight in the Run region, and were the panels a menu (their tabs did not fit)?
     bool stepButtonInSight = false, panelsAsMenu = false;
     bool runButtonsInSight = false;  // every Run/Step button whole inside the Run region
+    bool compareLabelsBodySize = false;  // the Compare grid's last frame drew its labels at the body text's size
+    std::string saveTraceReason;  // why File > Save trace is greyed ("" when it is not), as the menu says it
+    std::vector<std::string> settingsNotInRun;  // what the banner said the run does not use (state/session_controls.h)
     // The Map panel's last frame: did it scroll sideways, were its smallest labels (arrows',
     // sections') at least the body text's size, were Q/K/V's shapes drawn whole (nullopt: not
     // drawn), and the first arrow's shape that was cut ("" when none)?
     bool mapScrollsSideways = false, mapLabelsBodySize = false;
     std::optional<bool> mapLaneShapesWhole;
+    // The stack's layer tabs: on the block (else a row of buttons above the map), and whether
+    // every other one at least is wide enough for its number.
+    bool mapTabsOnBlock = true, mapLayerTabsReadable = false;
     std::string mapCutShape;
     std::map<unsigned, HeatmapZoom> heatmapZooms;  // by the heatmap's ImGui id
+    // A script's `press LABEL` (scripts ignore the mouse): the button with that label acts on the
+    // next frame it is drawn, as a click would, through the same code; cleared once it acted.
+    std::string pressRequested;
     ChapterReader chapter;                        // what the Chapter panel shows; scripts follow links through it
 };
 
@@ -94,6 +104,9 @@ struct KeyChord {
 std::string keyChordName(const KeyChord& k);  // "Ctrl+Right"
 // Typing never produces an F-key; the other keys act only while no text field has the keyboard.
 bool isFunctionKey(Key k);
+// A chord that acts even while a text box has the keyboard: the F-keys, and Ctrl+R (no text box
+// uses it), so a prompt just typed can be run at once.
+bool actsWhileTyping(const KeyChord& k);
 
 // The key table: every action, its keys (the debugger's F-key first, then the ones a laptop
 // reaches without Fn) and what it does. The buttons, the keyboard handler and the help overlay

@@ -3,6 +3,7 @@
 
 #include "model/what_if.h"
 #include "state/export_caption.h"
+#include "state/panel_labels.h"
 
 using namespace llama;
 using namespace llama::viewer;
@@ -27,4 +28,11 @@ TEST_CASE("an export caption of a what-if experiment says so") {
     CHECK(caption.find("--no-mask") != std::string::npos);
     f.whatIf.clear();
     CHECK(exportCaption(f).find("WHAT-IF") == std::string::npos);
+}
+
+TEST_CASE("the model is named by where it is, then its format") {
+    CHECK(modelLabel("Meta consolidated.00.pth", "model") == "model (Meta consolidated.00.pth)");
+    CHECK(modelLabel("", "assets/model") == "assets/model");  // before it is loaded
+    CHECK(modelLabel("GGUF", "") == "GGUF");
+    CHECK(modelLabel("trace of GGUF", "trace run.trace (replay)") == "trace run.trace (replay), trace of GGUF");
 }

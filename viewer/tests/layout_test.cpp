@@ -73,3 +73,19 @@ TEST_CASE("a splitter moves its border and a closed region gives its room away")
     checkFits(closed, area, s, m);
 }
 
+
+TEST_CASE("folding both left regions gives their column's width to the panels") {
+    for (float scale : {1.0f, 2.0f}) {
+        const LayoutRect area{0, 22, 1024, 746};
+        const LayoutMetrics m = metricsAt(scale);
+        LayoutState s = defaultLayout(area, m);
+        const float open = computeLayout(s, area, m).of(Region::Panels).w;
+        s.isOpen(Region::Run) = s.isOpen(Region::Timeline) = false;
+        const Layout l = computeLayout(s, area, m);
+        INFO("scale " << scale);
+        // The titles keep their line ("Stage timeline" with its triangle), nothing more.
+        CHECK(l.of(Region::Run).w == Approx(10 * m.fontSize).margin(1));
+        CHECK(l.of(Region::Panels).w > open);
+        CHECK(l.of(Region::Panels).w == Approx(area.w - 10 * m.fontSize - m.splitter).margin(1));
+    }
+}

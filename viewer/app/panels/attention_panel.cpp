@@ -88,19 +88,21 @@ void drawAttentionControls(PanelContext& c, int& layer, int layers) {
     layer = std::clamp(layer, 0, layers - 1);
     if (c.exporting) {
         ImGui::Text("%s | %s", layerLabel(layer, layers).c_str(),
-                    c.view.showMaskedScores ? "scores + mask (before the softmax)" : "probabilities (after the softmax)");
+                    c.view.showMaskedScores ? "scores before the softmax (with the mask: -inf where masked)" : "probabilities (after the softmax)");
         return;
     }
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
     int shownLayer = layerNumber(layer);
     ImGui::SliderInt("layer", &shownLayer, 1, layers);
     layer = std::clamp(shownLayer, 1, layers) - 1;
-    ImGui::SameLine();
     int which = c.view.showMaskedScores ? 1 : 0;
+    // Each choice on the line while it fits, else on the next (a narrow panel, UI scale 2).
+    const auto radioWidth = [](const char* label) { return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x; };
+    sameLineIfFits(radioWidth("probabilities"));
     ImGui::RadioButton("probabilities", &which, 0);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("after the softmax (stage 13, scores_softmax)");
-    ImGui::SameLine();
-    ImGui::RadioButton("scores + mask", &which, 1);
+    sameLineIfFits(radioWidth("scores before softmax"));
+    ImGui::RadioButton("scores before softmax", &which, 1);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("before the softmax (stage 13, scores_mask): -inf where masked");
     if ((which == 1) != c.view.showMaskedScores) c.view.showMaskedScores = which == 1;
     exportPngButton(c, "attention");
@@ -120,8 +122,10 @@ const Slice2D& headSlice(PanelContext& c, const LayerScores& l, int h) {
 
 // All heads as thumbnails, as many a row as keep them square-ish; a click enlarges one.
 void drawAllHeads(PanelContext& c, const LayerScores& l, int heads) {
+    ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("Step %d, %s: %d heads, each [%d queries x %d keys]. Click a head to enlarge it.", l.record.step, layerLabel(l.record.layer).c_str(),
                         heads, int(l.scores.dim(1)), int(l.scores.dim(2)));
+    ImGui::PopTextWrapPos();
     drawLegend(l.scale, c.view.showMaskedScores, ImGui::GetFontSize() * 16);
     ImVec2 avail = ImGui::GetContentRegionAvail();
     int perRow = std::max(1, int(std::ceil(std::sqrt(double(heads) * avail.x / std::max(avail.y, 1.0f)))));
@@ -148,14 +152,15 @@ void drawOneHead(PanelContext& c, const LayerScores& l, int heads) {
     if (c.exporting) {
         ImGui::TextUnformatted(fmt::format("{} of {}", headLabel(head), heads).c_str());
     } else {
-        if (ImGui::SmallButton("< all heads")) head = -1, c.view.cell.reset();
+        if (button(c.view, "< all heads", true)) {
+            head = -1, c.view.cell.reset();
+            return;  // the grid from the next frame; the slider below must not pick a head again
+        }
         ImGui::SameLine();
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
         int shownHead = headNumber(head);
-        ImGui::SliderInt("head", &shownHead, 1, heads);
-        head = std::clamp(shownHead, 1, heads) - 1;
+        if (ImGui::SliderInt("head", &shownHead, 1, heads)) head = std::clamp(shownHead, 1, heads) - 1;
     }
-    if (head < 0) return;
     const StageRecord& r = l.record;
     ImGui::SameLine();
     ImGui::TextDisabled("step %d, %s", r.step, r.seqLen == 1 ? "decode: one query row over every cached position" : "prefill");
@@ -172,7 +177,9 @@ void drawOneHead(PanelContext& c, const LayerScores& l, int heads) {
     HeatmapHit hit = drawHeatmap(fmt::format("{}/{}", l.base, head), s, l.scale, c.textures, c.view.heatmapZooms, ImGui::GetContentRegionAvail(), &labels,
                                  HeatmapStyle{.maxCell = 48, .selectedRow = selRow, .selectedCol = selCol});
     valueTooltip(hit, s, &labels);
-    if (hit.clicked) c.view.cell = AttentionCell{hit.row, hit.col};
+    if (hit.clicked) c.view.cellBeforeClick = c.view.cell, c.view.cell = AttentionCell{hit.row, hit.col};
+    // A double-click resets the zoom only: the cell its first click picked gives way to the one explained before.
+    if (hit.zoomReset) c.view.cell = c.view.cellBeforeClick;
     ImGui::EndChild();
     if (beside) ImGui::SameLine();
     ImGui::BeginChild("explain", ImVec2(0, 0), true);

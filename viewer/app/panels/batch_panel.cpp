@@ -76,13 +76,20 @@ void drawUBatchTable(const TracedUBatch& u, PanelContext& c) {
     ImGui::EndTable();
 }
 
-// Rows: the ubatch's tokens (seq:pos); columns: the cells. A token's colour where it sees the cell.
+// Rows: the ubatch's tokens (seq:pos); columns: the cells, numbered above as in the row of cells.
+// A token's colour where it sees the cell.
 void drawMask(const TracedTensor& mask, const TracedUBatch& u) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float font = ImGui::GetFontSize(), labelW = font * 4;
     const int64_t rows = mask.shape[0], cols = mask.shape[1];
-    const float cell = std::clamp((ImGui::GetContentRegionAvail().x - labelW) / float(std::max<int64_t>(cols, 1)), 3.0f, font * 1.2f);
-    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float cell = std::clamp((ImGui::GetContentRegionAvail().x - labelW) / float(std::max<int64_t>(cols, 1)), 3.0f, font * 1.5f);
+    ImVec2 p = ImGui::GetCursorScreenPos();
+    // The cells' numbers, every k-th where they would overlap.
+    const int every = std::max(1, int(std::ceil((ImGui::CalcTextSize("00").x + 4) / cell)));
+    dl->AddText(p, ImGui::GetColorU32(ImGuiCol_TextDisabled), "cell");
+    for (int64_t j = 0; j < cols; j += every)
+        dl->AddText(ImVec2(p.x + labelW + float(j) * cell + 1, p.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), std::to_string(j).c_str());
+    p.y += ImGui::GetTextLineHeightWithSpacing();
     for (int64_t i = 0; i < rows && i < int64_t(u.tokens.size()); ++i) {
         const TracedBatchToken& t = u.tokens[size_t(i)];
         const float y = p.y + float(i) * cell;
@@ -93,16 +100,17 @@ void drawMask(const TracedTensor& mask, const TracedUBatch& u) {
             dl->AddRectFilled(a, ImVec2(a.x + cell - 1, a.y + cell - 1), sees ? colourOf(t.seqIds) : IM_COL32(40, 40, 48, 255));
         }
     }
-    ImGui::Dummy(ImVec2(labelW + float(cols) * cell, float(rows) * cell + 2));
+    ImGui::Dummy(ImVec2(labelW + float(cols) * cell, ImGui::GetTextLineHeightWithSpacing() + float(rows) * cell + 2));
 }
 
-// Shows ubatch `number`: its stage, where the replay has shown it; else the replay runs on to it
-// (and the panels follow it there).
+// Shows ubatch `number`: its stage, where the replay has shown it; else the replay runs on to it,
+// started first if it was not (and the panels follow it there).
 void goToUbatch(PanelContext& c, const TraceRun& trace, int number) {
     const UbatchDestination d = ubatchDestination(trace, number, c.snap.records.size());
     if (d.stage) c.view.selectedRecord = int(*d.stage);
     if (d.runTo) {
         c.view.selectedRecord = -1;
+        if (c.status.state == SessionState::Ready) c.session.start(c.settings, StepController::Mode::Stage, true);
         c.session.runTo(*d.runTo);
     }
 }
@@ -119,14 +127,24 @@ void drawBatchPanel(PanelContext& c) {
     const int count = ubatchCount(*trace);
     // Stepping through the ubatches: each is a forward pass of the replay.
     const int number = v ? v->ubatchNumber : -1;
-    if (ImGui::Button("< ubatch") && number > 0) goToUbatch(c, *trace, number - 1);
+    // A button that cannot go anywhere is greyed, and the line after it says why.
+    const bool busy = c.status.state == SessionState::Running && !c.status.held;
+    ImGui::BeginDisabled(number <= 0 || busy);
+    if (button(c.view, "< ubatch")) goToUbatch(c, *trace, number - 1);
+    ImGui::EndDisabled();
     ImGui::SameLine();
-    if (ImGui::Button("ubatch >")) goToUbatch(c, *trace, number + 1);
+    ImGui::BeginDisabled(number + 1 >= count || busy);
+    if (button(c.view, "ubatch >")) goToUbatch(c, *trace, number + 1);
+    ImGui::EndDisabled();
     ImGui::SameLine();
     if (!v) {
-        ImGui::TextDisabled("before the first ubatch (%d in this run)", count);
+        ImGui::TextDisabled(c.status.state == SessionState::Ready ? "before the first ubatch (%d in this run): \"ubatch >\" starts the replay there"
+                                                                  : "before the first ubatch (%d in this run)",
+                            count);
         return;
     }
+    if (busy) ImGui::TextDisabled("the replay is running on to the next stop...");
+    else if (number + 1 >= count) ImGui::TextDisabled("the last ubatch of the run");
     const TracedUBatch& u = *v->ubatch;
     ImGui::Text("ubatch %d of %d: n_tokens = %d, n_seqs = %d, n_outputs = %d", v->ubatchNumber + 1, count, u.nTokens, u.nSeqs, u.nOutputs);
     drawUBatchTable(u, c);
@@ -147,13 +165,15 @@ void drawBatchPanel(PanelContext& c) {
     } else {
         ImGui::TextDisabled("the mask is built at this ubatch's kv_mask stage");
     }
-    if (v->shift) {
-        const TracedContextShift& s = *v->shift;
-        ImGui::Text("Last context shift, seq %d: n_past = %d, n_keep = %d, n_discard = %d", s.seq, s.nPast, s.nKeep, s.nDiscard);
+    // Sequences that reach the context's end together shift one after the other: each is shown.
+    for (size_t k = 0; k < v->shifts.size(); ++k) {
+        const TracedContextShift* s = v->shifts[k];
+        const std::string which = v->shifts.size() > 1 ? fmt::format("Last context shifts, {} of {}:", k + 1, v->shifts.size()) : "Last context shift,";
+        ImGui::Text("%s seq %d: n_past = %d, n_keep = %d, n_discard = %d", which.c_str(), s->seq, s->nPast, s->nKeep, s->nDiscard);
         ImGui::TextUnformatted("before:");
-        drawCells(s.before, 0, -1, 0, 0);
+        drawCells(s->before, 0, -1, 0, 0);
         ImGui::TextUnformatted("after:");
-        drawCells(s.after, 0, -1, 0, 0);
+        drawCells(s->after, 0, -1, 0, 0);
     }
 }
 

@@ -28,42 +28,63 @@ ImU32 cellColour(const StageDifference& s) {
 
 void stageTable(PanelContext& c, const TraceComparison& cmp, int step) {
     const int nLayers = cmp.a->args.n_layers;
-    const DiffTable table = diffTable(cmp.diff, nLayers, step);
-    float font = ImGui::GetFontSize();
-    // An exported picture holds the whole table, scaled down to the region if need be (on screen it scrolls).
+    const CompareGrid grid = compareGrid(cmp, step);
+    const float font = ImGui::GetFontSize();
+    float labelW = font * 9, cellW = font * 2.2f;
+    const float cellH = font * 1.1f;
+    // An exported picture keeps the text's size (a slide is read from the back of a room): the
+    // cells narrow to fit the width, and the rows around the shown stage are those that fit.
+    size_t firstRow = 0, endRow = grid.stages.size();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
     if (c.exporting) {
-        const ImVec2 avail = ImGui::GetContentRegionAvail();
-        const float fullW = font * (9 + 2.2f * float(nLayers + 1)), fullH = font * 1.1f * float(table.stages.size() + 1);
-        font *= std::min({1.0f, avail.x / fullW, avail.y / fullH});
+        cellW = std::clamp((avail.x - labelW) / float(nLayers + 1), font * 1.2f, cellW);
+        const size_t fit = size_t(std::max(2.0f, avail.y / cellH - 2));
+        if (grid.stages.size() > fit) {
+            size_t shownRow = 0;
+            for (size_t r = 0; r < grid.stages.size(); ++r)
+                if (c.current && grid.stages[r] == c.current->stage) shownRow = r;
+            firstRow = std::min(shownRow > fit / 2 ? shownRow - fit / 2 : 0, grid.stages.size() - fit);
+            endRow = firstRow + fit;
+        }
     }
-    const float labelW = font * 9, cellW = font * 2.2f, cellH = font * 1.1f;
+    c.view.compareLabelsBodySize = true;  // every label below is drawn in the body text's font
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    // Only the columns in sight of the scrolled region are drawn (a trace may have 1024 layers).
+    // Only the columns in sight of the scrolled region are drawn (a trace may have 1024 layers),
+    // their labels thinned where narrowed cells would overlap them.
     const float scrollX = ImGui::GetScrollX();
     const int firstCol = std::clamp(int((scrollX - labelW) / cellW), 0, nLayers);
     const int endCol = std::clamp(int((scrollX + ImGui::GetWindowWidth() - labelW) / cellW) + 2, 0, nLayers + 1);
+    const int every = std::max(1, int(std::ceil((ImGui::CalcTextSize(compareColumnLabel(nLayers).c_str()).x + 4) / cellW)));
     for (int col = firstCol; col < endCol; ++col)
-        dl->AddText(ImGui::GetFont(), font, ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled),
-                    compareColumnLabel(col).c_str());
-    for (size_t row = 0; row < table.stages.size(); ++row) {
-        const float y = origin.y + cellH * float(row + 1);
-        const bool shown = c.current && c.current->stage == table.stages[row];
-        dl->AddText(ImGui::GetFont(), font, ImVec2(origin.x, y), shown ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text),
-                    std::string(stageInfo(table.stages[row]).key).c_str());
+        if (col % every == 0 || col == 0)
+            dl->AddText(ImVec2(origin.x + labelW + float(col) * cellW + 2, origin.y), ImGui::GetColorU32(ImGuiCol_TextDisabled), compareColumnLabel(col).c_str());
+    const ImU32 magenta = toImColour(kPosInfColour);
+    for (size_t row = firstRow; row < endRow; ++row) {
+        const float y = origin.y + cellH * float(row - firstRow + 1);
+        const bool shown = c.current && c.current->stage == grid.stages[row];
+        dl->AddText(ImVec2(origin.x, y), shown ? IM_COL32(255, 215, 90, 255) : ImGui::GetColorU32(ImGuiCol_Text),
+                    std::string(stageInfo(grid.stages[row]).key).c_str());
         for (int col = firstCol; col < endCol; ++col) {
-            const StageDifference* s = table.cells[row][size_t(col)];
-            if (!s) continue;
+            const CompareGrid::Cell& cell = grid.cells[row][size_t(col)];
+            if (!cell.pair && cell.only == CompareGrid::Only::Neither) continue;
             const ImVec2 a(origin.x + labelW + float(col) * cellW, y), b(a.x + cellW - 1, y + cellH - 1);
-            dl->AddRectFilled(a, b, cellColour(*s));
+            dl->AddRectFilled(a, b, cell.pair ? cellColour(*cell.pair) : magenta);
             if (shown && c.current->layer == col - 1) dl->AddRect(a, b, IM_COL32(255, 215, 90, 255), 0, 0, 2);
-            if (hoveringRect(a, b))
-                ImGui::SetTooltip("%s, %s: %s%s%s", std::string(stageInfo(s->stage).key).c_str(),
-                                  layerLabel(col - 1).c_str(), diffCell(*s).c_str(),
-                                  s->tensor.empty() ? "" : (" in " + s->tensor).c_str(), s->note.empty() ? "" : (" (" + s->note + ")").c_str());
+            if (!hoveringRect(a, b)) continue;
+            if (!cell.pair)
+                ImGui::SetTooltip("%s, %s: only in %s (the other run skipped this layer or did not run this step)",
+                                  std::string(stageInfo(grid.stages[row]).key).c_str(), layerLabel(col - 1).c_str(),
+                                  cell.only == CompareGrid::Only::A ? "A" : "B");
+            else
+                ImGui::SetTooltip("%s, %s: %s%s%s", std::string(stageInfo(cell.pair->stage).key).c_str(), layerLabel(col - 1).c_str(),
+                                  diffCell(*cell.pair).c_str(), cell.pair->tensor.empty() ? "" : (" in " + cell.pair->tensor).c_str(),
+                                  cell.pair->note.empty() ? "" : (" (" + cell.pair->note + ")").c_str());
         }
     }
-    ImGui::Dummy(ImVec2(labelW + cellW * float(nLayers + 1), cellH * float(table.stages.size() + 1)));
+    ImGui::Dummy(ImVec2(labelW + cellW * float(nLayers + 1), cellH * float(endRow - firstRow + 1)));
+    if (endRow - firstRow < grid.stages.size())
+        ImGui::TextDisabled("stages %zu-%zu of %zu, around the shown one", firstRow + 1, endRow, grid.stages.size());
 }
 
 // |A - B| of the tensor of the shown stage that differs most, when both traces stored its values.
@@ -114,7 +135,9 @@ void drawComparePanel(PanelContext& c) {
         const std::string w = r.run.whatIf.describe();
         return fmt::format("temperature {}, what-if: {}", r.run.sampling.temperature, w.empty() ? "none" : w);
     };
-    ImGui::Text("A: %s (%s)", displayPath(cmp->pathA).c_str(), describe(*cmp->a).c_str());
+    // A live run is compared as the trace it recorded in the temporary folder: named as the run.
+    const std::string nameA = cmp->pathA == c.session.recordedTrace() ? "this live run (File > Save trace keeps it)" : displayPath(cmp->pathA);
+    ImGui::Text("A: %s (%s)", nameA.c_str(), describe(*cmp->a).c_str());
     exportPngButton(c, "compare");
     ImGui::Text("B: %s (%s)", displayPath(cmp->pathB).c_str(), describe(cmp->b).c_str());
     if (cmp->diff.firstDivergence) {
@@ -132,7 +155,7 @@ void drawComparePanel(PanelContext& c) {
     const int step = c.current ? c.current->step : 0;
     ImGui::PushTextWrapPos(0);
     ImGui::TextDisabled("Largest |A - B| per stage and layer at step %d (%zu stages only in A, %zu only in B). Dark: 0; brighter: larger "
-                        "(log scale, 0.001 to 10); magenta: a tensor one run lacks; orange: other tokens or log lines.",
+                        "(log scale, 0.001 to 10); magenta: a tensor or a stage one run lacks (a skipped layer); orange: other tokens or log lines.",
                         step, cmp->diff.unpairedA, cmp->diff.unpairedB);
     ImGui::PopTextWrapPos();
     // The table on the left, the shown stage's element-wise difference beside it.
@@ -143,7 +166,9 @@ void drawComparePanel(PanelContext& c) {
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("compare-stage", ImVec2(0, 0));
+    ImGui::PushTextWrapPos(0);  // its lines wrap in the space beside the table rather than run out of it
     elementDifference(c, *cmp);
+    ImGui::PopTextWrapPos();
     ImGui::EndChild();
 }
 

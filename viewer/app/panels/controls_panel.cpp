@@ -5,12 +5,34 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "generate/json_grammar.h"
 #include "panels.h"
 
 namespace llama::viewer {
 
 namespace {
+// Fields side by side, their widths chosen so that they and their labels fill the region's width
+// (none clipped at its right edge), or one a line where side by side each would keep under 6 em.
+void fieldRow(const std::vector<std::pair<const char*, std::function<void()>>>& fields) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    // A margin on the right: the region's border clips what ends exactly at its edge.
+    const float w = ImGui::GetContentRegionAvail().x - style.ItemSpacing.x, n = float(fields.size());
+    auto labelW = [&](const char* label) { return ImGui::CalcTextSize(label, nullptr, true).x + style.ItemInnerSpacing.x; };
+    float labels = 0;
+    for (const auto& f : fields) labels += labelW(f.first);
+    const float each = (w - labels - style.ItemSpacing.x * (n - 1)) / n;
+    const bool sideBySide = each >= ImGui::GetFontSize() * 6;
+    for (size_t i = 0; i < fields.size(); ++i) {
+        if (sideBySide && i) ImGui::SameLine();
+        ImGui::SetNextItemWidth(sideBySide ? each : w - labelW(fields[i].first));
+        fields[i].second();
+    }
+}
+
 void promptSettings(PanelContext& c) {
     RunSettings& s = c.settings;
     int mode = s.mode == PromptMode::Chat ? 0 : 1;
@@ -24,18 +46,17 @@ void promptSettings(PanelContext& c) {
     ImGui::InputTextMultiline("##prompt", &s.prompt, ImVec2(w, ImGui::GetFontSize() * 3.2f));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip(s.mode == PromptMode::Chat ? "user message" : "text to continue");
 
-    ImGui::PushItemWidth(w * 0.3f);
-    ImGui::InputFloat("temperature", &s.sampling.temperature, 0.1f, 0.5f, "%.2f");
+    fieldRow({{"temperature", [&] { ImGui::InputFloat("temperature", &s.sampling.temperature, 0.1f, 0.5f, "%.2f"); }},
+              {"top-k", [&] { ImGui::InputInt("top-k", &s.sampling.topK); }}});
     s.sampling.temperature = std::max(0.0f, s.sampling.temperature);
-    ImGui::SameLine();
-    ImGui::InputInt("top-k", &s.sampling.topK);
     s.sampling.topK = std::max(0, s.sampling.topK);
-    ImGui::SliderFloat("top-p", &s.sampling.topP, 0.05f, 1.0f, "%.2f");
-    ImGui::SameLine();
-    ImGui::SliderFloat("min-p", &s.sampling.minP, 0.0f, 1.0f, "%.2f");
-    ImGui::SameLine();
-    int seed = int(s.sampling.seed);
-    if (ImGui::InputInt("seed", &seed)) s.sampling.seed = uint64_t(std::max(0, seed));
+    fieldRow({{"top-p", [&] { ImGui::SliderFloat("top-p", &s.sampling.topP, 0.05f, 1.0f, "%.2f"); }},
+              {"min-p", [&] { ImGui::SliderFloat("min-p", &s.sampling.minP, 0.0f, 1.0f, "%.2f"); }},
+              {"seed", [&] {
+                   int seed = int(s.sampling.seed);
+                   if (ImGui::InputInt("seed", &seed)) s.sampling.seed = uint64_t(std::max(0, seed));
+               }}});
+    ImGui::PushItemWidth(w * 0.3f);
     // Repetition penalties (generate/sampler.h), kept inside the ranges the sampler accepts.
     ImGui::InputFloat("repeat penalty", &s.sampling.repeatPenalty, 0.05f, 0.2f, "%.2f");
     s.sampling.repeatPenalty = std::clamp(s.sampling.repeatPenalty, 0.05f, 10.0f);
@@ -110,15 +131,19 @@ void status(PanelContext& c) {
                                                       : ImVec4(0.8f, 0.8f, 0.8f, 1);
     ImGui::TextColored(colour, "%s", stateName(s.state));
     if (s.held) {
+        // Where it is held, on the state's line, ending in an ellipsis in a narrow region (whole on hover).
         const StageInfo& info = stageInfo(s.held->stage);
+        const std::string where = fmt::format("at {} {} {} | step {}", info.number, info.title, heldLayerLabel(s.held->layer), s.held->step);
         ImGui::SameLine();
-        ImGui::Text("at %d %s", info.number, std::string(info.title).c_str());
-        ImGui::SameLine();
-        ImGui::TextUnformatted(heldLayerLabel(s.held->layer).c_str());
-        ImGui::SameLine();
-        ImGui::Text("| step %d", s.held->step);
+        ImGui::TextUnformatted(elided(where, ImGui::GetContentRegionAvail().x).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", where.c_str());
     }
-    if (!s.message.empty()) ImGui::TextWrapped("%s", s.message.c_str());
+    // One line, whatever its length: a status that wrapped would move every field below it while
+    // the learner reaches for one (the whole message on hover).
+    if (!s.message.empty()) {
+        ImGui::TextUnformatted(elided(s.message, ImGui::GetContentRegionAvail().x).c_str());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.message.c_str());
+    }
     // --no-kv-cache's agreement: the same run with the cache, beside this one in the Compare panel.
     if (s.state == SessionState::Finished && !c.replay && c.session.settings().whatIf.noKvCache) {
         if (c.session.recordedTrace().empty()) ImGui::TextDisabled("\"record a trace\" on, then run again, to compare it with the same run using the KV cache");

@@ -13,17 +13,19 @@ namespace llama::viewer {
 
 void drawLogPanel(PanelContext& c) {
     c.caches.log.update(c.snap.records, c.snap.version);
-    const std::vector<std::string>& lines = c.caches.log.lines;
+    // Wrapped to the region's width once per change (rows of equal height, so the clipper still
+    // lays out only what is in sight).
+    ImFont* font = ImGui::GetFont();
+    const float scale = ImGui::GetFontSize() / font->FontSize;
+    c.caches.log.wrap(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize(), [&](std::string_view text, float width) {
+        return size_t(font->CalcWordWrapPositionA(scale, text.data(), text.data() + text.size(), std::max(width, 1.0f)) - text.data());
+    });
+    const std::vector<std::string>& rows = c.caches.log.rows;
     const bool atBottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 1;
     ImGuiListClipper clipper;
-    clipper.Begin(int(lines.size()));
+    clipper.Begin(int(rows.size()));
     while (clipper.Step())
-        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-            ImGui::TextUnformatted(lines[size_t(i)].c_str());
-            // A line longer than the region reads whole on hover (wrapping would end the clipper's equal rows).
-            if (ImGui::IsItemHovered() && ImGui::GetItemRectMax().x > ImGui::GetWindowPos().x + ImGui::GetWindowWidth())
-                ImGui::SetTooltip("%s", lines[size_t(i)].c_str());
-        }
+        for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) ImGui::TextUnformatted(rows[size_t(i)].c_str());
     clipper.End();
     if (atBottom) ImGui::SetScrollHereY(1.0f);  // keep following the tail unless the learner scrolled up
 }

@@ -24,6 +24,8 @@ void barChart(PanelContext& c, const StepInfo& s, const std::vector<TokenProbabi
     const float rowH = font * 1.5f;
     float maxP = 0;
     for (const auto& t : top) maxP = std::max(maxP, t.probability);
+    // Bars are relative to the most likely token: said, so a full bar is not read as p = 1.
+    if (!top.empty()) ImGui::TextDisabled("bars: probability relative to the top token's (%.3f)", double(maxP));
     for (const auto& t : top) {
         ImVec2 p = ImGui::GetCursorScreenPos();
         bool chosen = t.id == s.sampled;

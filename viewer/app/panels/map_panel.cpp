@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "panels.h"
@@ -66,10 +67,15 @@ void drawSections(PanelContext& c, const ForwardMap& map, const ForwardMapView& 
         const float titleX = sec.band > 0 ? cv.at(sec.x + 0.3f + forwardMapColumnWidth() / 2, 0).x + 6 : a.x + 4;
         smallText(cv.dl, ImVec2(titleX, a.y - cv.small - 3), kLabel, sec.block ? fmt::format("{} (x {})", sec.title, layers) : sec.title, cv.small);
         if (sec.block && layers > 0) {
-            // Layer tabs after the title, 1-based as the log counts them, thinned to fit.
+            // Layer tabs after the title, 1-based as the log counts them, thinned to fit; where even
+            // every other one would be a sliver, the panel draws them as a row of buttons above the
+            // map instead (next frame; with some slack, so the two do not take turns).
             float x0 = a.x + 8 + smallWidth(fmt::format("{} (x {})", sec.title, layers), cv.small) + 12, x1 = b.x;
-            const float tabW = (x1 - x0) / float(layers);
-            const int every = std::max(1, int(std::ceil((smallWidth("00", cv.small) + 6) / std::max(1.0f, tabW))));
+            const float tabW = (x1 - x0) / float(layers), readableTab = smallWidth("00", cv.small) + 6;
+            c.view.mapTabsOnBlock = tabW * (c.view.mapTabsOnBlock ? 2.0f : 1.6f) >= readableTab;
+            c.view.mapLayerTabsReadable = !c.view.mapTabsOnBlock || tabW * 2 >= readableTab;
+            if (!c.view.mapTabsOnBlock) continue;
+            const int every = std::max(1, int(std::ceil(readableTab / std::max(1.0f, tabW))));
             for (int L = 0; L < layers; ++L) {
                 ImVec2 ta(x0 + tabW * float(L), a.y - cv.small - 6), tb(x0 + tabW * float(L + 1) - 1, a.y - 2);
                 bool shown = L == view.layer, live = L == view.currentLayer;
@@ -87,6 +93,27 @@ void drawSections(PanelContext& c, const ForwardMap& map, const ForwardMapView& 
         }
     }
 
+}
+
+// The stack's layers as a row of buttons (wrapped), where the block is too narrow for its tabs: the
+// shown layer lit, the one computing outlined, a click shows that layer as a tab's does.
+void layerButtons(PanelContext& c, const ForwardMapView& view, int layers) {
+    ImGui::TextUnformatted("layer:");
+    const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    for (int L = 0; L < layers; ++L) {
+        const std::string n = std::to_string(layerNumber(L));
+        ImGui::SameLine();
+        if (ImGui::GetCursorScreenPos().x + ImGui::CalcTextSize(n.c_str()).x + ImGui::GetStyle().FramePadding.x * 2 > right) ImGui::NewLine();
+        const bool shown = L == view.layer;
+        if (shown) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::ColorConvertU32ToFloat4(kCurrent));
+        if (shown) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.08f, 0.08f, 0.08f, 1));
+        ImGui::PushID(L);
+        if (ImGui::SmallButton(n.c_str())) c.view.mapLayer = L;
+        ImGui::PopID();
+        if (shown) ImGui::PopStyleColor(2);
+        if (L == view.currentLayer && !shown) ImGui::GetWindowDrawList()->AddRect(ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), kCurrent);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", layerLabel(L, layers).c_str());
+    }
 }
 
 // A label on a patch of the panel's colour, so an arrow passing behind it does not cross its letters.
@@ -152,6 +179,7 @@ void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanv
     laneShapesWhole.reset();
     cutShape.clear();
     const float head = std::max(5.0f, cv.s * 0.12f);
+    std::set<std::pair<int, std::string>> labelled;  // (box, shape) already written under a box
     for (size_t i = 0; i < map.arrows.size(); ++i) {
         const MapArrow& a = map.arrows[i];
         const MapBox &f = map.boxes[size_t(a.from)], &t = map.boxes[size_t(a.to)];
@@ -174,7 +202,9 @@ void drawArrows(const ForwardMap& map, const ForwardMapView& view, const MapCanv
             continue;
         }
         drawRoute(cv, a.route, kArrow, 1.5f, head);
-        if (label.empty()) continue;
+        // One tensor feeding two boxes (normalizedH into gate and up) is named once, not twice on
+        // the same spot.
+        if (label.empty() || !labelled.insert({a.from, label}).second) continue;
         const ImVec2 below = cv.at(f.x + f.w / 2, f.y + f.h);  // the middle of the box's bottom edge
         const std::string drawn = kind == RouteKind::Lane     ? labelLane(cv, f, t, below, label)
                                   : kind == RouteKind::Across ? labelAcross(cv, f, label)
@@ -283,16 +313,32 @@ void drawMapPanel(PanelContext& c) {
     if (map.boxes.empty() || map.layers != layers || map.backward != backward) map = buildForwardMap(layers, {map.columnsPerBand, true, backward});
     ForwardMapView view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
 
+    // No stack to draw before a model (or a trace's records) says how deep it is: not "x 0".
+    if (layers == 0) {
+        ImGui::PushTextWrapPos(0);
+        if (c.status.state == SessionState::Loading) {
+            ImGui::Text("Loading %s", c.sourceDescription.c_str());
+            loadingBar(c.status.loading, std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 20));
+            ImGui::TextDisabled("The map is drawn once the model says how many layers it has; a large model takes a while to read in.");
+        } else {
+            ImGui::TextDisabled("No model loaded (%s): --model or File > Open trace.", stateName(c.status.state));
+        }
+        ImGui::PopTextWrapPos();
+        return;
+    }
     const float font = ImGui::GetFontSize();
+    ImGui::PushTextWrapPos(0);  // the heading wraps in a narrow panel rather than run out of it
     if (c.current)
         ImGui::TextUnformatted(mapHeading(view.step, view.currentLayer, view.layer, c.view.mapLayer >= 0, layers, training).c_str());
     else
         ImGui::TextDisabled("The forward pass, stage by stage. Step (F10 or Space) starts a run; click a box to see that stage.");
+    ImGui::PopTextWrapPos();
     if (c.view.mapLayer >= 0) {
         ImGui::SameLine();
         if (ImGui::SmallButton("Follow the shown stage")) c.view.mapLayer = -1;
     }
     exportPngButton(c, "map");
+    if (!c.view.mapTabsOnBlock && layers > 0 && !c.exporting) layerButtons(c, view, layers);
 
     // Labels keep the body text's size; the map fills the panel's width, its columns wrapped into
     // bands one under another where side by side they would not hold their labels, and scrolls

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "panels.h"
+#include "state/session_controls.h"
 
 namespace llama::viewer {
 
@@ -13,7 +14,7 @@ void drawOutputPanel(PanelContext& c) {
     // The prompt in grey, then what the model wrote; one wrapped block each (ImGui cannot
     // continue a wrapped line in another colour).
     ImGui::PushTextWrapPos(0);
-    const RunSettings ran = c.session.settings();
+    const RunSettings ran = outputSettings(c.session, c.settings);
     // Wrapped text is laid out whole every frame, so only the last 16 KB of each is shown (a
     // replayed trace's text may be megabytes); the cut is said and falls between characters.
     auto tail = [](const std::string& text, std::string& note) {

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "panels.h"
 
 namespace llama::viewer {
@@ -40,6 +43,32 @@ void drawPanel(PanelContext& c, Panel panel) {
         case Panel::Batch: drawBatchPanel(c); break;
         case Panel::Patching: drawPatchingPanel(c); break;
     }
+}
+
+bool button(ViewState& view, const char* label, bool small) {
+    const bool clicked = small ? ImGui::SmallButton(label) : ImGui::Button(label);
+    if (view.pressRequested.empty() || view.pressRequested != label) return clicked;
+    view.pressRequested.clear();
+    return true;
+}
+
+void sameLineIfFits(float width) {
+    ImGui::SameLine();
+    if (ImGui::GetContentRegionAvail().x < width) ImGui::NewLine();
+}
+
+void loadingBar(const LoadMeter& meter, float width) {
+    if (const std::optional<float> f = meter.fraction()) {
+        ImGui::ProgressBar(*f, ImVec2(width, 0), fmt::format("{:.0f}%", *f * 100).c_str());
+    } else {
+        ImGui::ProgressBar(0, ImVec2(width, 0), "");
+        const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+        const float block = (b.x - a.x) * 0.25f, t = float(std::fmod(ImGui::GetTime() * 0.6, 1.0));
+        const float x = a.x + (b.x - a.x + block) * t - block;
+        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(std::max(a.x, x), a.y + 2), ImVec2(std::min(b.x, x + block), b.y - 2),
+                                                  ImGui::GetColorU32(ImGuiCol_PlotHistogram), 2.0f);
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", meter.describe().c_str());
 }
 
 bool hoveringRect(ImVec2 a, ImVec2 b) {

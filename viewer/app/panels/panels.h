@@ -70,6 +70,16 @@ void drawOutputPanel(PanelContext& c);
 void drawChapterPanel(PanelContext& c);
 void drawLogPanel(PanelContext& c);
 
+// ImGui::Button (or SmallButton), which a script's `press LABEL` also clicks (ViewState::pressRequested).
+bool button(ViewState& view, const char* label, bool small = false);
+
+// SameLine when an item `width` wide still fits the line, else a new line.
+void sameLineIfFits(float width);
+
+// How far loading got, `width` wide: the reader's fraction, or while it has not said how much
+// there is a block sweeping the bar (ImGui 1.86 draws a negative fraction as an empty bar).
+void loadingBar(const LoadMeter& meter, float width);
+
 // The pointer is over [a, b] of the current window (never while scripts ignore the mouse).
 bool hoveringRect(ImVec2 a, ImVec2 b);
 
