@@ -8,6 +8,8 @@ repeats a draw). Prints, for each tensor, the first element that differs beyond 
 tolerance (a NaN or an infinity of yours differs from any finite value), and exits 1 unless all
 agree."""
 import argparse
+import base64
+import codecs
 import glob
 import importlib.util
 import json
@@ -380,6 +382,72 @@ def lab11(m, rng):
     return one(prompts, parallel, ubatch, n, shift) & ok
 
 
+# Lab 12's texts. The first public one is short and made to hold what a merge loop can get wrong:
+# several characters of two or three UTF-8 bytes, runs of one byte ("aaa", "!!!", "000") in which a
+# pair overlaps itself, pairs that occur twice in one piece ("abab"), and many ties. The second is
+# Jude's text (the King James Version, as the bundled tokenizer's corpus). The hidden variant
+# draws a slice of one of these files, and a number of merges.
+LAB12_EDGES = ("Café, café! The naïve café — “aaa”, said he; “aaaa…” Hmmm!!! zzz zzzz... 1000 2000 3000 abab baba\n"
+               "Déjà vu: a café’s crème brûlée, à la carte — ½ of ¾. Ah!!! Ahh... aaaaa, ababab 10000 500!\n")
+LAB12_SOURCES = ["assets/text/jude.txt", "assets/samples.txt", "chapters/08-tokenization.md", "chapters/12-utf8-streaming.md",
+                 "chapters/14-sentencepiece-llama2.md", "chapters/04-bfloat16.md", "chapters/README.md"]
+
+
+def shown(token):
+    """Token bytes as tokenizer-train prints them (Tokenizer::bytesForDisplay): whole UTF-8
+    characters as they are, but \\n, \\r, \\t and \\xNN for control characters, and <0xNN> for
+    each byte of a character split across tokens (the bytes Python's decoder rejects together)."""
+    text = token.decode("utf-8", "lab12_bytes")
+    return "".join({"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(c) or (f"\\x{ord(c):02X}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
+                   for c in text)
+
+
+codecs.register_error("lab12_bytes", lambda e: ("".join(f"<0x{b:02X}>" for b in e.object[e.start:e.end]), e.end))
+
+
+def lab12(m, rng):
+    def one(what, text, n):
+        with tempfile.TemporaryDirectory() as out:
+            path, model = os.path.join(out, "text.txt"), os.path.join(out, "tokenizer.model")
+            open(path, "w", encoding="utf-8").write(text)
+            run = subprocess.run([labkit.walkthrough(), "tokenizer-train", "--text", path, "--out", model, "--vocab", str(256 + n),
+                                  "--show-merges", str(n)], capture_output=True, text=True, cwd=labkit.ROOT)
+            if run.returncode != 0:
+                raise SystemExit(f"tokenizer-train failed on {what}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
+            # The merged tokens' bytes exactly, by rank, from the tiktoken file; the printed lines
+            # say where each was split and how often the pair occurred.
+            ranks = [base64.b64decode(line.split()[0]) for line in open(model)]
+        lines = [line for line in run.stdout.splitlines() if line.startswith("merge ")]
+        yours = list(m.learn_merges(labkit.pretokenize(text), n))
+        for k, line in enumerate(lines):
+            if k >= len(yours):
+                print(f"{what}: you learned {len(yours)} merges, the engine {n}; its merge {k + 1}: {line}")
+                return False
+            left, right, count = yours[k]
+            if not isinstance(left, bytes) or not isinstance(right, bytes):
+                print(f"{what}, merge {k + 1}: your tokens are {type(left).__name__} and {type(right).__name__}, not bytes")
+                return False
+            mine = f"merge {k + 1}: \"{shown(left)}\" + \"{shown(right)}\" -> \"{shown(left + right)}\", rank {256 + k}, count {count}"
+            if mine != line or left + right != ranks[256 + k]:
+                print(f"{what}: merges 1-{k} agree; merge {k + 1} differs:\n  yours:        {mine}\n  the engine's: {line}")
+                return False
+        if len(yours) != len(lines):
+            print(f"{what}: you learned {len(yours)} merges, the engine {len(lines)}")
+            return False
+        print(f"{what}: all {n} merges agree (ranks 256-{255 + n}, their bytes and counts)")
+        return True
+
+    ok = one("the edge cases of check.py", LAB12_EDGES, 91)  # every merge the text allows
+    ok &= one("assets/text/jude.txt", open(os.path.join(labkit.ROOT, "assets", "text", "jude.txt"), encoding="utf-8").read(), 60)
+    source = rng.choice(LAB12_SOURCES)
+    text = open(os.path.join(labkit.ROOT, source), encoding="utf-8").read()
+    length = min(rng.randint(1500, 4000), len(text))
+    start = rng.randrange(len(text) - length + 1)
+    n = rng.randint(30, 150)
+    hidden(f"{source}, characters {start}-{start + length}, {n} merges")
+    return one(f"{source} [{start}:{start + length}]", text[start:start + length], n) & ok
+
+
 def hidden(what):
     print(f"hidden variant: {what}")
 
@@ -433,7 +501,7 @@ def lab8(m, seed, layer):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("lab", type=int, choices=range(1, 12))
+    ap.add_argument("lab", type=int, choices=range(1, 13))
     ap.add_argument("--solution", help="the file to check (default: chapters/labs/labN_*.py)")
     ap.add_argument("--seed", type=int, help="the hidden variant's draw (lab 8: the training run's seed); default: a new one each time")
     ap.add_argument("--layer", type=int, choices=(1, 2), help="lab 8: the block checked (default: either, drawn)")

@@ -1,9 +1,10 @@
 """What every lab shares: the engine's own tensors (read from the stepper's `p NAME INDEX row R`),
 the bundled model's weights (read from its torch zip checkpoint with the standard library and
-numpy), a GGUF file's tensors, BF16 rounding, and a comparison that names the first element that
-differs.
+numpy), a GGUF file's tensors, BF16 rounding, a comparison that names the first element that
+differs, and Llama 3's pre-tokenizer.
 
 Nothing here is part of any exercise: the labs ask for the functions in lab*.py."""
+import importlib.util
 import os
 import pickle
 import re
@@ -114,6 +115,20 @@ def stepper_tensors(argv, stops):
             out[name] = a if slices else a[0]
         results.append(out)
     return results
+
+
+def pretokenize(text):
+    """`text` cut into pieces by Llama 3's pre-tokenizer (chapter 8), every piece in order: the
+    pattern of assets/tokenizer.py, which made the bundled tokenizer, run by Debian's
+    python3-regex (Python's own `re` has no \\p{L}); the engine runs the same pattern with PCRE2."""
+    try:
+        import regex
+    except ImportError:
+        raise SystemExit("this lab needs Python's regex module: Debian's python3-regex (scripts/install-deps.sh installs it)")
+    spec = importlib.util.spec_from_file_location("bundled_tokenizer", os.path.join(ROOT, "assets", "tokenizer.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return regex.findall(module.PAT_STR, text)
 
 
 def bf16(x):
