@@ -429,7 +429,8 @@ def lab12(m, rng):
                 return False
             mine = f"merge {k + 1}: \"{shown(left)}\" + \"{shown(right)}\" -> \"{shown(left + right)}\", rank {256 + k}, count {count}"
             if mine != line or left + right != ranks[256 + k]:
-                print(f"{what}: merges 1-{k} agree; merge {k + 1} differs:\n  yours:        {mine}\n  the engine's: {line}")
+                agree = f"merges 1-{k} agree; " if k > 1 else "merge 1 agrees; " if k else ""
+                print(f"{what}: {agree}merge {k + 1} differs:\n  yours:        {mine}\n  the engine's: {line}")
                 return False
         if len(yours) != len(lines):
             print(f"{what}: you learned {len(yours)} merges, the engine {len(lines)}")
