@@ -12,7 +12,7 @@ rest=(
   libimgui-dev libglfw3-dev libgl-dev libstb-dev libmd4c-html0-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang-14 libfuzzer-14-dev
-  python3 python3-numpy chromium bible-kjv
+  python3 python3-numpy python3-regex chromium bible-kjv
   emscripten node-acorn dpkg-dev
 )
 case "${1:-all}" in

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Checks one lab against the engine's own numbers for the bundled model (lab 8: a tiny model's
-first training step; lab 10: the bundled model in Q4_0): `chapters/labs/check.py N`, N from 1 to
-11, checks chapters/labs/labN_*.py; `--solution FILE` checks another file instead. Each lab is
-checked on its public case (the prompt "The cat sat on the mat", the layer labs.md names), then on
-a hidden variant drawn at every check (another prompt, layer, position or matrix; `--seed`
-repeats a draw). Prints, for each tensor, the first element that differs beyond the stated
-tolerance (a NaN or an infinity of yours differs from any finite value), and exits 1 unless all
-agree."""
+first training step; lab 10: the bundled model in Q4_0; lab 12: the merges tokenizer-train
+learns): `chapters/labs/check.py N`, N from 1 to 12, checks chapters/labs/labN_*.py; `--solution
+FILE` checks another file instead. Each lab is checked on its public case (the prompt "The cat
+sat on the mat", the layer labs.md names; lab 12: two texts), then on a hidden variant drawn at
+every check (another prompt, layer, position, matrix or text; `--seed` repeats a draw). Prints,
+for each tensor, the first element that differs beyond the stated tolerance (a NaN or an infinity
+of yours differs from any finite value), and exits 1 unless all agree."""
 import argparse
 import base64
 import codecs
