@@ -4,7 +4,6 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,10 +15,9 @@
 #include "screenshot.h"
 #include "ml/thread_pool.h"
 #include "options/bundled_path.h"
-#include "options/checked_option.h"
-#include "options/run_options.h"
 #include "state/script.h"
 #include "state/script_facts.h"
+#include "state/viewer_command_line.h"
 #include "tensor/heap_policy.h"
 #include "viewer_app.h"
 
@@ -165,46 +163,22 @@ int runWindow(AppOptions options, int width, int height) {
 
 int main(int argc, char** argv) {
     keepTensorBlocksInHeap();
-    CLI::App cli{"llama-viewer: watch a Llama model compute, stage by stage"};
-    AppOptions o;
-    o.chaptersDir = options::bundledPath("chapters");
-    o.fontPath = kDefaultFontPath;
-    // The model, prompt, sampling and what-if options are llama-walkthrough's own (options/run_options.h).
-    options::ModelChoice choice{.model = options::bundledPath("assets/model")};
-    int threads = 0, width = 0, height = 0;  // 0: the screen's work area
-    options::addModelOptions(cli, choice, o.settings.sampling.seed);
-    std::string trace;
-    auto* traceOption = cli.add_option("--trace", trace, "Replay a trace written by llama-walkthrough --trace")
-                            ->excludes(cli.get_option("--model"))
-                            ->excludes(cli.get_option("--synthetic"));
-    cli.add_option("--compare", o.source.compare, "A second trace to compare the replayed one with, stage by stage (the Compare panel)")
-        ->needs(traceOption)
-        ->check(CLI::ExistingFile);
-    cli.add_option("--script", o.scriptPath, "Run a scripted walk-through (see --help-script)");
-    bool helpScript = false;
-    cli.add_flag("--help-script", helpScript, "List the script commands");
-    options::addGenerationOptions(cli, o.settings);
-    options::addWhatIfOptions(cli, o.settings.whatIf);
-    options::addThreadsOption(cli, threads);
-    options::addReal(cli, "--scale", o.uiScale, {kMinUiScale, kMaxUiScale, false, fmt::format("a UI scale from {} to {}", kMinUiScale, kMaxUiScale)},
-                     "UI scale for projectors");
-    options::addInteger(cli, "--width", width, {640, 7680, "a width from 640 to 7680 pixels"}, "Window width (default: the screen's work area)");
-    options::addInteger(cli, "--height", height, {480, 4320, "a height from 480 to 4320 pixels"}, "Window height (default: the screen's work area)");
-    cli.add_option("--chapters", o.chaptersDir, "Directory of the chapter files");
-    cli.add_option("--font", o.fontPath, "TrueType font for the UI (one that is not a valid TrueType file falls back to the built-in font)");
-    if (auto code = options::parseCommandLine(cli, argc, argv)) return *code;
-    if (helpScript) {
-        for (const auto& c : scriptCommands()) fmt::print("  {:<15} {}\n", c.name, c.help);
-        fmt::print("\nFacts `expect` checks:\n");
-        for (const auto& [name, what] : scriptFactNames()) fmt::print("  {:<15} {}\n", name, what);
-        return 0;
-    }
-    o.source.model = choice.source(o.settings.sampling.seed);
-    o.source.trace = trace;
+    CommandLine line;
+    line.app.source.model = {ModelSource::Kind::Files, options::bundledPath("assets/model")};
+    line.app.chaptersDir = options::bundledPath("chapters");
+    line.app.fontPath = kDefaultFontPath;
     try {
-        if (!o.scriptPath.empty()) loadScript(o.scriptPath);  // report script errors before opening a window
-        if (threads > 0) ml::ThreadPool::configureGlobal(threads);
-        return runWindow(std::move(o), width, height);
+        ViewerCommandLine cli(line);
+        if (auto code = cli.parse(argc, argv)) return *code;
+        if (line.helpScript) {
+            for (const auto& c : scriptCommands()) fmt::print("  {:<15} {}\n", c.name, c.help);
+            fmt::print("\nFacts `expect` checks:\n");
+            for (const auto& [name, what] : scriptFactNames()) fmt::print("  {:<15} {}\n", name, what);
+            return 0;
+        }
+        if (!line.app.scriptPath.empty()) loadScript(line.app.scriptPath);  // report script errors before opening a window
+        if (line.threads > 0) ml::ThreadPool::configureGlobal(line.threads);
+        return runWindow(std::move(line.app), line.width, line.height);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return 1;

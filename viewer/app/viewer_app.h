@@ -18,17 +18,9 @@
 #include "state/panel_caches.h"
 #include "state/session_controls.h"
 #include "state/view_state.h"
+#include "state/viewer_command_line.h"
 
 namespace llama::viewer {
-
-struct AppOptions {
-    ViewerSource source;
-    RunSettings settings;
-    std::string scriptPath;
-    float uiScale = 1.0f;
-    std::string chaptersDir;
-    std::string fontPath;
-};
 
 struct PanelContext;
 
