@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "cli_messages.h"
+#include "option_combinations.h"
 
 namespace llama::options {
 
@@ -21,6 +22,8 @@ LiveRunRequest parseLiveRun(const std::vector<std::string>& words) {
     } catch (const CLI::ParseError& e) {
         throw std::invalid_argument(inOurWords(e));
     }
+    // The CLI's and the viewer's rules: an option another drops, or that applies only beside another, is refused.
+    requireRunOptionsCombine(app);
     r.settings.sampling.seed = r.seed;
     // Without --model or --synthetic, the bundled model, as the CLI runs it (the page keeps it at
     // assets/model beside its working folder).

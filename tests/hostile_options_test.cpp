@@ -3,6 +3,7 @@
 // and integer options that wrapped around.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "cli_run.h"
 #include "options/checked_number.h"
+#include "options/live_run_options.h"
 #include "session/model_source.h"
 
 using Catch::Matchers::Contains;
@@ -102,6 +104,17 @@ TEST_CASE("options another option drops, or that apply only beside another, are 
     }
     // With a temperature they filter what is drawn.
     CHECK(runWalkthrough("-q -n 1 --temperature 0.8 --top-k 40 --top-p 0.9 --min-p 0.05").exitCode == 0);
+    // The live page's parser (options/live_run_options.h, the module's and the course site's) applies
+    // the same rules to the options it has (not the draft ones: the page decodes one model).
+    for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--temperature", "0.8", "--mirostat-tau", "3"}, "--mirostat-tau requires --mirostat"},
+             {{"--top-k", "40"}, "--top-k narrows the tokens a sampler draws from, and at --temperature 0 (greedy, the default)"},
+             {{"--temperature", "0", "--min-p", "0.1"}, "--min-p narrows the tokens a sampler draws from"},
+             {{"--top-p", "0.9", "--temperature", "0"}, "--top-p narrows the tokens a sampler draws from"}}) {
+        INFO(fmt::format("{}", fmt::join(args, " ")));
+        CHECK_THROWS_WITH(llama::options::parseLiveRun(args), Contains(message));
+    }
+    CHECK_NOTHROW(llama::options::parseLiveRun({"--temperature", "0.8", "--top-k", "40", "--top-p", "0.9", "--min-p", "0.05"}));
 }
 
 TEST_CASE("options: --control-vector-layers reads whole numbers that do not wrap around", "[hostile][options]") {
