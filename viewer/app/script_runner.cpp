@@ -48,6 +48,19 @@ void noteSaved(ViewerApp& app, const std::string& path) {
     app.view().lastSaved = path;
 }
 
+// A fact as the panels would show it on the next frame (`expect`, `print-fact`).
+std::string currentFact(ViewerApp& app, const std::string& name) {
+    HistorySnapshot snap;  // fresh: what the panels draw on the next frame
+    if (auto capture = app.session().capture()) capture->snapshot(snap);
+    const auto model = app.session().model();
+    const auto comparison = app.session().comparison();
+    const auto trace = app.session().trace();
+    const auto patch = app.session().patchGrid();
+    app.view().saveTraceReason = app.saveTraceReason();  // what the File menu would say now
+    return scriptFact(name, snap, app.view(), app.session().status(), model ? model->args.n_layers : 0, comparison.get(), trace.get(),
+                      patch.get());
+}
+
 }  // namespace
 
 ScriptRunner::ScriptRunner(std::vector<ScriptCommand> commands) : commands_(std::move(commands)) {
@@ -315,16 +328,12 @@ const std::unordered_map<std::string_view, ScriptRunner::Handler>& ScriptRunner:
              std::printf("%s\n", c.args[0].c_str());
              std::fflush(stdout);
          }},
+        {"print-fact", [](R&, A& app, const C& c) {
+             std::printf("%s %s\n", c.args[0].c_str(), currentFact(app, c.args[0]).c_str());
+             std::fflush(stdout);
+         }},
         {"expect", [](R&, A& app, const C& c) {
-             HistorySnapshot snap;  // fresh: what the panels draw on the next frame
-             if (auto capture = app.session().capture()) capture->snapshot(snap);
-             const auto model = app.session().model();
-             const auto comparison = app.session().comparison();
-             const auto trace = app.session().trace();
-             const auto patch = app.session().patchGrid();
-             app.view().saveTraceReason = app.saveTraceReason();  // what the File menu would say now
-             const std::string actual = scriptFact(c.args[0], snap, app.view(), app.session().status(), model ? model->args.n_layers : 0,
-                                                   comparison.get(), trace.get(), patch.get());
+             const std::string actual = currentFact(app, c.args[0]);
              if (actual != c.args[1]) throw std::invalid_argument(fmt::format("expected {} {}, but it is {}", c.args[0], c.args[1], actual));
          }},
         {"save-trace", [](R&, A& app, const C& c) { app.saveTrace(c.args[0]); }},

@@ -265,7 +265,8 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     state_ = SessionState::Running;
     message_.clear();
     held_.reset();
-    worker_ = std::thread([this, run, engine = engine_, trace = trace_] {
+    runSeconds_.reset();
+    worker_ = std::thread([this, run, engine = engine_, trace = trace_, started = std::chrono::steady_clock::now()] {
         yieldToTheUi();
         std::string outcome;
         bool failed = false;
@@ -297,6 +298,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         state_ = failed ? SessionState::Failed : SessionState::Finished;
         message_ = outcome_ = outcome;
         held_.reset();
+        runSeconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     });
 }
 
@@ -384,7 +386,7 @@ void EngineSession::setBreakpoints(std::vector<Breakpoint> breakpoints) {
 
 SessionStatus EngineSession::status() const {
     std::lock_guard lock(mutex_);
-    SessionStatus s{state_, message_, held_, loading_, holds_};
+    SessionStatus s{state_, message_, held_, loading_, holds_, runSeconds_};
     if (state_ == SessionState::Running && run_ && run_->controller.isPaused()) s.state = SessionState::Paused;
     if (s.state != SessionState::Paused) s.held.reset();
     return s;

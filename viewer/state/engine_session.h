@@ -82,6 +82,9 @@ struct SessionStatus {
     std::optional<HeldAt> held;
     LoadMeter loading;  // while Loading, and what the last load read
     uint64_t holds = 0;  // how many times the engine has been held, over every run: a new hold, a new number
+    // The last run's wall time from start() to its end, its trace written, holds included (none
+    // until a run ended): what scripts/bench-viewer-run.sh compares with the CLI's.
+    std::optional<double> runSeconds;
 };
 
 class EngineSession {
@@ -170,6 +173,7 @@ private:
     LoadMeter loading_;
     std::optional<HeldAt> held_;
     uint64_t holds_ = 0;
+    std::optional<double> runSeconds_;
     std::string recordedTrace_;  // the last finished live run's temporary trace
     std::string recordError_;    // why the last live run could not be recorded
     std::shared_ptr<const RunLogits> runLogits_;  // the last finished live run's, when it kept them

@@ -69,6 +69,7 @@ const std::vector<ScriptCommandInfo>& scriptCommands() {
         {"kv-cache-check", 0, 0, "after a finished no-kv-cache run: the same run with the cache, compared with it (the Compare panel)"},
         {"press", 1, 1, "\"LABEL\": click the button with this label on screen (\"< all heads\", \"ubatch >\"); waits for what it started; fails if none is drawn"},
         {"print", 1, 1, "\"text\" to stdout"},
+        {"print-fact", 1, 1, "FACT: print \"FACT VALUE\" to stdout (run-seconds after a run: how long it took)"},
         {"expect", 2, 2, "FACT VALUE: fail the script unless FACT is VALUE (held-stage, shown-step, logits-step, ...: --help-script lists them)"},
         {"quit", 0, 0, "close the window"},
     };

@@ -41,6 +41,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& scriptFactName
         {"logits-step", "the step whose top tokens the Top logits panel shows"},
         {"logits-sampled", "the token id that step sampled (none before stage 20)"},
         {"generated", "how many tokens the run has sampled"},
+        {"run-seconds", "the last run's wall time in seconds from its start to its end, its trace written, holds included (none before)"},
         {"records", "how many stages the run has captured"},
         {"shown-record", "the index of the stage the panels show (the timeline's order, from 0)"},
         {"timeline-step", "the title of the timeline's entry for the shown step"},
@@ -91,6 +92,7 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
     if (name == "logits-step") return orNone(top != nullptr, top ? top->step : 0);
     if (name == "logits-sampled") return orNone(top && top->sampled >= 0, top ? top->sampled : 0);
     if (name == "records") return std::to_string(snap.records.size());
+    if (name == "run-seconds") return status.runSeconds ? fmt::format("{:.3f}", *status.runSeconds) : "none";
     if (name == "shown-record") return orNone(shown != nullptr, shown ? shown->index : 0);
     if (name == "generated") {
         int n = 0;

@@ -96,9 +96,15 @@ TEST_CASE("a breakpoint holds the engine where the attention panel needs it, and
 TEST_CASE("a whole run records the top tokens and the sampled one per step, and trims older steps") {
     EngineSession session;
     loadTiny(session);
+    CHECK_FALSE(session.status().runSeconds);  // no run yet (script fact run-seconds: none)
+    const auto started = std::chrono::steady_clock::now();
     session.start(tinySettings(), StepController::Mode::Continue, false);
     REQUIRE(session.waitUntilSettled(60s));
     REQUIRE(session.status().state == SessionState::Finished);
+    // How long the run took, from start to its end (scripts/bench-viewer-run.sh reads it).
+    REQUIRE(session.status().runSeconds);
+    CHECK(*session.status().runSeconds > 0);
+    CHECK(*session.status().runSeconds <= std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     HistorySnapshot snap = snapshotOf(session);
     REQUIRE(snap.steps.size() >= 2);
     for (const auto& st : snap.steps) {
