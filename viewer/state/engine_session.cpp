@@ -203,6 +203,38 @@ bool EngineSession::backToModel() {
     return true;
 }
 
+// On the worker thread, once it yields to the UI: the trace recorder's writer thread, started
+// here, inherits the engine's priority, as in the CLI (trace_recorder.h: the engine's pool gives
+// it the core while it polls), not the UI thread's.
+void EngineSession::attachObservers(Session& engine, Run* run) {
+    // Capture first, then the controller: when the engine is held, the stage is already recorded.
+    engine.clearObservers();
+    engine.addObserver(run->capture.get());
+    if (settings_.recordTrace) {
+        // A live run records its own trace, as --trace does (with every attention cell's inputs),
+        // in the temporary folder: File > Save trace keeps it, Compare pairs it with another.
+        static std::atomic<int> runs{0};
+        run->tracePath = (std::filesystem::temp_directory_path() / fmt::format("llama-viewer-{}-{}.trace", getpid(), ++runs)).string();
+        TraceOptions options;
+        options.preSoftmax = true;
+        try {
+            run->recorder = std::make_unique<TraceRecorder>(run->tracePath, *model_,
+                                                            TraceRunInfo{settings_.prompt, settings_.maxTokens, settings_.sampling, false, settings_.whatIf},
+                                                            options, run->lens.get());
+            engine.addObserver(run->recorder.get());
+        } catch (const std::exception& e) {
+            run->tracePath.clear();  // the run goes on unrecorded; Save trace says why
+            std::lock_guard lock(mutex_);
+            recordError_ = e.what();
+        }
+    }
+    if (settings_.keepStepLogits || settings_.whatIf.noKvCache) {
+        run->stepLogits = std::make_unique<StepLogits>();
+        engine.addObserver(run->stepLogits.get());
+    }
+    engine.addObserver(&run->controller);
+}
+
 void EngineSession::start(const RunSettings& settings, StepController::Mode initial, bool honourBreakpoints) {
     stop();
     std::lock_guard lock(mutex_);
@@ -234,33 +266,9 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
         forgetRecordedTrace();
         recordError_.clear();
         runLogits_.reset();
-        // No run is in progress (stop joined it), so the facade is the UI thread's to set up.
+        // No run is in progress (stop joined it), so the facade is the UI thread's to set up; its
+        // observers are the worker's (attachObservers).
         engine_->settings() = settings_;
-        // Capture first, then the controller: when the engine is held, the stage is already recorded.
-        engine_->clearObservers();
-        engine_->addObserver(run->capture.get());
-        if (settings_.recordTrace) {
-            // A live run records its own trace, as --trace does (with every attention cell's inputs),
-            // in the temporary folder: File > Save trace keeps it, Compare pairs it with another.
-            static std::atomic<int> runs{0};
-            run->tracePath = (std::filesystem::temp_directory_path() / fmt::format("llama-viewer-{}-{}.trace", getpid(), ++runs)).string();
-            TraceOptions options;
-            options.preSoftmax = true;
-            try {
-                run->recorder = std::make_unique<TraceRecorder>(run->tracePath, *model_,
-                                                                TraceRunInfo{settings_.prompt, settings_.maxTokens, settings_.sampling, false, settings_.whatIf},
-                                                                options, run->lens.get());
-                engine_->addObserver(run->recorder.get());
-            } catch (const std::exception& e) {
-                run->tracePath.clear();  // the run goes on unrecorded; Save trace says why
-                recordError_ = e.what();
-            }
-        }
-        if (settings_.keepStepLogits || settings_.whatIf.noKvCache) {
-            run->stepLogits = std::make_unique<StepLogits>();
-            engine_->addObserver(run->stepLogits.get());
-        }
-        engine_->addObserver(&run->controller);
     }
     state_ = SessionState::Running;
     message_.clear();
@@ -268,6 +276,7 @@ void EngineSession::start(const RunSettings& settings, StepController::Mode init
     runSeconds_.reset();
     worker_ = std::thread([this, run, engine = engine_, trace = trace_, started = std::chrono::steady_clock::now()] {
         yieldToTheUi();
+        if (engine) attachObservers(*engine, run.get());
         std::string outcome;
         bool failed = false;
         try {

@@ -161,6 +161,7 @@ private:
     // load() of a patch trace, on the worker thread.
     void loadPatchTrace(const ViewerSource& source);
     struct Run;
+    void attachObservers(Session& engine, Run* run);
     void join();
     void command(void (StepController::*fn)());
     void applyBreakpoints(bool honour);
