@@ -39,8 +39,9 @@ struct RunSettings : GenerationSettings {
     }
     int topK = 10;  // tokens shown in the top-logits chart
     // A live run records its own trace (with every attention cell's inputs) in the temporary
-    // folder, for File > Save trace and Compare. Off by default: recording costs a live run about
-    // half its time again (docs/traces.md), which the viewer's own runs should not pay unasked.
+    // folder, for File > Save trace and Compare. Off by default: recording makes a run of the
+    // bundled model about 2.8 times as long (docs/viewer.md, "What a run costs"), which the
+    // viewer's own runs should not pay unasked.
     bool recordTrace = false;
     // The logit lens after every block: one more output projection per layer (on Llama 3.1 8B
     // the work of two blocks and more), so it can be turned off for large models.
