@@ -37,8 +37,7 @@ int runLoraTrain(const TrainOptions& o) {
     fmt::print("{}\n", data.describe(o));
     fmt::print("LoRA on {}: rank {}, alpha {} (scale {:g}), {} in each of {} layers: {} trained parameters; the model's own are frozen\n", o.model,
                o.loraRank, alpha, alpha / float(o.loraRank), o.loraTargets, model.args.n_layers, parameters);
-    fmt::print("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
-               r.batch, data.chat ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
+    fmt::print("{}\n", data.describeRecipe(r));
     std::fflush(stdout);
 
     Trainer trainer = data.trainer(model, r);

@@ -190,8 +190,7 @@ int runTrain(const TrainOptions& o) {
                args.n_layers, args.n_heads, args.n_kv_heads, args.ffnHiddenDim(), args.vocab_size, parameters, double(parameters) / 1e6);
     if (!o.recipe.initFrom.empty()) fmt::print("Starting from the weights of {}\n", o.recipe.initFrom);
     const TrainingRecipe& r = o.recipe;
-    fmt::print("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}\n", r.steps,
-               r.batch, data.chat ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
+    fmt::print("{}\n", data.describeRecipe(r));
 
     Trainer trainer = data.trainer(model, r);
     // Where fine-tuning starts from, to compare with where it ends.

@@ -29,6 +29,11 @@ std::string TrainingData::describe(const TrainOptions& o) const {
                        o.heldout.empty() ? "" : fmt::format("; held out: {} ({} tokens)", o.heldout, heldoutText.tokens.size()));
 }
 
+std::string TrainingData::describeRecipe(const TrainingRecipe& r) const {
+    return fmt::format("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}", r.steps,
+                       r.batch, chat ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
+}
+
 Trainer TrainingData::trainer(Model& model, const TrainingRecipe& recipe) const {
     return chat ? Trainer(model, recipe, examples.windows, heldoutExamples.windows) : Trainer(model, recipe, text.tokens, heldoutText.tokens);
 }

@@ -18,6 +18,8 @@ struct TrainingData {
 
     // "Training text: FILE (...)" or "Chat examples: FILE (...)", with the held-out set's size.
     std::string describe(const TrainOptions& o) const;
+    // "Recipe: N steps of B windows of ... tokens, AdamW ...": a chat example's window is as long as it.
+    std::string describeRecipe(const TrainingRecipe& r) const;
     Trainer trainer(Model& model, const TrainingRecipe& recipe) const;
 };
 
