@@ -395,35 +395,40 @@ TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& pa
             throw TraceError(fmt::format("'{}' is truncated: it ends after {} records without its END record (was the run cut short?)",
                                          path, index));
         const TraceRecordView record = nextTraceRecord(bytes, pos, path, index);
-        const std::string& kind = record.kind;
-        if ((index == firstIndex) != (kind == trace::kMetaRecord)) {
-            if (kind == trace::kPatchRecord)
-                // Read where one run is wanted (a comparison, diff): what it is and where it opens,
-                // the same whichever program met it.
-                throw TraceError(fmt::format("'{}' is an activation-patching trace (`patch --trace`, two runs and their grid), not one "
-                                             "run: it opens only as the trace to show (llama-viewer --trace or File > Open trace, "
-                                             "export-html TRACE), not as one to compare with or to diff",
-                                             path));
-            throw TraceError(fmt::format("'{}': record {} is {}: a trace starts with one META record", path, index, kind));
-        }
-        try {
-            const json j = json::parse(record.json);
-            const TraceField fields(j);
-            if (kind == trace::kMetaRecord) readMeta(fields, run);
-            else if (kind == trace::kStageRecord) run.stages.push_back(readStage(fields, record.data, run));
-            else if (kind == trace::kEndRecord) {
-                readEnd(fields, run);
-                ended = true;
-            } else throw TraceError(fmt::format("unknown record kind '{}'", kind));
-        } catch (const json::exception& e) {
-            throw TraceError(fmt::format("'{}': record {} ({}) is malformed: {}", path, index, kind, e.what()));
-        } catch (const TraceError& e) {
-            throw TraceError(fmt::format("'{}': record {} ({}): {}", path, index, kind, e.what()));
-        }
+        ended = readTraceRecord(record, run, path, index, index == firstIndex);
         if (progress) progress(pos, bytes.size());
     }
     checkTraceRecordsAgree(run, path, firstIndex, ended);
     return run;
+}
+
+bool readTraceRecord(const TraceRecordView& record, TraceRun& run, const std::string& path, int index, bool first) {
+    const std::string& kind = record.kind;
+    if (first != (kind == trace::kMetaRecord)) {
+        if (kind == trace::kPatchRecord)
+            // Read where one run is wanted (a comparison, diff): what it is and where it opens,
+            // the same whichever program met it.
+            throw TraceError(fmt::format("'{}' is an activation-patching trace (`patch --trace`, two runs and their grid), not one "
+                                         "run: it opens only as the trace to show (llama-viewer --trace or File > Open trace, "
+                                         "export-html TRACE), not as one to compare with or to diff",
+                                         path));
+        throw TraceError(fmt::format("'{}': record {} is {}: a trace starts with one META record", path, index, kind));
+    }
+    try {
+        const json j = json::parse(record.json);
+        const TraceField fields(j);
+        if (kind == trace::kMetaRecord) readMeta(fields, run);
+        else if (kind == trace::kStageRecord) run.stages.push_back(readStage(fields, record.data, run));
+        else if (kind == trace::kEndRecord) {
+            readEnd(fields, run);
+            return true;
+        } else throw TraceError(fmt::format("unknown record kind '{}'", kind));
+    } catch (const json::exception& e) {
+        throw TraceError(fmt::format("'{}': record {} ({}) is malformed: {}", path, index, kind, e.what()));
+    } catch (const TraceError& e) {
+        throw TraceError(fmt::format("'{}': record {} ({}): {}", path, index, kind, e.what()));
+    }
+    return false;
 }
 
 std::string readTraceFile(const std::string& path) {

@@ -142,6 +142,8 @@ struct TraceRecordView {
 };
 // The record at `pos` (record number `index`, for messages), moving `pos` past it.
 TraceRecordView nextTraceRecord(std::string_view bytes, size_t& pos, const std::string& path, int index);
+// Adds one record to `run` (`first`: the run's first, which must be META); true at END.
+bool readTraceRecord(const TraceRecordView& record, TraceRun& run, const std::string& path, int index, bool first);
 // One run's records, META to END, from `pos` (the record numbered `firstIndex`), moving `pos` past
 // them; without `endRequired`, the bytes may end before END.
 TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& path, uint32_t version, int firstIndex,

@@ -41,10 +41,13 @@ public:
 // address: a "Read:" link made from it must not run script (javascript:) or carry a page (data:).
 void checkChapterBase(const std::string& base);
 
-// Throws TraceError when the compared trace is bad.
-nlohmann::json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& options);
+struct RunSoFar;  // run_page_stream.h
 
-// A float array as the page embeds it.
+// Throws TraceError when the compared trace is bad. `soFar`: what a trace still being written lacks
+// (a held run's prompt tokens, text and state).
+nlohmann::json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& options, const RunSoFar* soFar = nullptr);
+
+// A float array as the page embeds it (base64; run_page_stream.h's FloatArrays also as bytes).
 nlohmann::json floatArray(const std::vector<float>& values);
 
 }  // namespace llama::page

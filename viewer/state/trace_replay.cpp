@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -80,11 +81,18 @@ Model traceModel(const TraceRun& run, const std::string& path) {
 }
 
 std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepController& controller) {
-    size_t generated = 0;
+    ReplayCursor cursor;
+    replayTraceUpTo(run, run.stages.size(), cursor, capture, controller);
+    return run.stopReason;
+}
+
+void replayTraceUpTo(const TraceRun& run, size_t to, ReplayCursor& cursor, CaptureObserver& capture, StepController& controller) {
+    to = std::min(to, run.stages.size());
     std::vector<int32_t> window;
-    for (const auto& t : run.promptTokens) window.push_back(t.id);
-    const Tensor windowTokens = run.run.training && !window.empty() ? Tensor::fromInt32(window) : Tensor();
-    for (size_t index = 0; index < run.stages.size(); ++index) {
+    if (run.run.training)
+        for (const auto& t : run.promptTokens) window.push_back(t.id);
+    const Tensor windowTokens = !window.empty() ? Tensor::fromInt32(window) : Tensor();
+    for (size_t& index = cursor.next; index < to; ++index) {
         const TracedStage& s = run.stages[index];
         std::vector<Tensor> tensors;
         std::vector<RecordedTensor> recorded;
@@ -109,15 +117,14 @@ std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepContr
         // holds) shows them already, as a live run does.
         const TracedStage* tops = &s;
         if (s.stage == StageId::Logits)
-            for (size_t j = index + 1; j < run.stages.size() && run.stages[j].step == s.step; ++j)
+            for (size_t j = index + 1; j < to && run.stages[j].step == s.step; ++j)
                 if (run.stages[j].stage == StageId::Sample) tops = &run.stages[j];
         capture.onReplayedStage(event, {probabilities(tops->top), s.stage == StageId::Sample ? probabilities(s.topPenalized) : std::vector<TokenProbability>{}},
                                 recorded, std::move(lens));
         controller.onStage(event);
-        if (s.stage == StageId::Sample && generated < run.generatedTokens.size())
-            capture.appendText(run.generatedTokens[generated++].piece);
+        if (s.stage == StageId::Sample && cursor.generated < run.generatedTokens.size())
+            capture.appendText(run.generatedTokens[cursor.generated++].piece);
     }
-    return run.stopReason;
 }
 
 }  // namespace llama::viewer

@@ -20,4 +20,13 @@ Model traceModel(const TraceRun& run, const std::string& path);
 // the replay, throwing GenerationStopped). Returns the trace's stop reason.
 std::string replayTrace(const TraceRun& run, CaptureObserver& capture, StepController& controller);
 
+// Where a replay in parts is: the next stage to emit, the generated tokens whose text it appended.
+struct ReplayCursor {
+    size_t next = 0, generated = 0;
+};
+// Emits stages [cursor.next, to) as replayTrace does, and moves the cursor past them: a run read
+// as it is written (TraceTail) is replayed a few stages at a time. A logits stage takes its top
+// tokens from its step's sample stage only when that is before `to`.
+void replayTraceUpTo(const TraceRun& run, size_t to, ReplayCursor& cursor, CaptureObserver& capture, StepController& controller);
+
 }  // namespace llama::viewer

@@ -7,6 +7,7 @@
 // the engine's thread waits there, and the panels show the trace recorded so far. The Train panel
 // trains a tiny model on the reader's text (live_training.h) through the one `train` entry point.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 #include <emscripten/emscripten.h>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,7 @@
 #include "doccheck/shell_words.h"
 #include "generate/logit_lens.h"
 #include "live_training.h"
+#include "run_page_feed.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/thread_pool.h"
 #include "options/live_run_options.h"
@@ -75,6 +77,8 @@ struct LiveRun {
     std::string trace;
     int runs = 0;
     std::unique_ptr<web::LiveTraining> training;  // the page's Train panel (live_training.h)
+    int heldStage = 0;    // the stage number the run is held at (guarded by heldMutex)
+    web::RunPageFeed feed;  // the panels' data, a part a step (run_page_feed.h); the module's main thread only
 };
 LiveRun& live() {
     static LiveRun r;
@@ -116,6 +120,7 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
                 std::lock_guard lock(l.heldMutex);
                 l.heldTrace = path;
                 const int number = stageInfo(e.stage).number;
+                l.heldStage = number;
                 if (number >= stageInfo(StageId::InputEmbeddings).number && number <= stageInfo(StageId::Logits).number) {
                     l.heldSince = std::chrono::steady_clock::now();
                     l.heldInPrefill = e.step == 0;
@@ -289,33 +294,63 @@ void stepRun(const std::string& kind) {
     } else l.stepper->continueRun();
 }
 
-// The run held at a stage as the page data of the trace recorded so far; the tokens and text so
-// far from the run itself (a trace has them only in its END record).
-json heldRunData(LiveRun& l) {
-    TraceRun run = readTraceSoFar(l.heldTrace);
+// What the held run's trace lacks (its END): the prompt's tokens and the text so far, from the run
+// itself. The caller holds heldMutex.
+page::RunSoFar heldSoFar(LiveRun& l) {
     const Tokenizer& tokenizer = *l.session.model()->tokenizer;
-    auto token = [&](int32_t id) { return TraceToken{id, tokenizer.pieceForDisplay(id), tokenizer.isSpecial(id)}; };
-    for (int32_t id : l.session.promptTokens()) run.promptTokens.push_back(token(id));
-    for (const TracedStage& s : run.stages)
-        if (const TracedTensor* next = s.stage == StageId::Sample ? s.tensor("next") : nullptr; next && !next->tokens.empty())
-            run.generatedTokens.push_back(next->tokens.front());
-    run.generatedText = l.textSoFar;
-    run.stopReason = "held at stage " + std::to_string(run.stages.back().info().number);  // a held run has a stage
-    page::RunPageOptions o{.tracePath = l.heldTrace, .comparePath = {}, .chapterBase = {}};
-    return page::runPageData(std::make_shared<const TraceRun>(std::move(run)), o);
+    page::RunSoFar soFar;
+    for (int32_t id : l.session.promptTokens()) soFar.promptTokens.push_back(TraceToken{id, tokenizer.pieceForDisplay(id), tokenizer.isSpecial(id)});
+    soFar.text = l.textSoFar;
+    soFar.stopReason = "held at stage " + std::to_string(l.heldStage);
+    return soFar;
 }
 
-// The held run's or the last finished run's page data (viewer/page/run_page_data.h), or an error.
+// The next part of the panels' data (run_page_feed.h): "held" (the held run's stages written since
+// the last part), "all" (the finished run, to its end), or a reveal of the finished run ("first",
+// "stage", "layer", "token", "end"). Its float arrays: pageBytes().
+std::string pagePart(const std::string& how) {
+    LiveRun& l = live();
+    try {
+        std::lock_guard lock(l.heldMutex);
+        json r;
+        if (how == "held") {
+            if (l.heldTrace.empty()) return errorJson("the run is not held at a stage").dump();
+            const page::RunSoFar soFar = heldSoFar(l);
+            r = l.feed.next(l.heldTrace, how, &soFar);
+            r["held"] = true;
+        } else {
+            if (l.trace.empty()) return errorJson("no finished run yet").dump();
+            r = l.feed.next(l.trace, how);
+        }
+        r["ok"] = true;
+        return r.dump(-1, ' ', false, json::error_handler_t::replace);
+    } catch (const std::exception& e) {
+        l.feed.clear();
+        return errorJson(e.what()).dump();
+    }
+}
+
+// The last part's float arrays, as a view of the module's memory (the worker copies it out).
+emscripten::val pageBytes() {
+    const std::string& bytes = live().feed.bytes();
+    return emscripten::val(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data())));
+}
+
+// The held run's or the last finished run's page data made whole, at once, from its trace as
+// export-html makes it (with every attention's arithmetic): what the parts so far add up to, for
+// the live page's test to compare.
 std::string pageData() {
     try {
         LiveRun& l = live();
         std::lock_guard lock(l.heldMutex);
-        if (!l.heldTrace.empty()) return json{{"ok", true}, {"held", true}, {"data", heldRunData(l)}}.dump(-1, ' ', false, json::error_handler_t::replace);
-        const std::string& path = l.trace;
+        const bool held = !l.heldTrace.empty();
+        const std::string& path = held ? l.heldTrace : l.trace;
         if (path.empty()) return errorJson("no finished run yet").dump();
         page::RunPageOptions o{.tracePath = path, .comparePath = {}, .chapterBase = {}};
-        auto trace = std::make_shared<const TraceRun>(readTrace(path));
-        return json{{"ok", true}, {"data", page::runPageData(trace, o)}}.dump(-1, ' ', false, json::error_handler_t::replace);
+        o.budgetBytes = 0;
+        const page::RunSoFar soFar = held ? heldSoFar(l) : page::RunSoFar{};
+        auto run = std::make_shared<const TraceRun>(held ? readTraceSoFar(path) : readTrace(path));
+        return json{{"ok", true}, {"held", held}, {"data", page::runPageData(run, o, held ? &soFar : nullptr)}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {
         return errorJson(e.what()).dump();
     }
@@ -360,6 +395,8 @@ EMSCRIPTEN_BINDINGS(llama_walkthrough) {
     emscripten::function("stop", &stop);
     emscripten::function("stepRun", &stepRun);
     emscripten::function("pageData", &pageData);
+    emscripten::function("pagePart", &pagePart);
+    emscripten::function("pageBytes", &pageBytes);
     emscripten::function("exportPage", &exportPage);
     emscripten::function("buildInfo", &buildInfo);
     emscripten::function("shellWords", &shellWords);
