@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, screenshotStats, check, done, serve } from './browser.mjs';
+import { partsAgainstWhole, timedStep } from './run_data_parts.mjs';
 
 const [webDir, cli, fixtures, shots] = process.argv.slice(2);
 const scratch = join(shots, 'scratch');
@@ -121,6 +122,30 @@ try {
         'the decode time leaves out the 3 s the run was held inside a decode step', `held ${timed.heldSeconds} s, decode ${timed.decodeSeconds} s`);
   check(/decode: [0-9.]+ tok\/s \(in this browser tab, the threaded WebAssembly build; the [0-9.]+ s the run was held at stages not counted\)/.test(timed.summary),
         'the summary says whose speeds they are and that the held time is not counted', timed.summary);
+
+  // ---- a step costs the same at token 200 as at token 1; the parts add up to the whole ---------
+  // Each step brings the panels only the stages since the last (a part); the page adds them to
+  // what it shows. A Step stage's time (press to drawn frame, medians of 5) at the 200th token is
+  // within kStepRatio of the first token's; the panels' data after ~700 parts equals the run's
+  // whole page data made at once from its trace, held and then finished.
+  const kStepRatio = 3;
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await setForm(page, 'And God said, Let there be light: and there was light.', '-n 202');
+  check(await press(page, '#step-stage') === 'stepping', 'a 202-token run held at its first stage');
+  const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const stepTimes = async () => { const t = []; for (let i = 0; i < 5; i++) t.push(await timedStep(page, '#step-stage')); return t; };
+  const early = await stepTimes();
+  while (await page.evaluate(() => live.held && live.held.step < 199)) await timedStep(page, '#step-token');
+  const late = await stepTimes();
+  const atStep = await page.evaluate(() => live.held && live.held.step);
+  check(atStep === 200 && median(late) <= kStepRatio * median(early),
+        `a held step at token 200 takes at most ${kStepRatio}x a step at token 1`, `step ${atStep}: token 1 ${early.map(Math.round)} ms, token 200 ${late.map(Math.round)} ms`);
+  let sum = await partsAgainstWhole(page);
+  check(sum.problems && sum.problems.length === 0 && sum.stages > 20000 && sum.arithmetic === sum.attention && sum.attention > 1600,
+        'held at token 200, the panels\' data from the parts equals the whole page data made at that stage', JSON.stringify(sum));
+  check(await press(page, '#run-to-end') === 'done', 'the 202-token run let go runs to its end');
+  sum = await partsAgainstWhole(page);
+  check(sum.problems && sum.problems.length === 0 && sum.tokens > 202, 'finished, the parts equal the whole page data of the finished trace', JSON.stringify(sum));
 
   // ---- an invalid value in a folded section: named, its section opened, no run ----------------
   await page.evaluate(() => window.scrollTo(0, 0));

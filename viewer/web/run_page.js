@@ -10,25 +10,34 @@ class DataError extends Error {}
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-// A base64 float32 array of the embedded data, checked against its stated length; "bf16" arrays
-// hold the high halves of float32 numbers whose low halves are zero (bfloat16 values, exactly).
-function floats(a, where) {
-  if (!a || (a.dtype !== 'f32' && a.dtype !== 'bf16') || typeof a.b64 !== 'string' || !Number.isInteger(a.n))
+// A float array of the run's data, checked against its stated length: base64 in the JSON (a page's
+// embedded data) or, from the live page's engine, `n` numbers at byte `at` of the part's bytes.
+// "bf16" arrays hold the high halves of float32 numbers whose low halves are zero (bfloat16
+// values, exactly).
+function floats(a, where, bytes) {
+  if (!a || (a.dtype !== 'f32' && a.dtype !== 'bf16') || !Number.isInteger(a.n) || (typeof a.b64 !== 'string' && !Number.isInteger(a.at)))
     throw new DataError(where + ' is not an embedded float array');
-  let bin;
-  try { bin = atob(a.b64); } catch (e) { throw new DataError(where + ': its base64 text is damaged'); }
   const width = a.dtype === 'bf16' ? 2 : 4;
-  if (bin.length !== a.n * width)
-    throw new DataError(`${where}: expected ${a.n} ${a.dtype} numbers (${a.n * width} bytes), found ${bin.length} bytes`);
+  let raw;
+  if (Number.isInteger(a.at)) {
+    if (!bytes || a.at % 4 || a.at + a.n * width > bytes.byteLength)
+      throw new DataError(`${where}: ${a.n} ${a.dtype} numbers at byte ${a.at} are not within the part's ${bytes ? bytes.byteLength : 0} bytes`);
+    raw = new Uint8Array(bytes, a.at, a.n * width);
+  } else {
+    let bin;
+    try { bin = atob(a.b64); } catch (e) { throw new DataError(where + ': its base64 text is damaged'); }
+    if (bin.length !== a.n * width)
+      throw new DataError(`${where}: expected ${a.n} ${a.dtype} numbers (${a.n * width} bytes), found ${bin.length} bytes`);
+    raw = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) raw[i] = bin.charCodeAt(i);
+  }
   if (width === 2) {
     const bits = new Uint32Array(a.n);
-    for (let i = 0; i < a.n; i++) bits[i] = ((bin.charCodeAt(2 * i + 1) << 8) | bin.charCodeAt(2 * i)) << 16;
+    for (let i = 0; i < a.n; i++) bits[i] = ((raw[2 * i + 1] << 8) | raw[2 * i]) << 16;
     return new Float32Array(bits.buffer);
   }
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  if (littleEndian) return new Float32Array(bytes.buffer);
-  const view = new DataView(bytes.buffer), out = new Float32Array(a.n);
+  if (littleEndian) return new Float32Array(raw.buffer, raw.byteOffset, a.n);
+  const view = new DataView(raw.buffer, raw.byteOffset), out = new Float32Array(a.n);
   for (let i = 0; i < a.n; i++) out[i] = view.getFloat32(i * 4, true);
   return out;
 }
@@ -88,27 +97,77 @@ function loadData() {
   } catch (e) {
     throw new DataError('the embedded run data is damaged (' + e.message + ')');
   }
-  data = decodeRunData(data);
+  const run = new RunData(data);
   // What still parses and decodes can hold a changed number: the checksum the export wrote says.
   const expected = element.dataset.checksum, found = checksum(element.textContent);
   if (expected && expected !== found)
     throw new DataError(`the embedded run data was damaged after the export: its checksum is ${found}, the export wrote ${expected}. Export or download the page again.`);
-  return data;
+  return run;
 }
 
-// Checks the run data's format and decodes its arrays: damage shows at load, not on some later
-// click. The live page (web/page) gives it the data the engine module made.
-function decodeRunData(data) {
-  if (!data || data.format !== 1 || !Array.isArray(data.stages) || !Array.isArray(data.catalog))
-    throw new DataError('the embedded run data is not a run of this page\'s format (format 1)');
-  data.attention.forEach((a, i) => {
-    a.probsF = floats(a.probs, `attention[${i}].probs`);
-    if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
-    if (a.arith) for (const k of ['dot', 'rowMax', 'sumExp', 'visible'])
-      a.arith[k + 'F'] = floats(a.arith[k], `attention[${i}].arith.${k}`);
-  });
-  data.masks.forEach((m, i) => { m.valuesF = floats(m.values, `masks[${i}].values`); });
-  return data;
+// A run's data and the indexes the views look places up in, made from parts
+// (viewer/page/run_page_stream.h): the first part has the run's fixed parts and starts it; each
+// later one (the live page's steps) appends stages, tokens, steps, attention and masks and
+// replaces the lens and map views of the steps it touched, at a cost that does not grow with the
+// run. A page's embedded data is one part with every stage. Each part is checked and its arrays
+// decoded before anything changes: damage shows at once, not on some later click.
+class RunData {
+  constructor(first, bytes) {
+    if (!first || first.format !== 1 || !Array.isArray(first.stages) || !Array.isArray(first.catalog))
+      throw new DataError('the embedded run data is not a run of this page\'s format (format 1)');
+    const { stages, tokens, steps, attention, masks, lens, mapViews, stagesFrom, tokensFrom, tokensCount, stepsFrom, reset, ...fixed } = first;
+    this.data = { ...fixed, stages: [], tokens: [], steps: [], attention: [], masks: [], lens: [], map: { ...first.map, views: [] } };
+    this.stages = this.data.stages;
+    this.catalog = new Map(first.catalog.map(c => [c.key, c]));
+    this.byPlace = new Map();  // "step|layer|key" -> first stage index
+    this.steps = new Map();
+    this.attention = new Map();
+    this.masks = new Map();
+    this.lens = new Map();
+    this.mapViews = new Map();
+    this.lensAt = new Map();   // step -> index in data.lens
+    this.viewAt = new Map();   // "step|layer" -> index in data.map.views
+    this.opts = {};
+    this.apply(first, bytes);
+  }
+
+  apply(part, bytes) {
+    const d = this.data, list = k => (Array.isArray(part[k]) ? part[k] : []);
+    const from = k => (Number.isInteger(part[k]) ? part[k] : 0);
+    if (from('stagesFrom') !== d.stages.length || from('tokensFrom') > d.tokens.length || from('stepsFrom') > d.steps.length)
+      throw new DataError(`a part of the run's data that does not follow the last one (stage ${from('stagesFrom')} after ${d.stages.length})`);
+    const attention = list('attention'), masks = list('masks');
+    attention.forEach((a, i) => {
+      a.probsF = floats(a.probs, `attention[${i}].probs`, bytes);
+      if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
+      if (a.arith) for (const k of ['dot', 'rowMax', 'sumExp', 'visible'])
+        a.arith[k + 'F'] = floats(a.arith[k], `attention[${i}].arith.${k}`, bytes);
+    });
+    masks.forEach((m, i) => { m.valuesF = floats(m.values, `masks[${i}].values`, bytes); });
+
+    if (part.run) d.run = part.run;
+    for (const s of list('stages')) {
+      const k = `${s.step}|${s.layer}|${s.key}`;
+      if (!this.byPlace.has(k)) this.byPlace.set(k, d.stages.length);
+      d.stages.push(s);
+    }
+    d.tokens.length = from('tokensFrom');
+    d.tokens.push(...list('tokens'));
+    d.steps.length = from('stepsFrom');
+    for (const s of list('steps')) { d.steps.push(s); this.steps.set(s.step, s); }
+    for (const a of attention) { d.attention.push(a); this.attention.set(`${a.step}|${a.layer}`, a); }
+    for (const m of masks) { d.masks.push(m); this.masks.set(m.step, m); }
+    for (const l of list('lens')) {
+      if (!this.lensAt.has(l.step)) this.lensAt.set(l.step, d.lens.push(l) - 1); else d.lens[this.lensAt.get(l.step)] = l;
+      this.lens.set(l.step, l);
+    }
+    for (const v of part.mapViews || (part.map && part.map.views) || []) {
+      const k = `${v.step}|${v.layer}`;
+      if (!this.viewAt.has(k)) this.viewAt.set(k, d.map.views.push(v) - 1); else d.map.views[this.viewAt.get(k)] = v;
+      this.mapViews.set(k, v);
+    }
+    return this;
+  }
 }
 
 // ---- drawing helpers: no run, no reader's choices ----------------------------------------------
@@ -190,21 +249,22 @@ function cellBox(b, c, j, attrs = {}) {
 
 // ---- the page ----------------------------------------------------------------------------------
 
-// The run page, one per document: RunPage.show(data, opts) draws a run and navigates it. The live
-// page (web/page) calls it again at every step with the run recorded so far: the same page is
-// redrawn in place, keeping what the reader chose, with the handlers installed by the first show.
+// The run page, one per document: RunPage.show(run, opts) draws a run (a RunData) and navigates it;
+// RunPage.apply(part, bytes, opts) adds a part of the run's data to the run shown, or starts a new
+// run with a first part, and draws it. The live page applies a part at every step: the same page
+// is redrawn in place, keeping what the reader chose, with the handlers installed by the first draw.
 // opts.start: the stage to show first when the address names none (default: the first), with
 // its panel scrolled into view if opts.reveal (the live page's steps, as this page's own do);
 // opts.pastEnd(kind): called when the next stage, layer or token step is past the stages shown
 // ('stage', 'layer', 'token'): the live page steps its run on.
 //
-// Its parts: `run`, the run shown and its indexes (replaced by each show); `state`, what the
-// reader chose (kept from one show to the next); the views, one per panel, each redrawing its
-// elements in place from the two (render(run, state)) and adding its fixed elements' handlers once
-// (install); navigation and the address. A handler changes the state and redraws the views that
-// show what it changed.
+// Its parts: `run`, the run shown (a RunData: its data and indexes, grown by each part);
+// `state`, what the reader chose (kept from one run to the next); the views, one per panel, each
+// redrawing its elements in place from the two (render(run, state)) and adding its fixed
+// elements' handlers once (install); navigation and the address. A handler changes the state and
+// redraws the views that show what it changed.
 const RunPage = (() => {
-  // The run shown, replaced by each show.
+  // The run shown.
   let run;
   // What the reader chose: the stage (an index into the run's stages), the attention head and
   // cell, the sweep's temperature (an index), the heatmap's zoom, the token strip folded (decided
@@ -213,24 +273,6 @@ const RunPage = (() => {
   // in the attention panel (↑/↓ then change the head).
   const state = { i: 0, head: 0, cell: null, sweep: 4, heatZoom: 'fit', tokensFolded: undefined, mapLayer: 0,
                   lensStep: undefined, lensFrom: 0, compareStep: 'all', inAttention: false };
-
-  // The run's data and the indexes the views look places up in.
-  function indexRun(data, opts) {
-    const byPlace = new Map();  // "step|layer|key" -> first stage index
-    data.stages.forEach((s, i) => {
-      const k = `${s.step}|${s.layer}|${s.key}`;
-      if (!byPlace.has(k)) byPlace.set(k, i);
-    });
-    return {
-      data, opts, byPlace, stages: data.stages,
-      catalog: new Map(data.catalog.map(c => [c.key, c])),
-      steps: new Map(data.steps.map(s => [s.step, s])),
-      attention: new Map(data.attention.map(a => [`${a.step}|${a.layer}`, a])),
-      masks: new Map(data.masks.map(m => [m.step, m])),
-      lens: new Map(data.lens.map(l => [l.step, l])),
-      mapViews: new Map(data.map.views.map(v => [`${v.step}|${v.layer}`, v])),
-    };
-  }
 
   const stepLabel = step => step === 0 ? 'step 0 (prefill)' : `step ${step}`;
   const pieceAt = (run, pos) => (run.data.tokens[pos] ? run.data.tokens[pos].piece : '?');
@@ -1013,13 +1055,19 @@ const RunPage = (() => {
   }
 
   let installed = false;
-  function show(data, opts = {}) {
-    run = indexRun(data, opts);
+  function show(shown, opts = {}) {
+    run = shown;
+    run.opts = opts;
     if (!installed) install(), installed = true;
     for (const v of runViews) v.render(run, state);
     if (!readHash()) go(opts.start || 0, { reveal: opts.reveal });
   }
-  return { show };
+  function apply(part, bytes, opts) {
+    show(part.reset || !run ? new RunData(part, bytes) : run.apply(part, bytes), opts);
+  }
+  // The run's data as the parts so far made it (the live page's test compares it with the whole).
+  const data = () => (run ? run.data : null);
+  return { show, apply, data };
 })();
 
 // A page with its run embedded (export-html); the live page has none and shows its runs itself.

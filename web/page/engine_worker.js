@@ -9,13 +9,19 @@
 //   {cmd: 'step', kind}              a held run on to its next stage, layer, token or the end
 //   {cmd: 'stop'}                    end the run at its next stage (threads only)
 //   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
-//   {cmd: 'pageData'} / {cmd: 'export'}
+//   {cmd: 'part', how}               the panels' next part (web/module/run_page_feed.h): 'held'
+//                                    (a held run's stages since the last part), 'all' (on to the
+//                                    finished run's end), or a reveal of a finished run ('first',
+//                                    'stage', 'layer', 'token', 'end'); its float arrays come as
+//                                    one ArrayBuffer, handed over (transferred), not copied again
+//   {cmd: 'pageData'}                the run's whole page data made at once (the test compares)
+//   {cmd: 'export'}
 //   {cmd: 'train', request, text | file}  the Train panel (web/module/live_training.h): request
 //                                    is {cmd: 'start', settings}, {cmd: 'steps', count},
 //                                    {cmd: 'sample', ...} or {cmd: 'record'}; a start's text (a
 //                                    string, or the reader's File) is copied to /train first
 // and to the page: ready, text (streamed), held (the engine waits at a stage), done (the run's
-// result), page, export, train (a training request's result), error.
+// result), part, page, export, train (a training request's result), error.
 'use strict';
 
 const variant = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
@@ -119,6 +125,11 @@ self.onmessage = async event => {
     else if (m.cmd === 'stop') Module.stop();
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
     else if (m.cmd === 'train') Module.train(JSON.stringify(await trainingRequest(Module, m)));
+    else if (m.cmd === 'part') {
+      const text = Module.pagePart(m.how);
+      const bytes = Module.pageBytes().slice().buffer;  // out of the module's memory, once
+      self.postMessage({ kind: 'part', text, bytes }, [bytes]);
+    }
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });
     else if (m.cmd === 'export') {
       const result = JSON.parse(Module.exportPage());

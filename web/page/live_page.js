@@ -3,7 +3,9 @@
 // same panels export-html writes). Stepping holds the engine at a stage where it runs on a thread
 // of its own (the threaded build): the panels show the run recorded so far. The single-threaded
 // build cannot wait, so there the engine runs the generation and the panels reveal it stage by
-// stage, showing only what it had computed up to the stage the reader is at.
+// stage, showing only what it had computed up to the stage the reader is at. Either way each step
+// brings only the stages since the last one (the module's RunPageFeed, web/module/run_page_feed.h),
+// their numbers as typed arrays, and the run page adds them to what it shows (RunPage.apply).
 'use strict';
 
 const live = {
@@ -11,8 +13,11 @@ const live = {
   variant: '',
   ready: false,
   running: false,
-  data: null,      // the finished run's page data, decoded
-  limit: 0,        // stages revealed
+  shown: false,    // the panels show a run (RunPage.data())
+  limit: 0,        // stages shown
+  total: 0,        // stages recorded so far
+  t0: 0,           // when the step or run being drawn was asked for (performance.now())
+  doneAt: 0,       // when the engine said the run was done
   pending: null,   // what to do once a run's data arrives: 'all' or 'step'
   held: null,      // where the engine waits (threaded build, stepping): the 'held' message
   restart: null,   // a run to start once the held one has ended: its mode
@@ -42,9 +47,9 @@ function setRunning(running) {
   $('train-start').disabled = $('train-step').disabled = busy || !live.ready;
   $('train-stop').disabled = !live.training;
   $('model-files').disabled = running || !live.ready;
-  const stepping = (!!live.data && live.limit < live.data.stages.length) || !!live.held;
+  const stepping = (live.shown && live.limit < live.total) || !!live.held;
   for (const id of ['step-stage', 'step-layer', 'step-token']) $(id).disabled = (busy || !live.ready) && !stepping;
-  $('save-trace').disabled = $('save-page').disabled = running || !live.data || !!live.held;  // a held run is not saved yet
+  $('save-trace').disabled = $('save-page').disabled = running || !live.shown || !!live.held;  // a held run is not saved yet
   document.body.dataset.running = running ? '1' : '0';
 }
 
@@ -136,9 +141,9 @@ function onWorkerMessage(m) {
   } else if (m.kind === 'text') {
     if (live.pending === 'all') $('output').append(m.text);
   } else if (m.kind === 'held') {
-    // The engine waits at a stage: the panels get the run recorded up to it.
+    // The engine waits at a stage: the panels get the stages recorded since the last part.
     live.held = JSON.parse(m.text);
-    live.worker.postMessage({ cmd: 'pageData' });
+    live.worker.postMessage({ cmd: 'part', how: 'held' });
   } else if (m.kind === 'done') {
     live.held = null;
     if (live.restart) {
@@ -157,23 +162,21 @@ function onWorkerMessage(m) {
       return;
     }
     live.result = r;
-    live.worker.postMessage({ cmd: 'pageData' });
-  } else if (m.kind === 'page') {
+    live.doneAt = performance.now();
+    // A finished run is revealed from its first stage when stepping without holding (the
+    // single-threaded build); a held run's panels go on to its end.
+    live.worker.postMessage({ cmd: 'part', how: live.pending === 'step' && live.variant !== 'threads' ? 'first' : 'all' });
+  } else if (m.kind === 'part') {
     const p = JSON.parse(m.text);
     setRunning(false);
     if (!p.ok) { showLiveError(p.error); return; }
-    try {
-      live.data = decodeRunData(p.data);
-    } catch (e) {
-      showLiveError('the run data could not be read: ' + e.message);
-      return;
-    }
-    // A held run's data ends at the stage it waits at; a finished run's is revealed from its first
-    // stage when stepping without holding (the single-threaded build).
-    // A recorded training step is revealed so in both builds: it is computed whole.
-    live.limit = live.pending === 'step' && !p.held && (live.variant !== 'threads' || live.trainingStep) ? 1 : live.data.stages.length;
-    if (!p.held) live.pending = null;
-    showRun();
+    live.limit = p.revealed;
+    live.total = p.total;
+    if (!p.held && live.limit >= live.total) live.pending = null;
+    showRun(p.data, m.bytes).catch(e => showLiveError('the run data could not be read: ' + e.message));
+  } else if (m.kind === 'page') {
+    // The whole page data made at once (the test compares the parts with it).
+    live.whole = JSON.parse(m.text);
   } else if (m.kind === 'train') {
     onTrained(JSON.parse(m.text));
   } else if (m.kind === 'files') {
@@ -250,8 +253,9 @@ function startRun(mode) {
     return;
   }
   showLiveError('');
-  live.data = null;
+  live.shown = false;
   live.result = null;
+  live.t0 = performance.now();
   live.trainingStep = false;
   live.pending = mode;
   $('output').textContent = '';
@@ -264,42 +268,8 @@ function startRun(mode) {
 
 // ---- stepping -------------------------------------------------------------------------------
 
-// The run as the engine had it after `limit` stages: later stages, the tokens not sampled yet and
-// the attention, masks and lens of stages not reached are left out, so no panel shows the future.
-function revealed(data, limit) {
-  if (limit >= data.stages.length) return data;
-  const shown = data.stages.slice(0, limit);
-  const last = shown[shown.length - 1];
-  const sampled = new Set(shown.filter(s => s.key === 'sample').map(s => s.step));
-  const masked = new Set(shown.filter(s => s.key === 'mask').map(s => s.step));
-  const promptCount = data.tokens.filter(t => !t.generated).length;
-  const tokens = data.tokens.filter((t, i) => !t.generated || sampled.has(i - promptCount));
-  const text = tokens.filter(t => t.generated).map(t => t.piece).join('');
-  return {
-    ...data,
-    stages: shown,
-    tokens,
-    steps: data.steps.filter(s => s.step <= last.step).map(s => (sampled.has(s.step) ? s : { ...s, sampled: -1, sampledP: 0 })),
-    attention: data.attention.filter(a => a.stage < limit),
-    masks: data.masks.filter(m => masked.has(m.step)),
-    // A step's lens once all its layers ran: at the stages after them (output norm to sampling).
-    lens: data.lens.filter(l => l.step < last.step || (l.step === last.step && last.layer < 0 && shown.some(s => s.step === last.step && s.layer >= 0))),
-    map: { ...data.map, views: data.map.views.filter(v => v.step <= last.step) },
-    run: { ...data.run, text, stopReason: 'stepping: stage ' + limit + ' of ' + data.stages.length },
-  };
-}
-
-function nextLimit(kind) {
-  const stages = live.data.stages, cur = live.limit - 1;
-  if (kind === 'stage') return live.limit + 1;
-  if (kind === 'end') return stages.length;
-  const from = stages[cur];
-  for (let j = cur + 1; j < stages.length; j++)
-    if (kind === 'layer' ? stages[j].layer !== from.layer : stages[j].key === 'sample') return j + 1;
-  return stages.length;
-}
-
 function step(kind) {
+  live.t0 = performance.now();
   if (live.held) {
     // The engine goes on to where --step's key would hold it; the text streams if to the end.
     live.held = null;
@@ -308,9 +278,10 @@ function step(kind) {
     document.body.dataset.run = 'running';
     setRunning(true);
     live.worker.postMessage({ cmd: 'step', kind });
-  } else if (live.data && live.limit < live.data.stages.length) {
-    live.limit = Math.min(nextLimit(kind), live.data.stages.length);
-    showRun();
+  } else if (live.shown && live.limit < live.total) {
+    // The finished run's next stage, layer or token, from the module (the stages since the last).
+    setRunning(true);
+    live.worker.postMessage({ cmd: 'part', how: kind });
   } else if (kind !== 'end') {
     startRun('step');
   }
@@ -328,7 +299,7 @@ async function runPageMarkup() {
   return live.runPageMarkup;
 }
 
-async function showRun() {
+async function showRun(part, bytes) {
   const view = $('run-view');
   if (!view.dataset.filled) {
     view.innerHTML = await runPageMarkup();
@@ -336,8 +307,14 @@ async function showRun() {
     view.dataset.filled = '1';
   }
   view.hidden = false;
-  const data = revealed(live.data, live.limit);
-  const done = !live.held && live.limit >= live.data.stages.length;
+  const done = !live.held && live.limit >= live.total;
+  history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
+  // Added to what the panels show and redrawn in place. A step (the form's buttons, the run
+  // page's, a key) brings the stage's panel into view, as the run page's own steps do: on a laptop
+  // the map fills the first screen.
+  RunPage.apply(part, bytes, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind), reveal: !done });
+  live.shown = true;
+  const data = RunPage.data();
   $('output').textContent = '';
   const r = live.result;
   if (live.trainingStep) {
@@ -345,11 +322,11 @@ async function showRun() {
     $('output').append(el('span', { class: 'prompt-text', text: r.window }));
     $('summary').textContent = done
       ? `Training step ${r.step}: loss ${r.losses[0].toFixed(4)} over its ${live.trainModel.batch} windows; the panels show its first window, ` +
-        `forward, loss and backward (${live.data.stages.length} stages).`
-      : `Stepping through training step ${r.step}'s first window: stage ${live.limit} of ${live.data.stages.length} ` +
-        `(${live.data.stages[live.limit - 1].key}). Step stage or layer, or run to the end.`;
+        `forward, loss and backward (${live.total} stages).`
+      : `Stepping through training step ${r.step}'s first window: stage ${live.limit} of ${live.total} ` +
+        `(${data.stages[live.limit - 1].key}). Step stage or layer, or run to the end.`;
   } else {
-    $('output').append(el('span', { class: 'prompt-text', text: live.data.run.prompt }), data.run.text);
+    $('output').append(el('span', { class: 'prompt-text', text: data.run.prompt }), data.run.text);
     // The speeds are this tab's (a chapter's recorded line has its own machine's), timed by the
     // engine without the time the reader held the run at a stage (the module leaves it out).
     const held = done && r.heldSeconds > 0.05 ? `; the ${r.heldSeconds.toFixed(1)} s the run was held at stages not counted` : '';
@@ -358,16 +335,21 @@ async function showRun() {
         `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s ` +
         `(in this browser tab, the ${live.variant === 'threads' ? 'threaded' : 'single-threaded'} WebAssembly build${held}) | stopped by: ${r.stopReason}`
       : live.held ? `The engine waits at stage ${live.held.stage} (record ${live.limit} of the run so far), as --step holds it. Step stage, layer or token, or run to the end.`
-      : `Stepping: stage ${live.limit} of ${live.data.stages.length}. Step stage, layer or token, or run to the end.`;
+      : `Stepping: stage ${live.limit} of ${live.total}. Step stage, layer or token, or run to the end.`;
   }
-  history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
-  // Redrawn in place. A step (the form's buttons, the run page's, a key) brings the stage's panel
-  // into view, as the run page's own steps do: on a laptop the map fills the first screen.
-  RunPage.show(data, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind), reveal: !done });
   document.body.dataset.run = done ? 'done' : 'stepping';
   document.body.dataset.revealed = String(live.limit);
   document.body.dataset.held = live.held ? '1' : '0';
   setRunning(false);
+  // How long the step (or, once the engine was done, the panels) took to be drawn: measured after
+  // the next frame, so style, layout and paint are in it (web/bench-steps.mjs reads these).
+  const asked = live.t0, doneAt = done ? live.doneAt : 0;
+  requestAnimationFrame(() => setTimeout(() => {
+    const now = performance.now();
+    live.stepMs = now - asked;
+    if (doneAt) live.panelsMs = now - doneAt;
+    document.body.dataset.drawn = String((Number(document.body.dataset.drawn) || 0) + 1);
+  }));
 }
 
 // ---- the Train panel -------------------------------------------------------------------------
@@ -460,8 +442,8 @@ function onTrained(r) {
       live.trainingStep = true;
       live.result = r;
       live.pending = 'step';
-      live.data = null;
-      live.worker.postMessage({ cmd: 'pageData' });
+      live.shown = false;
+      live.worker.postMessage({ cmd: 'part', how: 'first' });
       return;
     }
     const every = Math.max(1, Number.parseInt($('train-sample-every').value, 10) || 25);
@@ -554,7 +536,7 @@ function openFiles(files) {
 }
 
 $('run-form').onsubmit = e => { e.preventDefault(); startRun('all'); };
-$('run-to-end').onclick = () => (live.held || (live.data && live.limit < live.data.stages.length) ? step('end') : startRun('all'));
+$('run-to-end').onclick = () => (live.held || (live.shown && live.limit < live.total) ? step('end') : startRun('all'));
 $('step-stage').onclick = () => step('stage');
 $('step-layer').onclick = () => step('layer');
 $('step-token').onclick = () => step('token');
