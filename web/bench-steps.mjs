@@ -27,7 +27,7 @@ const longPrompt = opts.longPromptFile ? readFileSync(opts.longPromptFile, 'utf8
     'And the Spirit of God moved upon the face of the waters. And God said, Let there be light: and there was light. And God saw the light, that it was good: ' +
     'and God divided the light from the darkness. And God called the light Day, and the darkness he called Night. And the evening and the morning were the first day. ' +
     'And God said, Let there be a firmament in the midst of the waters, and let it divide the waters from the waters. And God made the firmament, and divided the ' +
-    'waters which were under the firmament from the waters which were above the firmament: and it was so. And God called the firmament Heaven.';
+    'waters which were under the firmament.';
 const tokens = Number(opts.tokens), at = opts.at.split(',').map(Number), repeat = Number(opts.repeat), slowdowns = opts.slowdown.split(',').map(Number);
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = xs => xs.map(x => Math.round(x));
@@ -85,7 +85,7 @@ async function phone(browser, origin, rate) {
     await page.evaluate(() => { live.panelsMs = undefined; });
     await page.$eval('#run', e => e.click());
     await page.waitForFunction(() => document.body.dataset.run === 'done' && live.panelsMs !== undefined, { timeout: 600000 });
-    out.push(await page.evaluate(() => ({ panels: live.panelsMs, prompt: live.result.promptTokens, engine: (live.result.prefillSeconds + live.result.decodeSeconds) * 1000,
+    out.push(await page.evaluate(() => ({ panels: live.panelsMs, module: live.partAt - live.doneAt, prompt: live.result.promptTokens, engine: (live.result.prefillSeconds + live.result.decodeSeconds) * 1000,
                                           stages: RunPage.data().stages.length })));
   }
   await page.close();
@@ -106,7 +106,7 @@ try {
       console.log(`${rate}x CPU, token ${r.tokenAt} (step ${r.step}, ${r.stages} stages shown): Step stage ${median(r.stage).toFixed(0)} ms [${round(r.stage)}]` +
                   (r.token.length ? `, Step token ${median(r.token).toFixed(0)} ms [${round(r.token)}]` : ''));
     console.log(`${rate}x CPU, phone 390x844, ${ph[0].prompt}-token prompt, 16 generated (${ph[0].stages} stages): panels ${median(ph.map(p => p.panels)).toFixed(0)} ms after the engine was done ` +
-                `[${round(ph.map(p => p.panels))}]; engine ${median(ph.map(p => p.engine)).toFixed(0)} ms`);
+                `[${round(ph.map(p => p.panels))}], of which the module's part ${median(ph.map(p => p.module)).toFixed(0)} ms [${round(ph.map(p => p.module))}]; engine ${median(ph.map(p => p.engine)).toFixed(0)} ms`);
   }
 } finally {
   await browser.close();

@@ -86,6 +86,7 @@ json tokenList(const std::vector<TokenProbability>& tokens, const std::map<int32
 }
 
 std::vector<float> valuesOf(const Tensor& t) {
+    if (t.dtype() == DType::F32 && t.isContiguous()) return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());  // a trace's values
     std::vector<float> v(size_t(t.numel()));
     for (size_t i = 0; i < v.size(); ++i) v[i] = t.floatAt(int64_t(i));
     return v;

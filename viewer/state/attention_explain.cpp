@@ -27,9 +27,15 @@ RowExplanation explainAttentionRow(const Tensor& xq, const Tensor& keys, const T
     r.dot.assign(size_t(positions), 0.0);
     const int64_t qBase = (int64_t(head) * seqLen + row) * headDim;
     const int64_t kBase = int64_t(head) * headDim * positions;
+    // F32 rows in place when the tensors are (a trace's are), else element by element: the same sums.
+    const bool direct = xq.dtype() == DType::F32 && keys.dtype() == DType::F32 && xq.isContiguous() && keys.isContiguous();
     for (int64_t d = 0; d < headDim; ++d) {
         const double q = xq.floatAt(qBase + d);
-        for (int64_t p = 0; p < positions; ++p) r.dot[size_t(p)] += q * keys.floatAt(kBase + d * positions + p);
+        if (direct) {
+            const float* k = keys.data<float>() + kBase + d * positions;
+            for (int64_t p = 0; p < positions; ++p) r.dot[size_t(p)] += q * k[p];
+        } else
+            for (int64_t p = 0; p < positions; ++p) r.dot[size_t(p)] += q * keys.floatAt(kBase + d * positions + p);
     }
     r.mask.assign(size_t(positions), 0.0f);
     if (mask)

@@ -18,6 +18,7 @@ const live = {
   total: 0,        // stages recorded so far
   t0: 0,           // when the step or run being drawn was asked for (performance.now())
   doneAt: 0,       // when the engine said the run was done
+  partAt: 0,       // when the last part arrived
   pending: null,   // what to do once a run's data arrives: 'all' or 'step'
   held: null,      // where the engine waits (threaded build, stepping): the 'held' message
   restart: null,   // a run to start once the held one has ended: its mode
@@ -167,6 +168,7 @@ function onWorkerMessage(m) {
     // single-threaded build); a held run's panels go on to its end.
     live.worker.postMessage({ cmd: 'part', how: live.pending === 'step' && live.variant !== 'threads' ? 'first' : 'all' });
   } else if (m.kind === 'part') {
+    live.partAt = performance.now();
     const p = JSON.parse(m.text);
     setRunning(false);
     if (!p.ok) { showLiveError(p.error); return; }
