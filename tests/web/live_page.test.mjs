@@ -113,8 +113,8 @@ function nativeTop(prompt, tokens) {
 }
 
 // The page's candidates at every step of its last finished run: the run page data its panels draw
-// (live.data.steps, built by the module from the page's own trace).
-const pageTop = page => page.evaluate(() => live.data.steps.map(s => ({ step: s.step, top: s.top.map(t => ({ id: t.id, piece: t.piece, logit: t.logit })) })));
+// (RunPage.data().steps, built by the module from the page's own trace).
+const pageTop = page => page.evaluate(() => RunPage.data().steps.map(s => ({ step: s.step, top: s.top.map(t => ({ id: t.id, piece: t.piece, logit: t.logit })) })));
 
 // Where the page's candidates first differ from the CLI's (step, rank, both token ids and logits,
 // decimal and float bits) and how many values differ in all; null when they are equal throughout.
@@ -207,7 +207,7 @@ try {
     const stepped = await run(page, prompts[0], '-n 64', '#step-stage');
     check(stepped.state === 'stepping', 'Step stage holds the run at its first stage', stepped.state);
     const heldState = () => page.evaluate(() => ({ held: live.held, shown: document.body.dataset.held, revealed: document.body.dataset.revealed,
-                                                   finished: !!live.result, text: live.data.run.text }));
+                                                   finished: !!live.result, text: RunPage.data().run.text }));
     const first = await heldState();
     await new Promise(ok => setTimeout(ok, 1500));  // a run that was not held would end meanwhile (64 tokens take < 1 s here)
     const later = await heldState();
@@ -246,7 +246,7 @@ try {
     check(await page.evaluate(() => live.held && live.held.stage === 20 && !live.result), 'held at the sampling stage, the run not finished');
     await stepOn(page, '#run-to-end');
     check(await page.evaluate(() => document.body.dataset.run) === 'done', 'Run to end runs the whole run');
-    const finished = await page.evaluate(() => ({ text: live.result && live.result.text, stages: live.data.stages.length, output: document.getElementById('output').textContent }));
+    const finished = await page.evaluate(() => ({ text: live.result && live.result.text, stages: RunPage.data().stages.length, output: document.getElementById('output').textContent }));
     check(finished.text === expected && finished.output.endsWith(expected), 'the held run, let go, gives the CLI\'s text', JSON.stringify(finished.text));
   }
 

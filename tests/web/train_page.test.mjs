@@ -64,11 +64,12 @@ async function trainIn(browser, variant, viewport) {
     await page.click('#train-step');
     await page.waitForFunction(() => document.body.dataset.run === 'stepping' || document.body.dataset.training === 'error', { timeout: 60000 });
     check(await body(page, 'revealed') === '1', `${variant}: a recorded training step is revealed from its first stage`);
-    const keys = await page.evaluate(() => live.data.stages.map(s => s.key));
-    check(keys.includes('loss') && keys.includes('scores_softmax_backward') && keys[keys.length - 1] === 'input_embeddings_backward',
-          `${variant}: its stages run forward, loss and backward`, `${keys.length} stages`);
+    check(await page.evaluate(() => RunPage.data().stages.length) === 1, `${variant}: the panels hold the stages revealed, no later one`);
     await page.click('#run-to-end');
     await page.waitForFunction(() => document.body.dataset.run === 'done', { timeout: 60000 });
+    const keys = await page.evaluate(() => RunPage.data().stages.map(s => s.key));
+    check(keys.includes('loss') && keys.includes('scores_softmax_backward') && keys[keys.length - 1] === 'input_embeddings_backward',
+          `${variant}: its stages run forward, loss and backward`, `${keys.length} stages`);
     const summary = await page.$eval('#summary', e => e.textContent);
     check(/^Training step \d+: loss/.test(summary), `${variant}: the summary names the training step`, summary);
     const timeline = await page.$eval('#run-view', e => e.textContent);
