@@ -337,7 +337,11 @@ async function showRun(part, bytes) {
         `decode: ${r.decodeSteps ? (r.decodeSteps / r.decodeSeconds).toFixed(1) : '-'} tok/s ` +
         `(in this browser tab, the ${live.variant === 'threads' ? 'threaded' : 'single-threaded'} WebAssembly build${held}) | stopped by: ${r.stopReason}`
       : live.held ? `The engine waits at stage ${live.held.stage} (record ${live.limit} of the run so far), as --step holds it. Step stage, layer or token, or run to the end.`
-      : `Stepping: stage ${live.limit} of ${live.total}. Step stage, layer or token, or run to the end.`;
+      : `Stepping: stage ${live.limit} of ${live.total}. Step stage, layer or token, or run to the end. ` +
+        // Why this build reveals instead of holding, and what to do for the other.
+        'This single-threaded build cannot hold the engine at a stage (WebAssembly without threads cannot wait for the reader), so it ran ' +
+        'the whole generation first and shows it stage by stage, each panel only as far as the engine had computed. The threaded build holds ' +
+        'the engine itself: it runs where the page is cross-origin isolated (served with the COOP and COEP headers, or by make serve-web).';
   }
   document.body.dataset.run = done ? 'done' : 'stepping';
   document.body.dataset.revealed = String(live.limit);
