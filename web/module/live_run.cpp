@@ -4,7 +4,8 @@
 // shown by the run page's data builder that export-html uses (viewer/page): the page's script
 // draws, it computes nothing of the model. Every error reaches the page as a message. In the
 // threaded build a stepped run is held at its stages as --step holds it (the step controller):
-// the engine's thread waits there, and the panels show the trace recorded so far. The Train panel
+// the engine's thread waits there, and the panels get the stages recorded since the last step
+// (run_page_feed.h: the trace read as it is written, a part of page data a step). The Train panel
 // trains a tiny model on the reader's text (live_training.h) through the one `train` entry point.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
