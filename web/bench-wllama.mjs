@@ -11,8 +11,9 @@
 // single: both served without them, as a plain static host would: the live page's single-threaded
 // build (its service worker bypassed), wllama's single-thread build, the CLI with --threads 1.
 // Each round runs ours, wllama's and the CLI once, in turn, after one warm-up of each. wllama is
-// installed from web/bench/package-lock.json the first time. Prints `uptime` (the machine may be
-// shared), every sample and a Markdown table.
+// installed from web/bench/package-lock.json the first time; chromium is driven by tests/web's
+// puppeteer-core (tests/web/prepare.sh installs it). Prints `uptime` (the machine may be shared),
+// every sample and a Markdown table.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
