@@ -9,17 +9,17 @@
 // --also-kernels times the native CLI a second time on another kernel path (LLAMA_KERNELS), the
 // yardstick of a CPU without the fastest one (avx2: a machine without AVX-512, Zen 3), and puts
 // that column and the module's ratio to it beside the first.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve, basename, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve, basename } from 'node:path';
+import { launch, serve } from '../tests/web/browser.mjs';
+import { openLivePage, rates } from './bench/pages.mjs';
 
 const opts = { cli: 'build/walkthrough/llama-walkthrough', web: 'build/web', model: 'assets/model', n: '64', repeat: '3', threads: '2', prompt: 'In the beginning God created' };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) opts[argv[i].replace(/^-+/, '').replace('prompt-file', 'promptFile')] = argv[i + 1];
 if (opts.promptFile) opts.prompt = readFileSync(opts.promptFile, 'utf8').trim();
-const here = dirname(fileURLToPath(import.meta.url));
 const model = resolve(opts.model);
 const runArgs = modelPath => ['--model', modelPath, '--prompt', opts.prompt, '-n', opts.n];
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -31,7 +31,6 @@ function native(kernels) {
   if (!m) throw new Error('no summary line in the native output:\n' + out);
   return { promptTokens: +m[1], prefill: +m[3], decode: +m[4] };
 }
-const rates = r => ({ promptTokens: r.promptTokens, prefill: r.promptTokens / r.prefillSeconds, decode: r.decodeSteps / r.decodeSeconds });
 
 // The model's files as the module sees them: a folder's files under /bench/model, or one file.
 function modelFiles() {
@@ -56,38 +55,12 @@ async function nodeModule() {
 }
 
 async function chromiumPage() {
-  const { launch } = await import(join(here, '..', 'tests', 'web', 'browser.mjs'));
-  const server = spawn('node', [join(here, 'serve.mjs'), resolve(opts.web), '--port', '0']);
-  const origin = await new Promise(ok => server.stdout.on('data', d => { const m = String(d).match(/(http:\/\/127\.0\.0\.1:\d+)\//); if (m) ok(m[1]); }));
   const browser = await launch();
-  const page = await browser.newPage();
-  await page.goto(origin + '/');
-  await page.waitForFunction(() => document.body.dataset.engine === 'ready', { timeout: 60000 });
-  // The model's files go to the worker as the file picker would give them, fetched from the page's
-  // own server (linked into its folder for the run: a file of hundreds of MB cannot cross as a string).
-  const linkDir = join(resolve(opts.web), 'bench-model');
-  rmSync(linkDir, { recursive: true, force: true });
-  mkdirSync(linkDir);
-  for (const [from] of modelFiles()) symlinkSync(from, join(linkDir, basename(from)));
-  await page.evaluate(async names => {
-    window.benchFiles = [];
-    for (const name of names) window.benchFiles.push(new File([await (await fetch('bench-model/' + name)).blob()], name));
-  }, modelFiles().map(([from]) => basename(from)));
-  rmSync(linkDir, { recursive: true, force: true });
-  const modelPath = await page.evaluate(() => new Promise(ok => {
-    live.worker.addEventListener('message', function once(e) { if (e.data.kind === 'files') { live.worker.removeEventListener('message', once); ok(e.data.model); } });
-    live.worker.postMessage({ cmd: 'files', files: window.benchFiles });
-  }));
-  const run = () => page.evaluate(args => new Promise((ok, fail) => {
-    live.worker.addEventListener('message', function once(e) {
-      if (e.data.kind !== 'done') return;
-      live.worker.removeEventListener('message', once);
-      const r = JSON.parse(e.data.text);
-      r.ok ? ok(r) : fail(new Error(r.error));
-    });
-    live.worker.postMessage({ cmd: 'start', args, record: false });
-  }), runArgs(modelPath)).then(rates);
-  return { run, close: async () => { await browser.close(); server.kill(); } };
+  const server = await serve(resolve(opts.web), false);
+  const files = modelFiles().map(([from]) => from);
+  const page = await openLivePage(browser, server.origin, resolve(opts.web), files);
+  const run = () => page.run(runArgs(moduleModelPath()).slice(2));
+  return { run, close: async () => { await browser.close(); server.child.kill(); } };
 }
 
 const also = opts['also-kernels'];
