@@ -38,11 +38,11 @@ std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
         return why("it runs " + (words.empty() ? std::string("nothing") : words.front()) + ", not a model run");
     const std::vector<std::string> args(words.begin() + 1, words.end());
     try {
-        const options::LiveRunRequest r = options::parseLiveRun(args);
-        if (!r.model.model.empty() && r.model.model != "assets/model" && r.model.model != "assets/model/")
-            return why("it reads " + r.model.model + ", which is not on this site (open it with the page's model button)");
-        if (!r.model.synthetic.empty() && r.model.synthetic != "tiny") return why("the synthetic preset " + r.model.synthetic + " does not fit in a browser tab");
-        if (!r.model.tokenizer.empty()) return why("it reads " + r.model.tokenizer);
+        const options::ModelChoice m = options::modelChoice(options::parseLiveCommand(args));
+        if (!m.model.empty() && m.model != "assets/model" && m.model != "assets/model/")
+            return why("it reads " + m.model + ", which is not on this site (open it with the page's model button)");
+        if (!m.synthetic.empty() && m.synthetic != "tiny") return why("the synthetic preset " + m.synthetic + " does not fit in a browser tab");
+        if (!m.tokenizer.empty()) return why("it reads " + m.tokenizer);
     } catch (const std::invalid_argument& e) {
         return why(std::string("the browser build does not take it (") + e.what() + ")");
     }

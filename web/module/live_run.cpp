@@ -22,6 +22,7 @@
 #include "doccheck/shell_words.h"
 #include "generate/logit_lens.h"
 #include "live_training.h"
+#include "live_views.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/thread_pool.h"
 #include "options/live_run_options.h"
@@ -83,19 +84,38 @@ LiveRun& live() {
 
 json errorJson(const std::string& message) { return {{"ok", false}, {"error", message}}; }
 
+// Loads the source into the session unless it holds it already, with this context length.
+void ensureLoaded(LiveRun& l, const ModelSource& source, int maxSeqLen) {
+    const std::string key = source.loadKey() + " " + std::to_string(maxSeqLen);
+    if (key == l.loadedModel) return;
+    l.loadedModel.clear();
+    l.session.load(source, LoadOptions{.maxSeqLen = maxSeqLen});
+    l.loadedModel = key;
+}
+
+// A `batch` or `patch` command (live_views.h): recorded whole (not held at its stages), its
+// trace the page's run, what the CLI prints in its answer.
+std::string viewNow(LiveRun& l, const options::LiveCommand& command) {
+    const std::string tracePath = "/tmp/run-" + std::to_string(++l.runs) + ".trace";
+    const auto load = [&l](const ModelSource& source, int maxSeqLen) { ensureLoaded(l, source, maxSeqLen); };
+    const auto progress = [](const std::string& line) { post("progress", line); };
+    const json out = std::holds_alternative<options::LiveBatchRequest>(command)
+                         ? web::runBatchCommand(std::get<options::LiveBatchRequest>(command), l.session, load, tracePath, progress)
+                         : web::runPatchCommand(std::get<options::LivePatchRequest>(command), l.session, load, tracePath, progress);
+    if (!l.trace.empty()) std::remove(l.trace.c_str());  // the last run's: its page data was made
+    l.trace = tracePath;
+    return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // Loads (if it is not loaded already) and runs; with `record`, the run is recorded as a trace (the
 // page's run), without, nothing watches the run (web/bench.mjs times the engine alone).
 std::string runNow(const std::string& argsJson, bool record, bool stepped) {
     LiveRun& l = live();
     try {
-        const options::LiveRunRequest r = options::parseLiveRun(json::parse(argsJson).get<std::vector<std::string>>());
-        const ModelSource source = r.model.source(r.seed);
-        const std::string key = source.loadKey() + " " + std::to_string(r.maxSeqLen);
-        if (key != l.loadedModel) {
-            l.loadedModel.clear();
-            l.session.load(source, LoadOptions{.maxSeqLen = r.maxSeqLen});
-            l.loadedModel = key;
-        }
+        const options::LiveCommand command = options::parseLiveCommand(json::parse(argsJson).get<std::vector<std::string>>());
+        if (!std::holds_alternative<options::LiveRunRequest>(command)) return viewNow(l, command);
+        const options::LiveRunRequest& r = std::get<options::LiveRunRequest>(command);
+        ensureLoaded(l, r.model.source(r.seed), r.maxSeqLen);
         l.session.settings() = r.settings;
         l.session.clearObservers();
         LogitLens lens(l.session.transformer());
@@ -251,6 +271,7 @@ void stop() {
         released(l);
     }
     l.session.requestStop();
+    web::stopPatchCommand();
     if (l.stepper) l.stepper->stop();
 }
 
@@ -314,7 +335,8 @@ std::string pageData() {
         const std::string& path = l.trace;
         if (path.empty()) return errorJson("no finished run yet").dump();
         page::RunPageOptions o{.tracePath = path, .comparePath = {}, .chapterBase = {}};
-        auto trace = std::make_shared<const TraceRun>(readTrace(path));
+        if (isPatchTrace(path)) o.patch = std::make_shared<const PatchTrace>(readPatchTrace(path));  // a patch command's: its clean run, the heatmap
+        auto trace = o.patch ? std::make_shared<const TraceRun>(o.patch->clean) : std::make_shared<const TraceRun>(readTrace(path));
         return json{{"ok", true}, {"data", page::runPageData(trace, o)}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {
         return errorJson(e.what()).dump();

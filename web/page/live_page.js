@@ -122,6 +122,7 @@ async function isolation() {
 }
 
 function onWorkerMessage(m) {
+  if (LiveViews.onMessage(m)) return;  // a batch or patch command's (live_views.js)
   if (m.kind === 'ready') {
     live.ready = true;
     live.variant = m.variant;
@@ -328,14 +329,19 @@ async function runPageMarkup() {
   return live.runPageMarkup;
 }
 
-async function showRun() {
+// The run page's panels in the page, once.
+async function fillRunView() {
   const view = $('run-view');
-  if (!view.dataset.filled) {
-    view.innerHTML = await runPageMarkup();
-    view.prepend(el('div', { id: 'error', class: 'error', hidden: '' }));
-    view.dataset.filled = '1';
-  }
-  view.hidden = false;
+  if (view.dataset.filled) return;
+  view.innerHTML = await runPageMarkup();
+  view.prepend(el('div', { id: 'error', class: 'error', hidden: '' }));
+  view.dataset.filled = '1';
+}
+
+async function showRun() {
+  await fillRunView();
+  $('run-view').hidden = false;
+  document.body.dataset.view = '';
   const data = revealed(live.data, live.limit);
   const done = !live.held && live.limit >= live.data.stages.length;
   $('output').textContent = '';
