@@ -13,9 +13,10 @@ namespace {
 // --synthetic runs it, as the CLI does.
 const char* kBundledModel = "assets/model";
 
-void parseWords(CLI::App& app, const std::vector<std::string>& words) {
-    bool quiet = false;  // the page shows only the text anyway
-    app.add_flag("-q,--quiet", quiet, "only the text and the summary");
+// `takesQuiet`: the command takes -q, as the CLI's does (the page shows only the text anyway).
+void parseWords(CLI::App& app, const std::vector<std::string>& words, bool takesQuiet) {
+    bool quiet = false;
+    if (takesQuiet) app.add_flag("-q,--quiet", quiet, "only the text and the summary");
     std::vector<std::string> reversed(words.rbegin(), words.rend());  // CLI11 takes them last first
     try {
         app.parse(reversed);
@@ -34,7 +35,7 @@ LiveBatchRequest parseLiveBatch(const std::vector<std::string>& words) {
     addModelOptions(app, r.model, r.seed);
     addContextLengthOption(app, r.maxSeqLen);
     addBatchOptions(app, r.batch, r.settings);
-    parseWords(app, words);
+    parseWords(app, words, true);
     checkBatch(r.batch);
     r.settings.sampling.seed = r.seed;
     bundledUnlessGiven(r.model);
@@ -46,7 +47,16 @@ LivePatchRequest parseLivePatch(const std::vector<std::string>& words) {
     CLI::App app{"llama-walkthrough patch (in the browser)", "llama-walkthrough patch"};
     app.add_option("--model", r.model, "Model directory or .gguf file; default: the bundled model");
     addPatchOptions(app, r.patch);
-    parseWords(app, words);
+    parseWords(app, words, false);
+    return r;
+}
+
+LiveTokenizeRequest parseLiveTokenize(const std::vector<std::string>& words) {
+    LiveTokenizeRequest r{.model = kBundledModel, .tokenize = {}};
+    CLI::App app{"llama-walkthrough tokenize (in the browser)", "llama-walkthrough tokenize"};
+    addTokenizeOptions(app, r.tokenize);
+    app.add_option("--model", r.model, "Model whose tokenizer is used; default: the bundled model");
+    parseWords(app, words, false);
     return r;
 }
 
@@ -59,7 +69,7 @@ LiveRunRequest parseLiveRun(const std::vector<std::string>& words) {
     addGenerationOptions(app, r.settings);
     addWhatIfOptions(app, r.settings.whatIf);
     addContextLengthOption(app, r.maxSeqLen);
-    parseWords(app, words);
+    parseWords(app, words, true);
     // The CLI's and the viewer's rules: an option another drops, or that applies only beside another, is refused.
     requireRunOptionsCombine(app);
     r.settings.sampling.seed = r.seed;
@@ -69,18 +79,22 @@ LiveRunRequest parseLiveRun(const std::vector<std::string>& words) {
 
 LiveCommand parseLiveCommand(const std::vector<std::string>& words) {
     const std::string first = words.empty() ? "" : words.front();
-    if (first == "batch" || first == "patch") {
+    if (first == "batch" || first == "patch" || first == "tokenize") {
         const std::vector<std::string> rest(words.begin() + 1, words.end());
         if (first == "batch") return parseLiveBatch(rest);
-        return parseLivePatch(rest);
+        if (first == "patch") return parseLivePatch(rest);
+        return parseLiveTokenize(rest);
     }
     return parseLiveRun(words);
 }
 
 ModelChoice modelChoice(const LiveCommand& command) {
-    if (const auto* p = std::get_if<LivePatchRequest>(&command)) return ModelChoice{.model = p->model};
-    if (const auto* b = std::get_if<LiveBatchRequest>(&command)) return b->model;
-    return std::get<LiveRunRequest>(command).model;
+    ModelChoice files;  // patch's and tokenize's --model: a directory or file
+    if (const auto* p = std::get_if<LivePatchRequest>(&command)) files.model = p->model;
+    else if (const auto* t = std::get_if<LiveTokenizeRequest>(&command)) files.model = t->model;
+    else if (const auto* b = std::get_if<LiveBatchRequest>(&command)) return b->model;
+    else return std::get<LiveRunRequest>(command).model;
+    return files;
 }
 
 }  // namespace llama::options

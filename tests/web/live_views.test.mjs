@@ -1,15 +1,16 @@
-// The live page's batch and patch commands (web/page/live_views.js, web/module/live_views.cpp) in
-// Debian's chromium: typed into "More options" or opened from a course link, run in the worker,
-// and shown with the run page's Batch and Patching panels. Every number is checked against the
-// native CLI run here on the same command: the text it prints (the page's output box shows the
-// same, the timings aside), and, read from the CLI's own --trace by the independent reader
-// trace_file.mjs, each ubatch's table, KV cells and mask and a context shift's cells, as the Batch
-// panel draws them; the Patching heatmap's cells against the CLI's printed table. The threaded
-// build (isolated by the server's headers) and the single-threaded one (no service workers on a
-// plain host); the CLI's messages for a bad command; a course link to a batch command.
+// The live page's batch, patch and tokenize commands (web/page/live_views.js,
+// web/module/live_views.cpp) in Debian's chromium: typed into "More options" or opened from a
+// course link, run in the worker, and shown with the run page's Batch and Patching panels. Every
+// number is checked against the native CLI run here on the same command: the text it prints (the
+// page's output box shows the same, the timings aside), and, read from the CLI's own --trace by
+// the independent reader trace_file.mjs, each ubatch's table, KV cells and mask and a context
+// shift's cells, as the Batch panel draws them; the Patching heatmap's cells against the CLI's
+// printed table; tokenize's text. The threaded build (isolated by the server's headers) and the
+// single-threaded one (no service workers on a plain host); the CLI's messages for bad commands;
+// a course link to a batch command.
 //   node live_views.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, screenshotStats, check, done, serve } from './browser.mjs';
 import { readTrace, values } from './trace_file.mjs';
@@ -184,9 +185,18 @@ try {
   const patchPng = await page.screenshot({ path: join(shots, 'live-patch-1366x768.png') });
   check((await screenshotStats(browser, patchPng)).colours > 20, 'the Patching view screenshot is a real render');
 
+  // ---- tokenize: text only, the CLI's -------------------------------------------------------------------
+  for (const words of [['tokenize', "I'll pay 1234 dollars!"], ['tokenize', 'the lower parts', '--word', 'lower']]) {
+    r = await runCommand(page, typed(words));
+    const cliText = native(words);
+    check(r.state === 'done' && r.view === 'tokenize' && r.output.trim() === cliText.trim(), `"${typed(words)}" prints the CLI's pieces, merges and ids`,
+      `page:\n${r.output}\nCLI:\n${cliText}`);
+  }
+  check(await page.$eval('#run-view', e => e.hidden), 'tokenize shows no run panels');
+
   // ---- the CLI's messages for bad commands; a run after them ------------------------------------------
   for (const bad of [['batch', '-p', 'And God said', '--keep', '2'], ['patch', '--clean', 'And Moses said', '--corrupt', 'And Joseph went unto Aaron', '--answer', ' Moses'],
-                     ['batch', '--parallel', '0', '-p', 'x'], ['patch', '--clean', 'x']]) {
+                     ['batch', '--parallel', '0', '-p', 'x'], ['patch', '--clean', 'x'], ['tokenize', 'a b', '--word', 'c']]) {
     r = await runCommand(page, typed(bad));
     const expected = nativeError(bad);
     check(r.state === 'error' && r.error === expected, `"${typed(bad)}" gets the CLI's message`, `page: ${r.error} | CLI: ${expected}`);

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <variant>
@@ -26,13 +27,48 @@ std::string percentEncoded(const std::string& s) {
     return out;
 }
 
+// Why a command the page's parser refuses runs in a terminal only, in the learner's terms where
+// the command is one the page knows: a subcommand it does not run, or an option it has no use for.
+std::string notTaken(const std::vector<std::string>& args, const std::string& parserMessage) {
+    static const std::pair<std::string_view, std::string_view> subcommands[] = {
+        {"inspect", "it describes a model file on disk (inspect), which the page does not show"},
+        {"perplexity", "it reads a text file (perplexity), and the page has no files but the model"},
+        {"bench", "it measures this machine's speed (bench); the page prints this tab's tok/s under every run"},
+        {"convert", "it writes model files (convert)"},
+        {"train", "it trains and writes a model to disk (train); the page's Train panel trains one in the tab"},
+        {"tokenizer-train", "it learns a tokenizer from a text file and writes it (tokenizer-train)"},
+        {"cvector", "it reads prompt files and writes a control vector (cvector)"},
+        {"diff", "it compares trace files (diff), which the page does not have"},
+        {"export-html", "it reads a trace file (export-html); the page's Save page writes the same page"},
+        {"compare-doc", "it compares a document with a debug log (compare-doc)"},
+    };
+    if (!args.empty())
+        for (const auto& [name, reason] : subcommands)
+            if (args.front() == name) return std::string(reason);
+    static const std::pair<std::string_view, std::string_view> options[] = {
+        {"--step", "it reads stepping commands from the terminal (--step); the page's Step buttons step a run by hand"},
+        {"--dry-run", "it prints shapes without computing (--dry-run), which the page does not do"},
+        {"--trace", "it writes a trace file (--trace); the page records every run itself (Save trace)"},
+        {"--html", "it writes a page file (--html); the page's Save page writes the same"},
+        {"--debug-log", "it writes a debug log file (--debug-log)"},
+        {"--csv", "it writes a CSV file (--csv); the page shows the same table and its heatmap"},
+    };
+    for (const auto& [name, reason] : options)
+        if (std::find(args.begin(), args.end(), name) != args.end()) return std::string(reason);
+    return "the browser build does not take it (" + parserMessage + ")";
+}
+
 // The live page's address for the block, or why it runs in a terminal only.
 std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
     using Reason = std::variant<std::string, std::string>;
     auto why = [](std::string reason) { return Reason(std::in_place_index<1>, std::move(reason)); };
     if (block.commands.size() != 1) return why("it runs several commands");
     const ShellWords split = splitShellWords(block.commands[0]);
-    if (!split.refusal.empty()) return why(split.refusal);
+    if (!split.refusal.empty()) {
+        if (block.commands[0].find("| llama-walkthrough") != std::string::npos && block.commands[0].find("--step") != std::string::npos)
+            return why("it pipes stepping commands into --step; the page's Step buttons step the same run by hand");
+        return why(split.refusal);
+    }
     const std::vector<std::string>& words = split.words;
     if (words.empty() || !(words.front() == "llama-walkthrough" || words.front().ends_with("/llama-walkthrough")))
         return why("it runs " + (words.empty() ? std::string("nothing") : words.front()) + ", not a model run");
@@ -44,7 +80,7 @@ std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
         if (!m.synthetic.empty() && m.synthetic != "tiny") return why("the synthetic preset " + m.synthetic + " does not fit in a browser tab");
         if (!m.tokenizer.empty()) return why("it reads " + m.tokenizer);
     } catch (const std::invalid_argument& e) {
-        return why(std::string("the browser build does not take it (") + e.what() + ")");
+        return why(notTaken(args, e.what()));
     }
     std::string expected;
     for (const std::string& l : block.expected) expected += l + "\n";

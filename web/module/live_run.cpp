@@ -93,17 +93,16 @@ void ensureLoaded(LiveRun& l, const ModelSource& source, int maxSeqLen) {
     l.loadedModel = key;
 }
 
-// A `batch` or `patch` command (live_views.h): recorded whole (not held at its stages), its
-// trace the page's run, what the CLI prints in its answer.
+// A `batch`, `patch` or `tokenize` command (live_views.h), run whole (not held at its stages);
+// a recorded one's trace is the page's run.
 std::string viewNow(LiveRun& l, const options::LiveCommand& command) {
     const std::string tracePath = "/tmp/run-" + std::to_string(++l.runs) + ".trace";
     const auto load = [&l](const ModelSource& source, int maxSeqLen) { ensureLoaded(l, source, maxSeqLen); };
-    const auto progress = [](const std::string& line) { post("progress", line); };
-    const json out = std::holds_alternative<options::LiveBatchRequest>(command)
-                         ? web::runBatchCommand(std::get<options::LiveBatchRequest>(command), l.session, load, tracePath, progress)
-                         : web::runPatchCommand(std::get<options::LivePatchRequest>(command), l.session, load, tracePath, progress);
-    if (!l.trace.empty()) std::remove(l.trace.c_str());  // the last run's: its page data was made
-    l.trace = tracePath;
+    const json out = web::runViewCommand(command, l.session, load, tracePath, [](const std::string& line) { post("progress", line); });
+    if (out.value("recorded", false)) {
+        if (!l.trace.empty()) std::remove(l.trace.c_str());  // the last run's: its page data was made
+        l.trace = tracePath;
+    }
     return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -11,6 +11,7 @@
 #include "generate/logit_lens.h"
 #include "patch_table.h"
 #include "patch_trace_output.h"
+#include "tokenize_report.h"
 #include "trace/trace_recorder.h"
 
 namespace llama::web {
@@ -18,8 +19,8 @@ namespace llama::web {
 using nlohmann::json;
 
 namespace {
+
 std::atomic<bool> patchStop{false};
-}
 
 json runBatchCommand(const options::LiveBatchRequest& r, Session& session, const EnsureLoaded& ensureLoaded, const std::string& tracePath,
                      const Progress& progress) {
@@ -34,7 +35,7 @@ json runBatchCommand(const options::LiveBatchRequest& r, Session& session, const
     t.preSoftmax = true;
     const GenerationSettings& g = r.settings;
     TraceRunInfo info{fmt::format("{}", fmt::join(b.prompts, "\n")), g.maxTokens, g.sampling, false, g.whatIf, g.grammarSource,
-                      TraceBatchInfo{b.prompts, b.parallel, b.ubatch, b.contextShift, b.keep}};
+                      TraceBatchInfo{b.prompts, b.parallel, b.ubatch, b.contextShift, b.keep}, std::nullopt};
     TraceRecorder recorder(tracePath, *session.model(), info, t, &lens);
     session.addObserver(&recorder);
     progress(fmt::format("Decoding {} prompts, {} at a time…", b.prompts.size(), b.parallel));
@@ -46,6 +47,7 @@ json runBatchCommand(const options::LiveBatchRequest& r, Session& session, const
     for (const SequenceResult& s : result.sequences) generated += int64_t(s.generatedTokens.size());
     return {{"ok", true},
             {"view", "batch"},
+            {"recorded", true},
             {"report", cli::batchReport(b.prompts, g, b.parallel, result, session.model()->args.max_seq_len)},
             {"sequences", result.sequences.size()},
             {"generatedTokens", generated},
@@ -85,10 +87,28 @@ json runPatchCommand(const options::LivePatchRequest& r, Session& session, const
     }
     return {{"ok", true},
             {"view", "patch"},
+            {"recorded", true},
             {"report", cli::patchTable(result, *model.tokenizer, r.patch.site, setup.heads)},
             {"layers", result.patchedDiff.size()},
             {"columns", result.patchedDiff.at(0).size()},
             {"seconds", seconds}};
+}
+
+// Only the tokenizer is needed; the model the session holds, or the tokenizer's model loaded.
+json runTokenizeCommand(const options::LiveTokenizeRequest& r, Session& session, const EnsureLoaded& ensureLoaded) {
+    ensureLoaded(ModelSource{ModelSource::Kind::Files, r.model}, 0);
+    std::string report;
+    cli::appendTokenizeReport(report, *session.model()->tokenizer, r.tokenize.text, r.tokenize.word);
+    return {{"ok", true}, {"view", "tokenize"}, {"report", report}};
+}
+
+}  // namespace
+
+json runViewCommand(const options::LiveCommand& command, Session& session, const EnsureLoaded& ensureLoaded, const std::string& tracePath,
+                    const Progress& progress) {
+    if (const auto* b = std::get_if<options::LiveBatchRequest>(&command)) return runBatchCommand(*b, session, ensureLoaded, tracePath, progress);
+    if (const auto* p = std::get_if<options::LivePatchRequest>(&command)) return runPatchCommand(*p, session, ensureLoaded, tracePath, progress);
+    return runTokenizeCommand(std::get<options::LiveTokenizeRequest>(command), session, ensureLoaded);
 }
 
 void stopPatchCommand() { patchStop = true; }

@@ -4,7 +4,7 @@
 // (single/: the same code, the tasks one after another). Messages from the page:
 //   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, or as
 //   {cmd: 'start', form, more}       the form's options and the "more options" text (commandLine),
-//                                    or a batch or patch command typed there (live_views.js);
+//                                    or a batch, patch or tokenize command typed there (live_views.js);
 //                                    recorded for the panels (record: false times the engine
 //                                    alone); step: true holds it at its first stage (threads only)
 //   {cmd: 'step', kind}              a held run on to its next stage, layer, token or the end
@@ -101,10 +101,10 @@ function commandLine(Module, m) {
   if (m.args) return { args: m.args };
   const split = JSON.parse(Module.shellWords(m.more));
   if (split.refusal) return { error: `"more options" cannot be read as the CLI's words: ${split.refusal}` };
-  // A batch or patch command (the program's name before it or not) is run as it is written, on the
-  // form's model unless it names one.
+  // A batch, patch or tokenize command (the program's name before it or not) is run as it is
+  // written, on the form's model unless it names one.
   const words = split.words[0] === 'llama-walkthrough' ? split.words.slice(1) : split.words;
-  if (words[0] === 'batch' || words[0] === 'patch') {
+  if (['batch', 'patch', 'tokenize'].includes(words[0])) {
     const model = m.form.find(o => o.flags.includes('--model')).values[0];
     const named = words.some(w => ['--model', '--synthetic'].includes(w) || w.startsWith('--model=') || w.startsWith('--synthetic='));
     return { args: named || model === 'assets/model' ? words : [words[0], '--model', model, ...words.slice(1)] };

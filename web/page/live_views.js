@@ -1,7 +1,8 @@
-// The live page's batch and patch commands: typed into "More options" (or opened from a chapter's
-// Try-it), run by the worker as llama-walkthrough runs them (web/module/live_views.h) and shown
-// with the run page's Batch and Patching panels, the ones export-html draws for a batch or patch
-// trace. The output box shows what the CLI prints for the same command. live_page.js hands the
+// The live page's batch, patch and tokenize commands: typed into "More options" (or opened from a
+// chapter's Try-it), run by the worker as llama-walkthrough runs them (web/module/live_views.h).
+// batch and patch are shown with the run page's Batch and Patching panels, the ones export-html
+// draws for a batch or patch trace; tokenize is text only. The output box shows what the CLI
+// prints for the same command. live_page.js hands the
 // worker's messages here first (onMessage); the rest of a run's life (Run, Stop, Save) is its.
 'use strict';
 
@@ -41,6 +42,18 @@ const LiveViews = (() => {
     setRunning(false);
   }
 
+  // A command that records nothing (tokenize): its text, no panels.
+  function showText(r) {
+    live.data = null;
+    live.pending = null;
+    $('run-view').hidden = true;
+    $('output').textContent = r.report;
+    $('summary').textContent = 'The model\'s tokenizer, in this browser tab: what llama-walkthrough prints for the same command.';
+    document.body.dataset.run = 'done';
+    document.body.dataset.view = r.view;
+    setRunning(false);
+  }
+
   // True when the message was a view command's (then handled here).
   function onMessage(m) {
     if (m.kind === 'progress') {
@@ -52,6 +65,10 @@ const LiveViews = (() => {
       if (!r.ok || !r.view) return false;  // a run's, or an error, as a run's
       live.held = null;
       live.result = r;
+      if (!r.recorded) {
+        showText(r);
+        return true;
+      }
       awaitingPage = true;
       live.worker.postMessage({ cmd: 'pageData' });
       return true;
