@@ -141,14 +141,16 @@ try {
 
   // ---- batch, typed into "more options" ----------------------------------------------------------
   let r = await runCommand(page, typed(BATCH));
-  check(r.state === 'done' && r.view === 'batch', 'a batch command typed into "more options" runs and opens the Batch view', JSON.stringify(r).slice(0, 300));
-  check(timeless(r.output) === timeless(batchText), 'the page prints what the CLI prints for it (tok/s and seconds aside)',
-    `page:\n${r.output}\nCLI:\n${batchText}`);
+  check(r.state === 'done' && r.view === 'batch', 'a batch command typed into "more options" runs and opens the Batch view', r.state === 'done' ? '' : JSON.stringify(r).slice(0, 300));
+  const sameBatch = timeless(r.output) === timeless(batchText);
+  check(sameBatch, 'the page prints what the CLI prints for it (tok/s and seconds aside)', sameBatch ? '' : `page:\n${r.output}\nCLI:\n${batchText}`);
   check(await page.$eval('#batch-panel', e => !e.hidden && e.getBoundingClientRect().height > 0), 'the Batch panel is shown');
   const sequences = await page.$$eval('#batch-sequences li', lis => lis.map(li => li.textContent));
   const cliSequences = [...batchText.matchAll(/^\[(\d)\] (.*)$/gm)].map(m => m[2]);
-  check(sequences.length === 3 && sequences.every((s, i) => s.replace(/\s+/g, ' ').includes(cliSequences[i].replace(/\s+/g, ' '))),
-    'the panel\'s sequences are the CLI\'s texts', JSON.stringify(sequences) + ' / ' + JSON.stringify(cliSequences));
+  // The panel writes "PROMPT → TEXT (N tokens, REASON)"; the CLI "[i] PROMPTTEXT".
+  const panelText = s => s.replace(' → ', '').replace(/ \(\d+ tokens?, [^)]*\)$/, '').replace(/\s+/g, ' ');
+  const sameSequences = sequences.length === 3 && sequences.every((s, i) => panelText(s) === cliSequences[i].replace(/\s+/g, ' '));
+  check(sameSequences, 'the panel\'s sequences are the CLI\'s prompts and texts', sameSequences ? '' : JSON.stringify(sequences) + ' / ' + JSON.stringify(cliSequences));
   await page.$eval('#batch-panel', e => e.scrollIntoView());
   const png = await page.screenshot({ path: join(shots, 'live-batch-1366x768.png') });
   check((await screenshotStats(browser, png)).colours > 20, 'the Batch view screenshot is a real render');
@@ -156,7 +158,8 @@ try {
 
   // ---- a context shift ------------------------------------------------------------------------------
   r = await runCommand(page, typed(SHIFT));
-  check(r.state === 'done' && timeless(r.output) === timeless(shiftText), 'a batch with --context-shift prints the CLI\'s text', `page:\n${r.output}\nCLI:\n${shiftText}`);
+  const sameShift = r.state === 'done' && timeless(r.output) === timeless(shiftText);
+  check(sameShift, 'a batch with --context-shift prints the CLI\'s text', sameShift ? '' : `page:\n${r.output}\nCLI:\n${shiftText}`);
   const trace = readTrace(shiftTrace);
   const shifts = trace.stages.filter(s => s.stage === 'context_shift');
   check(shifts.length > 0, 'the CLI\'s trace records a context shift');
@@ -173,8 +176,8 @@ try {
 
   // ---- patch --------------------------------------------------------------------------------------
   r = await runCommand(page, typed(PATCH));
-  check(r.state === 'done' && r.view === 'patch', 'a patch command runs and opens the Patching view', JSON.stringify(r).slice(0, 300));
-  check(r.output.trim() === patchText.trim(), 'the page prints the CLI\'s patch table, every number', `page:\n${r.output}\nCLI:\n${patchText}`);
+  check(r.state === 'done' && r.view === 'patch', 'a patch command runs and opens the Patching view', r.state === 'done' ? '' : JSON.stringify(r).slice(0, 300));
+  check(r.output.trim() === patchText.trim(), 'the page prints the CLI\'s patch table, every number', r.output.trim() === patchText.trim() ? '' : `page:\n${r.output}\nCLI:\n${patchText}`);
   check(await page.$eval('#patch-panel', e => !e.hidden), 'the Patching heatmap is shown');
   const best = await checkPatchPanel(page, patchText, 'threaded patch');
   // A cell opens its stage in the clean run, with the corrupted run beside it (the run page's behaviour).
@@ -189,8 +192,8 @@ try {
   for (const words of [['tokenize', "I'll pay 1234 dollars!"], ['tokenize', 'the lower parts', '--word', 'lower']]) {
     r = await runCommand(page, typed(words));
     const cliText = native(words);
-    check(r.state === 'done' && r.view === 'tokenize' && r.output.trim() === cliText.trim(), `"${typed(words)}" prints the CLI's pieces, merges and ids`,
-      `page:\n${r.output}\nCLI:\n${cliText}`);
+    const same = r.state === 'done' && r.view === 'tokenize' && r.output.trim() === cliText.trim();
+    check(same, `"${typed(words)}" prints the CLI's pieces, merges and ids`, same ? '' : `page:\n${r.output}\nCLI:\n${cliText}`);
   }
   check(await page.$eval('#run-view', e => e.hidden), 'tokenize shows no run panels');
 
@@ -219,7 +222,7 @@ try {
   check(await course.page.$eval('#course-command', e => !e.hidden), 'a course link to a batch command shows it', await course.page.$eval('#course-line', e => e.textContent));
   r = await runCommand(course.page, '');
   check(r.state === 'done' && r.view === 'batch' && timeless(r.output) === timeless(batchText), 'and runs it exactly: the Batch view and the CLI\'s text',
-    JSON.stringify(r).slice(0, 300));
+    r.state === 'done' ? '' : JSON.stringify(r).slice(0, 300));
   await course.page.close();
 
   // ---- the single-threaded build: a plain host, no service workers ----------------------------------
@@ -230,12 +233,12 @@ try {
   check(await single.page.evaluate(() => document.body.dataset.variant) === 'single', 'without service workers: the single-threaded build');
   r = await runCommand(single.page, typed(BATCH));
   check(r.state === 'done' && r.view === 'batch' && timeless(r.output) === timeless(batchText), 'single-threaded: the batch prints the CLI\'s text',
-    JSON.stringify(r).slice(0, 300));
+    r.state === 'done' ? '' : JSON.stringify(r).slice(0, 300));
   await checkBatchPanel(single.page, readTrace(batchTrace), 'single-threaded batch');
   await single.page.$eval('#batch-panel', e => e.scrollIntoView());
   await single.page.screenshot({ path: join(shots, 'live-batch-390x844.png') });
   r = await runCommand(single.page, typed(PATCH));
-  check(r.state === 'done' && r.output.trim() === patchText.trim(), 'single-threaded: the patch table is the CLI\'s', JSON.stringify(r).slice(0, 300));
+  check(r.state === 'done' && r.output.trim() === patchText.trim(), 'single-threaded: the patch table is the CLI\'s', r.state === 'done' ? '' : JSON.stringify(r).slice(0, 300));
   await checkPatchPanel(single.page, patchText, 'single-threaded patch');
   const sideways = await single.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(sideways <= 0, 'at 390x844 nothing scrolls sideways', `${sideways} px`);

@@ -3,9 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
-#include <variant>
+#include <utility>
 
 #include "doccheck/shell_words.h"
 #include "doccheck/try_it.h"
@@ -58,18 +59,41 @@ std::string notTaken(const std::vector<std::string>& args, const std::string& pa
     return "the browser build does not take it (" + parserMessage + ")";
 }
 
-// The live page's address for the block, or why it runs in a terminal only.
-std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
-    using Reason = std::variant<std::string, std::string>;
-    auto why = [](std::string reason) { return Reason(std::in_place_index<1>, std::move(reason)); };
+// A Try-it's way into the live page: its address, or why it runs in a terminal only.
+struct LiveLink {
+    std::string address;  // "" : see reason
+    std::string filter;   // a command the chapter pipes the output into (| tail -1), which the page does not run
+    std::string reason;
+};
+
+// The words of a command that is `llama-walkthrough ... | FILTER`, FILTER one of the commands that
+// keep part of a text (head, tail, grep): the run's words, and the filter as written. Otherwise none.
+std::optional<std::pair<std::vector<std::string>, std::string>> filteredRun(const std::string& command) {
+    // The last bar: the run's words may hold one in quotes, and an unquoted one the splitter refuses.
+    const size_t bar = command.rfind(" | ");
+    if (bar == std::string::npos) return std::nullopt;
+    const ShellWords run = splitShellWords(command.substr(0, bar)), filter = splitShellWords(command.substr(bar + 3));
+    if (!run.refusal.empty() || !filter.refusal.empty() || filter.words.empty()) return std::nullopt;
+    static const std::string_view filters[] = {"head", "tail", "grep"};
+    if (std::find(std::begin(filters), std::end(filters), filter.words.front()) == std::end(filters)) return std::nullopt;
+    return std::make_pair(run.words, command.substr(bar + 1));
+}
+
+LiveLink liveLink(const TryItBlock& block) {
+    auto why = [](std::string reason) { return LiveLink{{}, {}, std::move(reason)}; };
     if (block.commands.size() != 1) return why("it runs several commands");
-    const ShellWords split = splitShellWords(block.commands[0]);
+    const std::string& command = block.commands[0];
+    const ShellWords split = splitShellWords(command);
+    std::vector<std::string> words = split.words;
+    std::string filter;
     if (!split.refusal.empty()) {
-        if (block.commands[0].find("| llama-walkthrough") != std::string::npos && block.commands[0].find("--step") != std::string::npos)
+        if (command.find("| llama-walkthrough") != std::string::npos && command.find("--step") != std::string::npos)
             return why("it pipes stepping commands into --step; the page's Step buttons step the same run by hand");
-        return why(split.refusal);
+        const auto filtered = filteredRun(command);
+        if (!filtered) return why(split.refusal);
+        words = filtered->first;
+        filter = filtered->second;
     }
-    const std::vector<std::string>& words = split.words;
     if (words.empty() || !(words.front() == "llama-walkthrough" || words.front().ends_with("/llama-walkthrough")))
         return why("it runs " + (words.empty() ? std::string("nothing") : words.front()) + ", not a model run");
     const std::vector<std::string> args(words.begin() + 1, words.end());
@@ -84,7 +108,7 @@ std::variant<std::string, std::string> liveLink(const TryItBlock& block) {
     }
     std::string expected;
     for (const std::string& l : block.expected) expected += l + "\n";
-    return Reason(std::in_place_index<0>, "live/index.html#cmd=" + percentEncoded(nlohmann::json(args).dump()) + "&expect=" + percentEncoded(expected));
+    return {"live/index.html#cmd=" + percentEncoded(nlohmann::json(args).dump()) + "&expect=" + percentEncoded(expected), filter, {}};
 }
 
 // A paragraph of HTML after the block's closing fence, indented as the fences are so it stays in
@@ -104,9 +128,12 @@ std::string addRunHereLinks(const std::string& markdown, const std::string& path
     for (std::string l; std::getline(in, l);) lines.push_back(l);
     std::vector<std::pair<size_t, std::string>> notes;  // after line index: the paragraph
     for (const TryItBlock& b : parseTryItBlocks(path)) {
-        const auto link = liveLink(b);
-        notes.emplace_back(size_t(b.closeLine - 1), noteBlock(b, link.index() == 0 ? "<a href=\"" + htmlEscape(std::get<0>(link)) + "\">▶ Run it here, in this browser</a>"
-                                                                                   : "<small>Runs in a terminal only: " + htmlEscape(std::get<1>(link)) + ".</small>"));
+        const LiveLink link = liveLink(b);
+        const std::string filtered =
+            link.filter.empty() ? "" : " <small>(all of its output: the page does not run <code>" + htmlEscape(link.filter) + "</code>, which keeps part of it)</small>";
+        notes.emplace_back(size_t(b.closeLine - 1), noteBlock(b, !link.address.empty()
+                                                                     ? "<a href=\"" + htmlEscape(link.address) + "\">▶ Run it here, in this browser</a>" + filtered
+                                                                     : "<small>Runs in a terminal only: " + htmlEscape(link.reason) + ".</small>"));
     }
     std::string out;
     size_t next = 0;

@@ -100,13 +100,22 @@ TEST_CASE("Run it here: batch, patch and tokenize commands link to the page; wha
         "<!-- try-it -->\n```console\n$ llama-walkthrough patch --clean x --corrupt y --answer z --csv out.csv\n```\n\n"
         "<!-- try-it -->\n```console\n$ llama-walkthrough inspect\n```\n\n"
         "<!-- try-it -->\n```console\n$ llama-walkthrough --synthetic tinyllama-1.1b --dry-run -n 0\n```\n\n"
-        "<!-- try-it -->\n```console\n$ printf 'b sample\\nc\\nq\\n' | llama-walkthrough -q --step --prompt \"The cat\" -n 1\n```\n");
+        "<!-- try-it -->\n```console\n$ printf 'b sample\\nc\\nq\\n' | llama-walkthrough -q --step --prompt \"The cat\" -n 1\n```\n\n"
+        "<!-- try-it -->\n```console\n$ llama-walkthrough tokenize \"LORD | x\" | tail -8\n```\n\n"
+        "<!-- try-it -->\n```console\n$ llama-walkthrough inspect | grep x\n```\n\n"
+        "<!-- try-it -->\n```console\n$ llama-walkthrough tokenize x | sort\n```\n");
     INFO(page);
     // The three commands the page runs: links with the subcommand first, as the module's parser takes them.
-    REQUIRE(count(page, "▶ Run it here") == 3);
+    REQUIRE(count(page, "▶ Run it here") == 4);
     CHECK(linkWords(page) == std::vector<std::string>{"batch", "-q", "-p", "And God said", "-p", "In the beginning", "--parallel", "2", "-n", "12"});
     CHECK_THAT(page, Contains("%5B%22patch%22%2C%22--clean%22%2C%22a%20b%22"));
     CHECK_THAT(page, Contains("%5B%22tokenize%22%2C%22a%20%20%20b%22%5D"));
+    // A run piped into a filter that keeps part of its output: the run, the filter named beside the link.
+    CHECK_THAT(page, Contains("%5B%22tokenize%22%2C%22LORD%20%7C%20x%22%5D"));
+    CHECK_THAT(page, Contains("(all of its output: the page does not run <code>| tail -8</code>, which keeps part of it)"));
+    // Not a filter's: a pipeline of a command the page does not run, or into another kind of command.
+    CHECK(count(page, "Runs in a terminal only: it is a shell pipeline or list (|).") == 1);
+    CHECK_THAT(page, Contains("Runs in a terminal only: it describes a model file on disk (inspect), which the page does not show."));
     // A batch the CLI refuses is refused with the CLI's message; an option that writes a file, saying so.
     CHECK_THAT(page, Contains("Runs in a terminal only: the browser build does not take it (--keep applies to --context-shift: give both or neither)."));
     CHECK_THAT(page, Contains("Runs in a terminal only: it writes a CSV file (--csv); the page shows the same table and its heatmap."));
