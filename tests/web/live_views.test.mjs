@@ -43,10 +43,11 @@ function nativeError(words) {
   const error = lines.find(l => l.startsWith('error: '));
   return error ? error.slice('error: '.length) : lines[0];
 }
-// Printed text with what depends on the machine's speed blanked: tok/s and seconds.
+// Printed text with what depends on the machine's speed blanked: tok/s and seconds (and the
+// spaces that right-align them in the table).
 const timeless = text => text.trim().split('\n').map(l =>
   /^\s*\d+\s+\d+\s+\d+\s+[\d.]+\s+\d+\s/.test(l) ? l.replace(/^(\s*\d+\s+\d+\s+\d+\s+)[\d.]+/, '$1#') : l)
-  .join('\n').replace(/in [\d.]+ s/g, 'in # s').replace(/total: [\d.]+ tok\/s/g, 'total: # tok/s');
+  .join('\n').replace(/in [\d.]+ s/g, 'in # s').replace(/total: [\d.]+ tok\/s/g, 'total: # tok/s').replace(/ +/g, ' ');
 
 async function openLive(browser, address, viewport = { width: 1366, height: 768 }, beforeLoad = async () => {}) {
   const origin = new URL(address).origin;
