@@ -157,6 +157,14 @@ try {
   check((await screenshotStats(browser, png)).colours > 20, 'the Batch view screenshot is a real render');
   await checkBatchPanel(page, readTrace(batchTrace), 'threaded batch');
 
+  // Step stage starts it as Run does (it runs whole); the run page's stage buttons walk its stages.
+  r = await runCommand(page, typed(BATCH), '#step-stage');
+  check(r.state === 'done' && r.view === 'batch' && timeless(r.output) === timeless(batchText), 'Step stage runs a batch command whole, the same view and text',
+    r.state === 'done' ? '' : JSON.stringify(r).slice(0, 300));
+  const before = await page.evaluate(() => document.body.dataset.stage);
+  await page.$eval('#next', e => e.click());
+  check(await page.evaluate(b => document.body.dataset.stage !== b, before), 'the run page\'s Stage ▶ moves on through its stages');
+
   // ---- a context shift ------------------------------------------------------------------------------
   r = await runCommand(page, typed(SHIFT));
   const sameShift = r.state === 'done' && timeless(r.output) === timeless(shiftText);
