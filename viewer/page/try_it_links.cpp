@@ -62,7 +62,7 @@ std::string notTaken(const std::vector<std::string>& args, const std::string& pa
 // A Try-it's way into the live page: its address, or why it runs in a terminal only.
 struct LiveLink {
     std::string address;  // "" : see reason
-    std::string filter;   // a command the chapter pipes the output into (| tail -1), which the page does not run
+    std::string note;     // how the page's run differs from the command: stepped by hand, or not filtered (| tail -1)
     std::string reason;
 };
 
@@ -79,20 +79,53 @@ std::optional<std::pair<std::vector<std::string>, std::string>> filteredRun(cons
     return std::make_pair(run.words, command.substr(bar + 1));
 }
 
+// The words of a command that is `printf 'SCRIPT' | llama-walkthrough ... --step ...`: the run's
+// words without --step (the page steps a run with its buttons), and where the script's
+// breakpoints stop it ("scores_softmax in layer 3"; "" for none). Otherwise none.
+std::optional<std::pair<std::vector<std::string>, std::string>> steppedRun(const std::string& command) {
+    const size_t bar = command.find(" | ");
+    if (bar == std::string::npos) return std::nullopt;
+    const ShellWords script = splitShellWords(command.substr(0, bar)), run = splitShellWords(command.substr(bar + 3));
+    if (!script.refusal.empty() || !run.refusal.empty() || script.words.size() != 2 || script.words[0] != "printf") return std::nullopt;
+    std::vector<std::string> words;
+    for (const std::string& w : run.words)
+        if (w != "--step") words.push_back(w);
+    if (words.size() == run.words.size()) return std::nullopt;
+    // The script's commands, one a line as printf writes them (the two characters \n end one):
+    // `b STAGE [LAYER]` sets a breakpoint.
+    const std::string& text = script.words[1];
+    std::string stops;
+    for (size_t from = 0; from < text.size();) {
+        const size_t end = std::min(text.find("\\n", from), text.size());
+        std::istringstream line(text.substr(from, end - from));
+        std::string key, stage, layer;
+        if (line >> key >> stage && key == "b") stops += (stops.empty() ? "" : ", then ") + stage + (line >> layer ? " in layer " + layer : "");
+        from = end + 2;
+    }
+    return std::make_pair(words, stops);
+}
+
 LiveLink liveLink(const TryItBlock& block) {
     auto why = [](std::string reason) { return LiveLink{{}, {}, std::move(reason)}; };
     if (block.commands.size() != 1) return why("it runs several commands");
     const std::string& command = block.commands[0];
     const ShellWords split = splitShellWords(command);
     std::vector<std::string> words = split.words;
-    std::string filter;
+    std::string note;  // how the page's run differs from the chapter's command
     if (!split.refusal.empty()) {
-        if (command.find("| llama-walkthrough") != std::string::npos && command.find("--step") != std::string::npos)
-            return why("it pipes stepping commands into --step; the page's Step buttons step the same run by hand");
-        const auto filtered = filteredRun(command);
-        if (!filtered) return why(split.refusal);
-        words = filtered->first;
-        filter = filtered->second;
+        if (const auto stepped = steppedRun(command)) {
+            // The run without the terminal's stepping: the page's buttons step it.
+            words = stepped->first;
+            note = "stepped with the page's buttons, not the chapter's commands" +
+                   (stepped->second.empty() ? std::string(", which stop at the first stage") : ", which stop at " + stepped->second);
+        } else if (const auto filtered = filteredRun(command)) {
+            words = filtered->first;
+            note = "all of its output: the page does not run " + filtered->second + ", which keeps part of it";
+        } else {
+            if (command.find("| llama-walkthrough") != std::string::npos && command.find("--step") != std::string::npos)
+                return why("it pipes stepping commands into --step and on into another command");
+            return why(split.refusal);
+        }
     }
     if (words.empty() || !(words.front() == "llama-walkthrough" || words.front().ends_with("/llama-walkthrough")))
         return why("it runs " + (words.empty() ? std::string("nothing") : words.front()) + ", not a model run");
@@ -108,7 +141,7 @@ LiveLink liveLink(const TryItBlock& block) {
     }
     std::string expected;
     for (const std::string& l : block.expected) expected += l + "\n";
-    return {"live/index.html#cmd=" + percentEncoded(nlohmann::json(args).dump()) + "&expect=" + percentEncoded(expected), filter, {}};
+    return {"live/index.html#cmd=" + percentEncoded(nlohmann::json(args).dump()) + "&expect=" + percentEncoded(expected), note, {}};
 }
 
 // A paragraph of HTML after the block's closing fence, indented as the fences are so it stays in
@@ -129,10 +162,9 @@ std::string addRunHereLinks(const std::string& markdown, const std::string& path
     std::vector<std::pair<size_t, std::string>> notes;  // after line index: the paragraph
     for (const TryItBlock& b : parseTryItBlocks(path)) {
         const LiveLink link = liveLink(b);
-        const std::string filtered =
-            link.filter.empty() ? "" : " <small>(all of its output: the page does not run <code>" + htmlEscape(link.filter) + "</code>, which keeps part of it)</small>";
+        const std::string note = link.note.empty() ? "" : " <small>(" + htmlEscape(link.note) + ")</small>";
         notes.emplace_back(size_t(b.closeLine - 1), noteBlock(b, !link.address.empty()
-                                                                     ? "<a href=\"" + htmlEscape(link.address) + "\">▶ Run it here, in this browser</a>" + filtered
+                                                                     ? "<a href=\"" + htmlEscape(link.address) + "\">▶ Run it here, in this browser</a>" + note
                                                                      : "<small>Runs in a terminal only: " + htmlEscape(link.reason) + ".</small>"));
     }
     std::string out;
