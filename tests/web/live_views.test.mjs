@@ -8,14 +8,16 @@
 // printed table; tokenize's text. The threaded build (isolated by the server's headers) and the
 // single-threaded one (no service workers on a plain host); the CLI's messages for bad commands;
 // a course link to a batch command.
-//   node live_views.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR
+// Last, every "Run it here" of the course site (llama-site --live) run in the page: each gives the
+// native CLI's text for its words.
+//   node live_views.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR LLAMA_SITE CHAPTERS_DIR
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, screenshotStats, check, done, serve } from './browser.mjs';
 import { readTrace, values } from './trace_file.mjs';
 
-const [webDir, cli, assets, shots] = process.argv.slice(2);
+const [webDir, cli, assets, shots, siteTool, chapters] = process.argv.slice(2);
 mkdirSync(shots, { recursive: true });
 const scratch = join(shots, 'scratch');
 mkdirSync(scratch, { recursive: true });
@@ -63,13 +65,14 @@ async function openLive(browser, address, viewport = { width: 1366, height: 768 
   return { page, log };
 }
 
-// Types `command` into "more options", presses Run and waits for its view (or an error).
-async function runCommand(page, command, button = '#run') {
+// Types `command` into "more options", presses Run and waits for its view (or an error); a
+// plain run (`view` false) for its end.
+async function runCommand(page, command, button = '#run', view = true) {
   await page.$eval('#extra', (e, v) => { e.value = v; }, command);
   await page.evaluate(() => { document.body.dataset.run = ''; document.body.dataset.view = ''; });
   await page.$eval(button, e => e.click());
-  await page.waitForFunction(() => document.body.dataset.run === 'error' || (document.body.dataset.run === 'done' && document.body.dataset.view),
-    { timeout: 300000 });
+  await page.waitForFunction(view => document.body.dataset.run === 'error' || (document.body.dataset.run === 'done' && (!view || document.body.dataset.view)),
+    { timeout: 300000 }, view);
   return page.evaluate(() => ({ state: document.body.dataset.run, view: document.body.dataset.view, output: document.getElementById('output').textContent,
                                 summary: document.getElementById('summary').textContent, error: document.getElementById('live-error').textContent }));
 }
@@ -252,6 +255,37 @@ try {
   const sideways = await single.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(sideways <= 0, 'at 390x844 nothing scrolls sideways', `${sideways} px`);
   check(single.log.errors.length === 0, 'no console error in the single-threaded build', single.log.errors.join(' | ').slice(0, 400));
+
+  // ---- every "Run it here" of the course site, in the page ----------------------------------------------
+  const siteDir = join(scratch, 'site'), siteTrace = join(scratch, 'site-run.trace');
+  rmSync(siteDir, { recursive: true, force: true });
+  rmSync(siteTrace, { force: true });
+  execFileSync(cli, ['--model', model, '-q', '--prompt', 'In the beginning', '-n', '2', '--trace', siteTrace], { stdio: 'ignore' });
+  execFileSync(siteTool, ['--chapters', chapters, '--trace', siteTrace, '--live', webDir, '--out', siteDir], { stdio: 'ignore' });
+  const links = readdirSync(siteDir).filter(f => f.endsWith('.html'))
+    .flatMap(f => [...readFileSync(join(siteDir, f), 'utf8').matchAll(/href="live\/index\.html#cmd=([^"&]+)/g)].map(m => JSON.parse(decodeURIComponent(m[1]))));
+  check(links.length >= 40, `the site links ${links.length} Try-its to the page`);
+  const site = await serve(siteDir, false);
+  servers.push(site);
+  const differ = [];
+  for (const words of links) {
+    const course = await openLive(browser, `${site.origin}/live/index.html#cmd=${encodeURIComponent(JSON.stringify(words))}`);
+    const view = ['batch', 'patch', 'tokenize'].includes(words[0]);
+    r = await runCommand(course.page, '', '#run', view);
+    let expected, got;
+    if (view) {
+      expected = timeless(native(words));
+      got = timeless(r.output);
+    } else {
+      // A run: its text, as the CLI prints it before its summary (a what-if's line and report aside).
+      const out = execFileSync(cli, ['--model', model, ...(words.includes('-q') ? [] : ['-q']), ...words], { encoding: 'utf8' }).replace(/^What-if experiment[^\n]*\n/, '');
+      expected = out.slice(0, out.lastIndexOf('\n\nPrompt tokens:'));
+      got = await course.page.evaluate(() => live.result && live.result.text);
+    }
+    if (r.state !== 'done' || got !== expected) differ.push(`${words.join(' ').slice(0, 80)}: ${r.state} ${r.error} ${JSON.stringify(got).slice(0, 80)} vs ${JSON.stringify(expected).slice(0, 80)}`);
+    await course.page.close();
+  }
+  check(differ.length === 0, `every one of the ${links.length} runs in the page and gives the native CLI's text for its words`, differ.slice(0, 4).join(' | '));
 } finally {
   await browser.close();
   for (const s of servers) s.child.kill();
