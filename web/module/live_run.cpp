@@ -6,6 +6,7 @@
 // threaded build a stepped run is held at its stages as --step holds it (the step controller):
 // the engine's thread waits there, and the panels show the trace recorded so far. The Train panel
 // trains a tiny model on the reader's text (live_training.h) through the one `train` entry point.
+// A `batch`, `patch` or `tokenize` command is run by live_views.h (batch and patch shown from their traces).
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 

@@ -122,7 +122,7 @@ async function isolation() {
 }
 
 function onWorkerMessage(m) {
-  if (LiveViews.onMessage(m)) return;  // a batch or patch command's (live_views.js)
+  if (LiveViews.onMessage(m)) return;  // a batch, patch or tokenize command's (live_views.js)
   if (m.kind === 'ready') {
     live.ready = true;
     live.variant = m.variant;
