@@ -107,3 +107,41 @@ TEST_CASE("CLI: CLI11's texts for the programmer never reach a user", "[cli][err
     CHECK_THROWS_WITH(llama::options::parseLiveRun({"--help"}), llama::options::inOurWords(CLI::CallForHelp()));
     CHECK_THROWS_WITH(llama::options::parseLiveRun({"--top-k"}), "--top-k: expected a value after it");
 }
+
+TEST_CASE("CLI: the live page's batch, patch and tokenize commands take the CLI's options and refuse in its words", "[cli][errors]") {
+    using namespace llama::options;
+    // Each command's words, the CLI's refusal (the walkthrough run on the same words) and the page's.
+    const std::vector<std::vector<std::string>> refused = {
+        {"batch", "-p", "x", "--keep", "2"},  {"batch", "--parallel", "0", "-p", "x"}, {"batch"},
+        {"patch", "--clean", "x"},            {"patch", "--clean", "x", "--corrupt", "y", "--answer", "z", "--site", "head"},
+        {"tokenize"},                         {"tokenize", "x", "--top-k", "3"},
+    };
+    for (const auto& words : refused) {
+        std::string args;
+        for (const auto& w : words) args += (args.empty() ? "" : " ") + std::string("'") + w + "'";
+        INFO(args);
+        const CliRun r = runWalkthrough(args);
+        REQUIRE(r.exitCode == 1);
+        // The CLI's message: its "error: ..." line, or a parse error's first line.
+        std::string message = r.output.substr(0, r.output.find('\n'));
+        if (message.rfind("error: ", 0) == 0) message = message.substr(7);
+        CHECK_THROWS_WITH(parseLiveCommand(words), message);
+    }
+    // What the page takes: the subcommand's own options, as the CLI has them.
+    const LiveCommand batch = parseLiveCommand({"batch", "-q", "-p", "a", "-p", "b", "--parallel", "2", "-n", "12", "--max-seq-len", "24", "--context-shift",
+                                                "--keep", "2", "--temperature", "0.5", "--seed", "7"});
+    REQUIRE(std::holds_alternative<LiveBatchRequest>(batch));
+    const LiveBatchRequest& b = std::get<LiveBatchRequest>(batch);
+    CHECK(b.batch.prompts == std::vector<std::string>{"a", "b"});
+    CHECK((b.batch.parallel == 2 && b.batch.contextShift && b.batch.keep == 2 && b.maxSeqLen == 24 && b.settings.maxTokens == 12));
+    CHECK((b.settings.sampling.temperature == 0.5f && b.settings.sampling.seed == 7 && b.model.model == "assets/model"));
+    const LiveCommand patch = parseLiveCommand({"patch", "--clean", "a b", "--corrupt", "a c", "--answer", " d", "--site", "attention", "--align", "end"});
+    REQUIRE(std::holds_alternative<LivePatchRequest>(patch));
+    const llama::PatchingSetup setup = std::get<LivePatchRequest>(patch).patch.patchingSetup();
+    CHECK((setup.clean == "a b" && setup.answer == " d" && setup.site == llama::ActivationPatch::Site::AttentionOutput &&
+           setup.align == llama::PatchingSetup::Align::End));
+    const LiveCommand tokenize = parseLiveCommand({"tokenize", "the lower parts", "--word", "lower", "--model", "m.gguf"});
+    REQUIRE(std::holds_alternative<LiveTokenizeRequest>(tokenize));
+    CHECK((std::get<LiveTokenizeRequest>(tokenize).tokenize.word == "lower" && modelChoice(tokenize).model == "m.gguf"));
+    CHECK(std::holds_alternative<LiveRunRequest>(parseLiveCommand({"-p", "batch"})));  // a prompt, not the subcommand
+}

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "options.h"
+#include "options/batch_options.h"
 
 namespace llama::cli {
 
@@ -14,12 +15,8 @@ namespace llama::cli {
 // cells. Prints each sequence's text and a summary: per-sequence and total tokens/s, cells.
 struct BatchOptions {
     Options run;
-    std::vector<std::string> prompts;  // -p, repeatable
-    std::string promptsFile;           // one prompt per line
-    int parallel = 4;
-    int ubatch = kDefaultUbatch;
-    bool contextShift = false;
-    int keep = 0;
+    options::BatchSettings batch;  // -p ... --keep
+    std::string promptsFile;       // one prompt per line
 };
 
 CLI::App* addBatchCommand(CLI::App& app, BatchOptions& options);

@@ -6,17 +6,15 @@
 
 #include <string>
 
-#include "steer/activation_patching.h"
+#include "options/patch_options.h"
 
 namespace llama::cli {
 
 struct PatchOptions {
     std::string model;  // set to the bundled model by main
-    PatchingSetup setup;
-    std::string site = "block";
+    options::PatchSettings patch;  // --clean ... --align
     std::string csv;
     std::string trace;
-    std::string align = "same";
 };
 
 CLI::App* addPatchCommand(CLI::App& app, PatchOptions& options);

@@ -5,12 +5,13 @@
 
 #include <string>
 
+#include "options/tokenize_options.h"
+
 namespace llama::cli {
 
 struct TokenizeOptions {
     std::string model;  // set to the bundled model by main
-    std::string text;
-    std::string word;   // the piece whose merges are shown; default: the longest
+    options::TokenizeSettings tokenize;  // TEXT, --word
 };
 
 CLI::App* addTokenizeCommand(CLI::App& app, TokenizeOptions& options);

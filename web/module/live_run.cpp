@@ -7,6 +7,7 @@
 // the engine's thread waits there, and the panels get the stages recorded since the last step
 // (run_page_feed.h: the trace read as it is written, a part of page data a step). The Train panel
 // trains a tiny model on the reader's text (live_training.h) through the one `train` entry point.
+// A `batch`, `patch` or `tokenize` command is run by live_views.h (batch and patch shown from their traces).
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <emscripten/emscripten.h>
@@ -25,6 +26,7 @@
 #include "generate/logit_lens.h"
 #include "live_training.h"
 #include "run_page_feed.h"
+#include "live_views.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/thread_pool.h"
 #include "options/live_run_options.h"
@@ -88,19 +90,37 @@ LiveRun& live() {
 
 json errorJson(const std::string& message) { return {{"ok", false}, {"error", message}}; }
 
+// Loads the source into the session unless it holds it already, with this context length.
+void ensureLoaded(LiveRun& l, const ModelSource& source, int maxSeqLen) {
+    const std::string key = source.loadKey() + " " + std::to_string(maxSeqLen);
+    if (key == l.loadedModel) return;
+    l.loadedModel.clear();
+    l.session.load(source, LoadOptions{.maxSeqLen = maxSeqLen});
+    l.loadedModel = key;
+}
+
+// A `batch`, `patch` or `tokenize` command (live_views.h), run whole (not held at its stages);
+// a recorded one's trace is the page's run.
+std::string viewNow(LiveRun& l, const options::LiveCommand& command) {
+    const std::string tracePath = "/tmp/run-" + std::to_string(++l.runs) + ".trace";
+    const auto load = [&l](const ModelSource& source, int maxSeqLen) { ensureLoaded(l, source, maxSeqLen); };
+    const json out = web::runViewCommand(command, l.session, load, tracePath, [](const std::string& line) { post("progress", line); });
+    if (out.value("recorded", false)) {
+        if (!l.trace.empty()) std::remove(l.trace.c_str());  // the last run's: its page data was made
+        l.trace = tracePath;
+    }
+    return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // Loads (if it is not loaded already) and runs; with `record`, the run is recorded as a trace (the
 // page's run), without, nothing watches the run (web/bench.mjs times the engine alone).
 std::string runNow(const std::string& argsJson, bool record, bool stepped) {
     LiveRun& l = live();
     try {
-        const options::LiveRunRequest r = options::parseLiveRun(json::parse(argsJson).get<std::vector<std::string>>());
-        const ModelSource source = r.model.source(r.seed);
-        const std::string key = source.loadKey() + " " + std::to_string(r.maxSeqLen);
-        if (key != l.loadedModel) {
-            l.loadedModel.clear();
-            l.session.load(source, LoadOptions{.maxSeqLen = r.maxSeqLen});
-            l.loadedModel = key;
-        }
+        const options::LiveCommand command = options::parseLiveCommand(json::parse(argsJson).get<std::vector<std::string>>());
+        if (!std::holds_alternative<options::LiveRunRequest>(command)) return viewNow(l, command);
+        const options::LiveRunRequest& r = std::get<options::LiveRunRequest>(command);
+        ensureLoaded(l, r.model.source(r.seed), r.maxSeqLen);
         l.session.settings() = r.settings;
         l.session.clearObservers();
         LogitLens lens(l.session.transformer());
@@ -257,6 +277,7 @@ void stop() {
         released(l);
     }
     l.session.requestStop();
+    web::stopPatchCommand();
     if (l.stepper) l.stepper->stop();
 }
 
@@ -349,8 +370,11 @@ std::string pageData() {
         if (path.empty()) return errorJson("no finished run yet").dump();
         page::RunPageOptions o{.tracePath = path, .comparePath = {}, .chapterBase = {}};
         o.budgetBytes = 0;
+        // A patch command's trace: its clean run, and the heatmap beside it.
+        if (!held && isPatchTrace(path)) o.patch = std::make_shared<const PatchTrace>(readPatchTrace(path));
         const page::RunSoFar soFar = held ? heldSoFar(l) : page::RunSoFar{};
-        auto run = std::make_shared<const TraceRun>(held ? readTraceSoFar(path) : readTrace(path));
+        auto run = o.patch ? std::make_shared<const TraceRun>(o.patch->clean)
+                           : std::make_shared<const TraceRun>(held ? readTraceSoFar(path) : readTrace(path));
         return json{{"ok", true}, {"held", held}, {"data", page::runPageData(run, o, held ? &soFar : nullptr)}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception& e) {
         return errorJson(e.what()).dump();

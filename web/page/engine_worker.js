@@ -3,7 +3,8 @@
 // (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
 // (single/: the same code, the tasks one after another). Messages from the page:
 //   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, or as
-//   {cmd: 'start', form, more}       the form's options and the "more options" text (commandLine);
+//   {cmd: 'start', form, more}       the form's options and the "more options" text (commandLine),
+//                                    or a batch, patch or tokenize command typed there (live_views.js);
 //                                    recorded for the panels (record: false times the engine
 //                                    alone); step: true holds it at its first stage (threads only)
 //   {cmd: 'step', kind}              a held run on to its next stage, layer, token or the end
@@ -20,8 +21,9 @@
 //                                    is {cmd: 'start', settings}, {cmd: 'steps', count},
 //                                    {cmd: 'sample', ...} or {cmd: 'record'}; a start's text (a
 //                                    string, or the reader's File) is copied to /train first
-// and to the page: ready, text (streamed), held (the engine waits at a stage), done (the run's
-// result), part, page, export, train (a training request's result), error.
+// and to the page: ready, text (streamed), held (the engine waits at a stage), progress (a batch or
+// patch command's), done (the run's result), part, page, export, train (a training request's
+// result), error.
 'use strict';
 
 const variant = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
@@ -106,6 +108,14 @@ function commandLine(Module, m) {
   if (m.args) return { args: m.args };
   const split = JSON.parse(Module.shellWords(m.more));
   if (split.refusal) return { error: `"more options" cannot be read as the CLI's words: ${split.refusal}` };
+  // A batch, patch or tokenize command (the program's name before it or not) is run as it is
+  // written, on the form's model unless it names one.
+  const words = split.words[0] === 'llama-walkthrough' ? split.words.slice(1) : split.words;
+  if (['batch', 'patch', 'tokenize'].includes(words[0])) {
+    const model = m.form.find(o => o.flags.includes('--model')).values[0];
+    const named = words.some(w => ['--model', '--synthetic'].includes(w) || w.startsWith('--model=') || w.startsWith('--synthetic='));
+    return { args: named || model === 'assets/model' ? words : [words[0], '--model', model, ...words.slice(1)] };
+  }
   const given = flags => flags.some(f => split.words.includes(f));
   const args = [];
   for (const o of m.form) if (o.repeated || !given(o.flags)) args.push(o.flags[o.flags.length - 1], ...o.values);

@@ -128,6 +128,7 @@ async function isolation() {
 }
 
 function onWorkerMessage(m) {
+  if (LiveViews.onMessage(m)) return;  // a batch, patch or tokenize command's (live_views.js)
   if (m.kind === 'ready') {
     live.ready = true;
     live.variant = m.variant;
@@ -301,14 +302,19 @@ async function runPageMarkup() {
   return live.runPageMarkup;
 }
 
-async function showRun(part, bytes) {
+// The run page's panels in the page, once.
+async function fillRunView() {
   const view = $('run-view');
-  if (!view.dataset.filled) {
-    view.innerHTML = await runPageMarkup();
-    view.prepend(el('div', { id: 'error', class: 'error', hidden: '' }));
-    view.dataset.filled = '1';
-  }
-  view.hidden = false;
+  if (view.dataset.filled) return;
+  view.innerHTML = await runPageMarkup();
+  view.prepend(el('div', { id: 'error', class: 'error', hidden: '' }));
+  view.dataset.filled = '1';
+}
+
+async function showRun(part, bytes) {
+  await fillRunView();
+  $('run-view').hidden = false;
+  document.body.dataset.view = '';
   const done = !live.held && live.limit >= live.total;
   history.replaceState(null, '', location.pathname + location.search);  // the last run's address names nothing here
   // Added to what the panels show and redrawn in place. A step (the form's buttons, the run
