@@ -11,10 +11,12 @@ namespace llama {
 // (RLIMIT_AS); in the browser build, moduleMemoryAvailable of its heap. 0 when unknown.
 int64_t memoryAvailable();
 
-// The browser build's heap is usable up to 2 GB: Emscripten 3.1.6's threads reach memory through
-// signed shifts, so an address past 2 GB fails in Atomics ("Invalid atomic access index") and
-// ends the engine's worker. The page keeps model files to the same 2 GB (engine_worker.js).
-inline constexpr int64_t kModuleHeapBytes = int64_t(2) << 30;
+// The browser build's heap: wasm32 addresses 4 GB (MAXIMUM_MEMORY=4GB; Emscripten 3.1.6 gives
+// 64 KB less). Past 2 GB, its threads' C++ exceptions need the build's fix of two signed shifts
+// in Emscripten's runtime (web/CMakeLists.txt); the page holds a model's files once within it.
+inline constexpr int64_t kModuleHeapBytes = int64_t(4) << 30;
+// The reason, as the page says it when it refuses a model's files.
+inline constexpr const char* kModuleHeapLimitReason = "wasm32 addresses 4 GB";
 // What is left of that (or of a smaller heapMax) with inUse bytes allocated; at least 1, so a
 // full heap refuses what is asked rather than reading as unknown.
 int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse);

@@ -93,6 +93,7 @@ std::string runNow(const std::string& argsJson, bool record, bool stepped) {
         const std::string key = source.loadKey() + " " + std::to_string(r.maxSeqLen);
         if (key != l.loadedModel) {
             l.loadedModel.clear();
+            l.session.unload();  // not held beside the next: one model in memory at a time
             l.session.load(source, LoadOptions{.maxSeqLen = r.maxSeqLen});
             l.loadedModel = key;
         }
@@ -305,6 +306,18 @@ json heldRunData(LiveRun& l) {
     return page::runPageData(std::make_shared<const TraceRun>(std::move(run)), o);
 }
 
+// The loaded model let go (a run still going ends first), so that its memory is free for the
+// reader's next files (engine_worker.js); the next run loads again.
+void unloadModel() {
+    LiveRun& l = live();
+#ifndef LLAMA_NO_THREADS
+    stop();
+    if (l.engine.joinable()) l.engine.join();
+#endif
+    l.loadedModel.clear();
+    l.session.unload();
+}
+
 // The held run's or the last finished run's page data (viewer/page/run_page_data.h), or an error.
 std::string pageData() {
     try {
@@ -364,4 +377,5 @@ EMSCRIPTEN_BINDINGS(llama_walkthrough) {
     emscripten::function("buildInfo", &buildInfo);
     emscripten::function("shellWords", &shellWords);
     emscripten::function("train", &train);
+    emscripten::function("unloadModel", &unloadModel);
 }
