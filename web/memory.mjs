@@ -20,7 +20,7 @@ for (let i = 0; i < argv.length; i++) {
 if (!files.length) throw new Error('usage: node web/memory.mjs [--web DIR] [--prompt TEXT] [-n N] MODEL...');
 const here = dirname(fileURLToPath(import.meta.url));
 const { launch, serve } = await import(join(here, '..', 'tests', 'web', 'browser.mjs'));
-const gb = n => (n / 1e9).toFixed(2);
+const gb = n => (n == null || Number.isNaN(n) ? '-' : (n / 1e9).toFixed(2));
 
 // The browser's renderer processes (its descendants started with --type=renderer): resident and
 // proportional set sizes in bytes.
@@ -45,10 +45,12 @@ function renderers(browserPid) {
   return out.sort((a, b) => b.rss - a.rss);
 }
 
+// The worker's answer, or nulls from a page built before it answered one.
 const memory = page => page.evaluate(() => new Promise(done => {
   const answer = e => { if (e.data.kind === 'memory') { live.worker.removeEventListener('message', answer); done(e.data); } };
   live.worker.addEventListener('message', answer);
   live.worker.postMessage({ cmd: 'memory' });
+  setTimeout(() => done({ heapBytes: NaN, inUseBytes: NaN }), 10000);
 }));
 
 const browser = await launch();
