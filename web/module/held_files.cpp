@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 
 #include "io/input_file.h"
@@ -26,16 +27,18 @@ using namespace llama;
 uintptr_t allocateFile(size_t size) {
     constexpr size_t kStep = size_t(512) << 20, kSafeGrowth = size_t(1536) << 20;
     if (size < kSafeGrowth) return reinterpret_cast<uintptr_t>(std::malloc(std::max<size_t>(size, 1)));
-    const auto top = [] { return size_t(unsigned(mallinfo().keepcost)); };
+    // In 64 bits: a top of 2.5 GB plus 1.5 GB is 0 in wasm32's size_t.
+    const auto top = [] { return uint64_t(unsigned(mallinfo().keepcost)); };
     std::array<void*, 8> steps{};  // not a vector: its own blocks would sit between the steps
-    size_t held = 0, n = 0;
+    uint64_t held = 0;
+    size_t n = 0;
     while (n < steps.size() && top() + held < size) {
         if (!(steps[n] = std::malloc(kStep))) break;
         held += kStep, ++n;
     }
     for (size_t i = n; i-- > 0;) std::free(steps[i]);
     // Only a request malloc can meet from free space or by growing the top by less than 2 GB.
-    if (top() + kSafeGrowth < size) return 0;
+    if (top() + kSafeGrowth < uint64_t(size)) return 0;
     return reinterpret_cast<uintptr_t>(std::malloc(size));
 }
 
