@@ -305,14 +305,15 @@ try {
     const huge = join(scratch, 'huge.gguf');
     rmSync(huge, { force: true });
     writeFileSync(huge, '');
-    truncateSync(huge, 4.5e9);
+    truncateSync(huge, 2.5e9);
     const before = await moduleMemory(page);
     await page.$eval('#live-error', e => { e.textContent = ''; });
     await (await page.$('#model-files')).uploadFile(huge);
     await page.waitForFunction(() => document.getElementById('live-error').textContent, { timeout: 20000 });
     const message = await page.$eval('#live-error', e => e.textContent);
     const after = await moduleMemory(page);
-    check(/huge\.gguf holds 4\.50 GB.*limited to 4\.29 GB \(wasm32 addresses 4 GB\).*nothing was read/.test(message) && after.inUseBytes <= before.inUseBytes + 1e6,
+    check(/huge\.gguf holds 2\.50 GB.*limited to 2\.15 GB \(wasm32 addresses 4 GB, but Emscripten 3\.1\.6's file writes fail from addresses past 2 GB\).*nothing was read/.test(message) &&
+          after.inUseBytes <= before.inUseBytes + 1e6,
           'a file above the limit is refused with its size and the limit, before it is read', message.slice(0, 400));
     rmSync(huge);
   }
@@ -359,18 +360,12 @@ try {
     }
   }
   // A model that does not fit: the engine's message with its size and the limit, before any weight
-  // is made. A 2.2 GB one (TinyLlama's shapes) fits and runs, its memory past 2 GB: that used to end
-  // the worker ("Invalid atomic access index", docs/web.md); and an error thrown then is a message.
-  {
-    const r = await run(page, prompts[0], '--synthetic llama3.1-8b -n 2');
-    check(r.state === 'error' && /'llama3\.1-8b' needs 16\.1 GB .* more than the [0-9.]+ GB/.test(r.error),
-          'a model too large for the tab (llama3.1-8b) is refused with its size and the limit', r.error.slice(0, 200));
-    const tiny = await run(page, prompts[0], '--synthetic tinyllama-1.1b --max-seq-len 64 -n 2');
-    const memory = await moduleMemory(page);
-    check(tiny.state === 'done' && memory.heapBytes > 2.2e9, `a 2.2 GB model (synthetic tinyllama-1.1b) runs in the tab, its memory at ${(memory.heapBytes / 1e9).toFixed(2)} GB`,
-          JSON.stringify([tiny.state, tiny.error.slice(0, 200)]));
-    const bad = await run(page, prompts[0], '--synthetic tinyllama-1.1b --max-seq-len 64 --temperature -1');
-    check(bad.state === 'error' && /temperature/.test(bad.error), 'an error with the memory past 2 GB is a message', bad.error.slice(0, 200));
+  // is made. TinyLlama's 2.2 GB is inside wasm32's 4 GB but past the 2 GB the module can use
+  // (docs/web.md, "What fits").
+  for (const [preset, size] of [['llama3.1-8b', '16.1'], ['tinyllama-1.1b', '2.2']]) {
+    const r = await run(page, prompts[0], `--synthetic ${preset} -n 2`);
+    check(r.state === 'error' && new RegExp(`'${preset}' needs ${size} GB .* more than the [0-9.]+ GB`).test(r.error),
+          `a model too large for the tab (${preset}) is refused with its size and the limit`, r.error.slice(0, 200));
   }
   check((await run(page, prompts[0], '-n 4')).state === 'done', 'after the refusals a run works without reloading');
   check(log.errors.length === 0, 'no console error on the isolated page', log.errors.join(' | ').slice(0, 400));
