@@ -35,8 +35,8 @@ int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse) { return std::max<
 
 int64_t memoryAvailable() {
 #ifdef __EMSCRIPTEN__
-    // Not sysconf's count, the heap's 4 GB maximum: past what the module can use. uordblks (the
-    // bytes malloc handed out) is an int in malloc.h: read back as the 32-bit size it is.
+    // Not sysconf's count: what is left of the heap's maximum. uordblks (the bytes malloc handed
+    // out) is an int in malloc.h: read back as the 32-bit size it is.
     return moduleMemoryAvailable(int64_t(emscripten_get_heap_max()), int64_t(size_t(mallinfo().uordblks)));
 #else
     int64_t available = int64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);

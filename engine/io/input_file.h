@@ -11,10 +11,14 @@ namespace llama {
 // (RLIMIT_AS); in the browser build, moduleMemoryAvailable of its heap. 0 when unknown.
 int64_t memoryAvailable();
 
-// The browser build's heap is usable up to 2 GB: Emscripten 3.1.6's threads reach memory through
-// signed shifts, so an address past 2 GB fails in Atomics ("Invalid atomic access index") and
-// ends the engine's worker. The page keeps model files to the same 2 GB (engine_worker.js).
+// The browser build's heap is usable up to 2 GB, though wasm32 addresses 4 GB: Emscripten 3.1.6's
+// runtime reads some addresses past 2 GB as negative numbers. The threaded build fixes the two in
+// C++ exceptions' reference counts (web/unsigned_atomics.cmake); its file writes (fd_write reads
+// its buffers' addresses signed) still fail there: a run's trace cannot be written from past 2 GB.
 inline constexpr int64_t kModuleHeapBytes = int64_t(2) << 30;
+// The reason, as the page says it when it refuses a model's files.
+inline constexpr const char* kModuleHeapLimitReason =
+    "wasm32 addresses 4 GB, but Emscripten 3.1.6's file writes fail from addresses past 2 GB";
 // What is left of that (or of a smaller heapMax) with inUse bytes allocated; at least 1, so a
 // full heap refuses what is asked rather than reading as unknown.
 int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse);

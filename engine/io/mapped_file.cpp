@@ -1,6 +1,7 @@
 #include "io/mapped_file.h"
 
 #include "io/atomic_output.h"
+#include "io/memory_files.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -9,6 +10,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 namespace llama {
@@ -29,9 +31,13 @@ struct Descriptor {
 };
 }  // namespace
 
-void MappedFile::Unmap::operator()(const std::byte* p) const { ::munmap(const_cast<std::byte*>(p), length); }
-
 MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
+    if (std::optional<MemoryFile> held = fileInMemory(path_)) {
+        noteInputFile(path_);
+        data_ = std::move(held->bytes);
+        size_ = held->size;
+        return;
+    }
     // O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer.
     const Descriptor file{::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
     if (file.fd < 0) failMapping("cannot open", path_);
@@ -43,7 +49,9 @@ MappedFile::MappedFile(std::string path) : path_(std::move(path)) {
     if (length == 0) return;
     void* p = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, file.fd, 0);
     if (p == MAP_FAILED) failMapping("cannot mmap", path_);
-    data_ = {static_cast<const std::byte*>(p), Unmap{length}};
+    // munmap needs the length as well as the address: it travels with the pointer.
+    data_ = std::shared_ptr<const std::byte>(static_cast<const std::byte*>(p), [length](const std::byte* q) { ::munmap(const_cast<std::byte*>(q), length); });
+    size_ = length;
 }
 
 void MappedFile::prefault(const std::function<void(size_t, size_t)>& progress) const {

@@ -10,15 +10,16 @@
 
 namespace llama {
 
-// The mapping has one owner (data_, which unmaps it), so a MappedFile is not copied; it is
-// shared through std::shared_ptr by the readers whose tensors point into it.
+// A MappedFile is shared through std::shared_ptr by the readers whose tensors point into it. A file
+// a front end holds in memory (io/memory_files.h: the browser build's model files) is served from
+// there, not mapped: its bytes are used in place and kept alive while this object lives.
 class MappedFile {
 public:
     // Throws std::runtime_error naming the path and the system's reason if it cannot be mapped.
     explicit MappedFile(std::string path);
 
     const std::string& path() const { return path_; }
-    size_t size() const { return data_ ? data_.get_deleter().length : 0; }
+    size_t size() const { return size_; }
     // Empty for an empty file (mmap cannot map zero bytes, so nothing is mapped).
     std::span<const std::byte> bytes() const { return {data_.get(), size()}; }
 
@@ -27,13 +28,9 @@ public:
     void prefault(const std::function<void(size_t done, size_t total)>& progress = {}) const;
 
 private:
-    // munmap needs the length as well as the address: it travels with the pointer.
-    struct Unmap {
-        size_t length;
-        void operator()(const std::byte* p) const;
-    };
     std::string path_;
-    std::unique_ptr<const std::byte, Unmap> data_;  // null for an empty file
+    std::shared_ptr<const std::byte> data_;  // null for an empty file; unmaps (or frees) the bytes
+    size_t size_ = 0;
 };
 
 }  // namespace llama

@@ -37,6 +37,13 @@ void Session::load(const ModelSource& source, const LoadOptions& options) {
     shapesOnly_ = options.shapesOnly;
 }
 
+void Session::unload() {
+    transformer_.reset();
+    model_.reset();
+    draftModel_.reset();
+    draftModelPath_.clear();
+}
+
 const Model& Session::loadedModel() const {
     if (!model_) throw std::logic_error("no model is loaded");
     return *model_;

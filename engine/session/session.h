@@ -54,6 +54,9 @@ class Session {
 public:
     // Loads (or synthesizes) the model and binds a transformer to it, replacing any loaded one.
     void load(const ModelSource& source, const LoadOptions& options = {});
+    // Lets the loaded model (and the draft's) go, as before the first load: its weights are freed
+    // once no one else shares them (the browser build frees a reader's model before reading the next).
+    void unload();
     // Null before a load. Shared, so a UI thread can keep showing it.
     std::shared_ptr<const Model> model() const { return model_; }
     // The loaded model's transformer (its weights, for the logit lens). Throws before a load.

@@ -7,7 +7,7 @@
 //   node live_page.test.mjs WEB_DIR LLAMA_WALKTHROUGH ASSETS_DIR SCREENSHOT_DIR LLAMA_SITE CHAPTERS_DIR
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
-import { mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, copyFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, truncateSync, copyFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, screenshotStats, check, done, serve as serveWeb } from './browser.mjs';
 import { readTrace } from './trace_file.mjs';
@@ -47,6 +47,14 @@ async function openLive(browser, address, viewport = { width: 1366, height: 768 
 }
 
 const buildLine = page => page.$eval('#build', e => e.textContent);
+
+// The engine module's memory, as its worker reports it: heapBytes (the memory's size), limitBytes,
+// inUseBytes (what malloc has handed out).
+const moduleMemory = page => page.evaluate(() => new Promise(done => {
+  const answer = e => { if (e.data.kind === 'memory') { live.worker.removeEventListener('message', answer); done(e.data); } };
+  live.worker.addEventListener('message', answer);
+  live.worker.postMessage({ cmd: 'memory' });
+}));
 
 // Counts the key and address handlers added to the document and the window as the page adds them.
 const countHandlers = page => page.evaluateOnNewDocument(() => {
@@ -274,13 +282,47 @@ try {
     check(await page.$eval('#what-if', e => !e.hidden && /skip/i.test(e.textContent)), 'the what-if banner names the experiment', await page.$eval('#what-if', e => e.textContent));
   }
 
-  // A GGUF chosen through the file input runs, with the CLI's text on the same file.
+  // A GGUF chosen through the file input runs, with the CLI's text on the same file, and is held
+  // in the module's memory once: opening it adds its bytes, running it adds far less than a second
+  // copy (the memory file system and the engine's mapping of it held two before).
+  {
+    const f32 = join(scratch, 'bundled-f32.gguf');
+    execFileSync(cli, ['convert', '--model', model, '--to', 'gguf-f32', '--out', f32], { stdio: 'ignore' });
+    const size = statSync(f32).size;
+    const before = await moduleMemory(page);
+    await (await page.$('#model-files')).uploadFile(f32);
+    await page.waitForFunction(() => /bundled-f32/.test(document.getElementById('model-name').textContent), { timeout: 20000 });
+    const r = await run(page, prompts[1], '-n 12');
+    const after = await moduleMemory(page);
+    const added = after.inUseBytes - before.inUseBytes;
+    check(r.text === nativeText(['--prompt', prompts[1], '-n', '12'], f32), 'a GGUF (F32) opened from the file input gives the CLI\'s text', JSON.stringify(r.text));
+    check(added > 0.9 * size && added < 1.5 * size, `the model is held once: its file and run add ${(added / 1e6).toFixed(1)} MB to the module's memory ` +
+          `for a ${(size / 1e6).toFixed(1)} MB file (two copies would add twice the file)`, JSON.stringify({ before, after }));
+  }
+  // A file above the module's limit is refused by its size and the limit before any byte is read
+  // (a sparse file: nothing on the disk either); the model open before stays.
+  {
+    const huge = join(scratch, 'huge.gguf');
+    rmSync(huge, { force: true });
+    writeFileSync(huge, '');
+    truncateSync(huge, 2.5e9);
+    const before = await moduleMemory(page);
+    await page.$eval('#live-error', e => { e.textContent = ''; });
+    await (await page.$('#model-files')).uploadFile(huge);
+    await page.waitForFunction(() => document.getElementById('live-error').textContent, { timeout: 20000 });
+    const message = await page.$eval('#live-error', e => e.textContent);
+    const after = await moduleMemory(page);
+    check(/huge\.gguf holds 2\.50 GB.*limited to 2\.15 GB \(wasm32 addresses 4 GB, but Emscripten 3\.1\.6's file writes fail from addresses past 2 GB\).*nothing was read/.test(message) &&
+          after.inUseBytes <= before.inUseBytes + 1e6,
+          'a file above the limit is refused with its size and the limit, before it is read', message.slice(0, 400));
+    rmSync(huge);
+  }
   const gguf = join(scratch, 'bundled-q8_0.gguf');
   execFileSync(cli, ['convert', '--model', model, '--to', 'gguf-q8_0', '--out', gguf], { stdio: 'ignore' });
   {
     const input = await page.$('#model-files');
     await input.uploadFile(gguf);
-    await page.waitForFunction(() => /Your model/.test(document.getElementById('model-name').textContent), { timeout: 20000 });
+    await page.waitForFunction(() => /bundled-q8_0/.test(document.getElementById('model-name').textContent), { timeout: 20000 });
     const r = await run(page, prompts[1], '-n 12');
     const expected = nativeText(['--prompt', prompts[1], '-n', '12'], gguf);
     check(r.text === expected, 'a GGUF (Q8_0) opened from the file input gives the CLI\'s text', `${JSON.stringify(r.text)} vs ${JSON.stringify(expected)}`);
@@ -319,7 +361,7 @@ try {
   }
   // A model that does not fit: the engine's message with its size and the limit, before any weight
   // is made. TinyLlama's 2.2 GB is inside wasm32's 4 GB but past the 2 GB the module can use
-  // (docs/web.md): it used to end the worker ("Invalid atomic access index").
+  // (docs/web.md, "What fits").
   for (const [preset, size] of [['llama3.1-8b', '16.1'], ['tinyllama-1.1b', '2.2']]) {
     const r = await run(page, prompts[0], `--synthetic ${preset} -n 2`);
     check(r.state === 'error' && new RegExp(`'${preset}' needs ${size} GB .* more than the [0-9.]+ GB`).test(r.error),

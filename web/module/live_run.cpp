@@ -95,6 +95,7 @@ void ensureLoaded(LiveRun& l, const ModelSource& source, int maxSeqLen) {
     const std::string key = source.loadKey() + " " + std::to_string(maxSeqLen);
     if (key == l.loadedModel) return;
     l.loadedModel.clear();
+    l.session.unload();  // not held beside the next: one model in memory at a time
     l.session.load(source, LoadOptions{.maxSeqLen = maxSeqLen});
     l.loadedModel = key;
 }
@@ -358,6 +359,18 @@ emscripten::val pageBytes() {
     return emscripten::val(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data())));
 }
 
+// The loaded model let go (a run still going ends first), so that its memory is free for the
+// reader's next files (engine_worker.js); the next run loads again.
+void unloadModel() {
+    LiveRun& l = live();
+#ifndef LLAMA_NO_THREADS
+    stop();
+    if (l.engine.joinable()) l.engine.join();
+#endif
+    l.loadedModel.clear();
+    l.session.unload();
+}
+
 // The held run's or the last finished run's page data made whole, at once, from its trace as
 // export-html makes it (with every attention's arithmetic): what the parts so far add up to, for
 // the live page's test to compare.
@@ -426,4 +439,5 @@ EMSCRIPTEN_BINDINGS(llama_walkthrough) {
     emscripten::function("buildInfo", &buildInfo);
     emscripten::function("shellWords", &shellWords);
     emscripten::function("train", &train);
+    emscripten::function("unloadModel", &unloadModel);
 }

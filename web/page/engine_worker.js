@@ -9,7 +9,8 @@
 //                                    alone); step: true holds it at its first stage (threads only)
 //   {cmd: 'step', kind}              a held run on to its next stage, layer, token or the end
 //   {cmd: 'stop'}                    end the run at its next stage (threads only)
-//   {cmd: 'files', files: [File...]} the reader's own model: copied to /user
+//   {cmd: 'files', files: [File...]} the reader's own model: read into the module's memory once
+//                                    (heap_files.js), at /user/N
 //   {cmd: 'part', how}               the panels' next part (web/module/run_page_feed.h): 'held'
 //                                    (a held run's stages since the last part), 'all' (on to the
 //                                    finished run's end), or a reveal of a finished run ('first',
@@ -17,22 +18,26 @@
 //                                    one ArrayBuffer, handed over (transferred), not copied again
 //   {cmd: 'pageData'}                the run's whole page data made at once (the test compares)
 //   {cmd: 'export'}
+//   {cmd: 'memory'}                  the module's memory: its size, its limit and what is in use
+//                                    (web/memory.mjs and the page's test measure one copy with it)
 //   {cmd: 'train', request, text | file}  the Train panel (web/module/live_training.h): request
 //                                    is {cmd: 'start', settings}, {cmd: 'steps', count},
 //                                    {cmd: 'sample', ...} or {cmd: 'record'}; a start's text (a
 //                                    string, or the reader's File) is copied to /train first
 // and to the page: ready, text (streamed), held (the engine waits at a stage), progress (a batch or
 // patch command's), done (the run's result), part, page, export, train (a training request's
-// result), error.
+// result), memory, error.
 'use strict';
 
 const variant = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
-importScripts(variant + '/llama-walkthrough.js');
+importScripts(variant + '/llama-walkthrough.js', 'heap_files.js');
 
-// The bundled model, read into the module's memory file system where --model assets/model finds it.
+// The bundled model, read into the module's memory where --model assets/model finds it.
 const BUNDLED = ['consolidated.00.pth', 'params.json', 'tokenizer.model'];
-// wasm32 addresses 4 GB; the weights are read into it, with room left for the run.
-const MAX_MODEL_BYTES = 2 * 1024 ** 3;
+// What a run needs beside the weights: a 1.1B model's KV cache at its 2,048 positions (46 MB) and
+// the run's working memory (activations, logits, the trace's records), with room to spare. The
+// engine checks the KV cache of the context asked for itself, once the model's shapes are known.
+const RUN_RESERVE_BYTES = 256 * 1024 ** 2;
 
 let moduleReady = null;
 let userLoads = 0;
@@ -44,25 +49,37 @@ async function loadModule() {
     mainScriptUrlOrBlob: new URL(variant + '/llama-walkthrough.js', self.location.href).href,
     printErr: text => self.postMessage({ kind: 'log', text }),
   });
-  Module.FS.mkdirTree('/assets/model');
   Module.FS.mkdir('/user');
   Module.FS.mkdir('/train');
-  await Promise.all(BUNDLED.map(async name => {
+  await mountHeapFiles(Module, '/assets/model', await Promise.all(BUNDLED.map(async name => {
     const response = await fetch('model/' + name);
     if (!response.ok) throw new Error(`the bundled model's ${name} could not be fetched (HTTP ${response.status})`);
-    Module.FS.writeFile('/assets/model/' + name, new Uint8Array(await response.arrayBuffer()));
-  }));
+    return { name, blob: await response.blob() };
+  })));
   return Module;
 }
 
-// The reader's files, copied into the module's memory file system (WORKERFS would read them in
-// place, but the engine maps weights with mmap, which it cannot serve). Nothing leaves the tab.
+// The reader's files, read into the module's memory once (heap_files.js): the engine's loaders use
+// their bytes there in place. Files that cannot fit beside what the module holds and a run's
+// reserve are refused by their size before any byte is read. Nothing leaves the tab.
 async function loadUserFiles(Module, files) {
   const total = files.reduce((sum, f) => sum + f.size, 0);
-  if (total > MAX_MODEL_BYTES)
-    throw new Error(`these files hold ${(total / 1024 ** 3).toFixed(2)} GB; the browser build addresses at most 4 GB and holds ` +
-                    `the weights in it with room for the run (at most ${MAX_MODEL_BYTES / 1024 ** 3} GB of files), so they were not read. ` +
-                    `A 1.1B model quantized to Q4_K_M (about 0.7 GB) fits; run larger models with the native llama-walkthrough.`);
+  const lastDir = Module.FS.readdir('/user').find(n => n !== '.' && n !== '..');
+  // The last model goes now (a Run makes it again from its files); its files are counted free:
+  // they go too if these are read.
+  Module.unloadModel();
+  const memory = JSON.parse(Module.memoryInfo());
+  const last = lastDir ? Module.FS.readdir('/user/' + lastDir).filter(n => n !== '.' && n !== '..')
+                                 .reduce((sum, n) => sum + Module.FS.stat(`/user/${lastDir}/${n}`).size, 0) : 0;
+  const room = memory.limitBytes - memory.inUseBytes + last - RUN_RESERVE_BYTES;
+  if (total > room) {
+    const gb = n => (n / 1e9).toFixed(2) + ' GB';
+    throw new Error(`${files.length === 1 ? files[0].name + ' holds' : 'these files hold'} ${gb(total)}; the browser build's engine holds a model's files ` +
+                    `once in its memory, which is limited to ${gb(memory.limitBytes)} (${memory.limitReason}): with ${gb(memory.inUseBytes - last)} ` +
+                    `in use and ${gb(RUN_RESERVE_BYTES)} kept for the run (its KV cache and working memory), at most ${gb(Math.max(room, 0))} ` +
+                    `of model files fit, so nothing was read. A 1.1B model in Q8_0 (1.2 GB) or Q4_K_M (0.67 GB) fits; ` +
+                    `run larger models with the native llama-walkthrough.`);
+  }
   // A llama2.c checkpoint is the largest .bin; its tokenizer (tokenizer.bin, or under a name of its
   // own such as tok512.bin) is the other one, written as tokenizer.bin beside it, where the engine
   // looks. Without one the reader is told now, not when Run cannot find it.
@@ -74,14 +91,10 @@ async function loadUserFiles(Module, files) {
     throw new Error(bins.length > 2 ? `${bins.length} .bin files were opened (${bins.map(f => f.name).join(', ')}): open one llama2.c checkpoint with its tokenizer`
                                     : `${checkpoint.name} is opened alone: a llama2.c checkpoint needs its tokenizer (tokenizer.bin, or another name such as tok512.bin); open both files together`);
   // A folder of its own each time: the engine keeps a loaded model by its path, and the reader may
-  // open another file of the same name. The last files are freed.
-  for (const dir of Module.FS.readdir('/user').filter(n => n !== '.' && n !== '..')) {
-    for (const name of Module.FS.readdir('/user/' + dir)) if (name !== '.' && name !== '..') Module.FS.unlink(`/user/${dir}/${name}`);
-    Module.FS.rmdir('/user/' + dir);
-  }
+  // open another file of the same name. The last files go first.
+  if (lastDir) unmountHeapFiles(Module, '/user/' + lastDir);
   const dir = '/user/' + ++userLoads;
-  Module.FS.mkdir(dir);
-  for (const f of files) Module.FS.writeFile(dir + '/' + (f === tokenizer ? 'tokenizer.bin' : f.name), new Uint8Array(await f.arrayBuffer()), { canOwn: true });
+  await mountHeapFiles(Module, dir, files.map(f => ({ name: f === tokenizer ? 'tokenizer.bin' : f.name, blob: f })));
   // What --model names: a single file (GGUF, a llama2.c checkpoint) or the folder (Meta's or
   // Hugging Face's layout).
   const gguf = files.find(f => /\.gguf$/i.test(f.name));
@@ -140,6 +153,7 @@ self.onmessage = async event => {
       const bytes = Module.pageBytes().slice().buffer;  // out of the module's memory, once
       self.postMessage({ kind: 'part', text, bytes }, [bytes]);
     }
+    else if (m.cmd === 'memory') self.postMessage({ kind: 'memory', ...JSON.parse(Module.memoryInfo()), heapBytes: heapBytes(Module).length });
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });
     else if (m.cmd === 'export') {
       const result = JSON.parse(Module.exportPage());
