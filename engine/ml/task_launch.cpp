@@ -1,0 +1,37 @@
+#include "ml/task_launch.h"
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace llama::ml {
+
+const char* launchName(Launch how) {
+    switch (how) {
+        case Launch::NewThread: return "new-thread";
+        case Launch::KeptThreads: return "kept-threads";
+        case Launch::Deferred: return "deferred";
+    }
+    return "?";
+}
+
+namespace {
+Launch launchFromEnvironment() {
+    const char* named = std::getenv("LLAMA_TASKS");
+    if (!named || !*named) return kBuildLaunch;
+    if (!kBuildHasThreads) {  // a build without threads runs tasks one way
+        if (std::string(named) == launchName(Launch::Deferred)) return Launch::Deferred;
+        throw std::invalid_argument(std::string("LLAMA_TASKS=") + named + ": this build has no threads; it runs tasks deferred only");
+    }
+    for (Launch how : {Launch::NewThread, Launch::KeptThreads, Launch::Deferred})
+        if (std::string(named) == launchName(how)) return how;
+    throw std::invalid_argument(std::string("LLAMA_TASKS=") + named + ": expected new-thread, kept-threads or deferred");
+}
+}  // namespace
+
+Launch defaultLaunch() {
+    static const Launch how = launchFromEnvironment();
+    return how;
+}
+
+}  // namespace llama::ml
