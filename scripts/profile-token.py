@@ -9,7 +9,8 @@ cancelled out. Samples are sorted into the same categories for both engines by t
 added: a thread that spins while waiting counts too).
 
   scripts/profile-token.py --ours "build/walkthrough/llama-walkthrough --model M --prompt P --max-seq-len 1024 -n {n}" \
-      --llama "/path/llama-cli -m M.gguf -p P --temp 0 --top-k 1 -no-cnv --ignore-eos -n {n}" [--short 64 --long 320]
+      --llama "/path/llama-cli -m M.gguf -p P --temp 0 --top-k 1 -no-cnv --ignore-eos -n {n}" [--short 64 --long 320] \
+      [--before "OTHER_BUILD/walkthrough/llama-walkthrough ..."]
 
 {n} in a command is the number of tokens to generate. Needs perf (linux-perf) and permission to
 record (perf_event_paranoid <= 1, or root).
@@ -83,12 +84,13 @@ def per_token(command, short, long_, repeats):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ours", required=True)
+    ap.add_argument("--before", help="another build of ours (the commit before a change), profiled the same way")
     ap.add_argument("--llama", help="llama.cpp's command, profiled the same way")
     ap.add_argument("--short", type=int, default=64)
     ap.add_argument("--long", type=int, default=320)
     ap.add_argument("--repeats", type=int, default=3)
     a = ap.parse_args()
-    sides = [("ours", a.ours)] + ([("llama.cpp", a.llama)] if a.llama else [])
+    sides = ([("ours before", a.before)] if a.before else []) + [("ours", a.ours)] + ([("llama.cpp", a.llama)] if a.llama else [])
     results = {name: per_token(cmd, a.short, a.long, a.repeats) for name, cmd in sides}
     names = [c for c, _ in CATEGORIES] + ["other"]
     print(f"CPU microseconds per decoded token (both threads), ({a.long} - {a.short} tokens), median of {a.repeats}")
