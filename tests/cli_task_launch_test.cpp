@@ -34,7 +34,7 @@ LaunchRun runWith(const std::string& way) {
 }  // namespace
 
 TEST_CASE("qkv tasks: new threads, kept threads and deferred tasks give the same text and marks; deferred ones start as asked for",
-          "[cli][task_threads]") {
+          "[cli][tasks]") {
     const LaunchRun deferred = runWith("deferred");
     // 8 layers, 6 passes (the prompt's, then one for each token but the last): three tasks each.
     REQUIRE(deferred.tasks.size() == 8 * 6 * 3);
@@ -47,7 +47,7 @@ TEST_CASE("qkv tasks: new threads, kept threads and deferred tasks give the same
     }
 }
 
-TEST_CASE("qkv tasks: an unknown LLAMA_TASKS is refused, naming the ways there are", "[cli][task_threads]") {
+TEST_CASE("qkv tasks: an unknown LLAMA_TASKS is refused, naming the ways there are", "[cli][tasks]") {
     const CliRun run = runShell("LLAMA_TASKS=goroutines " WALKTHROUGH_EXE " --model " ASSETS_DIR "/model -p 'In the beginning' -n 2 -q 2>&1");
     CHECK(run.exitCode != 0);
     CHECK_THAT(run.output, Catch::Contains("LLAMA_TASKS=goroutines: expected new-thread, kept-threads or deferred"));
