@@ -1,5 +1,6 @@
 #include "ml/task_launch.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -29,9 +30,16 @@ Launch launchFromEnvironment() {
 }
 }  // namespace
 
+namespace {
+std::atomic<int> gChosen{-1};  // a Launch set by setDefaultLaunch, or -1
+}  // namespace
+
 Launch defaultLaunch() {
-    static const Launch how = launchFromEnvironment();
-    return how;
+    if (const int chosen = gChosen.load(std::memory_order_relaxed); chosen >= 0) return Launch(chosen);
+    static const Launch fromEnvironment = launchFromEnvironment();
+    return fromEnvironment;
 }
+
+void setDefaultLaunch(std::optional<Launch> how) { gChosen.store(how ? int(*how) : -1, std::memory_order_relaxed); }
 
 }  // namespace llama::ml

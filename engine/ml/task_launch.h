@@ -28,6 +28,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 
 #include "ml/task_threads.h"
@@ -48,8 +49,10 @@ inline constexpr Launch kBuildLaunch = Launch::Deferred;
 #endif
 
 // kBuildLaunch, or LLAMA_TASKS's way (read once; a name this build cannot run is an error that
-// lists the ones it can).
+// lists the ones it can), or the one setDefaultLaunch chose last (the tests run the model every
+// way; nullopt goes back to the build's or LLAMA_TASKS's).
 Launch defaultLaunch();
+void setDefaultLaunch(std::optional<Launch> how);
 const char* launchName(Launch how);
 
 // Declare before the futures of the tasks it launches: destroyed after them, it waits until every
