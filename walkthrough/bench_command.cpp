@@ -13,6 +13,7 @@
 #include "ml/bandwidth_probe.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml/op_profile.h"
+#include "ml/task_launch.h"
 #include "ml/ops.h"
 #include "ml/thread_pool.h"
 #include "session/session.h"
@@ -102,6 +103,8 @@ int runBench(const Options& o) {
     // Which LinearTransformation kernels run (ml/kernels/kernel_set.h); LLAMA_KERNELS picks another.
     fmt::print("kernels: {} (this CPU runs {}; choose with LLAMA_KERNELS=NAME, or reference for the F32 method)\n",
                ml::kernels::active().name, fmt::join(ml::kernels::supportedPaths(), ", "));
+    // How Q, K and V's three tasks run (ml/task_launch.h); LLAMA_TASKS picks another way.
+    fmt::print("Q/K/V tasks: {} (choose with LLAMA_TASKS=new-thread, kept-threads or deferred)\n", ml::launchName(ml::defaultLaunch()));
     std::unique_ptr<StageObserver> observer = makeObserver(o.benchObserver, model);
     // With one prompt length the lines read as they always did.
     auto prefillLabel = [&](size_t i) {

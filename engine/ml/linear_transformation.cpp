@@ -49,7 +49,10 @@ using detail::kTileW;
 using detail::kTileX;
 using kernels::kMaxRows;
 
-constexpr int64_t kMinChunkWeights = 32768;  // below this many weights per chunk, scheduling costs more
+// Below this many multiply-adds per chunk (weights x x rows), handing a chunk to another thread
+// costs more than it saves. Counting the rows lets a small model's prefill split its matrices
+// (dim 64: 4,096 weights, 62 rows), which counting weights alone kept on one thread.
+constexpr int64_t kMinChunkProducts = 32768;
 
 struct Problem {
     const kernels::KernelSet& kernel;  // the plan's path
@@ -258,7 +261,7 @@ void blockedRows(const Problem& p, const W& w, Y* y, int64_t o0, int64_t o1) {
 template <class Fn>
 void forOutputRows(const Problem& p, int64_t group, Fn&& fn) {
     int64_t groups = (p.out + group - 1) / group;
-    int64_t minGroups = std::max<int64_t>(1, kMinChunkWeights / (group * p.k));
+    int64_t minGroups = std::max<int64_t>(1, kMinChunkProducts / (group * p.k * std::max<int64_t>(1, p.rows)));
     ThreadPool::global().parallelFor(
         groups, [&](int64_t g0, int64_t g1) { fn(g0 * group, std::min(p.out, g1 * group)); }, minGroups);
 }

@@ -3,19 +3,24 @@
 // the scope that outlives them.
 //
 // A task runs one of three ways (Launch):
-//   - NewThread: std::async, a new thread per task, as the walkthrough starts a goroutine (the
-//     native build's way);
-//   - KeptThreads: on a TaskThreads thread (each task still on a thread of its own, concurrently
-//     with the others), the threaded browser build's way, because there a new pthread is not made
-//     by the thread that asks for it: Emscripten hands pthread_create to the module's main thread
-//     and waits for it (and hands the thread back to that thread when it ends). 24 such tasks per
-//     token cost the bundled model half its decode time under Node, and more in a browser, where
-//     the module's main thread is a Web Worker answering through its message queue;
-//   - Deferred: each run when its result is asked for, one after another, the same code with the
-//     same stage marks (a build without threads: the browser page served without cross-origin
-//     isolation).
-// kBuildLaunch is the build's way; the tests run every way the machine can.
-//
+//   - NewThread: std::async, a new thread per task, as the walkthrough starts a goroutine;
+//   - KeptThreads: on a TaskThreads thread, concurrently with the others, as Go runs goroutines
+//     on threads it keeps; a task no kept thread has started when its result is asked for runs
+//     on the asking thread (TaskResult, ml/task_threads.h). The threaded browser build's way:
+//     there a new pthread is not made by the thread that asks for it (Emscripten hands
+//     pthread_create to the module's main thread and waits for it), which cost the bundled
+//     model half its decode time under Node;
+//   - Deferred: std::async(std::launch::deferred), each run when its result is asked for, one
+//     after another, the same code with the same stage marks. The native build's way, and the
+//     only one of a build without threads (the browser page served without cross-origin
+//     isolation). Each task's matrix product already runs on every core (the thread pool), so
+//     running the three side by side gains nothing and pays for the hand-overs: on 2 cores the
+//     bundled model decoded at 830 tok/s with a new thread per task, 1,100-1,170 on kept
+//     threads and 1,750-1,900 deferred; a TinyLlama-shaped Q4_K file at 32.5-34.1, 31.7-33.0
+//     and 34.9-36.3 (docs/speed.md, "A token of a small model").
+// defaultLaunch() is the build's way, or the one LLAMA_TASKS names (new-thread, kept-threads,
+// deferred), so a reader can watch the walkthrough's goroutines and what they cost; the tests
+// run every way the machine can.
 // Tasks are launched through a TaskScope, never on their own: a std::future from a KeptThreads
 // task does not wait when it is destroyed, so a Stop or an exception between two launches would
 // free what a running task still reads. The scope waits for every task it launched, on every way
@@ -23,6 +28,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <type_traits>
 
 #include "ml/task_threads.h"
@@ -32,18 +38,28 @@ namespace llama::ml {
 enum class Launch { NewThread, KeptThreads, Deferred };
 
 #if defined(LLAMA_NO_THREADS)
-inline constexpr Launch kBuildLaunch = Launch::Deferred;
-#elif defined(__EMSCRIPTEN__)
+inline constexpr bool kBuildHasThreads = false;
+#else
+inline constexpr bool kBuildHasThreads = true;
+#endif
+#if defined(__EMSCRIPTEN__) && !defined(LLAMA_NO_THREADS)
 inline constexpr Launch kBuildLaunch = Launch::KeptThreads;
 #else
-inline constexpr Launch kBuildLaunch = Launch::NewThread;
+inline constexpr Launch kBuildLaunch = Launch::Deferred;
 #endif
+
+// kBuildLaunch, or LLAMA_TASKS's way (read once; a name this build cannot run is an error that
+// lists the ones it can), or the one setDefaultLaunch chose last (the tests run the model every
+// way; nullopt goes back to the build's or LLAMA_TASKS's).
+Launch defaultLaunch();
+void setDefaultLaunch(std::optional<Launch> how);
+const char* launchName(Launch how);
 
 // Declare before the futures of the tasks it launches: destroyed after them, it waits until every
 // one of its tasks has finished, whatever ended the block (a result, a Stop, an exception).
 class TaskScope {
 public:
-    explicit TaskScope(Launch how = kBuildLaunch) : how_(how) {}
+    explicit TaskScope(Launch how = defaultLaunch()) : how_(how) {}
     ~TaskScope() {
         std::unique_lock lock(mutex_);
         finished_.wait(lock, [&] { return running_ == 0; });
@@ -51,12 +67,13 @@ public:
     TaskScope(const TaskScope&) = delete;
     TaskScope& operator=(const TaskScope&) = delete;
 
-    // fn as a task of its own; its result (or exception) comes through the future.
+    // fn as a task of its own; its result (or exception) comes through the TaskResult's get().
     template <class Fn>
     auto launch(Fn&& fn) {
         // A deferred task runs inside its future's get(), on this thread: nothing to wait for
         // (and one never asked for never runs, so it must not be counted).
-        if (how_ == Launch::Deferred) return std::async(std::launch::deferred, std::forward<Fn>(fn));
+        using Result = std::invoke_result_t<std::decay_t<Fn>&>;
+        if (how_ == Launch::Deferred) return TaskResult<Result>(std::async(std::launch::deferred, std::forward<Fn>(fn)));
         {
             std::lock_guard lock(mutex_);
             ++running_;
@@ -67,7 +84,7 @@ public:
         };
         try {
             if (how_ == Launch::KeptThreads) return runTask(TaskThreads::global(), std::move(counted));
-            return std::async(std::launch::async, std::move(counted));
+            return TaskResult<Result>(std::async(std::launch::async, std::move(counted)));
         } catch (...) {  // no thread to run it: never started, so not waited for
             std::lock_guard lock(mutex_);
             --running_;
