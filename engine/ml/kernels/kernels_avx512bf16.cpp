@@ -29,32 +29,6 @@ struct ExponentRange {
     bool special = false;
 };
 
-ExponentRange exponentRange(const uint16_t* p, int64_t n) {
-    const __m512i magnitude = _mm512_set1_epi16(0x7fff);
-    __m512i lo = _mm512_set1_epi16(255), hi = _mm512_setzero_si512();
-    __mmask32 special = 0;
-    for (int64_t i = 0; i < n; i += 32) {
-        const __mmask32 in = n - i >= 32 ? ~__mmask32(0) : __mmask32((1u << (n - i)) - 1);
-        const __m512i v = _mm512_maskz_loadu_epi16(in, p + i);
-        const __m512i e = _mm512_srli_epi16(_mm512_and_si512(v, magnitude), 7);
-        const __mmask32 nonzero = _mm512_mask_test_epi16_mask(in, v, magnitude);
-        lo = _mm512_mask_min_epu16(lo, nonzero, lo, e);
-        hi = _mm512_mask_max_epu16(hi, nonzero, hi, e);
-        special |= _mm512_mask_cmpeq_epi16_mask(nonzero, e, _mm512_setzero_si512()) |
-                   _mm512_mask_cmpeq_epi16_mask(nonzero, e, _mm512_set1_epi16(255));
-    }
-    alignas(64) uint16_t los[32], his[32];
-    _mm512_store_si512(los, lo);
-    _mm512_store_si512(his, hi);
-    ExponentRange r;
-    r.special = special != 0;
-    for (int j = 0; j < 32; ++j) {
-        r.lo = los[j] < r.lo ? los[j] : r.lo;
-        r.hi = his[j] > r.hi ? his[j] : r.hi;
-    }
-    return r;
-}
-
 // Whether vdpbf16ps gives the canonical bits for these weights against this x row: the smallest
 // exponents add up to at least -112 (biased: 142), and the largest to at most 102 (biased: 356),
 // so that no sum of up to 2^24 products can reach 2^128 and overflow.
@@ -70,22 +44,49 @@ inline __m512i pairUp(__m512i v) {
     return _mm512_permutexvar_epi16(order, v);
 }
 
-// A paired row (pairRows): the exponent range in its first 32 values (lo, hi, special), then
-// the row's k values permuted in 32s, zeros past k up to a whole 32 (zero products add nothing).
+// n rows of k values permuted in 32s into out (`length` values apart, zeros past k up to a whole
+// 32: zero products add nothing), and the exponent range of all of them.
+ExponentRange pairUpRows(const uint16_t* rows, int64_t n, int64_t k, uint16_t* out, int64_t length) {
+    const __m512i magnitude = _mm512_set1_epi16(0x7fff);
+    __m512i lo = _mm512_set1_epi16(255), hi = _mm512_setzero_si512();
+    __mmask32 special = 0;
+    for (int64_t s = 0; s < n; ++s)
+        for (int64_t i = 0; i < k; i += 32) {
+            const __mmask32 in = k - i >= 32 ? ~__mmask32(0) : __mmask32((1u << (k - i)) - 1);
+            const __m512i v = _mm512_maskz_loadu_epi16(in, rows + s * k + i);
+            const __m512i e = _mm512_srli_epi16(_mm512_and_si512(v, magnitude), 7);
+            const __mmask32 nonzero = _mm512_mask_test_epi16_mask(in, v, magnitude);
+            lo = _mm512_mask_min_epu16(lo, nonzero, lo, e);
+            hi = _mm512_mask_max_epu16(hi, nonzero, hi, e);
+            special |= _mm512_mask_cmpeq_epi16_mask(nonzero, e, _mm512_setzero_si512()) |
+                       _mm512_mask_cmpeq_epi16_mask(nonzero, e, _mm512_set1_epi16(255));
+            _mm512_storeu_si512(out + s * length + i, pairUp(v));
+        }
+    alignas(64) uint16_t los[32], his[32];
+    _mm512_store_si512(los, lo);
+    _mm512_store_si512(his, hi);
+    ExponentRange r;
+    r.special = special != 0;
+    for (int j = 0; j < 32; ++j) {
+        r.lo = los[j] < r.lo ? los[j] : r.lo;
+        r.hi = his[j] > r.hi ? his[j] : r.hi;
+    }
+    return r;
+}
+
+int64_t padded(int64_t k) { return (k + 31) / 32 * 32; }
+
+// A paired x row (pairRows): its exponent range in its first 32 values (lo, hi, special), then its
+// values as pairUpRows leaves them.
 constexpr int64_t kHeader = 32;  // keeps the values 64-byte aligned relative to the row
-int64_t pairedRowLength(int64_t k) { return kHeader + (k + 31) / 32 * 32; }
+int64_t pairedRowLength(int64_t k) { return kHeader + padded(k); }
 
 void pairRows(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out) {
     const int64_t length = pairedRowLength(k);
     for (int64_t s = 0; s < rows; ++s) {
-        const uint16_t* row = x + s * k;
         uint16_t* paired = out + s * length;
-        const ExponentRange r = exponentRange(row, k);
+        const ExponentRange r = pairUpRows(x + s * k, 1, k, paired + kHeader, length);
         paired[0] = uint16_t(r.lo), paired[1] = uint16_t(r.hi), paired[2] = r.special;
-        for (int64_t i = 0; i < k; i += 32) {
-            const __mmask32 in = k - i >= 32 ? ~__mmask32(0) : __mmask32((1u << (k - i)) - 1);
-            _mm512_storeu_si512(paired + kHeader + i, pairUp(_mm512_maskz_loadu_epi16(in, row + i)));
-        }
     }
 }
 
@@ -127,18 +128,18 @@ inline __m512 treeOf16(const __m512 a[16]) {
 constexpr int kRX = 4, kRW = 4;     // 16 accumulators (treeOf16's 16), 4 weight vectors, x and the permutation: 22 of 32 registers
 constexpr int64_t kChunkRows = 32;  // x rows per pass over a block of weights (128 KiB at k = 2048, in L2)
 
-// outRows[r][c] for a kRX x kRW tile of permuted x rows against weight rows as stored; rows past
-// the last valid one repeat it (their results are discarded), so every tile runs the same code.
-// Each step also asks for the cache line of `prefetch` at the weights' offset (nullptr: none).
-void pairedTile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], int64_t k, float* const outRows[kRX], int nx, int nw,
+// outRows[r][c] for a kRX x kRW tile of paired x rows against paired weight rows, kp values each
+// (a whole number of 32s); rows past the last valid one repeat it (their results are discarded),
+// so every tile runs the same code. Each step also asks for the cache line of `prefetch` at the
+// same offset (nullptr: none), into L2.
+void pairedTile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], int64_t kp, float* const outRows[kRX], int nx, int nw,
                 const char* prefetch) {
     __m512 acc[kRX * kRW];
     for (__m512& a : acc) a = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k; i += 32) {
+    for (int64_t i = 0; i < kp; i += 32) {
         if (prefetch) _mm_prefetch(prefetch + i * 2, _MM_HINT_T1);
-        const __mmask32 in = k - i >= 32 ? ~__mmask32(0) : __mmask32((1u << (k - i)) - 1);
         __m512i wv[kRW];
-        for (int c = 0; c < kRW; ++c) wv[c] = pairUp(_mm512_maskz_loadu_epi16(in, wr[c] + i));
+        for (int c = 0; c < kRW; ++c) wv[c] = _mm512_loadu_si512(wr[c] + i);
         for (int r = 0; r < kRX; ++r) {
             const __m512bh xv = (__m512bh)_mm512_loadu_si512(xr[r] + i);
             for (int c = 0; c < kRW; ++c) acc[r * kRW + c] = _mm512_dpbf16_ps(acc[r * kRW + c], xv, (__m512bh)wv[c]);
@@ -150,31 +151,52 @@ void pairedTile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], in
         for (int c = 0; c < nw; ++c) outRows[r][c] = sums[4 * c + r];  // acc[r * 4 + c]'s sum (treeOf16)
 }
 
-// kernel_set.h's bf16Rows, x as pairRows left it: each row whose values pass pairedIsExact with
-// the block's weights goes through vdpbf16ps tiles, kChunkRows at a time; any other through the
+// p holding at least `need` values (`have` so far).
+template <class T>
+void grow(T*& p, int64_t& have, int64_t need) {
+    if (have >= need) return;
+    std::free(p);
+    p = static_cast<T*>(std::malloc(size_t(need) * sizeof(T)));
+    if (!p) throw std::bad_alloc();
+    have = need;
+}
+
+// kernel_set.h's bf16Rows, x as pairRows left it, kChunkRows x rows at a time. The weight rows
+// are paired kRW at a time as the first chunk reaches them (then in L2 for the other chunks),
+// while that chunk's tiles fetch the next kRW rows from memory. Each x row whose values pass
+// pairedIsExact with a group of weight rows goes through vdpbf16ps tiles, any other through the
 // widened ones.
 void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
-    const int64_t length = pairedRowLength(k);
-    const ExponentRange weights = exponentRange(w, nw * k);
+    struct Scratch {  // per thread, grown as needed (malloc: see x86_kernels.inl)
+        uint16_t* weights = nullptr;
+        ExponentRange* ranges = nullptr;
+        uint16_t* stored = nullptr;  // an x row as stored, for the widened tiles
+        int64_t capacity = 0, groups = 0, k = 0;
+        ~Scratch() { std::free(weights), std::free(ranges), std::free(stored); }
+    };
+    static thread_local Scratch scratch;
+    const int64_t length = pairedRowLength(k), kp = padded(k);
+    grow(scratch.weights, scratch.capacity, nw * kp);
+    grow(scratch.ranges, scratch.groups, (nw + kRW - 1) / kRW);
+    grow(scratch.stored, scratch.k, k);
     for (int64_t s0 = 0; s0 < rows; s0 += kChunkRows) {
         const int64_t s1 = rows - s0 < kChunkRows ? rows : s0 + kChunkRows;
-        int64_t paired[kChunkRows];  // the chunk's rows that vdpbf16ps computes exactly
-        int n = 0;
-        for (int64_t s = s0; s < s1; ++s) {
-            if (pairedIsExact(weights, rangeOf(x + s * length))) {
-                paired[n++] = s;
-                continue;
-            }
-            uint16_t* stored = static_cast<uint16_t*>(std::malloc(size_t(k) * sizeof(uint16_t)));  // rare: no model the suite runs has such a row
-            if (!stored) throw std::bad_alloc();
-            unpairRow(x + s * length, k, stored);
-            bf16RowsWidened(stored, 1, w, nw, k, out + s * ldo, ldo);
-            std::free(stored);
-        }
         for (int64_t o = 0; o < nw; o += kRW) {
             const int nwt = int(nw - o < kRW ? nw - o : kRW);
+            ExponentRange& weights = scratch.ranges[o / kRW];
+            if (s0 == 0) weights = pairUpRows(w + o * k, nwt, k, scratch.weights + o * kp, kp);
+            int64_t paired[kChunkRows];  // the chunk's rows that vdpbf16ps computes exactly
+            int n = 0;
+            for (int64_t s = s0; s < s1; ++s) {
+                if (pairedIsExact(weights, rangeOf(x + s * length))) {
+                    paired[n++] = s;
+                    continue;
+                }
+                unpairRow(x + s * length, k, scratch.stored);  // rare: no model the suite runs has such a row
+                bf16RowsWidened(scratch.stored, 1, w + o * k, nwt, k, out + s * ldo + o, ldo);
+            }
             const uint16_t* wr[kRW];
-            for (int c = 0; c < kRW; ++c) wr[c] = w + (o + (c < nwt ? c : nwt - 1)) * k;
+            for (int c = 0; c < kRW; ++c) wr[c] = scratch.weights + (o + (c < nwt ? c : nwt - 1)) * kp;
             for (int t = 0; t < n; t += kRX) {
                 const int nxt = n - t < kRX ? n - t : kRX;
                 const uint16_t* xr[kRX];
@@ -184,10 +206,10 @@ void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t 
                     xr[r] = x + s * length + kHeader;
                     outRows[r] = out + s * ldo + o;
                 }
-                // The next kRW weight rows, one per tile, while these are in L1.
-                const int tile = t / kRX;
-                const char* next = tile < kRW && o + kRW + tile < nw ? reinterpret_cast<const char*>(w + (o + kRW + tile) * k) : nullptr;
-                pairedTile(xr, wr, k, outRows, nxt, nwt, next);
+                // In the first chunk, the next group's weight rows as stored, a row per tile.
+                const int64_t next = o + kRW + t / kRX;
+                const char* prefetch = s0 == 0 && t / kRX < kRW && next < nw ? reinterpret_cast<const char*>(w + next * k) : nullptr;
+                pairedTile(xr, wr, kp, outRows, nxt, nwt, prefetch);
             }
         }
     }
