@@ -77,9 +77,9 @@ ExponentRange pairUpRows(const uint16_t* rows, int64_t n, int64_t k, uint16_t* o
 int64_t padded(int64_t k) { return (k + 31) / 32 * 32; }
 
 // A paired x row (pairRows): its exponent range in its first 32 values (lo, hi, special), then its
-// values as pairUpRows leaves them.
+// values as pairUpRows leaves them, then as stored (for the widened tiles).
 constexpr int64_t kHeader = 32;  // keeps the values 64-byte aligned relative to the row
-int64_t pairedRowLength(int64_t k) { return kHeader + padded(k); }
+int64_t pairedRowLength(int64_t k) { return kHeader + 2 * padded(k); }
 
 void pairRows(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out) {
     const int64_t length = pairedRowLength(k);
@@ -87,19 +87,11 @@ void pairRows(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out) {
         uint16_t* paired = out + s * length;
         const ExponentRange r = pairUpRows(x + s * k, 1, k, paired + kHeader, length);
         paired[0] = uint16_t(r.lo), paired[1] = uint16_t(r.hi), paired[2] = r.special;
+        std::memcpy(paired + kHeader + padded(k), x + s * k, size_t(k) * sizeof(uint16_t));
     }
 }
 
 ExponentRange rangeOf(const uint16_t* paired) { return {paired[0], paired[1], paired[2] != 0}; }
-
-// A paired row's values as stored again (for the rows the widened tiles take).
-void unpairRow(const uint16_t* paired, int64_t k, uint16_t* out) {
-    for (int64_t i = 0; i < k; i += 32)
-        for (int l = 0; l < 16; ++l) {
-            if (i + l < k) out[i + l] = paired[kHeader + i + 2 * l + 1];
-            if (i + l + 16 < k) out[i + l + 16] = paired[kHeader + i + 2 * l];
-        }
-}
 
 // The canonical tree (p[j] += p[j + w] for w = 8, 4, 2, 1) of 16 vectors of partials at once: a[i]'s
 // sum lands in element 4 * (i % 4) + i / 4 (transposed, as the steps leave it). Each step pairs two
@@ -126,18 +118,19 @@ inline __m512 treeOf16(const __m512 a[16]) {
 }
 
 constexpr int kRX = 4, kRW = 4;     // 16 accumulators (treeOf16's 16), 4 weight vectors, x and the permutation: 22 of 32 registers
+constexpr int64_t kPairedFromRows = 5;  // fewer x rows take the widened tiles (bf16RowsPaired)
 constexpr int64_t kChunkRows = 32;  // x rows per pass over a block of weights (128 KiB at k = 2048, in L2)
 
 // outRows[r][c] for a kRX x kRW tile of paired x rows against paired weight rows, kp values each
 // (a whole number of 32s); rows past the last valid one repeat it (their results are discarded),
-// so every tile runs the same code. Each step also asks for the cache line of `prefetch` at the
-// same offset (nullptr: none), into L2.
+// so every tile runs the same code. Each step also asks for the cache line at the same offset of
+// each of `fetch` rows of `rowBytes` from `prefetch` on, into L2.
 void pairedTile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], int64_t kp, float* const outRows[kRX], int nx, int nw,
-                const char* prefetch) {
+                const char* prefetch, int fetch, int64_t rowBytes) {
     __m512 acc[kRX * kRW];
     for (__m512& a : acc) a = _mm512_setzero_ps();
     for (int64_t i = 0; i < kp; i += 32) {
-        if (prefetch) _mm_prefetch(prefetch + i * 2, _MM_HINT_T1);
+        for (int f = 0; f < fetch; ++f) _mm_prefetch(prefetch + f * rowBytes + i * 2, _MM_HINT_T1);
         __m512i wv[kRW];
         for (int c = 0; c < kRW; ++c) wv[c] = _mm512_loadu_si512(wr[c] + i);
         for (int r = 0; r < kRX; ++r) {
@@ -170,15 +163,17 @@ void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t 
     struct Scratch {  // per thread, grown as needed (malloc: see x86_kernels.inl)
         uint16_t* weights = nullptr;
         ExponentRange* ranges = nullptr;
-        uint16_t* stored = nullptr;  // an x row as stored, for the widened tiles
-        int64_t capacity = 0, groups = 0, k = 0;
-        ~Scratch() { std::free(weights), std::free(ranges), std::free(stored); }
+        int64_t capacity = 0, groups = 0;
+        ~Scratch() { std::free(weights), std::free(ranges); }
     };
     static thread_local Scratch scratch;
     const int64_t length = pairedRowLength(k), kp = padded(k);
+    const uint16_t* stored = x + kHeader + kp;  // row s as stored: stored + s * length
+    // A few x rows (a batch's decode step) use each weight too few times to repay pairing it: at
+    // B = 4 the widened tiles ran TinyLlama-shaped BF16 decode at 36 tok/s, paired tiles at 33.
+    if (rows < kPairedFromRows) return bf16RowsWidened(stored, length, rows, w, nw, k, out, ldo);
     grow(scratch.weights, scratch.capacity, nw * kp);
     grow(scratch.ranges, scratch.groups, (nw + kRW - 1) / kRW);
-    grow(scratch.stored, scratch.k, k);
     for (int64_t s0 = 0; s0 < rows; s0 += kChunkRows) {
         const int64_t s1 = rows - s0 < kChunkRows ? rows : s0 + kChunkRows;
         for (int64_t o = 0; o < nw; o += kRW) {
@@ -192,8 +187,7 @@ void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t 
                     paired[n++] = s;
                     continue;
                 }
-                unpairRow(x + s * length, k, scratch.stored);  // rare: no model the suite runs has such a row
-                bf16RowsWidened(scratch.stored, 1, w + o * k, nwt, k, out + s * ldo + o, ldo);
+                bf16RowsWidened(stored + s * length, length, 1, w + o * k, nwt, k, out + s * ldo + o, ldo);  // rare: no model the suite runs has such a row
             }
             const uint16_t* wr[kRW];
             for (int c = 0; c < kRW; ++c) wr[c] = scratch.weights + (o + (c < nwt ? c : nwt - 1)) * kp;
@@ -206,10 +200,12 @@ void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t 
                     xr[r] = x + s * length + kHeader;
                     outRows[r] = out + s * ldo + o;
                 }
-                // In the first chunk, the next group's weight rows as stored, a row per tile.
-                const int64_t next = o + kRW + t / kRX;
-                const char* prefetch = s0 == 0 && t / kRX < kRW && next < nw ? reinterpret_cast<const char*>(w + next * k) : nullptr;
-                pairedTile(xr, wr, kp, outRows, nxt, nwt, prefetch);
+                // In the first chunk, the next group's weight rows as stored, shared out over its
+                // tiles (all of them in one tile where a few x rows make one tile: a batch's decode).
+                const int tiles = (n + kRX - 1) / kRX, perTile = (kRW + tiles - 1) / tiles;
+                const int64_t first = o + kRW + int64_t(t / kRX) * perTile;
+                const int fetch = s0 > 0 || first >= nw ? 0 : int(nw - first < perTile ? nw - first : perTile);
+                pairedTile(xr, wr, kp, outRows, nxt, nwt, fetch ? reinterpret_cast<const char*>(w + first * k) : nullptr, fetch, k * 2);
             }
         }
     }
