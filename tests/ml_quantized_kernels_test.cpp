@@ -11,6 +11,7 @@
 #include <cstring>
 #include <random>
 
+#include "ml/kernels/kernel_set.h"
 #include "ml/ops.h"
 #include "ml_test_util.h"
 #include "tensor/quant_blocks.h"
@@ -165,6 +166,96 @@ TEST_CASE("Every kernel path's BF16 dot product gives the reference path's bits"
                 INFO(path << " k " << in << " rows " << rows << " of " << dtypeName(xType));
                 REQUIRE(std::memcmp(y.rawData(), reference.rawData(), y.byteSize()) == 0);
             }
+}
+
+TEST_CASE("BF16 prefill: values vdpbf16ps would flush or round otherwise give the reference path's bits on every path",
+          "[ml][linear][bf16][kernels]") {
+    // avx512bf16 multiplies BF16 tiles with vdpbf16ps, which reads subnormal inputs as zero and
+    // flushes subnormal results; it is used only where neither can happen, and rows or weight
+    // blocks where one could go through the widened tiles (kernels_avx512bf16.cpp). Each special
+    // row sits among ordinary ones, so a call mixes both ways. In row 1, elements 0 and 16 (both
+    // partial 0) give 2^-126 - (2^-126 - 2^-133) = 2^-133, which vdpbf16ps would flush to 0.
+    constexpr uint16_t kTwoToMinus63 = 0x2000, kMinus127_128ths = 0x9ffe, kSubnormal = 0x0040, kTwoTo120 = 0x7b80,
+                       kInfinity = 0x7f80;
+    const int64_t in = 67, rows = 9;
+    auto specialRow = [&](Tensor& x, int64_t row, std::initializer_list<std::pair<int, uint16_t>> values) {
+        uint16_t* p = x.mutableData<uint16_t>() + row * in;
+        for (auto [i, v] : values) p[i] = v;
+    };
+    Tensor x = randomTensor({rows, in}, DType::BF16, 5);
+    specialRow(x, 1, {{0, kTwoToMinus63}, {16, kMinus127_128ths}});  // a sum that cancels to a subnormal
+    for (int i = 1; i < in; ++i)
+        if (i != 16) specialRow(x, 1, {{i, 0}});
+    specialRow(x, 3, {{5, kSubnormal}});   // a subnormal x value
+    specialRow(x, 4, {{7, kTwoTo120}});    // products near the overflow guard
+    specialRow(x, 6, {{9, kInfinity}});    // an infinite x value
+    for (bool subnormalWeight : {false, true}) {
+        Tensor w = randomTensor({9, in}, DType::BF16, 6);
+        for (int64_t o = 0; o < 9; ++o) {
+            w.mutableData<uint16_t>()[o * in + 0] = kTwoToMinus63;
+            w.mutableData<uint16_t>()[o * in + 16] = kTwoToMinus63;
+        }
+        if (subnormalWeight) w.mutableData<uint16_t>()[4 * in + 30] = kSubnormal;  // the whole block goes the widened way
+        Tensor reference;
+        {
+            UsingKernels ref("reference");
+            reference = ml::LinearTransformation(x, w);
+        }
+        REQUIRE(reference.data<uint16_t>()[1 * 9 + 0] == 0x0001);  // 2^-133 in BF16
+        for (const std::string& path : ml::kernels::supportedPaths()) {
+            UsingKernels use(path);
+            Tensor y = ml::LinearTransformation(x, w);
+            INFO(path << (subnormalWeight ? ", a subnormal weight" : ""));
+            REQUIRE(std::memcmp(y.rawData(), reference.rawData(), y.byteSize()) == 0);
+        }
+    }
+}
+
+TEST_CASE("BF16 prefill kernels: every path's F32 sums are the canonical dot's, bit for bit", "[ml][linear][bf16][kernels]") {
+    // LinearTransformation rounds a BF16 x's result to BF16, which could hide a last-bit difference
+    // in the F32 sum; here each path's KernelSet::bf16Rows (the AVX tiles, widened or vdpbf16ps)
+    // is checked before that rounding, against the canonical dot written out (dot_kernels.h: 16
+    // partials, element i in partial i % 16, exact products, the halving tree). k = 67, 256 and
+    // 2051 leave tails of every width; 1 to 37 x rows and 1 to 9 weight rows leave partial tiles
+    // and a second chunk of x rows.
+    auto canonical = [](const uint16_t* x, const uint16_t* w, int64_t k) {
+        float p[16] = {};
+        for (int64_t i = 0; i < k; ++i) p[i % 16] += BFloat16::toFloat(x[i]) * BFloat16::toFloat(w[i]);
+        for (int width = 8; width >= 1; width /= 2)
+            for (int j = 0; j < width; ++j) p[j] += p[j + width];
+        return p[0];
+    };
+    int checkedPaths = 0;
+    for (const std::string& path : ml::kernels::supportedPaths()) {
+        UsingKernels use(path);
+        const auto bf16Rows = ml::kernels::active().bf16Rows;
+        if (!bf16Rows) continue;  // generic and simd128: F32 tiles, which the model tests cover
+        ++checkedPaths;
+        for (int64_t k : {67, 256, 2051})
+            for (int64_t rows : {1, 4, 6, 13, 37})
+                for (int64_t nw : {1, 5, 9}) {
+                    const Tensor x = randomTensor({rows, k}, DType::BF16, unsigned(k + rows), -3.0f, 3.0f);
+                    const Tensor w = randomTensor({nw, k}, DType::BF16, unsigned(k * nw));
+                    std::vector<float> out(size_t(rows * nw));
+                    const uint16_t* xs = x.data<uint16_t>();
+                    std::vector<uint16_t> paired;  // avx512bf16 takes x rows made ready once per call
+                    if (const auto& set = ml::kernels::active(); set.pairRows) {
+                        paired.resize(size_t(rows * set.pairedRowLength(k)));
+                        set.pairRows(xs, rows, k, paired.data());
+                        xs = paired.data();
+                    }
+                    bf16Rows(xs, rows, w.data<uint16_t>(), nw, k, out.data(), nw);
+                    for (int64_t s = 0; s < rows; ++s)
+                        for (int64_t o = 0; o < nw; ++o) {
+                            const float want = canonical(x.data<uint16_t>() + s * k, w.data<uint16_t>() + o * k, k);
+                            INFO(path << " k " << k << " rows " << rows << " weight rows " << nw << " at " << s << ", " << o);
+                            REQUIRE(std::memcmp(&out[size_t(s * nw + o)], &want, 4) == 0);
+                        }
+                }
+    }
+#ifdef __x86_64__
+    CHECK(checkedPaths == int(ml::kernels::supportedPaths().size()) - 1);  // every path but generic
+#endif
 }
 
 TEST_CASE("Kernel paths: the CPU's best is chosen and unknown ones are refused", "[ml][kernels]") {

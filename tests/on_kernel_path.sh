@@ -13,10 +13,12 @@ has() { grep -qw "$1" /proc/cpuinfo; }
 best=generic
 if has avx2 && has fma && has f16c; then best=avx2; fi
 if [ $best = avx2 ] && has avx512f && has avx512bw && has avx512vl && has avx512_vnni; then best=avx512; fi
+if [ $best = avx512 ] && has avx512_bf16; then best=avx512bf16; fi
 case $path in
     generic) ;;
     avx2) [ $best != generic ] || { echo "this CPU has no AVX2: the avx2 path is not run"; exit 77; } ;;
-    avx512) [ $best = avx512 ] || { echo "this CPU has no AVX-512 with VNNI: the avx512 path is not run"; exit 77; } ;;
+    avx512) case $best in avx512*) ;; *) echo "this CPU has no AVX-512 with VNNI: the avx512 path is not run"; exit 77 ;; esac ;;
+    avx512bf16) [ $best = avx512bf16 ] || { echo "this CPU has no AVX512_BF16: the avx512bf16 path is not run"; exit 77; } ;;
     *) echo "unknown kernel path $path" >&2; exit 2 ;;
 esac
 if [ "$path" = $best ]; then echo "$path is this CPU's default path: the suite ran it already"; exit 77; fi

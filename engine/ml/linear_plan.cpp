@@ -43,7 +43,8 @@ LinearPlan::LinearPlan(DType w, const kernels::KernelSet& set)
     const LinearStep dots{LinearRoute::BF16Dots, XForm::F32, 1};
     each(dots, dots, tiles);
     steps[OneRow][1] = {LinearRoute::BF16Pair, XForm::AsStored, 1};
-    if (set.bf16Rows) steps[FewRows][1] = steps[ManyRows][1] = {LinearRoute::BF16Tiles, XForm::AsStored, kBF16BlockRows};
+    if (set.bf16Rows)
+        steps[FewRows][1] = steps[ManyRows][1] = {LinearRoute::BF16Tiles, set.pairRows ? XForm::Paired : XForm::AsStored, kBF16BlockRows};
 }
 
 }  // namespace llama::ml

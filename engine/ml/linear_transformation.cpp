@@ -186,7 +186,8 @@ void bytePanelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, i
 }
 
 // BF16 x and weights with the path's BF16 kernel: a block of weight rows at a time (in L2
-// while every x row passes over it), straight from the stored values.
+// while every x row passes over it), straight from the stored values (x as stored, or as the
+// path's pairRows left it).
 template <class Y>
 void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
     thread_local std::vector<float> block;
@@ -288,11 +289,17 @@ struct PreparedX {
     std::vector<float> widened;         // f32's values when x is not F32, or is padded
     std::vector<uint8_t> quantized;     // Quantized: [rows, blocks] of BlockQ8x32 or BlockQ8x256
     kernels::PackedActivations packed;  // Packed, PackedBytes
+    std::vector<uint16_t> paired;       // Paired: KernelSet::pairRows's rows
 };
 
 PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights) {
     PreparedX px;
     if (form == XForm::AsStored) return px;
+    if (form == XForm::Paired) {
+        px.paired.resize(size_t(p.rows * p.kernel.pairedRowLength(p.k)));
+        p.kernel.pairRows(x.data<uint16_t>(), p.rows, p.k, px.paired.data());
+        return px;
+    }
     if (x.dtype() == DType::F32 && form != XForm::F32Padded) {
         px.f32 = x.data<float>();
     } else {
@@ -356,10 +363,10 @@ void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, c
             });
         case LinearRoute::BF16Dots:
             return forRows([&](int64_t o0, int64_t o1) { bf16DotRows(p, weights.data<uint16_t>(), y, o0, o1); });
-        case LinearRoute::BF16Tiles:
-            return forRows([&](int64_t o0, int64_t o1) {
-                nativeBF16Rows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1);
-            });
+        case LinearRoute::BF16Tiles: {
+            const uint16_t* xs = step.x == XForm::Paired ? px.paired.data() : x.data<uint16_t>();
+            return forRows([&](int64_t o0, int64_t o1) { nativeBF16Rows(p, xs, weights.data<uint16_t>(), y, o0, o1); });
+        }
         case LinearRoute::Stream:
             return visitWeights(weights, p.k, [&](const auto& w) {
                 forRows([&](int64_t o0, int64_t o1) { streamRows(p, w, y, o0, o1); });

@@ -15,6 +15,7 @@ namespace llama::ml::kernels {
 // Without the x86 kernel files (another architecture), only the portable path exists.
 const KernelSet* avx2Kernels() { return nullptr; }
 const KernelSet* avx512Kernels() { return nullptr; }
+const KernelSet* avx512bf16Kernels() { return nullptr; }
 #endif
 #ifndef LLAMA_SIMD128_KERNELS
 const KernelSet* simd128Kernels() { return nullptr; }  // only the browser build has it
@@ -27,7 +28,7 @@ namespace {
 // __builtin_cpu_supports know different feature names), and whether the OS saves the wider
 // registers (XCR0: YMM state for AVX2, opmask and ZMM state for AVX-512).
 struct CpuFeatures {
-    bool avx2 = false, avx512 = false;
+    bool avx2 = false, avx512 = false, avx512bf16 = false;
 };
 
 CpuFeatures readCpuFeatures() {
@@ -43,6 +44,7 @@ CpuFeatures readCpuFeatures() {
     f.avx2 = ymmSaved && fma && f16c && (b & (1u << 5));
     const bool avx512f = b & (1u << 16), avx512bw = b & (1u << 30), avx512vl = b & (1u << 31), vnni = c & (1u << 11);
     f.avx512 = f.avx2 && zmmSaved && avx512f && avx512bw && avx512vl && vnni;
+    if (f.avx512 && __get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx512bf16 = a & (1u << 5);
     return f;
 }
 #endif
@@ -52,6 +54,7 @@ bool cpuRuns(const std::string& name) {
     static const CpuFeatures cpu = readCpuFeatures();
     if (name == "avx2") return cpu.avx2;
     if (name == "avx512") return cpu.avx512;
+    if (name == "avx512bf16") return cpu.avx512bf16;
 #endif
 #ifdef LLAMA_SIMD128_KERNELS
     // The module would not have loaded in an engine without WebAssembly SIMD.
@@ -61,22 +64,28 @@ bool cpuRuns(const std::string& name) {
 }
 
 // No kernels: LinearTransformation decodes quantized weights to F32 and dots them in F32.
-const KernelSet kReference{"reference", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr, nullptr};
+const KernelSet kReference{"reference", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr, nullptr};
 
 const KernelSet* byName(const std::string& name) {
     if (name == "reference") return &kReference;
     if (name == "generic") return genericKernels();
     if (name == "avx2") return avx2Kernels();
     if (name == "avx512") return avx512Kernels();
+    if (name == "avx512bf16") return avx512bf16Kernels();
     if (name == "simd128") return simd128Kernels();
     return nullptr;
+}
+
+std::string pathList() {
+    std::string list;
+    for (const std::string& p : supportedPaths()) list += (list.empty() ? "" : ", ") + p;
+    return list;
 }
 
 const KernelSet* chooseAtStart() {
     if (const char* forced = std::getenv("LLAMA_KERNELS"); forced && *forced) {
         if (!byName(forced) || !cpuRuns(forced))
-            throw std::invalid_argument(std::string("LLAMA_KERNELS=") + forced + ": this CPU runs only reference, generic" +
-                                        (cpuRuns("avx2") ? ", avx2" : "") + (cpuRuns("avx512") ? ", avx512" : ""));
+            throw std::invalid_argument(std::string("LLAMA_KERNELS=") + forced + ": this CPU runs only reference, " + pathList());
         return byName(forced);
     }
     std::vector<std::string> paths = supportedPaths();
@@ -92,7 +101,7 @@ std::atomic<const KernelSet*>& current() {
 
 std::vector<std::string> supportedPaths() {
     std::vector<std::string> paths;
-    for (const char* name : {"generic", "simd128", "avx2", "avx512"})
+    for (const char* name : {"generic", "simd128", "avx2", "avx512", "avx512bf16"})
         if (byName(name) && cpuRuns(name)) paths.push_back(name);
     return paths;
 }
@@ -100,11 +109,8 @@ std::vector<std::string> supportedPaths() {
 const KernelSet& active() { return *current().load(std::memory_order_relaxed); }
 
 void useKernels(const std::string& name) {
-    if (!byName(name) || !cpuRuns(name)) {
-        std::string list;
-        for (const std::string& p : supportedPaths()) list += (list.empty() ? "" : ", ") + p;
-        throw std::invalid_argument("kernel path '" + name + "' is not available on this CPU (available: " + list + ")");
-    }
+    if (!byName(name) || !cpuRuns(name))
+        throw std::invalid_argument("kernel path '" + name + "' is not available on this CPU (available: " + pathList() + ")");
     current().store(byName(name), std::memory_order_relaxed);
 }
 

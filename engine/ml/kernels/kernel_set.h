@@ -2,7 +2,8 @@
 // The inner loops of LinearTransformation, one implementation per instruction set, chosen when
 // the program starts from what the CPU reports (and overridable, so tests and `bench` can run
 // every path this CPU can execute):
-//   avx512  AVX-512 F/BW/VL with VNNI (Zen 4, Ice Lake and later)
+//   avx512  AVX-512 F/BW/VL with VNNI (Ice Lake, Zen 4 and later)
+//   avx512bf16 the same with AVX512_BF16 (Zen 4, Sapphire Rapids): BF16 prefill on vdpbf16ps
 //   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
 //   simd128 WebAssembly SIMD, 128-bit lanes (the browser build)
 //   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
@@ -16,8 +17,9 @@
 // so all give the same bits (docs/speed.md, "The same numbers on every machine"): float dot
 // products as dot_kernels.h states (16 partial sums, element i in partial i % 16, each product
 // rounded before it is added, a fixed tree); a product is fused only where both factors are
-// BF16, whose product is exact in F32. AVX512_BF16's vdpbf16ps is not used: it pairs other
-// elements in a lane and flushes subnormals, which no other path can reproduce at speed.
+// BF16, whose product is exact in F32. AVX512_BF16's vdpbf16ps pairs other elements in a lane and
+// flushes subnormals: avx512bf16 permutes its operands into the canonical pairs and uses it only
+// where no value or sum can be subnormal (kernels_avx512bf16.cpp says how that is known).
 //
 // Quantized weights are multiplied in integer arithmetic, as llama.cpp does: x is quantized
 // once per LinearTransformation to 8 bits in blocks that line up with the weight format's
@@ -116,6 +118,11 @@ struct KernelSet {
     // generic path, where the weights are widened to F32
     // scratch): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i] for s < rows, o < nw.
     void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
+    // avx512bf16 only (null elsewhere): x rows made ready for its bf16Rows once per call rather
+    // than once per block of weight rows: pairedRowLength(k) values per row (kernels_avx512bf16.cpp
+    // says what they hold), which bf16Rows then takes in place of x.
+    int64_t (*pairedRowLength)(int64_t k);
+    void (*pairRows)(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out);
     // Quantized prefill: x rows per PackedX (the vector width in int32 lanes; 0 where the dot
     // kernels above serve prefill too), weight rows per panel call (as many as the registers
     // hold accumulators for), rows weight rows of rowBytes each unpacked into out (first row at
@@ -132,7 +139,7 @@ struct KernelSet {
 };
 
 // The kernels in use: the fastest this CPU runs, unless LLAMA_KERNELS (reference, generic,
-// avx2, avx512, simd128) or useKernels() chose another.
+// avx2, avx512, avx512bf16, simd128) or useKernels() chose another.
 const KernelSet& active();
 // Names of the kernel paths this CPU can execute, slowest first ("generic" always; not
 // "reference", which is always available).
@@ -145,6 +152,7 @@ void useKernels(const std::string& name);
 const KernelSet* genericKernels();
 const KernelSet* avx2Kernels();
 const KernelSet* avx512Kernels();
+const KernelSet* avx512bf16Kernels();
 const KernelSet* simd128Kernels();
 
 }  // namespace llama::ml::kernels

@@ -238,7 +238,8 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
 #endif
 }
 
-void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+// x rows ldx values apart (kernel_set.h's bf16Rows is the case ldx = k, below).
+void bf16RowsWidened(const uint16_t* x, int64_t ldx, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
     // Per thread, grown as needed and freed when the thread ends (malloc, not a std container:
     // see the top of this file).
     struct Scratch {
@@ -257,7 +258,7 @@ void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t
     float* xf = scratch.data;
     for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
         const int64_t s1 = rows - s0 < kWideChunkRows ? rows : s0 + kWideChunkRows;
-        for (int64_t s = s0; s < s1; ++s) widenX(x + s * k, k, xf + (s - s0) * k);
+        for (int64_t s = s0; s < s1; ++s) widenX(x + s * ldx, k, xf + (s - s0) * k);
         for (int64_t o = 0; o < nw; o += kWideRW) {
             const int nwt = int(nw - o < kWideRW ? nw - o : kWideRW);
             const uint16_t* wr[kWideRW];
@@ -273,6 +274,10 @@ void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t
             }
         }
     }
+}
+
+void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    bf16RowsWidened(x, k, rows, w, nw, k, out, ldo);
 }
 
 // ---- quantized decode (kernel_set.h's contract) --------------------------------------------
