@@ -56,7 +56,7 @@ const std::map<std::string_view, std::string_view> kSideTensor = {{"block", "x"}
 // A backward box is named after the forward stage it differentiates (the gradient of its inputs),
 // or the two it stands for.
 const std::map<std::string_view, std::string_view> kBackwardLabels = {
-    {"loss", "loss"}, {"qkv_backward", "\u2202 Q, K, V"}, {"ffn_gate_up_backward", "\u2202 gate, up"}};
+    {"loss", "loss"}, {"qkv_backward", "\u2202 Q, K, V"}, {"ffn_gate_up_backward", "\u2202 gate, up"}, {"lora_backward", "\u2202 LoRA A, B"}};
 std::string backwardLabel(std::string_view key, std::string_view forwardLabel) {
     const auto label = kBackwardLabels.find(key);
     return label != kBackwardLabels.end() ? std::string(label->second) : "\u2202 " + std::string(forwardLabel);
@@ -152,9 +152,12 @@ bool mapOmits(StageId stage, bool backward) {
     }
 }
 
-// Each backward stage's key is its forward stage's with "_backward"; two differentiate more than one.
+// Each backward stage's key is its forward stage's with "_backward"; two differentiate more than one,
+// and LoRA's products are not on the map: their backward stands in the block input's row, beside
+// the block's first column, where the gradient flows past and not through it.
 StageId forwardStageOf(StageId trainingStage) {
     if (trainingStage == StageId::Loss) return StageId::Logits;
+    if (trainingStage == StageId::LoraBackward) return StageId::BlockForward;
     if (trainingStage == StageId::FfnGateUpBackward) return StageId::FfnGate;  // ffn_up stands beside it
     std::string_view key = stageInfo(trainingStage).key;
     key.remove_suffix(std::string_view("_backward").size());
@@ -199,6 +202,9 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
             b.tensor = firstGradient(recordNames(s.records));
             b.label = backwardLabel(s.key, of.label);
             const int id = place(b, 0, 1);
+            // An adapter's A and B are leaves, as the weights are: the flow does not go through them
+            // (a LoRA step shows them lit, a step without adapters unlit).
+            if (s.id == StageId::LoraBackward) continue;
             if (gradientFrom >= 0) map.arrows.push_back({gradientFrom, id, "", false});
             gradientFrom = id;
             continue;

@@ -113,7 +113,7 @@ TEST_CASE("the map's arrows take the route their boxes' places call for") {
     for (const MapArrow& a : tight.arrows) CHECK(a.route.kind != RouteKind::Lane);
 }
 
-TEST_CASE("a training step's map: each backward stage beside the forward stage it differentiates, the gradient flowing from the loss to the embedding") {
+TEST_CASE("a training step's map: each backward stage beside the forward stage it differentiates, the gradient flowing from the loss to the embedding, LoRA's beside the block input") {
     for (int perBand : {0, 3, 1}) {
         const ForwardMap map = buildForwardMap(8, {perBand, true, true});
         INFO(perBand << " columns a band");
@@ -129,7 +129,14 @@ TEST_CASE("a training step's map: each backward stage beside the forward stage i
             for (const MapBox& f : map.boxes)
                 if (!f.backward && f.column == b.column) CHECK(b.x > f.x + f.w);
         }
-        CHECK(backward == 18);  // the loss and 17 backward stages
+        CHECK(backward == 19);  // the loss, 17 backward stages on the chain and LoRA's
+        // LoRA's backward stands beside the block's input, off the chain: an adapter's A and B are
+        // leaves, as the weights are, and the gradient flows past them.
+        const int lora = map.find("lora_backward");
+        REQUIRE(lora >= 0);
+        CHECK(map.boxes[size_t(lora)].label == "\u2202 LoRA A, B");
+        CHECK(map.boxes[size_t(lora)].row == map.boxes[size_t(map.find("block"))].row);
+        for (const MapArrow& a : map.arrows) CHECK((a.from != lora && a.to != lora));
         // One chain from the loss to the embedding's gradient, in the catalog's order.
         int at = map.find("loss"), links = 0;
         while (true) {
