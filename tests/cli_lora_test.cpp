@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_run.h"
+#include "trace/trace_reader.h"
 
 namespace fs = std::filesystem;
 
@@ -56,6 +57,61 @@ TEST_CASE("CLI train --lora-rank: fine-tunes the bundled model and writes an ada
     auto run = runWalkthrough("-q -n 4 --lora " + adapter.string() + " --debug-log /dev/stdout");
     REQUIRE(run.exitCode == 0);
     CHECK_THAT(run.output, Catch::Contains("added to x · attn_woᵀ") && Catch::Contains("added to x · ffn_upᵀ"));
+}
+
+TEST_CASE("CLI train --lora-rank: the adapter's backward is a lora_backward stage of the log, the stepper and the trace", "[cli][lora][train][trace]") {
+    const ScratchDir out{fs::temp_directory_path() / ("llama_lora_backward_" + std::to_string(getpid()))};
+    const std::string log = out.path.string() + ".log", trace = out.path.string() + ".trace";
+    // Rank 2 on wq and w2 of the bundled model's 8 blocks, one window of 8 tokens: 16 lora_backward
+    // stages, each just before the backward stage of the layer it adapts.
+    auto r = runWalkthrough("train --model " + std::string(ASSETS_DIR) + "/model --text " + std::string(ASSETS_DIR) + "/text/jude.txt --out " +
+                            out.path.string() + " --lora-rank 2 --lora-alpha 4 --lora-targets wq,w2 --steps 1 --batch 1 --seq-len 8 --warmup 1 --debug-log " +
+                            log + " --trace " + trace);
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    std::ifstream in(log);
+    const std::string lines((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t count = 0;
+    for (size_t at = 0; (at = lines.find("Backward of LoRA (the adapter being trained) on ", at)) != std::string::npos; ++at) ++count;
+    CHECK(count == 16);
+    CHECK_THAT(lines, Catch::Contains("Backward of LoRA (the adapter being trained) on attn_wq for dY shape([8 256]) and x shape([8 256]): with u = x · "
+                                      "lora_aᵀ shape([2 256]), lora_b's gradient += 2 * dYᵀ · u shape([256 2]), lora_a's += (2 * dY · lora_b "
+                                      "shape([256 2]))ᵀ · x shape([2 256]), x's gradient += 2 * dY · lora_b · lora_a -> tensor dXLora shape([8 256]) "
+                                      "(|dLoraB| "));
+    CHECK_THAT(lines, Catch::Contains("on ffn_down for dY shape([8 256]) and x shape([8 1024])"));
+    // Each before its layer's own backward stage, whose x gradient includes its share.
+    const size_t lora = lines.find("on ffn_down for dY"), down = lines.find("Backward of ml.LinearTransformation for dOutput shape([8 256]) and LlamaFeedForward.ffn_down");
+    REQUIRE(lora != std::string::npos);
+    REQUIRE(down != std::string::npos);
+    CHECK(lora < down);
+
+    const llama::TraceRun run = llama::readTrace(trace);
+    int traced = 0;
+    for (const llama::TracedStage& s : run.stages) {
+        if (s.stage != llama::StageId::LoraBackward) continue;
+        ++traced;
+        const llama::TracedTensor* dA = s.tensor("dLoraA");
+        const llama::TracedTensor* dB = s.tensor("dLoraB");
+        REQUIRE(dA);
+        REQUIRE(dB);
+        CHECK(dA->shape[0] == 2);
+        CHECK(dB->shape[1] == 2);
+        CHECK(dA->hasValues());  // the viewer's heatmap shows them
+    }
+    CHECK(traced == 16);
+
+    // --step stops there: `b lora_backward 3` runs on to the first in layer 3 (1-based), w2's: the
+    // feed-forward comes first going backward.
+    auto stepped = runWalkthrough("train --model " + std::string(ASSETS_DIR) + "/model --text " + std::string(ASSETS_DIR) + "/text/jude.txt --out " +
+                                      out.path.string() + " --force --lora-rank 2 --lora-targets wq,w2 --steps 1 --batch 1 --seq-len 8 --warmup 1 --step",
+                                  "b lora_backward 3\nc\nq\n");
+    INFO(stepped.output);
+    const size_t paused = stepped.output.find("-- Stage 17: Backward: a LoRA adapter's product [lora_backward] chapters/21-training.md");
+    REQUIRE(paused != std::string::npos);
+    CHECK(stepped.output.find("   | Backward of LoRA (the adapter being trained) on ffn_down", paused) != std::string::npos);
+    CHECK(stepped.output.find("(breakpoint)", paused) != std::string::npos);
+    fs::remove(log);
+    fs::remove(trace);
 }
 
 TEST_CASE("CLI train --lora-rank --sft: an adapter fine-tuned on chat examples learns their replies", "[cli][lora][train][sft]") {

@@ -16,6 +16,7 @@
 #include "session/model_source.h"
 #include "train/lora_finetune.h"
 #include "training_data.h"
+#include "training_watchers.h"
 
 namespace llama::cli {
 
@@ -43,6 +44,7 @@ int runLoraTrain(const TrainOptions& o) {
     Trainer trainer = data.trainer(model, r);
     // Where fine-tuning starts from (B is zero: the model's own loss), to compare with where it ends.
     if (!o.heldout.empty()) fmt::print("Held-out loss before training: {:.6f}\n", trainer.heldoutLoss());
+    TrainingWatchers watchers(o, model, trainer);
     // Ctrl-C stops the step under way; the adapter of the last whole step is written.
     const InterruptFlag interrupt;
     trainer.context().stopWhen(&InterruptFlag::requested);
@@ -61,6 +63,7 @@ int runLoraTrain(const TrainOptions& o) {
             interrupted = true;
             break;
         }
+        watchers.stepDone(step.step);
         runningLoss += step.loss, ++running;
         tokens += step.tokens;
         const bool evaluate = !o.heldout.empty() && (step.step % r.evalEvery == 0 || step.step == r.steps);

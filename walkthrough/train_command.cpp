@@ -23,35 +23,18 @@
 #include "options/checked_option.h"
 #include "pass_progress.h"
 #include "session/model_source.h"
-#include "stages/step_controller.h"
-#include "stepper.h"
 #include "tokenizer/tokenizer_file.h"
-#include "trace/debug_log_observer.h"
 #include "train/initial_weights.h"
 #include "train/trainer.h"
 #include "train_profile.h"
 #include "training_data.h"
-#include "training_trace.h"
+#include "training_watchers.h"
 
 namespace llama::cli {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// Watches the passes of the first training step only: a step is `batch` windows, each a forward
-// and a backward pass, thousands of lines; later steps are the same stages with other numbers.
-class FirstStepOnly : public StageObserver {
-public:
-    explicit FirstStepOnly(StageObserver& inner) : inner_(inner) {}
-    StageReads reads(StageId stage, int layer) const override { return inner_.reads(stage, layer); }
-    void onStage(const StageEvent& event) override {
-        if (event.step <= 1) inner_.onStage(event);
-    }
-
-private:
-    StageObserver& inner_;
-};
 
 ModelArgs modelArgs(const TrainOptions& o, int vocabSize) {
     return trainingModelArgs({o.dim, o.nLayers, o.nHeads, o.nKVHeads, o.multipleOf, o.ffnDimMultiplier, o.ropeTheta}, vocabSize, o.recipe.seqLen,
@@ -92,8 +75,8 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     cmd->add_option("--text", o.text, "UTF-8 training text; a line holding only a form feed separates documents (assets/make_corpus.py's chapters)")
         ->option_text("FILE");
     cmd->add_option("--sft", o.sft,
-                    "In place of --text, fine-tune on chat examples: JSON lines of {\"messages\": [user, assistant]} "
-                    "(assets/make_chat_corpus.py), each a whole window, the loss on the assistant's reply only; use with --init-from")
+                    "In place of --text, fine-tune on chat examples: JSON lines of {\"messages\": [user, assistant, ...]} "
+                    "(assets/make_chat_corpus.py), each a whole window, the loss on the assistant's replies only; use with --init-from")
         ->option_text("FILE");
     cmd->add_option("--heldout", o.heldout, "Text (or, with --sft, chat examples) for the held-out loss, never trained on")->option_text("FILE");
     cmd->add_option("--tokenizer", o.tokenizer, "A Llama 3 tiktoken tokenizer.model (with Llama 3's special tokens)")->option_text("FILE");
@@ -128,8 +111,12 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     options::addReal(*cmd, "--rope-theta", o.ropeTheta, {1, 1e12, false, "a base frequency from 1"}, "RoPE's base frequency");
     cmd->add_option("--debug-log", o.debugLog, "Write the first step's passes, forward and backward, in the walkthrough's debug.log format")->option_text("FILE");
     cmd->add_flag("--profile", o.profile, "At the end, print where a step's time went: per stage, forward and backward, and per kind of op");
-    cmd->add_option("--trace", o.trace, "Record the first step's first window, forward and backward, as a trace (llama-viewer --trace, export-html)")
+    cmd->add_option("--trace", o.trace, "Record the first step's first window (or --trace-at's), forward and backward, as a trace (llama-viewer --trace, export-html)")
         ->option_text("FILE");
+    cmd->add_option("--trace-at", o.traceAt,
+                    "Which step and windows --trace records: STEP:WINDOW, STEP:FIRST-LAST or STEP:all (windows from 1); several windows "
+                    "are FILE with .windowN before its extension")
+        ->option_text("STEP:WINDOWS");
     cmd->add_flag("--step", o.step, "Hold the first step after each stage, forward and backward (the --step commands; c runs on)");
     // LoRA fine-tuning (lora_train_command.h).
     cmd->add_option("--model", o.model, "With --lora-rank: the model to fine-tune (any format --model of a run reads); its weights stay frozen")
@@ -211,26 +198,7 @@ int runTrain(const TrainOptions& o) {
         releaseInputFile(o.out);
     }
     std::fflush(stdout);
-    std::unique_ptr<DebugLogObserver> debugLog;
-    std::unique_ptr<FirstStepOnly> firstStepLog;
-    if (!o.debugLog.empty()) {
-        debugLog = std::make_unique<DebugLogObserver>(o.debugLog);
-        firstStepLog = std::make_unique<FirstStepOnly>(*debugLog);
-        trainer.context().addObserver(firstStepLog.get());
-    }
-    std::unique_ptr<TrainingTrace> trace;
-    if (!o.trace.empty()) {
-        trace = std::make_unique<TrainingTrace>(o.trace, model, r.batch, learningRate(r, trainer.stepsDone()));
-        trainer.context().addObserver(trace.get());
-    }
-    StepController controller;
-    std::unique_ptr<TerminalStepper> stepper;
-    std::unique_ptr<FirstStepOnly> firstStepStepper;
-    if (o.step) {
-        stepper = std::make_unique<TerminalStepper>(controller, std::cin, std::cout, args.n_layers, !isatty(STDIN_FILENO));
-        firstStepStepper = std::make_unique<FirstStepOnly>(controller);
-        trainer.context().addObserver(firstStepStepper.get());
-    }
+    TrainingWatchers watchers(o, model, trainer);
     StageClock stageClock;
     if (o.profile) {
         trainer.context().addObserver(&stageClock);
@@ -276,7 +244,7 @@ int runTrain(const TrainOptions& o) {
             return 130;
         }
         steppedSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart).count();
-        if (debugLog && step.step == firstStep + 1) debugLog->finish();
+        watchers.stepDone(step.step);
         runningLoss += step.loss;
         tokens += step.tokens;
         ++running;

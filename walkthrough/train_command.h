@@ -29,7 +29,8 @@ struct TrainOptions {
     int dim = 256, nLayers = 8, nHeads = 8, nKVHeads = 2, multipleOf = 256;
     double ffnDimMultiplier = 1.3, ropeTheta = 500000.0;
     std::string debugLog;
-    std::string trace;  // the first step's first window, forward and backward (training_trace.h)
+    std::string trace;    // windows of a step, forward and backward (training_trace.h)
+    std::string traceAt;  // which: STEP:WINDOWS ("": the run's first step's first window)
     bool step = false;
     int logEvery = 25;
     double checkpointMinutes = 4;

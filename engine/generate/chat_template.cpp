@@ -17,6 +17,20 @@ void addMessage(std::vector<Prompt::Part>& parts, const std::string& role, const
                                {"<|eot_id|>", true}});
 }
 
+// The user's turn, then the assistant's header left open: the model writes the reply and ends it
+// with <|eot_id|>.
+void addUserTurn(std::vector<Prompt::Part>& parts, const std::string& user) {
+    addMessage(parts, "user", user);
+    parts.insert(parts.end(), {{"<|start_header_id|>", true}, {"assistant", false}, {"<|end_header_id|>", true}, {"\n\n", false}});
+}
+
+// Checked here, where an offset still counts within what was typed; the tokenizer would count
+// from the start of the whole template.
+void requireUtf8(const char* name, const std::string& text) {
+    if (const auto bad = firstInvalidUtf8(text))
+        throw std::invalid_argument(fmt::format("the {} is not valid UTF-8: byte 0x{:02X} at byte offset {}", name, static_cast<unsigned char>(text[*bad]), *bad));
+}
+
 }  // namespace
 
 ChatFormat chatFormatFor(const Tokenizer& tokenizer) {
@@ -54,12 +68,8 @@ std::vector<int32_t> Prompt::encode(const Tokenizer& tokenizer) const {
 }
 
 Prompt formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format, bool allowSpecial) {
-    // Checked here, where an offset still counts within what was typed; the tokenizer would
-    // count from the start of the whole template.
-    for (const auto& [name, text] : {std::pair{"prompt", &user}, {"system prompt", &system}})
-        if (const auto bad = firstInvalidUtf8(*text))
-            throw std::invalid_argument(fmt::format("the {} is not valid UTF-8: byte 0x{:02X} at byte offset {}", name,
-                                                    static_cast<unsigned char>((*text)[*bad]), *bad));
+    requireUtf8("prompt", user);
+    requireUtf8("system prompt", system);
     const bool llama2 = format == ChatFormat::Llama2;
     std::vector<Prompt::Part> parts{{llama2 ? "<s>" : "<|begin_of_text|>", true}};
     if (mode == PromptMode::Completion) {
@@ -71,10 +81,15 @@ Prompt formatPrompt(PromptMode mode, const std::string& system, const std::strin
         parts.push_back({"[INST] " + content + " [/INST]", false});
     } else {
         if (!system.empty()) addMessage(parts, "system", system);
-        addMessage(parts, "user", user);
-        // The assistant's header is left open: the model writes the reply and ends it with <|eot_id|>.
-        parts.insert(parts.end(), {{"<|start_header_id|>", true}, {"assistant", false}, {"<|end_header_id|>", true}, {"\n\n", false}});
+        addUserTurn(parts, user);
     }
+    return Prompt(std::move(parts), allowSpecial);
+}
+
+Prompt formatFollowUp(const std::string& user, bool allowSpecial) {
+    requireUtf8("prompt", user);
+    std::vector<Prompt::Part> parts;
+    addUserTurn(parts, user);
     return Prompt(std::move(parts), allowSpecial);
 }
 

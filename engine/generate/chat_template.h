@@ -44,5 +44,9 @@ struct Prompt {
 // `allowSpecial`: in chat mode, special-token text in `system` and `user` becomes control tokens.
 // In completion mode `system` is text before `user` (so `batch --system` is a shared prefix).
 Prompt formatPrompt(PromptMode mode, const std::string& system, const std::string& user, ChatFormat format, bool allowSpecial);
+// A later exchange of a Llama 3 conversation: the user's next turn and the assistant's open
+// header, which follow the previous reply's <|eot_id|> (so no <|begin_of_text|>). formatPrompt
+// gives the first.
+Prompt formatFollowUp(const std::string& user, bool allowSpecial);
 
 }  // namespace llama

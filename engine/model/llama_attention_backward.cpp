@@ -21,7 +21,7 @@ Tensor LlamaAttention::Backward(InferenceContext& ctx, const BlockTape& saved, c
     // attn_wo's gradient is dOutputᵀ · attention. Then the heads apart again, heads first.
     Tensor dAttention = ml::LinearBackwardInput(dOutput, attn_wo);
     ml::LinearBackwardWeights(grads.of(attn_wo), dOutput, saved.attention);
-    addLoraBackward(attn_wo_lora, dOutput, saved.attention, dAttention, grads);
+    addLoraBackward(ctx, "attn_wo", attn_wo_lora, dOutput, saved.attention, dAttention, grads);
     ctx.stage(marks::AttentionWoBackward{.dOutput = dOutput, .attn_wo = attn_wo, .dAttention = dAttention, .dAttnWo = grads.of(attn_wo), .norms = normsOf("dAttention", dAttention, "dAttnWo", grads.of(attn_wo))});
     Tensor dHeads = ml::Contiguous(ml::Transpose(ml::Reshape(dAttention, {sequenceLength, N_Heads, HeadDim}), 0, 1));  // [N_Heads, seqLen, HeadDim]
 
@@ -73,9 +73,9 @@ Tensor LlamaAttention::Backward(InferenceContext& ctx, const BlockTape& saved, c
     ml::LinearBackwardWeights(grads.of(attn_wq), dXq, saved.normalizedX);
     ml::LinearBackwardWeights(grads.of(attn_wk), dXk, saved.normalizedX);
     ml::LinearBackwardWeights(grads.of(attn_wv), dXv, saved.normalizedX);
-    addLoraBackward(attn_wq_lora, dXq, saved.normalizedX, dX, grads);
-    addLoraBackward(attn_wk_lora, dXk, saved.normalizedX, dX, grads);
-    addLoraBackward(attn_wv_lora, dXv, saved.normalizedX, dX, grads);
+    addLoraBackward(ctx, "attn_wq", attn_wq_lora, dXq, saved.normalizedX, dX, grads);
+    addLoraBackward(ctx, "attn_wk", attn_wk_lora, dXk, saved.normalizedX, dX, grads);
+    addLoraBackward(ctx, "attn_wv", attn_wv_lora, dXv, saved.normalizedX, dX, grads);
     ctx.stage(marks::QKVBackward{.dXq = dXq, .dXk = dXk, .dXv = dXv, .dX = dX, .dAttnWq = grads.of(attn_wq), .dAttnWk = grads.of(attn_wk), .dAttnWv = grads.of(attn_wv),
                                       .norms = normsOf("dX", dX, "dAttnWq", grads.of(attn_wq), "dAttnWk", grads.of(attn_wk), "dAttnWv", grads.of(attn_wv))});
     return dX;

@@ -13,7 +13,7 @@ Tensor LlamaFeedForward::Backward(InferenceContext& ctx, const BlockTape& saved,
     // output = gated · ffn_downᵀ: dGated = dOutput · ffn_down, ffn_down's gradient dOutputᵀ · gated.
     Tensor dGated = ml::LinearBackwardInput(dOutput, ffn_down);
     ml::LinearBackwardWeights(grads.of(ffn_down), dOutput, saved.gated);
-    addLoraBackward(ffn_down_lora, dOutput, saved.gated, dGated, grads);
+    addLoraBackward(ctx, "ffn_down", ffn_down_lora, dOutput, saved.gated, dGated, grads);
     ctx.stage(marks::FfnDownBackward{.dOutput = dOutput, .ffn_down = ffn_down, .dGated = dGated, .dFfnDown = grads.of(ffn_down), .norms = normsOf("dGated", dGated, "dFfnDown", grads.of(ffn_down))});
 
     // gated = silu(gate) * ffnUpX: each factor's gradient is dGated times the other factor.
@@ -30,8 +30,8 @@ Tensor LlamaFeedForward::Backward(InferenceContext& ctx, const BlockTape& saved,
     ml::AccumulateInto(dX, ml::LinearBackwardInput(dFfnUpX, ffn_up));
     ml::LinearBackwardWeights(grads.of(ffn_gate), dGate, saved.normalizedH);
     ml::LinearBackwardWeights(grads.of(ffn_up), dFfnUpX, saved.normalizedH);
-    addLoraBackward(ffn_gate_lora, dGate, saved.normalizedH, dX, grads);
-    addLoraBackward(ffn_up_lora, dFfnUpX, saved.normalizedH, dX, grads);
+    addLoraBackward(ctx, "ffn_gate", ffn_gate_lora, dGate, saved.normalizedH, dX, grads);
+    addLoraBackward(ctx, "ffn_up", ffn_up_lora, dFfnUpX, saved.normalizedH, dX, grads);
     ctx.stage(marks::FfnGateUpBackward{.dGate = dGate, .dFfnUpX = dFfnUpX, .dX = dX, .dFfnGate = grads.of(ffn_gate), .dFfnUp = grads.of(ffn_up),
                                            .norms = normsOf("dX", dX, "dFfnGate", grads.of(ffn_gate), "dFfnUp", grads.of(ffn_up))});
     return dX;

@@ -4,6 +4,7 @@
 
 #include "ml/backward_ops.h"
 #include "ml/ops.h"
+#include "model/gradient_norms.h"
 #include "model/gradients.h"
 #include "model/steering.h"
 
@@ -39,14 +40,19 @@ Tensor addLoraProducts(InferenceContext& ctx, const char* weightsName, const Ten
     return y;
 }
 
-void addLoraBackward(const LoraUpdates& updates, const Tensor& dy, const Tensor& x, Tensor& dX, Gradients& grads) {
+void addLoraBackward(InferenceContext& ctx, const char* weightsName, const LoraUpdates& updates, const Tensor& dy, const Tensor& x, Tensor& dX,
+                     Gradients& grads) {
     for (const LoraUpdate& lora : updates) {
         const Tensor scaledDy = ml::MultiplyElementwise(dy, ml::Full({1, 1}, DType::F32, lora.scale));
         const Tensor down = ml::LinearTransformation(x, lora.A);             // u = x · Aᵀ [S, rank], as Forward made it
         ml::LinearBackwardWeights(grads.of(lora.B), scaledDy, down);         // dB += (scale · dy)ᵀ · u
         const Tensor dDown = ml::LinearBackwardInput(scaledDy, lora.B);      // du = scale · dy · B [S, rank]
         ml::LinearBackwardWeights(grads.of(lora.A), dDown, x);              // dA += duᵀ · x
-        ml::AccumulateInto(dX, ml::LinearBackwardInput(dDown, lora.A));      // dx += du · A
+        const Tensor dXLora = ml::LinearBackwardInput(dDown, lora.A);       // x's share: du · A
+        ml::AccumulateInto(dX, dXLora);
+        ctx.stage(marks::LoraBackward{.weightsName = weightsName, .adapter = [&] { return lora.adapter; }, .dY = dy, .x = x, .loraA = lora.A, .loraB = lora.B,
+                                      .scale = [&] { return fmt::format("{:g}", lora.scale); }, .dLoraB = grads.of(lora.B), .dLoraA = grads.of(lora.A),
+                                      .dXLora = dXLora, .norms = normsOf("dLoraB", grads.of(lora.B), "dLoraA", grads.of(lora.A), "dXLora", dXLora)});
     }
 }
 

@@ -63,7 +63,8 @@ Tensor addLoraProducts(InferenceContext& ctx, const char* weightsName, const Ten
 
 // Their backward: with u = x · Aᵀ, given dy (the gradient of y): A's and B's gradients are added to
 // grads (dB += scale · dyᵀ · u, dA += (scale · dy · B)ᵀ · x), and x's share, scale · dy · B · A,
-// is added to dX. F32, as the rest of the backward pass.
-void addLoraBackward(const LoraUpdates& updates, const Tensor& dy, const Tensor& x, Tensor& dX, Gradients& grads);
+// is added to dX; each shown as a `lora_backward` stage. F32, as the rest of the backward pass.
+void addLoraBackward(InferenceContext& ctx, const char* weightsName, const LoraUpdates& updates, const Tensor& dy, const Tensor& x, Tensor& dX,
+                     Gradients& grads);
 
 }  // namespace llama

@@ -13,12 +13,15 @@ namespace llama {
 
 namespace {
 
-struct Turns {
-    std::string system, user, assistant;
+// An example's messages: a system message or none, then exchanges of a user message and the
+// assistant's reply.
+struct Conversation {
+    std::string system;
+    std::vector<std::pair<std::string, std::string>> exchanges;  // user, assistant
 };
 
-// {"messages": [system?, user, assistant]}; `where` is "'FILE' line N".
-Turns turnsOf(const nlohmann::json& example, const std::string& where) {
+// {"messages": [system?, user, assistant, user, assistant, ...]}; `where` is "'FILE' line N".
+Conversation conversationOf(const nlohmann::json& example, const std::string& where) {
     if (!example.is_object() || !example.contains("messages") || !example["messages"].is_array())
         throw std::invalid_argument(fmt::format("{}: expected an object with a \"messages\" list", where));
     std::vector<std::pair<std::string, std::string>> messages;
@@ -27,21 +30,24 @@ Turns turnsOf(const nlohmann::json& example, const std::string& where) {
             throw std::invalid_argument(fmt::format("{}: message {} needs a \"role\" and a \"content\", both strings", where, messages.size() + 1));
         messages.emplace_back(m["role"], m["content"]);
     }
-    Turns turns;
+    Conversation conversation;
     size_t next = 0;
-    if (next < messages.size() && messages[next].first == "system") turns.system = messages[next++].second;
-    const bool shaped = messages.size() == next + 2 && messages[next].first == "user" && messages[next + 1].first == "assistant";
+    if (next < messages.size() && messages[next].first == "system") conversation.system = messages[next++].second;
+    bool shaped = next < messages.size() && (messages.size() - next) % 2 == 0;
+    for (size_t i = next; shaped && i < messages.size(); i += 2) {
+        shaped = messages[i].first == "user" && messages[i + 1].first == "assistant";
+        conversation.exchanges.emplace_back(messages[i].second, messages[i + 1].second);
+    }
     if (!shaped) {
         std::string roles;
         for (const auto& [role, content] : messages) roles += (roles.empty() ? "" : ", ") + role;
         // Not std::ranges: the browser build's libc++ (Emscripten 3.1.6) has none of its algorithms.
         const bool noAssistant = std::none_of(messages.begin(), messages.end(), [](const auto& m) { return m.first == "assistant"; });
-        throw std::invalid_argument(fmt::format("{}: {}; expected a user message then an assistant message (a system message first, if any), got [{}]",
-                                                where, noAssistant ? "no assistant message to learn" : "not one exchange", roles));
+        throw std::invalid_argument(fmt::format("{}: {}; expected a user message then an assistant message, once or more in turn (a system message "
+                                                "first, if any), got [{}]",
+                                                where, noAssistant ? "no assistant message to learn" : "not user and assistant in turn", roles));
     }
-    turns.user = messages[next].second;
-    turns.assistant = messages[next + 1].second;
-    return turns;
+    return conversation;
 }
 
 }  // namespace
@@ -66,21 +72,31 @@ ChatExamples readChatExamples(const std::string& path, const char* role, const T
         } catch (const nlohmann::json::exception& e) {
             throw std::invalid_argument(fmt::format("{} is not JSON: {}", where, e.what()));
         }
-        const Turns turns = turnsOf(example, where);
-        // The prompt exactly as `--chat --prompt USER [--system SYSTEM]` gives it to the model.
-        std::vector<int32_t> tokens = formatPrompt(PromptMode::Chat, turns.system, turns.user, ChatFormat::Llama3, false).encode(tokenizer);
-        const size_t promptTokens = tokens.size();
-        const std::vector<int32_t> reply = tokenizer.encode(turns.assistant, false);
-        tokens.insert(tokens.end(), reply.begin(), reply.end());
-        tokens.push_back(eot);
+        const Conversation conversation = conversationOf(example, where);
+        // The first exchange's prompt exactly as `--chat --prompt USER [--system SYSTEM]` gives it to
+        // the model, each later one's as it follows a reply; each reply and its <|eot_id|> scored.
+        std::vector<int32_t> tokens;
+        std::vector<bool> scored;
+        for (size_t e = 0; e < conversation.exchanges.size(); ++e) {
+            const auto& [user, assistant] = conversation.exchanges[e];
+            const Prompt prompt = e == 0 ? formatPrompt(PromptMode::Chat, conversation.system, user, ChatFormat::Llama3, false) : formatFollowUp(user, false);
+            const std::vector<int32_t> promptTokens = prompt.encode(tokenizer);
+            tokens.insert(tokens.end(), promptTokens.begin(), promptTokens.end());
+            scored.insert(scored.end(), promptTokens.size(), false);
+            std::vector<int32_t> reply = tokenizer.encode(assistant, false);
+            reply.push_back(eot);
+            tokens.insert(tokens.end(), reply.begin(), reply.end());
+            scored.insert(scored.end(), reply.size(), true);
+        }
         if (int64_t(tokens.size()) > int64_t(maxTokens) + 1)
             throw std::invalid_argument(fmt::format("{}: the example is {} tokens, longer than a window of --seq-len {} and its next token", where,
                                                     tokens.size(), maxTokens));
+        // Input i predicts token i + 1: scored when that token is a reply's.
         TrainingWindow window{std::vector<int32_t>(tokens.begin(), tokens.end() - 1), std::vector<int32_t>(tokens.begin() + 1, tokens.end())};
-        // Targets before the reply's first token are the prompt's: not scored.
-        std::fill_n(window.targets.begin(), promptTokens - 1, -1);
+        for (size_t i = 0; i < window.targets.size(); ++i)
+            if (!scored[i + 1]) window.targets[i] = -1;
         examples.tokens += int64_t(tokens.size());
-        examples.scored += int64_t(tokens.size() - promptTokens);
+        examples.scored += std::count(scored.begin(), scored.end(), true);
         examples.windows.push_back(std::move(window));
     }
     if (examples.windows.empty()) throw std::invalid_argument(fmt::format("{} '{}' holds no example; expected JSON lines of {{\"messages\": [...]}}", role, path));

@@ -259,7 +259,7 @@ json RunPageStream::header(const TraceRun& run) {
         {"whatIf", run.run.whatIf.describe()},
         {"grammar", run.run.grammar},
         {"catalog", catalogJson(options_.chapterBase)},
-        {"map", mapJson(buildForwardMap(a.n_layers, {0, false, backward}), backward)},
+        {"map", mapJson(buildForwardMap(a.n_layers, {0, false, backward, trainsLora(run.stages)}), backward)},
         {"training", run.run.training ? json{{"step", run.run.training->step}, {"window", run.run.training->window},
                                              {"windows", run.run.training->windows}, {"learningRate", run.run.training->learningRate}}
                                       : json(nullptr)},
@@ -340,7 +340,7 @@ json RunPageStream::next(const TraceRun& run, size_t upTo, const RunSoFar* soFar
         }
         if (auto m = maskJson(r, floats_)) masks.push_back(std::move(*m));
     }
-    const ForwardMap map = buildForwardMap(run.args.n_layers, {0, false, run.run.training.has_value()});
+    const ForwardMap map = buildForwardMap(run.args.n_layers, {0, false, run.run.training.has_value(), trainsLora(run.stages)});
     for (int step : touched) {
         // The generation loop's steps; a training window's forward pass has no loop, its records' step.
         const bool looped = std::any_of(snap_.steps.begin(), snap_.steps.end(), [&](const StepInfo& s) { return s.step == step; });

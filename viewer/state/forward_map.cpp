@@ -56,7 +56,7 @@ const std::map<std::string_view, std::string_view> kSideTensor = {{"block", "x"}
 // A backward box is named after the forward stage it differentiates (the gradient of its inputs),
 // or the two it stands for.
 const std::map<std::string_view, std::string_view> kBackwardLabels = {
-    {"loss", "loss"}, {"qkv_backward", "\u2202 Q, K, V"}, {"ffn_gate_up_backward", "\u2202 gate, up"}};
+    {"loss", "loss"}, {"qkv_backward", "\u2202 Q, K, V"}, {"ffn_gate_up_backward", "\u2202 gate, up"}, {"lora_backward", "\u2202 LoRA A, B"}};
 std::string backwardLabel(std::string_view key, std::string_view forwardLabel) {
     const auto label = kBackwardLabels.find(key);
     return label != kBackwardLabels.end() ? std::string(label->second) : "\u2202 " + std::string(forwardLabel);
@@ -130,9 +130,11 @@ int ForwardMap::findStage(StageId stage) const {
 
 // The map draws one sequence's forward pass: the three tasks' own marks, an experiment's stage and
 // the stages only a batch of sequences makes (llama-walkthrough batch, speculative decoding) stay off it.
-bool mapOmits(StageId stage, bool backward) {
+bool mapOmits(StageId stage, bool backward, bool lora) {
     // The loss and the backward pass: only in a map of a training step, which has no prompt to
-    // tokenize, no generation loop and no sampling (a window of the token stream, its next tokens).
+    // tokenize, no generation loop and no sampling (a window of the token stream, its next tokens);
+    // the adapters' backward only in a LoRA step's.
+    if (stage == StageId::LoraBackward) return !(backward && lora);
     if (isTrainingStage(stage)) return !backward;
     if (backward && (stage == StageId::Tokenize || stage == StageId::TokensTensor || stage == StageId::SequenceLoop || stage == StageId::Sample))
         return true;
@@ -152,9 +154,16 @@ bool mapOmits(StageId stage, bool backward) {
     }
 }
 
-// Each backward stage's key is its forward stage's with "_backward"; two differentiate more than one.
+bool trainsLora(const std::vector<TracedStage>& stages) {
+    return std::any_of(stages.begin(), stages.end(), [](const TracedStage& s) { return s.stage == StageId::LoraBackward; });
+}
+
+// Each backward stage's key is its forward stage's with "_backward"; two differentiate more than one,
+// and LoRA's products are not on the map: their backward stands in the first row of the block's
+// attention column, the one backward slot of the block no arrow runs through.
 StageId forwardStageOf(StageId trainingStage) {
     if (trainingStage == StageId::Loss) return StageId::Logits;
+    if (trainingStage == StageId::LoraBackward) return StageId::Transposes;
     if (trainingStage == StageId::FfnGateUpBackward) return StageId::FfnGate;  // ffn_up stands beside it
     std::string_view key = stageInfo(trainingStage).key;
     key.remove_suffix(std::string_view("_backward").size());
@@ -175,6 +184,7 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
     map.columnsPerBand = layout.columnsPerBand;
     map.laneShapeRows = layout.laneShapeRows;
     map.backward = layout.backward;
+    map.lora = layout.backward && layout.lora;
     const float pitch = columnPitch(layout.backward);
     std::vector<int> rowsIn(1, 0);
     std::vector<int> flow;  // the boxes the next stage takes its input from
@@ -189,7 +199,7 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
     };
     int gradientFrom = -1;  // the backward box whose gradient the next one takes
     for (const StageInfo& s : stageCatalog()) {
-        if (mapOmits(s.id, layout.backward)) continue;
+        if (mapOmits(s.id, layout.backward, layout.lora)) continue;
         const std::string key(s.key);
         if (isTrainingStage(s.id)) {  // in the row of the stage it differentiates, its column's backward part
             const MapBox& of = map.boxes[size_t(map.findStage(forwardStageOf(s.id)))];
@@ -199,6 +209,8 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
             b.tensor = firstGradient(recordNames(s.records));
             b.label = backwardLabel(s.key, of.label);
             const int id = place(b, 0, 1);
+            // An adapter's A and B are leaves, as the weights are: the flow does not go through them.
+            if (s.id == StageId::LoraBackward) continue;
             if (gradientFrom >= 0) map.arrows.push_back({gradientFrom, id, "", false});
             gradientFrom = id;
             continue;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "state/run_history.h"
+#include "trace/trace_reader.h"
 #include "state/view_state.h"
 
 namespace llama::viewer {
@@ -77,6 +78,7 @@ struct ForwardMap {
     int columnsPerBand = 0;  // 0: every column side by side; else columns wrap into bands, one under another
     bool laneShapeRows = false;  // Q/K/V's row has room under it for their three shapes, one a line
     bool backward = false;       // the backward stages beside the forward ones (a training step)
+    bool lora = false;           // and the adapters' backward (a LoRA fine-tuning step)
     float width = 0, height = 0;
 
     int find(std::string_view key) const;  // box index, -1 when absent
@@ -87,7 +89,9 @@ struct ForwardMap {
 // lanes stand for them) and the control vector's (an experiment's stage, not the model's); the
 // training stages unless it has a backward column, and then the stages a training window does
 // not run (tokenizing a prompt, the generation loop, sampling).
-bool mapOmits(StageId stage, bool backward = false);
+bool mapOmits(StageId stage, bool backward = false, bool lora = false);
+// Whether a training trace is a LoRA fine-tuning step's: it records lora_backward stages.
+bool trainsLora(const std::vector<TracedStage>& stages);
 // The forward stage a training stage differentiates, whose row it takes (the loss: the logits).
 StageId forwardStageOf(StageId trainingStage);
 
@@ -98,6 +102,7 @@ struct MapLayout {
     int columnsPerBand = 0;
     bool laneShapeRows = false;
     bool backward = false;
+    bool lora = false;  // with backward: a LoRA fine-tuning step's, with its adapters' backward box
 };
 ForwardMap buildForwardMap(int layers, MapLayout layout = {});
 // The path of `arrow` between its boxes where `map` placed them: it leaves `from` at an edge, runs

@@ -104,12 +104,13 @@ std::string scriptFact(std::string_view name, const HistorySnapshot& snap, const
         if (layers == 0)
             for (const auto& r : snap.records) layers = std::max(layers, r->layer + 1);
         const std::optional<TraceTrainingInfo> training = trace ? trace->run.training : std::nullopt;
-        const ForwardMapView v = viewForwardMap(buildForwardMap(layers, {0, false, training.has_value()}), snap.records, shown, view.mapLayer);
+        const ForwardMapView v =
+            viewForwardMap(buildForwardMap(layers, {0, false, training.has_value(), training && trainsLora(trace->stages)}), snap.records, shown, view.mapLayer);
         return mapHeading(v.step, v.currentLayer, v.layer, view.mapLayer >= 0, layers, training);
     }
     if (name == "map-backward") {
         if (!trace || !trace->run.training) return "none";
-        const ForwardMap map = buildForwardMap(std::max(layers, trace->args.n_layers), {0, false, true});
+        const ForwardMap map = buildForwardMap(std::max(layers, trace->args.n_layers), {0, false, true, trainsLora(trace->stages)});
         const ForwardMapView v = viewForwardMap(map, snap.records, shown, view.mapLayer);
         int ran = 0, all = 0;
         for (size_t i = 0; i < map.boxes.size(); ++i)

@@ -36,7 +36,10 @@ std::vector<ForwardMap> layouts() {
     std::vector<ForwardMap> maps;
     for (bool backward : {false, true})
         for (bool lanes : {false, true})
-            for (int perBand : {0, 3, 2, 1}) maps.push_back(buildForwardMap(8, {perBand, lanes, backward}));
+            for (int perBand : {0, 3, 2, 1}) {
+                maps.push_back(buildForwardMap(8, {perBand, lanes, backward}));
+                if (backward) maps.push_back(buildForwardMap(8, {perBand, lanes, true, true}));  // a LoRA step's
+            }
     return maps;
 }
 
@@ -113,9 +116,9 @@ TEST_CASE("the map's arrows take the route their boxes' places call for") {
     for (const MapArrow& a : tight.arrows) CHECK(a.route.kind != RouteKind::Lane);
 }
 
-TEST_CASE("a training step's map: each backward stage beside the forward stage it differentiates, the gradient flowing from the loss to the embedding") {
+TEST_CASE("a training step's map: each backward stage beside the forward stage it differentiates, the gradient flowing from the loss to the embedding, LoRA's off the chain") {
     for (int perBand : {0, 3, 1}) {
-        const ForwardMap map = buildForwardMap(8, {perBand, true, true});
+        const ForwardMap map = buildForwardMap(8, {perBand, true, true, true});
         INFO(perBand << " columns a band");
         int backward = 0;
         for (const MapBox& b : map.boxes) {
@@ -129,7 +132,17 @@ TEST_CASE("a training step's map: each backward stage beside the forward stage i
             for (const MapBox& f : map.boxes)
                 if (!f.backward && f.column == b.column) CHECK(b.x > f.x + f.w);
         }
-        CHECK(backward == 18);  // the loss and 17 backward stages
+        CHECK(backward == 19);  // the loss, 17 backward stages on the chain and, a LoRA step's, the adapters'
+        // A step without adapters has no LoRA box: every box of its map lights.
+        CHECK(buildForwardMap(8, {perBand, true, true}).find("lora_backward") < 0);
+        // LoRA's backward stands in the attention column's first row, off the chain: an adapter's A
+        // and B are leaves, as the weights are, and the gradient flows past them.
+        const int lora = map.find("lora_backward");
+        REQUIRE(lora >= 0);
+        CHECK(map.boxes[size_t(lora)].label == "\u2202 LoRA A, B");
+        CHECK(map.boxes[size_t(lora)].row == map.boxes[size_t(map.find("transposes"))].row);
+        CHECK(map.boxes[size_t(lora)].column == map.boxes[size_t(map.find("transposes"))].column);
+        for (const MapArrow& a : map.arrows) CHECK((a.from != lora && a.to != lora));
         // One chain from the loss to the embedding's gradient, in the catalog's order.
         int at = map.find("loss"), links = 0;
         while (true) {

@@ -309,8 +309,9 @@ void drawMapPanel(PanelContext& c) {
     // A training step's trace: its backward pass beside the forward one.
     const auto trace = c.session.trace();
     const std::optional<TraceTrainingInfo> training = trace ? trace->run.training : std::nullopt;
-    const bool backward = training.has_value();
-    if (map.boxes.empty() || map.layers != layers || map.backward != backward) map = buildForwardMap(layers, {map.columnsPerBand, true, backward});
+    const bool backward = training.has_value(), lora = backward && trainsLora(trace->stages);
+    if (map.boxes.empty() || map.layers != layers || map.backward != backward || map.lora != lora)
+        map = buildForwardMap(layers, {map.columnsPerBand, true, backward, lora});
     ForwardMapView view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
 
     // No stack to draw before a model (or a trace's records) says how deep it is: not "x 0".
@@ -357,7 +358,7 @@ void drawMapPanel(PanelContext& c) {
     int perBand = forwardMapColumns();
     while (perBand > 1 && room / forwardMapWidth(perBand, backward) < readable) --perBand;
     if (map.columnsPerBand != perBand || !map.laneShapeRows) {
-        map = buildForwardMap(layers, {perBand, true, backward});
+        map = buildForwardMap(layers, {perBand, true, backward, lora});
         view = viewForwardMap(map, c.snap.records, c.current, c.view.mapLayer);
     }
     const float legendH = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize;
