@@ -50,7 +50,7 @@ void holdFile(const std::string& path, uintptr_t address, size_t size) {
 
 void releaseFile(const std::string& path) { releaseFileInMemory(path); }
 
-// How much the module may hold (kModuleHeapBytes or less, and why) and holds now: the bytes malloc
+// How much the module may hold (its heap's maximum, and why) and holds now: the bytes malloc
 // has handed out, the reader's and the bundled model's files among them.
 std::string memoryInfo() {
     return nlohmann::json{{"limitBytes", moduleMemoryAvailable(int64_t(emscripten_get_heap_max()), 0)},
