@@ -31,7 +31,7 @@ const char* kindOf(mode_t mode) {
 }
 }  // namespace
 
-int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse) { return std::max<int64_t>(std::min(heapMax, kModuleHeapBytes) - inUse, 1); }
+int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse) { return std::max<int64_t>(heapMax - inUse, 1); }
 
 int64_t memoryAvailable() {
 #ifdef __EMSCRIPTEN__

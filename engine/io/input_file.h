@@ -11,16 +11,13 @@ namespace llama {
 // (RLIMIT_AS); in the browser build, moduleMemoryAvailable of its heap. 0 when unknown.
 int64_t memoryAvailable();
 
-// The browser build's heap is usable up to 2 GB, though wasm32 addresses 4 GB: Emscripten 3.1.6's
-// runtime reads some addresses past 2 GB as negative numbers. The threaded build fixes the two in
-// C++ exceptions' reference counts (web/unsigned_atomics.cmake); its file writes (fd_write reads
-// its buffers' addresses signed) still fail there: a run's trace cannot be written from past 2 GB.
-inline constexpr int64_t kModuleHeapBytes = int64_t(2) << 30;
+// The browser build's heap may grow to all that wasm32 addresses, 4 GB (Emscripten's maximum,
+// heapMax, is 64 KB less): Emscripten 3.1.6's runtime shifted some addresses past 2 GB as signed
+// numbers, and the module is linked with them made unsigned (web/unsigned_addresses.cmake).
 // The reason, as the page says it when it refuses a model's files.
-inline constexpr const char* kModuleHeapLimitReason =
-    "wasm32 addresses 4 GB, but Emscripten 3.1.6's file writes fail from addresses past 2 GB";
-// What is left of that (or of a smaller heapMax) with inUse bytes allocated; at least 1, so a
-// full heap refuses what is asked rather than reading as unknown.
+inline constexpr const char* kModuleHeapLimitReason = "all that a 32-bit WebAssembly module can address";
+// What is left of heapMax with inUse bytes allocated; at least 1, so a full heap refuses what is
+// asked rather than reading as unknown.
 int64_t moduleMemoryAvailable(int64_t heapMax, int64_t inUse);
 
 // Throws std::invalid_argument naming `path` and `what` ("trace", "document") unless `path` is a

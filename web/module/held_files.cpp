@@ -33,8 +33,11 @@ uintptr_t allocateFile(size_t size) {
     uint64_t held = 0;
     size_t n = 0;
     while (n < steps.size() && top() + held < size) {
-        if (!(steps[n] = std::malloc(kStep))) break;
-        held += kStep, ++n;
+        // The last only as large as what is missing: a step past the heap's maximum would fail
+        // (512 MB steps stopped a 3.9 GB file), and a failed one leaves malloc unable to grow.
+        const size_t step = size_t(std::min<uint64_t>(kStep, size - (top() + held)));
+        if (!(steps[n] = std::malloc(step))) break;
+        held += step, ++n;
     }
     for (size_t i = n; i-- > 0;) std::free(steps[i]);
     // Only a request malloc can meet from free space or by growing the top by less than 2 GB.
@@ -50,7 +53,7 @@ void holdFile(const std::string& path, uintptr_t address, size_t size) {
 
 void releaseFile(const std::string& path) { releaseFileInMemory(path); }
 
-// How much the module may hold (kModuleHeapBytes or less, and why) and holds now: the bytes malloc
+// How much the module may hold (its heap's maximum, and why) and holds now: the bytes malloc
 // has handed out, the reader's and the bundled model's files among them.
 std::string memoryInfo() {
     return nlohmann::json{{"limitBytes", moduleMemoryAvailable(int64_t(emscripten_get_heap_max()), 0)},

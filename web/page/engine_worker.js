@@ -77,7 +77,7 @@ async function loadUserFiles(Module, files) {
     throw new Error(`${files.length === 1 ? files[0].name + ' holds' : 'these files hold'} ${gb(total)}; the browser build's engine holds a model's files ` +
                     `once in its memory, which is limited to ${gb(memory.limitBytes)} (${memory.limitReason}): with ${gb(memory.inUseBytes - last)} ` +
                     `in use and ${gb(RUN_RESERVE_BYTES)} kept for the run (its KV cache and working memory), at most ${gb(Math.max(room, 0))} ` +
-                    `of model files fit, so nothing was read. A 1.1B model in Q8_0 (1.2 GB) or Q4_K_M (0.67 GB) fits; ` +
+                    `of model files fit, so nothing was read. A 1.1B model fits in any of its file types (BF16 is 2.2 GB); ` +
                     `run larger models with the native llama-walkthrough.`);
   }
   // A llama2.c checkpoint is the largest .bin; its tokenizer (tokenizer.bin, or under a name of its
