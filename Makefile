@@ -101,9 +101,10 @@ test: test-engine fixtures
 # The whole suite built with clang's AddressSanitizer and UndefinedBehaviorSanitizer, plus a
 # bounded run of every fuzz target (tests/fuzz); third-party reports are suppressed by name in
 # tests/sanitizers/. Then the threaded tests under ThreadSanitizer, from tests/ as CTest runs them
-# (their fixtures are named relative to it).
+# (their fixtures are named relative to it); that build compiles only the test files holding them.
 SAN_BUILD = $(BUILD)-asan
 TSAN_BUILD = $(BUILD)-tsan
+TSAN_TAGS = [thread_pool],[task_threads],[step],[kvcache],[trace]
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
     UBSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/ubsan.supp:halt_on_error=1:print_stacktrace=1 \
@@ -113,9 +114,9 @@ test-sanitizers: fixtures
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=ON -DLLAMA_FUZZ=ON
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && $(TEST_ENV) $(SAN_ENV) ctest --output-on-failure -j $(JOBS)
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=ON -DLLAMA_SANITIZE=thread
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=ON -DLLAMA_SANITIZE=thread "-DLLAMA_TEST_TAGS=$(TSAN_TAGS)"
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target engine_tests viewer_tests
-	cd tests && TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(abspath $(TSAN_BUILD))/tests/engine_tests "[thread_pool],[task_threads],[step],[kvcache],[trace]"
+	cd tests && TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(abspath $(TSAN_BUILD))/tests/engine_tests "$(TSAN_TAGS)"
 	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/tsan.supp $(TSAN_BUILD)/viewer/viewer_tests
 
 bench: walkthrough

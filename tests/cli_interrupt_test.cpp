@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.h"
 #include "trace/trace_reader.h"
 
 namespace fs = std::filesystem;
@@ -43,9 +44,10 @@ fs::path tempDir(const std::string& name) {
 TEST_CASE("interrupt: Ctrl-C stops a run like the stepper's q, with complete files", "[cli][interrupt]") {
     const fs::path dir = tempDir("sigint");
     // The stepper waits for a command on a stdin that never sends one; Ctrl-C must wake it.
-    const std::string out = shell("sleep 60 | " + std::string(WALKTHROUGH_EXE) + " --synthetic tiny --step -n 4 --trace " +
-                                  (dir / "run.trace").string() + " --debug-log " + (dir / "run.log").string() +
-                                  " & pid=$!; sleep 2; kill -INT $pid; wait $pid; echo exit=$?; pkill -P $$ sleep");
+    const std::string out = shell(heldAtFirstStage(std::string(WALKTHROUGH_EXE) + " --synthetic tiny --step -n 4 --trace " +
+                                                       (dir / "run.trace").string() + " --debug-log " + (dir / "run.log").string(),
+                                                   dir / "stdin") +
+                                  " & pid=$!; sleep 2; kill -INT $pid; wait $pid; echo exit=$?");
     INFO(out);
     CHECK(out.find("stopped by: interrupt") != std::string::npos);
     CHECK(out.find("exit=0") != std::string::npos);

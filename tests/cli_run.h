@@ -1,6 +1,7 @@
 #pragma once
 // Runs the llama-walkthrough executable built beside the tests and captures what it prints.
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,17 @@ inline std::string generatedText(const CliRun& r) {
     const auto end = r.output.rfind("\n\nPrompt tokens:");
     REQUIRE(end != std::string::npos);
     return r.output.substr(0, end);
+}
+
+// `command` held by the stepper at its first stage, for a test to signal: its stdin a FIFO that
+// stays open and never sends (the program opens it for reading and writing, `0<>`, so it holds
+// the only writer itself), under `timeout`, which passes the test's SIGINT or SIGTERM on to it
+// and kills it if they have not ended it within 60 s. A `sleep N |` writer kept the caller's
+// output pipe open for its N seconds after the run ended (the Ctrl-C test waited 60 s for it).
+inline std::string heldAtFirstStage(const std::string& command, const std::filesystem::path& fifo) {
+    std::filesystem::remove(fifo);
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    return "timeout -s KILL 60 " + command + " 0<>" + fifo.string();
 }
 
 // A shell word: 's' (the tests' prompts hold no single quote).

@@ -300,7 +300,11 @@ try {
   // Screenshots as a student sees them, a laptop and a phone, stepped into layer 1.
   for (const [name, viewport] of [['live-page-1366x768', { width: 1366, height: 768 }], ['live-page-phone', { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true }]]) {
     await page.setViewport(viewport);
-    await run(page, prompts[0], '-n 8');  // finished: the next Step stage starts a new run
+    // A phone's viewport (isMobile) reloads the page (puppeteer's setViewport): its engine starts
+    // again. A run pressed before it is ready used to wait out run()'s 120 s unanswered.
+    await page.waitForFunction(() => document.body.dataset.engine, { timeout: 60000 });
+    const finished = await run(page, prompts[0], '-n 8');  // finished: the next Step stage starts a new run
+    check(finished.state === 'done', `${name}: a run finishes`, finished.state + ' ' + finished.error);
     const r = await run(page, prompts[0], '-n 8', '#step-stage');
     check(r.state === 'stepping', `${name}: stepping`, r.state + ' ' + r.error);
     // The run page's own "next layer" button steps the run on (a stage's panels are in view there).
