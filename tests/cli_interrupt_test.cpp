@@ -46,8 +46,8 @@ TEST_CASE("interrupt: Ctrl-C stops a run like the stepper's q, with complete fil
     // The stepper waits for a command on a stdin that never sends one; Ctrl-C must wake it.
     const std::string out = shell(heldAtFirstStage(std::string(WALKTHROUGH_EXE) + " --synthetic tiny --step -n 4 --trace " +
                                                        (dir / "run.trace").string() + " --debug-log " + (dir / "run.log").string(),
-                                                   dir / "stdin") +
-                                  " & pid=$!; sleep 2; kill -INT $pid; wait $pid; echo exit=$?");
+                                                   dir / "stdin", dir / "out.txt") +
+                                  "kill -INT $pid; wait $pid; echo exit=$?; cat " + (dir / "out.txt").string());
     INFO(out);
     CHECK(out.find("stopped by: interrupt") != std::string::npos);
     CHECK(out.find("exit=0") != std::string::npos);

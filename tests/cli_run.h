@@ -76,15 +76,21 @@ inline std::string generatedText(const CliRun& r) {
     return r.output.substr(0, end);
 }
 
-// `command` held by the stepper at its first stage, for a test to signal: its stdin a FIFO that
-// stays open and never sends (the program opens it for reading and writing, `0<>`, so it holds
-// the only writer itself), under `timeout`, which passes the test's SIGINT or SIGTERM on to it
-// and kills it if they have not ended it within 60 s. A `sleep N |` writer kept the caller's
-// output pipe open for its N seconds after the run ended (the Ctrl-C test waited 60 s for it).
-inline std::string heldAtFirstStage(const std::string& command, const std::filesystem::path& fifo) {
+// A shell script that starts `command` in the background, held by the stepper at its first stage,
+// for a test to signal: its stdin a FIFO that stays open and never sends (the program opens it for
+// reading and writing, `0<>`, so it holds the only writer itself), its stdout and stderr `output`.
+// The script goes on once the first stage is printed there (the signal then finds the stepper
+// waiting, however slow the build, ASan's included), with the shell's $pid the run's. `timeout`
+// kills a run the test's signal failed to end within 60 s; --foreground, because without it
+// timeout passes a SIGINT on twice (to the child, then to its process group), and a second Ctrl-C
+// ends the program at once. A `sleep N |` writer kept the caller's output pipe open for its N
+// seconds after the run ended (the Ctrl-C test waited 60 s for it). No quotes: callers quote the
+// script whole.
+inline std::string heldAtFirstStage(const std::string& command, const std::filesystem::path& fifo, const std::filesystem::path& output) {
     std::filesystem::remove(fifo);
     REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
-    return "timeout -s KILL 60 " + command + " 0<>" + fifo.string();
+    return "timeout --foreground -s KILL 60 " + command + " 0<>" + fifo.string() + " >" + output.string() + " 2>&1 & pid=$!; " +
+           "for i in $(seq 600); do grep -q Stage.1: " + output.string() + " && break; sleep 0.1; done; ";
 }
 
 // A shell word: 's' (the tests' prompts hold no single quote).

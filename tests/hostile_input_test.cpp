@@ -146,11 +146,12 @@ TEST_CASE("CLI: SIGTERM during a run removes the temporary trace", "[hostile][cl
     // The stepper holds the run at its first stage (stdin stays open), the trace half-written.
     // Its stdin's FIFO beside the folder, which must be left empty.
     const fs::path fifo = dir.string() + ".stdin";
-    const std::string command = heldAtFirstStage(std::string(WALKTHROUGH_EXE) + " --synthetic tiny --step -n 2 -q --trace " + (dir / "run.trace").string(), fifo) +
-                                " > /dev/null 2>&1 & pid=$!; sleep 2; ls " + dir.string() +
-                                "; kill -TERM $pid; wait $pid; echo exit=$?; ls " + dir.string();
+    const std::string command = heldAtFirstStage(std::string(WALKTHROUGH_EXE) + " --synthetic tiny --step -n 2 -q --trace " + (dir / "run.trace").string(), fifo,
+                                                 dir.string() + ".out") +
+                                "ls " + dir.string() + "; kill -TERM $pid; wait $pid; echo exit=$?; ls " + dir.string();
     const std::string out = runShell(command).output;
     fs::remove(fifo);
+    fs::remove(dir.string() + ".out");
     INFO(out);
     CHECK_THAT(out, Contains("run.trace.tmp-"));  // it was there while the run was held
     CHECK_THAT(out, Contains("exit=143"));        // died of SIGTERM, as before

@@ -197,8 +197,8 @@ TEST_CASE("run page: a run stopped by Ctrl-C keeps its trace, and its --html pag
     // The stepper holds the run at its first stage (stdin stays open) until the Ctrl-C.
     const std::string command = heldAtFirstStage(std::string(WALKTHROUGH_EXE) + " --model " ASSETS_DIR "/model -p Hi -n 2 -q --step --html " +
                                                      (dir / "run.html").string(),
-                                                 dir / "stdin") +
-                                " > " + (dir / "out.txt").string() + " 2>&1 & pid=$!; sleep 2; kill -INT $pid; wait $pid";
+                                                 dir / "stdin", dir / "out.txt") +
+                                "kill -INT $pid; wait $pid";
     runShell(command);
     const std::string out = readAll(dir / "out.txt");
     INFO(out);
