@@ -238,11 +238,11 @@ TEST_CASE("BF16 prefill kernels: every path's F32 sums are the canonical dot's, 
                     const Tensor w = randomTensor({nw, k}, DType::BF16, unsigned(k * nw));
                     std::vector<float> out(size_t(rows * nw));
                     const uint16_t* xs = x.data<uint16_t>();
-                    std::vector<uint16_t> paired;  // avx512bf16 takes x rows made ready once per call
-                    if (const auto& set = ml::kernels::active(); set.pairRows) {
-                        paired.resize(size_t(rows * set.pairedRowLength(k)));
-                        set.pairRows(xs, rows, k, paired.data());
-                        xs = paired.data();
+                    std::vector<uint16_t> prepared;  // the x86 paths take x rows made ready once per call
+                    if (const auto& set = ml::kernels::active(); set.prepareRows) {
+                        prepared.resize(size_t(rows * set.preparedRowLength(k)));
+                        set.prepareRows(xs, rows, k, prepared.data());
+                        xs = prepared.data();
                     }
                     bf16Rows(xs, rows, w.data<uint16_t>(), nw, k, out.data(), nw);
                     for (int64_t s = 0; s < rows; ++s)

@@ -44,7 +44,7 @@ LinearPlan::LinearPlan(DType w, const kernels::KernelSet& set)
     each(dots, dots, tiles);
     steps[OneRow][1] = {LinearRoute::BF16Pair, XForm::AsStored, 1};
     if (set.bf16Rows)
-        steps[FewRows][1] = steps[ManyRows][1] = {LinearRoute::BF16Tiles, set.pairRows ? XForm::Paired : XForm::AsStored, kBF16BlockRows};
+        steps[FewRows][1] = steps[ManyRows][1] = {LinearRoute::BF16Tiles, set.prepareRows ? XForm::Prepared : XForm::AsStored, kBF16BlockRows};
 }
 
 }  // namespace llama::ml

@@ -45,7 +45,7 @@ enum class LinearRoute : uint8_t {
 
 enum class XForm : uint8_t {
     AsStored,     // BF16, read as it is
-    Paired,       // BF16 permuted into vdpbf16ps's pairs once per call (KernelSet::pairRows)
+    Prepared,     // BF16 made ready for the path's bf16Rows once per call (KernelSet::prepareRows)
     F32,          // F32 as it is, or widened
     F32Padded,    // widened to F32, zero rows up to whole tiles
     Quantized,    // F32, then 8-bit blocks that line up with the weights' (activation_quant.h)

@@ -28,6 +28,7 @@
 
 #include "tensor/quant_blocks.h"
 
+#include "ml/cache_line_vector.h"
 #include "ml/dot_kernels.h"
 #include "ml/kernels/activation_quant.h"
 #include "ml/kernels/kernel_set.h"
@@ -187,7 +188,7 @@ void bytePanelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, i
 
 // BF16 x and weights with the path's BF16 kernel: a block of weight rows at a time (in L2
 // while every x row passes over it), straight from the stored values (x as stored, or as the
-// path's pairRows left it).
+// path's prepareRows left it).
 template <class Y>
 void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
     thread_local std::vector<float> block;
@@ -286,18 +287,18 @@ std::vector<uint8_t> quantizeX(const float* x, const Problem& p, DType t) {
 // x in the form a step reads it (XForm).
 struct PreparedX {
     const float* f32 = nullptr;         // [rows, k]: every form but AsStored
-    std::vector<float> widened;         // f32's values when x is not F32, or is padded
+    CacheLineVector<float> widened;     // f32's values when x is not F32, or is padded
     std::vector<uint8_t> quantized;     // Quantized: [rows, blocks] of BlockQ8x32 or BlockQ8x256
     kernels::PackedActivations packed;  // Packed, PackedBytes
-    std::vector<uint16_t> paired;       // Paired: KernelSet::pairRows's rows
+    CacheLineVector<uint16_t> prepared;  // Prepared: KernelSet::prepareRows's rows
 };
 
 PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights) {
     PreparedX px;
     if (form == XForm::AsStored) return px;
-    if (form == XForm::Paired) {
-        px.paired.resize(size_t(p.rows * p.kernel.pairedRowLength(p.k)));
-        p.kernel.pairRows(x.data<uint16_t>(), p.rows, p.k, px.paired.data());
+    if (form == XForm::Prepared) {
+        px.prepared.resize(size_t(p.rows * p.kernel.preparedRowLength(p.k)));
+        p.kernel.prepareRows(x.data<uint16_t>(), p.rows, p.k, px.prepared.data());
         return px;
     }
     if (x.dtype() == DType::F32 && form != XForm::F32Padded) {
@@ -364,7 +365,7 @@ void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, c
         case LinearRoute::BF16Dots:
             return forRows([&](int64_t o0, int64_t o1) { bf16DotRows(p, weights.data<uint16_t>(), y, o0, o1); });
         case LinearRoute::BF16Tiles: {
-            const uint16_t* xs = step.x == XForm::Paired ? px.paired.data() : x.data<uint16_t>();
+            const uint16_t* xs = step.x == XForm::Prepared ? px.prepared.data() : x.data<uint16_t>();
             return forRows([&](int64_t o0, int64_t o1) { nativeBF16Rows(p, xs, weights.data<uint16_t>(), y, o0, o1); });
         }
         case LinearRoute::Stream:

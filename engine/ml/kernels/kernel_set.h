@@ -114,15 +114,16 @@ struct KernelSet {
     void (*dotQ4_0)(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ4_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ6_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
-    // Prefill with BF16 x and BF16 weights, both as stored (widened in registers; null on the
-    // generic path, where the weights are widened to F32
+    // Prefill with BF16 x (as stored, or as prepareRows below left it) and BF16 weights as stored
+    // (widened in registers; null on the portable paths, where the weights are widened to F32
     // scratch): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i] for s < rows, o < nw.
     void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
-    // avx512bf16 only (null elsewhere): x rows made ready for its bf16Rows once per call rather
-    // than once per block of weight rows: pairedRowLength(k) values per row (kernels_avx512bf16.cpp
-    // says what they hold), which bf16Rows then takes in place of x.
-    int64_t (*pairedRowLength)(int64_t k);
-    void (*pairRows)(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out);
+    // x rows made ready for bf16Rows once per call rather than once per block of weight rows
+    // (null where bf16Rows takes x as stored): preparedRowLength(k) 16-bit words per row, which
+    // bf16Rows then takes in place of x. The x86 paths widen them to F32 in their tiles' layout
+    // (x86_kernels.inl), avx512bf16 permutes them into vdpbf16ps's pairs (kernels_avx512bf16.cpp).
+    int64_t (*preparedRowLength)(int64_t k);
+    void (*prepareRows)(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out);
     // Quantized prefill: x rows per PackedX (the vector width in int32 lanes; 0 where the dot
     // kernels above serve prefill too), weight rows per panel call (as many as the registers
     // hold accumulators for), rows weight rows of rowBytes each unpacked into out (first row at

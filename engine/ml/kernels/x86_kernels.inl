@@ -149,30 +149,33 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
 
 // ---- BF16 prefill (KernelSet::bf16Rows) ---------------------------------------------------
 // The weights stay BF16 in cache and are widened in registers as they are loaded (as
-// llama.cpp's tinyBLAS does); x is widened to F32 once, kWideChunkRows rows at a time (in L2),
-// in the layout the weights' widening gives, so the tile widens only the weights (widening x in
-// the tile too: 53-57 against 61-62 tok/s at 32 tokens, AVX2 build). Widening a block of weights
-// into F32 scratch first (the portable path's way) doubled the bytes every tile pulls from L2,
-// and L2's bandwidth, not the FMAs, then set the pace. Each (x row, weight row) pair keeps its 16
-// partials in registers: one 16-lane vector on AVX-512, even and odd 8-lane vectors on AVX2.
+// llama.cpp's tinyBLAS does); x is widened to F32 once per LinearTransformation call
+// (KernelSet::prepareRows), in the layout the weights' widening gives, so the tile widens only
+// the weights (widening x in the tile too: 53-57 against 61-62 tok/s at 32 tokens, AVX2 build).
+// Widening a block of weights into F32 scratch first (the portable path's way) doubled the bytes
+// every tile pulls from L2, and L2's bandwidth, not the FMAs, then set the pace. Each (x row,
+// weight row) pair keeps its 16 partials in registers: one 16-lane vector on AVX-512, even and
+// odd 8-lane vectors on AVX2.
 
 #ifdef __AVX512F__
 constexpr int kWideRX = 6, kWideRW = 4;  // 24 accumulators, 4 weight vectors and x: 29 of 32 registers
 inline __m512 widen16(const uint16_t* p) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(load32(p)), 16)); }
-// x rows in order.
+// An x row in order.
 void widenX(const uint16_t* x, int64_t k, float* out) {
-    for (int64_t i = 0; i < k; ++i) out[i] = bf16ToF32(x[i]);
+    int64_t i = 0;
+    for (; i + kPartials <= k; i += kPartials) _mm512_storeu_ps(out + i, widen16(x + i));
+    for (; i < k; ++i) out[i] = bf16ToF32(x[i]);
 }
 #else
 constexpr int kWideRX = 3, kWideRW = 2;  // 12 accumulators (even and odd), 2 weight vectors and x: 15 of 16
-// x rows with each 16 values as their 8 even then 8 odd ones (the weights' even/odd order).
+// An x row with each 16 values as their 8 even then 8 odd ones (the weights' even/odd order).
 void widenX(const uint16_t* x, int64_t k, float* out) {
     int64_t i = 0;
-    for (; i + kPartials <= k; i += kPartials)
-        for (int j = 0; j < 8; ++j) {
-            out[i + j] = bf16ToF32(x[i + 2 * j]);
-            out[i + 8 + j] = bf16ToF32(x[i + 2 * j + 1]);
-        }
+    for (; i + kPartials <= k; i += kPartials) {
+        const __m256i v = load32(x + i);
+        _mm256_storeu_ps(out + i, evenBF16(v));
+        _mm256_storeu_ps(out + i + 8, oddBF16(v));
+    }
     for (; i < k; ++i) out[i] = bf16ToF32(x[i]);
 }
 #endif
@@ -238,7 +241,41 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
 #endif
 }
 
-// x rows ldx values apart (kernel_set.h's bf16Rows is the case ldx = k, below).
+// out[s * ldo + o] for x rows widened by widenX (k floats each) against nw BF16 weight rows,
+// kWideChunkRows x rows at a time over a block of weights (the chunk in L2, a weight pair in L1).
+void widenedRows(const float* xf, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
+        const int64_t s1 = rows - s0 < kWideChunkRows ? rows : s0 + kWideChunkRows;
+        for (int64_t o = 0; o < nw; o += kWideRW) {
+            const int nwt = int(nw - o < kWideRW ? nw - o : kWideRW);
+            const uint16_t* wr[kWideRW];
+            for (int c = 0; c < kWideRW; ++c) wr[c] = w + (o + (c < nwt ? c : nwt - 1)) * k;
+            for (int64_t s = s0; s < s1; s += kWideRX) {
+                const int nxt = int(s1 - s < kWideRX ? s1 - s : kWideRX);
+                const float* xr[kWideRX];
+                for (int r = 0; r < kWideRX; ++r) xr[r] = xf + (s + (r < nxt ? r : nxt - 1)) * k;
+                // The next kWideRW weight rows, one per tile, while these are in L1.
+                const int64_t t = (s - s0) / kWideRX;
+                const char* next = t < kWideRW && o + kWideRW + t < nw ? reinterpret_cast<const char*>(w + (o + kWideRW + t) * k) : nullptr;
+                widenedTile(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, next);
+            }
+        }
+    }
+}
+
+// KernelSet::prepareRows of the widened tiles: each x row as widenX leaves it, k floats in 2k
+// words (written and read only by this file's vector loads and stores, which may alias anything).
+int64_t widenedRowLength(int64_t k) { return 2 * k; }
+void widenRows(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out) {
+    for (int64_t s = 0; s < rows; ++s) widenX(x + s * k, k, reinterpret_cast<float*>(out) + s * k);
+}
+// KernelSet::bf16Rows with x as widenRows left it.
+void bf16RowsPrewidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    widenedRows(reinterpret_cast<const float*>(x), rows, w, nw, k, out, ldo);
+}
+
+// BF16 x rows as stored, ldx values apart, widened a chunk at a time into per-thread scratch (the
+// avx512bf16 path's rows that vdpbf16ps must not take).
 void bf16RowsWidened(const uint16_t* x, int64_t ldx, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
     // Per thread, grown as needed and freed when the thread ends (malloc, not a std container:
     // see the top of this file).
@@ -255,29 +292,11 @@ void bf16RowsWidened(const uint16_t* x, int64_t ldx, int64_t rows, const uint16_
         if (!scratch.data) throw std::bad_alloc();
         scratch.capacity = chunk * k;
     }
-    float* xf = scratch.data;
     for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
-        const int64_t s1 = rows - s0 < kWideChunkRows ? rows : s0 + kWideChunkRows;
-        for (int64_t s = s0; s < s1; ++s) widenX(x + s * ldx, k, xf + (s - s0) * k);
-        for (int64_t o = 0; o < nw; o += kWideRW) {
-            const int nwt = int(nw - o < kWideRW ? nw - o : kWideRW);
-            const uint16_t* wr[kWideRW];
-            for (int c = 0; c < kWideRW; ++c) wr[c] = w + (o + (c < nwt ? c : nwt - 1)) * k;
-            for (int64_t s = s0; s < s1; s += kWideRX) {
-                const int nxt = int(s1 - s < kWideRX ? s1 - s : kWideRX);
-                const float* xr[kWideRX];
-                for (int r = 0; r < kWideRX; ++r) xr[r] = xf + (s - s0 + (r < nxt ? r : nxt - 1)) * k;
-                // The next kWideRW weight rows, one per tile, while these are in L1.
-                const int64_t t = (s - s0) / kWideRX;
-                const char* next = t < kWideRW && o + kWideRW + t < nw ? reinterpret_cast<const char*>(w + (o + kWideRW + t) * k) : nullptr;
-                widenedTile(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, next);
-            }
-        }
+        const int64_t n = rows - s0 < kWideChunkRows ? rows - s0 : kWideChunkRows;
+        for (int64_t s = 0; s < n; ++s) widenX(x + (s0 + s) * ldx, k, scratch.data + s * k);
+        widenedRows(scratch.data, n, w, nw, k, out + s0 * ldo, ldo);
     }
-}
-
-void bf16RowsWidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
-    bf16RowsWidened(x, k, rows, w, nw, k, out, ldo);
 }
 
 // ---- quantized decode (kernel_set.h's contract) --------------------------------------------
