@@ -50,6 +50,8 @@ TEST_CASE("interrupt: Ctrl-C stops a run like the stepper's q, with complete fil
                                   "kill -INT $pid; wait $pid; echo exit=$?; cat " + (dir / "out.txt").string());
     INFO(out);
     CHECK(out.find("stopped by: interrupt") != std::string::npos);
+    CHECK(out.find("(interrupted: stopping the generation)") != std::string::npos);
+    CHECK(out.find("end of input") == std::string::npos);  // Ctrl-C is not the end of a piped script
     CHECK(out.find("exit=0") != std::string::npos);
     const llama::TraceRun run = llama::readTrace((dir / "run.trace").string());
     CHECK(run.stopReason == "interrupt");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <istream>
 #include <ostream>
 
@@ -105,6 +106,13 @@ void TerminalStepper::onPause(const StageEvent& event) {
         out_ << "step> " << std::flush;
         std::string line;
         if (!std::getline(in_, line)) {
+            // Ctrl-C wakes the read (interrupt.cpp installs its handler without SA_RESTART) and
+            // has asked the session to stop: say so, and stop here.
+            if (errno == EINTR) {
+                out_ << "\n(interrupted: stopping the generation)\n" << std::flush;
+                controller_.stop();
+                return;
+            }
             // Piped scripts end: let the run finish rather than hang or stop half-way.
             out_ << "\n(end of input: running to the end)\n" << std::flush;
             controller_.clearBreakpoints();
