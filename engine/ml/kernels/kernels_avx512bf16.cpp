@@ -144,23 +144,13 @@ void pairedTile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], in
         for (int c = 0; c < nw; ++c) outRows[r][c] = sums[4 * c + r];  // acc[r * 4 + c]'s sum (treeOf16)
 }
 
-// p holding at least `need` values (`have` so far).
-template <class T>
-void grow(T*& p, int64_t& have, int64_t need) {
-    if (have >= need) return;
-    std::free(p);
-    p = static_cast<T*>(std::malloc(size_t(need) * sizeof(T)));
-    if (!p) throw std::bad_alloc();
-    have = need;
-}
-
 // kernel_set.h's bf16Rows, x as pairRows left it, kChunkRows x rows at a time. The weight rows
 // are paired kRW at a time as the first chunk reaches them (then in L2 for the other chunks),
 // while that chunk's tiles fetch the next kRW rows from memory. Each x row whose values pass
 // pairedIsExact with a group of weight rows goes through vdpbf16ps tiles, any other through the
 // widened ones.
 void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
-    struct Scratch {  // per thread, grown as needed (malloc: see x86_kernels.inl)
+    struct Scratch {  // per thread, grown as needed (grow, x86_kernels.inl)
         uint16_t* weights = nullptr;
         ExponentRange* ranges = nullptr;
         int64_t capacity = 0, groups = 0;

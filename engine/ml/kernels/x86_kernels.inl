@@ -241,6 +241,17 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
 #endif
 }
 
+// Per-thread scratch p holding at least `need` values (`have` so far): malloc, not a std
+// container (see the top of this file).
+template <class T>
+void grow(T*& p, int64_t& have, int64_t need) {
+    if (have >= need) return;
+    std::free(p);
+    p = static_cast<T*>(std::malloc(size_t(need) * sizeof(T)));
+    if (!p) throw std::bad_alloc();
+    have = need;
+}
+
 // out[s * ldo + o] for x rows widened by widenX (k floats each) against nw BF16 weight rows,
 // kWideChunkRows x rows at a time over a block of weights (the chunk in L2, a weight pair in L1).
 void widenedRows(const float* xf, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
@@ -277,21 +288,13 @@ void bf16RowsPrewidened(const uint16_t* x, int64_t rows, const uint16_t* w, int6
 // BF16 x rows as stored, ldx values apart, widened a chunk at a time into per-thread scratch (the
 // avx512bf16 path's rows that vdpbf16ps must not take).
 void bf16RowsWidened(const uint16_t* x, int64_t ldx, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
-    // Per thread, grown as needed and freed when the thread ends (malloc, not a std container:
-    // see the top of this file).
-    struct Scratch {
+    struct Scratch {  // per thread, freed when the thread ends
         float* data = nullptr;
         int64_t capacity = 0;
         ~Scratch() { std::free(data); }
     };
     static thread_local Scratch scratch;
-    const int64_t chunk = rows < kWideChunkRows ? rows : kWideChunkRows;
-    if (scratch.capacity < chunk * k) {
-        std::free(scratch.data);
-        scratch.data = static_cast<float*>(std::malloc(size_t(chunk * k) * sizeof(float)));
-        if (!scratch.data) throw std::bad_alloc();
-        scratch.capacity = chunk * k;
-    }
+    grow(scratch.data, scratch.capacity, (rows < kWideChunkRows ? rows : kWideChunkRows) * k);
     for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
         const int64_t n = rows - s0 < kWideChunkRows ? rows - s0 : kWideChunkRows;
         for (int64_t s = 0; s < n; ++s) widenX(x + (s0 + s) * ldx, k, scratch.data + s * k);
