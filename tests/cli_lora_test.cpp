@@ -79,6 +79,9 @@ TEST_CASE("CLI train --lora-rank: the adapter's backward is a lora_backward stag
                                       "shape([256 2]))ᵀ · x shape([2 256]), x's gradient += 2 * dY · lora_b · lora_a -> tensor dXLora shape([8 256]) "
                                       "(|dLoraB| "));
     CHECK_THAT(lines, Catch::Contains("on ffn_down for dY shape([8 256]) and x shape([8 1024])"));
+    // The model's own weights are frozen: their gradients' norms say so, never "nan".
+    CHECK_THAT(lines, Catch::Contains("|dAttnNorm| frozen"));
+    CHECK_THAT(lines, !Catch::Contains("nan"));
     // Each before its layer's own backward stage, whose x gradient includes its share.
     const size_t lora = lines.find("on ffn_down for dY"), down = lines.find("Backward of ml.LinearTransformation for dOutput shape([8 256]) and LlamaFeedForward.ffn_down");
     REQUIRE(lora != std::string::npos);

@@ -1,7 +1,6 @@
 #pragma once
 // The {norms} text of a backward stage's log line: each named gradient's L2 norm,
-// "|dX| 0.0123, |dAttnWo| 0.456". Made only when someone observes the mark (marks::LazyText).
-#include <cmath>
+// "|dX| 0.0123, |dAttnWo| 0.456" (or "|dAttnWo| frozen" in a LoRA run). Made only when someone observes the mark (marks::LazyText).
 #include <string>
 
 #include <fmt/format.h>
@@ -18,7 +17,9 @@ template <class... Named> auto normsOf(const Named&... named) {
     return [&named...] {
         std::string text;
         auto add = [&text](const char* name, const Tensor& t) {
-            text += fmt::format("{}|{}| {:.4g}", text.empty() ? "" : ", ", name, t.hasData() ? l2Norm(t) : NAN);
+            // A frozen weight (a LoRA run's own matrices) has no gradient to measure.
+            const std::string norm = t.hasData() ? fmt::format("{:.4g}", l2Norm(t)) : "frozen";
+            text += fmt::format("{}|{}| {}", text.empty() ? "" : ", ", name, norm);
         };
         [&]<size_t... I>(std::index_sequence<I...>) {
             const auto all = std::forward_as_tuple(named...);
