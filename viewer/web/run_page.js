@@ -105,6 +105,12 @@ function loadData() {
   return run;
 }
 
+// An attention's arithmetic (viewer/page/run_page_stream.cpp, attentionArithmetic): its arrays decoded.
+function decodeArithmetic(arith, where, bytes) {
+  for (const k of ['dot', 'rowMax', 'sumExp', 'visible']) arith[k + 'F'] = floats(arith[k], `${where}.${k}`, bytes);
+  return arith;
+}
+
 // A run's data and the indexes the views look places up in, made from parts
 // (viewer/page/run_page_stream.h): the first part has the run's fixed parts and starts it; each
 // later one (the live page's steps) appends stages, tokens, steps, attention and masks and
@@ -140,8 +146,7 @@ class RunData {
     attention.forEach((a, i) => {
       a.probsF = floats(a.probs, `attention[${i}].probs`, bytes);
       if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
-      if (a.arith) for (const k of ['dot', 'rowMax', 'sumExp', 'visible'])
-        a.arith[k + 'F'] = floats(a.arith[k], `attention[${i}].arith.${k}`, bytes);
+      if (a.arith) decodeArithmetic(a.arith, `attention[${i}].arith`, bytes);
     });
     masks.forEach((m, i) => { m.valuesF = floats(m.values, `masks[${i}].values`, bytes); });
 
@@ -607,6 +612,20 @@ const RunPage = (() => {
       const recorded = a.probsF[i];
       const line = (id, label, value) => el('div', { class: 'arith-line' }, el('span', { class: 'arith-label', text: label }), el('code', { id, text: value }));
       box.append(el('p', {}, `Head ${h + 1}, query position ${state.cell.q} (${pieceAt(run, state.cell.q)}) → key position ${k} (${pieceAt(run, k)})`));
+      // The live page's parts carry no arithmetic: the module makes this attention's when a cell
+      // of it is first opened (run.opts.arithmetic), and the panel is drawn again with it.
+      if (!a.arith && !a.arithLeftOut && !a.arithNone && run.opts.arithmetic) {
+        box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)), el('p', { class: 'muted', id: 'arith-computing', text: 'Computing this cell\'s arithmetic…' }));
+        if (!a.arithAsked) {
+          const shown = run;
+          a.arithAsked = run.opts.arithmetic(a).then(({ arith, bytes }) => {
+            if (arith) a.arith = decodeArithmetic(arith, `the arithmetic of step ${a.step}, layer ${a.layer + 1}`, bytes);
+            else a.arithNone = true;
+            if (run === shown && attentionAt(run, run.stages[state.i]) === a) draw(arithmeticView);
+          }, e => { a.arithAsked = null; box.textContent = 'The arithmetic could not be computed: ' + e.message; });
+        }
+        return;
+      }
       if (!a.arith) {
         box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)));
         const budget = run.data.arithmetic;
