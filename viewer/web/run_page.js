@@ -369,14 +369,21 @@ const RunPage = (() => {
 
   // The prompt's and the generated tokens, those of the step shown marked. A long prompt's strip
   // folds to one line (folded at first on a phone); a button opens it.
+  // A token's entry is kept while its token is (a held run's step adds the one it sampled), so a
+  // step costs the same at the run's 256th token as at its first; the step's positions are marked.
   const tokensView = {
+    shown: null,  // { run, box, tokens: the tokens listed, spans: their entries, inStep: [from, to) marked }
     install() {
       $('tokens-toggle').addEventListener('click', () => { state.tokensFolded = !state.tokensFolded; draw(tokensView); });
     },
     render(run, state) {
       const s = run.stages[state.i], tokens = run.data.tokens;
       const box = $('tokens');
-      box.textContent = '';
+      let t = this.shown;
+      if (!t || t.run !== run || t.box !== box) {
+        box.textContent = '';
+        t = this.shown = { run, box, tokens: [], spans: [], inStep: [0, 0] };
+      }
       if (state.tokensFolded === undefined) state.tokensFolded = tokens.length > 24 && window.innerWidth < 760;
       box.classList.toggle('folded', state.tokensFolded);
       const toggle = $('tokens-toggle');
@@ -384,11 +391,18 @@ const RunPage = (() => {
       toggle.setAttribute('aria-expanded', String(!state.tokensFolded));
       const st = run.steps.get(s.step);
       const seqLen = st ? st.seqLen : 0;
-      tokens.forEach((t, pos) => {
-        const inStep = pos >= s.startPos && pos < s.startPos + seqLen;
-        box.append(el('span', { class: 'token' + (t.generated ? ' generated' : '') + (t.special ? ' special' : '') + (inStep ? ' in-step' : ''),
-          title: `position ${pos} · id ${t.id}${t.generated ? ' · generated' : ''}` }, el('sub', { text: String(pos) }), t.piece));
+      tokens.forEach((token, pos) => {
+        if (t.tokens[pos] === token) return;
+        const span = el('span', { class: 'token' + (token.generated ? ' generated' : '') + (token.special ? ' special' : ''),
+          title: `position ${pos} · id ${token.id}${token.generated ? ' · generated' : ''}` }, el('sub', { text: String(pos) }), token.piece);
+        if (t.spans[pos]) t.spans[pos].replaceWith(span); else box.append(span);
+        t.tokens[pos] = token;
+        t.spans[pos] = span;
       });
+      while (t.spans.length > tokens.length) t.spans.pop().remove(), t.tokens.pop();
+      for (let pos = t.inStep[0]; pos < t.inStep[1] && pos < t.spans.length; pos++) t.spans[pos].classList.remove('in-step');
+      t.inStep = [s.startPos, s.startPos + seqLen];
+      for (let pos = s.startPos; pos < s.startPos + seqLen && pos < t.spans.length; pos++) t.spans[pos].classList.add('in-step');
     },
   };
 
