@@ -55,9 +55,9 @@ async function timed(page, button) {
   return page.evaluate(() => ({ ms: live.stepMs, parts: live.stepParts }));
 }
 
-// Where the samples' time went (live.stepParts): each part's median.
+// Where the samples' time went (live.stepParts): each part's median ("-" from a page that does not say).
 const PARTS = ['engine', 'module', 'messages', 'page', 'frame'];
-const breakdown = samples => PARTS.map(k => `${k} ${median(samples.map(x => x.parts[k])).toFixed(0)}`).join(', ');
+const breakdown = samples => samples.every(x => x.parts) ? PARTS.map(k => `${k} ${median(samples.map(x => x.parts[k])).toFixed(0)}`).join(', ') + ' ms' : '-';
 
 async function setForm(page, prompt, maxTokens) {
   await page.$eval('#prompt', (e, v) => { e.value = v; }, prompt);
@@ -113,12 +113,12 @@ try {
     for (const r of rows) {
       console.log(`${rate}x CPU, token ${r.tokenAt} (step ${r.step}, ${r.stages} stages shown): Step stage ${median(ms(r.stage)).toFixed(0)} ms [${round(ms(r.stage))}]` +
                   (r.token.length ? `, Step token ${median(ms(r.token)).toFixed(0)} ms [${round(ms(r.token))}]` : ''));
-      console.log(`  where a Step stage's time went (medians): ${breakdown(r.stage)} ms`);
-      if (r.token.length) console.log(`  where a Step token's time went (medians): ${breakdown(r.token)} ms`);
+      console.log(`  where a Step stage's time went (medians): ${breakdown(r.stage)}`);
+      if (r.token.length) console.log(`  where a Step token's time went (medians): ${breakdown(r.token)}`);
     }
     console.log(`${rate}x CPU, phone 390x844, ${ph[0].prompt}-token prompt, 16 generated (${ph[0].stages} stages): panels ${median(ph.map(p => p.panels)).toFixed(0)} ms after the engine was done ` +
                 `[${round(ph.map(p => p.panels))}], of which the module's part ${median(ph.map(p => p.module)).toFixed(0)} ms [${round(ph.map(p => p.module))}]; engine ${median(ph.map(p => p.engine)).toFixed(0)} ms`);
-    console.log(`  where the panels' time went (medians; the engine's is the whole run's): ${breakdown(ph)} ms`);
+    console.log(`  where the panels' time went (medians; the engine's is the whole run's): ${breakdown(ph)}`);
   }
 } finally {
   await browser.close();
