@@ -125,7 +125,7 @@ try {
 
   // ---- a step costs the same at token 200 as at token 1; the parts add up to the whole ---------
   // Each step brings the panels only the stages since the last (a part); the page adds them to
-  // what it shows. A Step stage's and a Step token's time (press to drawn frame, medians of 5) at
+  // what it shows. A Step stage's and a Step token's time (press to drawn frame, medians of 7) at
   // the 200th token are within kStepRatio of the first tokens'; the panels' data after ~700 parts
   // equals the run's whole page data made at once from its trace, held and then finished, every
   // attention's arithmetic (made when a cell is opened) included.
@@ -134,19 +134,21 @@ try {
   await setForm(page, 'And God said, Let there be light: and there was light.', '-n 202');
   check(await press(page, '#step-stage') === 'stepping', 'a 202-token run held at its first stage');
   const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const stepTimes = async () => { const t = []; for (let i = 0; i < 5; i++) t.push(await timedStep(page, '#step-stage')); return t; };
+  // Seven presses each: on a machine shared with builds a single step can stall for 100 ms, and the
+  // median of seven holds where that of five was once moved by two stalls.
+  const stepTimes = async () => { const t = []; for (let i = 0; i < 7; i++) t.push(await timedStep(page, '#step-stage')); return t; };
   const early = await stepTimes();
   // Step token from the first token's stage on: the first brings the prefill's sampling, the next
-  // five are the first decode steps'; the last five end at token 200.
+  // seven are the first decode steps'; the last seven end at token 200.
   const tokenSteps = [];
   while (await page.evaluate(() => live.held && live.held.step < 199)) tokenSteps.push(await timedStep(page, '#step-token'));
   const late = await stepTimes();
   const atStep = await page.evaluate(() => live.held && live.held.step);
   check(atStep === 200 && median(late) <= kStepRatio * median(early),
         `a held step at token 200 takes at most ${kStepRatio}x a step at token 1`, `step ${atStep}: token 1 ${early.map(Math.round)} ms, token 200 ${late.map(Math.round)} ms`);
-  const [earlyTokens, lateTokens] = [tokenSteps.slice(1, 6), tokenSteps.slice(-5)];
+  const [earlyTokens, lateTokens] = [tokenSteps.slice(1, 8), tokenSteps.slice(-7)];
   check(tokenSteps.length >= 199 && median(lateTokens) <= kStepRatio * median(earlyTokens),
-        `a Step token near token 200 takes at most ${kStepRatio}x one near token 1`, `tokens 2-6 ${earlyTokens.map(Math.round)} ms, tokens 195-199 ${lateTokens.map(Math.round)} ms`);
+        `a Step token near token 200 takes at most ${kStepRatio}x one near token 1`, `tokens 2-8 ${earlyTokens.map(Math.round)} ms, tokens 193-199 ${lateTokens.map(Math.round)} ms`);
   let sum = await partsAgainstWhole(page);
   check(sum.problems && sum.problems.length === 0 && sum.stages > 40000 && sum.arithmetic === sum.attention && sum.attention >= 1600,
         'held at token 200, the panels\' data from the parts equals the whole page data made at that stage', JSON.stringify(sum));
