@@ -6,7 +6,10 @@
 // the frame that shows them (the page's own measure, live.stepMs). Then, on a phone-sized page
 // (390x844), a run of a long prompt: how long after the engine said it was done its panels were
 // drawn (live.panelsMs). Every figure at each CPU slowdown given (Chrome DevTools Protocol's
-// Emulation.setCPUThrottlingRate: 4 is a Chromebook's pace on a desktop).
+// Emulation.setCPUThrottlingRate: 4 is a Chromebook's pace on a desktop). Beside each figure, where
+// its time went (the page's live.stepParts, medians): the engine (press to the engine held, or the
+// whole run), the module making the part (timed in the worker), the messages between, the page
+// applying and drawing the part, and style, layout and paint to the frame.
 //   node web/bench-steps.mjs [--web build/web] [--tokens 256] [--at 1,64,256] [--repeat 5]
 //        [--slowdown 1,4] [--long-prompt-file F]
 // A benchmark, not a test: it prints medians and every sample, and fails only if the page does.
@@ -31,6 +34,7 @@ const longPrompt = opts.longPromptFile ? readFileSync(opts.longPromptFile, 'utf8
 const tokens = Number(opts.tokens), at = opts.at.split(',').map(Number), repeat = Number(opts.repeat), slowdowns = opts.slowdown.split(',').map(Number);
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = xs => xs.map(x => Math.round(x));
+const ms = samples => samples.map(x => x.ms);
 
 async function openPage(browser, origin, viewport, rate) {
   const page = await browser.newPage();
@@ -48,8 +52,12 @@ async function timed(page, button) {
   const before = await page.evaluate(() => Number(document.body.dataset.drawn) || 0);
   await page.$eval(button, e => e.click());
   await page.waitForFunction(b => (Number(document.body.dataset.drawn) || 0) > b, { timeout: 600000 }, before);
-  return page.evaluate(() => live.stepMs);
+  return page.evaluate(() => ({ ms: live.stepMs, parts: live.stepParts }));
 }
+
+// Where the samples' time went (live.stepParts): each part's median ("-" from a page that does not say).
+const PARTS = ['engine', 'module', 'messages', 'page', 'frame'];
+const breakdown = samples => samples.every(x => x.parts) ? PARTS.map(k => `${k} ${median(samples.map(x => x.parts[k])).toFixed(0)}`).join(', ') + ' ms' : '-';
 
 async function setForm(page, prompt, maxTokens) {
   await page.$eval('#prompt', (e, v) => { e.value = v; }, prompt);
@@ -85,7 +93,7 @@ async function phone(browser, origin, rate) {
     await page.evaluate(() => { live.panelsMs = undefined; });
     await page.$eval('#run', e => e.click());
     await page.waitForFunction(() => document.body.dataset.run === 'done' && live.panelsMs !== undefined, { timeout: 600000 });
-    out.push(await page.evaluate(() => ({ panels: live.panelsMs, module: live.partAt - live.doneAt, prompt: live.result.promptTokens, engine: (live.result.prefillSeconds + live.result.decodeSeconds) * 1000,
+    out.push(await page.evaluate(() => ({ panels: live.panelsMs, parts: live.stepParts, module: live.partAt - live.doneAt, prompt: live.result.promptTokens, engine: (live.result.prefillSeconds + live.result.decodeSeconds) * 1000,
                                           stages: RunPage.data().stages.length })));
   }
   await page.close();
@@ -102,11 +110,15 @@ try {
     const rows = await held(browser, server.origin, rate);
     const ph = await phone(browser, server.origin, rate);
     results.push({ rate, rows, phone: ph });
-    for (const r of rows)
-      console.log(`${rate}x CPU, token ${r.tokenAt} (step ${r.step}, ${r.stages} stages shown): Step stage ${median(r.stage).toFixed(0)} ms [${round(r.stage)}]` +
-                  (r.token.length ? `, Step token ${median(r.token).toFixed(0)} ms [${round(r.token)}]` : ''));
+    for (const r of rows) {
+      console.log(`${rate}x CPU, token ${r.tokenAt} (step ${r.step}, ${r.stages} stages shown): Step stage ${median(ms(r.stage)).toFixed(0)} ms [${round(ms(r.stage))}]` +
+                  (r.token.length ? `, Step token ${median(ms(r.token)).toFixed(0)} ms [${round(ms(r.token))}]` : ''));
+      console.log(`  where a Step stage's time went (medians): ${breakdown(r.stage)}`);
+      if (r.token.length) console.log(`  where a Step token's time went (medians): ${breakdown(r.token)}`);
+    }
     console.log(`${rate}x CPU, phone 390x844, ${ph[0].prompt}-token prompt, 16 generated (${ph[0].stages} stages): panels ${median(ph.map(p => p.panels)).toFixed(0)} ms after the engine was done ` +
                 `[${round(ph.map(p => p.panels))}], of which the module's part ${median(ph.map(p => p.module)).toFixed(0)} ms [${round(ph.map(p => p.module))}]; engine ${median(ph.map(p => p.engine)).toFixed(0)} ms`);
+    console.log(`  where the panels' time went (medians; the engine's is the whole run's): ${breakdown(ph)}`);
   }
 } finally {
   await browser.close();
@@ -118,5 +130,5 @@ console.log(`\n${version}, ${os.cpus().length} cores (${os.cpus()[0].model}), lo
 console.log('| CPU | ' + at.map(t => `token ${t}: Step stage / Step token`).join(' | ') + ' | phone: panels after the engine |');
 console.log('| --- | ' + at.map(() => '---').join(' | ') + ' | --- |');
 for (const r of results)
-  console.log(`| ${r.rate}x | ` + r.rows.map(x => `${median(x.stage).toFixed(0)} ms / ${x.token.length ? median(x.token).toFixed(0) + ' ms' : '-'}`).join(' | ') +
+  console.log(`| ${r.rate}x | ` + r.rows.map(x => `${median(ms(x.stage)).toFixed(0)} ms / ${x.token.length ? median(ms(x.token)).toFixed(0) + ' ms' : '-'}`).join(' | ') +
               ` | ${median(r.phone.map(p => p.panels)).toFixed(0)} ms (${r.phone[0].prompt}-token prompt) |`);

@@ -131,7 +131,7 @@ void checkChapterBase(const std::string& base) {
 json runPageData(std::shared_ptr<const TraceRun> run, const RunPageOptions& o, const RunSoFar* soFar) {
     // The page's data is the stream's one part with every stage (run_page_stream.h), the
     // arithmetic added within the budget below, and what only a whole trace has: a comparison.
-    RunPageStream stream(o, false, false);
+    RunPageStream stream(o, false);
     json data = stream.next(*run, run->stages.size(), soFar);
     const HistorySnapshot& snap = stream.snapshot();
     for (const char* key : {"reset", "stagesFrom", "stepsFrom", "tokensFrom", "tokensCount"}) data.erase(key);

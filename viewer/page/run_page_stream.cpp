@@ -244,8 +244,14 @@ std::optional<json> attentionArithmetic(const HistorySnapshot& snap, const json&
                 {"sumExp", floats(sumExp)}, {"visible", floats(visible)}};
 }
 
-RunPageStream::RunPageStream(RunPageOptions options, bool binary, bool arithmetic)
-    : options_(std::move(options)), floats_(binary), arithmetic_(arithmetic) {}
+RunPageStream::RunPageStream(RunPageOptions options, bool binary) : options_(std::move(options)), floats_(binary) {}
+
+std::optional<json> RunPageStream::arithmetic(int step, int layer) {
+    const StageRecord* r = findRecord(snap_.records, step, layer, StageId::ScoresSoftmax);
+    const CapturedTensor* scores = r ? r->find("scores") : nullptr;
+    if (!scores || scores->shape.size() != 3) return std::nullopt;
+    return attentionArithmetic(snap_, json{{"step", step}, {"layer", layer}, {"heads", scores->shape[0]}, {"rows", scores->shape[1]}}, options_, floats_);
+}
 
 json RunPageStream::header(const TraceRun& run) {
     const ModelArgs& a = run.args;
@@ -333,11 +339,7 @@ json RunPageStream::next(const TraceRun& run, size_t upTo, const RunSoFar* soFar
     for (size_t i = from; i < upTo && i < snap_.records.size(); ++i) {
         const StageRecord& r = *snap_.records[i];
         touched.insert(r.step);
-        if (auto a = attentionJson(r, floats_)) {
-            if (arithmetic_)
-                if (auto arith = attentionArithmetic(snap_, *a, options_, floats_)) (*a)["arith"] = std::move(*arith);
-            attention.push_back(std::move(*a));
-        }
+        if (auto a = attentionJson(r, floats_)) attention.push_back(std::move(*a));
         if (auto m = maskJson(r, floats_)) masks.push_back(std::move(*m));
     }
     const ForwardMap map = buildForwardMap(run.args.n_layers, {0, false, run.run.training.has_value(), trainsLora(run.stages)});

@@ -61,14 +61,19 @@ struct RunSoFar {
 
 class RunPageStream {
 public:
-    // `binary`: float arrays as bytes (takeBytes); `arithmetic`: each attention's arithmetic in the
-    // part that brings it (runPageData adds it afterwards instead, within the page's budget).
-    RunPageStream(RunPageOptions options, bool binary, bool arithmetic);
+    // `binary`: float arrays as bytes (takeBytes). A part's attention has no arithmetic: runPageData
+    // adds it afterwards, within the page's budget; the live page asks for one attention's when a
+    // reader opens one of its cells (arithmetic()).
+    RunPageStream(RunPageOptions options, bool binary);
 
     // The part for stages [stagesSent(), upTo) of `run`, which may have grown since the last call
     // (stages appended, then END). Without `soFar`, a run not shown to its END is "stepping".
     nlohmann::json next(const TraceRun& run, size_t upTo, const RunSoFar* soFar = nullptr);
     std::string takeBytes() { return floats_.takeBytes(); }
+    // The arithmetic of the attention recorded at (step, layer) among the stages sent, as
+    // attentionArithmetic makes it; nullopt when no such attention was sent or the trace lacks its
+    // xq and keys.
+    std::optional<nlohmann::json> arithmetic(int step, int layer);
 
     size_t stagesSent() const { return stagesSent_; }
     const viewer::HistorySnapshot& snapshot() const { return snap_; }
@@ -81,7 +86,6 @@ private:
 
     RunPageOptions options_;
     FloatArrays floats_;
-    bool arithmetic_;
     std::optional<viewer::CaptureObserver> capture_;
     StepController controller_{StepController::Mode::Continue};
     viewer::ReplayCursor cursor_;

@@ -64,8 +64,19 @@ void CaptureObserver::appendText(const std::string& piece) {
 void CaptureObserver::snapshot(HistorySnapshot& out) const {
     if (out.version == version_) return;
     std::lock_guard lock(mutex_);
-    out.records = history_.records();
-    out.steps = history_.steps();
+    const auto& records = history_.records();
+    const auto& steps = history_.steps();
+    // Only appended since the last snapshot of this history (of the steps, the last changed): a long
+    // run's snapshot costs what the stages since the last one added, not the whole run again.
+    const bool appended = out.run == run_ && out.replacements == history_.replacements() && out.records.size() <= records.size() &&
+                          out.steps.size() <= steps.size();
+    if (appended) out.records.insert(out.records.end(), records.begin() + std::ptrdiff_t(out.records.size()), records.end());
+    else out.records = records;
+    if (appended && !out.steps.empty()) {
+        out.steps.pop_back();
+        out.steps.insert(out.steps.end(), steps.begin() + std::ptrdiff_t(out.steps.size()), steps.end());
+    } else out.steps = steps;
+    out.replacements = history_.replacements();
     out.positionTokens = history_.positionTokens();
     out.promptTokens = history_.promptTokens();
     out.text = history_.text();

@@ -17,6 +17,7 @@ struct HistorySnapshot {
     std::string text;
     uint64_t version = 0;
     uint64_t run = 0;  // the capture it came from (CaptureObserver::run): a new run, a new number
+    uint64_t replacements = 0;  // the history's replacements when it was taken (RunHistory::replacements)
 };
 
 class CaptureObserver : public StageObserver {

@@ -95,7 +95,10 @@ void RunHistory::setLens(size_t index, std::vector<std::vector<TokenProbability>
     replaceRecord(index, std::move(r));
 }
 
-void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) { records_[i] = std::move(r); }
+void RunHistory::replaceRecord(size_t i, std::shared_ptr<StageRecord> r) {
+    records_[i] = std::move(r);
+    ++replacements_;
+}
 
 bool isAttentionStage(StageId stage) {
     return stage == StageId::Transposes || stage == StageId::ScoresMask || stage == StageId::ScoresSoftmax;

@@ -101,6 +101,9 @@ public:
     const std::string& text() const { return text_; }
     // Bytes of tensor data the records hold (the memory policy bounds it).
     size_t tensorBytes() const { return tensorBytes_; }
+    // How many times a record was replaced (trimmed, given its lens): until the next, records are
+    // only appended, and of the steps only the last changes.
+    uint64_t replacements() const { return replacements_; }
 
 private:
     void dropOldTensors(int currentStep);
@@ -114,6 +117,7 @@ private:
     std::vector<int32_t> positionTokens_, promptTokens_;
     std::string text_;
     size_t tensorBytes_ = 0;
+    uint64_t replacements_ = 0;
     size_t olderBytes_ = 0;      // of tensorBytes_, what records of older steps hold
     size_t firstUntrimmed_ = 0;  // records before this index are already trimmed (older steps)
     size_t firstWithData_ = 0;   // records before this index hold no tensor data

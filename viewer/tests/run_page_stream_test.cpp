@@ -106,16 +106,21 @@ TEST_CASE("the run page's parts put together are its page data made at once", "[
     o.tracePath = recordedTrace();
     o.budgetBytes = 0;
     const json whole = page::runPageData(run, o);
-    // Parts of 1, 2, 3, ... stages, each attention's arithmetic in the part that brings it.
-    page::RunPageStream stream(o, false, true);
+    // Parts of 1, 2, 3, ... stages; each attention's arithmetic asked for once its part is sent, as
+    // the live page asks when a reader opens one of its cells.
+    page::RunPageStream stream(o, false);
     Assembled parts;
     size_t n = 0;
     for (size_t size = 1; stream.stagesSent() < run->stages.size(); ++size) {
         const json part = stream.next(*run, stream.stagesSent() + size);
         CHECK(part.value("reset", false) == (n == 0));
         parts.add(part);
+        for (json& a : parts.attention)
+            if (!a.contains("arith"))
+                if (auto arith = stream.arithmetic(a.at("step"), a.at("layer"))) a["arith"] = std::move(*arith);
         ++n;
     }
+    CHECK_FALSE(stream.arithmetic(99, 0));  // no such step: no arithmetic
     CHECK(n > 10);
     CHECK(parts.stages == whole.at("stages"));
     CHECK(parts.tokens == whole.at("tokens"));
@@ -139,7 +144,7 @@ TEST_CASE("the live page's parts carry their float arrays as bytes beside the JS
     const auto run = std::make_shared<const TraceRun>(readTrace(recordedTrace()));
     page::RunPageOptions o;
     o.tracePath = recordedTrace();
-    page::RunPageStream base64(o, false, true), binary(o, true, true);
+    page::RunPageStream base64(o, false), binary(o, true);
     const json a = base64.next(*run, run->stages.size()), b = binary.next(*run, run->stages.size());
     const std::string bytes = binary.takeBytes();
     REQUIRE(a.at("attention").size() == b.at("attention").size());

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "ml/ops.h"
+#include "state/capture_observer.h"
 #include "state/panel_labels.h"
 #include "state/run_history.h"
 
@@ -97,4 +98,31 @@ TEST_CASE("run history: the prefill's attention stays after the run moves on, wi
     const std::string why = attentionMissing(findRecord(h2.records(), 0, 5, StageId::ScoresSoftmax), 5, 0, false);
     CHECK(why.find("layer 6 of step 0 passed stage 13") != std::string::npos);
     CHECK(why.find("dropped to bound memory") != std::string::npos);
+}
+
+TEST_CASE("capture: a snapshot kept up step by step is the history's, its older records trimmed or not") {
+    MemoryPolicy policy;
+    policy.olderStepsBudget = 10 * 1024;  // the older steps' rows are trimmed as the run goes on
+    CaptureObserver capture(SamplingSettings{}, 5, policy);
+    HistorySnapshot kept;  // taken again and again, as the live page's parts take it
+    for (int step = 0; step < 40; ++step) {
+        const Tensor input = Tensor::fromInt32({step});
+        const Tensor row = ml::Full({1, 512}, DType::BF16, float(step));
+        capture.onStage(StageEvent{.stage = StageId::SequenceLoop, .step = step, .startPos = step, .tensors = {{"inputTokens", &input}}});
+        capture.snapshot(kept);  // the step opened, its top tokens not yet known
+        capture.onStage(StageEvent{.stage = StageId::FfnResidual, .layer = 0, .step = step, .startPos = step, .tensors = {{"output", &row}}});
+        capture.onReplayedStage(StageEvent{.stage = StageId::Logits, .step = step, .startPos = step}, SampleTops{.top = {{step, 1.0f, 0.5f}}}, {}, {});
+        capture.snapshot(kept);
+        HistorySnapshot fresh;
+        capture.snapshot(fresh);
+        INFO("step " << step);
+        REQUIRE(kept.records == fresh.records);  // the same records, the trimmed copies included
+        REQUIRE(kept.steps.size() == fresh.steps.size());
+        for (size_t i = 0; i < kept.steps.size(); ++i) {
+            REQUIRE(kept.steps[i].top.size() == 1);
+            CHECK(kept.steps[i].top[0].id == fresh.steps[i].top[0].id);
+        }
+    }
+    CHECK(kept.replacements > 0);  // records were trimmed (replaced) along the way
+    CHECK_FALSE(kept.records.front()->tensors[0].data.has_value());
 }

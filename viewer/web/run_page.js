@@ -105,6 +105,12 @@ function loadData() {
   return run;
 }
 
+// An attention's arithmetic (viewer/page/run_page_stream.cpp, attentionArithmetic): its arrays decoded.
+function decodeArithmetic(arith, where, bytes) {
+  for (const k of ['dot', 'rowMax', 'sumExp', 'visible']) arith[k + 'F'] = floats(arith[k], `${where}.${k}`, bytes);
+  return arith;
+}
+
 // A run's data and the indexes the views look places up in, made from parts
 // (viewer/page/run_page_stream.h): the first part has the run's fixed parts and starts it; each
 // later one (the live page's steps) appends stages, tokens, steps, attention and masks and
@@ -120,6 +126,7 @@ class RunData {
     this.stages = this.data.stages;
     this.catalog = new Map(first.catalog.map(c => [c.key, c]));
     this.byPlace = new Map();  // "step|layer|key" -> first stage index
+    this.ofStep = new Map();   // step -> its stages' indexes, in order
     this.steps = new Map();
     this.attention = new Map();
     this.masks = new Map();
@@ -140,8 +147,7 @@ class RunData {
     attention.forEach((a, i) => {
       a.probsF = floats(a.probs, `attention[${i}].probs`, bytes);
       if (a.probsF.length !== a.heads * a.rows * a.cols) throw new DataError(`attention[${i}]: ${a.probsF.length} values for ${a.heads}x${a.rows}x${a.cols}`);
-      if (a.arith) for (const k of ['dot', 'rowMax', 'sumExp', 'visible'])
-        a.arith[k + 'F'] = floats(a.arith[k], `attention[${i}].arith.${k}`, bytes);
+      if (a.arith) decodeArithmetic(a.arith, `attention[${i}].arith`, bytes);
     });
     masks.forEach((m, i) => { m.valuesF = floats(m.values, `masks[${i}].values`, bytes); });
 
@@ -149,6 +155,8 @@ class RunData {
     for (const s of list('stages')) {
       const k = `${s.step}|${s.layer}|${s.key}`;
       if (!this.byPlace.has(k)) this.byPlace.set(k, d.stages.length);
+      if (!this.ofStep.has(s.step)) this.ofStep.set(s.step, []);
+      this.ofStep.get(s.step).push(d.stages.length);
       d.stages.push(s);
     }
     d.tokens.length = from('tokensFrom');
@@ -195,17 +203,22 @@ function placeLabels(root, labels, boxes) {
   const placed = boxes.map(b => ({ x: b.x, y: b.y, width: b.w, height: b.h }));
   const clear = r => placed.every(o => r.x + r.width + LABEL_MARGIN <= o.x || o.x + o.width + LABEL_MARGIN <= r.x ||
                                       r.y + r.height + LABEL_MARGIN <= o.y || o.y + o.height + LABEL_MARGIN <= r.y);
-  for (const { el: l, above } of labels) {
-    root.append(l);
-    const own = { x: l.getAttribute('x'), y: Number(l.getAttribute('y')), anchor: l.getAttribute('text-anchor') };
+  // Each label measured once, all in one layout, where its arrow puts it; in another place its box
+  // is that box moved (by its width where the anchor changes ends), so no place tried lays the page out again.
+  for (const { el: l } of labels) root.append(l);
+  const measured = labels.map(({ el: l }) => l.getBBox());
+  labels.forEach(({ el: l, above }, n) => {
+    const own = { x: Number(l.getAttribute('x')), y: Number(l.getAttribute('y')), anchor: l.getAttribute('text-anchor') };
+    const b = measured[n], left = (own.anchor === 'end' ? b.x + b.width : b.x) - own.x, top = b.y - own.y;
+    const boxAt = p => ({ x: p.x + left - (p.anchor === 'end' ? b.width : 0), y: p.y + top, width: b.width, height: b.height });
     const places = [0, -0.2, 0.2, -0.4, 0.4].map(dy => ({ ...own, y: own.y + dy }));
     if (above) places.push({ x: above.x, y: above.y, anchor: 'start' }, { x: above.x, y: above.y - 0.1, anchor: 'start' });
-    const at = p => { l.setAttribute('x', p.x); l.setAttribute('y', p.y); l.setAttribute('text-anchor', p.anchor); return l.getBBox(); };
-    let box = null;
-    for (const p of places) if (clear(box = at(p))) break;
-    if (!clear(box)) box = at(own);  // nowhere clear: where the arrow is
-    placed.push(box);
-  }
+    const p = places.find(q => clear(boxAt(q))) || own;  // nowhere clear: where the arrow is
+    l.setAttribute('x', p.x);
+    l.setAttribute('y', p.y);
+    l.setAttribute('text-anchor', p.anchor);
+    placed.push(boxAt(p));
+  });
 }
 
 // A colour from near white (0) to deep blue (1); masked cells are drawn grey.
@@ -356,14 +369,21 @@ const RunPage = (() => {
 
   // The prompt's and the generated tokens, those of the step shown marked. A long prompt's strip
   // folds to one line (folded at first on a phone); a button opens it.
+  // A token's entry is kept while its token is (a held run's step adds the one it sampled), so a
+  // step costs the same at the run's 256th token as at its first; the step's positions are marked.
   const tokensView = {
+    shown: null,  // { run, box, tokens: the tokens listed, spans: their entries, inStep: [from, to) marked }
     install() {
       $('tokens-toggle').addEventListener('click', () => { state.tokensFolded = !state.tokensFolded; draw(tokensView); });
     },
     render(run, state) {
       const s = run.stages[state.i], tokens = run.data.tokens;
       const box = $('tokens');
-      box.textContent = '';
+      let t = this.shown;
+      if (!t || t.run !== run || t.box !== box) {
+        box.textContent = '';
+        t = this.shown = { run, box, tokens: [], spans: [], inStep: [0, 0] };
+      }
       if (state.tokensFolded === undefined) state.tokensFolded = tokens.length > 24 && window.innerWidth < 760;
       box.classList.toggle('folded', state.tokensFolded);
       const toggle = $('tokens-toggle');
@@ -371,16 +391,27 @@ const RunPage = (() => {
       toggle.setAttribute('aria-expanded', String(!state.tokensFolded));
       const st = run.steps.get(s.step);
       const seqLen = st ? st.seqLen : 0;
-      tokens.forEach((t, pos) => {
-        const inStep = pos >= s.startPos && pos < s.startPos + seqLen;
-        box.append(el('span', { class: 'token' + (t.generated ? ' generated' : '') + (t.special ? ' special' : '') + (inStep ? ' in-step' : ''),
-          title: `position ${pos} · id ${t.id}${t.generated ? ' · generated' : ''}` }, el('sub', { text: String(pos) }), t.piece));
+      tokens.forEach((token, pos) => {
+        if (t.tokens[pos] === token) return;
+        const span = el('span', { class: 'token' + (token.generated ? ' generated' : '') + (token.special ? ' special' : ''),
+          title: `position ${pos} · id ${token.id}${token.generated ? ' · generated' : ''}` }, el('sub', { text: String(pos) }), token.piece);
+        if (t.spans[pos]) t.spans[pos].replaceWith(span); else box.append(span);
+        t.tokens[pos] = token;
+        t.spans[pos] = span;
       });
+      while (t.spans.length > tokens.length) t.spans.pop().remove(), t.tokens.pop();
+      for (let pos = t.inStep[0]; pos < t.inStep[1] && pos < t.spans.length; pos++) t.spans[pos].classList.remove('in-step');
+      t.inStep = [s.startPos, s.startPos + seqLen];
+      for (let pos = s.startPos; pos < s.startPos + seqLen && pos < t.spans.length; pos++) t.spans[pos].classList.add('in-step');
     },
   };
 
   // The viewer's map (state/forward_map.h), drawn in its own units: SVG scales it to the page.
+  // Drawn again only as far as what it shows changes: the boxes and arrows with the run, the layer
+  // or the boxes skipped; the arrows' shape labels with the shapes (a step on to the next token);
+  // a step that only moves to another box lights that box.
   const mapView = {
+    drawn: null,  // { run, key, root, boxes: the boxes' elements, shapes, labels: their elements }
     render(run, state) {
       const s = run.stages[state.i], m = run.data.map;
       const layer = s.layer >= 0 ? s.layer : state.mapLayer;
@@ -388,15 +419,32 @@ const RunPage = (() => {
       // A training step's map: the backward pass beside the forward one, the gradient flowing up.
       $('map-title').textContent = run.data.training ? 'Forward and backward pass' : 'Forward pass';
       $('map-where').textContent = `· ${stepLabel(s.step)} · the block shows layer ${layer + 1} of ${m.layers}`;
+      const root = $('map');
+      const key = `${layer}|${view ? view.skipped.join(',') : ''}`, shapes = view ? view.arrows.join('|') : '';
+      const d = this.drawn;
+      if (!d || d.run !== run || d.key !== key || d.root !== root) this.draw(run, state, root, layer, view, key);
+      else if (d.shapes !== shapes) {
+        for (const l of d.labels) l.remove();
+        const labels = mapView.arrows(root, m, view, false);
+        placeLabels(root, labels, m.boxes);
+        Object.assign(d, { shapes, labels: labels.map(l => l.el) });
+      }
+      const lit = b => b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
+      m.boxes.forEach((b, i) => this.drawn.boxes[i].classList.toggle('lit', lit(b)));
+    },
+    // Every box, arrow and label for the layer shown; the layer's tabs. Clicks act on the stage
+    // shown when they come.
+    draw(run, state, root, layer, view, key) {
+      const m = run.data.map;
       const tabs = $('map-layers');
       tabs.textContent = '';
       for (let l = 0; l < m.layers; l++)
         tabs.append(el('button', { class: 'head' + (l === layer ? ' lit' : ''), 'data-map-layer': l + 1, onclick: () => {
+          const s = run.stages[state.i];
           const j = s.layer >= 0 ? findIn(run, s.step, l, s.key) : -1;
           const first = run.stages.findIndex(t => t.step === s.step && t.layer === l);
           if (j >= 0) go(j); else if (first >= 0) go(first);
         } }, `layer ${l + 1}`));
-      const root = $('map');
       root.textContent = '';
       root.setAttribute('viewBox', `-0.4 0 ${m.width + 0.8} ${m.height + 0.3}`);
       for (const sec of m.sections) {
@@ -405,22 +453,24 @@ const RunPage = (() => {
       }
       const labels = mapView.arrows(root, m, view);
       const skipped = new Set(view ? view.skipped : []);
-      m.boxes.forEach((b, i) => {
-        const lit = b.stage === s.key && (b.inBlock ? s.layer === layer : s.layer < 0);
-        const g = svg('g', { class: 'map-box' + (lit ? ' lit' : '') + (skipped.has(i) ? ' skipped' : '') + (b.backward ? ' backward' : ''), 'data-box': b.key });
+      const boxes = m.boxes.map((b, i) => {
+        const g = svg('g', { class: 'map-box' + (skipped.has(i) ? ' skipped' : '') + (b.backward ? ' backward' : ''), 'data-box': b.key });
         g.append(svg('title', {}, `${b.number}. ${b.title}`));
         g.append(svg('rect', { x: b.x, y: b.y, width: b.w, height: b.h }));
         g.append(svg('text', { x: b.x + 0.08, y: b.y + b.h / 2 + 0.07 }, b.label));
         g.addEventListener('click', () => {
-          const j = findIn(run, s.step, b.inBlock ? layer : -1, b.stage);
+          const j = findIn(run, run.stages[state.i].step, b.inBlock ? layer : -1, b.stage);
           if (j >= 0) go(j);
         });
         root.append(g);
+        return g;
       });
       placeLabels(root, labels, m.boxes);
+      this.drawn = { run, key, root, boxes, shapes: view ? view.arrows.join('|') : '', labels: labels.map(l => l.el) };
     },
-    // Draws the arrows; returns their shape labels, drawn last (over the boxes, each on a white halo).
-    arrows(root, m, view) {
+    // Draws the arrows (unless `lines` is false); returns their shape labels, to be drawn last (over
+    // the boxes, each on a white halo).
+    arrows(root, m, view, lines = true) {
       const labelled = new Set();    // a box's output fanning out to several boxes is labelled once
       const labels = [];
       const intoTarget = new Map();  // labels already placed on arrows into a box: the next one goes below
@@ -431,9 +481,11 @@ const RunPage = (() => {
         const x2 = down ? t.x + t.w / 2 : t.x, y2 = down ? t.y : t.y + t.h / 2;
         // A training step's map carries the viewer's routes (state/forward_map_routes.cpp): its
         // arrows run around the backward boxes, the gradients up their columns.
-        const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') + (f.backward ? ' backward' : '') });
-        g.append(a.route ? svg('polyline', { points: a.route.map(p => p.join(',')).join(' ') }) : svg('line', { x1, y1, x2, y2 }));
-        root.append(g);
+        if (lines) {
+          const g = svg('g', { class: 'map-arrow' + (a.side ? ' side' : '') + (f.backward ? ' backward' : '') });
+          g.append(a.route ? svg('polyline', { points: a.route.map(p => p.join(',')).join(' ') }) : svg('line', { x1, y1, x2, y2 }));
+          root.append(g);
+        }
         const shape = view ? view.arrows[i] : '';
         if (f.backward) {
           // Up a column: beside the arrow, under the box it flows into.
@@ -457,24 +509,41 @@ const RunPage = (() => {
     },
   };
 
-  // The stages of the step shown, the current one marked.
+  // The stages of the step shown, the current one marked. The list is kept while the reader stays
+  // in the step (a held run's step appends its new stages), and the next step's list is the last
+  // one's entries where they name the same stages (a decode step's are every other's), so a step
+  // costs the same at the run's 256th token as at its first.
   const timelineView = {
+    shown: null,  // { run, list, step, items: the step's entries in order, current }
     render(run, state) {
       const s = run.stages[state.i], compare = run.data.compare;
       const list = $('timeline');
-      list.textContent = '';
-      let current = null;
-      run.stages.forEach((t, j) => {
-        if (t.step !== s.step) return;
-        const c = run.catalog.get(t.key);
-        const item = el('li', { class: 'stage-item' + (j === state.i ? ' current' : ''), 'data-index': j, onclick: () => go(j) },
-          el('span', { class: 'num', text: String(c.number) }), ' ', c.title, t.where ? el('span', { class: 'muted', text: ' · ' + t.where }) : '');
+      let t = this.shown;
+      if (!t || t.run !== run || t.list !== list) {
+        list.textContent = '';
+        t = this.shown = { run, list, step: null, items: [], current: null };
+      }
+      const at = run.ofStep.get(s.step);
+      const from = t.step === s.step ? t.items.length : 0;  // the same step: its new stages only
+      t.step = s.step;
+      for (let n = from; n < at.length; n++) {
+        const j = at[n], stage = run.stages[j], place = `${stage.key}|${stage.where}`, old = t.items[n];
+        // A comparison's marks differ stage by stage: its entries are made for each.
+        if (old && !compare && old.dataset.place === place) { old.dataset.index = j; continue; }
+        const c = run.catalog.get(stage.key);
+        const item = el('li', { class: 'stage-item', 'data-index': j, 'data-place': place },
+          el('span', { class: 'num', text: String(c.number) }), ' ', c.title, stage.where ? el('span', { class: 'muted', text: ' · ' + stage.where }) : '');
+        item.addEventListener('click', () => go(Number(item.dataset.index)));
         if (compare && compare.perStage[j]) item.append(el('span', { class: 'diff-mark', text: ' Δ ' + compare.perStage[j] }));
-        if (j === state.i) current = item;
-        list.append(item);
-      });
+        if (old) old.replaceWith(item); else list.append(item);
+        t.items[n] = item;
+      }
+      while (t.items.length > at.length) t.items.pop().remove();
+      if (t.current) t.current.classList.remove('current');
+      const current = t.current = t.items[at.indexOf(state.i)];
+      current.classList.add('current');
       // Scroll the list only (scrollIntoView would scroll the page too, and an opened link would not start at the top).
-      if (current) list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2);
+      list.scrollTop = Math.max(0, current.offsetTop - list.offsetTop - list.clientHeight / 2);
     },
   };
 
@@ -607,6 +676,20 @@ const RunPage = (() => {
       const recorded = a.probsF[i];
       const line = (id, label, value) => el('div', { class: 'arith-line' }, el('span', { class: 'arith-label', text: label }), el('code', { id, text: value }));
       box.append(el('p', {}, `Head ${h + 1}, query position ${state.cell.q} (${pieceAt(run, state.cell.q)}) → key position ${k} (${pieceAt(run, k)})`));
+      // The live page's parts carry no arithmetic: the module makes this attention's when a cell
+      // of it is first opened (run.opts.arithmetic), and the panel is drawn again with it.
+      if (!a.arith && !a.arithLeftOut && !a.arithNone && run.opts.arithmetic) {
+        box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)), el('p', { class: 'muted', id: 'arith-computing', text: 'Computing this cell\'s arithmetic…' }));
+        if (!a.arithAsked) {
+          const shown = run;
+          a.arithAsked = run.opts.arithmetic(a).then(({ arith, bytes }) => {
+            if (arith) a.arith = decodeArithmetic(arith, `the arithmetic of step ${a.step}, layer ${a.layer + 1}`, bytes);
+            else a.arithNone = true;
+            if (run === shown && attentionAt(run, run.stages[state.i]) === a) draw(arithmeticView);
+          }, e => { a.arithAsked = null; box.textContent = 'The arithmetic could not be computed: ' + e.message; });
+        }
+        return;
+      }
       if (!a.arith) {
         box.append(line('arith-prob', 'probability (recorded, bf16)', fmt(recorded)));
         const budget = run.data.arithmetic;

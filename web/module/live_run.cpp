@@ -353,7 +353,19 @@ std::string pagePart(const std::string& how) {
     }
 }
 
-// The last part's float arrays, as a view of the module's memory (the worker copies it out).
+// The arithmetic of the panels' attention at (step, layer), made when the reader opens one of its
+// cells rather than for every attention in every part (run_page_feed.h). Its float arrays: pageBytes().
+std::string attentionArithmetic(int step, int layer) {
+    try {
+        json r = live().feed.arithmetic(step, layer);
+        r["ok"] = true;
+        return r.dump(-1, ' ', false, json::error_handler_t::replace);
+    } catch (const std::exception& e) {
+        return errorJson(e.what()).dump();
+    }
+}
+
+// The last part's or arithmetic's float arrays, as a view of the module's memory (the worker copies it out).
 emscripten::val pageBytes() {
     const std::string& bytes = live().feed.bytes();
     return emscripten::val(emscripten::typed_memory_view(bytes.size(), reinterpret_cast<const uint8_t*>(bytes.data())));
@@ -435,6 +447,7 @@ EMSCRIPTEN_BINDINGS(llama_walkthrough) {
     emscripten::function("pageData", &pageData);
     emscripten::function("pagePart", &pagePart);
     emscripten::function("pageBytes", &pageBytes);
+    emscripten::function("attentionArithmetic", &attentionArithmetic);
     emscripten::function("exportPage", &exportPage);
     emscripten::function("buildInfo", &buildInfo);
     emscripten::function("shellWords", &shellWords);

@@ -35,8 +35,7 @@ json RunPageFeed::next(const std::string& tracePath, const std::string& how, con
         tail_ = std::make_unique<TraceTail>(tracePath);
         page::RunPageOptions o;
         o.tracePath = tracePath;
-        o.budgetBytes = 0;  // the live page holds every attention's arithmetic: nothing is written
-        stream_ = std::make_unique<page::RunPageStream>(o, true, true);
+        stream_ = std::make_unique<page::RunPageStream>(o, true);
     }
     tail_->read();
     TraceRun& run = tail_->run();
@@ -48,6 +47,14 @@ json RunPageFeed::next(const std::string& tracePath, const std::string& how, con
     for (; freed_ < upTo; ++freed_)
         for (TracedTensor& t : run.stages[freed_].tensors) t.values = Tensor();
     return {{"revealed", upTo}, {"total", run.stages.size()}, {"ended", tail_->ended()}, {"data", std::move(part)}};
+}
+
+json RunPageFeed::arithmetic(int step, int layer) {
+    if (!stream_) throw std::invalid_argument("no run's panels yet");
+    std::optional<json> arith = stream_->arithmetic(step, layer);
+    bytes_ = stream_->takeBytes();
+    // The run's trace by name, as its parts name it: an answer for a run no longer shown is dropped.
+    return {{"trace", page::pageFileName(tail_->path())}, {"step", step}, {"layer", layer}, {"arith", arith ? std::move(*arith) : json(nullptr)}};
 }
 
 }  // namespace llama::web

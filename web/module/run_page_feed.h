@@ -26,7 +26,10 @@ public:
     // "all" (to the end of a finished trace), or a reveal: "first", "stage", "layer", "token" or
     // "end". Returns {"revealed": stages shown, "total": stages recorded, "ended", "data": part}.
     nlohmann::json next(const std::string& tracePath, const std::string& how, const page::RunSoFar* soFar = nullptr);
-    // The part's float arrays (its JSON's "at" offsets point into them).
+    // The arithmetic of the attention at (step, layer) of the parts sent (RunPageStream::arithmetic),
+    // asked for when the reader opens one of its cells: {"arith": ...}, null where there is none.
+    nlohmann::json arithmetic(int step, int layer);
+    // The last part's or arithmetic's float arrays (its JSON's "at" offsets point into them).
     const std::string& bytes() const { return bytes_; }
     void clear();
 

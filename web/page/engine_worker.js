@@ -16,6 +16,8 @@
 //                                    finished run's end), or a reveal of a finished run ('first',
 //                                    'stage', 'layer', 'token', 'end'); its float arrays come as
 //                                    one ArrayBuffer, handed over (transferred), not copied again
+//   {cmd: 'arith', id, step, layer}  the arithmetic of the panels' attention at step and layer (made
+//                                    when the reader opens one of its cells), its arrays as bytes
 //   {cmd: 'pageData'}                the run's whole page data made at once (the test compares)
 //   {cmd: 'export'}
 //   {cmd: 'memory'}                  the module's memory: its size, its limit and what is in use
@@ -25,7 +27,7 @@
 //                                    {cmd: 'sample', ...} or {cmd: 'record'}; a start's text (a
 //                                    string, or the reader's File) is copied to /train first
 // and to the page: ready, text (streamed), held (the engine waits at a stage), progress (a batch or
-// patch command's), done (the run's result), part, page, export, train (a training request's
+// patch command's), done (the run's result), part, arith, page, export, train (a training request's
 // result), memory, error.
 'use strict';
 
@@ -149,9 +151,15 @@ self.onmessage = async event => {
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
     else if (m.cmd === 'train') Module.train(JSON.stringify(await trainingRequest(Module, m)));
     else if (m.cmd === 'part') {
+      const t0 = performance.now();
       const text = Module.pagePart(m.how);
       const bytes = Module.pageBytes().slice().buffer;  // out of the module's memory, once
-      self.postMessage({ kind: 'part', text, bytes }, [bytes]);
+      self.postMessage({ kind: 'part', text, bytes, moduleMs: performance.now() - t0 }, [bytes]);
+    }
+    else if (m.cmd === 'arith') {
+      const text = Module.attentionArithmetic(m.step, m.layer);
+      const bytes = Module.pageBytes().slice().buffer;
+      self.postMessage({ kind: 'arith', id: m.id, text, bytes }, [bytes]);
     }
     else if (m.cmd === 'memory') self.postMessage({ kind: 'memory', ...JSON.parse(Module.memoryInfo()), heapBytes: heapBytes(Module).length });
     else if (m.cmd === 'pageData') self.postMessage({ kind: 'page', text: Module.pageData() });

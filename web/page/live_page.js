@@ -19,6 +19,11 @@ const live = {
   t0: 0,           // when the step or run being drawn was asked for (performance.now())
   doneAt: 0,       // when the engine said the run was done
   partAt: 0,       // when the last part arrived
+  heldAt: 0,       // when the engine said it was held at a stage
+  moduleMs: 0,     // the worker's time making the last part (the module's pagePart and its bytes copied out)
+  stepParts: null, // where the last step's time went (web/bench-steps.mjs prints it): engine, module, messages, page
+  arithmetic: new Map(),  // the attention arithmetic asked of the module, by request id: its promise's resolve and reject
+  arithmeticAsked: 0,
   pending: null,   // what to do once a run's data arrives: 'all' or 'step'
   held: null,      // where the engine waits (threaded build, stepping): the 'held' message
   restart: null,   // a run to start once the held one has ended: its mode
@@ -145,6 +150,7 @@ function onWorkerMessage(m) {
   } else if (m.kind === 'held') {
     // The engine waits at a stage: the panels get the stages recorded since the last part.
     live.held = JSON.parse(m.text);
+    live.heldAt = performance.now();
     live.worker.postMessage({ cmd: 'part', how: 'held' });
   } else if (m.kind === 'done') {
     live.held = null;
@@ -170,6 +176,7 @@ function onWorkerMessage(m) {
     live.worker.postMessage({ cmd: 'part', how: live.pending === 'step' && live.variant !== 'threads' ? 'first' : 'all' });
   } else if (m.kind === 'part') {
     live.partAt = performance.now();
+    live.moduleMs = m.moduleMs;
     const p = JSON.parse(m.text);
     setRunning(false);
     if (!p.ok) { showLiveError(p.error); return; }
@@ -177,6 +184,13 @@ function onWorkerMessage(m) {
     live.total = p.total;
     if (!p.held && live.limit >= live.total) live.pending = null;
     showRun(p.data, m.bytes).catch(e => showLiveError('the run data could not be read: ' + e.message));
+  } else if (m.kind === 'arith') {
+    const asked = live.arithmetic.get(m.id);
+    live.arithmetic.delete(m.id);
+    const r = JSON.parse(m.text);
+    if (!r.ok) asked.reject(new Error(r.error));
+    else if (r.trace !== RunPage.data().trace) asked.reject(new Error('the run shown is no longer the module\'s'));
+    else asked.resolve({ arith: r.arith, bytes: m.bytes });
   } else if (m.kind === 'page') {
     // The whole page data made at once (the test compares the parts with it).
     live.whole = JSON.parse(m.text);
@@ -311,6 +325,17 @@ async function fillRunView() {
   view.dataset.filled = '1';
 }
 
+// An attention's arithmetic (every cell's q · k and its rows' softmax terms), made by the module
+// when the reader first opens one of its cells: the parts leave it out, so a step costs the same
+// however long the prompt (a 150-token prompt's prefill holds 150 x 150 cells a head and layer).
+function askArithmetic(a) {
+  return new Promise((resolve, reject) => {
+    const id = ++live.arithmeticAsked;
+    live.arithmetic.set(id, { resolve, reject });
+    live.worker.postMessage({ cmd: 'arith', id, step: a.step, layer: a.layer });
+  });
+}
+
 async function showRun(part, bytes) {
   await fillRunView();
   $('run-view').hidden = false;
@@ -320,7 +345,7 @@ async function showRun(part, bytes) {
   // Added to what the panels show and redrawn in place. A step (the form's buttons, the run
   // page's, a key) brings the stage's panel into view, as the run page's own steps do: on a laptop
   // the map fills the first screen.
-  RunPage.apply(part, bytes, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind), reveal: !done });
+  RunPage.apply(part, bytes, { start: live.limit - 1, pastEnd: done ? null : kind => step(kind), reveal: !done, arithmetic: askArithmetic });
   live.shown = true;
   const data = RunPage.data();
   $('output').textContent = '';
@@ -355,9 +380,14 @@ async function showRun(part, bytes) {
   setRunning(false);
   // How long the step (or, once the engine was done, the panels) took to be drawn: measured after
   // the next frame, so style, layout and paint are in it (web/bench-steps.mjs reads these).
-  const asked = live.t0, doneAt = done ? live.doneAt : 0;
+  const asked = live.t0, doneAt = done ? live.doneAt : 0, applied = performance.now();
+  // Where it went: the engine (to the 'held' message, or to 'done'), the module making the part,
+  // the messages between (the page's request, the part's transfer), the page applying and drawing
+  // the part, and style, layout and paint to the frame.
+  const engineAt = doneAt || (live.heldAt > asked ? live.heldAt : asked), partAt = live.partAt, moduleMs = live.moduleMs;
   requestAnimationFrame(() => setTimeout(() => {
     const now = performance.now();
+    live.stepParts = { engine: engineAt - asked, module: moduleMs, messages: partAt - engineAt - moduleMs, page: applied - partAt, frame: now - applied };
     live.stepMs = now - asked;
     if (doneAt) live.panelsMs = now - doneAt;
     document.body.dataset.drawn = String((Number(document.body.dataset.drawn) || 0) + 1);
