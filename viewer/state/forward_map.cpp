@@ -158,16 +158,20 @@ bool trainsLora(const std::vector<TracedStage>& stages) {
     return std::any_of(stages.begin(), stages.end(), [](const TracedStage& s) { return s.stage == StageId::LoraBackward; });
 }
 
-// Each backward stage's key is its forward stage's with "_backward"; two differentiate more than one,
-// and LoRA's products are not on the map: their backward stands in the first row of the block's
-// attention column, the one backward slot of the block no arrow runs through.
+// Each backward stage's key is its forward stage's with "_backward"; two differentiate more than one.
 StageId forwardStageOf(StageId trainingStage) {
     if (trainingStage == StageId::Loss) return StageId::Logits;
-    if (trainingStage == StageId::LoraBackward) return StageId::Transposes;
+    if (trainingStage == StageId::LoraBackward) return StageId::LoraProduct;
     if (trainingStage == StageId::FfnGateUpBackward) return StageId::FfnGate;  // ffn_up stands beside it
     std::string_view key = stageInfo(trainingStage).key;
     key.remove_suffix(std::string_view("_backward").size());
     return findStage(key)->id;
+}
+
+// LoRA's products are not on the map: their backward stands in the first row of the block's
+// attention column, the one backward slot of the block no arrow runs through.
+StageId mapRowOf(StageId trainingStage) {
+    return trainingStage == StageId::LoraBackward ? StageId::Transposes : forwardStageOf(trainingStage);
 }
 
 int forwardMapColumns() { return int(kColumnStarts.size()) + 1; }
@@ -202,7 +206,7 @@ ForwardMap buildForwardMap(int layers, MapLayout layout) {
         if (mapOmits(s.id, layout.backward, layout.lora)) continue;
         const std::string key(s.key);
         if (isTrainingStage(s.id)) {  // in the row of the stage it differentiates, its column's backward part
-            const MapBox& of = map.boxes[size_t(map.findStage(forwardStageOf(s.id)))];
+            const MapBox& of = map.boxes[size_t(map.findStage(mapRowOf(s.id)))];
             MapBox b;
             b.stage = s.id, b.key = key, b.title = std::string(s.title), b.number = s.number, b.inBlock = s.inBlock, b.backward = true;
             b.column = of.column, b.row = of.row;

@@ -92,8 +92,12 @@ struct ForwardMap {
 bool mapOmits(StageId stage, bool backward = false, bool lora = false);
 // Whether a training trace is a LoRA fine-tuning step's: it records lora_backward stages.
 bool trainsLora(const std::vector<TracedStage>& stages);
-// The forward stage a training stage differentiates, whose row it takes (the loss: the logits).
+// The forward stage a training stage differentiates (the loss: the logits; an adapter's backward:
+// its product, which the map does not show).
 StageId forwardStageOf(StageId trainingStage);
+// The forward stage whose row a training stage's box takes on the map: the one it differentiates,
+// but for an adapter's backward.
+StageId mapRowOf(StageId trainingStage);
 
 // The diagram's layout: one row of columns (an HTML export's), or for a narrow window the columns
 // wrapped `columnsPerBand` to a band, and room for Q/K/V's shapes (the viewer's, whose labels keep

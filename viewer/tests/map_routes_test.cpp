@@ -125,8 +125,8 @@ TEST_CASE("a training step's map: each backward stage beside the forward stage i
             if (!b.backward) continue;
             ++backward;
             INFO(b.key);
-            REQUIRE(map.findStage(forwardStageOf(b.stage)) >= 0);
-            const MapBox& of = map.boxes[size_t(map.findStage(forwardStageOf(b.stage)))];
+            REQUIRE(map.findStage(mapRowOf(b.stage)) >= 0);
+            const MapBox& of = map.boxes[size_t(map.findStage(mapRowOf(b.stage)))];
             // In its row, right of every forward box of its column.
             CHECK((b.row == of.row && b.column == of.column && near(b.y, of.y)));
             for (const MapBox& f : map.boxes)
@@ -137,6 +137,8 @@ TEST_CASE("a training step's map: each backward stage beside the forward stage i
         CHECK(buildForwardMap(8, {perBand, true, true}).find("lora_backward") < 0);
         // LoRA's backward stands in the attention column's first row, off the chain: an adapter's A
         // and B are leaves, as the weights are, and the gradient flows past them.
+        // It differentiates the adapter's product (the heatmap names that stage), not the stage whose row it borrows.
+        CHECK(forwardStageOf(llama::StageId::LoraBackward) == llama::StageId::LoraProduct);
         const int lora = map.find("lora_backward");
         REQUIRE(lora >= 0);
         CHECK(map.boxes[size_t(lora)].label == "\u2202 LoRA A, B");
