@@ -293,13 +293,16 @@ struct PreparedX {
     std::vector<uint16_t> paired;       // Paired: KernelSet::pairRows's rows
 };
 
-PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights) {
-    PreparedX px;
-    if (form == XForm::AsStored) return px;
+// Into px, whose buffers an earlier call may have left (ReadyX keeps a thread's).
+void prepareX(PreparedX& px, const Tensor& x, const Problem& p, XForm form, DType weights) {
+    px.f32 = nullptr;
+    if (form == XForm::AsStored) return;
     if (form == XForm::Paired) {
-        px.paired.resize(size_t(p.rows * p.kernel.pairedRowLength(p.k)));
+        // pairRows writes every value: a buffer kept from a larger call is not zeroed again.
+        const size_t n = size_t(p.rows * p.kernel.pairedRowLength(p.k));
+        if (px.paired.size() < n) px.paired.resize(n);
         p.kernel.pairRows(x.data<uint16_t>(), p.rows, p.k, px.paired.data());
-        return px;
+        return;
     }
     if (x.dtype() == DType::F32 && form != XForm::F32Padded) {
         px.f32 = x.data<float>();
@@ -317,7 +320,6 @@ PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights)
         px.packed =
             kernels::packActivations(px.f32, p.rows, p.k, dtypeBlockSize(weights), weights == DType::Q4_K, p.kernel.lanes);
     if (form == XForm::PackedBytes) px.packed = kernels::packActivationBytes(px.f32, p.rows, p.k, p.kernel.lanes);
-    return px;
 }
 
 BlockRows blockRows(const Tensor& weights, int64_t k) {
@@ -348,13 +350,13 @@ public:
     ReadyX(const Tensor& x, const Problem& p, XForm form, DType weights)
         : x_(x), p_(p), form_(form), weights_(weights), call_(++calls_),
           perThread_(ThreadPool::global().threadCount() > 1 && x.numel() * int64_t(sizeof(float)) <= kPerThreadBytes) {
-        if (!perThread_) shared_ = prepareX(x, p, form, weights);
+        if (!perThread_) prepareX(shared_, x, p, form, weights);
     }
     const PreparedX& forThisThread() const {
         if (!perThread_) return shared_;
         thread_local Mine mine;
         if (mine.call != call_) {
-            mine.px = prepareX(x_, p_, form_, weights_);
+            prepareX(mine.px, x_, p_, form_, weights_);
             mine.call = call_;
         }
         return mine.px;
