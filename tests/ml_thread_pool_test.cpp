@@ -3,6 +3,7 @@
 #include <atomic>
 #include <future>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "ml/thread_pool.h"
@@ -33,6 +34,25 @@ TEST_CASE("parallelFor covers every index exactly once", "[ml][thread_pool]") {
         REQUIRE(pool.threadCount() == threads);
         for (int64_t n : {1, 2, 7, 64, 1000, 4099})
             for (int64_t minChunk : {1, 3, 100, 5000}) REQUIRE(coversEachIndexOnce(pool, n, minChunk));
+    }
+}
+
+TEST_CASE("parallelFor gives each thread a home range: the caller starts at index 0 and no chunk crosses a home's edge", "[ml][thread_pool]") {
+    // A thread writes the same part of a result in every call (thread_pool.cpp says why).
+    for (int threads : {2, 3}) {
+        ThreadPool pool(threads);
+        const int64_t n = 999;
+        for (int round = 0; round < 200; ++round) {
+            std::atomic<bool> crossed = false, frontElsewhere = false;
+            const auto caller = std::this_thread::get_id();
+            pool.parallelFor(n, [&](int64_t b, int64_t e) {
+                for (int h = 1; h < threads; ++h)
+                    if (b < n * h / threads && e > n * h / threads) crossed = true;
+                if (b == 0 && std::this_thread::get_id() != caller) frontElsewhere = true;
+            });
+            REQUIRE_FALSE(crossed);
+            REQUIRE_FALSE(frontElsewhere);
+        }
     }
 }
 

@@ -61,25 +61,28 @@ Broadcast planBroadcast(const char* op, const Shape& a, const Shape& b) {
     return p;
 }
 
-// Runs split over the pool: the mask's Add over all heads' scores is 32M elements at 1,024 tokens.
+// Split over the pool by elements, not runs: the mask's Add over all heads' scores is 32M elements
+// at 1,024 tokens, and a residual Add or the feed-forward's product of two same-shaped tensors is a
+// single run.
 template <class A, class B, class Fn>
 void broadcastFloat(const Broadcast& p, const A* a, const B* b, A* out, Fn fn) {
     ThreadPool::global().parallelFor(
-        shapeNumel(p.outerShape),
-        [&](int64_t o0, int64_t o1) {
-            for (int64_t o = o0; o < o1; ++o) {
+        shapeNumel(p.outerShape) * p.run,
+        [&](int64_t i0, int64_t i1) {
+            for (int64_t o = i0 / p.run; o * p.run < i1; ++o) {
+                const int64_t from = std::max(i0, o * p.run) - o * p.run, to = std::min(i1, (o + 1) * p.run) - o * p.run;
                 const A* ar = a + o * p.run;
                 const B* br = b + p.bOffset(o);
                 A* yr = out + o * p.run;
                 if (p.bRunIsScalar) {
                     float bv = toF32(br[0]);
-                    for (int64_t i = 0; i < p.run; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), bv));
+                    for (int64_t i = from; i < to; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), bv));
                 } else {
-                    for (int64_t i = 0; i < p.run; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), toF32(br[i])));
+                    for (int64_t i = from; i < to; ++i) yr[i] = fromF32<A>(fn(toF32(ar[i]), toF32(br[i])));
                 }
             }
         },
-        std::max<int64_t>(1, detail::kElementsPerTask / std::max<int64_t>(1, p.run)));
+        detail::kElementsPerTask);
 }
 
 // Applies fn(float a, float b) over a with b broadcast, for F32/BF16 operands in any mix.
@@ -123,16 +126,20 @@ Tensor multiplyComplex(const Tensor& a, const Tensor& b) {
         fail(op, "a " + a.shapeStr() + " is Complex64 but b " + b.shapeStr() + " is " + dtypeName(b.dtype()));
     Broadcast p = planBroadcast(op, a.shape(), b.shape());
     if (!a.hasData() || !b.hasData()) return Tensor::shapeOnly(a.shape(), a.dtype());
-    Tensor y(a.shape(), DType::Complex64);
+    Tensor y = Tensor::uninitialized(a.shape(), DType::Complex64);
     const Complex64* ad = a.data<Complex64>();
     const Complex64* bd = b.data<Complex64>();
     Complex64* yd = y.mutableData<Complex64>();
-    int64_t outer = shapeNumel(p.outerShape);
-    for (int64_t o = 0; o < outer; ++o) {
-        const Complex64* br = bd + p.bOffset(o);
-        for (int64_t i = 0; i < p.run; ++i)
-            yd[o * p.run + i] = complexMultiply(ad[o * p.run + i], br[p.bRunIsScalar ? 0 : i]);
-    }
+    ThreadPool::global().parallelFor(
+        shapeNumel(p.outerShape),
+        [&](int64_t o0, int64_t o1) {
+            for (int64_t o = o0; o < o1; ++o) {
+                const Complex64* br = bd + p.bOffset(o);
+                for (int64_t i = 0; i < p.run; ++i)
+                    yd[o * p.run + i] = complexMultiply(ad[o * p.run + i], br[p.bRunIsScalar ? 0 : i]);
+            }
+        },
+        std::max<int64_t>(1, detail::kNormElementsPerTask / std::max<int64_t>(1, p.run)));
     return y;
 }
 // The loop shares complexMultiply's options: GCC does not inline across different ones, and

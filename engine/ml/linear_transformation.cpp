@@ -22,6 +22,7 @@
 // time (dequantize()): the straightforward method, kept as the reference the integer
 // kernels are tested against.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <vector>
@@ -293,13 +294,16 @@ struct PreparedX {
     CacheLineVector<uint16_t> prepared;  // Prepared: KernelSet::prepareRows's rows
 };
 
-PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights) {
-    PreparedX px;
-    if (form == XForm::AsStored) return px;
+// Into px, whose buffers an earlier call may have left (ReadyX keeps a thread's).
+void prepareX(PreparedX& px, const Tensor& x, const Problem& p, XForm form, DType weights) {
+    px.f32 = nullptr;
+    if (form == XForm::AsStored) return;
     if (form == XForm::Prepared) {
-        px.prepared.resize(size_t(p.rows * p.kernel.preparedRowLength(p.k)));
+        // prepareRows writes every value: a buffer kept from a larger call is not zeroed again.
+        const size_t n = size_t(p.rows * p.kernel.preparedRowLength(p.k));
+        if (px.prepared.size() < n) px.prepared.resize(n);
         p.kernel.prepareRows(x.data<uint16_t>(), p.rows, p.k, px.prepared.data());
-        return px;
+        return;
     }
     if (x.dtype() == DType::F32 && form != XForm::F32Padded) {
         px.f32 = x.data<float>();
@@ -317,7 +321,6 @@ PreparedX prepareX(const Tensor& x, const Problem& p, XForm form, DType weights)
         px.packed =
             kernels::packActivations(px.f32, p.rows, p.k, dtypeBlockSize(weights), weights == DType::Q4_K, p.kernel.lanes);
     if (form == XForm::PackedBytes) px.packed = kernels::packActivationBytes(px.f32, p.rows, p.k, p.kernel.lanes);
-    return px;
 }
 
 BlockRows blockRows(const Tensor& weights, int64_t k) {
@@ -334,47 +337,97 @@ void visitWeights(const Tensor& weights, int64_t k, Fn&& fn) {
         fn(blockRows(weights, k));
 }
 
+// x made ready (PreparedX) where a chunk's thread reads it. On two cores a line one core wrote and
+// the other then read costs 100-450 ns to write again (docs/speed.md, "Two threads on a small
+// model"), and a heap block comes back to the thread that frees it: x made ready once by the
+// calling thread, into the block the other threads read in the call before, cost a small model's prefill more than its matrix product (the bundled
+// model's 256 x 256 products at 62 rows ran slower on two threads than on one). So a small x is
+// made ready by each thread for itself, from x as stored, on its first chunk of the call: the
+// same values, in blocks only that thread writes. A large one is made ready once and shared, as
+// copying it per thread would cost more than the shared lines do.
+class ReadyX {
+public:
+    ReadyX(const Tensor& x, const Problem& p, XForm form, DType weights)
+        : x_(x), p_(p), form_(form), weights_(weights), call_(++calls_),
+          perThread_(ThreadPool::global().threadCount() > 1 && x.numel() * int64_t(sizeof(float)) <= kPerThreadBytes) {
+        if (!perThread_) prepareX(shared_, x, p, form, weights);
+    }
+    const PreparedX& forThisThread() const {
+        if (!perThread_) return shared_;
+        thread_local Mine mine;
+        if (mine.call != call_) {
+            prepareX(mine.px, x_, p_, form_, weights_);
+            mine.call = call_;
+        }
+        return mine.px;
+    }
+
+private:
+    struct Mine {
+        uint64_t call = 0;
+        PreparedX px;
+    };
+    static constexpr int64_t kPerThreadBytes = int64_t(1) << 20;  // x as F32; in L2 on every core
+    static inline std::atomic<uint64_t> calls_{0};
+
+    const Tensor& x_;
+    const Problem& p_;
+    XForm form_;
+    DType weights_;
+    uint64_t call_;  // which call a thread's PreparedX was made for
+    bool perThread_;
+    PreparedX shared_;
+};
+
 template <class Y>
-void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, const Tensor& x, const PreparedX& px,
+void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, const Tensor& x, const ReadyX& ready,
              const Tensor& weights, Y* y) {
-    auto forRows = [&](auto&& fn) { forOutputRows(p, step.rowsPerTask, fn); };
+    // fn(problem with the thread's x, the thread's PreparedX, o0, o1) over the output rows.
+    auto forRows = [&](auto&& fn) {
+        forOutputRows(p, step.rowsPerTask, [&](int64_t o0, int64_t o1) {
+            const PreparedX& px = ready.forThisThread();
+            Problem q = p;
+            q.x = px.f32;
+            fn(q, px, o0, o1);
+        });
+    };
     switch (step.route) {
         case LinearRoute::QuantizedDots: {
             const BlockRows w = blockRows(weights, p.k);
-            const uint8_t* xq = px.quantized.data();
             if (plan.dot32)
-                return forRows([&](int64_t o0, int64_t o1) {
-                    quantizedRows(p, w, reinterpret_cast<const kernels::BlockQ8x32*>(xq), plan.dot32, y, o0, o1);
+                return forRows([&](const Problem& q, const PreparedX& px, int64_t o0, int64_t o1) {
+                    quantizedRows(q, w, reinterpret_cast<const kernels::BlockQ8x32*>(px.quantized.data()), plan.dot32, y, o0, o1);
                 });
-            return forRows([&](int64_t o0, int64_t o1) {
-                quantizedRows(p, w, reinterpret_cast<const kernels::BlockQ8x256*>(xq), plan.dot256, y, o0, o1);
+            return forRows([&](const Problem& q, const PreparedX& px, int64_t o0, int64_t o1) {
+                quantizedRows(q, w, reinterpret_cast<const kernels::BlockQ8x256*>(px.quantized.data()), plan.dot256, y, o0, o1);
             });
         }
-        case LinearRoute::Int16Panels: {
-            const PanelWeights pw{plan.format, blockRows(weights, p.k), &px.packed};
-            return forRows([&](int64_t o0, int64_t o1) { panelRows(p, pw, y, o0, o1); });
-        }
-        case LinearRoute::BytePanels: {
-            const PanelWeights pw{plan.format, blockRows(weights, p.k), &px.packed};
-            return forRows([&](int64_t o0, int64_t o1) { bytePanelRows(p, pw, y, o0, o1); });
-        }
+        case LinearRoute::Int16Panels:
+            return forRows([&](const Problem& q, const PreparedX& px, int64_t o0, int64_t o1) {
+                panelRows(q, PanelWeights{plan.format, blockRows(weights, p.k), &px.packed}, y, o0, o1);
+            });
+        case LinearRoute::BytePanels:
+            return forRows([&](const Problem& q, const PreparedX& px, int64_t o0, int64_t o1) {
+                bytePanelRows(q, PanelWeights{plan.format, blockRows(weights, p.k), &px.packed}, y, o0, o1);
+            });
         case LinearRoute::BF16Pair:
-            return forRows([&](int64_t o0, int64_t o1) {
-                bf16PairRows(p, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1);
+            return forRows([&](const Problem& q, const PreparedX&, int64_t o0, int64_t o1) {
+                bf16PairRows(q, x.data<uint16_t>(), weights.data<uint16_t>(), y, o0, o1);
             });
         case LinearRoute::BF16Dots:
-            return forRows([&](int64_t o0, int64_t o1) { bf16DotRows(p, weights.data<uint16_t>(), y, o0, o1); });
-        case LinearRoute::BF16Tiles: {
-            const uint16_t* xs = step.x == XForm::Prepared ? px.prepared.data() : x.data<uint16_t>();
-            return forRows([&](int64_t o0, int64_t o1) { nativeBF16Rows(p, xs, weights.data<uint16_t>(), y, o0, o1); });
-        }
+            return forRows([&](const Problem& q, const PreparedX&, int64_t o0, int64_t o1) { bf16DotRows(q, weights.data<uint16_t>(), y, o0, o1); });
+        case LinearRoute::BF16Tiles:
+            return forRows([&](const Problem& q, const PreparedX& px, int64_t o0, int64_t o1) {
+                const uint16_t* xs = step.x == XForm::Prepared ? px.prepared.data() : x.data<uint16_t>();
+                nativeBF16Rows(q, xs, weights.data<uint16_t>(), y, o0, o1);
+            });
         case LinearRoute::Stream:
             return visitWeights(weights, p.k, [&](const auto& w) {
-                forRows([&](int64_t o0, int64_t o1) { streamRows(p, w, y, o0, o1); });
+                forRows([&](const Problem& q, const PreparedX&, int64_t o0, int64_t o1) { streamRows(q, w, y, o0, o1); });
             });
         case LinearRoute::Tiles:
             return visitWeights(weights, p.k, [&](const auto& w) {
-                forRows([&](int64_t o0, int64_t o1) { blockedRows(p, w, y, o0, o1); });
+                forRows([&](const Problem& q, const PreparedX&, int64_t o0, int64_t o1) { blockedRows(q, w, y, o0, o1); });
             });
     }
 }
@@ -399,9 +452,8 @@ Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan) {
     Problem p{*plan.kernels, nullptr, k ? x.numel() / k : 0, k, weights.dim(0)};
     if (p.rows == 0 || p.out == 0) return y;
     const LinearStep& step = plan.step(p.rows, x.dtype());
-    const PreparedX px = prepareX(x, p, step.x, plan.weights);
-    p.x = px.f32;
-    detail::visitFloat(x.dtype(), [&](auto yTag) { runStep(p, step, plan, x, px, weights, y.mutableData<decltype(yTag)>()); });
+    const ReadyX ready(x, p, step.x, plan.weights);
+    detail::visitFloat(x.dtype(), [&](auto yTag) { runStep(p, step, plan, x, ready, weights, y.mutableData<decltype(yTag)>()); });
     return y;
 }
 

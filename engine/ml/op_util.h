@@ -16,6 +16,9 @@ namespace llama::ml::detail {
 // Elements per pool task for cheap elementwise work: below this, handing a chunk to another
 // thread costs more than it saves.
 inline constexpr int64_t kElementsPerTask = 16384;
+// The same for elements that cost more each (a norm's, a complex product's): a 62-token prefill's
+// rows of a 256-wide model split.
+inline constexpr int64_t kNormElementsPerTask = 4096;
 
 inline std::string shapeStr(const Shape& s) { return "shape(" + shapeToString(s) + ")"; }
 

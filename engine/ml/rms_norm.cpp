@@ -3,10 +3,12 @@
 //   n rounded to x's dtype,
 //   n * weight                       computed in F32, rounded to x's dtype.
 // The two roundings are deliberate: they are what the BF16 reference model does.
+#include <algorithm>
 #include <cmath>
 
 #include "ml/op_util.h"
 #include "ml/ops.h"
+#include "ml/thread_pool.h"
 
 namespace llama::ml {
 
@@ -43,14 +45,21 @@ Tensor RMSNorm(const Tensor& x, const Tensor& weight, float eps) {
         detail::fail(op, "weight " + weight.shapeStr() + " does not match x " + x.shapeStr() +
                              " (expected weight [dim] for x [..., dim])");
     if (!x.hasData() || !weight.hasData()) return Tensor::shapeOnly(x.shape(), x.dtype());
-    Tensor y(x.shape(), x.dtype());
+    Tensor y = Tensor::uninitialized(x.shape(), x.dtype());
     int64_t dim = x.dim(-1);
     int64_t rows = dim ? x.numel() / dim : 0;
     detail::visitFloat(x.dtype(), [&](auto xTag) {
         using X = decltype(xTag);
         detail::visitFloat(weight.dtype(), [&](auto wTag) {
             using W = decltype(wTag);
-            normRows(x.data<X>(), weight.data<W>(), y.mutableData<X>(), rows, dim, eps);
+            // Rows are independent. A prefill's rows split over the pool: on one thread, the rows the
+            // other core had just written cost a small model's norm more at two threads than at one.
+            ThreadPool::global().parallelFor(
+                rows,
+                [&](int64_t r0, int64_t r1) {
+                    normRows(x.data<X>() + r0 * dim, weight.data<W>(), y.mutableData<X>() + r0 * dim, r1 - r0, dim, eps);
+                },
+                std::max<int64_t>(1, detail::kNormElementsPerTask / std::max<int64_t>(1, dim)));
         });
     });
     return y;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <utility>
 #include <csignal>
 #include <chrono>
 #include <memory>
@@ -17,6 +18,9 @@ namespace {
 // True while this thread holds a compute slot: a nested parallelFor then runs inline,
 // because waiting for a second slot while holding one could deadlock.
 thread_local bool tHoldsSlot = false;
+// Which home range of a job this thread claims from first (ThreadPool::Job): 0 for a caller, 1 to
+// threads - 1 for the workers.
+thread_local int tHome = 0;
 
 std::once_flag gCreated;
 std::unique_ptr<ThreadPool> gPool;
@@ -52,16 +56,52 @@ inline void cpuRelax() {
 
 }  // namespace
 
+// The indices are split into one home range per thread (fewer where a range would hold less than
+// minChunk), and a thread claims from the front of its own range first, then from the back of the
+// fullest other one. So a thread writes the same part of an op's result in every call, which keeps
+// those cache lines in its own core: on this 2-core VM a line the other core holds costs 100-450 ns
+// to write (docs/speed.md, "Two threads on a small model"), and with chunks handed out by timing
+// alone half of every small result was such lines.
 struct ThreadPool::Job {
+    static constexpr int kMaxHomes = 16;  // threads past this share home ranges
+    struct Range {
+        int64_t next, end;  // unclaimed: [next, end)
+        int64_t left() const { return end - next; }
+    };
+
     const std::function<void(int64_t, int64_t)>* fn;
     int64_t n;
     int64_t minChunk;
-    int64_t next = 0;              // the first index not yet claimed
+    int homes;
+    Range ranges[kMaxHomes];
+    int64_t unclaimed;
     std::atomic<int64_t> done = 0;  // indices whose chunk has finished
     std::exception_ptr error;
 
-    bool claimable() const { return next < n; }
+    Job(const std::function<void(int64_t, int64_t)>* f, int64_t count, int64_t min, int threads)
+        : fn(f), n(count), minChunk(std::max<int64_t>(1, min)),
+          homes(int(std::clamp<int64_t>(count / minChunk, 1, std::min(threads, kMaxHomes)))), unclaimed(count) {
+        for (int h = 0; h < homes; ++h) ranges[h] = {n * h / homes, n * (h + 1) / homes};
+    }
+    bool claimable() const { return unclaimed > 0; }
     bool finished() const { return done.load(std::memory_order_acquire) == n; }
+    // The next chunk for a thread whose home is `home`, at most `size` indices.
+    std::pair<int64_t, int64_t> claim(int home, int64_t size) {
+        Range& own = ranges[home % homes];
+        int64_t begin, end;
+        if (own.left() > 0) {
+            begin = own.next;
+            end = own.next = std::min(own.end, begin + size);
+        } else {
+            Range* fullest = &ranges[0];
+            for (int h = 1; h < homes; ++h)
+                if (ranges[h].left() > fullest->left()) fullest = &ranges[h];
+            end = fullest->end;
+            begin = fullest->end = std::max(fullest->next, end - size);
+        }
+        unclaimed -= end - begin;
+        return {begin, end};
+    }
 };
 
 ThreadPool::ThreadPool(int threads) : slots_(threads), freeSlots_(threads) {
@@ -70,7 +110,8 @@ ThreadPool::ThreadPool(int threads) : slots_(threads), freeSlots_(threads) {
                                     " (4x this machine's cores)");
     try {
         for (int i = 0; i + 1 < threads; ++i)
-            workers_.emplace_back([this] {
+            workers_.emplace_back([this, i] {
+                tHome = i + 1;
                 // Signals go to the thread that started the work: Ctrl-C must wake a stepper waiting
                 // for a command on stdin, not a worker waiting for a chunk.
                 sigset_t signals;
@@ -148,9 +189,7 @@ void ThreadPool::pollBeforeSleeping(std::unique_lock<std::mutex>& lock, Done&& d
 }
 
 void ThreadPool::runChunk(Job& job, std::unique_lock<std::mutex>& lock) {
-    const int64_t begin = job.next;
-    const int64_t end = std::min(job.n, begin + std::max(job.minChunk, (job.n - begin) / (kShare * slots_)));
-    job.next = end;
+    const auto [begin, end] = job.claim(tHome, std::max(job.minChunk, job.unclaimed / (kShare * slots_)));
     if (!job.claimable()) {
         std::erase(jobs_, &job);
         claimable_.store(jobs_.size(), std::memory_order_relaxed);
@@ -188,7 +227,7 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
         fn(0, n);
         return;
     }
-    Job job{&fn, n, std::max<int64_t>(1, minChunk), 0, 0, nullptr};
+    Job job(&fn, n, minChunk, slots_);
 
     std::unique_lock lock(mutex_);
     jobs_.push_back(&job);

@@ -42,7 +42,8 @@ public:
     int threadCount() const { return slots_; }
 
     // Calls fn(begin, end) over disjoint ranges covering [0, n), in parallel, and returns when
-    // all are done. Ranges hold at least minChunk indices (except possibly the last one), so
+    // all are done. Ranges hold at least minChunk indices (except the last of a thread's home range,
+    // thread_pool.cpp), so
     // tiny loops are not split into chunks that cost more to schedule than to run.
     // Safe to call from several threads at once; a call from inside fn runs serially on the
     // calling thread (it already holds a slot). The first exception thrown by fn is rethrown.
