@@ -208,6 +208,32 @@ TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 read
     fs::remove(path);
 }
 
+// The writers' read-back check (trace_readback.h) reads a trace to check it, not to show it: every
+// stage is read and its values decoded, then they are dropped, so it holds one record's values.
+TEST_CASE("trace: read only to be checked, a run keeps every stage's tensors and summaries but no values", "[trace]") {
+    const fs::path path = tempTrace("checked");
+    record(path, TraceOptions{});
+    const std::string bytes = readTraceFile(path.string());
+    const TraceRun kept = readTraceBytes(bytes, path.string());
+    const TraceRun checked = readTraceBytes(bytes, path.string(), {}, TraceValues::Drop);
+    REQUIRE(checked.stages.size() == kept.stages.size());
+    size_t valuesKept = 0;
+    for (size_t i = 0; i < kept.stages.size(); ++i) {
+        INFO("stage " << i);
+        REQUIRE(checked.stages[i].tensors.size() == kept.stages[i].tensors.size());
+        for (size_t j = 0; j < kept.stages[i].tensors.size(); ++j) {
+            const TracedTensor &a = kept.stages[i].tensors[j], &b = checked.stages[i].tensors[j];
+            CHECK(b.name == a.name);
+            CHECK(b.shape == a.shape);
+            CHECK(b.stats.has_value() == a.stats.has_value());
+            CHECK_FALSE(b.hasValues());
+            valuesKept += a.hasValues();
+        }
+    }
+    CHECK(valuesKept > 0);  // the run stored values: there was something to drop
+    CHECK(checked.generatedText == kept.generatedText);
+}
+
 TEST_CASE("trace: a message's JSON string reads back whatever byte is special and wherever it falls", "[trace]") {
     // appendString appends runs of plain bytes whole: each special byte at each offset of a
     // 40-byte line (a run's start, middle and end) must be escaped, read back by nlohmann::json

@@ -9,7 +9,7 @@
 
 namespace llama {
 
-InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly)
+InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly, DType cacheDType)
     : maxSeqLen(args.max_seq_len),
       Cells(args.max_seq_len),
       nLayers_(args.n_layers),
@@ -19,8 +19,8 @@ InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly)
       headDim_(args.headDim()) {
     Shape cacheShape{args.max_seq_len, args.n_kv_heads, args.headDim()};
     for (int i = 0; i < args.n_layers; ++i) {
-        CacheK.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, DType::BF16) : Tensor(cacheShape, DType::BF16));
-        CacheV.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, DType::BF16) : Tensor(cacheShape, DType::BF16));
+        CacheK.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, cacheDType) : Tensor(cacheShape, cacheDType));
+        CacheV.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, cacheDType) : Tensor(cacheShape, cacheDType));
     }
 }
 

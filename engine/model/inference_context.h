@@ -23,8 +23,10 @@ inline SkippedIf skippedIf(bool condition) { return {condition}; }
 
 class InferenceContext {
 public:
-    // Caches are allocated for max_seq_len positions (shape-only when `shapesOnly`, for dry runs).
-    InferenceContext(const ModelArgs& args, bool shapesOnly = false);
+    // Caches are allocated for max_seq_len positions (shape-only when `shapesOnly`, for dry runs),
+    // as `cacheDType`: the run's compute dtype where the caller knows it, so that they are not
+    // allocated (and zeroed: touched) twice.
+    InferenceContext(const ModelArgs& args, bool shapesOnly = false, DType cacheDType = DType::BF16);
 
     std::vector<Tensor> CacheK;  // per layer: [maxSeqLen, N_KVHeads, HeadDim]
     std::vector<Tensor> CacheV;
@@ -34,7 +36,7 @@ public:
     WhatIf whatIf;  // the experiment this run is, if any (default: the model itself)
 
     // The caches hold the run's compute dtype (LlamaTransformer::ComputeDType): allocated as
-    // BF16, they are reallocated as `dtype` at a run's first pass (cell 0); a later pass of
+    // another, they are reallocated as `dtype` at a run's first pass (cell 0); a later pass of
     // another dtype is a logic error (one context serves one transformer).
     void useCacheDType(DType dtype, Cell firstCell);
 

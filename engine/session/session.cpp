@@ -68,17 +68,19 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     if (const auto& s = settings_.whatIf.steering; s && s->directions.empty() && !s->files.empty())
         settings_.whatIf.steering = loadSteering(s->files, s->layers);
     if (settings_.whatIf.steering) settings_.whatIf.steering->validate(model.args.dim, model.args.n_layers);
-    InferenceContext ctx(model.args, shapesOnly_);
-    ctx.whatIf = settings_.whatIf;
     // --rope-theta and --compute-dtype bind a transformer of other angles or dtype for this run;
     // the loaded one stays.
     std::optional<LlamaTransformer> experiment;
     if (settings_.whatIf.ropeTheta || settings_.whatIf.computeDType) experiment.emplace(model, settings_.whatIf);
+    // Speculative decoding runs the loaded transformer (runSpeculative).
+    const LlamaTransformer& runs = experiment && !settings_.speculative() ? *experiment : *transformer_;
+    InferenceContext ctx(model.args, shapesOnly_, runs.ComputeDType);
+    ctx.whatIf = settings_.whatIf;
     for (StageObserver* o : observers_) ctx.addObserver(o);
     if (settings_.speculative()) return runSpeculative(ctx, onText);
     Sampler sampler(settings_.sampling);
     if (settings_.grammar) sampler.constrain(grammarConstraint(settings_.grammar, settings_.grammarSource, *model.tokenizer, shapesOnly_));
-    Generator generator(experiment ? *experiment : *transformer_, *model.tokenizer);
+    Generator generator(runs, *model.tokenizer);
     stop_ = false;
     ctx.stopWhen(&stop_);
     return generator.generate(ctx, prompt(), settings_.maxTokens, sampler, onText);
@@ -100,7 +102,7 @@ ParallelResult Session::runParallel(const std::vector<std::string>& prompts, Par
     for (const std::string& text : prompts)
         tokens.push_back(formatPrompt(settings_.mode, settings_.system, text, chatFormatFor(*model.tokenizer), settings_.allowSpecial)
                              .encode(*model.tokenizer));
-    InferenceContext ctx(model.args, shapesOnly_);
+    InferenceContext ctx(model.args, shapesOnly_, transformer_->ComputeDType);
     for (StageObserver* o : observers_) ctx.addObserver(o);
     stop_ = false;
     ctx.stopWhen(&stop_);

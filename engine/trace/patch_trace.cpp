@@ -118,7 +118,7 @@ std::string runRecords(const std::string& tracePath) {
     const std::string file = readTraceFile(tracePath);
     checkTraceHeader(file, tracePath);
     size_t pos = trace::kHeaderBytes;
-    readTraceRun(file, pos, tracePath, trace::kVersion, 0);  // a whole run, or TraceError
+    readTraceRun(file, pos, tracePath, trace::kVersion, 0, {}, true, TraceValues::Drop);  // a whole run, or TraceError
     return file.substr(trace::kHeaderBytes);
 }
 }  // namespace

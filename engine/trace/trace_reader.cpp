@@ -385,7 +385,7 @@ TraceRecordView nextTraceRecord(std::string_view bytes, size_t& pos, const std::
 }
 
 TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& path, uint32_t version, int firstIndex,
-                      const std::function<void(size_t done, size_t total)>& progress, bool endRequired) {
+                      const std::function<void(size_t done, size_t total)>& progress, bool endRequired, TraceValues values) {
     TraceRun run;
     run.version = version;
     bool ended = false;
@@ -396,6 +396,8 @@ TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& pa
                                          path, index));
         const TraceRecordView record = nextTraceRecord(bytes, pos, path, index);
         ended = readTraceRecord(record, run, path, index, index == firstIndex);
+        if (values == TraceValues::Drop && !run.stages.empty())
+            for (TracedTensor& t : run.stages.back().tensors) t.values = Tensor();
         if (progress) progress(pos, bytes.size());
     }
     checkTraceRecordsAgree(run, path, firstIndex, ended);
@@ -440,11 +442,12 @@ std::string readTraceFile(const std::string& path) {
     }
 }
 
-TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
+TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress,
+                        TraceValues values) {
     if (progress) progress(0, bytes.size());
     const uint32_t version = checkTraceHeader(bytes, path);
     size_t pos = trace::kHeaderBytes;
-    TraceRun run = readTraceRun(bytes, pos, path, version, 0, progress);
+    TraceRun run = readTraceRun(bytes, pos, path, version, 0, progress, true, values);
     if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
     return run;
 }

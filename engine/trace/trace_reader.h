@@ -122,11 +122,17 @@ struct TraceRun {
     std::vector<int> cacheFill(size_t stageIndex) const;
 };
 
+// What a reader keeps of the stages' stored values: all of them (to show them), or none (a check
+// that a file reads back: each stage's values are decoded and checked, then dropped, so it holds
+// one record's at a time, not the whole run's, twice the file's size).
+enum class TraceValues { Keep, Drop };
+
 // progress(done, total): bytes of the file read and then parsed, after each record (for a
 // progress bar; the records' parsing is most of the time).
 TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
 // The same from the file's bytes; `path` names the file in messages.
-TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
+TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {},
+                        TraceValues values = TraceValues::Keep);
 // A trace still being written (a run held at a stage, after TraceRecorder::flush): its META and
 // stage records so far. Nothing of END is there: no token lists, text or stop reason.
 TraceRun readTraceSoFar(const std::string& path);
@@ -147,6 +153,7 @@ bool readTraceRecord(const TraceRecordView& record, TraceRun& run, const std::st
 // One run's records, META to END, from `pos` (the record numbered `firstIndex`), moving `pos` past
 // them; without `endRequired`, the bytes may end before END.
 TraceRun readTraceRun(std::string_view bytes, size_t& pos, const std::string& path, uint32_t version, int firstIndex,
-                      const std::function<void(size_t done, size_t total)>& progress = {}, bool endRequired = true);
+                      const std::function<void(size_t done, size_t total)>& progress = {}, bool endRequired = true,
+                      TraceValues values = TraceValues::Keep);
 
 }  // namespace llama

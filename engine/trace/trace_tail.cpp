@@ -19,30 +19,38 @@ size_t TraceTail::read() {
     if (std::fseek(file.get(), 0, SEEK_END) != 0) throw TraceError(fmt::format("'{}' cannot be read", path_));
     const long size = std::ftell(file.get());
     if (size < 0 || uint64_t(size) < pos_) throw TraceError(fmt::format("'{}' is shorter than when it was last read ({} bytes)", path_, pos_));
-    std::string bytes(size_t(uint64_t(size) - pos_), '\0');
     std::fseek(file.get(), long(pos_), SEEK_SET);
-    if (!bytes.empty() && std::fread(bytes.data(), 1, bytes.size(), file.get()) != bytes.size())
-        throw TraceError(fmt::format("'{}' cannot be read at byte {}", path_, pos_));
-    size_t at = 0;
+    // The file's next `n` bytes, after the first `keep` of `bytes`.
+    std::string bytes;
+    const auto take = [&](size_t keep, uint64_t n) {
+        bytes.resize(keep + size_t(n));
+        if (n && std::fread(bytes.data() + keep, 1, size_t(n), file.get()) != size_t(n))
+            throw TraceError(fmt::format("'{}' cannot be read at byte {}", path_, pos_));
+    };
     if (pos_ == 0) {
-        if (bytes.size() < trace::kHeaderBytes) return 0;  // not even the header yet
+        if (uint64_t(size) < trace::kHeaderBytes) return 0;  // not even the header yet
+        take(0, trace::kHeaderBytes);
         run_.version = checkTraceHeader(bytes, path_);
-        at = trace::kHeaderBytes;
+        pos_ = trace::kHeaderBytes;
     }
+    // One record at a time, so that a finished run read at once holds one record's bytes beside
+    // its decoded values, not the whole file's.
     size_t read = 0;
-    const std::string_view view(bytes);
-    while (!ended_ && view.size() - at >= trace::kRecordHeaderBytes) {
-        // A record whose bytes are not all there yet is read next time.
+    while (!ended_ && uint64_t(size) - pos_ >= trace::kRecordHeaderBytes) {
+        take(0, trace::kRecordHeaderBytes);
         uint32_t jsonBytes;
         uint64_t dataBytes;
-        std::memcpy(&jsonBytes, view.data() + at + 4, 4);
-        std::memcpy(&dataBytes, view.data() + at + 8, 8);
-        if (uint64_t(view.size() - at - trace::kRecordHeaderBytes) < uint64_t(jsonBytes) + dataBytes) break;
-        const TraceRecordView record = nextTraceRecord(view, at, path_, records_);
+        std::memcpy(&jsonBytes, bytes.data() + 4, 4);
+        std::memcpy(&dataBytes, bytes.data() + 8, 8);
+        // A record whose bytes are not all there yet is read next time.
+        if (uint64_t(size) - pos_ - trace::kRecordHeaderBytes < uint64_t(jsonBytes) + dataBytes) break;
+        take(trace::kRecordHeaderBytes, uint64_t(jsonBytes) + dataBytes);
+        size_t at = 0;
+        const TraceRecordView record = nextTraceRecord(bytes, at, path_, records_);
         ended_ = readTraceRecord(record, run_, path_, records_, records_ == 0);
+        pos_ += at;
         ++records_, ++read;
     }
-    pos_ += at;
     return read;
 }
 

@@ -3,6 +3,7 @@
 // files is aborted and counted, and every console error or page error is collected.
 import puppeteer from 'puppeteer-core';
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -13,6 +14,41 @@ export async function launch() {
     args: ['--no-sandbox', '--disable-gpu'],
     headless: true,
   });
+}
+
+// The browser's largest renderer process (of its descendants, those started with
+// --type=renderer), from /proc: its resident bytes (rss), those of its mapping of `heapBytes` bytes
+// (heap: a module's memory is one anonymous mapping as large as the memory has grown) and its
+// private resident bytes (anon, RssAnon: less chromium's code and the other files it maps, which
+// other processes share).
+export function rendererMemory(browser, heapBytes) {
+  const parents = new Map();
+  for (const pid of readdirSync('/proc').filter(d => /^\d+$/.test(d))) {
+    try {
+      parents.set(+pid, +readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+    } catch { /* gone */ }
+  }
+  const browserPid = browser.process().pid;
+  const descends = pid => { for (let p = pid; p > 1; p = parents.get(p)) if (p === browserPid) return true; return false; };
+  const found = [];
+  for (const pid of parents.keys()) {
+    try {
+      if (!descends(pid) || !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      let rss = 0, heap = 0, size = 0;
+      for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+        const range = line.match(/^([0-9a-f]+)-([0-9a-f]+) /);
+        if (range) size = parseInt(range[2], 16) - parseInt(range[1], 16);
+        const kb = line.match(/^Rss:\s+(\d+) kB/);
+        if (kb) {
+          rss += 1024 * +kb[1];
+          if (size === heapBytes) heap = 1024 * +kb[1];
+        }
+      }
+      const anon = 1024 * +readFileSync(`/proc/${pid}/status`, 'utf8').match(/^RssAnon:\s+(\d+) kB/m)[1];
+      found.push({ pid, rss, heap, anon });
+    } catch { /* gone */ }
+  }
+  return found.sort((a, b) => b.rss - a.rss)[0];
 }
 
 // Serves `dir` with web/serve.mjs on a free port of 127.0.0.1, with the cross-origin isolation
