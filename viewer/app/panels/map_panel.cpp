@@ -155,7 +155,10 @@ std::string labelLane(const MapCanvas& cv, const MapBox& f, const MapBox& t, ImV
 // Right of the arrow, light on the dark panel (legible projected); a shape wider than the column's
 // right half moves left over the arrow, on a halo, to end at its edge. Returns the label drawn.
 std::string labelDown(const MapCanvas& cv, const MapBox& f, const MapBox& t, ImVec2 p0, const std::string& label) {
-    const float left = cv.at(std::min(f.x, t.x), 0).x, right = cv.at(std::max(f.x + f.w, t.x + t.w), 0).x;
+    // A box in a lane beside another (gate beside up) keeps its label under itself: the wider box
+    // below would let it run under its neighbour's, over that one's own label.
+    const bool lane = f.w < t.w;
+    const float left = cv.at(lane ? f.x : std::min(f.x, t.x), 0).x, right = cv.at(lane ? f.x + f.w : std::max(f.x + f.w, t.x + t.w), 0).x;
     std::string l = fitSmall(label, right - left - 4, cv.small);
     const float x = std::max(left + 2, std::min(p0.x + 4, right - smallWidth(l, cv.small)));
     if (x < p0.x + 4) haloText(cv, ImVec2(x, p0.y + 1), l);
