@@ -20,6 +20,11 @@ std::vector<std::string> nameDims(const Shape& shape, const DimContext& c) {
                                {"maxSeqLen", a.max_seq_len}});
     std::vector<std::string> names;
     for (int64_t size : shape) {
+        // An adapter's A and B have the rank as an axis; that it equals a head count is chance.
+        if (c.loraRank > 0 && size == c.loraRank) {
+            names.push_back("rank");
+            continue;
+        }
         std::string name;
         for (const auto& [label, value] : known) {
             if (value != size || value <= 0) continue;

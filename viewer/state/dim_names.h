@@ -13,6 +13,7 @@ struct DimContext {
     ModelArgs args;
     int seqLen = 0;    // tokens in this forward pass
     int startPos = 0;  // cached positions before them
+    int64_t loraRank = 0;  // an adapter's backward stage: its rank, which names that axis alone
 };
 
 // One name per axis. A size that matches several quantities gets them all ("8 = seqLen or

@@ -80,6 +80,10 @@ TEST_CASE("axes are named after the model's hyper-parameters") {
     c.seqLen = 8, c.startPos = 0;  // a prompt of 8 tokens with 8 heads: both are named
     CHECK(nameDims({8}, c) == std::vector<std::string>{"seqLen or N_Heads"});
     CHECK(nameDims({7}, c) == std::vector<std::string>{"7"});
+    // An adapter of rank 2 (the KV heads' count, by chance): its A and B name the rank.
+    c.loraRank = 2;
+    CHECK(nameDims({256, 2}, c) == std::vector<std::string>{"Dim", "rank"});
+    CHECK(nameDims({2, 1024}, c) == std::vector<std::string>{"rank", "FFNHiddenDim"});
 }
 
 TEST_CASE("an attention cell is explained as q.k / sqrt(HeadDim) + mask, then the row's softmax") {

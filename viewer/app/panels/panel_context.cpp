@@ -24,6 +24,7 @@ DimContext PanelContext::dims(const StageRecord& r) const {
     if (model) d.args = model->args;
     d.seqLen = r.seqLen;
     d.startPos = r.startPos;
+    if (const CapturedTensor* a = r.stage == StageId::LoraBackward ? r.find("dLoraA") : nullptr; a && !a->shape.empty()) d.loraRank = a->shape[0];
     return d;
 }
 
