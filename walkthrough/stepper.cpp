@@ -105,6 +105,7 @@ void TerminalStepper::onPause(const StageEvent& event) {
     for (;;) {
         out_ << "step> " << std::flush;
         std::string line;
+        errno = 0;  // a read that ends at the input's end sets none
         if (!std::getline(in_, line)) {
             // Ctrl-C wakes the read (interrupt.cpp installs its handler without SA_RESTART) and
             // has asked the session to stop: say so, and stop here.

@@ -340,8 +340,9 @@ void visitWeights(const Tensor& weights, int64_t k, Fn&& fn) {
 // x made ready (PreparedX) where a chunk's thread reads it. On two cores a line one core wrote and
 // the other then read costs 100-450 ns to write again (docs/speed.md, "Two threads on a small
 // model"), and a heap block comes back to the thread that frees it: x made ready once by the
-// calling thread, into the block the other threads read in the call before, cost a small model's prefill more than its matrix product (the bundled
-// model's 256 x 256 products at 62 rows ran slower on two threads than on one). So a small x is
+// calling thread, into the block the other threads read in the call before, cost a small model's
+// prefill more than its matrix product (the bundled model's 256 x 256 products at 62 rows ran
+// slower on two threads than on one). So a small x is
 // made ready by each thread for itself, from x as stored, on its first chunk of the call: the
 // same values, in blocks only that thread writes. A large one is made ready once and shared, as
 // copying it per thread would cost more than the shared lines do.

@@ -117,6 +117,34 @@ inline __m512 treeOf16(const __m512 a[16]) {
     return _mm512_add_ps(_mm512_shuffle_ps(v[0], v[1], _MM_SHUFFLE(2, 0, 2, 0)), _mm512_shuffle_ps(v[0], v[1], _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
+// Per-thread scratch p holding at least `need` values (`have` so far): malloc, not a std
+// container (see the top of x86_kernels.inl).
+template <class T>
+void grow(T*& p, int64_t& have, int64_t need) {
+    if (have >= need) return;
+    std::free(p);
+    p = static_cast<T*>(std::malloc(size_t(need) * sizeof(T)));
+    if (!p) throw std::bad_alloc();
+    have = need;
+}
+
+// BF16 x rows as stored, ldx values apart, widened a chunk at a time into per-thread scratch (the
+// avx512bf16 path's rows that vdpbf16ps must not take).
+void bf16RowsWidened(const uint16_t* x, int64_t ldx, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    struct Scratch {  // per thread, freed when the thread ends
+        float* data = nullptr;
+        int64_t capacity = 0;
+        ~Scratch() { std::free(data); }
+    };
+    static thread_local Scratch scratch;
+    grow(scratch.data, scratch.capacity, (rows < kWideChunkRows ? rows : kWideChunkRows) * k);
+    for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
+        const int64_t n = rows - s0 < kWideChunkRows ? rows - s0 : kWideChunkRows;
+        for (int64_t s = 0; s < n; ++s) widenX(x + (s0 + s) * ldx, k, scratch.data + s * k);
+        widenedRows(scratch.data, n, w, nw, k, out + s0 * ldo, ldo);
+    }
+}
+
 constexpr int kRX = 4, kRW = 4;     // 16 accumulators (treeOf16's 16), 4 weight vectors, x and the permutation: 22 of 32 registers
 constexpr int64_t kPairedFromRows = 5;  // fewer x rows take the widened tiles (bf16RowsPaired)
 constexpr int64_t kChunkRows = 32;  // x rows per pass over a block of weights (128 KiB at k = 2048, in L2)
@@ -150,7 +178,7 @@ void pairedTile(const uint16_t* const xr[kRX], const uint16_t* const wr[kRW], in
 // pairedIsExact with a group of weight rows goes through vdpbf16ps tiles, any other through the
 // widened ones.
 void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
-    struct Scratch {  // per thread, grown as needed (grow, x86_kernels.inl)
+    struct Scratch {  // per thread, grown as needed (grow, above)
         uint16_t* weights = nullptr;
         ExponentRange* ranges = nullptr;
         int64_t capacity = 0, groups = 0;

@@ -241,17 +241,6 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
 #endif
 }
 
-// Per-thread scratch p holding at least `need` values (`have` so far): malloc, not a std
-// container (see the top of this file).
-template <class T>
-void grow(T*& p, int64_t& have, int64_t need) {
-    if (have >= need) return;
-    std::free(p);
-    p = static_cast<T*>(std::malloc(size_t(need) * sizeof(T)));
-    if (!p) throw std::bad_alloc();
-    have = need;
-}
-
 // out[s * ldo + o] for x rows widened by widenX (k floats each) against nw BF16 weight rows,
 // kWideChunkRows x rows at a time over a block of weights (the chunk in L2, a weight pair in L1).
 void widenedRows(const float* xf, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
@@ -275,31 +264,15 @@ void widenedRows(const float* xf, int64_t rows, const uint16_t* w, int64_t nw, i
 }
 
 // KernelSet::prepareRows of the widened tiles: each x row as widenX leaves it, k floats in 2k
-// words (written and read only by this file's vector loads and stores, which may alias anything).
-int64_t widenedRowLength(int64_t k) { return 2 * k; }
-void widenRows(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out) {
+// words (written and read only as floats, by this file).
+// avx512bf16, which also compiles this file, prepares x its own way: unused there.
+[[maybe_unused]] int64_t widenedRowLength(int64_t k) { return 2 * k; }
+[[maybe_unused]] void widenRows(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out) {
     for (int64_t s = 0; s < rows; ++s) widenX(x + s * k, k, reinterpret_cast<float*>(out) + s * k);
 }
 // KernelSet::bf16Rows with x as widenRows left it.
-void bf16RowsPrewidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+[[maybe_unused]] void bf16RowsPrewidened(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
     widenedRows(reinterpret_cast<const float*>(x), rows, w, nw, k, out, ldo);
-}
-
-// BF16 x rows as stored, ldx values apart, widened a chunk at a time into per-thread scratch (the
-// avx512bf16 path's rows that vdpbf16ps must not take).
-void bf16RowsWidened(const uint16_t* x, int64_t ldx, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
-    struct Scratch {  // per thread, freed when the thread ends
-        float* data = nullptr;
-        int64_t capacity = 0;
-        ~Scratch() { std::free(data); }
-    };
-    static thread_local Scratch scratch;
-    grow(scratch.data, scratch.capacity, (rows < kWideChunkRows ? rows : kWideChunkRows) * k);
-    for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
-        const int64_t n = rows - s0 < kWideChunkRows ? rows - s0 : kWideChunkRows;
-        for (int64_t s = 0; s < n; ++s) widenX(x + (s0 + s) * ldx, k, scratch.data + s * k);
-        widenedRows(scratch.data, n, w, nw, k, out + s0 * ldo, ldo);
-    }
 }
 
 // ---- quantized decode (kernel_set.h's contract) --------------------------------------------
