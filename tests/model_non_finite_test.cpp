@@ -2,6 +2,7 @@
 // went non-finite (model/finite_logits.h), and the watch that finds it reads backward stages alike.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <limits>
 
 #include "model/finite_logits.h"
@@ -67,4 +68,34 @@ TEST_CASE("the non-finite watch names a backward stage's gradient as it names a 
     StageEvent masked{.stage = StageId::ScoresMask, .layer = 0, .step = 0, .fields = {{"mask", gradient}}};
     masked.tensors = {{"scores", &gradient}};
     CHECK_NOTHROW(watch.onStage(masked));
+}
+
+TEST_CASE("the first non-finite value is found wherever it sits, in every format the load scans", "[nonfinite]") {
+    // Positions on both sides of the scan's 256-value chunks, and the last value.
+    for (const int64_t at : {0, 255, 256, 511, 700, 999}) {
+        for (const DType dtype : {DType::F32, DType::BF16}) {
+            Tensor t({1000}, dtype);
+            fill(t, 1.0f);
+            CHECK_FALSE(firstNonFinite(t));
+            if (dtype == DType::BF16) {
+                t.mutableData<BFloat16>()[at] = BFloat16(std::numeric_limits<float>::infinity());
+                if (at + 1 < 1000) t.mutableData<BFloat16>()[at + 1] = BFloat16(std::numeric_limits<float>::quiet_NaN());
+            } else {
+                t.mutableData<float>()[at] = -std::numeric_limits<float>::infinity();
+                if (at + 1 < 1000) t.mutableData<float>()[at + 1] = std::numeric_limits<float>::quiet_NaN();
+            }
+            CHECK(firstNonFinite(t) == at);
+            // -infinity allowed: the F32 tensor's first is the NaN after it (none after the last value).
+            const auto allowed = firstNonFinite(t, true);
+            if (dtype == DType::BF16) CHECK(allowed == at);
+            else if (at + 1 < 1000) CHECK(allowed == at + 1);
+            else CHECK_FALSE(allowed);
+        }
+    }
+    // A quantized tensor is scanned by its blocks' F16 scales: block 300 of 320 (Q8_0: 34 bytes a block).
+    Tensor q({320 * 32}, DType::Q8_0);
+    std::memset(q.mutableData<uint8_t>(), 0, size_t(320) * 34);
+    CHECK_FALSE(firstNonFinite(q));
+    q.mutableData<uint8_t>()[300 * 34 + 1] = 0x7C;  // F16 +infinity, little-endian
+    CHECK(firstNonFinite(q) == 300);
 }
