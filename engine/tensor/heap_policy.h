@@ -11,9 +11,9 @@ namespace llama {
 // (glibc's M_MMAP_MAX 0, a trim threshold of 256 MiB), and faults in the heap's first 16 MiB at
 // once, so that a run's first pass, which is timed, does not pay for them: a small model's prompt
 // fits (a 126-token prefill of a stories260K-shaped model uses 3 MB, the bundled model's 32-token
-// one 6 MB), and without it a first pass on 2 threads took 1.4-1.8x as long as the next (docs/speed.md, "Only
-// the rows somebody reads"). Elsewhere it does nothing. llama-walkthrough and llama-viewer call
-// it first thing in main.
+// one 6 MB), and without it a first pass on 2 threads took 1.4-1.8x as long as the next
+// (docs/speed.md, "Only the rows somebody reads"). Elsewhere it does nothing. llama-walkthrough
+// and llama-viewer call it first thing in main.
 void keepTensorBlocksInHeap();
 
 }  // namespace llama
