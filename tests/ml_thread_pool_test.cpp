@@ -56,6 +56,22 @@ TEST_CASE("parallelFor gives each thread a home range: the caller starts at inde
     }
 }
 
+TEST_CASE("parallelFor runs a loop too small for two chunks on the calling thread, whole", "[ml][thread_pool]") {
+    // No worker takes a loop too small to split (thread_pool.cpp says why), polling or not.
+    ThreadPool pool(2);
+    const auto caller = std::this_thread::get_id();
+    for (int round = 0; round < 1000; ++round) {
+        int calls = 0;
+        bool elsewhere = false;
+        pool.parallelFor(64, [&](int64_t b, int64_t e) {
+            calls++;
+            elsewhere = elsewhere || std::this_thread::get_id() != caller || b != 0 || e != 64;
+        }, 33);
+        REQUIRE(calls == 1);
+        REQUIRE_FALSE(elsewhere);
+    }
+}
+
 TEST_CASE("parallelFor from three threads at once", "[ml][thread_pool]") {
     // As the model's Q, K, V tasks do: three callers share one pool of two slots.
     ThreadPool pool(2);

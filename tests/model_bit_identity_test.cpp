@@ -76,6 +76,27 @@ StageHashes runHashed(const Model& model, const std::vector<int32_t>& prompt, in
     return observer.hashes;
 }
 
+// The same run unobserved, each pass asking for the last row's logits only (as a generation
+// does): only those rows are projected to the vocabulary, and their hashes must be the
+// goldens' "logits/<step>", made from every row's projection.
+StageHashes runLastRowsOnly(const Model& model, const std::vector<int32_t>& prompt, int steps) {
+    LlamaTransformer transformer(model);
+    InferenceContext ctx(model.args);
+    StageHashes hashes;
+    std::vector<int32_t> tokens = prompt;
+    int pos = 0;
+    for (int step = 0; step <= steps; ++step) {
+        const std::vector<int32_t> input = step == 0 ? tokens : std::vector<int32_t>{tokens.back()};
+        Tensor logits = transformer.Forward(ctx, Tensor::fromInt32(input), pos, LogitRows::Last);
+        REQUIRE(logits.dim(0) == 1);
+        pos += int(input.size());
+        Tensor last = ml::ToFloat32(ml::Reshape(logits, {logits.dim(-1)}));
+        hashes["logits/" + std::to_string(step)] = hashBytes(last.rawData(), last.byteSize());
+        tokens.push_back(int32_t(ml::Argmax(last)));
+    }
+    return hashes;
+}
+
 StageHashes readGoldens(const fs::path& file) {
     StageHashes h;
     std::ifstream in(file);
@@ -123,6 +144,19 @@ void checkEveryPath(const std::string& name, const Model& model, const std::vect
     }
 }
 
+// The last-row-only run's logits against the goldens' on every kernel path.
+void checkLastRowsEveryPath(const std::string& name, const Model& model, const std::vector<int32_t>& prompt, int steps) {
+    StageHashes goldens = readGoldens(kGoldens / (name + ".txt"));
+    std::erase_if(goldens, [](const auto& kv) { return !kv.first.starts_with("logits/"); });
+    REQUIRE(goldens.size() == size_t(steps) + 1);
+    for (const std::string& path : ml::kernels::supportedPaths()) {
+        test::UsingKernels use(path);
+        const std::string difference = firstDifference(goldens, runLastRowsOnly(model, prompt, steps));
+        INFO(name << " on the " << path << " path, last rows only: first difference from the goldens at " << difference);
+        CHECK(difference.empty());
+    }
+}
+
 // A model of TinyLlama's layout (8 query heads per KV head, Llama 2's byte tokenizer) at a size a
 // test runs in a second: every linear weight converted to `type`, the rest BF16 (F32: everything).
 Model tinyLlamaShaped(DType type) {
@@ -156,20 +190,23 @@ Model tinyLlamaShaped(DType type) {
     return m;
 }
 
+// 19 prompt tokens: a prefill of more rows than any path's tile or panel group.
+const std::vector<int32_t> kTinyPrompt{1, 84, 104, 101, 32, 99, 97, 116, 32, 115, 97, 116, 32, 111, 110, 32, 116, 104, 101};
+
+std::vector<int32_t> bundledPrompt(const Model& bundled) { return bundled.tokenizer->encode("And the LORD spake unto Moses, saying, Take the rod", true); }
+
 }  // namespace
 
 TEST_CASE("Bit identity: the bundled model gives the same bits on every kernel path", "[bitidentity][model]") {
     static const Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    checkEveryPath("bundled", model, model.tokenizer->encode("And the LORD spake unto Moses, saying, Take the rod", true), 6);
+    checkEveryPath("bundled", model, bundledPrompt(model), 6);
 }
 
 TEST_CASE("Bit identity: TinyLlama-shaped weights of every type give the same bits on every kernel path", "[bitidentity][model]") {
     for (DType type : {DType::BF16, DType::F32, DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
         DYNAMIC_SECTION(dtypeName(type)) {
             const Model model = tinyLlamaShaped(type);
-            // 9 prompt tokens: a prefill of more rows than any path's tile or panel group.
-            std::vector<int32_t> prompt{1, 84, 104, 101, 32, 99, 97, 116, 32, 115, 97, 116, 32, 111, 110, 32, 116, 104, 101};
-            checkEveryPath(std::string("tinyllama-shaped-") + dtypeName(type), model, prompt, 4);
+            checkEveryPath(std::string("tinyllama-shaped-") + dtypeName(type), model, kTinyPrompt, 4);
         }
     }
 }
@@ -177,4 +214,21 @@ TEST_CASE("Bit identity: TinyLlama-shaped weights of every type give the same bi
 TEST_CASE("Bit identity: a llama2.c F32 checkpoint gives the same bits on every kernel path", "[bitidentity][model]") {
     const Model model = loadModel((fs::path(TEST_FIXTURES_DIR) / "llama2c" / "legacy.bin").string());
     checkEveryPath("llama2c-legacy", model, model.tokenizer->encode("Once upon a time", true), 6);
+}
+
+TEST_CASE("Bit identity: a pass asked for the last row's logits projects that row alone, to the same bits", "[bitidentity][model]") {
+    static const Model bundled = loadModel(std::string(ASSETS_DIR) + "/model");
+    SECTION("bundled") { checkLastRowsEveryPath("bundled", bundled, bundledPrompt(bundled), 6); }
+    for (DType type : {DType::BF16, DType::F32, DType::Q4_K}) {
+        DYNAMIC_SECTION(dtypeName(type)) {
+            checkLastRowsEveryPath(std::string("tinyllama-shaped-") + dtypeName(type), tinyLlamaShaped(type), kTinyPrompt, 4);
+        }
+    }
+    SECTION("watched, every row is projected, as the log shows") {
+        InferenceContext ctx(bundled.args);
+        HashingObserver observer;
+        ctx.addObserver(&observer);
+        const std::vector<int32_t> prompt = bundledPrompt(bundled);
+        CHECK(LlamaTransformer(bundled).Forward(ctx, Tensor::fromInt32(prompt), 0, LogitRows::Last).dim(0) == int64_t(prompt.size()));
+    }
 }

@@ -115,7 +115,7 @@ int runBench(const Options& o) {
     // the heap would otherwise count against the first run.
     {
         InferenceContext ctx = session.newContext();
-        session.forward(ctx, benchPrompt(promptLengths.front()), 0);
+        session.forward(ctx, benchPrompt(promptLengths.front()), 0, LogitRows::Last);
         session.forward(ctx, {1}, promptLengths.front());
     }
 
@@ -132,7 +132,8 @@ int runBench(const Options& o) {
             if (observer) ctx.addObserver(observer.get());
             ml::resetOpProfile();
             auto t0 = Clock::now();
-            Tensor logits = session.forward(ctx, benchPrompt(promptTokens), 0);
+            // The last row's logits, as a generation asks (and llama-bench's prompt pass computes).
+            Tensor logits = session.forward(ctx, benchPrompt(promptTokens), 0, LogitRows::Last);
             double prefill = std::chrono::duration<double>(Clock::now() - t0).count();
             if (o.benchProfile) prefillProfile.addSinceReset(promptTokens, 1, prefill);
             prefillTps[p].push_back(promptTokens / prefill);

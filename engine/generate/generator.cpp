@@ -38,7 +38,7 @@ public:
         ctx_.stage(marks::SequenceLoop{.phase = ctx_.step == 0 ? "prefill" : "decoding", .curPos = curPos_, .inputTokens = inputTokens});
 
         const auto t0 = Clock::now();
-        Tensor logits = transformer_.Forward(ctx_, inputTokens, startPos_);
+        Tensor logits = transformer_.Forward(ctx_, inputTokens, startPos_, LogitRows::Last);
         Tensor lastLogits = ml::Reshape(ml::Slice(logits, logits.dim(0) - 1, logits.dim(0)), {logits.dim(1)});
         // An observer is shown how many tokens a grammar allows: counted only then.
         sampler_.countAllowed(ctx_.observed());

@@ -44,7 +44,9 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
             const B_* bp = packedB.viewData<B_>();
             A* out = y.mutableData<A>();
             const int64_t tilesPerBatch = (M + detail::kTileRows - 1) / detail::kTileRows;
-            const int64_t minTiles = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, K * N * detail::kTileRows));
+            // A chunk's multiply-adds: a decode step's scores of a small model (8 heads of 8 values, 100
+            // positions: 6,400) cost less on one core than handed to another (docs/speed.md).
+            const int64_t minTiles = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, K * N * detail::kTileRows));
             ThreadPool::global().parallelFor(
                 B * tilesPerBatch,
                 [&](int64_t t0, int64_t t1) {

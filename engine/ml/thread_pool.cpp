@@ -223,7 +223,11 @@ void ThreadPool::workerLoop() {
 
 void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn, int64_t minChunk) {
     if (n <= 0) return;
-    if (tHoldsSlot) {
+    // A loop too small for two chunks runs on the calling thread at once, as the serial code
+    // around it does. Through the pool it took the lock, and a polling worker could take the loop
+    // or its smaller half, so a small model's decode step passed its results between the cores op
+    // after op (docs/speed.md, "Two threads on a small model").
+    if (tHoldsSlot || n < 2 * minChunk) {
         fn(0, n);
         return;
     }
@@ -232,7 +236,7 @@ void ThreadPool::parallelFor(int64_t n, const std::function<void(int64_t, int64_
     std::unique_lock lock(mutex_);
     jobs_.push_back(&job);
     claimable_.store(jobs_.size(), std::memory_order_relaxed);
-    if (n > job.minChunk) changed_.notify_all();
+    changed_.notify_all();
     while (!job.finished()) {
         // Wait for a slot (and something to run), or for others to finish our job.
         auto ready = [&] { return job.finished() || (freeSlots_ > 0 && claimableJob(&job)); };

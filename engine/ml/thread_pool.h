@@ -2,9 +2,10 @@
 // One process-wide pool of compute threads shared by every op.
 //
 // The pool owns a fixed number of "compute slots" (the configured thread count). A thread
-// must hold a slot to run a chunk of work, so however many threads call parallelFor at once
-// (the model runs Q, K and V as three std::async tasks), at most `threadCount()` threads
-// compute at any moment and the cores are never oversubscribed. The pool itself has
+// must hold a slot to run a chunk of a split loop, so however many threads call parallelFor at
+// once (the model runs Q, K and V as three std::async tasks), at most `threadCount()` threads run
+// chunks at any moment and the cores are not oversubscribed (a loop too small to split runs on its
+// caller, like the serial code between loops). The pool itself has
 // threadCount() - 1 workers because the calling thread always works on its own job too.
 // A caller whose chunks have all been handed out gives its slot back while it waits, so no
 // slot sits idle while another job still has work.
@@ -43,8 +44,8 @@ public:
 
     // Calls fn(begin, end) over disjoint ranges covering [0, n), in parallel, and returns when
     // all are done. Ranges hold at least minChunk indices (except the last of a thread's home range,
-    // thread_pool.cpp), so
-    // tiny loops are not split into chunks that cost more to schedule than to run.
+    // thread_pool.cpp), so tiny loops are not split into chunks that cost more to schedule than
+    // to run; a loop of fewer than 2 * minChunk indices runs on the calling thread, as serial code does.
     // Safe to call from several threads at once; a call from inside fn runs serially on the
     // calling thread (it already holds a slot). The first exception thrown by fn is rethrown.
     void parallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn, int64_t minChunk = 1);

@@ -98,7 +98,7 @@ LlamaTransformer::Prepared LlamaTransformer::prepareUBatch(InferenceContext& ctx
     return p;
 }
 
-Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const {
+Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos, LogitRows rows) const {
     const int64_t sequenceLength = inputTokens.dim(0);
     if (sequenceLength == 0) throw std::invalid_argument("empty token array");
     if (startPos + sequenceLength > ctx.maxSeqLen)
@@ -107,7 +107,9 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const Tensor& inputToken
     return requireFiniteLogits(ctx, [&] {
         const auto here = ctx.at(-1, Position(startPos), soleSequenceCell(Position(startPos)));
         ctx.useCacheDType(ComputeDType, soleSequenceCell(Position(startPos)));
-        return blocksAndOutput(ctx, prepare(ctx, inputTokens, startPos), std::nullopt);
+        std::optional<Tensor> outputRows;
+        if (rows == LogitRows::Last && sequenceLength > 1 && !ctx.observed()) outputRows = Tensor::fromInt32({int32_t(sequenceLength - 1)});
+        return blocksAndOutput(ctx, prepare(ctx, inputTokens, startPos), outputRows);
     });
 }
 
@@ -125,14 +127,20 @@ Tensor LlamaTransformer::Forward(InferenceContext& ctx, const UBatch& ubatch, Ce
 
 Tensor LlamaTransformer::blocksAndOutput(InferenceContext& ctx, const Prepared& prepared, const std::optional<Tensor>& outputRows) const {
     // Stage 5: through every transformer block in turn.
+    // Unwatched and without a what-if, the last block's feed-forward already takes only the rows
+    // whose logits are wanted (as llama.cpp's graph does): nothing later reads the others. A
+    // watched run computes every row, as its log shows.
+    const bool rowsEarly = outputRows && !ctx.observed() && !ctx.whatIf.any();
     Tensor currentTensor = prepared.inputTensor;
-    for (const auto& layer : Layers) currentTensor = layer.Forward(ctx, currentTensor, prepared.pass);
+    for (const auto& layer : Layers)
+        currentTensor = layer.Forward(ctx, currentTensor, prepared.pass, rowsEarly && &layer == &Layers.back() ? &*outputRows : nullptr);
 
     // Stage 19: final norm, projection to the vocabulary, logits as Float32.
     currentTensor = output_norm.Forward(currentTensor);
     ctx.stage(marks::OutputNorm{.currentTensor = currentTensor, .output_norm = output_norm.weights});
-    // A batch projects only the rows whose logits are wanted: the vocabulary matrix is the largest.
-    if (outputRows) currentTensor = ml::Fwd_Get_Rows(currentTensor, *outputRows);
+    // Only the rows whose logits are wanted (a batch's, a generation's last): the vocabulary matrix
+    // is the largest.
+    if (outputRows && !rowsEarly) currentTensor = ml::Fwd_Get_Rows(currentTensor, *outputRows);
 
     Tensor projected = ml::LinearTransformation(currentTensor, output);
     ctx.stage(marks::OutputProjection{.currentTensor = currentTensor, .outputWeights = output, .output = projected});

@@ -16,6 +16,12 @@ class ForwardTape;  // model/forward_tape.h
 // overrides it.
 DType computeDTypeOf(const Model& model, const WhatIf& whatIf);
 
+// Whose logits a pass over a token array computes. The projection to the vocabulary is a pass's
+// largest matrix: a generation samples from the last row only, so it asks for Last, and the other
+// rows are projected only when an observer watches (the walkthrough's log, a trace, the stepper
+// show the whole [seqLen, VocabSize] projection, as the walkthrough computes it).
+enum class LogitRows { Every, Last };
+
 class LlamaTransformer {
 public:
     // Binds to the model's weights (views; nothing is copied). Errors name a missing or
@@ -23,8 +29,10 @@ public:
     // whatIf.computeDType, the dtype the weights choose.
     explicit LlamaTransformer(const Model& model, const WhatIf& whatIf = {});
 
-    // tokens: I32 [seqLen] at positions [startPos, startPos+seqLen) -> logits F32 [seqLen, VocabSize].
-    Tensor Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos) const;
+    // tokens: I32 [seqLen] at positions [startPos, startPos+seqLen) -> logits F32 [seqLen, VocabSize];
+    // with LogitRows::Last and no observer, the last position's only, [1, VocabSize] (its bits
+    // are those of the last row of every row's logits).
+    Tensor Forward(InferenceContext& ctx, const Tensor& inputTokens, int startPos, LogitRows rows = LogitRows::Every) const;
     // One ubatch of a batch of sequences (engine/batch/batch_decode.h), its keys and values
     // written into ctx.Cells' cells [kvSlot, kvSlot + n_tokens) -> logits F32 [n_outputs,
     // VocabSize]: one row per token that wants them, in ubatch order.
@@ -51,7 +59,7 @@ private:
     Prepared prepareUBatch(InferenceContext& ctx, const UBatch& ubatch, Cell kvSlot) const;
     Tensor embed(InferenceContext& ctx, const Tensor& inputTokens, int64_t sequenceLength) const;
     // Stages 5 and 19: every block, the final norm and the logits; of the rows in `outputRows`
-    // only, when given (a batch's tokens that want logits).
+    // only, when given (a batch's tokens that want logits, a generation's last).
     Tensor blocksAndOutput(InferenceContext& ctx, const Prepared& prepared, const std::optional<Tensor>& outputRows) const;
 };
 

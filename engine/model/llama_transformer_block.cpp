@@ -13,7 +13,7 @@ LlamaTransformerBlock::LlamaTransformerBlock(const Model& model, int layerIndex)
       attention(model, layerIndex),
       feedForward(model, layerIndex) {}
 
-Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const {
+Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass, const Tensor* onlyRows) const {
     const auto here = ctx.at(LayerIndex, pass.startPos, pass.firstCell);
     // Stage 5: into the block.
     ctx.stage(marks::BlockForward{.x = x, .freqsCis = pass.freqsCis, .mask = pass.mask}, skippedIf(ctx.whatIf.skipsLayer(LayerIndex)));
@@ -32,6 +32,9 @@ Tensor LlamaTransformerBlock::Forward(InferenceContext& ctx, const Tensor& x, co
     // Stage 15: residual connection around attention.
     h = ml::Add(x, h);
     ctx.stage(marks::AttentionResidual{.x = x, .h = h});
+    // Every row's keys and values are cached by now; the rest of the block works on the rows that
+    // go on, when the caller names them.
+    if (onlyRows) h = ml::Fwd_Get_Rows(h, *onlyRows);
 
     // Stage 16: feed-forward pre-normalization.
     Tensor normalizedH = ffn_norm.Forward(h);

@@ -8,7 +8,9 @@ namespace llama {
 class LlamaTransformerBlock {
 public:
     LlamaTransformerBlock(const Model& model, int layerIndex);
-    Tensor Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass) const;
+    // onlyRows, when given: the rows of x that go on after the attention's residual (stage 15),
+    // the output has those rows only (a pass's last block, unwatched: the rows whose logits are wanted).
+    Tensor Forward(InferenceContext& ctx, const Tensor& x, const PassPositions& pass, const Tensor* onlyRows = nullptr) const;
     // Training (llama_transformer_block_backward.cpp): the gradient of the block's output -> the
     // gradient of its input x; every weight's gradient in the block is added to grads.
     Tensor Backward(InferenceContext& ctx, const BlockTape& saved, const Tensor& dOutput, const Tensor& freqsCis, Gradients& grads) const;

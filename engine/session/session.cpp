@@ -141,8 +141,8 @@ void Session::requestStop() { stop_ = true; }
 
 InferenceContext Session::newContext() const { return InferenceContext(loadedModel().args, shapesOnly_); }
 
-Tensor Session::forward(InferenceContext& ctx, const std::vector<int32_t>& tokens, int startPos) const {
-    return transformer().Forward(ctx, Tensor::fromInt32(tokens), startPos);
+Tensor Session::forward(InferenceContext& ctx, const std::vector<int32_t>& tokens, int startPos, LogitRows rows) const {
+    return transformer().Forward(ctx, Tensor::fromInt32(tokens), startPos, rows);
 }
 
 }  // namespace llama

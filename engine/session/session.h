@@ -90,9 +90,10 @@ public:
 
     // For measuring the forward pass itself (`bench` times prefill and decode steps): a fresh
     // context for the loaded model, and one pass of the loaded transformer in it, `tokens` placed
-    // from startPos; the logits of every position. The caller adds the observers it measures.
+    // from startPos; the logits of every position, or of the last (LlamaTransformer::Forward). The
+    // caller adds the observers it measures.
     InferenceContext newContext() const;
-    Tensor forward(InferenceContext& ctx, const std::vector<int32_t>& tokens, int startPos) const;
+    Tensor forward(InferenceContext& ctx, const std::vector<int32_t>& tokens, int startPos, LogitRows rows = LogitRows::Every) const;
 
 private:
     const Model& loadedModel() const;

@@ -8,8 +8,12 @@ namespace llama {
 // glibc serves big blocks with mmap/munmap by default, so each step faulted in fresh pages that
 // the kernel zeroed first: 5% of decode time, and ToFloat32 of the scores at 1,024 tokens ran 7x
 // slower than from reused memory (measured). This keeps every block in the reusable heap
-// (glibc's M_MMAP_MAX 0, a trim threshold of 256 MiB); elsewhere it does nothing.
-// llama-walkthrough and llama-viewer call it first thing in main.
+// (glibc's M_MMAP_MAX 0, a trim threshold of 256 MiB), and faults in the heap's first 16 MiB at
+// once, so that a run's first pass, which is timed, does not pay for them: a small model's prompt
+// fits (a 126-token prefill of a stories260K-shaped model uses 3 MB, the bundled model's 32-token
+// one 6 MB), and without it a first pass on 2 threads took 1.4-1.8x as long as the next
+// (docs/speed.md, "Only the rows somebody reads"). Elsewhere it does nothing. llama-walkthrough
+// and llama-viewer call it first thing in main.
 void keepTensorBlocksInHeap();
 
 }  // namespace llama
