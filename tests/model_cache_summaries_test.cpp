@@ -99,22 +99,22 @@ struct WholeCacheChecker : StageObserver {
     bool readsWholeCaches() const override { return false; }
     void onStage(const StageEvent& e) override {
         if (e.stage != StageId::CacheWrite) return;
-        for (size_t i = 0; i < e.tensors.size(); ++i) {
-            if (e.tensors[i].name != "cacheK") continue;
-            const Tensor& cache = *e.tensors[i].tensor;
-            const int64_t written = ctx->cacheRows().at(size_t(e.layer)), rowBytes = int64_t(dtypeBytes(cache.dtype(), cache.dim(1) * cache.dim(2)));
-            CHECK(written < cache.dim(0));
-            Tensor padded(cache.shape(), cache.dtype());
-            std::memcpy(padded.mutableData<char>(), cache.data<char>(), size_t(written * rowBytes));
-            const TensorStats& kept = e.stats(i);
-            const TensorStats whole = computeStats(padded);
-            INFO("layer " << e.layer << " startPos " << e.startPos << " rows written " << written);
-            CHECK(kept.min == whole.min);
-            CHECK(kept.max == whole.max);
-            CHECK(kept.mean == whole.mean);
-            CHECK(kept.first == whole.first);
-            ++checked;
-        }
+        const Tensor* cache = e.tensorField("cacheK");  // the message's field: the layer's whole cache
+        REQUIRE(cache);
+        REQUIRE(e.known);
+        const int64_t written = ctx->cacheRows().at(size_t(e.layer)), rowBytes = int64_t(dtypeBytes(cache->dtype(), cache->dim(1) * cache->dim(2)));
+        CHECK(written < cache->dim(0));
+        Tensor padded(cache->shape(), cache->dtype());
+        std::memcpy(padded.mutableData<char>(), cache->data<char>(), size_t(written * rowBytes));
+        const std::optional<TensorStats> kept = e.known->find(*cache);
+        REQUIRE(kept);
+        const TensorStats whole = computeStats(padded);
+        INFO("layer " << e.layer << " startPos " << e.startPos << " rows written " << written);
+        CHECK(kept->min == whole.min);
+        CHECK(kept->max == whole.max);
+        CHECK(kept->mean == whole.mean);
+        CHECK(kept->first == whole.first);
+        ++checked;
     }
 };
 // Reads the whole cache (as a viewer's capture copies it): the observer that says nothing.
