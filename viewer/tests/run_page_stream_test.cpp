@@ -180,7 +180,8 @@ TEST_CASE("a trace read compact holds the same values once, and the page gets th
             REQUIRE(w.hasData() == c.hasData());
             if (!w.hasData() || w.dtype() == DType::I32) continue;
             INFO("stage " << i << " " << whole.stages[i].tensors[j].name);
-            CHECK(c.dtype() == DType::BF16);
+            // Token ids come as F32 (their ids, beside the tokens): kept so where they are no bfloat16.
+            if (whole.stages[i].tensors[j].tokens.empty()) CHECK(c.dtype() == DType::BF16);
             REQUIRE(c.shape() == w.shape());
             bool same = true;
             for (int64_t e = 0; e < w.numel(); ++e) {
