@@ -85,3 +85,29 @@ TEST_CASE("tensor summary: a transposed view summarises the same elements", "[st
     CHECK(a.mean == Approx(b.mean).epsilon(1e-6));
     CHECK(b.first[1] == t.floatAt(10));
 }
+
+TEST_CASE("tensor summary: zeros counted without reading them are the zeros read", "[stats]") {
+    // After a few values (-0.0 among them, and rows ending mid-lane), n zeros counted or read.
+    for (int64_t n : {0, 1, 3, 8, 13, 1000}) {
+        INFO(n << " zeros");
+        Tensor head({3, 5}, DType::F32);
+        for (int64_t i = 0; i < head.numel(); ++i) head.mutableData<float>()[i] = i % 4 == 0 ? -0.0f : float(i) - 9.5f;
+        Tensor all({3 * 5 + n}, DType::F32);
+        std::copy(head.data<float>(), head.data<float>() + head.numel(), all.mutableData<float>());
+        StatsAccumulator counted;
+        counted.addRows(head.data<float>(), DType::F32, 5, 3);
+        counted.addZeros(n);
+        const TensorStats a = counted.summary(all, 1), b = computeStats(all);
+        CHECK(a.min == b.min);
+        CHECK(a.max == b.max);
+        CHECK(std::signbit(a.min) == std::signbit(b.min));
+        CHECK(a.mean == b.mean);
+        CHECK(a.negInf == b.negInf);
+    }
+    // Only zeros: the mean is +0, as adding them one by one gives.
+    StatsAccumulator zeros;
+    zeros.addZeros(20);
+    const TensorStats z = zeros.summary(Tensor({20}, DType::F32), 1);
+    CHECK(z.mean == 0.0f);
+    CHECK_FALSE(std::signbit(z.max));
+}

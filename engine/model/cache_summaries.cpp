@@ -38,8 +38,8 @@ int64_t product(const Strides& s) {
 
 }  // namespace
 
-CacheSummaries::CacheSummaries(const std::vector<Tensor>& cacheK, const std::vector<Tensor>& cacheV)
-    : cacheK_(cacheK), cacheV_(cacheV) {}
+CacheSummaries::CacheSummaries(const std::vector<Tensor>& cacheK, const std::vector<Tensor>& cacheV, const std::vector<int64_t>& rowsWritten)
+    : cacheK_(cacheK), cacheV_(cacheV), rowsWritten_(rowsWritten) {}
 
 void CacheSummaries::forgetFrom(int layer, Cell firstCell) {
     for (size_t i = 0; i < entries_.size(); ++i)
@@ -59,9 +59,11 @@ std::optional<TensorStats> CacheSummaries::find(const Tensor& t) const {
         if (e.base != cache.viewData<char>()) e = {.base = cache.viewData<char>()};
         if (e.rows > rows) return std::nullopt;  // fewer rows than summarised: read them afresh
         // As computeStats reads the row-major cache: a row of the last dimension (one head's
-        // HeadDim values) at a time.
+        // HeadDim values) at a time; the rows no pass has reached are zeros, not read.
+        const int64_t written = std::clamp<int64_t>(i / 2 < rowsWritten_.size() ? rowsWritten_[i / 2] : rows, e.rows, rows);
         e.acc.addRows(cache.viewData<char>() + dtypeBytes(cache.dtype(), e.rows * rowElements), cache.dtype(), cache.dim(2),
-                      (rows - e.rows) * cache.dim(1));
+                      (written - e.rows) * cache.dim(1));
+        e.acc.addZeros((rows - written) * rowElements);
         e.rows = rows;
         return e.acc.summary(t, product(t.repeats()));
     }

@@ -17,8 +17,10 @@ namespace llama {
 
 class CacheSummaries : public KnownSummaries {
 public:
-    // Borrows the context's caches (their tensors may be replaced: a new buffer starts afresh).
-    CacheSummaries(const std::vector<Tensor>& cacheK, const std::vector<Tensor>& cacheV);
+    // Borrows the context's caches (their tensors may be replaced: a new buffer starts afresh) and
+    // how many rows of each layer's hold values (InferenceContext::cacheRows): the rest are zeros,
+    // counted without being read.
+    CacheSummaries(const std::vector<Tensor>& cacheK, const std::vector<Tensor>& cacheV, const std::vector<int64_t>& rowsWritten);
 
     // A pass is about to write `layer`'s rows from `firstCell` on (layer -1: every layer's).
     void forgetFrom(int layer, Cell firstCell);
@@ -35,6 +37,7 @@ private:
     };
     const std::vector<Tensor>& cacheK_;
     const std::vector<Tensor>& cacheV_;
+    const std::vector<int64_t>& rowsWritten_;
     mutable std::vector<Entry> entries_;  // layer l's keys at 2l, its values at 2l + 1
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "ml/ops.h"
@@ -19,9 +20,10 @@ InferenceContext::InferenceContext(const ModelArgs& args, bool shapesOnly, DType
       headDim_(args.headDim()) {
     Shape cacheShape{args.max_seq_len, args.n_kv_heads, args.headDim()};
     for (int i = 0; i < args.n_layers; ++i) {
-        CacheK.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, cacheDType) : Tensor(cacheShape, cacheDType));
-        CacheV.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, cacheDType) : Tensor(cacheShape, cacheDType));
+        CacheK.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, cacheDType) : Tensor::uninitialized(cacheShape, cacheDType));
+        CacheV.push_back(shapesOnly ? Tensor::shapeOnly(cacheShape, cacheDType) : Tensor::uninitialized(cacheShape, cacheDType));
     }
+    cacheRows_.assign(size_t(std::max(args.n_layers, 0)), 0);
 }
 
 void InferenceContext::useCacheDType(DType dtype, Cell firstCell) {
@@ -31,7 +33,21 @@ void InferenceContext::useCacheDType(DType dtype, Cell firstCell) {
                                            dtypeName(CacheK[0].dtype()), dtypeName(dtype)));
     for (auto* caches : {&CacheK, &CacheV})
         for (Tensor& cache : *caches)
-            cache = cache.hasData() ? Tensor(cache.shape(), dtype) : Tensor::shapeOnly(cache.shape(), dtype);
+            cache = cache.hasData() ? Tensor::uninitialized(cache.shape(), dtype) : Tensor::shapeOnly(cache.shape(), dtype);
+    std::fill(cacheRows_.begin(), cacheRows_.end(), 0);
+}
+
+void InferenceContext::prepareCacheRows(int layer, int64_t rows) {
+    int64_t& ready = cacheRows_.at(size_t(layer));
+    rows = std::min<int64_t>(rows, maxSeqLen);
+    if (rows <= ready) return;
+    for (Tensor* cache : {&CacheK[size_t(layer)], &CacheV[size_t(layer)]}) {
+        if (!cache->hasData()) continue;
+        const int64_t rowElements = cache->dim(1) * cache->dim(2);
+        std::memset(cache->mutableData<char>() + dtypeBytes(cache->dtype(), ready * rowElements), 0,
+                    dtypeBytes(cache->dtype(), (rows - ready) * rowElements));
+    }
+    ready = rows;
 }
 
 InferenceContext::Place::Place(InferenceContext& ctx, int layer, Position startPos, Cell firstCell)
@@ -68,6 +84,13 @@ void InferenceContext::deliver(StageId stage, std::vector<StageField> all, Skipp
             if (auto* t = std::get_if<const Tensor*>(&field.value); t && *t && !(*t)->isContiguous())
                 *t = &rowMajor.emplace_back(ml::Contiguous(**t));
     }
+    // cache_write shows each layer's whole cache: zeroed to its end first for an observer that
+    // reads more of it than its summary (the summaries count the rows not reached as zeros).
+    if (stage == StageId::CacheWrite && layer_ >= 0 &&
+        std::any_of(observers_.begin(), observers_.end(), [&](const StageObserver* o) {
+            return o->readsWholeCaches() && (o->reads(stage, layer_) == StageReads::Values || o->reads(stage, layer_) == StageReads::Statistics);
+        }))
+        prepareCacheRows(layer_, maxSeqLen);
     StageEvent event = makeStageEvent(stage, layer_, step, startPos_, skipped.skipped, std::move(all), wording);
     event.known = &cacheSummaries_;
     {

@@ -25,7 +25,9 @@ class InferenceContext {
 public:
     // Caches are allocated for max_seq_len positions (shape-only when `shapesOnly`, for dry runs),
     // as `cacheDType`: the run's compute dtype where the caller knows it, so that they are not
-    // allocated (and zeroed: touched) twice.
+    // allocated twice. Their rows are zeroed only as passes reach them (prepareCacheRows): memory
+    // a run never reaches is never touched (in the browser, a 45-token run of a 2,048-position
+    // context keeps 2% of its cache in memory, not all of it).
     InferenceContext(const ModelArgs& args, bool shapesOnly = false, DType cacheDType = DType::BF16);
 
     std::vector<Tensor> CacheK;  // per layer: [maxSeqLen, N_KVHeads, HeadDim]
@@ -39,6 +41,11 @@ public:
     // another, they are reallocated as `dtype` at a run's first pass (cell 0); a later pass of
     // another dtype is a logic error (one context serves one transformer).
     void useCacheDType(DType dtype, Cell firstCell);
+    // Rows [0, rows) of `layer`'s keys and values as a pass reads and writes them: those never
+    // reached before are zeroed first (the rest of the cache reads as zeros: cacheRows()).
+    void prepareCacheRows(int layer, int64_t rows);
+    // Per layer, the rows of its caches that hold values; the others are zeros not yet written.
+    const std::vector<int64_t>& cacheRows() const { return cacheRows_; }
 
     void addObserver(StageObserver* observer) { observers_.push_back(observer); }
     // Only `observers` watch until the returned guard goes, then the run's own are back: a pass
@@ -100,7 +107,8 @@ private:
     bool readsWording(StageId stage) const;  // some observer reads more than the tensors' handles
 
     std::vector<StageObserver*> observers_;
-    CacheSummaries cacheSummaries_{CacheK, CacheV};
+    std::vector<int64_t> cacheRows_;  // per layer: rows [0, n) zeroed or written
+    CacheSummaries cacheSummaries_{CacheK, CacheV, cacheRows_};
     std::mutex oneAtATime_;  // one mark at a time reaches the observers
     const std::atomic<bool>* stop_ = nullptr;
     int layer_ = -1, startPos_ = 0;

@@ -77,6 +77,7 @@ Tensor LlamaAttention::Forward(InferenceContext& ctx, const Tensor& x, const Pas
     // Stage 11: remember this step's keys and values, then read back everything cached so far.
     Tensor& cacheK = ctx.CacheK[LayerIndex];
     Tensor& cacheV = ctx.CacheV[LayerIndex];
+    ctx.prepareCacheRows(LayerIndex, std::max<int64_t>(endCell, pass.nKV));
     ml::SetSlice(cacheK, firstCell, xk);
     ml::SetSlice(cacheV, firstCell, xv);
     ctx.stage(marks::CacheWrite{.xk = xk, .xv = xv, .cacheK = cacheK, .rows = rows, .firstCell = firstCell, .endCell = endCell});

@@ -87,6 +87,11 @@ public:
     // the most any attached observer reads. Values by default: an observer that does not say
     // gets everything.
     virtual StageReads reads(StageId /*stage*/, int /*layer*/) const { return StageReads::Values; }
+    // Whether, reading a stage's statistics or values, this observer reads a whole KV cache's
+    // elements (cache_write's cacheK) rather than only the summary the event carries for it
+    // (StageEvent::stats). A run writes only the cache rows it reaches, and the rest is zeroed
+    // before a whole cache reaches an observer that reads it. Yes unless an observer says not.
+    virtual bool readsWholeCaches() const { return true; }
     // Called one mark at a time, in order; the Q/K/V tasks' marks (qkv_task) come from their
     // own threads. Blocking here holds the engine at this stage.
     virtual void onStage(const StageEvent& event) = 0;

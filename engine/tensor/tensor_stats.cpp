@@ -125,6 +125,17 @@ void StatsAccumulator::addRows(const void* data, DType dtype, int64_t rowLength,
     }
 }
 
+void StatsAccumulator::addZeros(int64_t n) {
+    if (n <= 0) return;
+    // As add(0.0f) n times: the minimum, the maximum and each lane's sum change at most at the
+    // first zero they meet (-0.0 + 0.0 is +0.0; after that adding zero changes nothing).
+    for (int64_t i = 0; i < std::min<int64_t>(n, kLanes); ++i) laneSum_[(added_ + i) % kLanes] += 0.0f;
+    min_ = std::min(min_, 0.0f);
+    max_ = std::max(max_, 0.0f);
+    added_ += n;
+    finite_ += n;
+}
+
 TensorStats StatsAccumulator::summary(const Tensor& t, int64_t times, int firstCount) const {
     TensorStats s;
     const int64_t first = std::min<int64_t>(firstCount, t.numel());

@@ -24,6 +24,9 @@ class StatsAccumulator {
 public:
     // Adds `rows` contiguous rows of `rowLength` F32 or BF16 elements starting at `data`.
     void addRows(const void* data, DType dtype, int64_t rowLength, int64_t rows);
+    // Adds `n` zeros without reading them (a KV cache's rows not yet reached): the summary is the
+    // one of adding them one by one.
+    void addZeros(int64_t n);
     // The summary of what was added, for `t` (its first values), each element counted `times`.
     TensorStats summary(const Tensor& t, int64_t times, int firstCount = 4) const;
 

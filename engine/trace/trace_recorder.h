@@ -54,6 +54,8 @@ public:
     // Values where it stores them (or the top tokens, or the lens), summaries elsewhere, shapes
     // only in a metadata-only recording.
     StageReads reads(StageId stage, int layer) const override;
+    // A whole cache's summary only (cache_write stores no values).
+    bool readsWholeCaches() const override { return false; }
     // Writes the queued records and the END record (prompt and generated tokens, text, stop
     // reason) and closes the file.
     void finish(const GenerationResult& result);

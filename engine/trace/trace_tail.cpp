@@ -6,10 +6,39 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "trace/trace_format.h"
 
 namespace llama {
+
+Tensor compactTraceValues(const Tensor& values) {
+    if (!values.hasData() || values.dtype() != DType::F32 || !values.isContiguous() || values.numel() == 0) return values;
+    const int64_t n = values.numel();
+    std::vector<uint16_t> high(static_cast<size_t>(n));
+    const float* f = values.data<float>();
+    for (int64_t i = 0; i < n; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, f + i, 4);
+        if (bits & 0xFFFFu) return values;  // not all bfloat16: kept as F32
+        high[size_t(i)] = uint16_t(bits >> 16);
+    }
+    // Blocks of the first dimension: `repeat` consecutive ones alike, every group of them.
+    const int64_t blocks = values.rank() == 3 ? values.dim(0) : 1, block = n / blocks;
+    const auto same = [&](int64_t a, int64_t b) { return std::memcmp(&high[size_t(a * block)], &high[size_t(b * block)], size_t(block) * 2) == 0; };
+    int64_t repeat = 1;
+    while (repeat < blocks && same(repeat, 0)) ++repeat;
+    bool repeated = repeat > 1 && blocks % repeat == 0;
+    for (int64_t b = repeat; repeated && b < blocks; ++b) repeated = same(b, b / repeat * repeat);
+    if (!repeated) repeat = 1;
+    Shape baseShape = values.shape();
+    baseShape[0] /= repeat;
+    Tensor base = Tensor::uninitialized(baseShape, DType::BF16);
+    uint16_t* out = base.mutableData<uint16_t>();
+    for (int64_t b = 0; b < blocks / repeat; ++b) std::memcpy(out + b * block, &high[size_t(b * repeat * block)], size_t(block) * 2);
+    if (repeat == 1) return base;
+    return Tensor::strided(values.shape(), rowMajorStrides(baseShape), base, {repeat, 1, 1});
+}
 
 size_t TraceTail::read() {
     if (ended_) return 0;
@@ -47,7 +76,11 @@ size_t TraceTail::read() {
         take(trace::kRecordHeaderBytes, uint64_t(jsonBytes) + dataBytes);
         size_t at = 0;
         const TraceRecordView record = nextTraceRecord(bytes, at, path_, records_);
+        const size_t stages = run_.stages.size();
         ended_ = readTraceRecord(record, run_, path_, records_, records_ == 0);
+        if (compact_ && run_.stages.size() > stages)
+            for (TracedTensor& t : run_.stages.back().tensors)
+                if (t.hasValues()) t.values = compactTraceValues(t.values);
         pos_ += at;
         ++records_, ++read;
     }

@@ -9,9 +9,18 @@
 
 namespace llama {
 
+// The same values in fewer bytes, for a reader that holds a run's values for long (the live page's
+// replay): bfloat16 where every F32 value is one (a trace stores its values as bfloat16, so all
+// are), and a rank-3 tensor whose first dimension repeats its blocks (attention's keys, the same
+// for each query head of a KV head) holding each block once, read through a view that repeats it
+// (Tensor::strided). Every element reads back as the same float; anything else is returned as is.
+Tensor compactTraceValues(const Tensor& values);
+
 class TraceTail {
 public:
-    explicit TraceTail(std::string path) : path_(std::move(path)) {}
+    // `compact`: each stage's values as compactTraceValues makes them, as they are read, so that a
+    // run read at once never holds more than one record's values as F32.
+    explicit TraceTail(std::string path, bool compact = false) : path_(std::move(path)), compact_(compact) {}
 
     // Reads the whole records written since the last call (a record still being written waits for
     // the next one); the number of records read. Throws TraceError naming the file and record.
@@ -28,6 +37,7 @@ private:
     uint64_t pos_ = 0;  // bytes of the file read: the header and whole records
     int records_ = 0;
     bool ended_ = false;
+    bool compact_;
 };
 
 }  // namespace llama

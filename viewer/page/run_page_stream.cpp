@@ -8,6 +8,7 @@
 #include <set>
 
 #include "io/base64.h"
+#include "ml/ops.h"
 #include "stages/numbering.h"
 #include "state/attention_explain.h"
 #include "state/forward_map.h"
@@ -226,6 +227,10 @@ std::optional<json> attentionArithmetic(const HistorySnapshot& snap, const json&
     const CapturedTensor* xq = tr ? tr->find("xq") : nullptr;
     const CapturedTensor* keys = tr ? tr->find("keys") : nullptr;
     if (!xq || !keys || !xq->data || !keys->data) return std::nullopt;
+    // As F32 rows once, for every row's sums: a live page's replay holds them compact (bfloat16,
+    // the keys once per KV head, compactTraceValues), the same floats.
+    const auto rows = [](const Tensor& t) { return t.dtype() == DType::F32 && t.isContiguous() ? t : ml::ToFloat32(ml::Contiguous(t)); };
+    const Tensor xqRows = rows(*xq->data), keyRows = rows(*keys->data);
     const StageRecord* mr = findRecord(snap.records, step, -1, StageId::Mask);
     const CapturedTensor* mask = mr ? mr->find("mask") : nullptr;
     const Tensor* maskData = mask && mask->data ? &*mask->data : nullptr;
@@ -235,7 +240,7 @@ std::optional<json> attentionArithmetic(const HistorySnapshot& snap, const json&
     for (int h = 0; h < H; ++h)
         for (int i = 0; i < R; ++i) {
             if (o.cancelled && o.cancelled()) throw ExportCancelled("the export was interrupted: no page was written");
-            const RowExplanation e = explainAttentionRow(*xq->data, *keys->data, maskData, h, i);
+            const RowExplanation e = explainAttentionRow(xqRows, keyRows, maskData, h, i);
             for (double d : e.dot) dot.push_back(float(d));
             rowMax.push_back(float(e.rowMax)), sumExp.push_back(float(e.sumExp)), visible.push_back(float(e.visible));
             scale = e.scale, headDim = e.headDim;

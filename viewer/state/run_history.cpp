@@ -40,7 +40,9 @@ void RunHistory::add(const StageEvent& event, SampleTops tops, const std::vector
         const StageTensor& st = event.tensors[i];
         const RecordedTensor* r = recorded && record->tensors.size() < recorded->size() ? &(*recorded)[record->tensors.size()] : nullptr;
         CapturedTensor c{st.name, st.tensor->shape(), r ? r->dtype : st.tensor->dtype(), r && r->stats ? *r->stats : event.stats(i), std::nullopt};
-        if (st.tensor->hasData()) c.data = st.tensor->clone();
+        // A replayed stage's values are a trace's, never written again: shared, not copied (the live
+        // page's replay holds them as compactly as its reader made them).
+        if (st.tensor->hasData()) c.data = recorded ? *st.tensor : st.tensor->clone();
         tensorBytes_ += dataBytes(c);
         record->tensors.push_back(std::move(c));
     }

@@ -85,7 +85,8 @@ class RunHistory {
 public:
     explicit RunHistory(MemoryPolicy policy = {}) : policy_(policy) {}
 
-    // Clones the event's tensors. `tops` is given at the logits stage (the top tokens) and the
+    // Clones the event's tensors (a replayed stage's, `recorded` given, are shared: a trace's values
+    // are never written). `tops` is given at the logits stage (the top tokens) and the
     // sample stage (the top tokens if the logits stage gave none, the penalized ones); `recorded`, when given,
     // replaces the tensors' dtypes and statistics with a trace's; `lens` at ffn_residual stages.
     void add(const StageEvent& event, SampleTops tops = {}, const std::vector<RecordedTensor>* recorded = nullptr,

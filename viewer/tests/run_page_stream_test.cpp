@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -160,4 +162,65 @@ TEST_CASE("the live page's parts carry their float arrays as bytes beside the JS
         REQUIRE(at + y.at("n").get<size_t>() * width <= bytes.size());
         CHECK(encodeBase64(bytes.data() + at, y.at("n").get<size_t>() * width) == x.at("b64").get<std::string>());
     }
+}
+
+TEST_CASE("a trace read compact holds the same values once, and the page gets the same parts from it", "[trace][page]") {
+    const TraceRun whole = readTrace(recordedTrace());
+    TraceTail tail(recordedTrace(), true);
+    tail.read();
+    const TraceRun& compact = tail.run();
+    REQUIRE(compact.stages.size() == whole.stages.size());
+    // Every value reads back as the same float; the bundled model's 8 query heads read 2 KV heads'
+    // keys, held once each (4 times fewer bytes than the repeated keys, themselves half of F32).
+    size_t keys = 0, values = 0;
+    for (size_t i = 0; i < whole.stages.size(); ++i)
+        for (size_t j = 0; j < whole.stages[i].tensors.size(); ++j) {
+            const Tensor& w = whole.stages[i].tensors[j].values;
+            const Tensor& c = compact.stages[i].tensors[j].values;
+            REQUIRE(w.hasData() == c.hasData());
+            if (!w.hasData() || w.dtype() == DType::I32) continue;
+            INFO("stage " << i << " " << whole.stages[i].tensors[j].name);
+            // Token ids come as F32 (their ids, beside the tokens): kept so where they are no bfloat16.
+            if (whole.stages[i].tensors[j].tokens.empty()) CHECK(c.dtype() == DType::BF16);
+            REQUIRE(c.shape() == w.shape());
+            bool same = true;
+            for (int64_t e = 0; e < w.numel(); ++e) {
+                const float x = w.data<float>()[e], y = c.floatAt(e);
+                same &= std::memcmp(&x, &y, 4) == 0;
+            }
+            CHECK(same);
+            ++values;
+            if (whole.stages[i].stage == StageId::Transposes && whole.stages[i].tensors[j].name == "keys") {
+                CHECK_FALSE(c.isContiguous());
+                CHECK(c.repeats()[0] == 4);
+                ++keys;
+            }
+        }
+    const auto stagesOf = [&](StageId id) { return std::count_if(whole.stages.begin(), whole.stages.end(), [&](const TracedStage& s) { return s.stage == id; }); };
+    CHECK(keys == size_t(stagesOf(StageId::Transposes)));  // every layer of every step
+    CHECK(values > keys);
+    // A value that is not a bfloat16 stays F32; blocks alike only in part are not collapsed.
+    Tensor f({2, 1, 2}, DType::F32);
+    f.mutableData<float>()[0] = 1.0f + 1.0f / 1024 / 1024;
+    CHECK(compactTraceValues(f).dtype() == DType::F32);
+    Tensor g({4, 1, 1}, DType::F32);
+    for (int e = 0; e < 4; ++e) g.mutableData<float>()[e] = e < 3 ? 1.0f : 2.0f;  // 1 1 1 2: no repeat of 2 or 4
+    CHECK(compactTraceValues(g).isContiguous());
+
+    // The page's parts and every attention's arithmetic, from either: the same JSON and bytes.
+    page::RunPageOptions o;
+    o.tracePath = recordedTrace();
+    page::RunPageStream a(o, true), b(o, true);
+    CHECK(a.next(whole, whole.stages.size()) == b.next(compact, compact.stages.size()));
+    CHECK(a.takeBytes() == b.takeBytes());
+    size_t arithmetic = 0;
+    for (const auto& s : whole.stages)
+        if (s.stage == StageId::ScoresSoftmax) {
+            const auto x = a.arithmetic(s.step, s.layer), y = b.arithmetic(s.step, s.layer);
+            REQUIRE(x);
+            CHECK(*x == *y);
+            CHECK(a.takeBytes() == b.takeBytes());
+            ++arithmetic;
+        }
+    CHECK(arithmetic == size_t(stagesOf(StageId::ScoresSoftmax)));
 }

@@ -32,7 +32,9 @@ json RunPageFeed::next(const std::string& tracePath, const std::string& how, con
     // A new run, or a finished run revealed again from its first stage.
     if (!tail_ || tail_->path() != tracePath || how == "first") {
         clear();
-        tail_ = std::make_unique<TraceTail>(tracePath);
+        // Its values compact as they are read (bfloat16, the keys once per KV head): the replay
+        // shares them and keeps them for the run's later parts and arithmetic.
+        tail_ = std::make_unique<TraceTail>(tracePath, true);
         page::RunPageOptions o;
         o.tracePath = tracePath;
         stream_ = std::make_unique<page::RunPageStream>(o, true);
