@@ -1,6 +1,7 @@
 #include "ml/bf16_products.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "ml/op_profile.h"
 #include "ml/op_util.h"
@@ -11,7 +12,15 @@ namespace llama::ml {
 
 namespace {
 
-BF16Products* current = nullptr;  // the training loop's thread sets it; the pool's threads never read it
+BF16Products* current = nullptr;
+
+// BFloat16::fromFloat without its branch, so that a row of them compiles to vector code.
+inline uint16_t roundedBits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    return (u & 0x7fffffffu) > 0x7f800000u ? uint16_t((u >> 16) | 0x40u) : uint16_t(rounded);
+}  // the training loop's thread sets it; the pool's threads never read it
 
 }  // namespace
 
@@ -41,18 +50,30 @@ Tensor TransposedBF16(const Tensor& a) {
     const int64_t rows = a.dim(0), cols = a.dim(1);
     Tensor y = Tensor::uninitialized({cols, rows}, DType::BF16);
     const float* src = ac.data<float>();
-    BFloat16* dst = y.mutableData<BFloat16>();
-    // 32 x 32 blocks: a block's source rows and destination rows each stay in L1.
-    constexpr int64_t kBlock = 32;
-    const int64_t colBlocks = (cols + kBlock - 1) / kBlock;
-    ThreadPool::global().parallelFor(colBlocks, [&](int64_t b0, int64_t b1) {
-        for (int64_t c0 = b0 * kBlock; c0 < std::min(cols, b1 * kBlock); c0 += kBlock)
-            for (int64_t r0 = 0; r0 < rows; r0 += kBlock) {
-                const int64_t c1 = std::min(cols, c0 + kBlock), r1 = std::min(rows, r0 + kBlock);
-                for (int64_t c = c0; c < c1; ++c)
-                    for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = BFloat16(src[r * cols + c]);
+    uint16_t* dst = y.mutableData<uint16_t>();
+    // 16 x 16 tiles: each source row's 16 values rounded together (vector code), then written out
+    // down the tile's columns, 16 destination values at a time.
+    constexpr int64_t kTile = 16;
+    const int64_t colTiles = (cols + kTile - 1) / kTile;
+    ThreadPool::global().parallelFor(colTiles, [&](int64_t t0, int64_t t1) {
+        uint16_t tile[kTile][kTile];
+        for (int64_t c0 = t0 * kTile; c0 < std::min(cols, t1 * kTile); c0 += kTile) {
+            const int64_t nc = std::min(kTile, cols - c0);
+            for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+                const int64_t nr = std::min(kTile, rows - r0);
+                for (int64_t r = 0; r < nr; ++r) {
+                    const float* row = src + (r0 + r) * cols + c0;
+                    if (nc == kTile) {
+                        for (int64_t c = 0; c < kTile; ++c) tile[r][c] = roundedBits(row[c]);
+                    } else {
+                        for (int64_t c = 0; c < nc; ++c) tile[r][c] = roundedBits(row[c]);
+                    }
+                }
+                for (int64_t c = 0; c < nc; ++c)
+                    for (int64_t r = 0; r < nr; ++r) dst[(c0 + c) * rows + r0 + r] = tile[r][c];
             }
-    }, std::max<int64_t>(1, detail::kElementsPerTask / std::max<int64_t>(1, rows * kBlock)));
+        }
+    }, std::max<int64_t>(1, detail::kElementsPerTask / std::max<int64_t>(1, rows * kTile)));
     return y;
 }
 

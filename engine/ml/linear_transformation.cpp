@@ -196,6 +196,10 @@ void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y
     thread_local std::vector<float> block;
     for (int64_t ob = o0; ob < o1; ob += kBF16BlockRows) {
         const int64_t n = std::min(kBF16BlockRows, o1 - ob);
+        if constexpr (std::is_same_v<Y, float>) {  // an F32 result (mixed precision's): written where it goes
+            p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, y + ob, p.out);
+            continue;
+        }
         block.resize(size_t(p.rows * n));
         p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, block.data(), n);
         for (int64_t s = 0; s < p.rows; ++s)
