@@ -22,7 +22,8 @@ TEST_CASE("training step: loss, gradients and AdamW update match PyTorch's", "[t
 
 // Mixed precision (ml/bf16_products.h) against the same F32 golden: the linear layers' operands
 // rounded to BF16 (8 significant bits, a relative error of up to 2^-9 each) move the loss and the
-// gradients by a few parts in a thousand of their size, and no more.
+// gradients by a few parts in a thousand of their size (measured: every gradient within 0.8% of its
+// largest value), and no more. The loss must move: the products did run in BF16.
 TEST_CASE("training step with BF16 products: within BF16's rounding of PyTorch's F32 step", "[train]") {
     const nlohmann::json golden = stepJson();
     const Model model = tinyModel();
@@ -35,14 +36,11 @@ TEST_CASE("training step with BF16 products: within BF16's rounding of PyTorch's
     }
     CHECK(loss != golden["loss"].get<double>());
     CHECK(loss == Approx(golden["loss"].get<double>()).epsilon(2e-3));
-    double worst = 0;
     for (const auto& e : grads.entries()) {
         INFO(e.name);
         const Tensor* want = step.find("grad." + e.name);
         REQUIRE(want);
         const Difference d = compare(e.gradient, *want);
-        worst = std::max(worst, d.maxDiff / d.maxGolden);
         CHECK(d.maxDiff <= 2e-2 * d.maxGolden);
     }
-    WARN("largest gradient difference: " << worst << " of the gradient's largest value");
 }
