@@ -3,9 +3,10 @@
 
 Both train the bundled model's shape (dim 256, 8 layers, 8/2 heads, FFN 1024, vocab 4096) on the
 King James corpus, 16 windows of 256 tokens a step, AdamW, clipping, on as many threads
-as the machine has cores. PyTorch runs train.py's own --bench mode twice: with bf16 autocast (how the bundled model
-was trained: this Debian build's float32 matmuls use a generic BLAS, its bf16 ones oneDNN) and in
-float32 (the engine's precision: F32 weights and arithmetic throughout). The runs alternate,
+as the machine has cores, each in two precisions. PyTorch runs train.py's own --bench mode with bf16
+autocast (how the bundled model was trained: this Debian build's float32 matmuls use a generic BLAS,
+its bf16 ones oneDNN) and in float32; the engine with BF16 products (--products bf16, its default,
+as autocast: BF16 operands, F32 sums and master weights) and in F32 throughout. The runs alternate,
 --rounds times; each figure is the median over the rounds of the median step time, the first step
 of each run left out (warm-up). Peak memory is each process's maximum resident set (wait4).
 
@@ -48,11 +49,11 @@ def torch_run(steps, bf16, threads):
     return step_seconds(elapsed), rss
 
 
-def engine_run(walkthrough, steps):
+def engine_run(walkthrough, steps, products):
     with tempfile.TemporaryDirectory() as out:
         _, rss = run([walkthrough, "train", "--text", os.path.join(ASSETS, "data", "train.txt"), "--tokenizer",
                       os.path.join(ASSETS, "model", "tokenizer.model"), "--out", out, "--force", "--steps", str(steps),
-                      "--log-every", "1", "--checkpoint-minutes", "1000"] + SHAPE)
+                      "--log-every", "1", "--checkpoint-minutes", "1000", "--products", products] + SHAPE)
         with open(os.path.join(out, "log.jsonl")) as f:
             elapsed = [json.loads(line)["elapsed"] for line in f]
     return step_seconds(elapsed), rss
@@ -71,22 +72,25 @@ def main():
         for script in ("make_corpus.py", "encode_data.py"):
             subprocess.run([sys.executable, os.path.join(ASSETS, script)], cwd=ASSETS, check=True)
 
-    results = {"llama-walkthrough train (F32)": [], "PyTorch 1.13, bf16 autocast": [], "PyTorch 1.13, float32": []}
+    ours = "llama-walkthrough train, BF16 products"
+    trainers = {ours: lambda: engine_run(a.walkthrough, a.steps, "bf16"),
+                "llama-walkthrough train, F32": lambda: engine_run(a.walkthrough, a.steps, "f32"),
+                "PyTorch 1.13, bf16 autocast": lambda: torch_run(a.steps, True, a.threads),
+                "PyTorch 1.13, float32": lambda: torch_run(a.f32_steps, False, a.threads)}
+    results = {name: [] for name in trainers}
     for r in range(a.rounds):
-        for name, fn in (("llama-walkthrough train (F32)", lambda: engine_run(a.walkthrough, a.steps)),
-                         ("PyTorch 1.13, bf16 autocast", lambda: torch_run(a.steps, True, a.threads)),
-                         ("PyTorch 1.13, float32", lambda: torch_run(a.f32_steps, False, a.threads))):
+        for name, fn in trainers.items():
             seconds, rss = fn()
             results[name].append((seconds, rss))
             print(f"round {r + 1}: {name}: {seconds:.3f} s/step, {4096 / seconds:.0f} tok/s, peak {rss:.0f} MB", flush=True)
 
-    ours = statistics.median(s for s, _ in results["llama-walkthrough train (F32)"])
+    mine = statistics.median(s for s, _ in results[ours])
     print(f"\n{a.threads} threads, 16 x 256 tokens a step, medians over {a.rounds} rounds ({time.strftime('%Y-%m-%d')})")
-    print(f"| trainer | s/step | tok/s | peak memory | engine's speed against it |\n|---|---|---|---|---|")
+    print(f"| trainer | s/step | tok/s | peak memory | the engine's BF16 speed against it |\n|---|---|---|---|---|")
     for name, runs in results.items():
         seconds = statistics.median(s for s, _ in runs)
         rss = statistics.median(m for _, m in runs)
-        print(f"| {name} | {seconds:.3f} | {4096 / seconds:.0f} | {rss:.0f} MB | {seconds / ours:.2f}x |")
+        print(f"| {name} | {seconds:.3f} | {4096 / seconds:.0f} | {rss:.0f} MB | {seconds / mine:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
 // A training step gives the same bits on every kernel path this CPU runs: the loss, every
 // gradient, and every weight and AdamW moment after the update, as the generic path computes them.
 // The backward pass's products go through LinearTransformation's canonical kernels and its other
-// sums are plain loops in one order (ml/backward_ops.cpp), so nothing may depend on the path.
+// sums are plain loops in one order (ml/backward_ops.cpp), so nothing may depend on the path. The
+// same holds with BF16 products (ml/bf16_products.h): on the avx512bf16 path they run on vdpbf16ps.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 #include <map>
+#include <optional>
 
+#include "ml/bf16_products.h"
 #include "ml/kernels/kernel_set.h"
 #include "ml_test_util.h"
 #include "train/adamw.h"
@@ -18,9 +21,11 @@ using namespace train_test;
 namespace {
 
 // The step's results as bytes, by name.
-std::map<std::string, std::string> oneStep() {
+std::map<std::string, std::string> oneStep(bool bf16Products) {
     const Model model = tinyModel();
     Gradients grads(model);
+    std::optional<ml::BF16Products> bf16;
+    if (bf16Products) bf16.emplace();
     const double loss = trainOnBatch(model, tinyBatch(), grads);
     std::map<std::string, std::string> out;
     out["loss"] = std::string(reinterpret_cast<const char*>(&loss), sizeof loss);
@@ -39,18 +44,28 @@ std::map<std::string, std::string> oneStep() {
 
 }  // namespace
 
-TEST_CASE("Bit identity: a training step gives the same bits on every kernel path", "[bitidentity][train]") {
+namespace {
+
+void samePathsBits(bool bf16Products) {
     std::map<std::string, std::string> generic;
     {
         test::UsingKernels use("generic");
-        generic = oneStep();
+        generic = oneStep(bf16Products);
     }
     for (const std::string& path : ml::kernels::supportedPaths()) {
         test::UsingKernels use(path);
-        const auto got = oneStep();
+        const auto got = oneStep(bf16Products);
         for (const auto& [name, bytes] : generic) {
             INFO(name << " on the " << path << " path");
             CHECK(got.at(name) == bytes);
         }
     }
+}
+
+}  // namespace
+
+TEST_CASE("Bit identity: a training step gives the same bits on every kernel path", "[bitidentity][train]") { samePathsBits(false); }
+
+TEST_CASE("Bit identity: a training step with BF16 products gives the same bits on every kernel path", "[bitidentity][train]") {
+    samePathsBits(true);
 }

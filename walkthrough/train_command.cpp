@@ -101,6 +101,12 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     options::addReal(*cmd, "--wd", r.weightDecay, {0, 1, false, "a weight decay from 0 to 1"}, "AdamW's weight decay (matrices only)");
     options::addReal(*cmd, "--clip", r.clip, {0, 1e6, true, "a norm above 0"}, "Clip the gradients' global norm to this");
     options::addInteger(*cmd, "--eval-every", r.evalEvery, {1, 1 << 24, "1 to 16777216 steps"}, "Steps between held-out losses (with --heldout)");
+    cmd->add_option_function<std::string>("--products", [&r](const std::string& v) { r.bf16Products = v == "bf16"; },
+                                          "The linear layers' products: bf16 (BF16 operands, F32 sums and master weights, as train.py's bf16 "
+                                          "autocast that trained the bundled model) or f32")
+        ->check(CLI::IsMember({"bf16", "f32"}))
+        ->default_str("bf16")
+        ->option_text("bf16|f32");
     options::addUnsigned(*cmd, "--seed", r.seed, "a seed from 0 to 2^64-1", "Seed of the initial weights and of the windows");
     options::addInteger(*cmd, "--dim", o.dim, {8, 1 << 16, "a model dimension from 8"}, "Model dimension");
     options::addInteger(*cmd, "--n-layers", o.nLayers, {1, 1024, "1 to 1024 layers"}, "Transformer blocks");

@@ -473,7 +473,7 @@ def lab8(m, seed, layer):
     print(f"variant: seed {seed}, block {layer} (check.py 8 --seed {seed} --layer {layer} checks it again)")
     with tempfile.TemporaryDirectory() as out:
         argv = ["train", "--text", os.path.join(labkit.ROOT, "assets", "text", "jude.txt"), "--out", out, "--force",
-                "--seed", str(seed), "--step", *LAB8_SHAPE]
+                "--seed", str(seed), "--products", "f32", "--step", *LAB8_SHAPE]  # F32 products: the lab's NumPy is F32
         params = json.load(open(os.path.join(labkit.ROOT, "assets", "model", "params.json")))
         params.update({"dim": 64, "n_heads": 4, "n_kv_heads": 2})
         shapes = {"dFfnDown": (0, 64), "dFfnGate": (0, 224), "dFfnUp": (0, 224), "dH": (0, 8), "dFfnNorm": (0, 1),

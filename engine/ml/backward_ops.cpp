@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ml/bf16_products.h"
 #include "ml/exp_approx.h"
 #include "ml/op_util.h"
 #include "ml/ops.h"
@@ -256,6 +257,9 @@ Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights) {
     detail::requireFloat(op, weights, "weights");
     if (dy.rank() != 2 || weights.rank() != 2 || dy.dim(1) != weights.dim(0))
         fail(op, "dy " + dy.shapeStr() + " does not match weights " + weights.shapeStr() + " (expected [S, out] and [out, in])");
+    // Mixed precision: dy and W as BF16 operands, Wᵀ's rows (rounded once a step) against dy's.
+    if (BF16Products* mixed = BF16Products::active(); mixed && weights.dtype() == DType::F32)
+        return LinearTransformation(ToBFloat16(dy), mixed->roundedTransposed(weights), DType::F32);
     // dx = dy · W: row s of dy against W's rows, which lie along dx's columns (no transpose).
     const Tensor dyc = Contiguous(dy), w = Contiguous(weights);
     const int64_t S = dy.dim(0), out = weights.dim(0), in = weights.dim(1);
@@ -278,6 +282,11 @@ void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) 
         fail(op, "dy " + dy.shapeStr() + " and x " + x.shapeStr() + " do not make dWeights " + dWeights.shapeStr() + " (expected [S, out], [S, in], [out, in])");
     // dW += dyᵀ · x: dyᵀ is dy read down its columns, x's rows lie along dW's columns. The window's
     // product is summed from +0 over its S rows, then added to the gradient so far.
+    if (BF16Products::active()) {
+        // Mixed precision: dyᵀ's rows against xᵀ's, both rounded to BF16 (the kernels' BF16 tiles
+        // dot rows, so both are transposed first).
+        return AccumulateInto(dWeights, LinearTransformation(TransposedBF16(dy), TransposedBF16(x), DType::F32));
+    }
     const Tensor dyc = Contiguous(dy), xc = Contiguous(x);
     const int64_t S = dy.dim(0), out = dy.dim(1), in = x.dim(1);
     productInto(dWeights.mutableData<float>(), true, dyc.data<float>(), 1, out, out, xc.data<float>(), in, S, in);

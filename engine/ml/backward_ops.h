@@ -59,6 +59,8 @@ void AddRowsInto(Tensor& table, const Tensor& tokens, const Tensor& rows);
 // dx = dy · W, and dW += dyᵀ · x (the product summed over the S rows in row order, then added).
 // Each output adds its products one rounded product at a time in increasing k, as MatMul does
 // (row_products.h). W may be F32, BF16 or F16 (a frozen base under an adapter); the rest is F32.
+// Inside a BF16Products scope (bf16_products.h) both products take BF16 operands (F32 W rounded),
+// summed in F32 in the kernels' canonical order (dot_kernels.h) instead.
 Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights);
 void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x);
 

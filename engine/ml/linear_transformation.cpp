@@ -29,6 +29,7 @@
 
 #include "tensor/quant_blocks.h"
 
+#include "ml/bf16_products.h"
 #include "ml/cache_line_vector.h"
 #include "ml/dot_kernels.h"
 #include "ml/kernels/activation_quant.h"
@@ -195,6 +196,10 @@ void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y
     thread_local std::vector<float> block;
     for (int64_t ob = o0; ob < o1; ob += kBF16BlockRows) {
         const int64_t n = std::min(kBF16BlockRows, o1 - ob);
+        if constexpr (std::is_same_v<Y, float>) {  // an F32 result (mixed precision's): written where it goes
+            p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, y + ob, p.out);
+            continue;
+        }
         block.resize(size_t(p.rows * n));
         p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, block.data(), n);
         for (int64_t s = 0; s < p.rows; ++s)
@@ -433,8 +438,9 @@ void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, c
     }
 }
 
-// y = x · weightsᵀ the way `plan` says, which is made for weights' dtype and the active path.
-Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan) {
+// y = x · weightsᵀ (in `result`'s dtype) the way `plan` says, which is made for weights' dtype and
+// the active path.
+Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan, DType result) {
     const OpScope profile(OpKind::LinearTransformation);
     constexpr const char* op = "LinearTransformation";
     detail::requireFloat(op, x, "x");
@@ -446,27 +452,44 @@ Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan) {
                              " (expected x [..., in] and weights [out, in])");
     Shape outShape = x.shape();
     outShape.back() = weights.dim(0);
-    if (!x.hasData() || !weights.hasData()) return Tensor::shapeOnly(outShape, x.dtype());
+    if (!x.hasData() || !weights.hasData()) return Tensor::shapeOnly(outShape, result);
 
-    Tensor y = Tensor::uninitialized(outShape, x.dtype());
+    Tensor y = Tensor::uninitialized(outShape, result);
     const int64_t k = weights.dim(1);
     Problem p{*plan.kernels, nullptr, k ? x.numel() / k : 0, k, weights.dim(0)};
     if (p.rows == 0 || p.out == 0) return y;
     const LinearStep& step = plan.step(p.rows, x.dtype());
     const ReadyX ready(x, p, step.x, plan.weights);
-    detail::visitFloat(x.dtype(), [&](auto yTag) { runStep(p, step, plan, x, ready, weights, y.mutableData<decltype(yTag)>()); });
+    detail::visitFloat(result, [&](auto yTag) { runStep(p, step, plan, x, ready, weights, y.mutableData<decltype(yTag)>()); });
     return y;
+}
+
+// Inside a BF16Products scope (training's mixed precision), F32 x and weights as BF16 operands.
+bool bf16Operands(const Tensor& x, const Tensor& weights) {
+    return BF16Products::active() && x.dtype() == DType::F32 && weights.dtype() == DType::F32 && x.hasData() && weights.hasData();
+}
+
+Tensor bf16Linear(const Tensor& x, const Tensor& weights) {
+    const OpScope profile(OpKind::LinearTransformation);
+    return LinearTransformation(ToBFloat16(x), BF16Products::active()->rounded(weights), DType::F32);
 }
 
 }  // namespace
 
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights) {
-    return linear(x, weights, LinearPlan(weights.dtype(), kernels::active()));
+    if (bf16Operands(x, weights)) return bf16Linear(x, weights);
+    return linear(x, weights, LinearPlan(weights.dtype(), kernels::active()), x.dtype());
+}
+
+Tensor LinearTransformation(const Tensor& x, const Tensor& weights, DType result) {
+    if (!detail::isFloatType(result)) detail::fail("LinearTransformation", std::string("the result must be F32 or BF16, not ") + dtypeName(result));
+    return linear(x, weights, LinearPlan(weights.dtype(), kernels::active()), result);
 }
 
 Tensor LinearTransformation(const Tensor& x, const LinearWeights& weights) {
+    if (bf16Operands(x, weights)) return bf16Linear(x, weights);
     const LinearPlan& plan = weights.plan();
-    if (plan.kernels == &kernels::active() && plan.weights == weights.dtype()) return linear(x, weights, plan);
+    if (plan.kernels == &kernels::active() && plan.weights == weights.dtype()) return linear(x, weights, plan, x.dtype());
     // The path was switched since the plan was made (or the weights replaced through their Tensor).
     return LinearTransformation(x, static_cast<const Tensor&>(weights));
 }

@@ -22,6 +22,10 @@ namespace llama::ml {
 // are, carry the plan made when they were bound.
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights);
 Tensor LinearTransformation(const Tensor& x, const LinearWeights& weights);
+// The same with the result in `result` (F32 or BF16) whatever x's dtype: BF16 operands with an F32
+// result are mixed precision's products (bf16_products.h). Inside a BF16Products scope the two
+// above take F32 x and weights as that: both rounded to BF16, an F32 result.
+Tensor LinearTransformation(const Tensor& x, const Tensor& weights, DType result);
 
 // Batched matrix product: a [B, M, K] · b [B, K, N] -> [B, M, N], in a's dtype (F32 accumulation).
 // a and b may be strided views (transposed heads, transposed keys).

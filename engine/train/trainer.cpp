@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "ml/backward_ops.h"
+#include "ml/bf16_products.h"
 #include "stages/non_finite_watch.h"
 #include "train/training_step.h"
 
@@ -80,6 +82,9 @@ TrainingStepReport Trainer::step() {
     }
     for (const TrainingWindow& w : batch) report.tokens += int64_t(w.inputs.size());
     ctx_.step = report.step;
+    // One scope a step: the weights are rounded to BF16 once for the step's windows.
+    std::optional<ml::BF16Products> bf16;
+    if (recipe_.bf16Products) bf16.emplace();
     auto trainOnWindows = [&] { return trainOnBatch(transformer_, ctx_, tape_, batch, grads_); };
     report.loss = trainOnWindows();
     report.gradientNorm = clipGradientNorm(grads_, recipe_.clip);
@@ -102,6 +107,8 @@ TrainingStepReport Trainer::step() {
 
 double Trainer::heldoutLoss() const {
     InferenceContext ctx(withContext(model_.args, recipe_.seqLen));
+    std::optional<ml::BF16Products> bf16;  // as train.py's heldout_loss, under the training's precision
+    if (recipe_.bf16Products) bf16.emplace();
     double total = 0;
     int64_t scored = 0;
     for (const TrainingWindow& w : heldout_) {

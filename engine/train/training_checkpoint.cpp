@@ -29,6 +29,7 @@ nlohmann::json recipeJson(const TrainingRecipe& r, const ModelArgs& a, bool whol
             {"vocab_size", a.vocab_size}, {"ffn_hidden_dim", a.ffnHiddenDim()}, {"rope_theta", a.rope_theta}, {"norm_eps", a.norm_eps}};
     // Only when set, so that checkpoints of pretraining from a random start read as they always did.
     if (!r.initFrom.empty()) recipe["init_from"] = r.initFrom;
+    if (r.bf16Products) recipe["products"] = "bf16";  // absent: F32, as checkpoints made before bf16 products read
     if (wholeExamples) recipe["windows"] = "whole examples";
     return recipe;
 }

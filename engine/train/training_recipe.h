@@ -20,6 +20,9 @@ struct TrainingRecipe {
     int evalEvery = 100;      // steps between held-out losses
     uint64_t seed = 1234;
     std::string initFrom;     // the model whose weights training starts from; empty: a random initialisation
+    // The linear layers' products with BF16 operands and F32 sums, as train.py's bf16 autocast
+    // (ml/bf16_products.h), which trained the bundled model; false: F32 operands throughout.
+    bool bf16Products = true;
 };
 
 // The bundled model's shape (assets/model/params.json) with `vocabSize` tokens.

@@ -74,6 +74,8 @@ LiveTrainingSettings LiveTrainingSettings::fromJson(const json& j) {
     m.nHeads = intSetting(j, "n_heads", m.nHeads, 1, 64);
     m.nKVHeads = intSetting(j, "n_kv_heads", m.nKVHeads, 1, 64);
     TrainingRecipe& r = s.recipe;
+    // F32 products: the browser has no BF16 dot-product instruction to gain from rounding them.
+    r.bf16Products = false;
     r.seqLen = intSetting(j, "seq_len", r.seqLen, 2, 1024);
     r.batch = intSetting(j, "batch", r.batch, 1, 64);
     r.steps = intSetting(j, "steps", r.steps, 1, 1 << 20);
@@ -89,8 +91,9 @@ LiveTrainingSettings LiveTrainingSettings::fromJson(const json& j) {
 std::string LiveTrainingSettings::trainCommand() const {
     const TrainingRecipe& r = recipe;
     return fmt::format("llama-walkthrough train --dim {} --n-layers {} --n-heads {} --n-kv-heads {} --seq-len {} --batch {} --steps {} --warmup {} "
-                       "--lr {} --seed {}",
-                       shape.dim, shape.nLayers, shape.nHeads, shape.nKVHeads, r.seqLen, r.batch, r.steps, r.warmup, r.lr, r.seed);
+                       "--lr {} --seed {}{}",
+                       shape.dim, shape.nLayers, shape.nHeads, shape.nKVHeads, r.seqLen, r.batch, r.steps, r.warmup, r.lr, r.seed,
+                       r.bf16Products ? "" : " --products f32");
 }
 
 LiveTraining::LiveTraining(const std::string& textPath, const std::string& tokenizerPath, const LiveTrainingSettings& settings)
