@@ -12,7 +12,7 @@ namespace llama::ml {
 
 namespace {
 
-BF16Products* current = nullptr;
+BF16Products* current = nullptr;  // the training loop's thread sets it; the pool's threads never read it
 
 // BFloat16::fromFloat without its branch, so that a row of them compiles to vector code.
 inline uint16_t roundedBits(float f) {
@@ -20,7 +20,7 @@ inline uint16_t roundedBits(float f) {
     std::memcpy(&u, &f, 4);
     const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
     return (u & 0x7fffffffu) > 0x7f800000u ? uint16_t((u >> 16) | 0x40u) : uint16_t(rounded);
-}  // the training loop's thread sets it; the pool's threads never read it
+}
 
 }  // namespace
 
