@@ -80,6 +80,8 @@ TEST_CASE("train: a run stopped and resumed computes the same bits as one never 
 
     // Resuming with another recipe is refused, naming the setting.
     requireOneClearError(runWalkthrough(kTiny + " --lr 0.01 " + data + "--out " + resumed.string() + " --resume"), "lr");
+    // A run begun with BF16 products (the default) resumes only with them.
+    requireOneClearError(runWalkthrough(kTiny + " --products f32 " + data + "--out " + resumed.string() + " --resume"), "products");
     // A checkpoint whose training state is damaged is refused, naming the file.
     text(resumed / "training.json", "{\"step\": 3");
     requireOneClearError(runWalkthrough(kTiny + " " + data + "--out " + resumed.string() + " --resume"), "training.json' is not a training state");
@@ -120,6 +122,13 @@ TEST_CASE("train: bad input is refused with a clear message and nothing written"
         INFO(r.output);
         CHECK(r.exitCode == 1);
         CHECK(r.output.find("--lr: expected a learning rate above 0, at most 1, got '" + std::string(lr) + "'") != std::string::npos);
+    }
+    {
+        const CliRun r = runWalkthrough(kTiny + " --text ../assets/samples.txt --products f16" + tail);
+        INFO(r.output);
+        CHECK(r.exitCode != 0);
+        CHECK(r.output.find("--products") != std::string::npos);
+        CHECK(r.output.find("f16") != std::string::npos);
     }
     std::string threeHeads = kTiny;
     threeHeads.replace(threeHeads.find("--n-heads 4"), 11, "--n-heads 3");
