@@ -11,6 +11,7 @@
 
 #include "ml/bf16_products.h"
 #include "ml/kernels/kernel_set.h"
+#include "ml/task_launch.h"
 #include "ml_test_util.h"
 #include "train/adamw.h"
 #include "train_fixture.h"
@@ -68,4 +69,20 @@ TEST_CASE("Bit identity: a training step gives the same bits on every kernel pat
 
 TEST_CASE("Bit identity: a training step with BF16 products gives the same bits on every kernel path", "[bitidentity][train]") {
     samePathsBits(true);
+}
+
+// Q, K and V's tasks on threads of their own ask for the same step's rounded weights at once.
+TEST_CASE("Bit identity: a training step with BF16 products gives the same bits whichever way Q, K and V's tasks run",
+          "[bitidentity][train][task_threads]") {
+    ml::setDefaultLaunch(ml::Launch::Deferred);
+    const auto deferred = oneStep(true);
+    for (const ml::Launch how : {ml::Launch::NewThread, ml::Launch::KeptThreads}) {
+        ml::setDefaultLaunch(how);
+        const auto got = oneStep(true);
+        for (const auto& [name, bytes] : deferred) {
+            INFO(name << " with the tasks run " << ml::launchName(how));
+            CHECK(got.at(name) == bytes);
+        }
+    }
+    ml::setDefaultLaunch(std::nullopt);
 }

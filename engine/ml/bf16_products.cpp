@@ -31,12 +31,14 @@ BF16Products::~BF16Products() { current = previous_; }
 BF16Products* BF16Products::active() { return current; }
 
 const Tensor& BF16Products::rounded(const Tensor& weights) {
+    const std::lock_guard lock(mutex_);
     Tensor& t = rounded_[weights.data<float>()];
     if (!t.hasData()) t = ToBFloat16(weights);
     return t;
 }
 
 const Tensor& BF16Products::roundedTransposed(const Tensor& weights) {
+    const std::lock_guard lock(mutex_);
     Tensor& t = transposed_[weights.data<float>()];
     if (!t.hasData()) t = TransposedBF16(weights);
     return t;

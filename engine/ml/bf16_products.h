@@ -8,6 +8,7 @@
 // gradients, AdamW's moments, norms, softmax, attention's products and the loss.
 // A BF16 operand times a BF16 operand is exact in F32, so every kernel path still gives the same
 // bits (kernels/kernel_set.h).
+#include <mutex>
 #include <unordered_map>
 
 #include "tensor/tensor.h"
@@ -28,11 +29,13 @@ public:
     static BF16Products* active();
 
     // weights [out, in] (F32) rounded to BF16, as stored or transposed ([in, out]), made on the
-    // first call for that tensor in this scope.
+    // first call for that tensor in this scope. Q, K and V's tasks may ask at once (LLAMA_TASKS
+    // new-thread or kept-threads): one at a time.
     const Tensor& rounded(const Tensor& weights);
     const Tensor& roundedTransposed(const Tensor& weights);
 
 private:
+    std::mutex mutex_;
     std::unordered_map<const void*, Tensor> rounded_, transposed_;
     BF16Products* previous_;
 };
