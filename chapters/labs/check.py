@@ -183,11 +183,22 @@ def softmax_reference(z):
     return np.exp(z - np.logaddexp.reduce(z))
 
 
+# Where the kept prefix's sum lands within this of p (two tied logits at p = 0.5 sum to 0.5 give
+# or take one rounding), whether it "reaches" p is the last bit of the sum: either cut is right.
+TOP_P_TIE = 1e-9
+
+
 def top_p_reference(probs, p):
+    """Every right answer to top-p: one [(ids, renormalized probabilities)] per acceptable cut."""
     order = np.argsort(-probs, kind="stable")
-    keep = int(np.searchsorted(np.cumsum(probs[order]), p)) + 1  # the first prefix whose sum reaches p
-    kept = order[:min(keep, len(order))]
-    return [int(i) for i in kept], probs[kept] / probs[kept].sum()
+    sums = np.cumsum(probs[order])
+    keep = int(np.searchsorted(sums, p)) + 1  # the first prefix whose sum reaches p
+    cuts = {keep} | {k for k in (keep - 1, keep + 1) if 1 <= k <= len(order) and abs(sums[k - 1] - p) <= TOP_P_TIE}
+    answers = []
+    for k in sorted(cuts):
+        kept = order[:min(k, len(order))]
+        answers.append(([int(i) for i in kept], probs[kept] / probs[kept].sum()))
+    return answers
 
 
 def lab6(m, rng):
@@ -222,11 +233,14 @@ def lab6(m, rng):
         good = labkit.compare(f"probabilities after \"{prompt}\", temperature {temperature}", probs, want, 1e-6, theirs=reference)
         if not good:
             return False
-        ids, ps = top_p_reference(want, p)
+        answers = top_p_reference(want, p)
         kept = m.top_p(probs, p)
-        if [int(i) for i, _ in kept] != ids:
-            print(f"top-p {p} at temperature {temperature}: you keep tokens {[int(i) for i, _ in kept][:12]}, the reference {ids[:12]}")
+        match = [(ids, ps) for ids, ps in answers if [int(i) for i, _ in kept] == ids]
+        if not match:
+            print(f"top-p {p} at temperature {temperature}: you keep tokens {[int(i) for i, _ in kept][:12]}, "
+                  f"the reference {' or '.join(str(ids[:12]) for ids, _ in answers)}")
             return False
+        ids, ps = match[0]
         return labkit.compare(f"top-p {p} at temperature {temperature}", [q for _, q in kept], ps, 1e-6, theirs=reference)
 
     ok &= one(labkit.PROMPT, 1.0, 0.9)
