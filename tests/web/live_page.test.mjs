@@ -205,6 +205,9 @@ try {
     const f32 = join(scratch, 'bundled-f32.gguf');
     execFileSync(cli, ['convert', '--model', model, '--to', 'gguf-f32', '--out', f32], { stdio: 'ignore' });
     const size = statSync(f32).size;
+    // Measured after the same command on the open model: the page keeps the last run's panels
+    // (what of it was revealed), so both readings hold one whole run of the same shapes.
+    await run(page, prompts[1], '-n 12');
     const before = await moduleMemory(page);
     await (await page.$('#model-files')).uploadFile(f32);
     await page.waitForFunction(() => /bundled-f32/.test(document.getElementById('model-name').textContent), { timeout: 20000 });

@@ -12,7 +12,9 @@ export async function openLive(browser, address, viewport = { width: 1366, heigh
   page.on('console', m => { if (m.type() === 'error') log.errors.push(m.text()); });
   page.on('pageerror', e => log.errors.push(String(e)));
   page.on('request', r => { if (!r.url().startsWith(origin + '/') && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) log.outside.push(r.url()); });
-  page.on('load', () => log.loads++);
+  // A navigation request of the top frame, not its load event: a reload the service worker asks for
+  // can come before the first load event has fired, under load.
+  page.on('request', r => { if (r.isNavigationRequest() && r.frame() === page.mainFrame()) log.loads++; });
   const t0 = Date.now();
   await page.goto(address);
   await page.waitForFunction(() => document.body.dataset.engine, { timeout: 60000 });
