@@ -159,6 +159,10 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
 
 #ifdef __AVX512F__
 constexpr int kWideRX = 6, kWideRW = 4;  // 24 accumulators, 4 weight vectors and x: 29 of 32 registers
+// A chunk's last one to four x rows (a batch's decode step at B = 4) take a tile 4 high and 6
+// wide (24 accumulators, 6 weight vectors and x: 31 of 32): in the 6-high tile a third of the
+// multiply-adds went to repeated rows.
+constexpr int kFewRX = 4, kFewRW = 6;
 inline __m512 widen16(const uint16_t* p) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(load32(p)), 16)); }
 // An x row in order.
 void widenX(const uint16_t* x, int64_t k, float* out) {
@@ -181,25 +185,26 @@ void widenX(const uint16_t* x, int64_t k, float* out) {
 #endif
 constexpr int64_t kWideChunkRows = 30;  // x rows per pass over a block of weights (120 KiB at k = 2048, in L2); a multiple of both tiles' heights
 
-// out[r * ldo + c] for a kWideRX x kWideRW tile; rows past the last valid one repeat it (their
-// results are discarded), so every tile runs the same code. Each step also asks for the cache
-// line of `prefetch` at the same offset as the weights it loads (nullptr: none), into L2. Not
-// inlined: inside its caller's loops GCC 12 kept two of the sums on the stack.
-__attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const uint16_t* const wr[kWideRW], int64_t k, float* out,
-                                           int64_t ldo, int nx, int nw, const char* prefetch) {
+// out[r * ldo + c] for an RX x RW tile; rows past the last valid one repeat it (their results
+// are discarded), so every tile runs the same code. Each step also asks for the cache line at the
+// same offset as the weights it loads of each of `fetch` rows of `rowBytes` from `prefetch` on,
+// into L2. Not inlined: inside its caller's loops GCC 12 kept two of the sums on the stack.
+template <int RX, int RW>
+__attribute__((noinline)) void widenedTile(const float* const xr[RX], const uint16_t* const wr[RW], int64_t k, float* out,
+                                           int64_t ldo, int nx, int nw, const char* prefetch, int fetch, int64_t rowBytes) {
     float p[kPartials];
     int64_t i = 0;
 #ifdef __AVX512F__
-    __m512 acc[kWideRX][kWideRW];
-    for (int r = 0; r < kWideRX; ++r)
-        for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm512_setzero_ps();
+    __m512 acc[RX][RW];
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c) acc[r][c] = _mm512_setzero_ps();
     for (; i + kPartials <= k; i += kPartials) {
-        if (prefetch) _mm_prefetch(prefetch + i * 2, _MM_HINT_T1);
-        __m512 wv[kWideRW];
-        for (int c = 0; c < kWideRW; ++c) wv[c] = widen16(wr[c] + i);
-        for (int r = 0; r < kWideRX; ++r) {
+        for (int f = 0; f < fetch; ++f) _mm_prefetch(prefetch + f * rowBytes + i * 2, _MM_HINT_T1);
+        __m512 wv[RW];
+        for (int c = 0; c < RW; ++c) wv[c] = widen16(wr[c] + i);
+        for (int r = 0; r < RX; ++r) {
             const __m512 xv = _mm512_loadu_ps(xr[r] + i);
-            for (int c = 0; c < kWideRW; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
+            for (int c = 0; c < RW; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
         }
     }
     for (int r = 0; r < nx; ++r)
@@ -212,21 +217,21 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
             out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
         }
 #else
-    __m256 even[kWideRX][kWideRW], odd[kWideRX][kWideRW];
-    for (int r = 0; r < kWideRX; ++r)
-        for (int c = 0; c < kWideRW; ++c) even[r][c] = odd[r][c] = _mm256_setzero_ps();
+    __m256 even[RX][RW], odd[RX][RW];
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c) even[r][c] = odd[r][c] = _mm256_setzero_ps();
     for (; i + kPartials <= k; i += kPartials) {
-        if (prefetch) _mm_prefetch(prefetch + i * 2, _MM_HINT_T1);
-        __m256 wv[kWideRW];
-        for (int c = 0; c < kWideRW; ++c) wv[c] = evenBF16(load32(wr[c] + i));
-        for (int r = 0; r < kWideRX; ++r) {
+        for (int f = 0; f < fetch; ++f) _mm_prefetch(prefetch + f * rowBytes + i * 2, _MM_HINT_T1);
+        __m256 wv[RW];
+        for (int c = 0; c < RW; ++c) wv[c] = evenBF16(load32(wr[c] + i));
+        for (int r = 0; r < RX; ++r) {
             const __m256 xv = _mm256_loadu_ps(xr[r] + i);
-            for (int c = 0; c < kWideRW; ++c) even[r][c] = _mm256_fmadd_ps(xv, wv[c], even[r][c]);
+            for (int c = 0; c < RW; ++c) even[r][c] = _mm256_fmadd_ps(xv, wv[c], even[r][c]);
         }
-        for (int c = 0; c < kWideRW; ++c) wv[c] = oddBF16(load32(wr[c] + i));
-        for (int r = 0; r < kWideRX; ++r) {
+        for (int c = 0; c < RW; ++c) wv[c] = oddBF16(load32(wr[c] + i));
+        for (int r = 0; r < RX; ++r) {
             const __m256 xv = _mm256_loadu_ps(xr[r] + i + 8);
-            for (int c = 0; c < kWideRW; ++c) odd[r][c] = _mm256_fmadd_ps(xv, wv[c], odd[r][c]);
+            for (int c = 0; c < RW; ++c) odd[r][c] = _mm256_fmadd_ps(xv, wv[c], odd[r][c]);
         }
     }
     for (int r = 0; r < nx; ++r)
@@ -241,25 +246,43 @@ __attribute__((noinline)) void widenedTile(const float* const xr[kWideRX], const
 #endif
 }
 
+// x rows s0 to s1 (widened by widenX, k floats each) against nw BF16 weight rows in RX x RW
+// tiles, a group of RW weight rows (in L1) at a time.
+template <int RX, int RW>
+void widenedPass(const float* xf, int64_t s0, int64_t s1, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    const int tiles = int((s1 - s0 + RX - 1) / RX), perTile = (RW + tiles - 1) / tiles;
+    for (int64_t o = 0; o < nw; o += RW) {
+        const int nwt = int(nw - o < RW ? nw - o : RW);
+        const uint16_t* wr[RW];
+        for (int c = 0; c < RW; ++c) wr[c] = w + (o + (c < nwt ? c : nwt - 1)) * k;
+        for (int64_t s = s0; s < s1; s += RX) {
+            const int nxt = int(s1 - s < RX ? s1 - s : RX);
+            const float* xr[RX];
+            for (int r = 0; r < RX; ++r) xr[r] = xf + (s + (r < nxt ? r : nxt - 1)) * k;
+            // The next group's weight rows while these are in L1, shared out over the group's
+            // tiles (all of them in one tile where a few x rows make one tile: a batch's decode).
+            const int64_t first = int64_t((s - s0) / RX) * perTile;
+            int64_t fetch = first >= RW ? 0 : perTile < RW - first ? perTile : RW - first;
+            if (fetch > nw - (o + RW + first)) fetch = nw - (o + RW + first) > 0 ? nw - (o + RW + first) : 0;
+            widenedTile<RX, RW>(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, fetch ? reinterpret_cast<const char*>(w + (o + RW + first) * k) : nullptr, int(fetch),
+                                k * 2);
+        }
+    }
+}
+
 // out[s * ldo + o] for x rows widened by widenX (k floats each) against nw BF16 weight rows,
 // kWideChunkRows x rows at a time over a block of weights (the chunk in L2, a weight pair in L1).
+// Tile shapes change no sum: each (x row, weight row) pair keeps its own partials.
 void widenedRows(const float* xf, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
     for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
         const int64_t s1 = rows - s0 < kWideChunkRows ? rows : s0 + kWideChunkRows;
-        for (int64_t o = 0; o < nw; o += kWideRW) {
-            const int nwt = int(nw - o < kWideRW ? nw - o : kWideRW);
-            const uint16_t* wr[kWideRW];
-            for (int c = 0; c < kWideRW; ++c) wr[c] = w + (o + (c < nwt ? c : nwt - 1)) * k;
-            for (int64_t s = s0; s < s1; s += kWideRX) {
-                const int nxt = int(s1 - s < kWideRX ? s1 - s : kWideRX);
-                const float* xr[kWideRX];
-                for (int r = 0; r < kWideRX; ++r) xr[r] = xf + (s + (r < nxt ? r : nxt - 1)) * k;
-                // The next kWideRW weight rows, one per tile, while these are in L1.
-                const int64_t t = (s - s0) / kWideRX;
-                const char* next = t < kWideRW && o + kWideRW + t < nw ? reinterpret_cast<const char*>(w + (o + kWideRW + t) * k) : nullptr;
-                widenedTile(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, next);
-            }
-        }
+#ifdef __AVX512F__
+        const int64_t few = (s1 - s0) % kWideRX <= kFewRX ? (s1 - s0) % kWideRX : 0;
+        if (s1 - few > s0) widenedPass<kWideRX, kWideRW>(xf, s0, s1 - few, w, nw, k, out, ldo);
+        if (few) widenedPass<kFewRX, kFewRW>(xf, s1 - few, s1, w, nw, k, out, ldo);
+#else
+        widenedPass<kWideRX, kWideRW>(xf, s0, s1, w, nw, k, out, ldo);
+#endif
     }
 }
 
