@@ -101,7 +101,7 @@ int compareWithLlamaBench(const BenchComparison& c) {
     for (size_t i = 0; i < c.promptTokens.size(); ++i)
         printRow(fmt::format("prefill ({} tokens)", c.promptTokens[i]), findTest(report, c.promptTokens[i], 0), c.oursPrefillTps[i]);
     printRow(fmt::format("decode ({} tokens)", c.decodeTokens), findTest(report, 0, c.decodeTokens), c.oursDecodeTps);
-    fmt::print("llama.cpp{}: mean ± stddev over {} run{}; its decode starts from an empty context, ours after the first prompt.\n",
+    fmt::print("llama.cpp{}: mean ± stddev over {} run{}; both decodes start from an empty context.\n",
                report.buildCommit.empty() ? "" : " " + report.buildCommit, c.repeats, c.repeats == 1 ? "" : "s");
     return 0;
 }
