@@ -83,7 +83,7 @@ TEST_CASE("Every kernel path's integer dot products stay within x's rounding of 
         for (const std::string& path : ml::kernels::supportedPaths()) {
             DYNAMIC_SECTION(dtypeName(t) << " on " << path) {
                 Tensor wq = quantizedWeights(t, out, in, 7), wf = decoded(wq);
-                // Fewer rows than a path's panel width (4, 8 or 16 lanes) take the dot kernels, 4 rows
+                // Up to a path's panel width (4, 8 or 16 lanes) the rows take the dot kernels, 4 rows
                 // per weight load (1, 2, 5, 6 rows: partial groups of 4); more take the panels,
                 // int16 or (Q8_0 and Q4_0 with VNNI) byte ones (9, 17 and 33 rows leave a partly
                 // padded last group on every width).

@@ -22,12 +22,15 @@ LinearPlan::LinearPlan(DType w, const kernels::KernelSet& set)
             default: format = kernels::BlockFormat::Q6_K; dot256 = set.dotQ6_K; break;
         }
         // One row streams each weight row once; from two, a block of weight rows stays in L1
-        // while the x rows pass over it; from `lanes` rows (where the path has panels) the
-        // panels use each weight load for a vector of x rows.
+        // while the x rows pass over it; from more than `lanes` rows (where the path has panels)
+        // the panels use each weight load for a vector of x rows. At exactly `lanes` rows (a
+        // decode step of 8 sequences on AVX2) unpacking the weights into panels cost more than it
+        // saved: the dots ran TinyLlama-shaped Q4_K's B = 8 decode at 48.5-50.0 tok/s, the panels
+        // at 46.2-47.1.
         const LinearStep dots{LinearRoute::QuantizedDots, XForm::Quantized, kQuantBlockRows};
         LinearStep many = dots;
         if (set.lanes) {
-            manyRowsFrom = set.lanes;
+            manyRowsFrom = set.lanes + 1;
             many = set.bytePanel && dot32 ? LinearStep{LinearRoute::BytePanels, XForm::PackedBytes, kQuantBlockRows}
                                           : LinearStep{LinearRoute::Int16Panels, XForm::Packed, kQuantBlockRows};
         }
