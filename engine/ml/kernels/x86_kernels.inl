@@ -264,8 +264,8 @@ void widenedPass(const float* xf, int64_t s0, int64_t s1, const uint16_t* w, int
             const int64_t first = int64_t((s - s0) / RX) * perTile;
             int64_t fetch = first >= RW ? 0 : perTile < RW - first ? perTile : RW - first;
             if (fetch > nw - (o + RW + first)) fetch = nw - (o + RW + first) > 0 ? nw - (o + RW + first) : 0;
-            widenedTile<RX, RW>(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, fetch ? reinterpret_cast<const char*>(w + (o + RW + first) * k) : nullptr, int(fetch),
-                                k * 2);
+            const char* next = fetch ? reinterpret_cast<const char*>(w + (o + RW + first) * k) : nullptr;
+            widenedTile<RX, RW>(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt, next, int(fetch), k * 2);
         }
     }
 }
