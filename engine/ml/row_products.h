@@ -100,6 +100,24 @@ void packRows(const A* a, int64_t aRow, int64_t aK, int64_t rows, int64_t K, std
     }
 }
 
+// [k0, k1): the columns of `rows` rows of A (A(r, k) = a[r * aRow + k * aK]) outside which they
+// are all zero. Causal attention's probabilities are 0 past each query's position, and so are
+// their gradients (and, transposed, before it): their products add ±0 to sums begun at +0, so
+// leaving them out changes no bit (but where b held an inf there, 0·inf would have been NaN: a
+// row that reads it is NaN all the same).
+template <class A>
+std::pair<int64_t, int64_t> nonzeroColumns(const A* a, int64_t aRow, int64_t aK, int rows, int64_t K) {
+    const auto zeroColumn = [&](int64_t k) {
+        for (int r = 0; r < rows; ++r)
+            if (toF32(a[r * aRow + k * aK]) != 0.0f) return false;
+        return true;
+    };
+    int64_t k1 = K, k0 = 0;
+    while (k1 > 0 && zeroColumn(k1 - 1)) --k1;
+    while (k0 < k1 && zeroColumn(k0)) ++k0;
+    return {k0, k1};
+}
+
 // y (rows × N, row stride ldy) = P·B for rows ≤ kTileRows packed rows P (rows × K), B row-major
 // with row stride ldb.
 template <class B_>
