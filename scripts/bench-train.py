@@ -10,10 +10,16 @@ as autocast: BF16 operands, F32 sums and master weights) and in F32 throughout. 
 --rounds times; each figure is the median over the rounds of the median step time, the first step
 of each run left out (warm-up). Peak memory is each process's maximum resident set (wait4).
 
-    scripts/bench-train.py [--walkthrough build/walkthrough/llama-walkthrough] [--steps 8]
-                           [--f32-steps 3] [--rounds 3]
+Debian's python3-torch calls its float32 matmuls through libblas.so.3, which is the reference
+(netlib) BLAS unless another is installed: unblocked, one thread, about 2 GFLOP/s here, which made
+PyTorch's float32 step 56 s. PyTorch runs here with OpenBLAS (Debian's libopenblas0-pthread, put
+first with LD_LIBRARY_PATH, the system's choice of BLAS left as it is), as a PyTorch install would
+have a tuned BLAS; --netlib-steps N adds a float32 row on the reference BLAS for comparison.
 
-Needs python3-torch, python3-numpy, python3-regex and bible-kjv (assets/README.md); makes
+    scripts/bench-train.py [--walkthrough build/walkthrough/llama-walkthrough] [--steps 8]
+                           [--f32-steps 3] [--rounds 3] [--netlib-steps 0]
+
+Needs python3-torch, libopenblas0-pthread, python3-numpy, python3-regex and bible-kjv (assets/README.md); makes
 assets/data (train.txt, train.npy: build intermediates, not committed) when it is missing.
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile, time
@@ -41,8 +47,15 @@ def step_seconds(elapsed):
     return statistics.median(b - a for a, b in zip(elapsed, elapsed[1:]))
 
 
-def torch_run(steps, bf16, threads):
-    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+
+
+def torch_run(steps, bf16, threads, blas="openblas"):
+    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE", OPENBLAS_NUM_THREADS=str(threads))
+    if blas == "openblas":
+        if not os.path.exists(os.path.join(OPENBLAS, "libblas.so.3")):
+            sys.exit(f"{OPENBLAS}/libblas.so.3 is missing: apt-get install libopenblas0-pthread")
+        env["LD_LIBRARY_PATH"] = OPENBLAS + os.pathsep + env.get("LD_LIBRARY_PATH", "")
     cmd = [sys.executable, os.path.join(ASSETS, "train.py"), "--bench", str(steps), "--threads", str(threads)] + SHAPE
     text, rss = run(cmd + (["--bf16"] if bf16 else []), env)
     elapsed = [float(m) for m in re.findall(r"^step \d+ loss \S+ ([\d.]+)s", text, re.M)]
@@ -63,7 +76,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--walkthrough", default=os.path.join(ROOT, "build", "walkthrough", "llama-walkthrough"))
     p.add_argument("--steps", type=int, default=8)
-    p.add_argument("--f32-steps", type=int, default=3, help="steps of PyTorch float32 (about 25x slower here)")
+    p.add_argument("--f32-steps", type=int, default=3, help="steps of PyTorch float32")
+    p.add_argument("--netlib-steps", type=int, default=0,
+                   help="steps of PyTorch float32 on the reference BLAS (about 56 s each); 0 leaves it out")
     p.add_argument("--rounds", type=int, default=3)
     a = p.parse_args()
     a.threads = os.cpu_count()  # the engine's pool takes every core; PyTorch is given as many
@@ -72,11 +87,13 @@ def main():
         for script in ("make_corpus.py", "encode_data.py"):
             subprocess.run([sys.executable, os.path.join(ASSETS, script)], cwd=ASSETS, check=True)
 
-    ours = "llama-walkthrough train, BF16 products"
+    ours, ours_f32 = "llama-walkthrough train, BF16 products", "llama-walkthrough train, F32"
     trainers = {ours: lambda: engine_run(a.walkthrough, a.steps, "bf16"),
-                "llama-walkthrough train, F32": lambda: engine_run(a.walkthrough, a.steps, "f32"),
-                "PyTorch 1.13, bf16 autocast": lambda: torch_run(a.steps, True, a.threads),
-                "PyTorch 1.13, float32": lambda: torch_run(a.f32_steps, False, a.threads)}
+                ours_f32: lambda: engine_run(a.walkthrough, a.steps, "f32"),
+                "PyTorch 1.13, bf16 autocast (OpenBLAS)": lambda: torch_run(a.steps, True, a.threads),
+                "PyTorch 1.13, float32 (OpenBLAS)": lambda: torch_run(a.f32_steps, False, a.threads)}
+    if a.netlib_steps > 0:
+        trainers["PyTorch 1.13, float32 (reference BLAS)"] = lambda: torch_run(a.netlib_steps, False, a.threads, "netlib")
     results = {name: [] for name in trainers}
     for r in range(a.rounds):
         for name, fn in trainers.items():
@@ -85,12 +102,15 @@ def main():
             print(f"round {r + 1}: {name}: {seconds:.3f} s/step, {4096 / seconds:.0f} tok/s, peak {rss:.0f} MB", flush=True)
 
     mine = statistics.median(s for s, _ in results[ours])
+    mine_f32 = statistics.median(s for s, _ in results[ours_f32])
     print(f"\n{a.threads} threads, 16 x 256 tokens a step, medians over {a.rounds} rounds ({time.strftime('%Y-%m-%d')})")
-    print(f"| trainer | s/step | tok/s | peak memory | the engine's BF16 speed against it |\n|---|---|---|---|---|")
+    print("| trainer | s/step | tok/s | peak memory | the engine's BF16 speed against it "
+          "| the engine's speed in the same precision against it |\n|---|---|---|---|---|---|")
     for name, runs in results.items():
         seconds = statistics.median(s for s, _ in runs)
         rss = statistics.median(m for _, m in runs)
-        print(f"| {name} | {seconds:.3f} | {4096 / seconds:.0f} | {rss:.0f} MB | {seconds / mine:.2f}x |")
+        same = mine if "bf16" in name.lower() else mine_f32
+        print(f"| {name} | {seconds:.3f} | {4096 / seconds:.0f} | {rss:.0f} MB | {seconds / mine:.2f}x | {seconds / same:.2f}x |")
 
 
 if __name__ == "__main__":

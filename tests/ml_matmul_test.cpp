@@ -72,3 +72,33 @@ TEST_CASE("MatMul reads transposed views exactly as their row-major copies", "[m
                 REQUIRE(Contiguous(keys).floatAt((h * HD + HD - 1) * L + L - 1) == keysRows.floatAt(((L - 1) * H + h) * HD + HD - 1));
         }
 }
+
+TEST_CASE("MatMul of causal probabilities leaves out their zeros and gives the in-order sum's bits", "[ml][matmul]") {
+    // Attention's products against a causal mask's zeros: the probabilities [H, S, S] (0 past each
+    // query) times values, and their transpose (0 before each key) times the output's gradient.
+    // MatMul leaves the zeros' columns out of each tile; every output must still be the F32 sum
+    // of every product from +0 in increasing k. S = 37 ends in a part tile; negative zeros and a
+    // row of zeros are in the probabilities too.
+    const int64_t H = 3, S = 37, HD = 20;
+    Tensor probs = randomTensor({H, S, S}, DType::F32, 6, 0.0f, 1.0f);
+    for (int64_t h = 0; h < H; ++h)
+        for (int64_t q = 0; q < S; ++q)
+            for (int64_t k = 0; k < S; ++k)
+                if (k > q || q == 11) probs.mutableData<float>()[(h * S + q) * S + k] = (k % 3 == 0) ? -0.0f : 0.0f;
+    Tensor values = randomTensor({H, S, HD}, DType::F32, 7);
+    for (const Tensor& a : {probs, Transpose(probs, 1, 2)}) {
+        Tensor y = MatMul(a, values);
+        const Tensor ac = Contiguous(a);
+        for (int64_t h = 0; h < H; ++h)
+            for (int64_t m = 0; m < S; ++m)
+                for (int64_t n = 0; n < HD; ++n) {
+                    float sum = 0.0f;
+                    for (int64_t k = 0; k < S; ++k) {
+                        const float product = ac.data<float>()[(h * S + m) * S + k] * values.data<float>()[(h * S + k) * HD + n];
+                        sum += product;
+                    }
+                    const float got = y.data<float>()[(h * S + m) * HD + n];
+                    REQUIRE(std::memcmp(&got, &sum, sizeof(float)) == 0);
+                }
+    }
+}

@@ -3,7 +3,8 @@
 // contiguous, so the lanes run across columns, widening b's BF16 values in registers) and rounded
 // once to the result dtype, like PyTorch's bf16 bmm. Nothing is widened ahead: at long context b
 // is the whole key or value cache of a layer, and widening it to F32 first cost more than the
-// products (measured). The pool splits the batch × tiles of rows of the output.
+// products (measured). The pool splits the batch × tiles of rows of the output. A tile's sums
+// leave out the columns where its rows of a are all zero (row_products.h: nonzeroColumns).
 #include <algorithm>
 #include <vector>
 
@@ -54,7 +55,11 @@ Tensor MatMul(const Tensor& a, const Tensor& b) {
                     for (int64_t t = t0; t < t1; ++t) {
                         const int64_t batch = t / tilesPerBatch, m0 = t % tilesPerBatch * detail::kTileRows;
                         const int rows = int(std::min<int64_t>(detail::kTileRows, M - m0));
-                        detail::rowsTimesColumns(ap + batch * as[0] + m0 * as[1], as[1], as[2], rows, bp + batch / rb[0] * bs[0], bs[1], K, N,
+                        // Only the columns of the tile's rows of a that are not all zero (a
+                        // causal mask's probabilities and their gradients: half the products).
+                        const A* at = ap + batch * as[0] + m0 * as[1];
+                        const auto [k0, k1] = detail::nonzeroColumns(at, as[1], as[2], rows, K);
+                        detail::rowsTimesColumns(at + k0 * as[2], as[1], as[2], rows, bp + batch / rb[0] * bs[0] + k0 * bs[1], bs[1], k1 - k0, N,
                                                  ytile.data(), N, panel);
                         A* o = out + (batch * M + m0) * N;
                         for (int64_t i = 0; i < rows * N; ++i) o[i] = detail::fromF32<A>(ytile[size_t(i)]);

@@ -10,6 +10,7 @@
 // vectors for four multiply-adds: the loads set the pace).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -98,6 +99,31 @@ void packRows(const A* a, int64_t aRow, int64_t aK, int64_t rows, int64_t K, std
         for (int64_t k = 0; k < K; ++k)
             for (int64_t r = 0; r < rows; ++r) panel[size_t(r * K + k)] = toF32(a[r * aRow + k * aK]);
     }
+}
+
+// [k0, k1): the columns of `rows` rows of A (A(r, k) = a[r * aRow + k * aK]) outside which they
+// are all zero. Causal attention's probabilities are 0 past each query's position, and so are
+// their gradients (and, transposed, before it): their products add ±0 to sums begun at +0, so
+// leaving them out changes no bit (but where b held an inf there, 0·inf would have been NaN: a
+// row that reads it is NaN all the same).
+template <class A>
+std::pair<int64_t, int64_t> nonzeroColumns(const A* a, int64_t aRow, int64_t aK, int rows, int64_t K) {
+    // A column's magnitudes' bits ORed together, one branch a column (a float compare per value,
+    // with its NaN branch, was half of MatMul's own time outside the tiles).
+    const auto zeroColumn = [&](int64_t k) {
+        uint32_t bits = 0;
+        for (int r = 0; r < rows; ++r) {
+            const float v = toF32(a[r * aRow + k * aK]);
+            uint32_t u;
+            std::memcpy(&u, &v, sizeof u);  // (Emscripten's libc++ has no std::bit_cast)
+            bits |= u & 0x7fffffffu;
+        }
+        return bits == 0;
+    };
+    int64_t k1 = K, k0 = 0;
+    while (k1 > 0 && zeroColumn(k1 - 1)) --k1;
+    while (k0 < k1 && zeroColumn(k0)) ++k0;
+    return {k0, k1};
 }
 
 // y (rows × N, row stride ldy) = P·B for rows ≤ kTileRows packed rows P (rows × K), B row-major

@@ -53,6 +53,15 @@ bool maskedInside(const float* x, int64_t len) {
 // they would move the entries after them to other partials: there the unmasked exps are
 // gathered first, so a sequence's row sums to the same bits in a batch as alone.
 void softmaxRow(const float* x, float* y, int64_t len, std::vector<float>& kept) {
+    // Masked entries at the row's end (a causal row's later positions: half of a training
+    // window's scores) are given their exact 0 without the passes below; they would add +0 to
+    // the sum's partials. A row masked throughout keeps its NaNs.
+    int64_t live = len;
+    while (live > 0 && x[live - 1] == -std::numeric_limits<float>::infinity()) --live;
+    if (live > 0) {
+        std::fill(y + live, y + len, 0.0f);
+        len = live;
+    }
     float mx[kLanes];
     std::fill_n(mx, kLanes, -std::numeric_limits<float>::infinity());
     const int64_t whole = len / kLanes * kLanes;
