@@ -109,20 +109,7 @@ inline float sumInOrder(__m256 lo, __m256 hi) { return hsum(_mm256_add_ps(lo, hi
 inline float sumEvenOdd(__m256 even, __m256 odd) { return hsum(even) + hsum(odd); }
 
 #ifndef __AVX512F__
-// hsum of eight vectors at once, lane by lane the same additions with the same operands in the
-// same order: [hsum(a), hsum(c), hsum(e), hsum(g), hsum(b), hsum(d), hsum(f), hsum(h)]. A tile's
-// pairs halved one at a time took 13 instructions each, a fifth of a k = 256 tile's time.
-inline __m256 halveLanes(__m256 a, __m256 b) {  // [a_j + a_j+4 | b_j + b_j+4]: hsum's first step for two
-    return _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20), _mm256_permute2f128_ps(a, b, 0x31));
-}
-inline __m256 hsum8(__m256 a, __m256 b, __m256 c, __m256 d, __m256 e, __m256 f, __m256 g, __m256 h) {
-    const __m256 ab = halveLanes(a, b), cd = halveLanes(c, d), ef = halveLanes(e, f), gh = halveLanes(g, h);
-    // Lanes 0 + 2 and 1 + 3 of each half (hsum's movehl step): [a a c c | b b d d] and [e e g g | f f h h].
-    const __m256 acbd = _mm256_add_ps(_mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(ab, cd, _MM_SHUFFLE(3, 2, 3, 2)));
-    const __m256 egfh = _mm256_add_ps(_mm256_shuffle_ps(ef, gh, _MM_SHUFFLE(1, 0, 1, 0)), _mm256_shuffle_ps(ef, gh, _MM_SHUFFLE(3, 2, 3, 2)));
-    // Lane 0 + lane 1 (its movehdup step).
-    return _mm256_add_ps(_mm256_shuffle_ps(acbd, egfh, _MM_SHUFFLE(2, 0, 2, 0)), _mm256_shuffle_ps(acbd, egfh, _MM_SHUFFLE(3, 1, 3, 1)));
-}
+#include "ml/kernels/avx2_tree.inl"
 #endif
 
 // F32 x (nx rows) against a BF16 weight row, contiguous layout.
