@@ -238,7 +238,7 @@ __attribute__((noinline)) void widenedTile(const float* const xr[RX], const uint
             for (int c = 0; c < RW; ++c) odd[r][c] = _mm256_fmadd_ps(xv, wv[c], odd[r][c]);
         }
     }
-    static_assert(kWideRX == 3 && kWideRW == 2);
+    static_assert(RX == 3 && RW == 2, "the tree below is the 3 x 2 tile's, AVX2's only one");
     if (i == k) {  // the six pairs' trees side by side: lane r holds (r, 0), lane 4 + r (r, 1)
         const __m256 z = _mm256_setzero_ps();
         const __m256 e = hsum8(even[0][0], even[0][1], even[1][0], even[1][1], even[2][0], even[2][1], z, z);
