@@ -1,8 +1,9 @@
 // The canonical tree's last steps (hsum: the high 128 bits onto the low, lanes 0 + 2 and 1 + 3,
 // then lane 0 + lane 1) for eight 8-lane vectors at once, lane by lane the same additions with the
 // same operands in the same order. A tile's pairs halved one at a time took 13 instructions each
-// (on the bundled model, 27% of the tile's samples fell outside its loops). (The F32 tile of ml/dot_kernels.h, the same way, ran a
-// stories260K-shaped prefill 2-4% slower: its k = 64 rows are bound elsewhere.)
+// (on the bundled model, 27% of the tile's samples fell outside its loops). The F32 tile of
+// ml/dot_kernels.h, done the same way, ran a stories260K-shaped prefill 2-4% slower (its k = 64
+// rows are bound elsewhere), so it keeps its pair-at-a-time tree.
 
 // [a_j + a_j+4 | b_j + b_j+4], j < 4: hsum's first step for two vectors.
 inline __m256 halveLanes(__m256 a, __m256 b) {
