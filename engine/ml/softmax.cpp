@@ -34,51 +34,42 @@ float partialSum(const float* y, int64_t len) {
     return sum[0];
 }
 
-// Whether a masked entry (-inf) comes before an unmasked one.
-bool maskedInside(const float* x, int64_t len) {
-    bool masked = false;
-    for (int64_t i = 0; i < len; ++i) {
-        if (x[i] == -std::numeric_limits<float>::infinity())
-            masked = true;
-        else if (masked)
-            return true;
-    }
-    return false;
-}
-
 // Softmax of one contiguous row. The maximum is taken in kLanes partials too (any order gives the
 // same maximum). The sum runs over the row's unmasked entries in order: exp gives exactly 0 for
 // masked ones, which add nothing where they follow the last unmasked entry (a prefill row and the
 // same row in decode agree), but inside the row (a batch's mask hides other sequences' cells)
 // they would move the entries after them to other partials: there the unmasked exps are
 // gathered first, so a sequence's row sums to the same bits in a batch as alone.
+// The masked entries after the last unmasked one (half of a causal prefill's) are not
+// exponentiated: expApprox(-inf - max) is +0 for any max above -inf, so they are set to +0, and
+// the sum stops before them (+0 leaves a partial as it was).
 void softmaxRow(const float* x, float* y, int64_t len, std::vector<float>& kept) {
-    // Masked entries at the row's end (a causal row's later positions: half of a training
-    // window's scores) are given their exact 0 without the passes below; they would add +0 to
-    // the sum's partials. A row masked throughout keeps its NaNs.
-    int64_t live = len;
-    while (live > 0 && x[live - 1] == -std::numeric_limits<float>::infinity()) --live;
-    if (live > 0) {
-        std::fill(y + live, y + len, 0.0f);
-        len = live;
-    }
+    constexpr float kMasked = -std::numeric_limits<float>::infinity();
+    int64_t end = len;
+    while (end > 0 && x[end - 1] == kMasked) --end;
     float mx[kLanes];
-    std::fill_n(mx, kLanes, -std::numeric_limits<float>::infinity());
-    const int64_t whole = len / kLanes * kLanes;
+    std::fill_n(mx, kLanes, kMasked);
+    const int64_t whole = end / kLanes * kLanes;
     for (int64_t i = 0; i < whole; i += kLanes)
         for (int j = 0; j < kLanes; ++j) mx[j] = std::max(mx[j], x[i + j]);
-    for (int64_t i = whole; i < len; ++i) mx[i - whole] = std::max(mx[i - whole], x[i]);
+    for (int64_t i = whole; i < end; ++i) mx[i - whole] = std::max(mx[i - whole], x[i]);
     for (int w = kLanes / 2; w >= 1; w /= 2)
         for (int j = 0; j < w; ++j) mx[j] = std::max(mx[j], mx[j + w]);
-    for (int64_t i = 0; i < len; ++i) y[i] = detail::expApprox(x[i] - mx[0]);
+    const bool allMasked = mx[0] == kMasked;  // then exp(-inf - -inf) is NaN everywhere, as it was
+    if (allMasked) end = len;
+    for (int64_t i = 0; i < end; ++i) y[i] = detail::expApprox(x[i] - mx[0]);
+    std::fill(y + end, y + len, 0.0f);
+    // A masked entry before `end`, where an unmasked one follows it (counted: the loop vectorises).
+    int64_t maskedBefore = 0;
+    for (int64_t i = 0; i < end && !allMasked; ++i) maskedBefore += x[i] == kMasked;
     float sum;
-    if (maskedInside(x, len)) {
+    if (maskedBefore > 0) {
         kept.clear();
-        for (int64_t i = 0; i < len; ++i)
-            if (x[i] != -std::numeric_limits<float>::infinity()) kept.push_back(y[i]);
+        for (int64_t i = 0; i < end; ++i)
+            if (x[i] != kMasked) kept.push_back(y[i]);
         sum = partialSum(kept.data(), int64_t(kept.size()));
     } else {
-        sum = partialSum(y, len);
+        sum = partialSum(y, end);
     }
     const float scale = 1.0f / sum;
     for (int64_t i = 0; i < len; ++i) y[i] *= scale;

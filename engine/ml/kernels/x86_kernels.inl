@@ -108,6 +108,10 @@ inline float sumInOrder(__m256 lo, __m256 hi) { return hsum(_mm256_add_ps(lo, hi
 // Even/odd: halving each is the tree's first three steps, their sum its last.
 inline float sumEvenOdd(__m256 even, __m256 odd) { return hsum(even) + hsum(odd); }
 
+#ifndef __AVX512F__
+#include "ml/kernels/avx2_tree.inl"
+#endif
+
 // F32 x (nx rows) against a BF16 weight row, contiguous layout.
 template <int NX>
 void dotBF16N(const float* x, int64_t ldx, const uint16_t* w, int64_t k, float* out) {
@@ -234,12 +238,19 @@ __attribute__((noinline)) void widenedTile(const float* const xr[RX], const uint
             for (int c = 0; c < RW; ++c) odd[r][c] = _mm256_fmadd_ps(xv, wv[c], odd[r][c]);
         }
     }
+    static_assert(RX == 3 && RW == 2, "the tree below is the 3 x 2 tile's, AVX2's only one");
+    if (i == k) {  // the six pairs' trees side by side: lane r holds (r, 0), lane 4 + r (r, 1)
+        const __m256 z = _mm256_setzero_ps();
+        const __m256 e = hsum8(even[0][0], even[0][1], even[1][0], even[1][1], even[2][0], even[2][1], z, z);
+        const __m256 o = hsum8(odd[0][0], odd[0][1], odd[1][0], odd[1][1], odd[2][0], odd[2][1], z, z);
+        float sums[8];
+        _mm256_storeu_ps(sums, _mm256_add_ps(e, o));
+        for (int r = 0; r < nx; ++r)
+            for (int c = 0; c < nw; ++c) out[r * ldo + c] = sums[4 * c + r];
+        return;
+    }
     for (int r = 0; r < nx; ++r)
         for (int c = 0; c < nw; ++c) {
-            if (i == k) {
-                out[r * ldo + c] = sumEvenOdd(even[r][c], odd[r][c]);
-                continue;
-            }
             storeEvenOdd(even[r][c], odd[r][c], p);
             out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
         }
