@@ -45,32 +45,32 @@ inline __m512i pairUp(__m512i v) {
 }
 
 // n rows of k values permuted in 32s into out (`length` values apart, zeros past k up to a whole
-// 32: zero products add nothing), and the exponent range of all of them.
+// 32: zero products add nothing), and the exponent range of all of them, read off the smallest
+// nonzero and the largest magnitude (a BF16's magnitude orders as its value does): the smallest
+// is subnormal if any is, the largest infinite or NaN if any is.
 ExponentRange pairUpRows(const uint16_t* rows, int64_t n, int64_t k, uint16_t* out, int64_t length) {
     const __m512i magnitude = _mm512_set1_epi16(0x7fff);
-    __m512i lo = _mm512_set1_epi16(255), hi = _mm512_setzero_si512();
-    __mmask32 special = 0;
+    __m512i smallest = _mm512_set1_epi16(-1), largest = _mm512_setzero_si512();
     for (int64_t s = 0; s < n; ++s)
         for (int64_t i = 0; i < k; i += 32) {
             const __mmask32 in = k - i >= 32 ? ~__mmask32(0) : __mmask32((1u << (k - i)) - 1);
             const __m512i v = _mm512_maskz_loadu_epi16(in, rows + s * k + i);
-            const __m512i e = _mm512_srli_epi16(_mm512_and_si512(v, magnitude), 7);
-            const __mmask32 nonzero = _mm512_mask_test_epi16_mask(in, v, magnitude);
-            lo = _mm512_mask_min_epu16(lo, nonzero, lo, e);
-            hi = _mm512_mask_max_epu16(hi, nonzero, hi, e);
-            special |= _mm512_mask_cmpeq_epi16_mask(nonzero, e, _mm512_setzero_si512()) |
-                       _mm512_mask_cmpeq_epi16_mask(nonzero, e, _mm512_set1_epi16(255));
+            const __m512i m = _mm512_and_si512(v, magnitude);
+            smallest = _mm512_mask_min_epu16(smallest, _mm512_test_epi16_mask(m, m), smallest, m);
+            largest = _mm512_max_epu16(largest, m);
             _mm512_storeu_si512(out + s * length + i, pairUp(v));
         }
-    alignas(64) uint16_t los[32], his[32];
-    _mm512_store_si512(los, lo);
-    _mm512_store_si512(his, hi);
-    ExponentRange r;
-    r.special = special != 0;
+    alignas(64) uint16_t small[32], large[32];
+    _mm512_store_si512(small, smallest);
+    _mm512_store_si512(large, largest);
+    uint16_t lo = 0xffff, hi = 0;
     for (int j = 0; j < 32; ++j) {
-        r.lo = los[j] < r.lo ? los[j] : r.lo;
-        r.hi = his[j] > r.hi ? his[j] : r.hi;
+        lo = small[j] < lo ? small[j] : lo;
+        hi = large[j] > hi ? large[j] : hi;
     }
+    ExponentRange r;  // all zero: lo 255 and hi 0, as a range of no exponents
+    if (lo != 0xffff) r.lo = lo >> 7, r.hi = hi >> 7;
+    r.special = r.lo == 0 || r.hi == 255;
     return r;
 }
 
