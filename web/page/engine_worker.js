@@ -65,7 +65,9 @@ let bundledHeld = false;
 async function holdBundled(Module) {
   if (bundledHeld) return;
   await mountHeapFiles(Module, '/assets/model', await Promise.all(BUNDLED.map(async name => {
-    const response = await fetch('model/' + name);
+    const response = await fetch('model/' + name).catch(e => {
+      throw new Error(`the bundled model's ${name} could not be fetched (${e.message}): is the page's host reachable?`);
+    });
     if (!response.ok) throw new Error(`the bundled model's ${name} could not be fetched (HTTP ${response.status})`);
     return { name, blob: await response.blob() };
   })));
