@@ -12,10 +12,12 @@
 #include "generate/generator.h"
 #include "model/synthetic.h"
 #include "session/session.h"
+#include "tensor/bfloat16.h"
 #include "trace/trace_format.h"
 #include "trace/trace_json.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_recorder.h"
+#include "trace/trace_tail.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
@@ -127,6 +129,72 @@ TEST_CASE("trace: a recorded run reads back", "[trace]") {
     fs::remove(path);
 }
 
+// The tiny model has 4 query heads over 2 KV heads: the keys the scores are made of repeat each
+// KV head's twice. The file holds them once; every reader gets them repeated, as the engine had them.
+TEST_CASE("trace: keys repeated for the query heads of a KV head are stored once and read back repeated", "[trace]") {
+    struct KeysCopy : StageObserver {
+        std::vector<Tensor> keys;
+        void onStage(const StageEvent& e) override {
+            if (e.stage == StageId::Transposes && e.layer == 0) keys.push_back(e.tensors[1].tensor->clone());
+        }
+    };
+    const fs::path path = tempTrace("repeat");
+    {
+        Model model = makeSyntheticModel("tiny", 11, false);
+        REQUIRE(model.args.n_heads == 2 * model.args.n_kv_heads);
+        LlamaTransformer transformer(model);
+        InferenceContext ctx(model.args);
+        TraceOptions options;
+        options.preSoftmax = true;
+        TraceRecorder recorder(path.string(), model, TraceRunInfo{"hi", 3, {}, false}, options);
+        KeysCopy copy;
+        ctx.addObserver(&recorder);
+        ctx.addObserver(&copy);
+        Sampler sampler({});
+        const GenerationResult result = Generator(transformer, *model.tokenizer).generate(ctx, "<|begin_of_text|>hi", 3, sampler, {});
+        recorder.finish(result);
+
+        const TraceRun run = readTrace(path.string());
+        std::vector<const TracedTensor*> keys;
+        for (const TracedStage& s : run.stages)
+            if (s.stage == StageId::Transposes && s.layer == 0) keys.push_back(s.tensor("keys"));
+        REQUIRE(keys.size() == copy.keys.size());
+        REQUIRE(keys.size() == 3);  // the prefill and two decode steps
+        for (size_t i = 0; i < keys.size(); ++i) {
+            REQUIRE(keys[i]->hasValues());
+            REQUIRE(keys[i]->shape == copy.keys[i].shape());
+            CHECK(keys[i]->shape[0] == 4);
+            for (int64_t k = 0; k < copy.keys[i].numel(); ++k)
+                REQUIRE(keys[i]->values.floatAt(k) == BFloat16::toFloat(BFloat16::fromFloat(copy.keys[i].floatAt(k))));
+        }
+    }
+    // In the file: half of the keys' values, said so.
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t at = bytes.find(R"("name":"keys")", bytes.find(R"("stage":"transposes")"));
+    REQUIRE(at != std::string::npos);
+    const nlohmann::json head = nlohmann::json::parse(bytes.substr(at - 1, bytes.find('}', bytes.find(R"("values")", at)) - at + 2) + "}");
+    const int64_t numel = head["shape"][0].get<int64_t>() * head["shape"][1].get<int64_t>() * head["shape"][2].get<int64_t>();
+    CHECK(head["values"]["repeat"] == 2);
+    CHECK(head["values"]["bytes"] == numel / 2 * 2);
+
+    // What a reader refuses: a repeat in a file of a version before repeats, one that does not
+    // divide the heads (same length: "repeat":2 -> 3), named with the field.
+    const fs::path bad = tempTrace("repeat-bad");
+    auto write = [&](const std::string& b) { std::ofstream(bad, std::ios::binary | std::ios::trunc) << b; };
+    std::string older = bytes;
+    older[8] = 4;
+    write(older);
+    requireTraceError(bad, "a version 4 trace stores every head's values; stored repeats came in version 5");
+    std::string three = bytes;
+    const size_t repeatAt = three.find(R"("repeat":2)", at);
+    three[repeatAt + 9] = '3';
+    write(three);
+    requireTraceError(bad, "3 does not divide the 4 heads of shape");
+    fs::remove(path);
+    fs::remove(bad);
+}
+
 TEST_CASE("trace: caps leave values out", "[trace]") {
     const fs::path path = tempTrace("caps");
     TraceOptions o;
@@ -208,14 +276,17 @@ TEST_CASE("trace: messages keep quotes, control characters and broken UTF-8 read
     fs::remove(path);
 }
 
-// The writers' read-back check (trace_readback.h) reads a trace to check it, not to show it: every
-// stage is read and its values decoded, then they are dropped, so it holds one record's values.
+// The writers' read-back check (trace_readback.h) reads a trace to check it, not to show it: a
+// record at a time, every stage's values decoded, then dropped, so it holds one record's bytes and
+// values, and it refuses what readTrace refuses.
 TEST_CASE("trace: read only to be checked, a run keeps every stage's tensors and summaries but no values", "[trace]") {
     const fs::path path = tempTrace("checked");
     record(path, TraceOptions{});
-    const std::string bytes = readTraceFile(path.string());
-    const TraceRun kept = readTraceBytes(bytes, path.string());
-    const TraceRun checked = readTraceBytes(bytes, path.string(), {}, TraceValues::Drop);
+    const TraceRun kept = readTrace(path.string());
+    TraceTail tail(path.string(), TailValues::Drop, "run.trace");
+    tail.read();
+    tail.requireWhole();
+    const TraceRun& checked = tail.run();
     REQUIRE(checked.stages.size() == kept.stages.size());
     size_t valuesKept = 0;
     for (size_t i = 0; i < kept.stages.size(); ++i) {
@@ -232,6 +303,33 @@ TEST_CASE("trace: read only to be checked, a run keeps every stage's tensors and
     }
     CHECK(valuesKept > 0);  // the run stored values: there was something to drop
     CHECK(checked.generatedText == kept.generatedText);
+
+    // What it refuses, named as the file it stands for, as readTrace words it.
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const fs::path bad = tempTrace("checked-bad");
+    const auto refuses = [&](const std::string& b, const std::string& expected) {
+        std::ofstream(bad, std::ios::binary | std::ios::trunc) << b;
+        TraceTail t(bad.string(), TailValues::Drop, "run.trace");
+        try {
+            t.read();
+            t.requireWhole();
+            FAIL("no error for " << expected);
+        } catch (const TraceError& e) {
+            INFO(e.what());
+            CHECK(std::string(e.what()).find("'run.trace'") != std::string::npos);
+            CHECK(std::string(e.what()).find(expected) != std::string::npos);
+        }
+    };
+    refuses(bytes.substr(0, 10), "ends inside the file header");
+    refuses(bytes.substr(0, bytes.rfind("END ")), "without its END record");
+    refuses(bytes.substr(0, bytes.size() - 3), "without its END record");
+    refuses(bytes + "xyz", "3 unexpected bytes after the END record");
+    std::string corrupt = bytes;
+    corrupt[12 + 16] = '!';  // the META record's JSON
+    refuses(corrupt, "record 0 (META) is malformed");
+    fs::remove(path);
+    fs::remove(bad);
 }
 
 TEST_CASE("trace: a message's JSON string reads back whatever byte is special and wherever it falls", "[trace]") {

@@ -7,8 +7,9 @@
 // rest: chromium's own code and heaps, the page, the trace in the memory file system; and its
 // private memory, RssAnon: the resident memory less chromium's code and other files mapped, which
 // other processes share). Each file
-// is measured in two fresh pages: one opens it and runs it unrecorded (the engine alone, as
-// web/bench.mjs times it), one opens it and runs it with the page's Run (recorded, the panels
+// is measured in three fresh pages: one opens it and runs it unrecorded (the engine alone, as
+// web/bench.mjs times it), one runs it recorded but asks for no panels (the engine, the trace's
+// recorder and its read-back check), one runs it with the page's Run (recorded, the panels
 // drawn): the figure the page leaves a reader with.
 //   node web/memory.mjs [--web build/web] [--prompt TEXT] [-n 16] MODEL.gguf...
 import { statSync } from 'node:fs';
@@ -42,13 +43,14 @@ const row = async (page, file, after) => {
 };
 try {
   for (const file of files) {
-    for (const recorded of [false, true]) {
+    for (const how of ['unrecorded', 'recorded', 'page']) {
+      const recorded = how === 'page';
       const page = await browser.newPage();
       await page.goto(server.origin + '/');
       await page.waitForFunction(() => document.body.dataset.engine, { timeout: 120000 });
       const variant = await page.evaluate(() => live.variant);
       if (variant !== 'threads') throw new Error(`the page runs the ${variant} engine, not the threaded one`);
-      if (!recorded) await row(page, file, 'page ready (the bundled model read in)');
+      if (how === 'unrecorded') await row(page, file, 'page ready (the bundled model read in)');
       await (await page.$('#model-files')).uploadFile(file);
       await page.waitForFunction(() => /Your model/.test(document.getElementById('model-name').textContent) || document.getElementById('live-error').textContent,
                                  { timeout: 600000 });
@@ -58,14 +60,14 @@ try {
         await page.close();
         break;
       }
-      if (!recorded) await row(page, file, 'file read in');
+      if (how === 'unrecorded') await row(page, file, 'file read in');
       let state;
       if (recorded) {
         const r = await run(page, opts.prompt, `-n ${opts.n}`, '#run', 1800);
         state = r.state === 'done' ? 'done' : `${r.state} ${r.error}`;
       } else {
-        // The worker's own answer, not the page's: nothing is recorded or drawn.
-        state = await page.evaluate((prompt, n) => new Promise(done => {
+        // The worker's own answer, not the page's: no panels asked for or drawn.
+        state = await page.evaluate((prompt, n, record) => new Promise(done => {
           const saved = live.worker.onmessage;
           live.worker.onmessage = e => {
             if (e.data.kind !== 'done') return;
@@ -73,10 +75,11 @@ try {
             const r = JSON.parse(e.data.text);
             done(r.ok ? 'done' : r.error);
           };
-          live.worker.postMessage({ cmd: 'start', args: ['--model', live.model, '--prompt', prompt, '-n', n], record: false });
-        }), opts.prompt, opts.n);
+          live.worker.postMessage({ cmd: 'start', args: ['--model', live.model, '--prompt', prompt, '-n', n], record });
+        }), opts.prompt, opts.n, how === 'recorded');
       }
-      await row(page, file, (recorded ? 'the page\'s Run (recorded, panels drawn)' : 'a run unrecorded') + (state === 'done' ? '' : ': ' + state.slice(0, 200)));
+      const after = { unrecorded: 'a run unrecorded', recorded: 'a run recorded, no panels', page: 'the page\'s Run (recorded, panels drawn)' }[how];
+      await row(page, file, after + (state === 'done' ? '' : ': ' + state.slice(0, 200)));
       await page.close();
     }
   }

@@ -80,9 +80,12 @@ inline constexpr std::string_view kMagic = "LLMTRACE";
 //    runs (trace/patch_trace.h). Versions 1 and 2 read as runs of one sequence.
 // 4: a training step's window: META's "training", the loss and backward stages' records with
 //    their gradients' values. Versions 1 to 3 read as they did.
-inline constexpr uint32_t kVersion = 4;
+// 5: a tensor's values may be stored once per group of alike heads ("repeat" in "values": the
+//    keys of a model with fewer KV heads than query heads). Versions 1 to 4 read as they did.
+inline constexpr uint32_t kVersion = 5;
 inline constexpr uint32_t kFirstBatchVersion = 3;
 inline constexpr uint32_t kFirstTrainingVersion = 4;
+inline constexpr uint32_t kFirstRepeatVersion = 5;
 // A training stage's gradient is stored with its values up to this many elements (8 MB as bf16).
 inline constexpr int64_t kMaxGradientValues = int64_t(1) << 22;
 inline constexpr size_t kHeaderBytes = 8 + 4;

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <stdexcept>
 
 #include "trace/trace_reader.h"
+#include "trace/trace_tail.h"
 
 namespace llama {
 
@@ -20,20 +20,14 @@ void requireReadsBack(std::string_view bytes, const std::string& path, const std
 }
 
 void requireTraceReadsBack(const std::string& written, const std::string& path) {
-    // Read as a plain stream, not as an input (readInputFile): a file the process has read may not
-    // be written again, and this one is the process's own output.
-    // Read at its size, not grown as it comes (a string doubling to 128 MB for a 74 MB trace), and
-    // checked without keeping its values: in the browser the module's memory keeps its high-water
-    // mark for good (docs/web.md, What fits).
-    std::ifstream in(written, std::ios::binary | std::ios::ate);
-    std::string bytes;
-    if (in) {
-        bytes.resize(size_t(in.tellg()));
-        in.seekg(0);
-        in.read(bytes.data(), std::streamsize(bytes.size()));
-    }
-    if (!in) throw std::runtime_error(fmt::format("reading back trace '{}' failed", path));
-    requireReadsBack(bytes, path, [](std::string_view b, const std::string& p) { readTraceBytes(b, p, {}, TraceValues::Drop); });
+    // Read a record at a time, its values checked and dropped: in the browser the module's memory
+    // keeps its high-water mark for good (docs/web.md, What fits), and the whole file at once was
+    // that mark after a recorded run (74 MB for a TinyLlama-shaped run's trace).
+    requireReadsBack({}, path, [&](std::string_view, const std::string&) {
+        TraceTail tail(written, TailValues::Drop, path);
+        tail.read();
+        tail.requireWhole();
+    });
 }
 
 }  // namespace llama

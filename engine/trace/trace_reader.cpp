@@ -213,26 +213,42 @@ void readMeta(const TraceField& j, TraceRun& run) {
     }
 }
 
-// bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`.
-Tensor valuesFrom(const TraceField& v, const Shape& shape, std::string_view data) {
+// bf16 or i32 bytes from the record's data part -> an F32 tensor of `shape`. With "repeat" (version
+// 5: a GQA model's keys), the first dimension's blocks are stored once per group of that many
+// alike ones in a row, and read back repeated.
+Tensor valuesFrom(const TraceField& v, const Shape& shape, std::string_view data, uint32_t version) {
     const std::string encoding = v["encoding"].oneOf({"bf16", "i32"});
     const uint64_t offset = uint64_t(v["offset"].integer64(0, INT64_MAX)), bytes = uint64_t(v["bytes"].integer64(0, INT64_MAX));
     const size_t elementBytes = encoding == "bf16" ? 2 : 4;
-    if (bytes != uint64_t(shapeNumel(shape)) * elementBytes)
-        v["bytes"].fail(fmt::format("{} bytes of {} values do not fit shape {}", bytes, encoding, shapeToString(shape)));
+    int64_t repeat = 1;
+    if (v.has("repeat")) {
+        if (version < trace::kFirstRepeatVersion)
+            v["repeat"].fail(fmt::format("a version {} trace stores every head's values; stored repeats came in version {}", version,
+                                         trace::kFirstRepeatVersion));
+        if (shape.size() != 3) v["repeat"].fail(fmt::format("only a tensor of rank 3 repeats its heads, not one of shape {}", shapeToString(shape)));
+        repeat = v["repeat"].integer(2, int(std::min<int64_t>(shape[0], INT32_MAX)), "a number of alike heads in a row");
+        if (shape[0] % repeat) v["repeat"].fail(fmt::format("{} does not divide the {} heads of shape {}", repeat, shape[0], shapeToString(shape)));
+    }
+    if (bytes != uint64_t(shapeNumel(shape) / repeat) * elementBytes)
+        v["bytes"].fail(repeat > 1 ? fmt::format("{} bytes of {} values do not fit shape {} stored once per {} heads", bytes, encoding,
+                                                 shapeToString(shape), repeat)
+                                   : fmt::format("{} bytes of {} values do not fit shape {}", bytes, encoding, shapeToString(shape)));
     if (offset > data.size() || bytes > data.size() - offset)
         v.fail(fmt::format("values at [{}, {}) lie outside the record's {} data bytes", offset, offset + bytes, data.size()));
     Tensor t(shape, DType::F32);
     float* out = t.mutableData<float>();
     const char* in = data.data() + offset;
+    const int64_t block = shape.empty() ? 1 : shapeNumel(shape) / shape[0];
     for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+        // Element i of head h reads head h's stored group.
+        const int64_t from = repeat > 1 ? (i / block / repeat) * block + i % block : i;
         if (elementBytes == 2) {
             uint16_t b;
-            std::memcpy(&b, in + i * 2, 2);
+            std::memcpy(&b, in + from * 2, 2);
             out[i] = BFloat16::toFloat(b);
         } else {
             int32_t id;
-            std::memcpy(&id, in + i * 4, 4);
+            std::memcpy(&id, in + from * 4, 4);
             out[i] = float(id);
         }
     }
@@ -308,7 +324,7 @@ TracedStage readStage(const TraceField& j, std::string_view data, const TraceRun
             for (size_t v = 0, count = first.list(64); v < count; ++v) stats.first.push_back(first[v].traceFloat());
             t.stats = stats;
         }
-        if (d.has("values")) t.values = valuesFrom(d["values"], t.shape, data);
+        if (d.has("values")) t.values = valuesFrom(d["values"], t.shape, data, run.version);
         if ((s.stage == StageId::Mask || s.stage == StageId::KvMask) && t.name == "mask") checkMaskValues(t);
         if (d.has("tokens")) {
             t.tokens = readTraceTokens(d["tokens"], args, args.max_seq_len);
@@ -442,12 +458,11 @@ std::string readTraceFile(const std::string& path) {
     }
 }
 
-TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress,
-                        TraceValues values) {
+TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress) {
     if (progress) progress(0, bytes.size());
     const uint32_t version = checkTraceHeader(bytes, path);
     size_t pos = trace::kHeaderBytes;
-    TraceRun run = readTraceRun(bytes, pos, path, version, 0, progress, true, values);
+    TraceRun run = readTraceRun(bytes, pos, path, version, 0, progress, true);
     if (pos != bytes.size()) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", path, bytes.size() - pos));
     return run;
 }

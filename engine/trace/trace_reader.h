@@ -124,15 +124,15 @@ struct TraceRun {
 
 // What a reader keeps of the stages' stored values: all of them (to show them), or none (a check
 // that a file reads back: each stage's values are decoded and checked, then dropped, so it holds
-// one record's at a time, not the whole run's, twice the file's size).
+// one record's at a time, not the whole run's, twice the file's size; a run's trace is checked a
+// record at a time, by TraceTail with TailValues::Drop).
 enum class TraceValues { Keep, Drop };
 
 // progress(done, total): bytes of the file read and then parsed, after each record (for a
 // progress bar; the records' parsing is most of the time).
 TraceRun readTrace(const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
 // The same from the file's bytes; `path` names the file in messages.
-TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {},
-                        TraceValues values = TraceValues::Keep);
+TraceRun readTraceBytes(std::string_view bytes, const std::string& path, const std::function<void(size_t done, size_t total)>& progress = {});
 // A trace still being written (a run held at a stage, after TraceRecorder::flush): its META and
 // stage records so far. Nothing of END is there: no token lists, text or stop reason.
 TraceRun readTraceSoFar(const std::string& path);

@@ -80,6 +80,7 @@ private:
         std::optional<TensorStats> stats;
         int64_t valuesOffset = -1;  // into the record's data; -1: no values stored
         size_t valuesBytes = 0;
+        int repeat = 1;  // each head's values stored once for this many alike heads in a row
         std::vector<int32_t> tokens;  // stored token ids before the padding, for their pieces
     };
     struct PendingRecord {
@@ -112,6 +113,7 @@ private:
     Sampler sampler_;  // top tokens at the run's temperature, as the sampler saw them
     const LogitLens* lens_;
     TraceOptions options_;
+    int headRepeat_;    // query heads per KV head: how often the keys' heads repeat
     std::string json_;  // the writer thread's record text, reused
     trace::StatsText statsText_;  // the writer thread's
 

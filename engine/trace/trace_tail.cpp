@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "trace/trace_consistency.h"
 #include "trace/trace_format.h"
 
 namespace llama {
@@ -43,23 +44,24 @@ Tensor compactTraceValues(const Tensor& values) {
 size_t TraceTail::read() {
     if (ended_) return 0;
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path_.c_str(), "rb"), &std::fclose);
-    if (!file) throw TraceError(fmt::format("'{}' cannot be opened: {}", path_, std::strerror(errno)));
+    if (!file) throw TraceError(fmt::format("'{}' cannot be opened: {}", name_, std::strerror(errno)));
     // What was appended since the last read (the file only grows while the run is recorded).
-    if (std::fseek(file.get(), 0, SEEK_END) != 0) throw TraceError(fmt::format("'{}' cannot be read", path_));
+    if (std::fseek(file.get(), 0, SEEK_END) != 0) throw TraceError(fmt::format("'{}' cannot be read", name_));
     const long size = std::ftell(file.get());
-    if (size < 0 || uint64_t(size) < pos_) throw TraceError(fmt::format("'{}' is shorter than when it was last read ({} bytes)", path_, pos_));
+    if (size < 0 || uint64_t(size) < pos_) throw TraceError(fmt::format("'{}' is shorter than when it was last read ({} bytes)", name_, pos_));
+    size_ = uint64_t(size);
     std::fseek(file.get(), long(pos_), SEEK_SET);
     // The file's next `n` bytes, after the first `keep` of `bytes`.
     std::string bytes;
     const auto take = [&](size_t keep, uint64_t n) {
         bytes.resize(keep + size_t(n));
         if (n && std::fread(bytes.data() + keep, 1, size_t(n), file.get()) != size_t(n))
-            throw TraceError(fmt::format("'{}' cannot be read at byte {}", path_, pos_));
+            throw TraceError(fmt::format("'{}' cannot be read at byte {}", name_, pos_));
     };
     if (pos_ == 0) {
         if (uint64_t(size) < trace::kHeaderBytes) return 0;  // not even the header yet
         take(0, trace::kHeaderBytes);
-        run_.version = checkTraceHeader(bytes, path_);
+        run_.version = checkTraceHeader(bytes, name_);
         pos_ = trace::kHeaderBytes;
     }
     // One record at a time, so that a finished run read at once holds one record's bytes beside
@@ -75,16 +77,26 @@ size_t TraceTail::read() {
         if (uint64_t(size) - pos_ - trace::kRecordHeaderBytes < uint64_t(jsonBytes) + dataBytes) break;
         take(trace::kRecordHeaderBytes, uint64_t(jsonBytes) + dataBytes);
         size_t at = 0;
-        const TraceRecordView record = nextTraceRecord(bytes, at, path_, records_);
+        const TraceRecordView record = nextTraceRecord(bytes, at, name_, records_);
         const size_t stages = run_.stages.size();
-        ended_ = readTraceRecord(record, run_, path_, records_, records_ == 0);
-        if (compact_ && run_.stages.size() > stages)
+        ended_ = readTraceRecord(record, run_, name_, records_, records_ == 0);
+        if (values_ != TailValues::Keep && run_.stages.size() > stages)
             for (TracedTensor& t : run_.stages.back().tensors)
-                if (t.hasValues()) t.values = compactTraceValues(t.values);
+                if (t.hasValues()) t.values = values_ == TailValues::Compact ? compactTraceValues(t.values) : Tensor();
         pos_ += at;
         ++records_, ++read;
     }
     return read;
+}
+
+void TraceTail::requireWhole() const {
+    if (!ended_)
+        throw TraceError(records_ == 0 && pos_ < trace::kHeaderBytes
+                             ? fmt::format("'{}' is truncated: it ends inside the file header", name_)
+                             : fmt::format("'{}' is truncated: it ends after {} records without its END record (was the run cut short?)", name_,
+                                           records_));
+    if (size_ != pos_) throw TraceError(fmt::format("'{}': {} unexpected bytes after the END record", name_, size_ - pos_));
+    checkTraceRecordsAgree(run_, name_, 0, true);
 }
 
 }  // namespace llama

@@ -105,8 +105,10 @@ void TraceRecorder::writeStage(const PendingRecord& r) {
         fmt::format_to(out, FMT_COMPILE(R"(],"dtype":"{}")"), dtypeName(t.dtype));
         if (t.stats) statsText_.append(j, *t.stats);
         if (t.valuesOffset >= 0) {
-            fmt::format_to(out, FMT_COMPILE(R"(,"values":{{"encoding":"{}","offset":{},"bytes":{}}})"), t.dtype == DType::I32 ? "i32" : "bf16",
+            fmt::format_to(out, FMT_COMPILE(R"(,"values":{{"encoding":"{}","offset":{},"bytes":{})"), t.dtype == DType::I32 ? "i32" : "bf16",
                            t.valuesOffset, t.valuesBytes);
+            if (t.repeat > 1) fmt::format_to(out, FMT_COMPILE(R"(,"repeat":{})"), t.repeat);
+            j += '}';
             if (t.dtype == DType::I32) {
                 json tokens = json::array();
                 for (int32_t id : t.tokens) tokens.push_back(tokenJson(*tokenizer_, id));

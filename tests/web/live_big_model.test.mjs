@@ -8,7 +8,7 @@
 // isolated) and the single-threaded one (a browser without service workers) each.
 //   node live_big_model.test.mjs WEB_DIR LLAMA_WALKTHROUGH SCRATCH_DIR
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { launch, check, done, serve, rendererMemory } from './browser.mjs';
 import { openLive, moduleMemory, run } from './live_session.mjs';
@@ -44,10 +44,12 @@ try {
     await page.waitForFunction(() => /tinyllama/.test(document.getElementById('model-name').textContent) || document.getElementById('live-error').textContent,
                                { timeout: 600000 });
     const opened = await moduleMemory(page);
-    const added = opened.inUseBytes - before.inUseBytes;
-    check(!(await page.$eval('#live-error', e => e.textContent)) && opened.heapBytes > 2 ** 31 && added >= size && added < size + 1e6,
+    // The bundled model's files are let go as the reader's file opens (docs/web.md, What fits).
+    const bundled = readdirSync(join(webDir, 'model')).reduce((sum, f) => sum + statSync(join(webDir, 'model', f)).size, 0);
+    const added = opened.inUseBytes - before.inUseBytes + bundled;
+    check(!(await page.$eval('#live-error', e => e.textContent)) && opened.heapBytes > 2 ** 31 && Math.abs(added - size) < 1e6,
           `${variant}: the ${gb(size)} file is read into the module's memory once, which grows past 2 GB`,
-          `${gb(added)} added, memory ${gb(opened.heapBytes)}, ${await page.$eval('#live-error', e => e.textContent)}`);
+          `the file and ${added - size} bytes added (the bundled model's ${bundled} bytes given back counted), memory ${gb(opened.heapBytes)}, ${await page.$eval('#live-error', e => e.textContent)}`);
     console.log(`info ${variant}: file opened ${since(t)} after the page`);
 
     const tRun = Date.now();
@@ -60,10 +62,15 @@ try {
       check(r.text === native.text, `${variant}: and its text is the CLI's`, `${JSON.stringify(r.text)} vs ${JSON.stringify(native.text)}`);
       // What the tab holds after the run, panels drawn (docs/web.md, What fits): the file once, the
       // run's and the panels' memory, chromium's own. 1.14x to 1.16x measured for this short run
-      // (1.32x after web/memory.mjs's 16 tokens of a longer prompt).
+      // (1.32x after web/memory.mjs's 16 tokens of a longer prompt). The renderer's total moves by
+      // 0.1 to 0.4 GB with when chromium collects what the page let go; the module's part does
+      // not: the file and at most 0.05 GB beside it (the run's, the recorder's and the panels';
+      // 0.03 GB measured in both builds).
       const memory = rendererMemory(browser, (await moduleMemory(page)).heapBytes);
       check(memory.rss <= 1.2 * size, `${variant}: after the run the renderer holds at most 1.2x the file`,
             `${gb(memory.rss)} resident (${(memory.rss / size).toFixed(2)}x), ${gb(memory.heap)} of it the module's memory, ${gb(memory.anon)} private`);
+      check(memory.heap <= size + 0.05e9, `${variant}: of it the module's memory holds the file and at most 0.05 GB more`,
+            `${gb(memory.heap)} resident for a ${gb(size)} file: ${gb(memory.heap - size)} more`);
       // The trace, written in the module's file system from past 2 GB, read back whole.
       const saved = await page.evaluate(() => new Promise(ok => {
         live.worker.addEventListener('message', function once(e) {

@@ -21,19 +21,23 @@ export function readTrace(path) {
   return { meta: records[0].json, stages, end };
 }
 
-// A tensor's stored values as numbers (bf16 widened to float, or int32).
+// A tensor's stored values as numbers (bf16 widened to float, or int32). Values stored once per
+// group of `repeat` alike heads (version 5: a GQA model's keys) come back repeated.
 export function values(stage, name) {
   const t = stage.tensors.find(t => t.name === name);
   if (!t || !t.values) throw new Error(`stage ${stage.stage}: no values of ${name}`);
-  const { encoding, offset, bytes } = t.values;
-  const out = [];
+  const { encoding, offset, bytes, repeat = 1 } = t.values;
+  const stored = [];
   for (let i = offset; i < offset + bytes; i += encoding === 'bf16' ? 2 : 4) {
     if (encoding === 'bf16') {
       const f = Buffer.alloc(4);
       f.writeUInt16LE(stage.data.readUInt16LE(i), 2);
-      out.push(f.readFloatLE(0));
-    } else out.push(stage.data.readInt32LE(i));
+      stored.push(f.readFloatLE(0));
+    } else stored.push(stage.data.readInt32LE(i));
   }
+  const block = stored.length * repeat / t.shape[0], out = [];
+  for (let h = 0; h < t.shape[0]; h++) out.push(...stored.slice(Math.floor(h / repeat) * block, (Math.floor(h / repeat) + 1) * block));
+  if (out.length !== t.shape.reduce((a, b) => a * b, 1)) throw new Error(`stage ${stage.stage}: ${name}'s values do not fit its shape`);
   return { shape: t.shape, values: out };
 }
 

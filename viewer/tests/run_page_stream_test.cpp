@@ -166,7 +166,7 @@ TEST_CASE("the live page's parts carry their float arrays as bytes beside the JS
 
 TEST_CASE("a trace read compact holds the same values once, and the page gets the same parts from it", "[trace][page]") {
     const TraceRun whole = readTrace(recordedTrace());
-    TraceTail tail(recordedTrace(), true);
+    TraceTail tail(recordedTrace(), TailValues::Compact);
     tail.read();
     const TraceRun& compact = tail.run();
     REQUIRE(compact.stages.size() == whole.stages.size());

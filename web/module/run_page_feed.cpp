@@ -34,7 +34,7 @@ json RunPageFeed::next(const std::string& tracePath, const std::string& how, con
         clear();
         // Its values compact as they are read (bfloat16, the keys once per KV head): the replay
         // shares them and keeps them for the run's later parts and arithmetic.
-        tail_ = std::make_unique<TraceTail>(tracePath, true);
+        tail_ = std::make_unique<TraceTail>(tracePath, TailValues::Compact);
         page::RunPageOptions o;
         o.tracePath = tracePath;
         stream_ = std::make_unique<page::RunPageStream>(o, true);

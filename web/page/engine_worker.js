@@ -53,13 +53,32 @@ async function loadModule() {
   });
   Module.FS.mkdir('/user');
   Module.FS.mkdir('/train');
+  await holdBundled(Module);
+  return Module;
+}
+
+// The bundled model is let go while a reader's model is open (its 20 MB then serve the run's
+// memory: the module's memory never shrinks, docs/web.md, What fits) and read in again, from the
+// browser's cache, before a command that may use it: one that names no file of the reader's or
+// names the bundled model's, and training (its tokenizer).
+let bundledHeld = false;
+async function holdBundled(Module) {
+  if (bundledHeld) return;
   await mountHeapFiles(Module, '/assets/model', await Promise.all(BUNDLED.map(async name => {
-    const response = await fetch('model/' + name);
+    const response = await fetch('model/' + name).catch(e => {
+      throw new Error(`the bundled model's ${name} could not be fetched (${e.message}): is the page's host reachable?`);
+    });
     if (!response.ok) throw new Error(`the bundled model's ${name} could not be fetched (HTTP ${response.status})`);
     return { name, blob: await response.blob() };
   })));
-  return Module;
+  bundledHeld = true;
 }
+function releaseBundled(Module) {
+  if (!bundledHeld) return;
+  unmountHeapFiles(Module, '/assets/model');
+  bundledHeld = false;
+}
+const usesBundled = args => !args.some(w => w.startsWith('/user/')) || args.some(w => w.includes('assets/model'));
 
 // The reader's files, read into the module's memory once (heap_files.js): the engine's loaders use
 // their bytes there in place. Files that cannot fit beside what the module holds and a run's
@@ -68,8 +87,9 @@ async function loadUserFiles(Module, files) {
   const total = files.reduce((sum, f) => sum + f.size, 0);
   const lastDir = Module.FS.readdir('/user').find(n => n !== '.' && n !== '..');
   // The last model goes now (a Run makes it again from its files); its files are counted free:
-  // they go too if these are read.
+  // they go too if these are read. The bundled model's go now.
   Module.unloadModel();
+  releaseBundled(Module);
   const memory = JSON.parse(Module.memoryInfo());
   const last = lastDir ? Module.FS.readdir('/user/' + lastDir).filter(n => n !== '.' && n !== '..')
                                  .reduce((sum, n) => sum + Module.FS.stat(`/user/${lastDir}/${n}`).size, 0) : 0;
@@ -144,12 +164,18 @@ self.onmessage = async event => {
     if (m.cmd === 'start') {
       const line = commandLine(Module, m);
       if (line.error) self.postMessage({ kind: 'done', text: JSON.stringify({ ok: false, error: line.error }) });
-      else Module.start(JSON.stringify(line.args), m.record !== false, variant === 'threads' && !!m.step);
+      else {
+        if (usesBundled(line.args)) await holdBundled(Module);
+        Module.start(JSON.stringify(line.args), m.record !== false, variant === 'threads' && !!m.step);
+      }
     }
     else if (m.cmd === 'step') Module.stepRun(m.kind);
     else if (m.cmd === 'stop') Module.stop();
     else if (m.cmd === 'files') self.postMessage({ kind: 'files', model: await loadUserFiles(Module, m.files), names: m.files.map(f => f.name) });
-    else if (m.cmd === 'train') Module.train(JSON.stringify(await trainingRequest(Module, m)));
+    else if (m.cmd === 'train') {
+      await holdBundled(Module);
+      Module.train(JSON.stringify(await trainingRequest(Module, m)));
+    }
     else if (m.cmd === 'part') {
       const t0 = performance.now();
       const text = Module.pagePart(m.how);
