@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 
+#include "ml/kernels/kernel_set.h"
 #include "ml/ops.h"
 #include "ml_test_util.h"
 
@@ -83,4 +85,28 @@ TEST_CASE("LinearTransformation shape-only and shape errors", "[ml][linear]") {
         Catch::StartsWith("LinearTransformation: x shape([2 5]) does not match weights shape([3 4])"));
     REQUIRE_THROWS_WITH(LinearTransformation(Tensor({2, 4}, DType::I32), Tensor({3, 4}, DType::F32)),
                         Catch::Contains("must be F32 or BF16"));
+}
+
+TEST_CASE("AddLinearTransformation adds the product's bits to the sum, on every kernel path", "[ml][linear][bitidentity]") {
+    // A weight's gradient takes each window's dyᵀ·x this way: each output summed from +0, then
+    // added once, as AccumulateInto(sum, LinearTransformation(x, w, F32)) would. Decode (1 row), a
+    // few rows and a prefill's many, BF16 operands (training's) and F32 ones, a part block of
+    // weight rows.
+    for (const std::string& path : ml::kernels::supportedPaths()) {
+        UsingKernels use(path);
+        for (const int64_t rows : {1, 3, 37})
+            for (const DType type : {DType::BF16, DType::F32}) {
+                const Tensor x = randomTensor({rows, 70}, type, 21), w = randomTensor({29, 70}, type, 22);
+                Tensor sum = randomTensor({rows, 29}, DType::F32, 23);
+                const Tensor product = LinearTransformation(x, w, DType::F32);
+                std::vector<float> expected(size_t(sum.numel()));
+                for (int64_t i = 0; i < sum.numel(); ++i) expected[size_t(i)] = sum.data<float>()[i] + product.data<float>()[i];
+                AddLinearTransformation(sum, x, w);
+                INFO(path << ", " << rows << " rows of " << dtypeName(type));
+                REQUIRE(std::memcmp(sum.data<float>(), expected.data(), expected.size() * sizeof(float)) == 0);
+            }
+    }
+    Tensor wrong({2, 3}, DType::F32);
+    REQUIRE_THROWS_WITH(AddLinearTransformation(wrong, Tensor({2, 4}, DType::F32), Tensor({5, 4}, DType::F32)),
+                        Catch::StartsWith("AddLinearTransformation: sum shape([2 3]) is not the shape of x · weightsᵀ"));
 }

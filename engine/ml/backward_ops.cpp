@@ -250,46 +250,87 @@ void AddRowsInto(Tensor& table, const Tensor& tokens, const Tensor& rows) {
     }
 }
 
-Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights) {
-    const OpScope profile(OpKind::LinearBackward);
-    constexpr const char* op = "LinearBackwardInput";
+namespace {
+
+void requireBackwardInput(const char* op, const Tensor& dy, const Tensor& weights) {
     requireF32(op, dy, "dy");
     detail::requireFloat(op, weights, "weights");
     if (dy.rank() != 2 || weights.rank() != 2 || dy.dim(1) != weights.dim(0))
         fail(op, "dy " + dy.shapeStr() + " does not match weights " + weights.shapeStr() + " (expected [S, out] and [out, in])");
+}
+
+// dx = dy · W, or dx += it (add).
+void backwardInputInto(Tensor& dx, bool add, const Tensor& dy, const Tensor& weights) {
     // Mixed precision: dy and W as BF16 operands, Wᵀ's rows (rounded once a step) against dy's.
-    if (BF16Products* mixed = BF16Products::active(); mixed && weights.dtype() == DType::F32)
-        return LinearTransformation(ToBFloat16(dy), mixed->roundedTransposed(weights), DType::F32);
+    if (BF16Products* mixed = BF16Products::active(); mixed && weights.dtype() == DType::F32) {
+        if (add) return AddLinearTransformation(dx, ToBFloat16(dy), mixed->roundedTransposed(weights));
+        dx = LinearTransformation(ToBFloat16(dy), mixed->roundedTransposed(weights), DType::F32);
+        return;
+    }
     // dx = dy · W: row s of dy against W's rows, which lie along dx's columns (no transpose).
     const Tensor dyc = Contiguous(dy), w = Contiguous(weights);
     const int64_t S = dy.dim(0), out = weights.dim(0), in = weights.dim(1);
-    Tensor dx = Tensor::uninitialized({S, in}, DType::F32);
+    if (!add) dx = Tensor::uninitialized({S, in}, DType::F32);
     detail::visitFloat(w.dtype(), [&](auto wTag) {
         using W = decltype(wTag);
-        productInto(dx.mutableData<float>(), false, dyc.data<float>(), out, 1, S, w.viewData<W>(), in, out, in);
+        productInto(dx.mutableData<float>(), add, dyc.data<float>(), out, 1, S, w.viewData<W>(), in, out, in);
     });
-    return dx;
 }
 
-void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) {
-    if (isFrozenGradient(dWeights)) return;
-    const OpScope profile(OpKind::LinearBackward);
-    constexpr const char* op = "LinearBackwardWeights";
+void requireBackwardWeights(const char* op, const Tensor& dWeights, const Tensor& dy, const Tensor& x) {
     requireF32(op, dWeights, "dWeights");
     requireF32(op, dy, "dy");
     requireF32(op, x, "x");
     if (dy.rank() != 2 || x.rank() != 2 || dy.dim(0) != x.dim(0) || dWeights.shape() != Shape{dy.dim(1), x.dim(1)})
         fail(op, "dy " + dy.shapeStr() + " and x " + x.shapeStr() + " do not make dWeights " + dWeights.shapeStr() + " (expected [S, out], [S, in], [out, in])");
+}
+
+}  // namespace
+
+Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights) {
+    const OpScope profile(OpKind::LinearBackward);
+    requireBackwardInput("LinearBackwardInput", dy, weights);
+    Tensor dx;
+    backwardInputInto(dx, false, dy, weights);
+    return dx;
+}
+
+void AddLinearBackwardInput(Tensor& dx, const Tensor& dy, const Tensor& weights) {
+    const OpScope profile(OpKind::LinearBackward);
+    constexpr const char* op = "AddLinearBackwardInput";
+    requireBackwardInput(op, dy, weights);
+    requireF32(op, dx, "dx");
+    if (dx.shape() != Shape{dy.dim(0), weights.dim(1)}) fail(op, "dx " + dx.shapeStr() + " is not the shape of dy " + dy.shapeStr() + " · weights " + weights.shapeStr());
+    backwardInputInto(dx, true, dy, weights);
+}
+
+void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x) { LinearBackwardWeights({{dWeights, dy}}, x); }
+
+void LinearBackwardWeights(std::initializer_list<WeightGradient> gradients, const Tensor& x) {
+    const OpScope profile(OpKind::LinearBackward);
+    constexpr const char* op = "LinearBackwardWeights";
+    for (const WeightGradient& g : gradients)
+        if (!isFrozenGradient(g.dWeights)) requireBackwardWeights(op, g.dWeights, g.dy, x);
     // dW += dyᵀ · x: dyᵀ is dy read down its columns, x's rows lie along dW's columns. The window's
     // product is summed from +0 over its S rows, then added to the gradient so far.
     if (BF16Products::active()) {
         // Mixed precision: dyᵀ's rows against xᵀ's, both rounded to BF16 (the kernels' BF16 tiles
-        // dot rows, so both are transposed first).
-        return AccumulateInto(dWeights, LinearTransformation(TransposedBF16(dy), TransposedBF16(x), DType::F32));
+        // dot rows, so both are transposed first; x once for every weight that reads it).
+        Tensor xT;
+        for (const WeightGradient& g : gradients) {
+            if (isFrozenGradient(g.dWeights)) continue;
+            if (!xT.hasData()) xT = TransposedBF16(x);
+            AddLinearTransformation(g.dWeights, TransposedBF16(g.dy), xT);
+        }
+        return;
     }
-    const Tensor dyc = Contiguous(dy), xc = Contiguous(x);
-    const int64_t S = dy.dim(0), out = dy.dim(1), in = x.dim(1);
-    productInto(dWeights.mutableData<float>(), true, dyc.data<float>(), 1, out, out, xc.data<float>(), in, S, in);
+    const Tensor xc = Contiguous(x);
+    for (const WeightGradient& g : gradients) {
+        if (isFrozenGradient(g.dWeights)) continue;
+        const Tensor dyc = Contiguous(g.dy);
+        const int64_t S = g.dy.dim(0), out = g.dy.dim(1), in = x.dim(1);
+        productInto(g.dWeights.mutableData<float>(), true, dyc.data<float>(), 1, out, out, xc.data<float>(), in, S, in);
+    }
 }
 
 }  // namespace llama::ml

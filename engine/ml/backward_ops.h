@@ -5,6 +5,7 @@
 // (the master weights of mixed precision). Every sum runs in one fixed order, whatever the CPU or
 // the thread count, so a training step gives the same bits on every machine (docs/speed.md).
 #include <cstdint>
+#include <initializer_list>
 
 #include "tensor/tensor.h"
 
@@ -63,5 +64,15 @@ void AddRowsInto(Tensor& table, const Tensor& tokens, const Tensor& rows);
 // summed in F32 in the kernels' canonical order (dot_kernels.h) instead.
 Tensor LinearBackwardInput(const Tensor& dy, const Tensor& weights);
 void LinearBackwardWeights(Tensor& dWeights, const Tensor& dy, const Tensor& x);
+// dx += dy · W, the bits of AccumulateInto(dx, LinearBackwardInput(dy, weights)) (x fed several
+// layers, so its gradient is their sum), without making the product apart.
+void AddLinearBackwardInput(Tensor& dx, const Tensor& dy, const Tensor& weights);
+// Several weights that read one x (Q, K and V; the FFN's gate and up), each dWeights += dyᵀ · x as
+// above: x made ready (transposed and rounded, with BF16 products) once for all of them.
+struct WeightGradient {
+    Tensor& dWeights;
+    const Tensor& dy;
+};
+void LinearBackwardWeights(std::initializer_list<WeightGradient> gradients, const Tensor& x);
 
 }  // namespace llama::ml

@@ -61,7 +61,21 @@ struct Problem {
     const kernels::KernelSet& kernel;  // the plan's path
     const float* x;  // [rows, k] in F32; on the Tiles route padded with zero rows to a multiple of kTileX
     int64_t rows, k, out;
+    bool add = false;  // y += the product (each output summed from +0 first), where y = the product otherwise
 };
+
+// An output value: the product, or (AddLinearTransformation) the product added to what y held,
+// one addition, as a separate sum would have been added.
+template <class Y>
+inline void put(const Problem& p, Y& y, float v) {
+    if constexpr (std::is_same_v<Y, float>) {
+        if (p.add) {
+            y += v;
+            return;
+        }
+    }
+    y = fromF32<Y>(v);
+}
 
 // Weights in a block format (F16, Q8_0, ...): rows of rowBytes bytes.
 struct BlockRows {
@@ -74,25 +88,25 @@ struct BlockRows {
 
 // One weight row against every x row, kMaxRows at a time; results to y[s * out + o].
 template <class Y, class Dot>
-void dotAllRows(int64_t rows, int64_t out, int64_t o, Y* y, Dot&& dot) {
+void dotAllRows(const Problem& p, int64_t o, Y* y, Dot&& dot) {
     float acc[kMaxRows];
-    for (int64_t s = 0; s < rows; s += kMaxRows) {
-        int nx = int(std::min<int64_t>(kMaxRows, rows - s));
+    for (int64_t s = 0; s < p.rows; s += kMaxRows) {
+        int nx = int(std::min<int64_t>(kMaxRows, p.rows - s));
         dot(s, nx, acc);
-        for (int r = 0; r < nx; ++r) y[(s + r) * out + o] = fromF32<Y>(acc[r]);
+        for (int r = 0; r < nx; ++r) put(p, y[(s + r) * p.out + o], acc[r]);
     }
 }
 
 // BF16 weights with one BF16 x row as stored (BF16Pair), or F32 x rows (BF16Dots).
 template <class Y>
 void bf16PairRows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
-    for (int64_t o = o0; o < o1; ++o) y[o] = fromF32<Y>(p.kernel.dotBF16Pair(x, w + o * p.k, p.k));
+    for (int64_t o = o0; o < o1; ++o) put(p, y[o], p.kernel.dotBF16Pair(x, w + o * p.k, p.k));
 }
 
 template <class Y>
 void bf16DotRows(const Problem& p, const uint16_t* w, Y* y, int64_t o0, int64_t o1) {
     for (int64_t o = o0; o < o1; ++o)
-        dotAllRows(p.rows, p.out, o, y, [&](int64_t s, int nx, float* acc) {
+        dotAllRows(p, o, y, [&](int64_t s, int nx, float* acc) {
             p.kernel.dotBF16(p.x + s * p.k, p.k, nx, w + o * p.k, p.k, acc);
         });
 }
@@ -110,7 +124,7 @@ void quantizedRows(const Problem& p, const BlockRows& w, const XBlock* xq, Dot d
             float acc[kMaxRows];
             for (int64_t o = ob; o < oe; ++o) {
                 dot(w.base + size_t(o) * w.rowBytes, xq + s * blocks, blocks, nx, blocks, acc);
-                for (int r = 0; r < nx; ++r) y[(s + r) * p.out + o] = fromF32<Y>(acc[r]);
+                for (int r = 0; r < nx; ++r) put(p, y[(s + r) * p.out + o], acc[r]);
             }
         }
     }
@@ -139,7 +153,7 @@ void panelBlocks(const Problem& p, const BlockRows& w, int lanes, int64_t groups
                 multiply(g, r0, nr, out.data());
                 for (int r = 0; r < nr; ++r)
                     for (int64_t lane = 0; lane < validLanes; ++lane)
-                        y[(g * lanes + lane) * p.out + ob + r0 + r] = fromF32<Y>(out[size_t(r * lanes + lane)]);
+                        put(p, y[(g * lanes + lane) * p.out + ob + r0 + r], out[size_t(r * lanes + lane)]);
             }
         }
     }
@@ -197,13 +211,17 @@ void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y
     for (int64_t ob = o0; ob < o1; ob += kBF16BlockRows) {
         const int64_t n = std::min(kBF16BlockRows, o1 - ob);
         if constexpr (std::is_same_v<Y, float>) {  // an F32 result (mixed precision's): written where it goes
-            p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, y + ob, p.out);
-            continue;
+            if (!p.add) {
+                p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, y + ob, p.out);
+                continue;
+            }
         }
+        // Into a block in L2, then added or converted (a whole product made apart and then added
+        // to a weight's gradient had been written out and read back from memory).
         block.resize(size_t(p.rows * n));
         p.kernel.bf16Rows(x, p.rows, w + ob * p.k, n, p.k, block.data(), n);
         for (int64_t s = 0; s < p.rows; ++s)
-            for (int64_t c = 0; c < n; ++c) y[s * p.out + ob + c] = fromF32<Y>(block[size_t(s * n + c)]);
+            for (int64_t c = 0; c < n; ++c) put(p, y[s * p.out + ob + c], block[size_t(s * n + c)]);
     }
 }
 
@@ -214,7 +232,7 @@ void nativeBF16Rows(const Problem& p, const uint16_t* x, const uint16_t* w, Y* y
 template <class W, class Y>
 void streamRows(const Problem& p, const W* w, Y* y, int64_t o0, int64_t o1) {
     for (int64_t o = o0; o < o1; ++o)
-        for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(detail::dotRow(p.x + s * p.k, w + o * p.k, p.k));
+        for (int64_t s = 0; s < p.rows; ++s) put(p, y[s * p.out + o], detail::dotRow(p.x + s * p.k, w + o * p.k, p.k));
 }
 
 // The same for block formats: the row is decoded to F32 scratch (thread-local, in L1 or L2), then
@@ -225,7 +243,7 @@ void streamRows(const Problem& p, const BlockRows& w, Y* y, int64_t o0, int64_t 
     decoded.resize(size_t(p.k));
     for (int64_t o = o0; o < o1; ++o) {
         dequantize(w.type, w.base + size_t(o) * w.rowBytes, decoded.data(), p.k);
-        for (int64_t s = 0; s < p.rows; ++s) y[s * p.out + o] = fromF32<Y>(detail::dotRow(p.x + s * p.k, decoded.data(), p.k));
+        for (int64_t s = 0; s < p.rows; ++s) put(p, y[s * p.out + o], detail::dotRow(p.x + s * p.k, decoded.data(), p.k));
     }
 }
 
@@ -257,7 +275,7 @@ void blockedRows(const Problem& p, const W& w, Y* y, int64_t o0, int64_t o1) {
                 dotTile<kTileX, kTileW>(p.x + s * p.k, p.k, scratch.data() + o * p.k, p.k, p.k, acc);
                 int validW = int(std::min<int64_t>(kTileW, n - o));
                 for (int r = 0; r < validX; ++r)
-                    for (int c = 0; c < validW; ++c) y[(s + r) * p.out + ob + o + c] = fromF32<Y>(acc[r][c]);
+                    for (int c = 0; c < validW; ++c) put(p, y[(s + r) * p.out + ob + o + c], acc[r][c]);
             }
         }
     }
@@ -438,10 +456,8 @@ void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, c
     }
 }
 
-// y = x · weightsᵀ (in `result`'s dtype) the way `plan` says, which is made for weights' dtype and
-// the active path.
-Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan, DType result) {
-    const OpScope profile(OpKind::LinearTransformation);
+// x against weights checked; the product's shape.
+Shape linearShape(const Tensor& x, const Tensor& weights) {
     constexpr const char* op = "LinearTransformation";
     detail::requireFloat(op, x, "x");
     if (!detail::isFloatType(weights.dtype()) && weights.dtype() != DType::F16 && !isQuantized(weights.dtype()))
@@ -452,15 +468,27 @@ Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan, DT
                              " (expected x [..., in] and weights [out, in])");
     Shape outShape = x.shape();
     outShape.back() = weights.dim(0);
-    if (!x.hasData() || !weights.hasData()) return Tensor::shapeOnly(outShape, result);
+    return outShape;
+}
 
-    Tensor y = Tensor::uninitialized(outShape, result);
+// y = x · weightsᵀ, or y += it (add), the way `plan` says, which is made for weights' dtype and the
+// active path.
+void multiplyInto(Tensor& y, bool add, const Tensor& x, const Tensor& weights, const LinearPlan& plan) {
     const int64_t k = weights.dim(1);
-    Problem p{*plan.kernels, nullptr, k ? x.numel() / k : 0, k, weights.dim(0)};
-    if (p.rows == 0 || p.out == 0) return y;
+    Problem p{*plan.kernels, nullptr, k ? x.numel() / k : 0, k, weights.dim(0), add};
+    if (p.rows == 0 || p.out == 0) return;
     const LinearStep& step = plan.step(p.rows, x.dtype());
     const ReadyX ready(x, p, step.x, plan.weights);
-    detail::visitFloat(result, [&](auto yTag) { runStep(p, step, plan, x, ready, weights, y.mutableData<decltype(yTag)>()); });
+    detail::visitFloat(y.dtype(), [&](auto yTag) { runStep(p, step, plan, x, ready, weights, y.mutableData<decltype(yTag)>()); });
+}
+
+// y = x · weightsᵀ in `result`'s dtype.
+Tensor linear(const Tensor& x, const Tensor& weights, const LinearPlan& plan, DType result) {
+    const OpScope profile(OpKind::LinearTransformation);
+    const Shape outShape = linearShape(x, weights);
+    if (!x.hasData() || !weights.hasData()) return Tensor::shapeOnly(outShape, result);
+    Tensor y = Tensor::uninitialized(outShape, result);
+    multiplyInto(y, false, x, weights, plan);
     return y;
 }
 
@@ -492,6 +520,16 @@ Tensor LinearTransformation(const Tensor& x, const LinearWeights& weights) {
     if (plan.kernels == &kernels::active() && plan.weights == weights.dtype()) return linear(x, weights, plan, x.dtype());
     // The path was switched since the plan was made (or the weights replaced through their Tensor).
     return LinearTransformation(x, static_cast<const Tensor&>(weights));
+}
+
+void AddLinearTransformation(Tensor& sum, const Tensor& x, const Tensor& weights) {
+    const OpScope profile(OpKind::LinearTransformation);
+    constexpr const char* op = "AddLinearTransformation";
+    const Shape outShape = linearShape(x, weights);
+    detail::requireDType(op, sum, DType::F32, "sum");
+    if (sum.shape() != outShape) detail::fail(op, "sum " + sum.shapeStr() + " is not the shape of x · weightsᵀ, " + x.shapeStr() + " by " + weights.shapeStr());
+    if (!sum.hasData() || !x.hasData() || !weights.hasData()) detail::fail(op, "sum, x and weights need values");
+    multiplyInto(sum, true, x, weights, LinearPlan(weights.dtype(), kernels::active()));
 }
 
 }  // namespace llama::ml

@@ -26,6 +26,10 @@ Tensor LinearTransformation(const Tensor& x, const LinearWeights& weights);
 // result are mixed precision's products (bf16_products.h). Inside a BF16Products scope the two
 // above take F32 x and weights as that: both rounded to BF16, an F32 result.
 Tensor LinearTransformation(const Tensor& x, const Tensor& weights, DType result);
+// sum += x · weightsᵀ (sum F32, of that shape): each output summed from +0 as above, then added to
+// sum's value, the bits of AccumulateInto(sum, LinearTransformation(x, weights, F32)) without
+// making the product apart. x and weights as they are (no BF16Products rounding).
+void AddLinearTransformation(Tensor& sum, const Tensor& x, const Tensor& weights);
 
 // Batched matrix product: a [B, M, K] · b [B, K, N] -> [B, M, N], in a's dtype (F32 accumulation).
 // a and b may be strided views (transposed heads, transposed keys).

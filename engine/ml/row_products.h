@@ -120,8 +120,27 @@ std::pair<int64_t, int64_t> nonzeroColumns(const A* a, int64_t aRow, int64_t aK,
         }
         return bits == 0;
     };
+    // Where a row's columns lie side by side (P, and the scores' gradients, as stored), 16 columns
+    // at a time first: one column at a time took about as long as P·V's products over the half kept.
+    const auto zeroColumns16 = [&](int64_t k) {
+        uint32_t bits[16] = {};
+        for (int r = 0; r < rows; ++r)
+            for (int j = 0; j < 16; ++j) {
+                const float v = toF32(a[r * aRow + k + j]);
+                uint32_t u;
+                std::memcpy(&u, &v, sizeof u);
+                bits[j] |= u & 0x7fffffffu;
+            }
+        uint32_t any = 0;
+        for (int j = 0; j < 16; ++j) any |= bits[j];
+        return any == 0;
+    };
     int64_t k1 = K, k0 = 0;
+    if (aK == 1)
+        while (k1 >= 16 && zeroColumns16(k1 - 16)) k1 -= 16;
     while (k1 > 0 && zeroColumn(k1 - 1)) --k1;
+    if (aK == 1)
+        while (k0 + 16 <= k1 && zeroColumns16(k0)) k0 += 16;
     while (k0 < k1 && zeroColumn(k0)) ++k0;
     return {k0, k1};
 }

@@ -68,11 +68,9 @@ Tensor LlamaAttention::Backward(InferenceContext& ctx, const BlockTape& saved, c
     dXk = ml::Reshape(dXk, {sequenceLength, N_KVHeads * HeadDim});
     dXv = ml::Reshape(dXv, {sequenceLength, N_KVHeads * HeadDim});
     Tensor dX = ml::LinearBackwardInput(dXq, attn_wq);
-    ml::AccumulateInto(dX, ml::LinearBackwardInput(dXk, attn_wk));
-    ml::AccumulateInto(dX, ml::LinearBackwardInput(dXv, attn_wv));
-    ml::LinearBackwardWeights(grads.of(attn_wq), dXq, saved.normalizedX);
-    ml::LinearBackwardWeights(grads.of(attn_wk), dXk, saved.normalizedX);
-    ml::LinearBackwardWeights(grads.of(attn_wv), dXv, saved.normalizedX);
+    ml::AddLinearBackwardInput(dX, dXk, attn_wk);
+    ml::AddLinearBackwardInput(dX, dXv, attn_wv);
+    ml::LinearBackwardWeights({{grads.of(attn_wq), dXq}, {grads.of(attn_wk), dXk}, {grads.of(attn_wv), dXv}}, saved.normalizedX);
     addLoraBackward(ctx, "attn_wq", attn_wq_lora, dXq, saved.normalizedX, dX, grads);
     addLoraBackward(ctx, "attn_wk", attn_wk_lora, dXk, saved.normalizedX, dX, grads);
     addLoraBackward(ctx, "attn_wv", attn_wv_lora, dXv, saved.normalizedX, dX, grads);

@@ -27,9 +27,8 @@ Tensor LlamaFeedForward::Backward(InferenceContext& ctx, const BlockTape& saved,
 
     // gate = x · ffn_gateᵀ and ffnUpX = x · ffn_upᵀ: x fed both, so its gradient is the sum.
     Tensor dX = ml::LinearBackwardInput(dGate, ffn_gate);
-    ml::AccumulateInto(dX, ml::LinearBackwardInput(dFfnUpX, ffn_up));
-    ml::LinearBackwardWeights(grads.of(ffn_gate), dGate, saved.normalizedH);
-    ml::LinearBackwardWeights(grads.of(ffn_up), dFfnUpX, saved.normalizedH);
+    ml::AddLinearBackwardInput(dX, dFfnUpX, ffn_up);
+    ml::LinearBackwardWeights({{grads.of(ffn_gate), dGate}, {grads.of(ffn_up), dFfnUpX}}, saved.normalizedH);
     addLoraBackward(ctx, "ffn_gate", ffn_gate_lora, dGate, saved.normalizedH, dX, grads);
     addLoraBackward(ctx, "ffn_up", ffn_up_lora, dFfnUpX, saved.normalizedH, dX, grads);
     ctx.stage(marks::FfnGateUpBackward{.dGate = dGate, .dFfnUpX = dFfnUpX, .dX = dX, .dFfnGate = grads.of(ffn_gate), .dFfnUp = grads.of(ffn_up),
