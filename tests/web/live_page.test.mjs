@@ -262,6 +262,7 @@ try {
       const file = join(scratch, `bundled-${type}.gguf`);
       execFileSync(cli, ['convert', '--model', model, '--to', `gguf-${type}`, '--out', file], { stdio: 'ignore' });
       for (const [p, where] of [[page, 'relaxed SIMD'], [fallback.page, 'SIMD128']]) {
+        await p.bringToFront();  // a tab in the background is throttled by chromium
         await (await p.$('#model-files')).uploadFile(file);
         await p.waitForFunction(t => document.getElementById('model-name').textContent.includes(`bundled-${t}`), { timeout: 20000 }, type);
         await checkTopLogits(p, `${where} module, ${type.toUpperCase()} GGUF`, file, [['The cat sat on the mat', 16]]);
@@ -270,6 +271,7 @@ try {
     check(fallback.log.errors.length === 0 && fallback.log.outside.length === 0, 'the SIMD128 page: no console error, no request outside its server',
           JSON.stringify([fallback.log.errors, fallback.log.outside]));
     await fallback.page.close();
+    await page.bringToFront();
   }
   // A damaged file: its message names it; the page stays usable.
   {

@@ -12,11 +12,10 @@
 // simd128 forms with other pairs, and its float term, computed as before, has the same bits
 // (kernel_set.h). f32x4.relaxed_madd is not used: the canonical arithmetic rounds a product
 // before adding it, a fused multiply-add does not.
-#include "ml/kernels/simd128_kquant_dots.inl"
-
-// The int16 panels' unpacking (portable_parts.inl, through the file above) is simd128's: this path
+// The int16 panels' unpacking (portable_parts.inl, through the file below) is simd128's: this path
 // takes simd128's prefill panels as they are.
 #pragma clang diagnostic ignored "-Wunused-function"
+#include "ml/kernels/simd128_kquant_dots.inl"
 
 #if !defined(__wasm_relaxed_simd__)
 #error "kernels_relaxed_simd.cpp needs -mrelaxed-simd (clang 19: make web, docs/web.md)"
