@@ -57,10 +57,13 @@ site: deps web
 	$(BUILD)/viewer/llama-site --chapters chapters --docs docs --trace $(BUILD)/site-run.trace --live $(BUILD)/web --out $(BUILD)/site
 
 # The live page in $(BUILD)/web (docs/web.md): the engine compiled to WebAssembly with Debian's
-# Emscripten, twice (pthreads for a cross-origin isolated page, one thread where it cannot be),
-# PCRE2 compiled for it from Debian's source package, the service worker that isolates the page on
-# a host without COOP/COEP headers from npm; then `make serve-web` serves it.
+# Emscripten, three times (pthreads for a cross-origin isolated page, one thread where it cannot be,
+# and pthreads with relaxed SIMD where the browser has it: that one by Debian's clang 19, Emscripten
+# 3.1.6's own being clang 14, which cannot emit relaxed SIMD), PCRE2 compiled for it from Debian's
+# source package, the service worker that isolates the page on a host without COOP/COEP headers
+# from npm; then `make serve-web` serves it.
 EMXX_ENV = NODE_PATH=/usr/share/nodejs
+EMXX_RELAXED_ENV = $(EMXX_ENV) EM_CLANG_ADD_VERSION=19 EM_LLVM_ADD_VERSION=14 EMCC_SKIP_SANITY_CHECK=1
 WEB_CMAKE = -DCMAKE_BUILD_TYPE=Release -DLLAMA_WEB_OUT=$(CURDIR)/$(BUILD)/web
 web: deps
 	web/build-deps.sh $(BUILD)/web-deps
@@ -69,6 +72,8 @@ web: deps
 	$(EMXX_ENV) cmake --build $(BUILD)/wasm-threads -j $(JOBS)
 	$(EMXX_ENV) emcmake cmake -S . -B $(BUILD)/wasm-single $(WEB_CMAKE) -DLLAMA_WEB_THREADS=OFF -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/single >/dev/null
 	$(EMXX_ENV) cmake --build $(BUILD)/wasm-single -j $(JOBS) --target llama_web llama_web_page
+	$(EMXX_RELAXED_ENV) emcmake cmake -S . -B $(BUILD)/wasm-relaxed $(WEB_CMAKE) -DLLAMA_WEB_THREADS=ON -DLLAMA_WEB_RELAXED_SIMD=ON -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/threads >/dev/null
+	$(EMXX_RELAXED_ENV) cmake --build $(BUILD)/wasm-relaxed -j $(JOBS) --target llama_web web_relaxed_kernel_tests
 
 # The live page on http://127.0.0.1:8000/, cross-origin isolated by its headers (the threaded
 # engine); PLAIN=1 serves it as a plain static host would (isolated by the service worker after

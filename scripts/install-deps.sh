@@ -14,6 +14,7 @@ rest=(
   clang-14 libfuzzer-14-dev
   python3 python3-numpy python3-regex chromium bible-kjv
   emscripten node-acorn dpkg-dev
+  clang-19 lld-19
 )
 case "${1:-all}" in
   cli) packages=("${cli[@]}") ;;

@@ -264,7 +264,10 @@ TEST_CASE("Kernel paths: the CPU's best is chosen and unknown ones are refused",
     REQUIRE(paths.front() == "generic");
     REQUIRE(std::string(ml::kernels::active().name) == (std::getenv("LLAMA_KERNELS") ? std::getenv("LLAMA_KERNELS") : paths.back()));
     REQUIRE_THROWS_WITH(ml::kernels::useKernels("neon"), Catch::Contains("not available on this CPU (available: generic"));
-#ifdef __wasm_simd128__
+#if defined(__wasm_relaxed_simd__)
+    // The browser's relaxed-SIMD module: its path is there beside simd128's, and is the one chosen.
+    REQUIRE(paths == std::vector<std::string>{"generic", "simd128", "relaxed-simd"});
+#elif defined(__wasm_simd128__)
     // The browser build runs WebAssembly SIMD: its path is there, so the tests above cover it.
     REQUIRE(paths == std::vector<std::string>{"generic", "simd128"});
 #endif

@@ -41,18 +41,47 @@ function(unsign pattern replacement in_threads in_single)
   set(text "${text}" PARENT_SCOPE)
 endfunction()
 
-unsign("var b=args>>3" "var b=args>>>3" 2 0)
-unsign("buf>>=2" "buf>>>=2" 1 1)
-unsign("handle=handle>>2" "handle=handle>>>2" 1 1)
-unsign("\\(firstElement>>2\\)" "(firstElement>>>2)" 1 1)
-unsign("idx=endPtr>>1" "idx=endPtr>>>1" 1 1)
-unsign("a=attributes>>2" "a=attributes>>>2" 1 0)
-unsign("Atomics\\.(add|sub)\\((GROWABLE_HEAP_I32\\(\\)|HEAP32),([^,;>]*)>>2,1\\)" "Atomics.\\1(\\2,\\3>>>2,1)" 2 0)
+# The relaxed-SIMD module is linked at -O0 (web/CMakeLists.txt), whose runtime is not minified: the
+# patterns allow a space around each operator (" ?"), and the shift is made unsigned in place.
+unsign("(var b ?= ?args ?)>>( ?3)" "\\1>>>\\2" 2 0)
+unsign("(buf ?)>>=( ?2)" "\\1>>>=\\2" 1 1)
+unsign("(handle ?= ?handle ?)>>( ?2)" "\\1>>>\\2" 1 1)
+unsign("(\\(firstElement ?)>>( ?2\\))" "\\1>>>\\2" 1 1)
+unsign("(idx ?= ?endPtr ?)>>( ?1)" "\\1>>>\\2" 1 1)
+unsign("(a ?= ?attributes ?)>>( ?2)" "\\1>>>\\2" 1 0)
+unsign("(Atomics\\.(add|sub)\\((GROWABLE_HEAP_I32\\(\\)|HEAP32), ?[^,;>]*)>>( ?2, ?1\\))" "\\1>>>\\4" 2 0)
+
+# The relaxed-SIMD module is linked with WASM_BIGINT (web/CMakeLists.txt): its runtime reads and
+# writes 64-bit integers through HEAP64 and HEAPU64 (a file's size and offset in stat, lseek and
+# getdents; setValue and getValue; the 64-bit arguments of calls proxied to the main thread), which
+# 3.1.6 neither unsigns nor, with threads and memory growth, refreshes after another thread grew
+# the memory (it does both for the other views, GROWABLE_HEAP_F64 and the like): an access past
+# the size the memory had when the view was made reads undefined and drops a write. Each such
+# access goes through a refreshing function of the same kind, with its address shifted unsigned.
+if(text MATCHES "HEAP64 = new BigInt64Array")
+  foreach(kind I U)
+    set(view HEAP64)
+    if(kind STREQUAL "U")
+      set(view HEAPU64)
+    endif()
+    string(REPLACE "function GROWABLE_HEAP_F64() {"
+           "function GROWABLE_HEAP_${kind}64() {\n if (wasmMemory.buffer != buffer) {\n  updateGlobalBufferAndViews(wasmMemory.buffer);\n }\n return ${view};\n}\n\nfunction GROWABLE_HEAP_F64() {"
+           text "${text}")
+    string(REGEX REPLACE "([^A-Za-z0-9_$\"])${view}\\[" "\\1GROWABLE_HEAP_${kind}64()[" text "${text}")
+  endforeach()
+  unsign("(GROWABLE_HEAP_[IU]64\\(\\)\\[[^]>]*)>>( 3\\])" "\\1>>>\\2" 9 9)
+  string(REGEX MATCHALL "[^A-Za-z0-9_$\"]HEAPU?64\\[" raw "${text}")
+  if(raw)
+    message(FATAL_ERROR "${JS}: HEAP64 or HEAPU64 still indexed directly: ${raw}")
+  endif()
+endif()
 
 # What is left shifted signed: a name or a parenthesis before >> or >>= (not >>>), with what it is
-# shifted by. (The patterns above have no ';': a match's list would split at one.)
-string(REGEX MATCHALL "[A-Za-z_$)][A-Za-z0-9_$]*>>=?[^>=][A-Za-z0-9_$]*" signed "${text}")
-list(FILTER signed EXCLUDE REGEX "^(u>>(6|12|18)|ch>>10|dev>>8|length>>shift)$")
+# shifted by, spaces dropped. (The patterns above have no ';': a match's list would split at one.)
+string(REGEX MATCHALL "[A-Za-z_$)][A-Za-z0-9_$]* ?>>=? ?[^>= ][A-Za-z0-9_$]*" signed "${text}")
+list(TRANSFORM signed REPLACE " " "")
+# In the unminified runtime also base64's bits (enc2, enc3) and a 64-bit offset's high word.
+list(FILTER signed EXCLUDE REGEX "^(u>>(6|12|18)|ch>>10|dev>>8|length>>shift|enc2>>4|enc3>>2|offset_bigint>>BigInt)$")
 if(signed)
   message(FATAL_ERROR "${JS}: signed shifts not known to be of something other than an address: ${signed}")
 endif()

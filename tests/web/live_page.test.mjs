@@ -54,19 +54,19 @@ async function stepOn(page, button) {
 // (the page's WebAssembly SIMD path against the CLI's native one), at every step.
 const topRuns = [['The cat sat on the mat', 32], ['In the beginning God created', 16]];
 
-// The CLI's candidates for a run of the bundled model, each run once.
+// The CLI's candidates for a run of a model (the bundled one unless said), each run once.
 const nativeTopRuns = new Map();
-function nativeTop(prompt, tokens) {
-  const key = `${prompt}|${tokens}`;
-  if (!nativeTopRuns.has(key)) nativeTopRuns.set(key, nativeTopOf(cli, model, prompt, tokens, join(scratch, `top-${nativeTopRuns.size}.trace`)));
+function nativeTop(prompt, tokens, modelPath = model) {
+  const key = `${modelPath}|${prompt}|${tokens}`;
+  if (!nativeTopRuns.has(key)) nativeTopRuns.set(key, nativeTopOf(cli, modelPath, prompt, tokens, join(scratch, `top-${nativeTopRuns.size}.trace`)));
   return nativeTopRuns.get(key);
 }
 
-// Greedy runs of topRuns on `page`: every step's top-10 candidates (token ids, logit bits) equal
-// the native CLI's for the same run, and so does the text.
-async function checkTopLogits(page, where) {
-  for (const [prompt, tokens] of topRuns) {
-    const native = nativeTop(prompt, tokens);
+// Greedy runs of `runs` on `page`, whose open model is `modelPath`: every step's top-10 candidates
+// (token ids, logit bits) equal the native CLI's for the same run, and so does the text.
+async function checkTopLogits(page, where, modelPath = model, runs = topRuns) {
+  for (const [prompt, tokens] of runs) {
+    const native = nativeTop(prompt, tokens, modelPath);
     check(native.steps.length >= 16 && native.steps.every(s => s.top.length === 10), `${where}: the CLI's trace of "${prompt}" has 10 candidates at each of at least 16 steps`,
           `${native.steps.length} steps`);
     const r = await run(page, prompt, `-n ${tokens} --temperature 0`);
@@ -248,6 +248,33 @@ try {
     const r = await run(page, prompts[1], '-n 12');
     const expected = nativeText(['--prompt', prompts[1], '-n', '12'], gguf);
     check(r.text === expected, 'a GGUF (Q8_0) opened from the file input gives the CLI\'s text', `${JSON.stringify(r.text)} vs ${JSON.stringify(expected)}`);
+  }
+  // The two SIMD modules of the threaded build (issue 50): a browser with relaxed SIMD (chromium 156)
+  // runs the one built with it, whose Q4_K and Q6_K dot products use its int8 dot instruction; the
+  // page's address can ask for the SIMD128 one (?simd=simd128), which browsers without relaxed SIMD
+  // run. The bundled model as a Q4_K and as a Q6_K GGUF, opened in each, gives the CLI's top-10
+  // logits at every greedy step, bit for bit.
+  {
+    check(await page.evaluate(() => document.body.dataset.simd) === 'relaxed' && /with relaxed SIMD \(this browser has it.*, relaxed-simd kernels\.$/.test(await buildLine(page)),
+          'a browser with relaxed SIMD runs the relaxed-SIMD module, and the page says so', await buildLine(page));
+    const fallback = await openLive(browser, isolated.origin + '/?simd=simd128');
+    check(await fallback.page.evaluate(() => document.body.dataset.simd) === 'simd128 asked' &&
+          /threaded build .*with SIMD128 \(asked for by \?simd=simd128.*, simd128 kernels\.$/.test(await buildLine(fallback.page)),
+          '?simd=simd128 runs the SIMD128 module, threaded, and the page says so', await buildLine(fallback.page));
+    for (const type of ['q4_k', 'q6_k']) {
+      const file = join(scratch, `bundled-${type}.gguf`);
+      execFileSync(cli, ['convert', '--model', model, '--to', `gguf-${type}`, '--out', file], { stdio: 'ignore' });
+      for (const [p, where] of [[page, 'relaxed SIMD'], [fallback.page, 'SIMD128']]) {
+        await p.bringToFront();  // a tab in the background is throttled by chromium
+        await (await p.$('#model-files')).uploadFile(file);
+        await p.waitForFunction(t => document.getElementById('model-name').textContent.includes(`bundled-${t}`), { timeout: 20000 }, type);
+        await checkTopLogits(p, `${where} module, ${type.toUpperCase()} GGUF`, file, [['The cat sat on the mat', 16]]);
+      }
+    }
+    check(fallback.log.errors.length === 0 && fallback.log.outside.length === 0, 'the SIMD128 page: no console error, no request outside its server',
+          JSON.stringify([fallback.log.errors, fallback.log.outside]));
+    await fallback.page.close();
+    await page.bringToFront();
   }
   // A damaged file: its message names it; the page stays usable.
   {

@@ -22,15 +22,16 @@ export const rates = r => ({ promptTokens: r.promptTokens, prefill: r.promptToke
 
 // The live page at `origin` (web/serve.mjs on build/web), its engine ready, the model's files
 // (placed under `sub` of the served folder) loaded into its worker. `plain`: the page is not
-// isolated and its service worker bypassed, so it runs the single-threaded build.
+// isolated and its service worker bypassed, so it runs the single-threaded build. `query`: the
+// page address's, say '?simd=simd128' (the SIMD128 module where the browser has relaxed SIMD).
 // run(args) runs the walkthrough's command line `args` with `--model` prepended.
-export async function openLivePage(browser, origin, servedDir, files, { plain = false } = {}) {
+export async function openLivePage(browser, origin, servedDir, files, { plain = false, query = '' } = {}) {
   const page = await browser.newPage();
   // Its service worker may register and reload the page once, but answers none of its requests.
   if (plain) await page.setBypassServiceWorker(true);
-  await page.goto(origin + '/');
+  await page.goto(origin + '/' + query);
   await page.waitForFunction(() => document.body.dataset.engine === 'ready', { timeout: 120000 });
-  const variant = await page.evaluate(() => live.variant);
+  const variant = await page.evaluate(() => live.variant), simd = await page.evaluate(() => document.body.dataset.simd);
   const dir = placeFiles(servedDir, 'bench-model', files);
   try {
     await page.evaluate(async names => {
@@ -54,7 +55,7 @@ export async function openLivePage(browser, origin, servedDir, files, { plain = 
     });
     live.worker.postMessage({ cmd: 'start', args: a, record: false });
   }), ['--model', modelPath, ...args]).then(rates);
-  return { variant, run, close: () => page.close() };
+  return { variant, simd, run, close: () => page.close() };
 }
 
 // wllama's page (web/bench/wllama_page.html with the package's esm/ beside it) at `origin`, the

@@ -1,7 +1,10 @@
 // The engine in a Web Worker, so the page never freezes while the model computes. It loads the
 // module built for what the page may use: pthreads where the page is cross-origin isolated
 // (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
-// (single/: the same code, the tasks one after another). Messages from the page:
+// (single/: the same code, the tasks one after another); threaded, where the browser has relaxed
+// SIMD, the module built with it (threads-relaxed/: the same numbers, the K-quants' dot products on
+// its int8 dot instruction), unless the page's address asks for SIMD128 (?simd=simd128, which the
+// page passes on as this script's own query). Messages from the page:
 //   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, or as
 //   {cmd: 'start', form, more}       the form's options and the "more options" text (commandLine),
 //                                    or a batch, patch or tokenize command typed there (live_views.js);
@@ -32,7 +35,26 @@
 'use strict';
 
 const variant = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? 'threads' : 'single';
-importScripts(variant + '/llama-walkthrough.js', 'heap_files.js');
+// Relaxed SIMD, tested by validating a module of one function that returns
+// i16x8.relaxed_dot_i8x16_i7x16_s of two v128 constants: only an engine that has the instruction
+// accepts it.
+const RELAXED_DOT_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // "\0asm", version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // types: () -> v128
+  0x03, 0x02, 0x01, 0x00,                          // one function of type 0
+  0x0a, 0x2b, 0x01, 0x29, 0x00,                    // its code: 41 bytes, no locals
+  0xfd, 0x0c, ...new Array(16).fill(0),            // v128.const 0
+  0xfd, 0x0c, ...new Array(16).fill(0),            // v128.const 0
+  0xfd, 0x92, 0x02,                                // i16x8.relaxed_dot_i8x16_i7x16_s (0xfd 274)
+  0x0b,                                            // end
+]);
+const hasRelaxedSimd = WebAssembly.validate(RELAXED_DOT_PROBE);
+const simd128Asked = new URLSearchParams(self.location.search).get('simd') === 'simd128';
+// The module's folder, and what the page says of its SIMD.
+const relaxed = variant === 'threads' && hasRelaxedSimd && !simd128Asked;
+const moduleDir = relaxed ? 'threads-relaxed' : variant;
+const simd = relaxed ? 'relaxed' : !hasRelaxedSimd ? 'simd128 only' : variant === 'threads' ? 'simd128 asked' : 'simd128';
+importScripts(moduleDir + '/llama-walkthrough.js', 'heap_files.js');
 
 // The bundled model, read into the module's memory where --model assets/model finds it.
 const BUNDLED = ['consolidated.00.pth', 'params.json', 'tokenizer.model'];
@@ -46,9 +68,9 @@ let userLoads = 0;
 
 async function loadModule() {
   const Module = await createLlamaModule({
-    locateFile: f => variant + '/' + f,
+    locateFile: f => moduleDir + '/' + f,
     // The threads' workers load the module by this address, from their own folder: absolute.
-    mainScriptUrlOrBlob: new URL(variant + '/llama-walkthrough.js', self.location.href).href,
+    mainScriptUrlOrBlob: new URL(moduleDir + '/llama-walkthrough.js', self.location.href).href,
     printErr: text => self.postMessage({ kind: 'log', text }),
   });
   Module.FS.mkdir('/user');
@@ -200,5 +222,5 @@ self.onmessage = async event => {
 };
 
 moduleReady = loadModule();
-moduleReady.then(Module => self.postMessage({ kind: 'ready', variant, info: JSON.parse(Module.buildInfo()), cores: self.navigator.hardwareConcurrency }),
+moduleReady.then(Module => self.postMessage({ kind: 'ready', variant, simd, info: JSON.parse(Module.buildInfo()), cores: self.navigator.hardwareConcurrency }),
                  e => self.postMessage({ kind: 'error', fatal: true, text: 'the engine could not start: ' + (e && e.message ? e.message : e) }));

@@ -64,7 +64,10 @@ function setRunning(running) {
 function startWorker() {
   if (live.worker) live.worker.terminate();
   live.ready = false;
-  live.worker = new Worker('engine_worker.js');
+  // ?simd=simd128 in the page's address: the SIMD128 module even where relaxed SIMD is there (the
+  // worker reads it from its own address).
+  const simd = new URLSearchParams(location.search).get('simd');
+  live.worker = new Worker('engine_worker.js' + (simd ? '?simd=' + encodeURIComponent(simd) : ''));
   live.worker.onmessage = e => onWorkerMessage(e.data);
   // An engine that ran out of memory or crashed: say so, and start a fresh one so the page stays usable.
   live.worker.onerror = e => {
@@ -91,6 +94,13 @@ function restartAfter(message) {
 // reloads at most once a tab session: where the worker cannot help (say, inside a frame of a page
 // that is not isolated) the page stays single-threaded instead of reloading forever.
 const RELOADED_KEY = 'llama-walkthrough: reloaded for the service worker';
+// Which module's SIMD runs (engine_worker.js: m.simd), the same numbers in each.
+const SIMD = {
+  relaxed: 'with relaxed SIMD (this browser has it: the K-quants\' int8 dot products in one instruction each)',
+  'simd128 asked': 'with SIMD128 (asked for by ?simd=simd128; this browser has relaxed SIMD too)',
+  simd128: 'with SIMD128 (this browser has relaxed SIMD, which only the threaded build uses)',
+  'simd128 only': 'with SIMD128 (this browser has no relaxed SIMD)',
+};
 const WHY = {
   headers: 'isolated by the server\'s headers',
   'service worker': 'isolated by the service worker',
@@ -139,9 +149,10 @@ function onWorkerMessage(m) {
     live.variant = m.variant;
     const why = WHY[live.isolation] + (live.isolation === 'not registered' ? ': ' + live.isolationError : '');
     setBuild(m.variant === 'threads'
-      ? `Engine ready: the threaded build (${why}: Q, K and V on three threads, ${m.cores} compute threads), ${m.info.kernels} kernels.`
-      : `Engine ready: the single-threaded build (${why}: Q, K and V run one after another, the same numbers), ${m.info.kernels} kernels.`);
+      ? `Engine ready: the threaded build (${why}: Q, K and V on three threads, ${m.cores} compute threads), ${SIMD[m.simd]}, ${m.info.kernels} kernels.`
+      : `Engine ready: the single-threaded build (${why}: Q, K and V run one after another, the same numbers), ${SIMD[m.simd]}, ${m.info.kernels} kernels.`);
     document.body.dataset.variant = m.variant;
+    document.body.dataset.simd = m.simd;
     document.body.dataset.isolation = live.isolation;
     document.body.dataset.engine = 'ready';
     setRunning(false);

@@ -20,6 +20,9 @@ const KernelSet* avx512bf16Kernels() { return nullptr; }
 #ifndef LLAMA_SIMD128_KERNELS
 const KernelSet* simd128Kernels() { return nullptr; }  // only the browser build has it
 #endif
+#ifndef LLAMA_RELAXED_SIMD_KERNELS
+const KernelSet* relaxedSimdKernels() { return nullptr; }  // only the browser's relaxed-SIMD module
+#endif
 
 namespace {
 
@@ -60,6 +63,10 @@ bool cpuRuns(const std::string& name) {
     // The module would not have loaded in an engine without WebAssembly SIMD.
     if (name == "simd128") return true;
 #endif
+#ifdef LLAMA_RELAXED_SIMD_KERNELS
+    // Nor this one in an engine without relaxed SIMD (the page validates it before loading).
+    if (name == "relaxed-simd") return true;
+#endif
     return name == "generic" || name == "reference";
 }
 
@@ -73,6 +80,7 @@ const KernelSet* byName(const std::string& name) {
     if (name == "avx512") return avx512Kernels();
     if (name == "avx512bf16") return avx512bf16Kernels();
     if (name == "simd128") return simd128Kernels();
+    if (name == "relaxed-simd") return relaxedSimdKernels();
     return nullptr;
 }
 
@@ -101,7 +109,7 @@ std::atomic<const KernelSet*>& current() {
 
 std::vector<std::string> supportedPaths() {
     std::vector<std::string> paths;
-    for (const char* name : {"generic", "simd128", "avx2", "avx512", "avx512bf16"})
+    for (const char* name : {"generic", "simd128", "relaxed-simd", "avx2", "avx512", "avx512bf16"})
         if (byName(name) && cpuRuns(name)) paths.push_back(name);
     return paths;
 }

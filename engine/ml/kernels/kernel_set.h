@@ -6,6 +6,8 @@
 //   avx512bf16 the same with AVX512_BF16 (Zen 4, Sapphire Rapids): BF16 prefill on vdpbf16ps
 //   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
 //   simd128 WebAssembly SIMD, 128-bit lanes (the browser build)
+//   relaxed-simd simd128 with relaxed SIMD's int8 dot product for the K-quants (the browser's
+//           third module, where the browser has relaxed SIMD)
 //   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
 //   reference no kernels: LinearTransformation decodes quantized weights to F32 and dots them
 //           in F32 (the method before the integer kernels; what their tests compare with, so it
@@ -155,5 +157,6 @@ const KernelSet* avx2Kernels();
 const KernelSet* avx512Kernels();
 const KernelSet* avx512bf16Kernels();
 const KernelSet* simd128Kernels();
+const KernelSet* relaxedSimdKernels();
 
 }  // namespace llama::ml::kernels

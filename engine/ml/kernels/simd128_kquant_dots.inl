@@ -1,0 +1,78 @@
+// The K-quants' decode dot products on WebAssembly SIMD, written once for the simd128 path and
+// the relaxed-SIMD one (kernels_simd128.cpp, kernels_relaxed_simd.cpp), which differ only in how
+// they multiply a vector of unsigned quant values by one of x: UnsignedProducts(u, x) returns 16
+// products u[i] * x[i] (u's bytes in [0, 63], x's int8) added in pairs into 8 int16 lanes. Which
+// products share a lane is the caller's choice: every use below scales all 8 lanes by one scale
+// and adds them into one block's exact integer sum, so any pairing gives the same sum.
+// Internal linkage (x86_kernels.inl says why).
+#include "ml/kernels/simd128_parts.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
+
+// Q4_K: 144-byte super-blocks (quant_blocks.h). Sub-block j has w = d * sc[j] * q - dmin * m[j];
+// a block's sums are the scaled products' and the minimums' (sum_j m[j] * two of x's bsums).
+template <v128_t (*UnsignedProducts)(v128_t, v128_t)>
+void dotQ4_KWith(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    const v128_t lowNibble = wasm_i8x16_splat(0x0f);
+    decodeBlocks<DecodeOps, 2>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const uint8_t* blk = w + 144 * b;
+            uint64_t sc, m;
+            unpackScalesMins(blk + 4, sc, m);
+            // m[j] pairs with x's bsums[2j] and bsums[2j + 1]: each min twice, as int16.
+            const v128_t m8 = wasm_i64x2_make(int64_t(m), 0);
+            const v128_t mPairs = wasm_i8x16_shuffle(m8, m8, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+            const v128_t mLo = wasm_u16x8_extend_low_u8x16(mPairs), mHi = wasm_u16x8_extend_high_u8x16(mPairs);
+            const uint8_t* qs = blk + 16;
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x256& xb = x[s * ldx + b];
+                v128_t sum = wasm_i32x4_splat(0);
+                for (int pair = 0; pair < 4; ++pair) {
+                    const v128_t q0 = load(qs + 32 * pair), q1 = load(qs + 32 * pair + 16);
+                    const int8_t* xq = xb.q + 64 * pair;
+                    // A sub-block's 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
+                    const v128_t lo = wasm_i16x8_add(UnsignedProducts(wasm_v128_and(q0, lowNibble), load(xq)), UnsignedProducts(wasm_v128_and(q1, lowNibble), load(xq + 16)));
+                    const v128_t hi = wasm_i16x8_add(UnsignedProducts(wasm_u8x16_shr(q0, 4), load(xq + 32)), UnsignedProducts(wasm_u8x16_shr(q1, 4), load(xq + 48)));
+                    sum = wasm_i32x4_add(sum, wasm_i32x4_add(scaledSum(lo, int(sc >> (16 * pair)) & 0xff), scaledSum(hi, int(sc >> (16 * pair + 8)) & 0xff)));
+                }
+                v[0][s] = sum;
+                v[1][s] = wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), mLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), mHi));
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) {
+            const uint8_t* blk = w + 144 * b;
+            return blockTerm(x[s * ldx + b].d, halfAt(blk), t[0], halfAt(blk + 2), t[1]);
+        });
+}
+
+// Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) in group g of 16.
+template <v128_t (*UnsignedProducts)(v128_t, v128_t)>
+void dotQ6_KWith(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const uint8_t* blk = w + 210 * b;
+            const auto* scales = reinterpret_cast<const int8_t*>(blk + 192);
+            const v128_t scales8 = load(scales);
+            const v128_t scalesLo = wasm_i16x8_extend_low_i8x16(scales8), scalesHi = wasm_i16x8_extend_high_i8x16(scales8);
+            alignas(16) uint8_t q[256];  // once for every x row
+            q6kValuesSimd(blk, q);
+            for (int s = 0; s < NX; ++s) {
+                const BlockQ8x256& xb = x[s * ldx + b];
+                // The "- 32" of every weight: the sum starts from -32 * sum_g scale[g] * sum(x in group g).
+                v128_t sum = wasm_i32x4_mul(wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), scalesLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), scalesHi)),
+                                            wasm_i32x4_splat(-32));
+                // A group's 16 products in 8 int16 lanes, 2 a lane: |sum| <= 2 * 63 * 127.
+                for (int g = 0; g < 16; ++g) sum = wasm_i32x4_add(sum, scaledSum(UnsignedProducts(load(q + 16 * g), load(xb.q + 16 * g)), scales[g]));
+                v[0][s] = sum;
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 210 * b + 208), t[0]); });
+}
+
+
+}  // namespace
+}  // namespace llama::ml::kernels

@@ -1,0 +1,66 @@
+// What the WebAssembly SIMD paths share (kernels_simd128.cpp, and kernels_relaxed_simd.cpp in the
+// module built with relaxed SIMD): integer lane operations, the decode kernels' reduction and the
+// K-quants' unpacking. Included by each such kernel file; internal linkage (x86_kernels.inl says
+// why kernel files share no inline code).
+#pragma once
+#include <wasm_simd128.h>
+
+#include "ml/kernels/portable_parts.inl"
+
+namespace llama::ml::kernels {
+
+namespace {
+
+// Sixteen int8 x int8 products added in pairs into eight int16 lanes: exact while two products
+// fit (|q * x| <= 128 * 127; Q8_0's two add up to 32512). The 4- and 6-bit weights' products are
+// small enough to add more of them in int16 lanes before widening: a K-quant sub-block's scale
+// then multiplies them with one i32x4.dot_i16x8 (the scale in every int16 lane; each int32 lane
+// gets two scaled sums), where widening every 16 products to int32 and multiplying there took
+// four more instructions per 32 weights.
+inline v128_t products16(v128_t a, v128_t b) { return wasm_i16x8_add(wasm_i16x8_extmul_low_i8x16(a, b), wasm_i16x8_extmul_high_i8x16(a, b)); }
+inline v128_t widen(v128_t sum16) { return wasm_i32x4_extadd_pairwise_i16x8(sum16); }
+inline v128_t scaledSum(v128_t sum16, int scale) { return wasm_i32x4_dot_i16x8(sum16, wasm_i16x8_splat(int16_t(scale))); }
+inline v128_t load(const void* p) { return wasm_v128_load(p); }
+
+// Quantized decode: a block's integer sum with one x row is the total of an i32x4's lanes,
+// reduced four blocks at a time by decodeBlocks (block_terms.inl).
+struct DecodeOps {
+    using V = v128_t;
+    static V zero() { return wasm_i32x4_splat(0); }
+    // [a0 + a2, b0 + b2, a1 + a3, b1 + b3]
+    static V pair(V a, V b) { return wasm_i32x4_add(wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), wasm_i32x4_shuffle(a, b, 2, 6, 3, 7)); }
+    // Pairs (a, b) and (c, d) into [a, b, c, d]'s totals.
+    static void totals(V ab, V cd, int32_t t[4]) {
+        wasm_v128_store(t, wasm_i32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 1, 4, 5), wasm_i32x4_shuffle(ab, cd, 2, 3, 6, 7)));
+    }
+};
+
+// Q4_K's eight 6-bit scales and eight 6-bit mins (layout in quant_blocks.h) as bytes 0-7 of two
+// 64-bit words, by 32-bit word operations (unpackQ4KScales, a call and byte operations per
+// block, was a fifth of the decode time on x86, see x86_kernels.inl).
+inline void unpackScalesMins(const uint8_t* packed, uint64_t& scales, uint64_t& mins) {
+    uint32_t a[3];
+    std::memcpy(a, packed, 12);
+    const uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, bits45 = 0x30303030;
+    scales = (a[0] & low6) | uint64_t((a[2] & low4) | ((a[0] >> 2) & bits45)) << 32;
+    mins = (a[1] & low6) | uint64_t(((a[2] >> 4) & low4) | ((a[1] >> 2) & bits45)) << 32;
+}
+
+// Q6_K's 256 6-bit values in natural order (q6kValues' layout), 16 at a time: low 4 bits from
+// ql, bits 4-5 from qh.
+inline void q6kValuesSimd(const uint8_t* w, uint8_t* q) {
+    const v128_t low4 = wasm_i8x16_splat(0x0f), bits45 = wasm_i8x16_splat(0x30);
+    for (int half = 0; half < 2; ++half)
+        for (int c = 0; c < 2; ++c) {
+            const v128_t qlA = load(w + 64 * half + 16 * c), qlB = load(w + 64 * half + 32 + 16 * c);
+            const v128_t qh = load(w + 128 + 32 * half + 16 * c);
+            uint8_t* y = q + 128 * half + 16 * c;
+            wasm_v128_store(y, wasm_v128_or(wasm_v128_and(qlA, low4), wasm_v128_and(wasm_i8x16_shl(qh, 4), bits45)));
+            wasm_v128_store(y + 32, wasm_v128_or(wasm_v128_and(qlB, low4), wasm_v128_and(wasm_i8x16_shl(qh, 2), bits45)));
+            wasm_v128_store(y + 64, wasm_v128_or(wasm_u8x16_shr(qlA, 4), wasm_v128_and(qh, bits45)));
+            wasm_v128_store(y + 96, wasm_v128_or(wasm_u8x16_shr(qlB, 4), wasm_v128_and(wasm_u8x16_shr(qh, 2), bits45)));
+        }
+}
+
+}  // namespace
+}  // namespace llama::ml::kernels
