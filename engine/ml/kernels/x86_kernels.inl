@@ -421,11 +421,11 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
             }
         },
         [&](int64_t b, int s, const int32_t* t) {
-            // blockTerm's arithmetic, its two products in one vector: d and dmin converted together.
-            int32_t dd;
-            std::memcpy(&dd, w + 144 * b, 4);
-            const __m128 prod = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(dd)), _mm_cvtepi32_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(t))));
-            return x[s * ldx + b].d * _mm_cvtss_f32(_mm_sub_ss(prod, _mm_movehdup_ps(prod)));
+            // d and dmin converted together.
+            int32_t packed;
+            std::memcpy(&packed, w + 144 * b, 4);
+            const __m128 scales = _mm_cvtph_ps(_mm_cvtsi32_si128(packed));
+            return blockTerm(x[s * ldx + b].d, _mm_cvtss_f32(scales), t[0], _mm_cvtss_f32(_mm_movehdup_ps(scales)), t[1]);
         });
 }
 
