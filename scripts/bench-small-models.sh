@@ -59,11 +59,25 @@ for model in bundled-bf16.gguf s260/model.gguf; do
     done
 done
 echo
-echo "bench against llama-bench (62 prompt tokens, 64 decode tokens):"
+echo "bench against llama-bench (62 prompt tokens, 64 decode tokens): $rounds rounds, each a process of ours (--repeat 3, its"
+echo "median) then one of llama-bench (-r 3, its mean); medians of the rounds, and the range of the rounds' own ratios"
+echo "(one process's speed on a VM can differ from the next one's by a third, so no cell rests on one process)"
+echo
+echo "| model | threads | phase | ours | llama-bench | ratio | rounds' ratios |"
+echo "|---|---|---|---|---|---|---|"
 for model in bundled-bf16.gguf s260/model.gguf; do
     for t in 1 2; do
-        echo "== $model, $t threads"
-        $cli bench --model "$out/$model" --threads $t --prompt-tokens 62 --decode-tokens 64 --repeat $rounds \
-            --llama-bench "$bin/llama-bench" 2>&1 | grep -E "^(prefill|decode) \(" || true
+        : >"$out/bench"
+        for _ in $(seq "$rounds"); do
+            $cli bench --model "$out/$model" --threads $t --prompt-tokens 62 --decode-tokens 64 --repeat 3 \
+                --llama-bench "$bin/llama-bench" 2>&1 |
+                awk '/^(prefill|decode) \(/ {print $1, $(NF-4), $(NF-1)}' >>"$out/bench"  # phase, llama.cpp's mean, ours
+        done
+        for phase in prefill decode; do
+            grep "^$phase " "$out/bench" | awk -v m="$model" -v t=$t -v p=$phase -v med="$(grep "^$phase " "$out/bench" | cut -d' ' -f3 | median)" \
+                -v their="$(grep "^$phase " "$out/bench" | cut -d' ' -f2 | median)" \
+                '{r = $3 / $2; lo = (NR == 1 || r < lo) ? r : lo; hi = (NR == 1 || r > hi) ? r : hi}
+                 END {printf "| %s | %d | %s | %.0f | %.0f | %.2fx | %.2f-%.2fx |\n", m, t, p, med, their, med / their, lo, hi}'
+        done
     done
 done

@@ -143,3 +143,34 @@ TEST_CASE("Session: forward passes in a context of their own give the greedy run
     const Tensor step = s.forward(ctx, {first}, int(prompt.size()));
     CHECK(int32_t(ml::Argmax(ml::Reshape(step, {step.dim(1)}))) == run.generatedTokens[1]);
 }
+
+TEST_CASE("Session: the warm-up pass leaves a run's stages, logits and tokens as they were", "[session]") {
+    // The CLI warms up by default (llama-cli's way): one pass in a context of its own, watched by
+    // nobody. A run after it must be the run without it, bit for bit.
+    struct Run {
+        int stages = 0;
+        std::vector<std::vector<float>> logits;  // every sample stage's logits
+        std::vector<int32_t> tokens;
+    };
+    auto run = [](bool warmUp) {
+        Session s;
+        s.load({ModelSource::Kind::Files, kBundled});
+        s.settings().maxTokens = 6;
+        s.settings().warmUp = warmUp;
+        Run out;
+        StageCounter counter;
+        counter.also = [&](const StageEvent& e) {
+            if (const Tensor* l = e.stage == StageId::Sample ? e.tensorField("logits") : nullptr)
+                out.logits.emplace_back(l->data<float>(), l->data<float>() + l->numel());
+        };
+        s.addObserver(&counter);
+        out.tokens = s.run().generatedTokens;
+        out.stages = counter.stages;
+        return out;
+    };
+    const Run cold = run(false), warm = run(true);
+    REQUIRE(cold.logits.size() == 6);
+    CHECK(warm.stages == cold.stages);
+    CHECK(warm.tokens == cold.tokens);
+    CHECK(warm.logits == cold.logits);  // float ==: the same values; the bits, but for NaN, which logits never hold here
+}

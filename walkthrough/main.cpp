@@ -117,6 +117,8 @@ int main(int argc, char** argv) {
     options::addGenerationOptions(app, o.generation);
     app.add_option("--debug-log", o.debugLog, "Write every stage in the walkthrough's log format to FILE");
     app.add_flag("-q,--quiet", o.quiet, "Print only the generated text and the summary");
+    o.generation.warmUp = true;
+    app.add_flag("--no-warmup{false}", o.generation.warmUp, "Skip the untimed pass over two tokens that warms caches before the prompt's timed one (as llama-cli's)");
     cli::addRunObserverOptions(app, o);
     options::addWhatIfOptions(app, o.generation.whatIf);
     const std::string speculative = "Speculative decoding (greedy)";

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
@@ -74,6 +75,12 @@ GenerationResult Session::run(const std::function<void(const std::string&)>& onT
     if (settings_.whatIf.ropeTheta || settings_.whatIf.computeDType) experiment.emplace(model, settings_.whatIf);
     // Speculative decoding runs the loaded transformer (runSpeculative).
     const LlamaTransformer& runs = experiment && !settings_.speculative() ? *experiment : *transformer_;
+    if (settings_.warmUp && !shapesOnly_) {
+        // Its own context, no observers: the run's cache, stages and results are as without it.
+        InferenceContext warm(model.args, false, runs.ComputeDType);
+        const int32_t bos = model.tokenizer->bosId() >= 0 ? model.tokenizer->bosId() : 0;
+        runs.Forward(warm, Tensor::fromInt32(std::vector<int32_t>(size_t(std::min(2, model.args.max_seq_len)), bos)), 0, LogitRows::Last);
+    }
     InferenceContext ctx(model.args, shapesOnly_, runs.ComputeDType);
     ctx.whatIf = settings_.whatIf;
     for (StageObserver* o : observers_) ctx.addObserver(o);

@@ -47,6 +47,11 @@ struct GenerationSettings {
     int draftLayers = 0;
     int draftMax = 8;
     int nUbatch = kDefaultUbatch;  // tokens per forward pass of a batched run (llama.cpp's -ub)
+    // Before the run, one unobserved, untimed pass over two tokens in a context of its own, as
+    // llama-cli warms up: the prompt's timed pass then meets warm caches and code. Without it a
+    // first pass on this machine's VMs took 1.2-2x as long as a warm one in a third of runs, for
+    // llama-cli --no-warmup as for us (docs/speed.md, "A warm first pass"). The CLI's default.
+    bool warmUp = false;
     bool speculative() const { return !draftModel.empty() || draftLayers > 0; }
 };
 
