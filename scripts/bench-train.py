@@ -20,7 +20,7 @@ have a tuned BLAS; --netlib-steps N adds a float32 row on the reference BLAS for
                            [--f32-steps 3] [--bf16-steps STEPS] [--rounds 3] [--netlib-steps 0]
 
 On a CPU without AVX-512 (the Zen 3 of docs/training.md) this PyTorch's bf16 autocast step took
-about 200 s (oneDNN's bf16 kernels want AVX-512): --bf16-steps 0 leaves that row out of the
+about 100 s (oneDNN 2.6's bf16 kernels need AVX-512): --bf16-steps 0 leaves that row out of the
 rounds, to be measured apart (--rounds 1 --bf16-steps 2).
 
 Needs python3-torch, libopenblas0-pthread, python3-numpy, python3-regex and bible-kjv (assets/README.md); makes
