@@ -23,38 +23,43 @@ inline uint16_t roundedBits(float f) {
     return (u & 0x7fffffffu) > 0x7f800000u ? uint16_t((u >> 16) | 0x40u) : uint16_t(rounded);
 }
 
-// A 16 x 16 tile of floats transposed in registers: at each of four scales b (8, 4, 2, 1), rows i
-// and i + b swap their off-diagonal b x b blocks (one two-source shuffle each, vpermt2ps where
-// there is AVX-512). Loading the source a column at a time, one float per instruction, took 6% of
-// a BF16 training step (perf).
-typedef float Floats16 __attribute__((vector_size(16 * sizeof(float))));
+// A square tile of floats transposed in registers, kTile x kTile, a register's width: at each
+// scale B (kTile / 2, then halved down to 1), rows i and i + B swap their off-diagonal B x B blocks (one
+// two-source shuffle each, vpermt2ps where there is AVX-512). Loading the source a column at a
+// time, one float per instruction, took 6% of a BF16 training step (perf). With AVX2 the tile is
+// 8 x 8: as 16 x 16 each row took two registers and the 32 did not fit in 16 (4.5% of a step on
+// Zen 3, spilling).
+#if defined(__AVX2__) && !defined(__AVX512F__)
+constexpr int64_t kTile = 8;
+#else
+constexpr int64_t kTile = 16;
+#endif
+typedef float TileRow __attribute__((vector_size(kTile * sizeof(float))));
 
 template <int B, int... J>
-Floats16 upperBlocks(Floats16 a, Floats16 b, std::integer_sequence<int, J...>) {
-    return __builtin_shufflevector(a, b, ((J & B) ? 16 + J - B : J)...);
+TileRow upperBlocks(TileRow a, TileRow b, std::integer_sequence<int, J...>) {
+    return __builtin_shufflevector(a, b, ((J & B) ? kTile + J - B : J)...);
 }
 template <int B, int... J>
-Floats16 lowerBlocks(Floats16 a, Floats16 b, std::integer_sequence<int, J...>) {
-    return __builtin_shufflevector(a, b, ((J & B) ? 16 + J : J + B)...);
+TileRow lowerBlocks(TileRow a, TileRow b, std::integer_sequence<int, J...>) {
+    return __builtin_shufflevector(a, b, ((J & B) ? kTile + J : J + B)...);
 }
 template <int B>
-void swapBlocks(Floats16 (&v)[16]) {
-    for (int i = 0; i < 16; ++i) {
+void swapBlocks(TileRow (&v)[kTile]) {
+    for (int i = 0; i < kTile; ++i) {
         if (i & B) continue;
-        const Floats16 a = v[i], b = v[i + B];
-        v[i] = upperBlocks<B>(a, b, std::make_integer_sequence<int, 16>());
-        v[i + B] = lowerBlocks<B>(a, b, std::make_integer_sequence<int, 16>());
+        const TileRow a = v[i], b = v[i + B];
+        v[i] = upperBlocks<B>(a, b, std::make_integer_sequence<int, kTile>());
+        v[i + B] = lowerBlocks<B>(a, b, std::make_integer_sequence<int, kTile>());
     }
+    if constexpr (B > 1) swapBlocks<B / 2>(v);
 }
-// out[c][r] = src[r * stride + c] for r, c < 16.
-void transposeTile(const float* src, int64_t stride, float (&out)[16][16]) {
-    Floats16 v[16];
-    for (int r = 0; r < 16; ++r) std::memcpy(&v[r], src + r * stride, sizeof(Floats16));
-    swapBlocks<8>(v);
-    swapBlocks<4>(v);
-    swapBlocks<2>(v);
-    swapBlocks<1>(v);
-    for (int c = 0; c < 16; ++c) std::memcpy(out[c], &v[c], sizeof(Floats16));
+// out[c][r] = src[r * stride + c] for r, c < kTile.
+void transposeTile(const float* src, int64_t stride, float (&out)[kTile][kTile]) {
+    TileRow v[kTile];
+    for (int r = 0; r < kTile; ++r) std::memcpy(&v[r], src + r * stride, sizeof(TileRow));
+    swapBlocks<kTile / 2>(v);
+    for (int c = 0; c < kTile; ++c) std::memcpy(out[c], &v[c], sizeof(TileRow));
 }
 
 }  // namespace
@@ -88,10 +93,9 @@ Tensor TransposedBF16(const Tensor& a) {
     Tensor y = Tensor::uninitialized({cols, rows}, DType::BF16);
     const float* src = ac.data<float>();
     uint16_t* dst = y.mutableData<uint16_t>();
-    // 16 x 16 tiles, transposed in F32 in L1, then each of the tile's columns rounded and stored
-    // as 16 consecutive values (vector code): 3 to 10 times faster than rounding rows first and
-    // writing them out down the columns (measured at 256 rows and 256 to 4096 columns).
-    constexpr int64_t kTile = 16;
+    // Square tiles, transposed in F32 in L1, then each of the tile's columns rounded and stored
+    // as consecutive values (vector code): 3 to 10 times faster than rounding rows first and
+    // writing them out down the columns (measured at 256 rows and 256 to 4096 columns, 16 x 16).
     const int64_t colTiles = (cols + kTile - 1) / kTile;
     ThreadPool::global().parallelFor(colTiles, [&](int64_t t0, int64_t t1) {
         float tile[kTile][kTile];

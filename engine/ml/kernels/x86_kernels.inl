@@ -174,19 +174,6 @@ void widenX(const uint16_t* x, int64_t k, float* out) {
     for (; i + kPartials <= k; i += kPartials) _mm512_storeu_ps(out + i, widen16(x + i));
     for (; i < k; ++i) out[i] = bf16ToF32(x[i]);
 }
-#else
-constexpr int kWideRX = 3, kWideRW = 2;  // 12 accumulators (even and odd), 2 weight vectors and x: 15 of 16
-// An x row with each 16 values as their 8 even then 8 odd ones (the weights' even/odd order).
-void widenX(const uint16_t* x, int64_t k, float* out) {
-    int64_t i = 0;
-    for (; i + kPartials <= k; i += kPartials) {
-        const __m256i v = load32(x + i);
-        _mm256_storeu_ps(out + i, evenBF16(v));
-        _mm256_storeu_ps(out + i + 8, oddBF16(v));
-    }
-    for (; i < k; ++i) out[i] = bf16ToF32(x[i]);
-}
-#endif
 constexpr int64_t kWideChunkRows = 30;  // x rows per pass over a block of weights (120 KiB at k = 2048, in L2); a multiple of both tiles' heights
 
 // out[r * ldo + c] for an RX x RW tile; rows past the last valid one repeat it (their results
@@ -198,7 +185,6 @@ __attribute__((noinline)) void widenedTile(const float* const xr[RX], const uint
                                            int64_t ldo, int nx, int nw, const char* prefetch, int fetch, int64_t rowBytes) {
     float p[kPartials];
     int64_t i = 0;
-#ifdef __AVX512F__
     __m512 acc[RX][RW];
     for (int r = 0; r < RX; ++r)
         for (int c = 0; c < RW; ++c) acc[r][c] = _mm512_setzero_ps();
@@ -220,41 +206,6 @@ __attribute__((noinline)) void widenedTile(const float* const xr[RX], const uint
             _mm512_storeu_ps(p, acc[r][c]);
             out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
         }
-#else
-    __m256 even[RX][RW], odd[RX][RW];
-    for (int r = 0; r < RX; ++r)
-        for (int c = 0; c < RW; ++c) even[r][c] = odd[r][c] = _mm256_setzero_ps();
-    for (; i + kPartials <= k; i += kPartials) {
-        for (int f = 0; f < fetch; ++f) _mm_prefetch(prefetch + f * rowBytes + i * 2, _MM_HINT_T1);
-        __m256 wv[RW];
-        for (int c = 0; c < RW; ++c) wv[c] = evenBF16(load32(wr[c] + i));
-        for (int r = 0; r < RX; ++r) {
-            const __m256 xv = _mm256_loadu_ps(xr[r] + i);
-            for (int c = 0; c < RW; ++c) even[r][c] = _mm256_fmadd_ps(xv, wv[c], even[r][c]);
-        }
-        for (int c = 0; c < RW; ++c) wv[c] = oddBF16(load32(wr[c] + i));
-        for (int r = 0; r < RX; ++r) {
-            const __m256 xv = _mm256_loadu_ps(xr[r] + i + 8);
-            for (int c = 0; c < RW; ++c) odd[r][c] = _mm256_fmadd_ps(xv, wv[c], odd[r][c]);
-        }
-    }
-    static_assert(RX == 3 && RW == 2, "the tree below is the 3 x 2 tile's, AVX2's only one");
-    if (i == k) {  // the six pairs' trees side by side: lane r holds (r, 0), lane 4 + r (r, 1)
-        const __m256 z = _mm256_setzero_ps();
-        const __m256 e = hsum8(even[0][0], even[0][1], even[1][0], even[1][1], even[2][0], even[2][1], z, z);
-        const __m256 o = hsum8(odd[0][0], odd[0][1], odd[1][0], odd[1][1], odd[2][0], odd[2][1], z, z);
-        float sums[8];
-        _mm256_storeu_ps(sums, _mm256_add_ps(e, o));
-        for (int r = 0; r < nx; ++r)
-            for (int c = 0; c < nw; ++c) out[r * ldo + c] = sums[4 * c + r];
-        return;
-    }
-    for (int r = 0; r < nx; ++r)
-        for (int c = 0; c < nw; ++c) {
-            storeEvenOdd(even[r][c], odd[r][c], p);
-            out[r * ldo + c] = finishDot(p, xr[r] + i, wr[c] + i, k - i);
-        }
-#endif
 }
 
 // x rows s0 to s1 (widened by widenX, k floats each) against nw BF16 weight rows in RX x RW
@@ -287,15 +238,97 @@ void widenedPass(const float* xf, int64_t s0, int64_t s1, const uint16_t* w, int
 void widenedRows(const float* xf, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
     for (int64_t s0 = 0; s0 < rows; s0 += kWideChunkRows) {
         const int64_t s1 = rows - s0 < kWideChunkRows ? rows : s0 + kWideChunkRows;
-#ifdef __AVX512F__
         const int64_t few = (s1 - s0) % kWideRX <= kFewRX ? (s1 - s0) % kWideRX : 0;
         if (s1 - few > s0) widenedPass<kWideRX, kWideRW>(xf, s0, s1 - few, w, nw, k, out, ldo);
         if (few) widenedPass<kFewRX, kFewRW>(xf, s1 - few, s1, w, nw, k, out, ldo);
-#else
-        widenedPass<kWideRX, kWideRW>(xf, s0, s1, w, nw, k, out, ldo);
-#endif
     }
 }
+#else
+// AVX2 (16 registers): a tile of 3 x rows by 2 weight rows, each pair's 16 partials as even and
+// odd vectors: 12 accumulators, the two weight vectors of one half, an x vector and the odd
+// values' mask. Three x rows (in L1: 3 KiB at k = 256) take every weight row of the block a pair
+// at a time, the weights coming from L1 or L2: x in F32 is twice the weights' bytes, and a chunk
+// of 30 x rows passing each weight pair in turn (the AVX-512 order above) came from L2 and left
+// the tiles at 35-45% of the FMAs' peak on Zen 3.
+constexpr int kWideRX = 3, kWideRW = 2;
+// An x row with each 16 values as their 8 even then 8 odd ones (the weights' even/odd order).
+void widenX(const uint16_t* x, int64_t k, float* out) {
+    int64_t i = 0;
+    for (; i + kPartials <= k; i += kPartials) {
+        const __m256i v = load32(x + i);
+        _mm256_storeu_ps(out + i, evenBF16(v));
+        _mm256_storeu_ps(out + i + 8, oddBF16(v));
+    }
+    for (; i < k; ++i) out[i] = bf16ToF32(x[i]);
+}
+
+// x's 8 values at p, loaded once for both weight rows: left to itself GCC 12 folds the load
+// into each multiply-add, and 16 loads a step (12 of x) then set the pace, not the 12 FMAs.
+inline __m256 xInRegister(const float* p) {
+    __m256 v = _mm256_loadu_ps(p);
+    __asm__("" : "+x"(v));
+    return v;
+}
+
+// The three x rows xr (rows past nx repeat the last; their sums are discarded) against the nw
+// weight rows from w on, a pair at a time: out[r * ldo + c] for r < nx, c < nw. Not inlined, and
+// the accumulators named per tile position, so that they stay in registers.
+__attribute__((noinline)) void widenedStrip(const float* const xr[kWideRX], const uint16_t* w, int64_t nw, int64_t k, float* out,
+                                            int64_t ldo, int nx) {
+    const __m256i oddBits = _mm256_set1_epi32(int(0xffff0000u));
+    const float *x0 = xr[0], *x1 = xr[1], *x2 = xr[2];
+    for (int64_t c0 = 0; c0 < nw; c0 += kWideRW) {
+        const int nwt = nw - c0 < kWideRW ? int(nw - c0) : kWideRW;
+        const uint16_t *w0 = w + c0 * k, *w1 = w + (c0 + nwt - 1) * k;
+        __m256 e00 = _mm256_setzero_ps(), e01 = e00, e10 = e00, e11 = e00, e20 = e00, e21 = e00;
+        __m256 o00 = e00, o01 = e00, o10 = e00, o11 = e00, o20 = e00, o21 = e00;
+        int64_t i = 0;
+        for (; i + kPartials <= k; i += kPartials) {
+            const __m256 a = evenBF16(load32(w0 + i)), b = evenBF16(load32(w1 + i));
+            __m256 xv = xInRegister(x0 + i);
+            e00 = _mm256_fmadd_ps(xv, a, e00), e01 = _mm256_fmadd_ps(xv, b, e01);
+            xv = xInRegister(x1 + i);
+            e10 = _mm256_fmadd_ps(xv, a, e10), e11 = _mm256_fmadd_ps(xv, b, e11);
+            xv = xInRegister(x2 + i);
+            e20 = _mm256_fmadd_ps(xv, a, e20), e21 = _mm256_fmadd_ps(xv, b, e21);
+            const __m256 c = _mm256_castsi256_ps(_mm256_and_si256(load32(w0 + i), oddBits));
+            const __m256 d = _mm256_castsi256_ps(_mm256_and_si256(load32(w1 + i), oddBits));
+            xv = xInRegister(x0 + i + 8);
+            o00 = _mm256_fmadd_ps(xv, c, o00), o01 = _mm256_fmadd_ps(xv, d, o01);
+            xv = xInRegister(x1 + i + 8);
+            o10 = _mm256_fmadd_ps(xv, c, o10), o11 = _mm256_fmadd_ps(xv, d, o11);
+            xv = xInRegister(x2 + i + 8);
+            o20 = _mm256_fmadd_ps(xv, c, o20), o21 = _mm256_fmadd_ps(xv, d, o21);
+        }
+        float* o = out + c0;
+        if (i == k) {  // the six pairs' trees side by side: lane r holds (r, 0), lane 4 + r (r, 1)
+            const __m256 z = _mm256_setzero_ps();
+            float sums[8];
+            _mm256_storeu_ps(sums, _mm256_add_ps(hsum8(e00, e01, e10, e11, e20, e21, z, z), hsum8(o00, o01, o10, o11, o20, o21, z, z)));
+            for (int r = 0; r < nx; ++r)
+                for (int c = 0; c < nwt; ++c) o[r * ldo + c] = sums[4 * c + r];
+            continue;
+        }
+        const __m256 even[kWideRX][kWideRW] = {{e00, e01}, {e10, e11}, {e20, e21}}, odd[kWideRX][kWideRW] = {{o00, o01}, {o10, o11}, {o20, o21}};
+        float p[kPartials];
+        for (int r = 0; r < nx; ++r)
+            for (int c = 0; c < nwt; ++c) {
+                storeEvenOdd(even[r][c], odd[r][c], p);
+                o[r * ldo + c] = finishDot(p, xr[r] + i, (c ? w1 : w0) + i, k - i);
+            }
+    }
+}
+
+// out[s * ldo + o] for x rows widened by widenX (k floats each) against nw BF16 weight rows.
+void widenedRows(const float* xf, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    for (int64_t s = 0; s < rows; s += kWideRX) {
+        const int nx = rows - s < kWideRX ? int(rows - s) : kWideRX;
+        const float* xr[kWideRX];
+        for (int r = 0; r < kWideRX; ++r) xr[r] = xf + (s + (r < nx ? r : nx - 1)) * k;
+        widenedStrip(xr, w, nw, k, out + s * ldo, ldo, nx);
+    }
+}
+#endif
 
 // KernelSet::prepareRows of the widened tiles: each x row as widenX leaves it, k floats in 2k
 // words (written and read only as floats, by this file).
