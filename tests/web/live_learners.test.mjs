@@ -115,11 +115,14 @@ try {
   for (let i = 0; i < 4 && !(await page.evaluate(() => live.held && live.held.step > 0 && live.held.stage >= 4 && live.held.stage <= 19)); i++)
     await press(page, '#step-stage');
   check(await page.evaluate(() => live.held && live.held.step > 0 && live.held.stage >= 4), 'held inside a decode step\'s forward pass', await page.evaluate(() => JSON.stringify(live.held)));
-  await new Promise(ok => setTimeout(ok, 3000));
+  // Held 8 s: were the held time counted, the decode time would be at least the time held; a slow
+  // machine's whole decode (24 tokens, watched) took 2.8 s on a 2-core Zen 3 under ctest's load, so
+  // a fixed bound on it (1.5 s, before) failed there although nothing was counted twice.
+  await new Promise(ok => setTimeout(ok, 8000));
   check(await press(page, '#run-to-end') === 'done', 'Run to end finishes the held run');
   const timed = await page.evaluate(() => ({ ...live.result, summary: document.getElementById('summary').textContent }));
-  check(timed.heldSeconds >= 3 && timed.decodeSeconds < 1.5 && timed.decodeSeconds > 0,
-        'the decode time leaves out the 3 s the run was held inside a decode step', `held ${timed.heldSeconds} s, decode ${timed.decodeSeconds} s`);
+  check(timed.heldSeconds >= 8 && timed.decodeSeconds > 0 && timed.decodeSeconds < timed.heldSeconds,
+        'the decode time leaves out the 8 s the run was held inside a decode step', `held ${timed.heldSeconds} s, decode ${timed.decodeSeconds} s`);
   check(/decode: [0-9.]+ tok\/s \(in this browser tab, the threaded WebAssembly build; the [0-9.]+ s the run was held at stages not counted\)/.test(timed.summary),
         'the summary says whose speeds they are and that the held time is not counted', timed.summary);
 
