@@ -10,18 +10,10 @@
 
 #include "formats/gguf/gguf_export.h"
 #include "session/session.h"
+#include "test_files.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
-
-namespace {
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-}  // namespace
 
 TEST_CASE("batch: a context shift continues the text as llama.cpp's llama-cli does", "[batch][shift][golden]") {
     const fs::path goldens = fs::path(TEST_FIXTURES_DIR) / "context_shift";

@@ -13,14 +13,11 @@
 #include "batch/parallel_generation.h"
 #include "generate/generator.h"
 #include "session/model_source.h"
+#include "bundled_model.h"
 
 using namespace llama;
 
 namespace {
-const Model& bundledModel() {
-    static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
-}
 
 // Eight prompts of different lengths (2 to 17 tokens, BOS included).
 const std::vector<std::string> kPrompts = {

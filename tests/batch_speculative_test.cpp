@@ -11,7 +11,7 @@
 using namespace llama;
 
 namespace {
-const std::vector<std::string> kPrompts = {"And God said", "In the beginning", "The LORD is my shepherd", "Blessed are the poor in spirit"};
+const std::vector<std::string> kSpeculationPrompts = {"And God said", "In the beginning", "The LORD is my shepherd", "Blessed are the poor in spirit"};
 
 GenerationResult runWith(const std::string& prompt, const std::function<void(GenerationSettings&)>& set) {
     static Session session;
@@ -25,7 +25,7 @@ GenerationResult runWith(const std::string& prompt, const std::function<void(Gen
 }  // namespace
 
 TEST_CASE("speculative: greedy text with the first layers drafting equals plain decoding", "[batch][speculative]") {
-    for (const auto& prompt : kPrompts) {
+    for (const auto& prompt : kSpeculationPrompts) {
         const GenerationResult plain = runWith(prompt, [](GenerationSettings&) {});
         for (const auto& setting : {std::pair{2, 8}, {6, 4}, {7, 1}}) {
             const int layers = setting.first, draftMax = setting.second;  // named: clang 14 captures no structured binding
@@ -53,7 +53,7 @@ TEST_CASE("speculative: a draft model with the same vocabulary (the model in Q8_
         s.load({ModelSource::Kind::Files, std::string(ASSETS_DIR) + "/model"});
         exportGguf(*s.model(), DType::Q8_0, draft);
     }
-    for (const auto& prompt : kPrompts) {
+    for (const auto& prompt : kSpeculationPrompts) {
         INFO(prompt);
         const GenerationResult plain = runWith(prompt, [](GenerationSettings&) {});
         const GenerationResult spec = runWith(prompt, [&](GenerationSettings& g) { g.draftModel = draft; });

@@ -10,6 +10,7 @@
 
 #include "doccheck/chapter_document.h"
 #include "doccheck/try_it.h"
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 using namespace llama;
@@ -18,13 +19,6 @@ namespace {
 
 // Text shorter than this ("9", "[1 256]") may well appear in a question too.
 constexpr size_t kDistinctive = 12;
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // What is wrong with the checks of one chapter; empty when they all wait.
 std::vector<std::string> checkProblems(const std::string& markdown, const std::vector<TryItBlock>& tryIt) {

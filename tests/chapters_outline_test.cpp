@@ -11,17 +11,11 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 std::vector<std::string> cells(const std::string& row) {
     std::vector<std::string> out;

@@ -12,11 +12,11 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // A refusal (exit code 1, `expected` in what it printed) before anything was measured, which
 // would have printed `measuredMark`.

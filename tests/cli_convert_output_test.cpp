@@ -12,27 +12,21 @@
 #include <string>
 
 #include "cli_run.h"
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string readAll(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
 // A scratch directory holding a copy of the bundled model and a small GGUF made from it.
-struct Scratch {
+struct ConvertScratch {
     fs::path dir = fs::temp_directory_path() / ("llama_convert_output_" + std::to_string(::getpid()));
-    Scratch() {
+    ConvertScratch() {
         fs::remove_all(dir);
         fs::create_directories(dir);
         fs::copy(std::string(ASSETS_DIR) + "/model", dir / "model");
     }
-    ~Scratch() { fs::remove_all(dir); }
+    ~ConvertScratch() { fs::remove_all(dir); }
     fs::path gguf() {
         fs::path file = dir / "model-q8_0.gguf";
         if (!fs::exists(file)) REQUIRE(runWalkthrough("convert --model " + (dir / "model").string() + " --to gguf-q8_0 --out " + file.string()).exitCode == 0);
@@ -48,30 +42,30 @@ struct Scratch {
 }  // namespace
 
 TEST_CASE("convert refuses to write over the model it reads", "[cli][convert][errors]") {
-    Scratch s;
+    ConvertScratch s;
     SECTION("a GGUF file as its own output") {
         const fs::path file = s.gguf();
-        const std::string before = readAll(file);
+        const std::string before = readFile(file);
         CliRun r = runWalkthrough("convert --model " + file.string() + " --to gguf-q4_0 --out " + file.string());
         INFO(r.output);
         CHECK(r.exitCode == 1);
         CHECK(contains(r.output, "is a file this run reads"));
-        CHECK(readAll(file) == before);
+        CHECK(readFile(file) == before);
     }
     SECTION("a file of the model directory as the output") {
         const fs::path checkpoint = s.dir / "model" / "consolidated.00.pth";
-        const std::string before = readAll(checkpoint);
+        const std::string before = readFile(checkpoint);
         CliRun r = runWalkthrough("convert --model " + (s.dir / "model").string() + " --to gguf-q8_0 --out " + checkpoint.string());
         INFO(r.output);
         CHECK(r.exitCode == 1);
         CHECK(contains(r.output, "is a file this run reads"));
-        CHECK(readAll(checkpoint) == before);
+        CHECK(readFile(checkpoint) == before);
     }
     CHECK_FALSE(s.hasTemporaryFiles());
 }
 
 TEST_CASE("convert reports a failed write and leaves no partial file", "[cli][convert][errors]") {
-    Scratch s;
+    ConvertScratch s;
     const std::string model = s.gguf().string();
     SECTION("a full device is written in place, not replaced, and the error is reported") {
         CliRun r = runWalkthrough("convert --model " + model + " --to gguf-q8_0 --out /dev/full");

@@ -9,13 +9,10 @@
 
 #include "session/model_source.h"
 #include "model/synthetic.h"
+#include "test_files.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
-
-namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-}  // namespace
 
 TEST_CASE("CLI convert --synthetic writes the preset's weights as a GGUF file the engine runs", "[cli][convert]") {
     fs::path file = fs::temp_directory_path() / "llama_cli_convert_tiny_bf16.gguf";

@@ -4,12 +4,9 @@
 #include <filesystem>
 
 #include "cli_run.h"
+#include "test_files.h"
 
 namespace fs = std::filesystem;
-
-namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-}  // namespace
 
 TEST_CASE("CLI inspect --block: one block of each format taken apart", "[cli][gguf]") {
     const fs::path dir = fs::temp_directory_path() / "llama_cli_inspect_block";

@@ -11,13 +11,10 @@
 #include <string>
 
 #include "trace/trace_reader.h"
+#include "test_files.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
-
-namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-}  // namespace
 
 TEST_CASE("CLI --step: a scripted session steps, prints, breaks and runs to the end", "[cli][step]") {
     // tokenize -> tokens_tensor -> sequence_loop -(l)-> block of layer 1 -> attention_norm ->

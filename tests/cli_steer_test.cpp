@@ -1,5 +1,5 @@
 // Steering and constraining a run from the CLI (issue 34): greedy text under grammars and mirostat
-// text equal to llama.cpp's (goldens from llama-cli by tests/fixtures/steer/make_goldens.py, on the
+// text equal to llama.cpp's (steerGoldens from llama-cli by tests/fixtures/steer/make_goldens.py, on the
 // bundled model as an F32 GGUF), and bad input refused with exit 1 and nothing written.
 #include <fmt/format.h>
 #include <unistd.h>
@@ -13,17 +13,17 @@
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kSteer = std::string(TEST_FIXTURES_DIR) + "/steer/";
+const std::string kSteerFixtures = std::string(TEST_FIXTURES_DIR) + "/steer/";
 
-nlohmann::json goldens() { return readGoldens(kSteer + "llamacpp_goldens.json"); }
+nlohmann::json steerGoldens() { return readGoldens(kSteerFixtures + "llamacpp_goldens.json"); }
 }  // namespace
 
 TEST_CASE("CLI grammar: greedy text under a grammar is llama.cpp's", "[cli][grammar][llamacpp]") {
-    const auto g = goldens();
+    const auto g = steerGoldens();
     REQUIRE(g["grammar"].size() == 8);
     for (const auto& c : g["grammar"]) {
         const std::string grammar = c["grammar"];
-        const std::string option = grammar == "json" ? "--json" : "--grammar " + kSteer + grammar;
+        const std::string option = grammar == "json" ? "--json" : "--grammar " + kSteerFixtures + grammar;
         DYNAMIC_SECTION(grammar << " / " << c["prompt"].get<std::string>()) {
             auto r = runWalkthrough("-q --threads 2 --model " + bundledF32Gguf() + " -p " + quoted(c["prompt"]) + " -n " +
                                     std::to_string(c["n"].get<int>()) + " " + option);
@@ -34,7 +34,7 @@ TEST_CASE("CLI grammar: greedy text under a grammar is llama.cpp's", "[cli][gram
 }
 
 TEST_CASE("CLI mirostat: v1 and v2 draw llama.cpp's tokens for the same seed", "[cli][mirostat][llamacpp]") {
-    const auto g = goldens();
+    const auto g = steerGoldens();
     REQUIRE(g["mirostat"].size() == 8);
     for (const auto& c : g["mirostat"]) {
         DYNAMIC_SECTION("v" << c["version"] << " seed " << c["seed"] << " / " << c["prompt"].get<std::string>()) {
@@ -49,10 +49,10 @@ TEST_CASE("CLI mirostat: v1 and v2 draw llama.cpp's tokens for the same seed", "
 }
 
 TEST_CASE("CLI control vector: greedy text with our file and with llama.cpp's is llama.cpp's", "[cli][cvector][llamacpp]") {
-    const auto g = goldens();
+    const auto g = steerGoldens();
     REQUIRE(g["control_vector"].size() == 5);
     for (const auto& c : g["control_vector"]) {
-        std::string option = fmt::format("--control-vector {}{}:{}", kSteer, c["file"].get<std::string>(), c["scale"].get<float>());
+        std::string option = fmt::format("--control-vector {}{}:{}", kSteerFixtures, c["file"].get<std::string>(), c["scale"].get<float>());
         if (!c["layers"].is_null()) option += fmt::format(" --control-vector-layers {}-{}", c["layers"][0].get<int>(), c["layers"][1].get<int>());
         DYNAMIC_SECTION(option) {
             auto r = runWalkthrough("-q --threads 2 --model " + bundledF32Gguf() + " -p " + quoted(c["prompt"]) + " -n " +
@@ -67,7 +67,7 @@ TEST_CASE("CLI control vector: greedy text with our file and with llama.cpp's is
 }
 
 TEST_CASE("CLI control vector: the stage after each steered block gives the direction's norm beside the residual's", "[cli][cvector]") {
-    auto r = runWalkthrough("-q -n 1 --control-vector " + kSteer + "joy.gguf:3 --control-vector-layers 2-3 --debug-log /dev/stdout");
+    auto r = runWalkthrough("-q -n 1 --control-vector " + kSteerFixtures + "joy.gguf:3 --control-vector-layers 2-3 --debug-log /dev/stdout");
     REQUIRE(r.exitCode == 0);
     size_t count = 0;
     for (size_t at = 0; (at = r.output.find("What-if --control-vector: adding direction shape([256]) to the block output", at)) != std::string::npos; ++at)
@@ -116,10 +116,10 @@ TEST_CASE("CLI steering: bad grammars and mirostat settings exit 1, naming the f
         {"--mirostat 2", "mirostat samples: it needs a temperature above 0"},
         {"--temperature 0.8 --mirostat 2 --top-k 40", "mirostat replaces top-k, top-p, min-p and the repetition penalties"},
         {"--control-vector " + write("text.gguf", "not a gguf file\n"), "text.gguf"},
-        {"--control-vector " + kSteer + "joy.gguf:x2", "joy.gguf:x2"},
-        {"--control-vector " + kSteer + "joy.gguf --control-vector-layers 5-3", "--control-vector-layers: expected A-B"},
-        {"--control-vector " + kSteer + "joy.gguf --control-vector-layers 2-9", "--control-vector-layers 2-9: no file has a direction for layer 9"},
-        {"--synthetic tiny --control-vector " + kSteer + "joy.gguf", "joy.gguf: its directions have 256 floats, but the model's dim is"},
+        {"--control-vector " + kSteerFixtures + "joy.gguf:x2", "joy.gguf:x2"},
+        {"--control-vector " + kSteerFixtures + "joy.gguf --control-vector-layers 5-3", "--control-vector-layers: expected A-B"},
+        {"--control-vector " + kSteerFixtures + "joy.gguf --control-vector-layers 2-9", "--control-vector-layers 2-9: no file has a direction for layer 9"},
+        {"--synthetic tiny --control-vector " + kSteerFixtures + "joy.gguf", "joy.gguf: its directions have 256 floats, but the model's dim is"},
         {"--control-vector-layers 2-3", "--control-vector-layers requires --control-vector"},
     };
     for (const auto& [args, message] : cases) {

@@ -7,18 +7,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 const std::string kPrompt = "-p \"In the beginning God created the heaven and the earth.\"";
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
@@ -20,14 +21,6 @@ struct Include {
     std::string file;    // engine-relative, e.g. "model/llama_attention.cpp"
     std::string folder;  // engine-relative folder of what it includes, e.g. "ml"
 };
-
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path);
-    REQUIRE(in);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // The engine rows of the README's Layout table, top to bottom: "tensor", "ml/kernels", ...
 std::vector<std::string> layerOrder(const std::string& readme) {

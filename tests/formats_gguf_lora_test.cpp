@@ -26,10 +26,10 @@ const Model& tiny() {
 }
 
 // A new name each time: a file this process has read is never written again (io/atomic_output.h).
-struct TempFile {
+struct TempGguf {
     static inline int count = 0;
     std::string path = (fs::temp_directory_path() / fmt::format("llama_lora_{}_{}.gguf", getpid(), count++)).string();
-    ~TempFile() { fs::remove(path); }
+    ~TempGguf() { fs::remove(path); }
 };
 
 std::function<std::vector<uint8_t>()> floats(int64_t n, float value) {
@@ -61,7 +61,7 @@ void addPair(GgufWriter& w, const std::string& weight, Shape a, Shape b, float v
 }  // namespace
 
 TEST_CASE("GGUF LoRA: an adapter the engine writes reads back with its values, names and scale", "[gguf][lora]") {
-    const TempFile file;
+    const TempGguf file;
     LoraAdapter made = newLoraAdapter(tiny(), 4, 8.0f, parseLoraTargets("wq,w2"), 3);
     writeLoraAdapter(file.path, made);
     const LoraAdapter read = readLoraAdapter({file.path, 0.5f}, tiny());
@@ -77,7 +77,7 @@ TEST_CASE("GGUF LoRA: an adapter the engine writes reads back with its values, n
 
 TEST_CASE("GGUF LoRA: a file that is not an adapter for this model is refused naming the tensor and shapes", "[gguf][lora][errors]") {
     auto refused = [&](const std::function<void(GgufWriter&, bool&)>& change, const std::string& message) {
-        const TempFile file;
+        const TempGguf file;
         writeAdapter(file.path, change);
         REQUIRE_THROWS_WITH(readLoraAdapter({file.path, 1.0f}, tiny()), Catch::Contains("LoRA adapter " + file.path + ": " + message));
     };
@@ -93,7 +93,7 @@ TEST_CASE("GGUF LoRA: a file that is not an adapter for this model is refused na
             "tensor 'blk.0.attn_q.weight.lora_a' has no partner 'blk.0.attn_q.weight.lora_b'");
     refused([](GgufWriter& w, bool&) { addPair(w, "blk.0.attn_q.weight", {2, 64}, {64, 2}, NAN); }, "tensor 'blk.0.attn_q.weight.lora_a' element 0 is nan");
     refused([](GgufWriter& w, bool&) { addPair(w, "output.weight", {2, 64}, {768, 2}); }, "tensor 'output.weight.lora_a': this engine applies adapters to the blocks' matrices");
-    const TempFile file;
+    const TempGguf file;
     GgufWriter model;  // a model file, not an adapter
     model.add("general.architecture", GgufValue::ofString("llama"));
     model.add("general.type", GgufValue::ofString("model"));

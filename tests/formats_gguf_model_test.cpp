@@ -85,7 +85,7 @@ Comparison compareLogits(const Tensor& ours, const Tensor& reference) {
     return c;
 }
 
-const char* const kPrompts[] = {"genesis", "moses", "blessed", "chat", "long"};
+const char* const kGoldenPrompts[] = {"genesis", "moses", "blessed", "chat", "long"};
 
 }  // namespace
 
@@ -191,7 +191,7 @@ TEST_CASE("quantized GGUF files stay close to the Meta original", "[gguf][model]
         DYNAMIC_SECTION(dtypeName(t)) {
             Comparison all;
             int greedyAgree = 0, greedyTotal = 0;
-            for (const char* name : kPrompts) {
+            for (const char* name : kGoldenPrompts) {
                 auto gold = golden(name);
                 std::vector<int32_t> tokens = gold["tokens"];
                 Comparison c = compareLogits(prefillLogits(ggufModel(t), tokens), prefillLogits(metaModel(), tokens));
@@ -248,7 +248,7 @@ TEST_CASE("integer kernels choose the reference path's greedy tokens except at n
             LlamaTransformer transformer(model);
             double maxDiff = 0, maxTieGap = 0;
             int steps = 0, flips = 0;
-            for (const char* name : kPrompts) {
+            for (const char* name : kGoldenPrompts) {
                 std::vector<int32_t> tokens = golden(name)["tokens"];
                 InferenceContext refCtx(model.args), intCtx(model.args);
                 Tensor input = Tensor::fromInt32(tokens);

@@ -1,6 +1,6 @@
 // Hugging Face models: the bundled model converted to safetensors + config.json +
 // tokenizer.json (formats/hf_export.h, q/k rows permuted as HF's script does) must load back
-// to the same weights and the same greedy tokens; hostile safetensors headers are refused
+// to the same weights and the same hfGreedy tokens; hostile safetensors headers are refused
 // with a message naming the problem.
 #include <catch2/catch.hpp>
 #include <unistd.h>
@@ -26,13 +26,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path tempDir(const std::string& name) {
+fs::path hfTempDir(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / ("llama_hf_test_" + std::to_string(::getpid())) / name;
     fs::create_directories(dir);
     return dir;
 }
 
-const Model& metaModel() {
+const Model& hfMetaModel() {
     static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
     return model;
 }
@@ -40,8 +40,8 @@ const Model& metaModel() {
 // The bundled model converted once per test run.
 const fs::path& hfDir() {
     static const fs::path dir = [] {
-        const fs::path d = tempDir("bundled-hf");
-        exportHf(metaModel(), d.string());
+        const fs::path d = hfTempDir("bundled-hf");
+        exportHf(hfMetaModel(), d.string());
         return d;
     }();
     return dir;
@@ -54,7 +54,7 @@ const Tensor& find(const Model& m, const std::string& name) {
     throw;
 }
 
-std::vector<int32_t> greedy(const Model& m, const std::string& prompt, int n) {
+std::vector<int32_t> hfGreedy(const Model& m, const std::string& prompt, int n) {
     LlamaTransformer transformer(m);
     InferenceContext ctx(m.args);
     Sampler sampler({});
@@ -65,7 +65,7 @@ std::vector<int32_t> greedy(const Model& m, const std::string& prompt, int n) {
 // writers do so that the data is aligned) and `dataBytes` zero bytes; the length field may lie.
 std::string writeRaw(const std::string& name, std::string header, size_t dataBytes, std::optional<uint64_t> lengthField = {},
                      bool pad = true) {
-    const fs::path path = tempDir("hostile") / name;
+    const fs::path path = hfTempDir("hostile") / name;
     std::ofstream out(path, std::ios::binary);
     if (pad) header.append((8 - header.size() % 8) % 8, ' ');
     const uint64_t n = lengthField.value_or(header.size());
@@ -75,7 +75,7 @@ std::string writeRaw(const std::string& name, std::string header, size_t dataByt
 }
 
 std::string writeBytes(const std::string& name, const std::string& bytes) {
-    const fs::path path = tempDir("hostile") / name;
+    const fs::path path = hfTempDir("hostile") / name;
     std::ofstream(path, std::ios::binary) << bytes;
     return path.string();
 }
@@ -85,11 +85,11 @@ std::string writeBytes(const std::string& name, const std::string& bytes) {
 TEST_CASE("HF: the converted bundled model loads with Meta's weights and q/k rows restored", "[hf][model]") {
     const Model hf = loadModel(hfDir().string());
     REQUIRE(hf.format == "Hugging Face safetensors");
-    REQUIRE(hf.args.dim == metaModel().args.dim);
-    REQUIRE(hf.args.n_kv_heads == metaModel().args.n_kv_heads);
-    REQUIRE(hf.args.ffnHiddenDim() == metaModel().args.ffnHiddenDim());
-    REQUIRE(hf.tensors.size() == metaModel().tensors.size());
-    for (const auto& [name, t] : metaModel().tensors) {
+    REQUIRE(hf.args.dim == hfMetaModel().args.dim);
+    REQUIRE(hf.args.n_kv_heads == hfMetaModel().args.n_kv_heads);
+    REQUIRE(hf.args.ffnHiddenDim() == hfMetaModel().args.ffnHiddenDim());
+    REQUIRE(hf.tensors.size() == hfMetaModel().tensors.size());
+    for (const auto& [name, t] : hfMetaModel().tensors) {
         INFO(name);
         const Tensor& ours = find(hf, name);
         REQUIRE(ours.shape() == t.shape());
@@ -97,7 +97,7 @@ TEST_CASE("HF: the converted bundled model loads with Meta's weights and q/k row
     }
     // The file really holds the permuted rows (otherwise the test above proves nothing).
     const SafetensorsFile file = SafetensorsFile::load((hfDir() / "model.safetensors").string());
-    const Tensor& wq = find(metaModel(), "layers.0.attention.wq.weight");
+    const Tensor& wq = find(hfMetaModel(), "layers.0.attention.wq.weight");
     for (const NamedTensor& t : file.tensors())
         if (t.name == "model.layers.0.self_attn.q_proj.weight") REQUIRE(std::memcmp(t.tensor.rawData(), wq.rawData(), wq.byteSize()) != 0);
     REQUIRE(hf.chatTemplate.find("<|start_header_id|>") != std::string::npos);
@@ -107,7 +107,7 @@ TEST_CASE("HF: the converted bundled model generates the same greedy tokens as t
     const Model hf = loadModel(hfDir().string());
     for (const char* prompt : {"In the beginning God created", "And Moses said unto the LORD"}) {
         INFO(prompt);
-        REQUIRE(greedy(hf, prompt, 24) == greedy(metaModel(), prompt, 24));
+        REQUIRE(hfGreedy(hf, prompt, 24) == hfGreedy(hfMetaModel(), prompt, 24));
     }
 }
 
@@ -115,12 +115,12 @@ TEST_CASE("HF: tokenizer.json gives the tiktoken tokenizer's ids on the bundled 
     const Model hf = loadModel(hfDir().string());
     std::ifstream in(std::string(ASSETS_DIR) + "/golden/tokenizer_cases.json");
     const auto cases = nlohmann::json::parse(in);
-    REQUIRE(hf.tokenizer->bosId() == metaModel().tokenizer->bosId());
+    REQUIRE(hf.tokenizer->bosId() == hfMetaModel().tokenizer->bosId());
     auto sorted = [](std::vector<int32_t> ids) {
         std::sort(ids.begin(), ids.end());
         return ids;
     };
-    REQUIRE(sorted(hf.tokenizer->stopIds()) == sorted(metaModel().tokenizer->stopIds()));
+    REQUIRE(sorted(hf.tokenizer->stopIds()) == sorted(hfMetaModel().tokenizer->stopIds()));
     for (const auto& c : cases["cases"]) {
         const std::string text = c["text"];
         INFO(text);
@@ -165,7 +165,7 @@ TEST_CASE("HF: hostile safetensors headers are refused with the reason", "[hf][s
 }
 
 TEST_CASE("HF: --model on an unrecognised directory lists what was looked for", "[hf][cli]") {
-    const fs::path dir = tempDir("empty");
+    const fs::path dir = hfTempDir("empty");
     const CliRun r = runWalkthrough("--model " + dir.string() + " -p hi -n 1");
     INFO(r.output);
     REQUIRE(r.exitCode == 1);
@@ -196,7 +196,7 @@ TEST_CASE("inspect: a Hugging Face directory shows its chat template", "[hf][cli
 }
 
 TEST_CASE("HF: sharded weights (model.safetensors.index.json) load like one file", "[hf][safetensors]") {
-    const fs::path dir = tempDir("sharded");
+    const fs::path dir = hfTempDir("sharded");
     for (const char* f : {"config.json", "tokenizer.json", "tokenizer_config.json"})
         fs::copy_file(hfDir() / f, dir / f, fs::copy_options::overwrite_existing);
     const SafetensorsFile whole = SafetensorsFile::load((hfDir() / "model.safetensors").string());
@@ -229,7 +229,7 @@ TEST_CASE("HF: sharded weights (model.safetensors.index.json) load like one file
 }
 
 TEST_CASE("convert --to safetensors writes a Hugging Face directory the walkthrough runs", "[hf][cli]") {
-    const fs::path out = tempDir("convert-cli") / "bundled";
+    const fs::path out = hfTempDir("convert-cli") / "bundled";
     const CliRun c = runWalkthrough("convert --model " + std::string(ASSETS_DIR) + "/model --to safetensors --out " + out.string());
     INFO(c.output);
     REQUIRE(c.exitCode == 0);
@@ -241,7 +241,7 @@ TEST_CASE("convert --to safetensors writes a Hugging Face directory the walkthro
 }
 
 TEST_CASE("HF: tied embeddings, and tensors that are not Llama's", "[hf][safetensors]") {
-    const fs::path dir = tempDir("tied");
+    const fs::path dir = hfTempDir("tied");
     for (const char* f : {"tokenizer.json", "tokenizer_config.json"}) fs::copy_file(hfDir() / f, dir / f, fs::copy_options::overwrite_existing);
     std::ifstream configIn(hfDir() / "config.json");
     nlohmann::json config = nlohmann::json::parse(configIn);
@@ -260,7 +260,7 @@ TEST_CASE("HF: tied embeddings, and tensors that are not Llama's", "[hf][safeten
 
     // In a folder of its own: this process has read the first model.safetensors, and no writer
     // replaces a file the process reads.
-    const fs::path biased = tempDir("tied_bias");
+    const fs::path biased = hfTempDir("tied_bias");
     for (const char* f : {"tokenizer.json", "tokenizer_config.json", "config.json"}) fs::copy_file(dir / f, biased / f, fs::copy_options::overwrite_existing);
     tensors.emplace_back("model.layers.0.self_attn.q_proj.bias", tensors.back().second);
     writeSafetensors((biased / "model.safetensors").string(), tensors);
@@ -274,7 +274,7 @@ TEST_CASE("HF: config.json read into ModelArgs (Llama 3.2 1B's values)", "[hf]")
                              {"torch_dtype", "bfloat16"},
                              {"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}, {"low_freq_factor", 1.0},
                                                {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 8192}}}};
-    const fs::path path = tempDir("config") / "config.json";
+    const fs::path path = hfTempDir("config") / "config.json";
     std::ofstream(path) << config.dump();
     const HfConfig c = loadHfConfig(path.string());
     CHECK(c.args.dim == 2048);

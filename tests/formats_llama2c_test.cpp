@@ -17,6 +17,7 @@
 #include "model/llama_transformer.h"
 #include "session/model_source.h"
 #include "session/session.h"
+#include "test_files.h"
 
 using namespace llama;
 using Catch::Matchers::Contains;
@@ -25,14 +26,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kDir = fs::path(TEST_FIXTURES_DIR) / "llama2c";
-
-std::string readFile(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    REQUIRE(in);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 fs::path scratch(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / ("llama2c_test_" + std::to_string(::getpid()));

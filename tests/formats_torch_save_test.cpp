@@ -24,6 +24,7 @@
 #include "llama2_model_dir.h"
 #include "model/llama_transformer.h"
 #include "session/model_source.h"
+#include "bundled_model.h"
 
 using namespace llama;
 using Catch::Matchers::Contains;
@@ -31,16 +32,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path tempDir(const std::string& name) {
+fs::path saveTempDir(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / ("llama_torch_save_test_" + std::to_string(::getpid())) / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
-}
-
-const Model& bundled() {
-    static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
 }
 
 // Values i * 0.25 - 3 (exact in BF16), in a tensor of `shape`.
@@ -92,7 +88,7 @@ TEST_CASE("torch save: tensors load back with their names, shapes, dtypes and by
     for (DType dtype : {DType::F32, DType::BF16}) {
         INFO(dtypeName(dtype));
         const std::vector<NamedTensor> tensors = sample(dtype);
-        const std::string path = (tempDir("roundtrip") / "consolidated.00.pth").string();
+        const std::string path = (saveTempDir("roundtrip") / "consolidated.00.pth").string();
         writeTorchSave(path, tensors, dtype);
         const TorchCheckpoint c = TorchCheckpoint::load(path);
         REQUIRE(c.tensors().size() == tensors.size());
@@ -113,7 +109,7 @@ TEST_CASE("torch save: tensors load back with their names, shapes, dtypes and by
 }
 
 TEST_CASE("torch save: other dtypes are converted as written", "[torchsave]") {
-    const fs::path dir = tempDir("convert");
+    const fs::path dir = saveTempDir("convert");
     Tensor third({3}, DType::F32);
     third.mutableData<float>()[0] = 1.0f / 3;
     SECTION("F32 to BF16 rounds to nearest") {
@@ -149,35 +145,35 @@ TEST_CASE("params.json: the FFN width is found again through Meta's formula", "[
     CHECK(written(4096, 11008)["multiple_of"] == 256);
     CHECK_FALSE(written(4096, 11008).contains("ffn_dim_multiplier"));
     // Whatever the width, loadParamsJson's args give it back (an odd one needs a precise multiplier).
-    const fs::path dir = tempDir("params");
+    const fs::path dir = saveTempDir("params");
     for (auto [dim, width] : std::vector<std::pair<int, int>>{{2048, 8192}, {288, 768}, {256, 1001}, {256, 100}, {4096, 53248}}) {
         INFO(dim << " " << width);
         std::ofstream(dir / "params.json") << written(dim, width).dump();
         CHECK(loadParamsJson((dir / "params.json").string()).ffnHiddenDim() == width);
     }
     CHECK_THROWS_WITH(written(64, 5000), Contains("model: FFN width 5000 (dim 64) cannot be written to params.json"));
-    ModelArgs scaled = bundled().args;
+    ModelArgs scaled = bundledModel().args;
     scaled.use_scaled_rope = true, scaled.rope_scale_factor = 32;
     CHECK_THROWS_WITH(paramsJsonText(scaled, "m"), Contains("RoPE scaling factor 32 cannot be written to params.json"));
 }
 
 TEST_CASE("meta export: the bundled model written in Meta's layout is the same model", "[torchsave]") {
-    const fs::path dir = tempDir("bundled-meta");
-    exportMeta(bundled(), DType::BF16, dir.string());
+    const fs::path dir = saveTempDir("bundled-meta");
+    exportMeta(bundledModel(), DType::BF16, dir.string());
     const Model written = loadMetaModel(dir.string());
-    requireSameTensors(written, bundled());
+    requireSameTensors(written, bundledModel());
     for (const char* f : {"params.json", "tokenizer.model"})
         CHECK(formats_test::readFile((dir / f).string()) == formats_test::readFile(std::string(ASSETS_DIR) + "/model/" + f));
-    CHECK(sameBytes(prefillLogits(written), prefillLogits(bundled())));
+    CHECK(sameBytes(prefillLogits(written), prefillLogits(bundledModel())));
 }
 
 TEST_CASE("meta export: F32, for training checkpoints, holds the same values", "[torchsave]") {
-    const fs::path dir = tempDir("bundled-meta-f32");
-    exportMeta(bundled(), DType::F32, dir.string());
+    const fs::path dir = saveTempDir("bundled-meta-f32");
+    exportMeta(bundledModel(), DType::F32, dir.string());
     const Model written = loadMetaModel(dir.string());
-    REQUIRE(written.tensors.size() == bundled().tensors.size());
+    REQUIRE(written.tensors.size() == bundledModel().tensors.size());
     for (size_t i = 0; i < written.tensors.size(); ++i) {
-        const Tensor &w = written.tensors[i].second, &o = bundled().tensors[i].second;
+        const Tensor &w = written.tensors[i].second, &o = bundledModel().tensors[i].second;
         INFO(written.tensors[i].first);
         REQUIRE(w.dtype() == DType::F32);
         REQUIRE(w.shape() == o.shape());
@@ -186,19 +182,19 @@ TEST_CASE("meta export: F32, for training checkpoints, holds the same values", "
 }
 
 TEST_CASE("meta export: a model from GGUF, whose args state the FFN width, comes back the same", "[torchsave]") {
-    const fs::path dir = tempDir("from-gguf");
-    exportGguf(bundled(), DType::BF16, (dir / "model.gguf").string());
+    const fs::path dir = saveTempDir("from-gguf");
+    exportGguf(bundledModel(), DType::BF16, (dir / "model.gguf").string());
     const Model gguf = loadModel((dir / "model.gguf").string());
     REQUIRE(gguf.args.ffn_hidden_dim);
     exportMeta(gguf, DType::BF16, (dir / "meta").string());
     const Model written = loadMetaModel((dir / "meta").string());
-    CHECK(written.args.ffnHiddenDim() == bundled().args.ffnHiddenDim());
-    CHECK(sameBytes(prefillLogits(written), prefillLogits(bundled())));
+    CHECK(written.args.ffnHiddenDim() == bundledModel().args.ffnHiddenDim());
+    CHECK(sameBytes(prefillLogits(written), prefillLogits(bundledModel())));
 }
 
 TEST_CASE("meta export: Llama 2's SentencePiece tokenizer.model is written as it was read", "[torchsave]") {
     const Model llama2 = loadMetaModel(llama2ModelDirectory().string());
-    const fs::path dir = tempDir("llama2");
+    const fs::path dir = saveTempDir("llama2");
     exportMeta(llama2, DType::BF16, dir.string());
     const Model written = loadMetaModel(dir.string());
     CHECK(written.args.vocab_size == llama2.args.vocab_size);
@@ -207,8 +203,8 @@ TEST_CASE("meta export: Llama 2's SentencePiece tokenizer.model is written as it
 }
 
 TEST_CASE("meta export: a tokenizer Meta's layout cannot hold is refused before anything is written", "[torchsave]") {
-    const fs::path dir = tempDir("refused");
-    exportHf(bundled(), (dir / "hf").string());
+    const fs::path dir = saveTempDir("refused");
+    exportHf(bundledModel(), (dir / "hf").string());
     const Model hf = loadModel((dir / "hf").string());  // tokenizer.json: neither tiktoken's file nor SentencePiece's
     CHECK_THROWS_WITH(exportMeta(hf, DType::BF16, (dir / "meta").string()),
                       Contains("only Llama 3's tiktoken tokenizer or Llama 2's SentencePiece tokenizer.model"));
@@ -216,7 +212,7 @@ TEST_CASE("meta export: a tokenizer Meta's layout cannot hold is refused before 
 }
 
 TEST_CASE("convert --to meta writes a directory the walkthrough runs, and only into an empty folder", "[torchsave][cli]") {
-    const fs::path out = tempDir("convert-cli") / "bundled";
+    const fs::path out = saveTempDir("convert-cli") / "bundled";
     const CliRun c = runWalkthrough("convert --model " + std::string(ASSETS_DIR) + "/model --to meta --out " + out.string());
     INFO(c.output);
     REQUIRE(c.exitCode == 0);

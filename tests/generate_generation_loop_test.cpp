@@ -10,14 +10,11 @@
 #include "generate/generation_loop.h"
 #include "generate/generator.h"
 #include "session/model_source.h"
+#include "bundled_model.h"
 
 using namespace llama;
 
 namespace {
-const Model& bundledModel() {
-    static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
-}
 
 const Tokenizer& tokenizer() { return *bundledModel().tokenizer; }
 

@@ -9,7 +9,7 @@
 using namespace llama;
 
 namespace {
-Tensor logitsOf(std::vector<float> v) {
+Tensor samplerLogits(std::vector<float> v) {
     Tensor t({int64_t(v.size())}, DType::F32);
     std::copy(v.begin(), v.end(), t.mutableData<float>());
     return t;
@@ -18,19 +18,19 @@ Tensor logitsOf(std::vector<float> v) {
 
 TEST_CASE("greedy sampling takes the argmax", "[generate][sampler]") {
     Sampler s({});
-    REQUIRE(s.sample(logitsOf({0.1f, 3.0f, -1.0f, 2.9f})) == 1);
+    REQUIRE(s.sample(samplerLogits({0.1f, 3.0f, -1.0f, 2.9f})) == 1);
 }
 
 TEST_CASE("top-k 1 is greedy whatever the temperature", "[generate][sampler]") {
     Sampler s({.temperature = 5.0f, .topK = 1, .topP = 1.0f, .seed = 7});
-    for (int i = 0; i < 20; ++i) REQUIRE(s.sample(logitsOf({0.1f, 3.0f, -1.0f, 2.9f})) == 1);
+    for (int i = 0; i < 20; ++i) REQUIRE(s.sample(samplerLogits({0.1f, 3.0f, -1.0f, 2.9f})) == 1);
 }
 
 TEST_CASE("top-p keeps the smallest prefix reaching p", "[generate][sampler]") {
     // Probabilities ~0.64, 0.24, 0.09, 0.03: top-p 0.8 keeps ids 0 and 1 only.
     Sampler s({.temperature = 1.0f, .topK = 0, .topP = 0.8f, .seed = 3});
     std::map<int, int> seen;
-    for (int i = 0; i < 400; ++i) seen[s.sample(logitsOf({3.0f, 2.0f, 1.0f, 0.0f}))]++;
+    for (int i = 0; i < 400; ++i) seen[s.sample(samplerLogits({3.0f, 2.0f, 1.0f, 0.0f}))]++;
     REQUIRE(seen.size() == 2);
     REQUIRE(seen[0] > seen[1]);
 }
@@ -41,8 +41,8 @@ TEST_CASE("sampling with a seed is reproducible and follows the probabilities", 
     std::vector<int> ra, rb;
     int count0 = 0;
     for (int i = 0; i < 2000; ++i) {
-        ra.push_back(a.sample(logitsOf({1.0f, 0.0f})));
-        rb.push_back(b.sample(logitsOf({1.0f, 0.0f})));
+        ra.push_back(a.sample(samplerLogits({1.0f, 0.0f})));
+        rb.push_back(b.sample(samplerLogits({1.0f, 0.0f})));
         count0 += ra.back() == 0;
     }
     REQUIRE(ra == rb);
@@ -52,7 +52,7 @@ TEST_CASE("sampling with a seed is reproducible and follows the probabilities", 
 
 TEST_CASE("topTokens lists probabilities in order", "[generate][sampler]") {
     Sampler s({});
-    auto top = s.topTokens(logitsOf({0.0f, 2.0f, 1.0f}), 2);
+    auto top = s.topTokens(samplerLogits({0.0f, 2.0f, 1.0f}), 2);
     REQUIRE(top.size() == 2);
     REQUIRE(top[0].id == 1);
     REQUIRE(top[1].id == 2);
@@ -79,14 +79,14 @@ TEST_CASE("bad penalty settings are refused with the setting and its range", "[g
 TEST_CASE("the penalties' window holds the last repeat-last-n accepted tokens", "[generate][sampler][penalties]") {
     Sampler s({.repeatLastN = 2, .presencePenalty = 1.0f});
     for (int32_t id : {0, 1, 2}) s.accept(id);  // 0 has left the window
-    const Tensor p = s.penalize(logitsOf({1.0f, 1.0f, 1.0f, 1.0f}));
+    const Tensor p = s.penalize(samplerLogits({1.0f, 1.0f, 1.0f, 1.0f}));
     CHECK(p.floatAt(0) == 1.0f);
     CHECK(p.floatAt(1) == 0.0f);
     CHECK(p.floatAt(2) == 0.0f);
     CHECK(p.floatAt(3) == 1.0f);
     Sampler all({.repeatLastN = -1, .presencePenalty = 1.0f});
     for (int32_t id : {0, 1, 2}) all.accept(id);
-    CHECK(all.penalize(logitsOf({1.0f, 1.0f, 1.0f, 1.0f})).floatAt(0) == 0.0f);
+    CHECK(all.penalize(samplerLogits({1.0f, 1.0f, 1.0f, 1.0f})).floatAt(0) == 0.0f);
 }
 
 TEST_CASE("Llama 3 chat template", "[generate][template]") {

@@ -8,27 +8,18 @@
 
 #include "cli_run.h"
 #include "formats/gguf/gguf_control_vector.h"
+#include "test_files.h"
 
 using namespace llama;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
 namespace {
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("llama_hostile_cvector_" + std::to_string(getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        std::ofstream(file(name), std::ios::binary) << bytes;
-        return file(name);
-    }
-};
 }  // namespace
 
 TEST_CASE("control vectors: values past 1e6, in the file or once scaled and summed, are refused naming file, layer and value",
           "[hostile][cvector]") {
-    TempDir dir;
+    TempDir dir("llama_hostile_cvector");
     const std::string huge = dir.file("huge.gguf"), strong = dir.file("strong.gguf");
     writeControlVectorFile(huge, {{1, std::vector<float>(64, 0.5f)}, {2, std::vector<float>(64, 1e20f)}}, "llama");
     std::vector<float> big(64, 0.0f);
@@ -49,7 +40,7 @@ TEST_CASE("control vectors: values past 1e6, in the file or once scaled and summ
 }
 
 TEST_CASE("cvector: identical prompts are refused naming them; its prompt files have batch's checks", "[hostile][cvector][cli]") {
-    TempDir dir;
+    TempDir dir("llama_hostile_cvector");
     const std::string same = dir.write("same.txt", "I love this\nwhat a day\n");
     const std::string out = dir.file("out.gguf");
     const CliRun r = runWalkthrough("cvector --positive " + same + " --negative " + same + " -o " + out);

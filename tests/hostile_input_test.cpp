@@ -38,7 +38,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string writeTemp(const std::string& name, const std::string& text) {
+std::string writeHostileFile(const std::string& name, const std::string& text) {
     const fs::path p = fs::temp_directory_path() / ("llama_hostile_" + std::to_string(getpid()) + "_" + name);
     std::ofstream(p) << text;
     return p.string();
@@ -51,22 +51,22 @@ std::string paramsWith(const std::string& extra) {
 }  // namespace
 
 TEST_CASE("params.json: numbers outside any Llama's range are refused by name", "[hostile][args]") {
-    CHECK_THROWS_WITH(loadParamsJson(writeTemp("huge_dim.json", R"({"dim": 2.56e74, "n_layers": 2, "n_heads": 4, "vocab_size": 10})")),
+    CHECK_THROWS_WITH(loadParamsJson(writeHostileFile("huge_dim.json", R"({"dim": 2.56e74, "n_layers": 2, "n_heads": 4, "vocab_size": 10})")),
                       Contains("field 'dim'") && Contains("whole number"));
-    CHECK_THROWS_WITH(loadParamsJson(writeTemp("layers.json", R"({"dim": 64, "n_layers": 1000000000, "n_heads": 4, "vocab_size": 10})")),
+    CHECK_THROWS_WITH(loadParamsJson(writeHostileFile("layers.json", R"({"dim": 64, "n_layers": 1000000000, "n_heads": 4, "vocab_size": 10})")),
                       Contains("'n_layers' is 1000000000: expected 1 to 1024"));
-    CHECK_THROWS_WITH(loadParamsJson(writeTemp("ffn_neg.json", paramsWith(R"(, "ffn_dim_multiplier": -1.3)"))),
+    CHECK_THROWS_WITH(loadParamsJson(writeHostileFile("ffn_neg.json", paramsWith(R"(, "ffn_dim_multiplier": -1.3)"))),
                       Contains("'ffn_dim_multiplier' is -1.3"));
-    CHECK_THROWS_WITH(loadParamsJson(writeTemp("ffn_big.json", paramsWith(R"(, "ffn_dim_multiplier": 1e12)"))),
+    CHECK_THROWS_WITH(loadParamsJson(writeHostileFile("ffn_big.json", paramsWith(R"(, "ffn_dim_multiplier": 1e12)"))),
                       Contains("'ffn_dim_multiplier' is 1000000000000"));
-    CHECK_THROWS_WITH(loadParamsJson(writeTemp("theta.json", paramsWith(R"(, "rope_theta": -5)"))), Contains("'rope_theta' is -5"));
+    CHECK_THROWS_WITH(loadParamsJson(writeHostileFile("theta.json", paramsWith(R"(, "rope_theta": -5)"))), Contains("'rope_theta' is -5"));
 }
 
 TEST_CASE("config.json: errors use config.json's own keys", "[hostile][args]") {
-    const std::string path = writeTemp("config.json", R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0,
+    const std::string path = writeHostileFile("config.json", R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0,
         "vocab_size": 100, "intermediate_size": 128})");
     CHECK_THROWS_WITH(loadHfConfig(path), Contains("'num_attention_heads' is 0") && !Contains("'n_heads'"));
-    const std::string ctx = writeTemp("ctx.json", R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    const std::string ctx = writeHostileFile("ctx.json", R"({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
         "vocab_size": 100, "intermediate_size": 128, "max_position_embeddings": 2147483647})");
     CHECK_THROWS_WITH(loadHfConfig(ctx), Contains("'max_position_embeddings' is 2147483647: expected 1 to 16777216"));
 }
@@ -241,7 +241,7 @@ TEST_CASE("a pickle global with control bytes is shown escaped, not cut short", 
 
 TEST_CASE("tokenizer.json: an empty or broken pre-tokenizer regex is refused naming the file", "[hostile][tokenizer]") {
     auto withPattern = [](const std::string& pattern) {
-        return writeTemp("tok.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
+        return writeHostileFile("tok.json", R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
             "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
                 {"type": "Split", "pattern": {"Regex": ")" + pattern + R"("}, "behavior": "Isolated", "invert": false},
                 {"type": "ByteLevel", "use_regex": false}]}})");
@@ -266,8 +266,8 @@ TEST_CASE("names and lines of any length are matched without recursion", "[hosti
     CHECK_FALSE(metaTensorName("model.layers.1." + std::string(200000, 'b')).has_value());
     CHECK(metaTensorName("model.layers.0.mlp.up_proj.weight") == "layers.0.feed_forward.w3.weight");
     // tokenizer.model's first line decides SentencePiece or tiktoken.
-    CHECK(isSentencePieceModel(writeTemp("long_line.model", std::string(300000, 'Q') + " 0\n")));
-    CHECK_FALSE(isSentencePieceModel(writeTemp("tiktoken.model", "IQ== 0\nIg== 1\n")));
+    CHECK(isSentencePieceModel(writeHostileFile("long_line.model", std::string(300000, 'Q') + " 0\n")));
+    CHECK_FALSE(isSentencePieceModel(writeHostileFile("tiktoken.model", "IQ== 0\nIg== 1\n")));
     // The documentation checks read chapters and program output.
     std::string line = "word";
     while (line.size() < 300000) line += " word";
@@ -346,7 +346,7 @@ TEST_CASE("messages a user can act on: a long word, an empty tokenizer piece, a 
     std::memcpy(&length, bytes.data() + at + 4, 4);
     bytes.erase(at + 8, size_t(length));
     std::memset(bytes.data() + at + 4, 0, 4);
-    const std::string path = writeTemp("empty_piece_tokenizer.bin", bytes);
+    const std::string path = writeHostileFile("empty_piece_tokenizer.bin", bytes);
     CHECK_THROWS_WITH(loadLlama2cTokenizer(path, 4096), Contains(path) && Contains("token 7") && Contains("length 0"));
     // A page written to a device: said where, no file-size error.
     const std::string trace = (fs::temp_directory_path() / ("llama_hostile_null_" + std::to_string(getpid()) + ".trace")).string();

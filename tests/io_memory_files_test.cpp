@@ -11,17 +11,13 @@
 #include "io/mapped_file.h"
 #include "io/memory_files.h"
 #include "session/session.h"
+#include "test_files.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
 
 namespace {
 const std::string kBundled = std::string(ASSETS_DIR) + "/model";
-
-std::string readAll(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // A block of memory holding `text`, freed by the last shared_ptr of it; `freed` says when.
 MemoryFile held(const std::string& text, bool& freed) {
@@ -60,7 +56,7 @@ TEST_CASE("memory files: the bundled model loads from weights held in memory, no
     const fs::path dir = fs::temp_directory_path() / "memory-files-model";
     fs::create_directories(dir);
     for (const char* name : {"params.json", "tokenizer.model"}) fs::copy_file(fs::path(kBundled) / name, dir / name, fs::copy_options::overwrite_existing);
-    const std::string weights = readAll(fs::path(kBundled) / "consolidated.00.pth");
+    const std::string weights = readFile(fs::path(kBundled) / "consolidated.00.pth");
     std::ofstream(dir / "consolidated.00.pth", std::ios::binary) << std::string(weights.size(), '\0');
     bool freed = false;
     holdFileInMemory((dir / "consolidated.00.pth").string(), held(weights, freed));

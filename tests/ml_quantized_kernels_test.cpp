@@ -22,7 +22,7 @@ using namespace llama::test;
 
 namespace {
 
-std::vector<float> gaussian(int64_t n, unsigned seed, float sigma) {
+std::vector<float> gaussianValues(int64_t n, unsigned seed, float sigma) {
     std::mt19937 rng(seed);
     std::normal_distribution<float> dist(0.0f, sigma);
     std::vector<float> v(static_cast<size_t>(n));
@@ -31,7 +31,7 @@ std::vector<float> gaussian(int64_t n, unsigned seed, float sigma) {
 }
 
 Tensor quantizedWeights(DType t, int64_t out, int64_t in, unsigned seed) {
-    auto w = gaussian(out * in, seed, 0.05f);
+    auto w = gaussianValues(out * in, seed, 0.05f);
     auto bytes = quantize(t, w.data(), out * in);
     // Our quantizer and llama.cpp's use -127..127, but -128 is a valid Q8_0 value a file may
     // hold: put it in every fifth block, where the 8-bit kernels' offsets would overflow first.

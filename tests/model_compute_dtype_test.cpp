@@ -16,14 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Tensor logitsOf(const Model& model, const WhatIf& whatIf, const std::vector<int32_t>& tokens, InferenceContext* keep = nullptr) {
+Tensor dtypeLogits(const Model& model, const WhatIf& whatIf, const std::vector<int32_t>& tokens, InferenceContext* keep = nullptr) {
     LlamaTransformer transformer(model, whatIf);
     InferenceContext local(model.args);
     InferenceContext& ctx = keep ? *keep : local;
     return transformer.Forward(ctx, Tensor::fromInt32(tokens), 0);
 }
 
-float maxDifference(const Tensor& a, const Tensor& b) {
+float dtypeMaxDifference(const Tensor& a, const Tensor& b) {
     float d = 0;
     for (int64_t i = 0; i < a.numel(); ++i) d = std::max(d, std::abs(a.floatAt(i) - b.floatAt(i)));
     return d;
@@ -38,12 +38,12 @@ TEST_CASE("the compute dtype follows the weights, and --compute-dtype overrides 
     const std::vector<int32_t> tokens = bundled.tokenizer->encode("In the beginning God created");
     CHECK(computeDTypeOf(bundled, {}) == DType::BF16);
     // Asking for the model's own dtype changes nothing, bit for bit.
-    CHECK(maxDifference(logitsOf(bundled, {}, tokens), logitsOf(bundled, {.computeDType = DType::BF16}, tokens)) == 0);
+    CHECK(dtypeMaxDifference(dtypeLogits(bundled, {}, tokens), dtypeLogits(bundled, {.computeDType = DType::BF16}, tokens)) == 0);
     // F32 activations: the KV cache holds F32 and the logits move (a little).
     InferenceContext ctx(bundled.args);
-    const Tensor f32 = logitsOf(bundled, {.computeDType = DType::F32}, tokens, &ctx);
+    const Tensor f32 = dtypeLogits(bundled, {.computeDType = DType::F32}, tokens, &ctx);
     CHECK(ctx.CacheK[0].dtype() == DType::F32);
-    const float moved = maxDifference(f32, logitsOf(bundled, {}, tokens));
+    const float moved = dtypeMaxDifference(f32, dtypeLogits(bundled, {}, tokens));
     CHECK(moved > 0);
     CHECK(moved < 0.5f);
 

@@ -10,14 +10,11 @@
 #include "generate/generator.h"
 #include "ml/ops.h"
 #include "tokenizer/tiktoken_tokenizer.h"
+#include "bundled_model.h"
 
 using namespace llama;
 
 namespace {
-const Model& bundledModel() {
-    static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
-}
 
 nlohmann::json readJson(const std::string& path) {
     std::ifstream in(path);

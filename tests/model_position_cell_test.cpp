@@ -8,6 +8,7 @@
 #include "batch/batch_decode.h"
 #include "generate/generator.h"
 #include "session/model_source.h"
+#include "bundled_model.h"
 
 using namespace llama;
 
@@ -15,10 +16,6 @@ static_assert(!std::is_convertible_v<int, Position> && !std::is_convertible_v<in
 static_assert(!std::is_convertible_v<Position, Cell> && !std::is_convertible_v<Cell, Position>, "a position is not a cell");
 
 namespace {
-const Model& bundledModel() {
-    static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
-}
 
 // The cache writes' log lines, in order.
 struct CacheWrites : StageObserver {
@@ -28,7 +25,7 @@ struct CacheWrites : StageObserver {
     }
 };
 
-std::vector<int32_t> tokensOf(const std::string& text) {
+std::vector<int32_t> cellTokens(const std::string& text) {
     return formatPrompt(PromptMode::Completion, "", text, ChatFormat::Llama3, false).encode(*bundledModel().tokenizer);
 }
 }  // namespace
@@ -49,7 +46,7 @@ TEST_CASE("positions and cells: one sequence logs positions, a batch logs the ce
         InferenceContext ctx(bundledModel().args);
         CacheWrites writes;
         ctx.addObserver(&writes);
-        transformer.Forward(ctx, Tensor::fromInt32(tokensOf("And God said")), 0);
+        transformer.Forward(ctx, Tensor::fromInt32(cellTokens("And God said")), 0);
         REQUIRE(writes.lines.size() == 1);
         CHECK_THAT(writes.lines[0], Catch::EndsWith("at positions [0, 4)"));
     }
@@ -59,8 +56,8 @@ TEST_CASE("positions and cells: one sequence logs positions, a batch logs the ce
     CacheWrites writes;
     ctx.addObserver(&writes);
     LlamaBatch first, second;
-    for (int i = 0; i < 3; ++i) first.add(tokensOf("And God said")[size_t(i)], i, {1}, i == 2);
-    for (int i = 0; i < 2; ++i) second.add(tokensOf("The LORD")[size_t(i)], i, {2}, i == 1);
+    for (int i = 0; i < 3; ++i) first.add(cellTokens("And God said")[size_t(i)], i, {1}, i == 2);
+    for (int i = 0; i < 2; ++i) second.add(cellTokens("The LORD")[size_t(i)], i, {2}, i == 1);
     llamaDecode(ctx, transformer, first, kDefaultUbatch);
     llamaDecode(ctx, transformer, second, kDefaultUbatch);
     REQUIRE(writes.lines.size() == 2);
@@ -74,7 +71,7 @@ TEST_CASE("positions and cells: a what-if on the batch path is refused, saying w
     InferenceContext ctx(bundledModel().args);
     ctx.whatIf.patch = std::make_shared<ActivationPatch>(ActivationPatch{.layer = 1, .position = 2, .row = std::vector<float>(256, 0.0f)});
     LlamaBatch batch;
-    batch.add(tokensOf("And")[0], 0, {1}, true);
+    batch.add(cellTokens("And")[0], 0, {1}, true);
     CHECK_THROWS_WITH(llamaDecode(ctx, transformer, batch, kDefaultUbatch),
                       Catch::Contains("a batch's forward pass: no what-if experiment") && Catch::Contains("other sequences' rows"));
     CHECK(ctx.Cells.used() == 0);  // refused before a cell was taken

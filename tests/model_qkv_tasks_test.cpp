@@ -18,7 +18,7 @@ using namespace llama;
 using ml::Launch;
 
 namespace {
-std::vector<Launch> launchWays() {
+std::vector<Launch> qkvLaunchWays() {
     if (!ml::kBuildHasThreads) return {Launch::Deferred};
     return {Launch::NewThread, Launch::KeptThreads, Launch::Deferred};
 }
@@ -58,7 +58,7 @@ private:
 TEST_CASE("qkv tasks: scheduled in order, started where their way runs them, delivered one at a time", "[step][model]") {
     Model model = makeSyntheticModel("tiny", 3, false);
     LlamaTransformer transformer(model);
-    for (Launch how : launchWays()) {
+    for (Launch how : qkvLaunchWays()) {
         INFO(ml::launchName(how));
         const LaunchedAs launched(how);
         InferenceContext ctx(model.args);
@@ -127,7 +127,7 @@ private:
 TEST_CASE("qkv tasks: a stop at any of the three launches waits for the tasks already launched", "[step][model][task_threads]") {
     Model model = makeSyntheticModel("tiny", 3, false);
     LlamaTransformer transformer(model);
-    for (Launch how : launchWays()) {
+    for (Launch how : qkvLaunchWays()) {
         const LaunchedAs launched(how);
         for (int n = 1; n <= 3; ++n) {
             INFO(ml::launchName(how) << ", stopped at launch " << n);

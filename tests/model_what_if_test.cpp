@@ -9,14 +9,11 @@
 #include "generate/generator.h"
 #include "ml/ops.h"
 #include "session/session.h"
+#include "bundled_model.h"
 
 using namespace llama;
 
 namespace {
-const Model& bundledModel() {
-    static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
-}
 
 const std::vector<int32_t>& promptTokens() {
     static std::vector<int32_t> tokens = bundledModel().tokenizer->encode("<|begin_of_text|>In the beginning God created", true);

@@ -9,21 +9,13 @@
 #include "formats/gguf/gguf_export.h"
 #include "formats/hf/hf_export.h"
 #include "session/session.h"
+#include "bundled_model.h"
+#include "test_files.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
 
 namespace {
-const Model& bundled() {
-    static const Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
-}
-
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("llama_dry_run_test_" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-};
 
 // A dry run of `path`: the model, and how many times the weights' reading reported progress.
 std::pair<Model, int> dryRun(const std::string& path) {
@@ -33,10 +25,10 @@ std::pair<Model, int> dryRun(const std::string& path) {
 }
 
 void requireShapesOfBundled(const Model& m) {
-    REQUIRE(m.args.dim == bundled().args.dim);
-    REQUIRE(m.args.n_kv_heads == bundled().args.n_kv_heads);
-    REQUIRE(m.args.vocab_size == bundled().args.vocab_size);
-    REQUIRE(m.tensors.size() == bundled().tensors.size());
+    REQUIRE(m.args.dim == bundledModel().args.dim);
+    REQUIRE(m.args.n_kv_heads == bundledModel().args.n_kv_heads);
+    REQUIRE(m.args.vocab_size == bundledModel().args.vocab_size);
+    REQUIRE(m.tensors.size() == bundledModel().tensors.size());
     for (const auto& [name, t] : m.tensors) {
         INFO(name);
         CHECK(!t.hasData());
@@ -46,9 +38,9 @@ void requireShapesOfBundled(const Model& m) {
 }  // namespace
 
 TEST_CASE("a dry run of a GGUF file reads its header and metadata, no tensor data", "[session][dryrun][gguf]") {
-    TempDir dir;
+    TempDir dir("llama_dry_run_test");
     const std::string file = (dir.path / "bundled-q4_k.gguf").string();
-    exportGguf(bundled(), DType::Q4_K, file);
+    exportGguf(bundledModel(), DType::Q4_K, file);
     const auto [m, reads] = dryRun(file);
     requireShapesOfBundled(m);
     CHECK(reads == 0);  // the file's pages were never read in (a full load reports them)
@@ -67,8 +59,8 @@ TEST_CASE("a dry run of a GGUF file reads its header and metadata, no tensor dat
 }
 
 TEST_CASE("a dry run of a Hugging Face directory needs only config.json and tokenizer.json", "[session][dryrun][hf]") {
-    TempDir dir;
-    exportHf(bundled(), (dir.path / "full").string());
+    TempDir dir("llama_dry_run_test");
+    exportHf(bundledModel(), (dir.path / "full").string());
     fs::create_directories(dir.path / "no-weights");
     for (const char* f : {"config.json", "tokenizer.json", "tokenizer_config.json"}) fs::copy_file(dir.path / "full" / f, dir.path / "no-weights" / f);
     const std::string path = (dir.path / "no-weights").string();

@@ -15,7 +15,7 @@ using namespace llama;
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kBundled = std::string(ASSETS_DIR) + "/model";
+const std::string kBundledDir = std::string(ASSETS_DIR) + "/model";
 
 void setChat(Session& s, const std::string& system, const std::string& user) {
     s.settings().mode = PromptMode::Chat;
@@ -35,7 +35,7 @@ struct StageCounter : StageObserver {
 
 TEST_CASE("Session: a Llama 3 model's prompt has Llama 3's headers", "[session]") {
     Session s;
-    s.load({ModelSource::Kind::Files, kBundled});
+    s.load({ModelSource::Kind::Files, kBundledDir});
     CHECK(s.settings().prompt == kDefaultPrompt);
     CHECK(s.promptText() == std::string("<|begin_of_text|>") + kDefaultPrompt);
     setChat(s, "Be brief.", "Hi");
@@ -103,7 +103,7 @@ TEST_CASE("Session: a dry run loads shapes only, from a preset or a model direct
     s.settings().maxTokens = 2;
     CHECK(s.run().generatedTokens.size() == 2);  // fixed stand-in tokens
 
-    const Model dir = loadModelSource({ModelSource::Kind::Files, kBundled}, {.shapesOnly = true});
+    const Model dir = loadModelSource({ModelSource::Kind::Files, kBundledDir}, {.shapesOnly = true});
     CHECK(dir.format == "dry run: shape-only weights");
     CHECK(dir.args.dim == 256);
     CHECK(!dir.tensors.front().second.hasData());
@@ -125,7 +125,7 @@ TEST_CASE("Session: a source describes itself, and running before a load is an e
 // last row's argmax is the greedy run's first token, and a decode step from there its second.
 TEST_CASE("Session: forward passes in a context of their own give the greedy run's tokens", "[session][bench]") {
     Session s;
-    s.load({ModelSource::Kind::Files, kBundled});
+    s.load({ModelSource::Kind::Files, kBundledDir});
     s.settings().maxTokens = 2;
     const GenerationResult run = s.run();
     REQUIRE(run.generatedTokens.size() == 2);
@@ -154,7 +154,7 @@ TEST_CASE("Session: the warm-up pass leaves a run's stages, logits and tokens as
     };
     auto run = [](bool warmUp) {
         Session s;
-        s.load({ModelSource::Kind::Files, kBundled});
+        s.load({ModelSource::Kind::Files, kBundledDir});
         s.settings().maxTokens = 6;
         s.settings().warmUp = warmUp;
         Run out;

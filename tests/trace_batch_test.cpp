@@ -19,15 +19,12 @@
 #include "trace/trace_reader.h"
 #include "trace/trace_recorder.h"
 #include "viewer/tests/trace_edit.h"
+#include "bundled_model.h"
 
 using namespace llama;
 namespace fs = std::filesystem;
 
 namespace {
-const Model& bundledModel() {
-    static Model model = loadModel(std::string(ASSETS_DIR) + "/model");
-    return model;
-}
 
 // The mark's own view of each ubatch's mask, to compare the trace's with.
 struct MaskCopy : StageObserver {

@@ -22,10 +22,10 @@ namespace fs = std::filesystem;
 namespace {
 const std::string kModel = std::string(ASSETS_DIR) + "/model";
 
-fs::path scratch(const std::string& name) { return fs::temp_directory_path() / fmt::format("llama_cross_record_{}_{}.trace", ::getpid(), name); }
+fs::path recordScratch(const std::string& name) { return fs::temp_directory_path() / fmt::format("llama_cross_record_{}_{}.trace", ::getpid(), name); }
 
 fs::path record(const std::string& name, const std::string& args) {
-    const fs::path path = scratch(name);
+    const fs::path path = recordScratch(name);
     const CliRun r = runWalkthrough(args + " --model " + kModel + " --trace " + path.string());
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
@@ -37,7 +37,7 @@ void requireRefused(const fs::path& good, const std::function<void(test::Editabl
                     const std::function<void(const std::string&)>& read = [](const std::string& p) { readTrace(p); }) {
     auto trace = test::EditableTrace::read(good.string());
     edit(trace);
-    const fs::path bad = scratch("bad");
+    const fs::path bad = recordScratch("bad");
     trace.write(bad.string());
     try {
         read(bad.string());

@@ -18,7 +18,7 @@ using namespace llama;
 namespace fs = std::filesystem;
 
 namespace {
-const char* const kPrompt = "In the beginning God created the heaven and the earth.";
+const char* const kDiffPrompt = "In the beginning God created the heaven and the earth.";
 
 // Records a greedy run of 3 tokens with `whatIf` and reads it back.
 TraceRun recorded(const std::string& name, const WhatIf& whatIf, float temperature = 0) {
@@ -26,12 +26,12 @@ TraceRun recorded(const std::string& name, const WhatIf& whatIf, float temperatu
     const fs::path path = fs::temp_directory_path() / ("llama_trace_diff_" + name + "_" + std::to_string(getpid()) + ".trace");
     Session s;
     s.load({ModelSource::Kind::Files, std::string(ASSETS_DIR) + "/model"});
-    s.settings().prompt = kPrompt;
+    s.settings().prompt = kDiffPrompt;
     s.settings().maxTokens = 3;
     s.settings().whatIf = whatIf;
     s.settings().sampling.temperature = temperature;
     const LogitLens lens(s.transformer());
-    TraceRecorder recorder(path.string(), *s.model(), TraceRunInfo{kPrompt, 3, s.settings().sampling, false, whatIf}, TraceOptions{}, &lens);
+    TraceRecorder recorder(path.string(), *s.model(), TraceRunInfo{kDiffPrompt, 3, s.settings().sampling, false, whatIf}, TraceOptions{}, &lens);
     s.addObserver(&recorder);
     recorder.finish(s.run());
     TraceRun run = readTrace(path.string());

@@ -57,7 +57,7 @@ Recorded record(const fs::path& path, const TraceOptions& options, const Samplin
 
 fs::path tempTrace(const std::string& name) { return fs::temp_directory_path() / ("llama_trace_test_" + name + ".trace"); }
 
-void requireTraceError(const fs::path& p, const std::string& expected) {
+void requireRecorderError(const fs::path& p, const std::string& expected) {
     try {
         readTrace(p.string());
         FAIL("no error for " << p);
@@ -185,12 +185,12 @@ TEST_CASE("trace: keys repeated for the query heads of a KV head are stored once
     std::string older = bytes;
     older[8] = 4;
     write(older);
-    requireTraceError(bad, "a version 4 trace stores every head's values; stored repeats came in version 5");
+    requireRecorderError(bad, "a version 4 trace stores every head's values; stored repeats came in version 5");
     std::string three = bytes;
     const size_t repeatAt = three.find(R"("repeat":2)", at);
     three[repeatAt + 9] = '3';
     write(three);
-    requireTraceError(bad, "3 does not divide the 4 heads of shape");
+    requireRecorderError(bad, "3 does not divide the 4 heads of shape");
     fs::remove(path);
     fs::remove(bad);
 }
@@ -229,32 +229,32 @@ TEST_CASE("trace: bad files give clear errors", "[trace]") {
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto write = [](const fs::path& p, const std::string& b) { std::ofstream(p, std::ios::binary) << b; };
 
-    requireTraceError(tempTrace("missing-nonexistent"), "cannot open trace");
+    requireRecorderError(tempTrace("missing-nonexistent"), "cannot open trace");
     const fs::path bad = tempTrace("bad");
     write(bad, "PK\x03\x04 not a trace");
-    requireTraceError(bad, "is not a llama-walkthrough trace");
+    requireRecorderError(bad, "is not a llama-walkthrough trace");
     write(bad, "");
-    requireTraceError(bad, "is not a llama-walkthrough trace");
+    requireRecorderError(bad, "is not a llama-walkthrough trace");
 
     std::string newer = bytes;
     newer[8] = 99;
     write(bad, newer);
-    requireTraceError(bad, fmt::format("is trace format version 99; this build reads version {}", trace::kVersion));
+    requireRecorderError(bad, fmt::format("is trace format version 99; this build reads version {}", trace::kVersion));
 
     write(bad, bytes.substr(0, bytes.size() / 2));
-    requireTraceError(bad, "is truncated: record");
+    requireRecorderError(bad, "is truncated: record");
     write(bad, bytes.substr(0, 10));
-    requireTraceError(bad, "ends inside the file header");
+    requireRecorderError(bad, "ends inside the file header");
 
     // Cut exactly before the END record: every record whole, the end missing.
     const size_t endAt = bytes.rfind("END ");
     write(bad, bytes.substr(0, endAt));
-    requireTraceError(bad, "without its END record");
+    requireRecorderError(bad, "without its END record");
 
     std::string corrupt = bytes;
     corrupt[12 + 16] = '!';  // the META record's JSON
     write(bad, corrupt);
-    requireTraceError(bad, "record 0 (META) is malformed");
+    requireRecorderError(bad, "record 0 (META) is malformed");
     fs::remove(good);
     fs::remove(bad);
 }
@@ -519,9 +519,9 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
     };
 
     edited([](auto& r) { r[0].json["model"]["args"]["n_heads"] = 0; });  // the viewer divided by it
-    requireTraceError(bad, "record 0 (META): model.args: 'n_heads' is 0");
+    requireRecorderError(bad, "record 0 (META): model.args: 'n_heads' is 0");
     edited([](auto& r) { r[0].json["model"]["args"]["n_layers"] = 2000000000; });
-    requireTraceError(bad, "'n_layers' is 2000000000: expected 1 to 1024");
+    requireRecorderError(bad, "'n_layers' is 2000000000: expected 1 to 1024");
 
     // The tokens row holds at most the context length, its ids from the start (the replay pads it).
     const size_t tokensRow = stageIndex("tokens_tensor");
@@ -532,71 +532,71 @@ TEST_CASE("trace: what the viewer indexes with is validated, naming record and f
         });
     };
     tokensShape(int64_t(1) << 20);
-    requireTraceError(bad, fmt::format("record {} (STAG): tensor 'tokens' of shape [1048576] lists 3 tokens: expected a row of at most",
+    requireRecorderError(bad, fmt::format("record {} (STAG): tensor 'tokens' of shape [1048576] lists 3 tokens: expected a row of at most",
                                        tokensRow));
     tokensShape(1);
-    requireTraceError(bad, "tensor 'tokens' of shape [1] lists 3 tokens");
+    requireRecorderError(bad, "tensor 'tokens' of shape [1] lists 3 tokens");
     edited([&](auto& r) {
         r[tokensRow].json["tensors"][0].erase("values");
         r[tokensRow].json["tensors"][0]["shape"] = nlohmann::json::array();
     });
-    requireTraceError(bad, "tensor 'tokens' has shape []: expected [positions]");
+    requireRecorderError(bad, "tensor 'tokens' has shape []: expected [positions]");
 
     const size_t mask = stageIndex("mask");
     edited([&](auto& r) { r[mask].json["tensors"][0]["shape"] = {4294967296LL, 4294967296LL}; });
-    requireTraceError(bad, fmt::format("record {} (STAG): field 'tensors[0].shape' is [4294967296,4294967296]: expected a shape of at most "
+    requireRecorderError(bad, fmt::format("record {} (STAG): field 'tensors[0].shape' is [4294967296,4294967296]: expected a shape of at most "
                                        "68719476736 elements",
                                        mask));
     edited([&](auto& r) { r[mask].json["tensors"][0]["shape"] = {3}; });
-    requireTraceError(bad, "tensor 'mask' has shape [3]: expected [rows, positions]");
+    requireRecorderError(bad, "tensor 'mask' has shape [3]: expected [rows, positions]");
     edited([&](auto& r) { r[mask].json["message"] = std::string(2 << 20, 'x'); });
-    requireTraceError(bad, "field 'message' has 2097152 bytes: expected a string of at most 65536");
+    requireRecorderError(bad, "field 'message' has 2097152 bytes: expected a string of at most 65536");
 
     const size_t block = stageIndex("attention_norm");
     edited([&](auto& r) { r[block].json["layer"] = 999; });
-    requireTraceError(bad, fmt::format("record {} (STAG): field 'layer' is 999: expected a layer from 0 to 1", block));
+    requireRecorderError(bad, fmt::format("record {} (STAG): field 'layer' is 999: expected a layer from 0 to 1", block));
     edited([&](auto& r) { r[block].json["layer"] = 1.5; });
-    requireTraceError(bad, "field 'layer' is 1.5: expected a layer from 0 to 1");
+    requireRecorderError(bad, "field 'layer' is 1.5: expected a layer from 0 to 1");
 
     // The what-if switches: layers and heads within the model, flags as booleans.
     edited([](auto& r) { r[0].json["whatIf"]["skipLayers"] = {5}; });
-    requireTraceError(bad, "record 0 (META): field 'whatIf.skipLayers[0]' is 5: expected a layer from 0 to 1");
+    requireRecorderError(bad, "record 0 (META): field 'whatIf.skipLayers[0]' is 5: expected a layer from 0 to 1");
     edited([](auto& r) { r[0].json["whatIf"]["ablateHeads"] = {{0, 99}}; });
-    requireTraceError(bad, "record 0 (META): field 'whatIf.ablateHeads[0][1]' is 99: expected a head from 0 to 3");
+    requireRecorderError(bad, "record 0 (META): field 'whatIf.ablateHeads[0][1]' is 99: expected a head from 0 to 3");
     edited([](auto& r) { r[0].json["whatIf"]["ablateHeads"] = {7}; });
-    requireTraceError(bad, "record 0 (META): field 'whatIf.ablateHeads[0]' is 7: expected a [layer, head] pair");
+    requireRecorderError(bad, "record 0 (META): field 'whatIf.ablateHeads[0]' is 7: expected a [layer, head] pair");
     edited([](auto& r) { r[0].json["whatIf"]["noMask"] = "yes"; });
-    requireTraceError(bad, "record 0 (META): field 'whatIf.noMask' is \"yes\": expected true or false");
+    requireRecorderError(bad, "record 0 (META): field 'whatIf.noMask' is \"yes\": expected true or false");
     edited([](auto& r) { r[0].json["whatIf"]["ropeTheta"] = -3; });
-    requireTraceError(bad, "whatIf: --rope-theta: a base frequency above 1, got -3");
+    requireRecorderError(bad, "whatIf: --rope-theta: a base frequency above 1, got -3");
     edited([](auto& r) { r[0].json.erase("whatIf"); });
-    requireTraceError(bad, "record 0 (META): field 'whatIf' is missing");
+    requireRecorderError(bad, "record 0 (META): field 'whatIf' is missing");
     // Every field named with its record, whatever JSON type stands in its place.
     edited([](auto& r) { r[0].json["whatIf"] = nullptr; });
-    requireTraceError(bad, "record 0 (META): field 'whatIf' is null: expected an object");
+    requireRecorderError(bad, "record 0 (META): field 'whatIf' is null: expected an object");
     edited([](auto& r) { r[0].json["whatIf"]["skipLayers"] = nlohmann::json::object(); });
-    requireTraceError(bad, "record 0 (META): field 'whatIf.skipLayers' is {}: expected an array");
+    requireRecorderError(bad, "record 0 (META): field 'whatIf.skipLayers' is {}: expected an array");
     edited([](auto& r) { r[0].json["trace"]["attentionLayers"] = {"a"}; });
-    requireTraceError(bad, "record 0 (META): field 'trace.attentionLayers[0]' is \"a\": expected a layer from 0 to 1");
+    requireRecorderError(bad, "record 0 (META): field 'trace.attentionLayers[0]' is \"a\": expected a layer from 0 to 1");
     edited([](auto& r) { r[0].json["trace"]["attentionLayers"] = {99999999999LL, -5}; });
-    requireTraceError(bad, "record 0 (META): field 'trace.attentionLayers[0]' is 99999999999: expected a layer from 0 to 1");
+    requireRecorderError(bad, "record 0 (META): field 'trace.attentionLayers[0]' is 99999999999: expected a layer from 0 to 1");
     edited([](auto& r) { r[0].json["trace"]["attentionLayers"] = 7; });
-    requireTraceError(bad, "record 0 (META): field 'trace.attentionLayers' is 7: expected \"all\" or an array of layers");
+    requireRecorderError(bad, "record 0 (META): field 'trace.attentionLayers' is 7: expected \"all\" or an array of layers");
     edited([](auto& r) { r[0].json["run"]["prompt"] = 5; });
-    requireTraceError(bad, "record 0 (META): field 'run.prompt' is 5: expected a string of at most 1048576 bytes");
+    requireRecorderError(bad, "record 0 (META): field 'run.prompt' is 5: expected a string of at most 1048576 bytes");
 
     // The logit lens: one list per row of the block's output, ids in the vocabulary.
     const size_t lens = stageIndex("ffn_residual");
     REQUIRE(records[lens].json.contains("lens"));
     edited([&](auto& r) { r[lens].json["lens"].erase(0); });
-    requireTraceError(bad, fmt::format("record {} (STAG): field 'lens' belongs to ffn_residual stages, one list", lens));
+    requireRecorderError(bad, fmt::format("record {} (STAG): field 'lens' belongs to ffn_residual stages, one list", lens));
     edited([&](auto& r) { r[lens].json["lens"][0][0]["id"] = 1 << 30; });
-    requireTraceError(bad, fmt::format("record {} (STAG): field 'lens[0][0].id' is 1073741824: expected a whole number from 0 to {}", lens,
+    requireRecorderError(bad, fmt::format("record {} (STAG): field 'lens[0][0].id' is 1073741824: expected a whole number from 0 to {}", lens,
                                        records[0].json["model"]["args"]["vocab_size"].get<int>() - 1));
     edited([&](auto& r) { r[lens].json["lens"][0][0]["probability"] = 2; });
-    requireTraceError(bad, "field 'lens[0][0].probability' is 2: expected a probability in [0, 1]");
+    requireRecorderError(bad, "field 'lens[0][0].probability' is 2: expected a probability in [0, 1]");
     edited([&](auto& r) { r[block].json["lens"] = r[lens].json["lens"]; });
-    requireTraceError(bad, fmt::format("record {} (STAG): field 'lens' belongs to ffn_residual stages", block));
+    requireRecorderError(bad, fmt::format("record {} (STAG): field 'lens' belongs to ffn_residual stages", block));
     fs::remove(good);
     fs::remove(bad);
 }
@@ -647,24 +647,24 @@ TEST_CASE("trace: with repetition penalties, the top tokens before and after the
     edited([](auto& r) { r[0].json["run"].erase("minP"); });
     CHECK(readTrace(bad.string()).run.sampling.minP == 0.0f);  // a trace from before min-p: off
     edited([](auto& r) { r[0].json["run"]["minP"] = 3; });
-    requireTraceError(bad, "record 0 (META): run: minP 3 must be in [0, 1]");
+    requireRecorderError(bad, "record 0 (META): run: minP 3 must be in [0, 1]");
     edited([](auto& r) { r[0].json["run"].erase("presencePenalty"); });
-    requireTraceError(bad, "record 0 (META): run: the penalties repeatPenalty, repeatLastN, frequencyPenalty and presencePenalty come together");
+    requireRecorderError(bad, "record 0 (META): run: the penalties repeatPenalty, repeatLastN, frequencyPenalty and presencePenalty come together");
     edited([](auto& r) { r[0].json["run"]["repeatPenalty"] = -1; });
-    requireTraceError(bad, "run: repeat penalty -1 must be in (0, 10]");
+    requireRecorderError(bad, "run: repeat penalty -1 must be in (0, 10]");
     edited([](auto& r) { r[0].json["run"]["repeatLastN"] = -5; });
-    requireTraceError(bad, "record 0 (META): field 'run.repeatLastN' is -5: expected a whole number from -1 to 2147483647");
+    requireRecorderError(bad, "record 0 (META): field 'run.repeatLastN' is -5: expected a whole number from -1 to 2147483647");
     edited([](auto& r) { r[0].json["run"]["temperature"] = "nan"; });
-    requireTraceError(bad, "record 0 (META): field 'run.temperature' is \"nan\": expected a number");
+    requireRecorderError(bad, "record 0 (META): field 'run.temperature' is \"nan\": expected a number");
     size_t sample = 0;
     while (records[sample].kind != "STAG" || records[sample].json["stage"] != "sample") ++sample;
     edited([&](auto& r) { r[sample].json["topPenalized"][0]["id"] = 100000; });
-    requireTraceError(bad, fmt::format("record {} (STAG): field 'topPenalized[0].id' is 100000: expected a whole number from 0 to {}", sample,
+    requireRecorderError(bad, fmt::format("record {} (STAG): field 'topPenalized[0].id' is 100000: expected a whole number from 0 to {}", sample,
                                        records[0].json["model"]["args"]["vocab_size"].get<int>() - 1));
     edited([&](auto& r) { r[sample].json["topPenalized"][0]["probability"] = 1.5; });
-    requireTraceError(bad, fmt::format("record {} (STAG): field 'topPenalized[0].probability' is 1.5: expected a probability in [0, 1]", sample));
+    requireRecorderError(bad, fmt::format("record {} (STAG): field 'topPenalized[0].probability' is 1.5: expected a probability in [0, 1]", sample));
     edited([&](auto& r) { r[sample].json.erase("top"); });
-    requireTraceError(bad, "topPenalized without top");
+    requireRecorderError(bad, "topPenalized without top");
     fs::remove(path);
     fs::remove(bad);
 }

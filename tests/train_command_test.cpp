@@ -23,7 +23,7 @@ const std::string kShape =
     "--n-kv-heads 2 --multiple-of 32 --log-every 1 --eval-every 3 --checkpoint-minutes 1000";
 const std::string kTiny = kShape + " --steps 6";
 
-fs::path scratch(const std::string& name) {
+fs::path trainScratch(const std::string& name) {
     const fs::path dir = fs::temp_directory_path() / ("llama_train_" + std::to_string(getpid()) + "_" + name);
     fs::remove_all(dir);
     return dir;
@@ -44,7 +44,7 @@ std::string text(const fs::path& path, const std::string& content) {
 }  // namespace
 
 TEST_CASE("train: a run stopped and resumed computes the same bits as one never stopped", "[train][cli]") {
-    const fs::path straight = scratch("straight"), resumed = scratch("resumed");
+    const fs::path straight = trainScratch("straight"), resumed = trainScratch("resumed");
     const std::string data = "--text ../assets/samples.txt --heldout ../assets/README.md ";
     const CliRun a = runWalkthrough(kTiny + " " + data + "--out " + straight.string());
     INFO(a.output);
@@ -92,7 +92,7 @@ TEST_CASE("train: a run stopped and resumed computes the same bits as one never 
 }
 
 TEST_CASE("train: the first step's forward and backward stages in the walkthrough's log", "[train][cli]") {
-    const fs::path out = scratch("log"), log = out.string() + ".log";
+    const fs::path out = trainScratch("log"), log = out.string() + ".log";
     const CliRun r = runWalkthrough(kShape + " --steps 1 --text ../assets/samples.txt --out " + out.string() + " --debug-log " + log.string());
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
@@ -109,7 +109,7 @@ TEST_CASE("train: the first step's forward and backward stages in the walkthroug
 }
 
 TEST_CASE("train: bad input is refused with a clear message and nothing written", "[train][cli]") {
-    const fs::path dir = scratch("bad");
+    const fs::path dir = trainScratch("bad");
     fs::create_directories(dir);
     const fs::path out = dir / "out";
     const std::string tail = " --out " + out.string();
@@ -143,7 +143,7 @@ TEST_CASE("train: bad input is refused with a clear message and nothing written"
 }
 
 TEST_CASE("train: fine-tuning a model on chat examples, stopped and resumed to the same bits", "[train][cli][sft]") {
-    const fs::path dir = scratch("sft"), base = dir / "base", straight = dir / "straight", resumed = dir / "resumed";
+    const fs::path dir = trainScratch("sft"), base = dir / "base", straight = dir / "straight", resumed = dir / "resumed";
     fs::create_directories(dir);
     const CliRun made = runWalkthrough(kShape + " --steps 2 --text ../assets/samples.txt --out " + base.string());
     INFO(made.output);
@@ -209,7 +209,7 @@ TEST_CASE("train: fine-tuning a model on chat examples, stopped and resumed to t
 }
 
 TEST_CASE("train: --trace records the first window's forward pass, loss and backward stages with their shapes", "[train][cli][trace]") {
-    const fs::path out = scratch("trace"), file = out.string() + ".trace";
+    const fs::path out = trainScratch("trace"), file = out.string() + ".trace";
     const CliRun r = runWalkthrough(kShape + " --steps 2 --text ../assets/samples.txt --out " + out.string() + " --trace " + file.string());
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
@@ -278,7 +278,7 @@ TEST_CASE("train: --trace records the first window's forward pass, loss and back
 }
 
 TEST_CASE("train: --trace-at records the windows of the step it names, and refuses one the run does not do", "[train][cli][trace]") {
-    const fs::path out = scratch("trace_at"), file = out.string() + ".trace";
+    const fs::path out = trainScratch("trace_at"), file = out.string() + ".trace";
     const auto windowFile = [&](int w) { return out.string() + ".window" + std::to_string(w) + ".trace"; };
     // Step 2's two windows, each its own file: its tokens, its step and its window in META.
     const CliRun r = runWalkthrough(kShape + " --steps 2 --text ../assets/samples.txt --out " + out.string() + " --trace " + file.string() + " --trace-at 2:all");

@@ -11,6 +11,7 @@
 #include "io/atomic_output.h"
 #include "state/tensor_export.h"
 #include "trace/trace_reader.h"
+#include "test_files.h"
 
 using namespace llama;
 using Catch::Contains;
@@ -22,11 +23,6 @@ fs::path scratch() {
     const fs::path dir = fs::temp_directory_path() / ("llama_hostile_outputs_" + std::to_string(getpid()));
     fs::create_directories(dir);
     return dir;
-}
-
-std::string readAll(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // A copy of the bundled model (the real one must never be at risk) and a trace of it.
@@ -50,12 +46,12 @@ const fs::path& runTrace() {
 
 // `command` fails naming `option`, and `input` is unchanged.
 void refuses(const std::string& command, const fs::path& input, const std::string& option) {
-    const std::string before = readAll(input);
+    const std::string before = readFile(input);
     const CliRun r = runShell(command + " 2>&1");
     INFO(command << "\n" << r.output);
     CHECK(r.exitCode != 0);
     CHECK_THAT(r.output, Contains(option));
-    CHECK(readAll(input) == before);
+    CHECK(readFile(input) == before);
 }
 
 }  // namespace
@@ -122,8 +118,8 @@ TEST_CASE("a temporary output file is created exclusively and never through a pl
         file.stream() << "new contents";
         file.commit();
     }
-    CHECK(readAll(victim) == "precious");
-    CHECK(readAll(out) == "new contents");
+    CHECK(readFile(victim) == "precious");
+    CHECK(readFile(out) == "new contents");
     CHECK(fs::is_regular_file(fs::symlink_status(out)));
     // A destination that is a folder: said so (not "Success"), and nothing is left beside it.
     fs::create_directory(dir / "folder");
@@ -145,7 +141,7 @@ TEST_CASE("llama-site swaps a new site in whole: a rebuild that fails leaves the
     const std::string site = std::string(SITE_EXE) + " --chapters " + (dir / "chapters").string() + " --trace " + runTrace().string() + " --out " +
                              (dir / "site").string() + " 2>&1";
     REQUIRE(runShell(site).exitCode == 0);
-    const std::string before = readAll(dir / "site" / "01-one.html");
+    const std::string before = readFile(dir / "site" / "01-one.html");
     CHECK_THAT(before, Contains("first version"));
     // The rebuild fails at the second chapter, after the first was rendered anew.
     std::ofstream(dir / "chapters" / "01-one.md") << "# One\n\nsecond version\n";
@@ -153,12 +149,12 @@ TEST_CASE("llama-site swaps a new site in whole: a rebuild that fails leaves the
     const CliRun failed = runShell(site);
     CHECK(failed.exitCode == 1);
     CHECK_THAT(failed.output, Contains("/etc/passwd"));
-    CHECK(readAll(dir / "site" / "01-one.html") == before);
+    CHECK(readFile(dir / "site" / "01-one.html") == before);
     CHECK_FALSE(fs::exists(dir / "site" / "02-two.html"));
     // Nothing is left beside it, and a good rebuild replaces it whole.
     fs::remove(dir / "chapters" / "02-two.md");
     REQUIRE(runShell(site).exitCode == 0);
-    CHECK_THAT(readAll(dir / "site" / "01-one.html"), Contains("second version"));
+    CHECK_THAT(readFile(dir / "site" / "01-one.html"), Contains("second version"));
     int entries = 0;
     for (const auto& entry : fs::directory_iterator(dir)) entries += entry.path().filename() != "chapters" && entry.path().filename() != "site";
     CHECK(entries == 0);

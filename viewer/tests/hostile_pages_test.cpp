@@ -15,6 +15,7 @@
 #include "trace_edit.h"
 #ifdef LLAMA_HAVE_SITE
 #include "page/course_site.h"
+#include "test_files.h"
 #endif
 
 using namespace llama;
@@ -39,11 +40,6 @@ const std::string& baseTrace() {
         return p;
     }();
     return path;
-}
-
-std::string readAll(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // The JSON in the page's data element.
@@ -200,7 +196,7 @@ TEST_CASE("run page: a run stopped by Ctrl-C keeps its trace, and its --html pag
                                                  dir / "stdin", dir / "out.txt") +
                                 "kill -INT $pid; wait $pid";
     runShell(command);
-    const std::string out = readAll(dir / "out.txt");
+    const std::string out = readFile(dir / "out.txt");
     INFO(out);
     CHECK_THAT(out, Contains("Interrupted: no page was written") && Contains("export-html"));
     CHECK(fs::is_regular_file(dir / "run.trace"));
@@ -239,12 +235,12 @@ TEST_CASE("llama-site publishes only the course's own images, under names it cho
     const fs::path out = chapters.parent_path() / "site";
     const auto files = buildSite(chapters, out);
     CHECK(std::count(files.begin(), files.end(), "figure-a_b_c.png") == 1);
-    CHECK_THAT(readAll(out / "01-one.html"), Contains("<img src=\"figure-a_b_c.png\"") && !Contains("a&amp;b"));
-    CHECK(readAll(out / "figure-a_b_c.png") == "\x89PNG a figure");
+    CHECK_THAT(readFile(out / "01-one.html"), Contains("<img src=\"figure-a_b_c.png\"") && !Contains("a&amp;b"));
+    CHECK(readFile(out / "figure-a_b_c.png") == "\x89PNG a figure");
     // Raw HTML images of another form (upper case, src not first, unquoted, unterminated) are shown as text, never loaded.
     const fs::path raw = course("raw", "# One\n\n<IMG SRC=/etc/passwd> <img alt=\"\" src=\"/etc/passwd\"> <img src=/etc/passwd>\n\n<img src=\"x\n\ny\">\n");
     buildSite(raw, raw.parent_path() / "site");
-    const std::string page = readAll(raw.parent_path() / "site" / "01-one.html");
+    const std::string page = readFile(raw.parent_path() / "site" / "01-one.html");
     CHECK_THAT(page, Contains("&lt;IMG SRC=/etc/passwd>") && Contains("&lt;img alt=") && Contains("&lt;img src=/etc/passwd>"));
     CHECK_THAT(page, !Contains("<img") && !Contains("<IMG"));
 }
@@ -254,7 +250,7 @@ TEST_CASE("llama-site escapes every name it shows and refuses chapters that are 
     std::ofstream(chapters / "02-\"><img src=x onerror=alert(1)>.md") << "# Two\n";
     const fs::path out = chapters.parent_path() / "site";
     buildSite(chapters, out);
-    const std::string index = readAll(out / "index.html");
+    const std::string index = readFile(out / "index.html");
     CHECK_THAT(index, !Contains("\"><img") && Contains("href=\"02-%22%3E%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E.html\""));
     CHECK_THAT(index, Contains("One &lt;b&gt;bold&lt;/b&gt; &amp; &quot;quoted&quot;"));
     CHECK(fs::is_regular_file(out / "02-\"><img src=x onerror=alert(1)>.html"));

@@ -12,7 +12,8 @@ namespace llama::viewer {
 inline HistorySnapshot runToEnd(EngineSession& session, const RunSettings& settings) {
     using namespace std::chrono_literals;
     session.start(settings, StepController::Mode::Continue, false);
-    REQUIRE(session.waitUntilSettled(60s));
+    REQUIRE(session.waitUntilSettled(120s));
+    INFO(session.status().message);
     REQUIRE(session.status().state == SessionState::Finished);
     HistorySnapshot snap;
     session.capture()->snapshot(snap);

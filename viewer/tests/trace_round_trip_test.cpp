@@ -43,7 +43,7 @@ const TraceKind kKinds[] = {
      true},
 };
 
-fs::path scratch() {
+fs::path roundTripScratch() {
     const fs::path dir = fs::temp_directory_path() / fmt::format("llama_trace_round_trip_{}", ::getpid());
     fs::create_directories(dir);
     return dir;
@@ -51,7 +51,7 @@ fs::path scratch() {
 }  // namespace
 
 TEST_CASE("every kind of trace the program writes is read by every reader", "[trace][hostile]") {
-    const fs::path dir = scratch();
+    const fs::path dir = roundTripScratch();
     for (const TraceKind& kind : kKinds) {
         SECTION(kind.name) {
             const std::string trace = (dir / "run.trace").string();

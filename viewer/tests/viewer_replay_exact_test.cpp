@@ -12,6 +12,7 @@
 
 #include "cli_run.h"
 #include "state/engine_session.h"
+#include "session_run.h"
 
 using namespace llama;
 using namespace llama::viewer;
@@ -19,20 +20,10 @@ using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
 namespace {
-HistorySnapshot runToEnd(EngineSession& session, const RunSettings& settings) {
-    session.start(settings, StepController::Mode::Continue, false);
-    REQUIRE(session.waitUntilSettled(120s));
-    INFO(session.status().message);
-    REQUIRE(session.status().state == SessionState::Finished);
-    HistorySnapshot snap;
-    session.capture()->snapshot(snap);
-    return snap;
-}
-
 // Records by (step, layer, stage, n-th of that stage there): the three Q/K/V tasks mark in any order.
-using Key = std::tuple<int, int, StageId, int>;
-std::map<Key, const StageRecord*> byKey(const HistorySnapshot& snap) {
-    std::map<Key, const StageRecord*> out;
+using RecordKey = std::tuple<int, int, StageId, int>;
+std::map<RecordKey, const StageRecord*> byKey(const HistorySnapshot& snap) {
+    std::map<RecordKey, const StageRecord*> out;
     std::map<std::tuple<int, int, StageId>, int> seen;
     for (const auto& r : snap.records) out[{r->step, r->layer, r->stage, seen[{r->step, r->layer, r->stage}]++}] = r.get();
     return out;
