@@ -185,7 +185,7 @@ TEST_CASE("an F32 GGUF file computes in F32: only the BF16 roundings part it fro
     }
 }
 
-TEST_CASE("quantized GGUF files stay close to the Meta original", "[gguf][model]") {
+TEST_CASE("quantized GGUF files stay close to the Meta original", "[gguf][model][every-type]") {
     for (const Tolerance& tol : kTolerances) {
         const DType t = tol.type;
         DYNAMIC_SECTION(dtypeName(t)) {
@@ -240,7 +240,7 @@ TEST_CASE("Llama 3.1/3.2 RoPE scaling travels as rope_freqs.weight", "[gguf][mod
 // |logit difference| 0.125-0.22 (logits up to ~18), 0-2 flips, each where the reference's top two
 // logits were at most 0.0625 apart (two bf16 steps at that size; most were exact ties).
 // llama.cpp-quantized files of the bundled model behave the same way (docs/speed.md).
-TEST_CASE("integer kernels choose the reference path's greedy tokens except at near-ties", "[gguf][model][kernels]") {
+TEST_CASE("integer kernels choose the reference path's greedy tokens except at near-ties", "[gguf][model][kernels][every-type]") {
     const double kMaxLogitDiff = 0.4, kNearTie = 0.125;
     for (DType t : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
         DYNAMIC_SECTION(dtypeName(t)) {
