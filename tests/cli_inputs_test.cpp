@@ -59,7 +59,7 @@ TEST_CASE("CLI --dry-run of a GGUF file", "[cli][dryrun][gguf]") {
     fs::remove(file);
 }
 
-TEST_CASE("CLI penalties: a repeat penalty breaks the greedy loop; bad values are refused", "[cli][penalties]") {
+TEST_CASE("CLI penalties: a repeat penalty breaks the greedy loop - bad values are refused", "[cli][penalties]") {
     const CliRun plain = runWalkthrough("-q -n 64", "");
     CHECK_THAT(plain.output, Contains("nor to your land, nor to your land"));
     const CliRun penalized = runWalkthrough("-q -n 64 --repeat-penalty 1.3", "");

@@ -49,7 +49,7 @@ TEST_CASE("CLI patch: a long grid prints its estimate and stops on Ctrl-C with n
     fs::remove(err);
 }
 
-TEST_CASE("CLI patch: on a terminal the passes go by with the time left; piped, a short grid prints no progress", "[cli][patch]") {
+TEST_CASE("CLI patch: on a terminal the passes go by with the time left - piped, a short grid prints no progress", "[cli][patch]") {
     const std::string args = "patch --clean 'And Moses went unto Aaron. And Aaron said unto' --corrupt 'And Joseph went unto Aaron. And Aaron said unto' "
                              "--answer ' Moses' --wrong ' Joseph'";
     // script(1) gives the run a terminal.

@@ -33,7 +33,7 @@ LaunchRun runWith(const std::string& way) {
 }
 }  // namespace
 
-TEST_CASE("qkv tasks: new threads, kept threads and deferred tasks give the same text and marks; deferred ones start as asked for",
+TEST_CASE("qkv tasks: new threads, kept threads and deferred tasks give the same text and marks - deferred ones start as asked for",
           "[cli][tasks]") {
     const LaunchRun deferred = runWith("deferred");
     // 8 layers, 6 passes (the prompt's, then one for each token but the last): three tasks each.

@@ -50,7 +50,7 @@ TEST_CASE("chapter document: lists, tight and loose, nested, with their numbers"
     CHECK(doc.blocks[4].marker == "\u2022");
 }
 
-TEST_CASE("chapter document: tables and code blocks; try-it console blocks keep their commands", "[chapter-document]") {
+TEST_CASE("chapter document: tables and code blocks - try-it console blocks keep their commands", "[chapter-document]") {
     const ChapterDocument doc = parseChapterDocument(
         "| tensor | shape |\n| --- | --- |\n| `xq` | [9 8 32] |\n\n"
         "```go\n# a comment, not a heading\nx := 1\n```\n\n"

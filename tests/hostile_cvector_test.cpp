@@ -39,7 +39,7 @@ TEST_CASE("control vectors: values past 1e6, in the file or once scaled and summ
     CHECK(r.output.find('\0') == std::string::npos);
 }
 
-TEST_CASE("cvector: identical prompts are refused naming them; its prompt files have batch's checks", "[hostile][cvector][cli]") {
+TEST_CASE("cvector: identical prompts are refused naming them - its prompt files have batch's checks", "[hostile][cvector][cli]") {
     TempDir dir("llama_hostile_cvector");
     const std::string same = dir.write("same.txt", "I love this\nwhat a day\n");
     const std::string out = dir.file("out.gguf");

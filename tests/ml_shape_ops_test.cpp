@@ -40,7 +40,7 @@ TEST_CASE("Transpose(1, 2) of [B, S, H, HD] as attention does", "[ml][shape_ops]
     REQUIRE_THROWS_WITH(Transpose(a, 0, 4), "Transpose: dim 4 out of range for shape([1 3 4 5])");
 }
 
-TEST_CASE("Transpose is a strided view; Contiguous and Reshape copy it into row-major order", "[ml][shape_ops]") {
+TEST_CASE("Transpose is a strided view - Contiguous and Reshape copy it into row-major order", "[ml][shape_ops]") {
     for (DType dtype : {DType::BF16, DType::F32}) {
         // [L, H, HD] -> [H, HD, L], the keys' two transposes; 21 rows cross the 8-row blocks.
         Tensor a = randomTensor({19, 3, 21}, dtype, 6);
@@ -84,7 +84,7 @@ TEST_CASE("views refuse what they cannot express, naming the op", "[ml][shape_op
         for (int64_t d = 0; d < 4; ++d) REQUIRE(r.floatAt(24 + j * 4 + d) == a.floatAt(12 + j / 2 * 4 + d));
 }
 
-TEST_CASE("Reshape shares bytes; Slice and SetSlice copy rows", "[ml][shape_ops]") {
+TEST_CASE("Reshape shares bytes - Slice and SetSlice copy rows", "[ml][shape_ops]") {
     Tensor a = randomTensor({6, 4}, DType::BF16, 3);
     Tensor r = Reshape(a, {2, 3, 4});
     REQUIRE(r.rawData() == a.rawData());

@@ -16,7 +16,7 @@ TEST_CASE("numbering: layer and head index 0 read as 1", "[stages]") {
     CHECK(headLabel(3) == "head 4");
 }
 
-TEST_CASE("numbering: a typed number becomes an index; 0, negatives and words do not", "[stages]") {
+TEST_CASE("numbering: a typed number becomes an index - 0, negatives and words do not", "[stages]") {
     CHECK(indexFromNumber("1") == 0);
     CHECK(indexFromNumber("12") == 11);
     CHECK_FALSE(indexFromNumber("0"));

@@ -79,7 +79,7 @@ TEST_CASE("BPE training: merged bytes are always a new token (the reference's re
     CHECK(readTiktokenRanks(file, "trained") == tokens);
 }
 
-TEST_CASE("BPE training: the observer sees each merge; the vocabulary size stops it", "[tokenizer][bpe-train]") {
+TEST_CASE("BPE training: the observer sees each merge - the vocabulary size stops it", "[tokenizer][bpe-train]") {
     std::vector<BpeMerge> seen;
     const Tokens tokens = trainBpe(countPieces("the cat sat on the mat, the end"), 259,
                                    [&](const BpeMerge& m, const Tokens& all) {
@@ -124,7 +124,7 @@ TEST_CASE("tokenizer-train: learns a text's merges, shows them, writes the file"
     std::filesystem::remove(out);
 }
 
-TEST_CASE("tokenizer-train: --step pauses after each merge; c learns the rest", "[cli][tokenizer-train]") {
+TEST_CASE("tokenizer-train: --step pauses after each merge - c learns the rest", "[cli][tokenizer-train]") {
     const std::string text = written(tempPath("step.txt"), "abac");
     const std::string out = tempPath("step.model");
     std::filesystem::remove(out);

@@ -12,7 +12,7 @@
 using namespace llama::viewer;
 namespace fs = std::filesystem;
 
-TEST_CASE("chapter figures: the course's figures decode; bad files say why", "[chapter-image]") {
+TEST_CASE("chapter figures: the course's figures decode - bad files say why", "[chapter-image]") {
     const std::string chapters = CHAPTERS_DIR;
     const auto map = loadChapterImage(chapters, "../docs/figures/architecture-map.png");
     CHECK(map->error.empty());

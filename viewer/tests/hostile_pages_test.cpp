@@ -102,7 +102,7 @@ TEST_CASE("trace reader: a step's attention tensors must fit each other, or the 
     }
 }
 
-TEST_CASE("run page: every text field is embedded for the script context, < > & as \\u escapes", "[hostile][page]") {
+TEST_CASE("run page: every text field is embedded for the script context, < > & as Unicode escapes", "[hostile][page]") {
     // What ends a script element, opens a comment or an element, or quotes, in HTML, JS and JSON.
     const std::string hostile = "</script><script>alert(1)</script><!--<b>&amp;'\"\\ \u2028\u2029 -->";
     test::EditableTrace t = test::EditableTrace::read(baseTrace());

@@ -90,7 +90,7 @@ TEST_CASE("Run it here: the shell's words in the link, the reason as text, the n
     CHECK(page.rfind("<li>", refused) > page.find("<ul>"));
     CHECK(refused < page.find("</ul>"));
 }
-TEST_CASE("Run it here: batch, patch and tokenize commands link to the page; what it cannot run says why in the learner's terms", "[site][try-it]") {
+TEST_CASE("Run it here: batch, patch and tokenize commands link to the page - what it cannot run says why in the learner's terms", "[site][try-it]") {
     const std::string page = sitePage(
         "# One\n\n"
         "<!-- try-it -->\n```console\n$ llama-walkthrough batch -q -p \"And God said\" -p \"In the beginning\" --parallel 2 -n 12\n[1] x\n```\n\n"

@@ -51,7 +51,7 @@ std::string recordTrace(const std::string& name, const WhatIf& whatIf) {
 }
 }  // namespace
 
-TEST_CASE("a live run captures the logit lens; its last layer is the sampled prediction") {
+TEST_CASE("a live run captures the logit lens - its last layer is the sampled prediction") {
     EngineSession session;
     const HistorySnapshot snap = runTiny(session, 2);
     const LensGrid grid = lensGrid(snap.records, 0);
