@@ -218,7 +218,8 @@ TEST_CASE("BF16 prefill kernels: every path's F32 sums are the canonical dot's, 
     // partials, element i in partial i % 16, exact products, the halving tree). k = 67, 256 and
     // 2051 leave tails of every width; 1 to 37 x rows and 1 to 13 weight rows leave partial tiles
     // of both AVX-512 tile shapes (6 x 4, and 4 x 6 for a chunk's last 1-4 rows) and a second
-    // chunk of x rows.
+    // chunk of x rows; 24 and 30 weight rows a whole block of LinearTransformation's 24 (one call
+    // to a tile per block) and more than one.
     auto canonical = [](const uint16_t* x, const uint16_t* w, int64_t k) {
         float p[16] = {};
         for (int64_t i = 0; i < k; ++i) p[i % 16] += BFloat16::toFloat(x[i]) * BFloat16::toFloat(w[i]);
@@ -233,8 +234,8 @@ TEST_CASE("BF16 prefill kernels: every path's F32 sums are the canonical dot's, 
         if (!bf16Rows) continue;  // generic and simd128: F32 tiles, which the model tests cover
         ++checkedPaths;
         for (int64_t k : {67, 256, 2051})
-            for (int64_t rows : {1, 2, 4, 6, 10, 13, 37})
-                for (int64_t nw : {1, 5, 9, 13}) {
+            for (int64_t rows : {1, 2, 4, 6, 10, 13, 37, 40})
+                for (int64_t nw : {1, 5, 9, 13, 24, 30}) {
                     const Tensor x = randomTensor({rows, k}, DType::BF16, unsigned(k + rows), -3.0f, 3.0f);
                     const Tensor w = randomTensor({nw, k}, DType::BF16, unsigned(k * nw));
                     std::vector<float> out(size_t(rows * nw));

@@ -5,9 +5,9 @@
 // share a tile changes a bit. Used by MatMul (attention's products) and by the linear layers'
 // backward (backward_ops.h), whose dy·W and dyᵀ·x read both operands where they lie, no transposes.
 //
-// A tile holds kTileRows rows × four vectors of columns in registers for the whole k loop, so a
-// row of B, loaded once per k, serves every row of the tile (one row at a time loaded B's four
-// vectors for four multiply-adds: the loads set the pace).
+// A tile holds kTileRows rows × kTileVectors vectors of columns in registers for the whole k
+// loop, so a row of B, loaded once per k, serves every row of the tile (one row at a time loaded
+// B's vectors for as many multiply-adds: the loads set the pace).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -28,15 +28,22 @@ namespace llama::ml::detail {
 #if defined(__AVX512F__)
 inline constexpr int kColsWidth = 16;
 inline constexpr int kTileRows = 6;  // 24 of AVX-512's 32 registers hold sums
+inline constexpr int kTileVectors = 4;
 #elif defined(__AVX__)
+// 12 of 16 registers hold sums, with room beside them for B's two vectors, the broadcast value of A
+// and a product. As 3 rows × 4 vectors, B's four did not fit beside the sums, so GCC loaded each
+// of them once per row: 12 loads for 12 multiplies and adds, and the loads set the pace (on one
+// Zen 3 core, 26-35 GFLOP/s at k = 256 and 1024 against 99 for the multipliers and adders).
 inline constexpr int kColsWidth = 8;
-inline constexpr int kTileRows = 3;  // 12 of 16
+inline constexpr int kTileRows = 6;
+inline constexpr int kTileVectors = 2;
 #else
 inline constexpr int kColsWidth = 4;
 inline constexpr int kTileRows = 3;
+inline constexpr int kTileVectors = 4;
 #endif
 typedef float Cols __attribute__((vector_size(kColsWidth * sizeof(float))));
-inline constexpr int64_t kCols = 4 * kColsWidth;
+inline constexpr int64_t kCols = kTileVectors * kColsWidth;
 
 template <class B_>
 inline Cols loadCols(const B_* b) {
@@ -76,7 +83,7 @@ inline void rowTile(const float* a, const B_* b, int64_t K, int64_t ldb, float* 
 template <int R, class B_>
 void rowsAgainstColumns(const float* a, const B_* b, int64_t K, int64_t ldb, int64_t N, float* y, int64_t ldy) {
     int64_t j = 0;
-    for (; j + kCols <= N; j += kCols) rowTile<R, 4>(a, b + j, K, ldb, y + j, ldy);
+    for (; j + kCols <= N; j += kCols) rowTile<R, kTileVectors>(a, b + j, K, ldb, y + j, ldy);
     for (; j + kColsWidth <= N; j += kColsWidth) rowTile<R, 1>(a, b + j, K, ldb, y + j, ldy);
     for (int r = 0; r < R; ++r) {
         float* yr = y + r * ldy;
