@@ -10,14 +10,13 @@
 #include <string>
 #include <unistd.h>
 
+#include "test_files.h"
+
 namespace formats_test {
 
 inline std::string fixture(const std::string& name) { return std::string(TEST_FIXTURES_DIR) + "/torch/" + name; }
 
-inline std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using ::readFile;  // test_files.h's: a file that cannot be opened throws, naming it
 
 // String literals with embedded NULs: bytes("a\x00b") has 3 bytes.
 template <size_t N> std::string bytes(const char (&s)[N]) { return std::string(s, N - 1); }
