@@ -132,7 +132,10 @@ try {
   // the 200th token are within kStepRatio of the first tokens'; the panels' data after ~700 parts
   // equals the run's whole page data made at once from its trace, held and then finished, every
   // attention's arithmetic (made when a cell is opened) included.
-  const kStepRatio = 3;
+  // A step at token 1 can take 20-35 ms, where one 100 ms stall of a shared machine is already 3x:
+  // below kFloorMs the factor is taken of kFloorMs. Steps that grew with the run (the page before
+  // took seconds a step by token 64) still fail by far.
+  const kStepRatio = 3, kFloorMs = 50;
   await page.evaluate(() => window.scrollTo(0, 0));
   await setForm(page, 'And God said, Let there be light: and there was light.', '-n 202');
   check(await press(page, '#step-stage') === 'stepping', 'a 202-token run held at its first stage');
@@ -147,11 +150,11 @@ try {
   while (await page.evaluate(() => live.held && live.held.step < 199)) tokenSteps.push(await timedStep(page, '#step-token'));
   const late = await stepTimes();
   const atStep = await page.evaluate(() => live.held && live.held.step);
-  check(atStep === 200 && median(late) <= kStepRatio * median(early),
-        `a held step at token 200 takes at most ${kStepRatio}x a step at token 1`, `step ${atStep}: token 1 ${early.map(Math.round)} ms, token 200 ${late.map(Math.round)} ms`);
+  check(atStep === 200 && median(late) <= kStepRatio * Math.max(median(early), kFloorMs),
+        `a held step at token 200 takes at most ${kStepRatio}x a step at token 1 (or ${kStepRatio}x ${kFloorMs} ms)`, `step ${atStep}: token 1 ${early.map(Math.round)} ms, token 200 ${late.map(Math.round)} ms`);
   const [earlyTokens, lateTokens] = [tokenSteps.slice(1, 8), tokenSteps.slice(-7)];
-  check(tokenSteps.length >= 199 && median(lateTokens) <= kStepRatio * median(earlyTokens),
-        `a Step token near token 200 takes at most ${kStepRatio}x one near token 1`, `tokens 2-8 ${earlyTokens.map(Math.round)} ms, tokens 193-199 ${lateTokens.map(Math.round)} ms`);
+  check(tokenSteps.length >= 199 && median(lateTokens) <= kStepRatio * Math.max(median(earlyTokens), kFloorMs),
+        `a Step token near token 200 takes at most ${kStepRatio}x one near token 1 (or ${kStepRatio}x ${kFloorMs} ms)`, `tokens 2-8 ${earlyTokens.map(Math.round)} ms, tokens 193-199 ${lateTokens.map(Math.round)} ms`);
   let sum = await partsAgainstWhole(page);
   check(sum.problems && sum.problems.length === 0 && sum.stages > 40000 && sum.arithmetic === sum.attention && sum.attention >= 1600,
         'held at token 200, the panels\' data from the parts equals the whole page data made at that stage', JSON.stringify(sum));
