@@ -33,7 +33,7 @@ inline constexpr int kTileVectors = 4;
 // 12 of 16 registers hold sums, with room beside them for B's two vectors, the broadcast value of A
 // and a product. As 3 rows × 4 vectors, B's four did not fit beside the sums, so GCC loaded each
 // of them once per row: 12 loads for 12 multiplies and adds, and the loads set the pace (on one
-// Zen 3 core, 26-35 GFLOP/s at k = 256 and 1024 against 99 for the multipliers and adders).
+// Zen 3 core, 22-35 GFLOP/s with N = 1024 or 256 columns against 99 for the multipliers and adders).
 inline constexpr int kColsWidth = 8;
 inline constexpr int kTileRows = 6;
 inline constexpr int kTileVectors = 2;
