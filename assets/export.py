@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Export ckpt/last.pt to Meta's layout in model/: consolidated.00.pth
 (torch.save of a plain dict of contiguous bfloat16 tensors, each with its own
-storage) and params.json. tokenizer.model is already in model/."""
-import json, os, sys
+storage) and params.json. tokenizer.model is already in model/.
+  export.py [CKPT_DIR OUT_DIR]   another run's last.pt to another folder, model/'s
+                                 tokenizer.model copied beside it (evaluate.py --model OUT_DIR)"""
+import json, os, shutil, sys
 import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 def main():
-    ck = torch.load(os.path.join(HERE, "ckpt", "last.pt"), map_location="cpu")
+    ckpt_dir, out = (sys.argv[1], sys.argv[2]) if len(sys.argv) == 3 else (os.path.join(HERE, "ckpt"), os.path.join(HERE, "model"))
+    ck = torch.load(os.path.join(ckpt_dir, "last.pt"), map_location="cpu")
     p = ck["params"]
     params = {
         "dim": p["dim"], "n_layers": p["n_layers"], "n_heads": p["n_heads"], "n_kv_heads": p["n_kv_heads"],
@@ -16,9 +19,12 @@ def main():
         "rope_theta": p["rope_theta"], "use_scaled_rope": p["use_scaled_rope"],
     }
     sd = {k: v.detach().to(torch.bfloat16).contiguous().clone() for k, v in ck["model"].items()}
-    os.makedirs(os.path.join(HERE, "model"), exist_ok=True)
-    torch.save(sd, os.path.join(HERE, "model", "consolidated.00.pth"))
-    with open(os.path.join(HERE, "model", "params.json"), "w") as f:
+    os.makedirs(out, exist_ok=True)
+    torch.save(sd, os.path.join(out, "consolidated.00.pth"))
+    tokenizer = os.path.join(HERE, "model", "tokenizer.model")
+    if os.path.abspath(out) != os.path.dirname(tokenizer):
+        shutil.copyfile(tokenizer, os.path.join(out, "tokenizer.model"))
+    with open(os.path.join(out, "params.json"), "w") as f:
         json.dump(params, f, indent=2)
         f.write("\n")
     n = sum(v.numel() for v in sd.values())

@@ -25,6 +25,7 @@
 #include "session/model_source.h"
 #include "tokenizer/tokenizer_file.h"
 #include "train/initial_weights.h"
+#include "train/lr_schedule.h"
 #include "train/trainer.h"
 #include "train_profile.h"
 #include "training_data.h"
@@ -98,6 +99,11 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     options::addInteger(*cmd, "--warmup", r.warmup, {1, 1 << 24, "1 to 16777216 steps"}, "Steps of linear learning-rate warmup");
     options::addReal(*cmd, "--lr", r.lr, {0, 1, true, "a learning rate above 0, at most 1"}, "Peak learning rate");
     options::addReal(*cmd, "--min-lr-frac", r.minLrFrac, {0, 1, false, "a fraction from 0 to 1"}, "The cosine decays to this fraction of --lr");
+    cmd->add_option("--lr-schedule", o.lrSchedule,
+                    "Past the warmup, follow a recorded run's learning rates in place of the cosine: JSON lines of "
+                    "{\"step\": N, \"lr\": RATE} (the rate of step N, counted from 1; train.py's log.jsonl; assets/shipped_lr.py "
+                    "writes the bundled model's), linearly interpolated between records")
+        ->option_text("FILE");
     options::addReal(*cmd, "--wd", r.weightDecay, {0, 1, false, "a weight decay from 0 to 1"}, "AdamW's weight decay (matrices only)");
     options::addReal(*cmd, "--clip", r.clip, {0, 1e6, true, "a norm above 0"}, "Clip the gradients' global norm to this");
     options::addInteger(*cmd, "--eval-every", r.evalEvery, {1, 1 << 24, "1 to 16777216 steps"}, "Steps between held-out losses (with --heldout)");
@@ -143,7 +149,9 @@ CLI::App* addTrainCommand(CLI::App& app, TrainOptions& o) {
     return cmd;
 }
 
-int runTrain(const TrainOptions& o) {
+int runTrain(const TrainOptions& given) {
+    TrainOptions o = given;
+    if (!o.lrSchedule.empty()) o.recipe.lrSchedule = readLrSchedule(o.lrSchedule);
     if (o.text.empty() == o.sft.empty())
         throw std::invalid_argument("train needs one of --text FILE (pretraining on text) and --sft FILE (fine-tuning on chat examples)");
     const fs::path out(o.out);

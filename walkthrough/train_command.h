@@ -25,6 +25,7 @@ struct TrainOptions {
     std::string out;
     bool force = false;
     TrainingRecipe recipe;
+    std::string lrSchedule;  // a recorded run's learning rates (train/lr_schedule.h), read into recipe by runTrain
     // The model's shape: the bundled model's unless changed.
     int dim = 256, nLayers = 8, nHeads = 8, nKVHeads = 2, multipleOf = 256;
     double ffnDimMultiplier = 1.3, ropeTheta = 500000.0;

@@ -30,8 +30,11 @@ std::string TrainingData::describe(const TrainOptions& o) const {
 }
 
 std::string TrainingData::describeRecipe(const TrainingRecipe& r) const {
-    return fmt::format("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, cosine to {}x), weight decay {}, clip {}, seed {}", r.steps,
-                       r.batch, chat ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, r.minLrFrac, r.weightDecay, r.clip, r.seed);
+    const std::string decay = r.lrSchedule.empty() ? fmt::format("cosine to {}x", r.minLrFrac)
+                                                   : fmt::format("then {} recorded rates, {} at step {} to {} at step {}", r.lrSchedule.size(), r.lrSchedule.front().lr,
+                                                                 r.lrSchedule.front().step, r.lrSchedule.back().lr, r.lrSchedule.back().step);
+    return fmt::format("Recipe: {} steps of {} windows of {}{} tokens, AdamW lr {} (warmup {}, {}), weight decay {}, clip {}, seed {}", r.steps, r.batch,
+                       chat ? "whole examples, up to " : "", r.seqLen, r.lr, r.warmup, decay, r.weightDecay, r.clip, r.seed);
 }
 
 Trainer TrainingData::trainer(Model& model, const TrainingRecipe& recipe) const {

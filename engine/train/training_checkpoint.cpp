@@ -31,6 +31,7 @@ nlohmann::json recipeJson(const TrainingRecipe& r, const ModelArgs& a, bool whol
     if (!r.initFrom.empty()) recipe["init_from"] = r.initFrom;
     if (r.bf16Products) recipe["products"] = "bf16";  // absent: F32, as checkpoints made before bf16 products read
     if (wholeExamples) recipe["windows"] = "whole examples";
+    for (const LrPoint& p : r.lrSchedule) recipe["lr_schedule"].push_back({p.step, p.lr});
     return recipe;
 }
 

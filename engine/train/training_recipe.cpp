@@ -36,6 +36,14 @@ ModelArgs trainingModelArgs(const TrainingShape& shape, int vocabSize, int seqLe
 
 float learningRate(const TrainingRecipe& recipe, int step) {
     if (step < recipe.warmup) return recipe.lr * float(step + 1) / float(recipe.warmup);
+    if (const auto& points = recipe.lrSchedule; !points.empty()) {
+        const auto next = std::ranges::find_if(points, [&](const LrPoint& p) { return p.step - 1 >= step; });
+        if (next == points.begin()) return points.front().lr;
+        if (next == points.end()) return points.back().lr;
+        const LrPoint& a = *(next - 1);
+        const double t = double(step - (a.step - 1)) / double(next->step - a.step);
+        return float(double(a.lr) + (double(next->lr) - double(a.lr)) * t);
+    }
     const double progress = std::min(1.0, double(step) / double(recipe.steps));
     return float(recipe.lr * (recipe.minLrFrac + (1 - recipe.minLrFrac) * 0.5 * (1 + std::cos(std::numbers::pi * progress))));
 }

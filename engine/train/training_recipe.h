@@ -3,10 +3,18 @@
 // for the bundled model as defaults (so `train` with no options makes that model again).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/model_args.h"
 
 namespace llama {
+
+// A recorded learning rate (train/lr_schedule.h): the rate the last of the first `step` steps used.
+struct LrPoint {
+    int step;
+    float lr;
+    bool operator==(const LrPoint&) const = default;
+};
 
 struct TrainingRecipe {
     int seqLen = 256;         // tokens per window
@@ -23,6 +31,8 @@ struct TrainingRecipe {
     // The linear layers' products with BF16 operands and F32 sums, as train.py's bf16 autocast
     // (ml/bf16_products.h), which trained the bundled model; false: F32 operands throughout.
     bool bf16Products = true;
+    // Past the warmup, a recorded run's rates in place of the cosine (empty: the cosine).
+    std::vector<LrPoint> lrSchedule;
 };
 
 // The bundled model's shape (assets/model/params.json) with `vocabSize` tokens.
@@ -40,7 +50,9 @@ struct TrainingShape {
 ModelArgs trainingModelArgs(const TrainingShape& shape, int vocabSize, int seqLen, const std::string& source);
 
 // assets/train.py's lr_at: linear warmup over `warmup` steps, then cosine decay from lr to
-// lr * minLrFrac at the last step. `step` counts from 0.
+// lr * minLrFrac at the last step. `step` counts from 0. With an lrSchedule, past the warmup: its
+// rates, linearly interpolated between records (record i's at step lrSchedule[i].step - 1),
+// the first record's before it and the last one's after it.
 float learningRate(const TrainingRecipe& recipe, int step);
 
 }  // namespace llama
