@@ -37,7 +37,7 @@ ModelArgs trainingModelArgs(const TrainingShape& shape, int vocabSize, int seqLe
 float learningRate(const TrainingRecipe& recipe, int step) {
     if (step < recipe.warmup) return recipe.lr * float(step + 1) / float(recipe.warmup);
     if (const auto& points = recipe.lrSchedule; !points.empty()) {
-        const auto next = std::ranges::find_if(points, [&](const LrPoint& p) { return p.step - 1 >= step; });
+        const auto next = std::find_if(points.begin(), points.end(), [&](const LrPoint& p) { return p.step - 1 >= step; });
         if (next == points.begin()) return points.front().lr;
         if (next == points.end()) return points.back().lr;
         const LrPoint& a = *(next - 1);
