@@ -35,7 +35,7 @@ TEST_CASE("lr schedule: the warmup, then the recorded rates at their steps and s
     CHECK(learningRate(r, 1000) == 1e-4f);
 }
 
-TEST_CASE("lr schedule: train.py's log is read for its rates; a bad file is named with its line", "[train][lr-schedule]") {
+TEST_CASE("lr schedule: train.py's log is read for its rates, and a bad file is named with its line", "[train][lr-schedule]") {
     TempDir dir("lr_schedule");
     // train.py's log.jsonl: its configuration first, then records, some with a held-out loss.
     const std::string log = dir.write("log.jsonl",
