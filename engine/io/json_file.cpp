@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <stdexcept>
+#include <string_view>
 
 namespace llama {
 
@@ -23,6 +24,26 @@ nlohmann::json readJsonObject(const std::string& path) {
     nlohmann::json j = readJsonFile(path);
     if (!j.is_object()) throw std::runtime_error(path + ": expected a JSON object");
     return j;
+}
+
+void forEachJsonLine(const std::string& text, const std::string& role, const std::string& path,
+                     const std::function<void(const nlohmann::json& value, const std::string& where)>& use) {
+    size_t start = 0;
+    for (int line = 1; start < text.size(); ++line) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view json = std::string_view(text).substr(start, end - start);
+        start = end + 1;
+        if (json.find_first_not_of(" \t\r") == std::string_view::npos) continue;  // a blank line
+        const std::string where = fmt::format("{} '{}' line {}", role, path, line);
+        nlohmann::json value;
+        try {
+            value = nlohmann::json::parse(json);
+        } catch (const nlohmann::json::exception& e) {
+            throw std::invalid_argument(fmt::format("{} is not JSON: {}", where, e.what()));
+        }
+        use(value, where);
+    }
 }
 
 void JsonFields::fail(const std::string& what) const { throw std::runtime_error(path_ + ": " + what); }

@@ -8,6 +8,7 @@
 
 #include "generate/chat_template.h"
 #include "io/input_file.h"
+#include "io/json_file.h"
 
 namespace llama {
 
@@ -58,20 +59,7 @@ ChatExamples readChatExamples(const std::string& path, const char* role, const T
         throw std::invalid_argument("the tokenizer has no Llama 3 chat tokens (<|start_header_id|>, <|eot_id|>): fine-tuning for chat needs them");
     const int32_t eot = *tokenizer.specialId("<|eot_id|>");
     ChatExamples examples;
-    size_t start = 0;
-    for (int line = 1; start < text.size(); ++line) {
-        size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        const std::string_view json = std::string_view(text).substr(start, end - start);
-        start = end + 1;
-        if (json.find_first_not_of(" \t\r") == std::string_view::npos) continue;  // a blank line
-        const std::string where = fmt::format("{} '{}' line {}", role, path, line);
-        nlohmann::json example;
-        try {
-            example = nlohmann::json::parse(json);
-        } catch (const nlohmann::json::exception& e) {
-            throw std::invalid_argument(fmt::format("{} is not JSON: {}", where, e.what()));
-        }
+    forEachJsonLine(text, role, path, [&](const nlohmann::json& example, const std::string& where) {
         const Conversation conversation = conversationOf(example, where);
         // The first exchange's prompt exactly as `--chat --prompt USER [--system SYSTEM]` gives it to
         // the model, each later one's as it follows a reply; each reply and its <|eot_id|> scored.
@@ -98,7 +86,7 @@ ChatExamples readChatExamples(const std::string& path, const char* role, const T
         examples.tokens += int64_t(tokens.size());
         examples.scored += std::count(scored.begin(), scored.end(), true);
         examples.windows.push_back(std::move(window));
-    }
+    });
     if (examples.windows.empty()) throw std::invalid_argument(fmt::format("{} '{}' holds no example; expected JSON lines of {{\"messages\": [...]}}", role, path));
     return examples;
 }
