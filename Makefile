@@ -57,9 +57,9 @@ site: deps web
 	$(BUILD)/viewer/llama-site --chapters chapters --docs docs --trace $(BUILD)/site-run.trace --live $(BUILD)/web --out $(BUILD)/site
 
 # The live page in $(BUILD)/web (docs/web.md): the engine compiled to WebAssembly with Debian's
-# Emscripten, three times (pthreads for a cross-origin isolated page, one thread where it cannot be,
-# and pthreads with relaxed SIMD where the browser has it: that one by Debian's clang 19, Emscripten
-# 3.1.6's own being clang 14, which cannot emit relaxed SIMD), PCRE2 compiled for it from Debian's
+# Emscripten, four times (pthreads for a cross-origin isolated page, one thread where it cannot be,
+# and each of the two again with relaxed SIMD where the browser has it: those by Debian's clang 19,
+# Emscripten 3.1.6's own being clang 14, which cannot emit relaxed SIMD), PCRE2 compiled for it from Debian's
 # source package, the service worker that isolates the page on a host without COOP/COEP headers
 # from npm; then `make serve-web` serves it.
 EMXX_ENV = NODE_PATH=/usr/share/nodejs
@@ -74,6 +74,8 @@ web: deps
 	$(EMXX_ENV) cmake --build $(BUILD)/wasm-single -j $(JOBS) --target llama_web llama_web_page
 	$(EMXX_RELAXED_ENV) emcmake cmake -S . -B $(BUILD)/wasm-relaxed $(WEB_CMAKE) -DLLAMA_WEB_THREADS=ON -DLLAMA_WEB_RELAXED_SIMD=ON -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/threads >/dev/null
 	$(EMXX_RELAXED_ENV) cmake --build $(BUILD)/wasm-relaxed -j $(JOBS) --target llama_web web_relaxed_kernel_tests
+	$(EMXX_RELAXED_ENV) emcmake cmake -S . -B $(BUILD)/wasm-single-relaxed $(WEB_CMAKE) -DLLAMA_WEB_THREADS=OFF -DLLAMA_WEB_RELAXED_SIMD=ON -DLLAMA_WEB_DEPS=$(CURDIR)/$(BUILD)/web-deps/single >/dev/null
+	$(EMXX_RELAXED_ENV) cmake --build $(BUILD)/wasm-single-relaxed -j $(JOBS) --target llama_web
 
 # The live page on http://127.0.0.1:8000/, cross-origin isolated by its headers (the threaded
 # engine); PLAIN=1 serves it as a plain static host would (isolated by the service worker after

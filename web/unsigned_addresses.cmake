@@ -51,28 +51,34 @@ unsign("(idx ?= ?endPtr ?)>>( ?1)" "\\1>>>\\2" 1 1)
 unsign("(a ?= ?attributes ?)>>( ?2)" "\\1>>>\\2" 1 0)
 unsign("(Atomics\\.(add|sub)\\((GROWABLE_HEAP_I32\\(\\)|HEAP32), ?[^,;>]*)>>( ?2, ?1\\))" "\\1>>>\\4" 2 0)
 
-# The relaxed-SIMD module is linked with WASM_BIGINT (web/CMakeLists.txt): its runtime reads and
-# writes 64-bit integers through HEAP64 and HEAPU64 (a file's size and offset in stat, lseek and
+# The relaxed-SIMD modules are linked with WASM_BIGINT (web/CMakeLists.txt): their runtime reads
+# and writes 64-bit integers through HEAP64 and HEAPU64 (a file's size and offset in stat, lseek and
 # getdents; setValue and getValue; the 64-bit arguments of calls proxied to the main thread), which
-# 3.1.6 neither unsigns nor, with threads and memory growth, refreshes after another thread grew
-# the memory (it does both for the other views, GROWABLE_HEAP_F64 and the like): an access past
-# the size the memory had when the view was made reads undefined and drops a write. Each such
-# access goes through a refreshing function of the same kind, with its address shifted unsigned.
+# 3.1.6 does not unsign and, with threads and memory growth, does not refresh after another thread
+# grew the memory (it does both for the other views, GROWABLE_HEAP_F64 and the like): an access past
+# the size the memory had when the view was made reads undefined and drops a write. In the threaded
+# module each such access goes through a refreshing function of the same kind, with its address
+# shifted unsigned; in the single-threaded one, where only its own growth (which refreshes every
+# view) can grow the memory, the address is only shifted unsigned.
 if(text MATCHES "HEAP64 = new BigInt64Array")
-  foreach(kind I U)
-    set(view HEAP64)
-    if(kind STREQUAL "U")
-      set(view HEAPU64)
+  if(THREADS)
+    foreach(kind I U)
+      set(view HEAP64)
+      if(kind STREQUAL "U")
+        set(view HEAPU64)
+      endif()
+      string(REPLACE "function GROWABLE_HEAP_F64() {"
+             "function GROWABLE_HEAP_${kind}64() {\n if (wasmMemory.buffer != buffer) {\n  updateGlobalBufferAndViews(wasmMemory.buffer);\n }\n return ${view};\n}\n\nfunction GROWABLE_HEAP_F64() {"
+             text "${text}")
+      string(REGEX REPLACE "([^A-Za-z0-9_$\"])${view}\\[" "\\1GROWABLE_HEAP_${kind}64()[" text "${text}")
+    endforeach()
+    unsign("(GROWABLE_HEAP_[IU]64\\(\\)\\[[^]>]*)>>( 3\\])" "\\1>>>\\2" 9 9)
+    string(REGEX MATCHALL "[^A-Za-z0-9_$\"]HEAPU?64\\[" raw "${text}")
+    if(raw)
+      message(FATAL_ERROR "${JS}: HEAP64 or HEAPU64 still indexed directly: ${raw}")
     endif()
-    string(REPLACE "function GROWABLE_HEAP_F64() {"
-           "function GROWABLE_HEAP_${kind}64() {\n if (wasmMemory.buffer != buffer) {\n  updateGlobalBufferAndViews(wasmMemory.buffer);\n }\n return ${view};\n}\n\nfunction GROWABLE_HEAP_F64() {"
-           text "${text}")
-    string(REGEX REPLACE "([^A-Za-z0-9_$\"])${view}\\[" "\\1GROWABLE_HEAP_${kind}64()[" text "${text}")
-  endforeach()
-  unsign("(GROWABLE_HEAP_[IU]64\\(\\)\\[[^]>]*)>>( 3\\])" "\\1>>>\\2" 9 9)
-  string(REGEX MATCHALL "[^A-Za-z0-9_$\"]HEAPU?64\\[" raw "${text}")
-  if(raw)
-    message(FATAL_ERROR "${JS}: HEAP64 or HEAPU64 still indexed directly: ${raw}")
+  else()
+    unsign("([^A-Za-z0-9_$\"]HEAPU?64\\[[^]>]*)>>( 3\\])" "\\1>>>\\2" 9 9)
   endif()
 endif()
 

@@ -456,6 +456,26 @@ try {
     }
     await checkTopLogits(single.page, 'single-threaded');
     check(single.log.errors.length === 0, 'no console error on the plain page', single.log.errors.join(' | ').slice(0, 400));
+    // Its two SIMD modules, as the threaded build's above: relaxed SIMD where the browser has it,
+    // SIMD128 when the address asks; the K-quants' top-10 logits bit for bit in each.
+    check(await single.page.evaluate(() => document.body.dataset.simd) === 'relaxed' &&
+          /single-threaded build .*with relaxed SIMD \(this browser has it.*, relaxed-simd kernels\.$/.test(await buildLine(single.page)),
+          'single-threaded: a browser with relaxed SIMD runs the relaxed-SIMD module, and the page says so', await buildLine(single.page));
+    const fallback = await openLive(browser, plain.origin + '/?simd=simd128', undefined,
+                                    page => page.evaluateOnNewDocument(() => { delete Navigator.prototype.serviceWorker; }));
+    check(await fallback.page.evaluate(() => document.body.dataset.simd) === 'simd128 asked' &&
+          /single-threaded build .*with SIMD128 \(asked for by \?simd=simd128.*, simd128 kernels\.$/.test(await buildLine(fallback.page)),
+          'single-threaded: ?simd=simd128 runs the SIMD128 module, and the page says so', await buildLine(fallback.page));
+    for (const type of ['q4_k', 'q6_k']) {
+      const file = join(scratch, `bundled-${type}.gguf`);
+      for (const [p, where] of [[single.page, 'relaxed SIMD'], [fallback.page, 'SIMD128']]) {
+        await p.bringToFront();
+        await (await p.$('#model-files')).uploadFile(file);
+        await p.waitForFunction(t => document.getElementById('model-name').textContent.includes(`bundled-${t}`), { timeout: 20000 }, type);
+        await checkTopLogits(p, `single-threaded ${where} module, ${type.toUpperCase()} GGUF`, file, [['The cat sat on the mat', 16]]);
+      }
+    }
+    check(fallback.log.errors.length === 0, 'no console error on the plain SIMD128 page', fallback.log.errors.join(' | ').slice(0, 400));
   }
   console.log(`info the plain host without service workers: ${since(tSingle)}`);
 } finally {

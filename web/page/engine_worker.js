@@ -1,10 +1,10 @@
 // The engine in a Web Worker, so the page never freezes while the model computes. It loads the
 // module built for what the page may use: pthreads where the page is cross-origin isolated
 // (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
-// (single/: the same code, the tasks one after another); threaded, where the browser has relaxed
-// SIMD, the module built with it (threads-relaxed/: the same numbers, the K-quants' dot products on
-// its int8 dot instruction), unless the page's address asks for SIMD128 (?simd=simd128, which the
-// page passes on as this script's own query). Messages from the page:
+// (single/: the same code, the tasks one after another); where the browser has relaxed SIMD, the
+// one of the two built with it (threads-relaxed/, single-relaxed/: the same numbers, the K-quants'
+// dot products on its int8 dot instruction), unless the page's address asks for SIMD128
+// (?simd=simd128, which the page passes on as this script's own query). Messages from the page:
 //   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, or as
 //   {cmd: 'start', form, more}       the form's options and the "more options" text (commandLine),
 //                                    or a batch, patch or tokenize command typed there (live_views.js);
@@ -51,9 +51,9 @@ const RELAXED_DOT_PROBE = new Uint8Array([
 const hasRelaxedSimd = WebAssembly.validate(RELAXED_DOT_PROBE);
 const simd128Asked = new URLSearchParams(self.location.search).get('simd') === 'simd128';
 // The module's folder, and what the page says of its SIMD.
-const relaxed = variant === 'threads' && hasRelaxedSimd && !simd128Asked;
-const moduleDir = relaxed ? 'threads-relaxed' : variant;
-const simd = relaxed ? 'relaxed' : !hasRelaxedSimd ? 'simd128 only' : variant === 'threads' ? 'simd128 asked' : 'simd128';
+const relaxed = hasRelaxedSimd && !simd128Asked;
+const moduleDir = relaxed ? `${variant}-relaxed` : variant;
+const simd = relaxed ? 'relaxed' : hasRelaxedSimd ? 'simd128 asked' : 'simd128 only';
 importScripts(moduleDir + '/llama-walkthrough.js', 'heap_files.js');
 
 // The bundled model, read into the module's memory where --model assets/model finds it.

@@ -98,7 +98,6 @@ const RELOADED_KEY = 'llama-walkthrough: reloaded for the service worker';
 const SIMD = {
   relaxed: 'with relaxed SIMD (this browser has it: the K-quants\' int8 dot products in one instruction each)',
   'simd128 asked': 'with SIMD128 (asked for by ?simd=simd128; this browser has relaxed SIMD too)',
-  simd128: 'with SIMD128 (this browser has relaxed SIMD, which only the threaded build uses)',
   'simd128 only': 'with SIMD128 (this browser has no relaxed SIMD)',
 };
 const WHY = {

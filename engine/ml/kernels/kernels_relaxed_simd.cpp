@@ -32,7 +32,7 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
     dotQ4_KWith<relaxedProducts16>(w, x, ldx, nx, blocks, out);
 }
 void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    dotQ6_KWith<relaxedProducts16>(w, x, ldx, nx, blocks, out);
+    dotQ6_KWith<relaxedProducts16, true>(w, x, ldx, nx, blocks, out);
 }
 
 }  // namespace

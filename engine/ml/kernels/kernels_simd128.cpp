@@ -105,7 +105,7 @@ void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
     dotQ4_KWith<products16>(w, x, ldx, nx, blocks, out);
 }
 void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    dotQ6_KWith<products16>(w, x, ldx, nx, blocks, out);
+    dotQ6_KWith<products16, false>(w, x, ldx, nx, blocks, out);
 }
 
 // Quantized prefill (kernel_set.h): four x rows per vector. A weight pair (w[i], w[i + 1]) is

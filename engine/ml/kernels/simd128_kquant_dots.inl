@@ -1,6 +1,7 @@
 // The K-quants' decode dot products on WebAssembly SIMD, written once for the simd128 path and
-// the relaxed-SIMD one (kernels_simd128.cpp, kernels_relaxed_simd.cpp), which differ only in how
-// they multiply a vector of unsigned quant values by one of x: UnsignedProducts(u, x) returns 16
+// the relaxed-SIMD one (kernels_simd128.cpp, kernels_relaxed_simd.cpp), which differ in how
+// they multiply a vector of unsigned quant values by one of x (and so in where Q6_K's values wait,
+// below): UnsignedProducts(u, x) returns 16
 // products u[i] * x[i] (u's bytes in [0, 63], x's int8) added in pairs into 8 int16 lanes. Which
 // products share a lane is the caller's choice: every use below scales all 8 lanes by one scale
 // and adds them into one block's exact integer sum, so any pairing gives the same sum.
@@ -49,30 +50,60 @@ void dotQ4_KWith(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, in
 }
 
 // Q6_K: 210-byte super-blocks (quant_blocks.h), w = d * scale[g] * (q - 32) in group g of 16.
-template <v128_t (*UnsignedProducts)(v128_t, v128_t)>
+// The values are unpacked four groups at a time (q6kGroups) and either used at once (InRegisters:
+// the relaxed path, whose products take one instruction) or stored once for every x row and loaded
+// a group at a time (simd128: with its extmuls' temporaries the values in registers made V8's code
+// 1.4x slower). Each group's scale is splat from an int16 copy of the 16 (v128.load16_splat, one
+// instruction where a byte's read, move and broadcast took three).
+template <v128_t (*UnsignedProducts)(v128_t, v128_t), bool InRegisters>
 void dotQ6_KWith(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     decodeBlocks<DecodeOps, 1>(
         nx, blocks, out,
         [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
             const uint8_t* blk = w + 210 * b;
-            const auto* scales = reinterpret_cast<const int8_t*>(blk + 192);
-            const v128_t scales8 = load(scales);
+            const v128_t scales8 = load(blk + 192);
             const v128_t scalesLo = wasm_i16x8_extend_low_i8x16(scales8), scalesHi = wasm_i16x8_extend_high_i8x16(scales8);
-            alignas(16) uint8_t q[256];  // once for every x row
-            q6kValuesSimd(blk, q);
+            alignas(16) int16_t scales[16];
+            wasm_v128_store(scales, scalesLo);
+            wasm_v128_store(scales + 8, scalesHi);
+            // A group's 16 products in 8 int16 lanes, 2 a lane (|sum| <= 2 * 63 * 127), times its scale.
+            auto group = [&](v128_t q, const int8_t* xq, int g) {
+                return wasm_i32x4_dot_i16x8(UnsignedProducts(q, load(xq + 16 * g)), wasm_v128_load16_splat(scales + g));
+            };
+            v128_t sum[NX];
+            // The "- 32" of every weight: the sum starts from -32 * sum_g scale[g] * sum(x in group g).
             for (int s = 0; s < NX; ++s) {
                 const BlockQ8x256& xb = x[s * ldx + b];
-                // The "- 32" of every weight: the sum starts from -32 * sum_g scale[g] * sum(x in group g).
-                v128_t sum = wasm_i32x4_mul(wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), scalesLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), scalesHi)),
-                                            wasm_i32x4_splat(-32));
-                // A group's 16 products in 8 int16 lanes, 2 a lane: |sum| <= 2 * 63 * 127.
-                for (int g = 0; g < 16; ++g) sum = wasm_i32x4_add(sum, scaledSum(UnsignedProducts(load(q + 16 * g), load(xb.q + 16 * g)), scales[g]));
-                v[0][s] = sum;
+                sum[s] = wasm_i32x4_mul(wasm_i32x4_add(wasm_i32x4_dot_i16x8(load(xb.bsums), scalesLo), wasm_i32x4_dot_i16x8(load(xb.bsums + 8), scalesHi)),
+                                        wasm_i32x4_splat(-32));
             }
+            if constexpr (InRegisters) {
+                for (int half = 0; half < 2; ++half)
+                    for (int c = 0; c < 2; ++c) {
+                        v128_t q[4];
+                        q6kGroups(blk, half, c, q);
+                        const int g = 8 * half + c;
+                        for (int s = 0; s < NX; ++s) {
+                            const int8_t* xq = x[s * ldx + b].q;
+                            sum[s] = wasm_i32x4_add(sum[s], wasm_i32x4_add(wasm_i32x4_add(group(q[0], xq, g), group(q[1], xq, g + 2)),
+                                                                           wasm_i32x4_add(group(q[2], xq, g + 4), group(q[3], xq, g + 6))));
+                        }
+                    }
+            } else {
+                alignas(16) uint8_t values[256];  // once for every x row, in natural order
+                for (int half = 0; half < 2; ++half)
+                    for (int c = 0; c < 2; ++c) {
+                        v128_t q[4];
+                        q6kGroups(blk, half, c, q);
+                        for (int i = 0; i < 4; ++i) wasm_v128_store(values + 128 * half + 16 * c + 32 * i, q[i]);
+                    }
+                for (int s = 0; s < NX; ++s)
+                    for (int g = 0; g < 16; ++g) sum[s] = wasm_i32x4_add(sum[s], group(load(values + 16 * g), x[s * ldx + b].q, g));
+            }
+            for (int s = 0; s < NX; ++s) v[0][s] = sum[s];
         },
         [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 210 * b + 208), t[0]); });
 }
-
 
 }  // namespace
 }  // namespace llama::ml::kernels
