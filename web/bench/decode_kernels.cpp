@@ -1,4 +1,4 @@
-// The quantized decode dot products of each kernel path a WebAssembly module has (generic,
+// The quantized decode dot products (Q8_0, Q4_0, Q4_K, Q6_K) of each kernel path a WebAssembly module has (generic,
 // simd128, and relaxed-simd in the relaxed modules), timed alone under Node on one
 // TinyLlama-shaped matrix (5632 rows of 2048: the feed-forward's), with x as one decode row. Each
 // path's results are first compared with the generic path's bits at 1 to 4 x rows. Not a test (the
@@ -21,75 +21,82 @@ using namespace llama::ml::kernels;
 
 namespace {
 
-using Dot = void (*)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
-
-struct Format {
-    const char* name;
-    int blockBytes;
-    int scaleOffset;  // where the block's f16 scale is (Q4_K: its d; dmin follows)
-    Dot KernelSet::* dot;
-};
+constexpr int kRows = 5632, kColumns = 2048, kRepeats = 60;
 
 double milliseconds(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
+// x: four rows of int8 values in [-127, 127] with their sums, as the activation quantizer makes them.
+void fill(std::mt19937& rng, BlockQ8x32& b) {
+    b.d = 0.01f;
+    b.sum = 0;
+    for (auto& q : b.q) b.sum += q = int8_t(int(rng() % 255) - 127);
+}
+void fill(std::mt19937& rng, BlockQ8x256& b) {
+    b.d = 0.01f;
+    for (auto& q : b.q) q = int8_t(int(rng() % 255) - 127);
+    for (int g = 0; g < 16; ++g) {
+        int sum = 0;
+        for (int i = 0; i < 16; ++i) sum += b.q[16 * g + i];
+        b.bsums[g] = int16_t(sum);
+    }
+}
+
+// One format: random weight bytes with f16 scales of a normal size ([2^-4, 2^-3), so that no sum
+// is infinite) at scaleOffset (and, for Q4_K, its dmin after it); false if a path's bits differ.
+template <class XBlock>
+bool bench(const char* name, int blockValues, int blockBytes, int scaleOffset, int scales,
+           void (*KernelSet::*dot)(const uint8_t*, const XBlock*, int64_t, int, int64_t, float*), const std::vector<const KernelSet*>& paths) {
+    std::mt19937 rng(1);
+    const int64_t blocks = kColumns / blockValues;
+    std::vector<XBlock> x(4 * blocks);
+    for (auto& b : x) fill(rng, b);
+    std::vector<uint8_t> w(size_t(kRows) * blocks * blockBytes);
+    for (auto& byte : w) byte = uint8_t(rng());
+    for (size_t b = 0; b < w.size() / blockBytes; ++b)
+        for (int h = 0; h < scales; ++h) {
+            const uint16_t half = uint16_t(0x2c00 + (rng() & 0x3ff));
+            std::memcpy(&w[b * blockBytes + scaleOffset + 2 * h], &half, 2);
+        }
+    auto matrix = [&](const KernelSet* k, int nx, float* out) {
+        for (int r = 0; r < kRows; ++r) (k->*dot)(w.data() + size_t(r) * blocks * blockBytes, x.data(), blocks, nx, blocks, out + 4 * r);
+    };
+    std::vector<float> expected(4 * kRows), got(4 * kRows);
+    for (int nx = 1; nx <= 4; ++nx) {
+        matrix(paths[0], nx, expected.data());
+        for (const KernelSet* k : paths) {
+            matrix(k, nx, got.data());
+            if (std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) != 0) {
+                std::printf("%s on %s with %d x rows: other bits than the generic path's\n", name, k->name, nx);
+                return false;
+            }
+        }
+    }
+    std::vector<std::vector<double>> times(paths.size());
+    for (int rep = 0; rep < kRepeats; ++rep)
+        for (size_t i = 0; i < paths.size(); ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            matrix(paths[i], 1, got.data());
+            times[i].push_back(milliseconds(start));
+        }
+    const double gigabytes = double(w.size()) / 1e9;
+    for (size_t i = 0; i < paths.size(); ++i) {
+        std::sort(times[i].begin(), times[i].end());
+        const double median = times[i][times[i].size() / 2];
+        std::printf("%s %-13s min %6.3f ms  median %6.3f ms  %5.2f GB/s (the generic path's bits at 1-4 x rows)\n", name, paths[i]->name, times[i][0], median,
+                    gigabytes / (median / 1e3));
+    }
+    return true;
+}
+
 }  // namespace
 
 int main() {
-    constexpr int kRows = 5632, kColumns = 2048, kRepeats = 60;
-    constexpr int64_t kBlocks = kColumns / 256;
-    std::mt19937 rng(1);
-    // x: four rows of int8 values with their block sums, as the activation quantizer makes them.
-    std::vector<BlockQ8x256> x(4 * kBlocks);
-    for (auto& b : x) {
-        b.d = 0.01f;
-        for (auto& q : b.q) q = int8_t(int(rng() % 255) - 127);
-        for (int g = 0; g < 16; ++g) {
-            int sum = 0;
-            for (int i = 0; i < 16; ++i) sum += b.q[16 * g + i];
-            b.bsums[g] = int16_t(sum);
-        }
-    }
     std::vector<const KernelSet*> paths{genericKernels(), simd128Kernels()};
     if (const KernelSet* relaxed = relaxedSimdKernels()) paths.push_back(relaxed);
-    const Format formats[] = {{"Q4_K", 144, 0, &KernelSet::dotQ4_K}, {"Q6_K", 210, 208, &KernelSet::dotQ6_K}};
-    for (const Format& f : formats) {
-        // Random bytes, with scales of a normal size (f16 in [2^-4, 2^-3)) so that no sum is infinite.
-        std::vector<uint8_t> w(size_t(kRows) * kBlocks * f.blockBytes);
-        for (auto& byte : w) byte = uint8_t(rng());
-        for (size_t b = 0; b < w.size() / f.blockBytes; ++b)
-            for (int h = 0; h < (f.scaleOffset == 0 ? 2 : 1); ++h) {
-                const uint16_t half = uint16_t(0x2c00 + (rng() & 0x3ff));
-                std::memcpy(&w[b * f.blockBytes + f.scaleOffset + 2 * h], &half, 2);
-            }
-        auto matrix = [&](const KernelSet* k, int nx, float* out) {
-            for (int r = 0; r < kRows; ++r) (k->*f.dot)(w.data() + size_t(r) * kBlocks * f.blockBytes, x.data(), kBlocks, nx, kBlocks, out + 4 * r);
-        };
-        std::vector<float> expected(4 * kRows), got(4 * kRows);
-        for (int nx = 1; nx <= 4; ++nx) {
-            matrix(paths[0], nx, expected.data());
-            for (const KernelSet* k : paths) {
-                matrix(k, nx, got.data());
-                if (std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)) != 0) {
-                    std::printf("%s on %s with %d x rows: other bits than the generic path's\n", f.name, k->name, nx);
-                    return 1;
-                }
-            }
-        }
-        std::vector<std::vector<double>> times(paths.size());
-        for (int rep = 0; rep < kRepeats; ++rep)
-            for (size_t i = 0; i < paths.size(); ++i) {
-                const auto start = std::chrono::steady_clock::now();
-                matrix(paths[i], 1, got.data());
-                times[i].push_back(milliseconds(start));
-            }
-        const double gigabytes = double(w.size()) / 1e9;
-        for (size_t i = 0; i < paths.size(); ++i) {
-            std::sort(times[i].begin(), times[i].end());
-            const double median = times[i][times[i].size() / 2];
-            std::printf("%s %-13s min %6.3f ms  median %6.3f ms  %5.2f GB/s (the generic path's bits at 1-4 x rows)\n", f.name, paths[i]->name, times[i][0],
-                        median, gigabytes / (median / 1e3));
-        }
-    }
+    const bool same = bench<BlockQ8x32>("Q8_0", 32, 34, 0, 1, &KernelSet::dotQ8_0, paths) && bench<BlockQ8x32>("Q4_0", 32, 18, 0, 1, &KernelSet::dotQ4_0, paths) &&
+                      bench<BlockQ8x256>("Q4_K", 256, 144, 0, 2, &KernelSet::dotQ4_K, paths) &&
+                      bench<BlockQ8x256>("Q6_K", 256, 210, 208, 1, &KernelSet::dotQ6_K, paths);
+    return same ? 0 : 1;
 }

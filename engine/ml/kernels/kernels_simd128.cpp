@@ -2,7 +2,7 @@
 // 128-bit lanes, four f32 or int32 at a time; for quantized weights the same bits (kernel_set.h's
 // contract). Without a fused multiply-add in WebAssembly SIMD, F32 products are a multiply then
 // an add.
-#include "ml/kernels/simd128_kquant_dots.inl"
+#include "ml/kernels/simd128_quant_dots.inl"
 
 namespace llama::ml::kernels {
 
@@ -68,39 +68,14 @@ float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
     return finishDot(p, x + i, w + i, k - i);
 }
 
-// Q8_0: 34-byte blocks, f16 d then int8 q[32].
+// Q8_0 and Q4_0 (simd128_quant_dots.inl): the products as they are, two extmuls and an add; Q4_K
+// and Q6_K, their unsigned values multiplied as x's signed ones.
 void dotQ8_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    decodeBlocks<DecodeOps, 1>(
-        nx, blocks, out,
-        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
-            const v128_t w0 = load(w + 34 * b + 2), w1 = load(w + 34 * b + 18);
-            for (int s = 0; s < NX; ++s) {
-                const int8_t* xq = x[s * ldx + b].q;
-                v[0][s] = wasm_i32x4_add(widen(products16(w0, load(xq))), widen(products16(w1, load(xq + 16))));
-            }
-        },
-        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 34 * b), t[0]); });
+    dotQ8_0With<products16>(w, x, ldx, nx, blocks, out);
 }
-
-// Q4_0: 18-byte blocks, f16 d then 16 bytes: weight i in the low nibble of byte i, i + 16 in
-// its high nibble; w = d * (q - 8).
 void dotQ4_0(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
-    const v128_t lowNibble = wasm_i8x16_splat(0x0f), eight = wasm_i8x16_splat(8);
-    decodeBlocks<DecodeOps, 1>(
-        nx, blocks, out,
-        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
-            const v128_t qs = load(w + 18 * b + 2);
-            const v128_t lo = wasm_i8x16_sub(wasm_v128_and(qs, lowNibble), eight), hi = wasm_i8x16_sub(wasm_u8x16_shr(qs, 4), eight);
-            for (int s = 0; s < NX; ++s) {
-                const int8_t* xq = x[s * ldx + b].q;
-                // 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 8 * 127.
-                v[0][s] = widen(wasm_i16x8_add(products16(lo, load(xq)), products16(hi, load(xq + 16))));
-            }
-        },
-        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 18 * b), t[0]); });
+    dotQ4_0With<products16>(w, x, ldx, nx, blocks, out);
 }
-
-// Q4_K and Q6_K (simd128_kquant_dots.inl), their unsigned values multiplied as x's signed ones.
 void dotQ4_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out) {
     dotQ4_KWith<products16>(w, x, ldx, nx, blocks, out);
 }

@@ -1,16 +1,55 @@
-// The K-quants' decode dot products on WebAssembly SIMD, written once for the simd128 path and
-// the relaxed-SIMD one (kernels_simd128.cpp, kernels_relaxed_simd.cpp), which differ in how
-// they multiply a vector of unsigned quant values by one of x (and so in where Q6_K's values wait,
-// below): UnsignedProducts(u, x) returns 16
-// products u[i] * x[i] (u's bytes in [0, 63], x's int8) added in pairs into 8 int16 lanes. Which
-// products share a lane is the caller's choice: every use below scales all 8 lanes by one scale
-// and adds them into one block's exact integer sum, so any pairing gives the same sum.
+// The quantized decode dot products on WebAssembly SIMD, written once for the simd128 path and
+// the relaxed-SIMD one (kernels_simd128.cpp, kernels_relaxed_simd.cpp), which differ in how they
+// multiply 16 weights' values by 16 of x's int8 values, adding the products in pairs into 8 int16
+// lanes: SignedProducts(w, x) for Q8_0's signed bytes, UnsignedProducts(u, x) for values u in
+// [0, 63] (Q4_0's nibbles, Q4_K's, Q6_K's 6-bit values), and so in where Q6_K's values wait
+// (below). Which products share a lane is the caller's choice: every use below adds all 8 lanes,
+// scaled by one scale, into one block's exact integer sum, so any pairing gives the same sum.
 // Internal linkage (x86_kernels.inl says why).
 #include "ml/kernels/simd128_parts.inl"
 
 namespace llama::ml::kernels {
 
 namespace {
+
+// Q8_0: 34-byte blocks, f16 d then int8 q[32].
+template <v128_t (*SignedProducts)(v128_t, v128_t)>
+void dotQ8_0With(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const v128_t w0 = load(w + 34 * b + 2), w1 = load(w + 34 * b + 18);
+            for (int s = 0; s < NX; ++s) {
+                const int8_t* xq = x[s * ldx + b].q;
+                v[0][s] = wasm_i32x4_add(widen(SignedProducts(w0, load(xq))), widen(SignedProducts(w1, load(xq + 16))));
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 34 * b), t[0]); });
+}
+
+// Q4_0: 18-byte blocks, f16 d then 16 bytes: weight i in the low nibble of byte i, i + 16 in its
+// high nibble; w = d * (q - 8). The nibbles are multiplied as they are, and the "- 8" of every
+// weight taken off the block's integer sum as 8 times x's sum (exact: both are integers).
+template <v128_t (*UnsignedProducts)(v128_t, v128_t)>
+void dotQ4_0With(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int64_t blocks, float* out) {
+    const v128_t lowNibble = wasm_i8x16_splat(0x0f);
+    decodeBlocks<DecodeOps, 1>(
+        nx, blocks, out,
+        [&]<int NX>(int64_t b, v128_t (*v)[NX]) {
+            const v128_t qs = load(w + 18 * b + 2);
+            // The high nibbles by a 16-bit shift and the mask (q6kGroups says why).
+            const v128_t lo = wasm_v128_and(qs, lowNibble), hi = wasm_v128_and(wasm_u16x8_shr(qs, 4), lowNibble);
+            for (int s = 0; s < NX; ++s) {
+                const int8_t* xq = x[s * ldx + b].q;
+                // 32 products in 8 int16 lanes, 4 a lane: |sum| <= 4 * 15 * 127.
+                v[0][s] = widen(wasm_i16x8_add(UnsignedProducts(lo, load(xq)), UnsignedProducts(hi, load(xq + 16))));
+            }
+        },
+        [&](int64_t b, int s, const int32_t* t) {
+            const BlockQ8x32& xb = x[s * ldx + b];
+            return blockTerm(xb.d, halfAt(w + 18 * b), t[0] - 8 * xb.sum);
+        });
+}
 
 // Q4_K: 144-byte super-blocks (quant_blocks.h). Sub-block j has w = d * sc[j] * q - dmin * m[j];
 // a block's sums are the scaled products' and the minimums' (sum_j m[j] * two of x's bsums).
