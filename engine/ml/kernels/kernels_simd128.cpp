@@ -6,6 +6,8 @@
 
 namespace llama::ml::kernels {
 
+float halfValues[65536];
+
 namespace {
 
 // Eight bf16 as two f32x4: a bf16 is the top half of an f32.
@@ -115,6 +117,11 @@ inline void storeF(float* p, VecF v) { wasm_v128_store(p, v); }
 namespace llama::ml::kernels {
 
 namespace {
+
+[[maybe_unused]] const bool kHalfValuesMade = [] {
+    for (uint32_t h = 0; h < 65536; ++h) halfValues[h] = halfToFloatPortable(uint16_t(h));
+    return true;
+}();
 
 const KernelSet kSimd128{"simd128", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, nullptr, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
 

@@ -24,7 +24,7 @@ void dotQ8_0With(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int
                 v[0][s] = wasm_i32x4_add(widen(SignedProducts(w0, load(xq))), widen(SignedProducts(w1, load(xq + 16))));
             }
         },
-        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 34 * b), t[0]); });
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAtFromTable(w + 34 * b), t[0]); });
 }
 
 // Q4_0: 18-byte blocks, f16 d then 16 bytes: weight i in the low nibble of byte i, i + 16 in its
@@ -47,7 +47,7 @@ void dotQ4_0With(const uint8_t* w, const BlockQ8x32* x, int64_t ldx, int nx, int
         },
         [&](int64_t b, int s, const int32_t* t) {
             const BlockQ8x32& xb = x[s * ldx + b];
-            return blockTerm(xb.d, halfAt(w + 18 * b), t[0] - 8 * xb.sum);
+            return blockTerm(xb.d, halfAtFromTable(w + 18 * b), t[0] - 8 * xb.sum);
         });
 }
 
@@ -84,7 +84,7 @@ void dotQ4_KWith(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, in
         },
         [&](int64_t b, int s, const int32_t* t) {
             const uint8_t* blk = w + 144 * b;
-            return blockTerm(x[s * ldx + b].d, halfAt(blk), t[0], halfAt(blk + 2), t[1]);
+            return blockTerm(x[s * ldx + b].d, halfAtFromTable(blk), t[0], halfAtFromTable(blk + 2), t[1]);
         });
 }
 
@@ -141,7 +141,7 @@ void dotQ6_KWith(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, in
             }
             for (int s = 0; s < NX; ++s) v[0][s] = sum[s];
         },
-        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAt(w + 210 * b + 208), t[0]); });
+        [&](int64_t b, int s, const int32_t* t) { return blockTerm(x[s * ldx + b].d, halfAtFromTable(w + 210 * b + 208), t[0]); });
 }
 
 }  // namespace
