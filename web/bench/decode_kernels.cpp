@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ml/kernels/activation_blocks.h"
+#include "ml/kernels/activation_quant.h"
 #include "ml/kernels/kernel_set.h"
 
 using namespace llama::ml::kernels;
@@ -27,21 +28,9 @@ double milliseconds(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
-// x: four rows of int8 values in [-127, 127] with their sums, as the activation quantizer makes them.
-void fill(std::mt19937& rng, BlockQ8x32& b) {
-    b.d = 0.01f;
-    b.sum = 0;
-    for (auto& q : b.q) b.sum += q = int8_t(int(rng() % 255) - 127);
-}
-void fill(std::mt19937& rng, BlockQ8x256& b) {
-    b.d = 0.01f;
-    for (auto& q : b.q) q = int8_t(int(rng() % 255) - 127);
-    for (int g = 0; g < 16; ++g) {
-        int sum = 0;
-        for (int i = 0; i < 16; ++i) sum += b.q[16 * g + i];
-        b.bsums[g] = int16_t(sum);
-    }
-}
+// x: four rows of random values in [-3, 3), quantized as the engine quantizes them.
+void quantizeRows(const float* x, int64_t k, BlockQ8x32* out) { quantizeRowQ8x32(x, k, out); }
+void quantizeRows(const float* x, int64_t k, BlockQ8x256* out) { quantizeRowQ8x256(x, k, out); }
 
 // One format: random weight bytes with f16 scales of a normal size ([2^-4, 2^-3), so that no sum
 // is infinite) at scaleOffset (and, for Q4_K, its dmin after it); false if a path's bits differ.
@@ -50,8 +39,10 @@ bool bench(const char* name, int blockValues, int blockBytes, int scaleOffset, i
            void (*KernelSet::*dot)(const uint8_t*, const XBlock*, int64_t, int, int64_t, float*), const std::vector<const KernelSet*>& paths) {
     std::mt19937 rng(1);
     const int64_t blocks = kColumns / blockValues;
+    std::vector<float> values(4 * kColumns);
+    for (float& v : values) v = std::uniform_real_distribution<float>(-3.0f, 3.0f)(rng);
     std::vector<XBlock> x(4 * blocks);
-    for (auto& b : x) fill(rng, b);
+    quantizeRows(values.data(), 4 * kColumns, x.data());
     std::vector<uint8_t> w(size_t(kRows) * blocks * blockBytes);
     for (auto& byte : w) byte = uint8_t(rng());
     for (size_t b = 0; b < w.size() / blockBytes; ++b)
