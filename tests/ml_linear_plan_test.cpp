@@ -83,13 +83,17 @@ TEST_CASE("LinearPlan: quantized weights take the integer dot kernels, then pane
             CHECK(plan.step(2, DType::BF16).route == LinearRoute::QuantizedDots);
             CHECK(plan.step(2, DType::BF16).rowsPerTask == 16);
             // From more than one vector's x rows (16 on avx512, 8 on avx2 and generic), the panels:
-            // byte panels for Q8_0 and Q4_0 where the CPU has VNNI.
+            // byte panels for Q8_0 and Q4_0 where the CPU has VNNI, small-value panels for all but
+            // Q8_0 on relaxed SIMD.
             CHECK(plan.manyRowsFrom == 1 + (path.rfind("avx512", 0) == 0 ? 16 : path == "simd128" || path == "relaxed-simd" ? 4 : 8));
             CHECK(plan.step(plan.manyRowsFrom - 1, DType::F32).route == LinearRoute::QuantizedDots);
             const bool bytes = path.rfind("avx512", 0) == 0 && (t == DType::Q8_0 || t == DType::Q4_0);
+            const bool smallValues = path == "relaxed-simd" && t != DType::Q8_0;
             const LinearStep& prefill = plan.step(plan.manyRowsFrom, DType::F32);
-            CHECK(prefill.route == (bytes ? LinearRoute::BytePanels : LinearRoute::Int16Panels));
-            CHECK(prefill.x == (bytes ? XForm::PackedBytes : XForm::Packed));
+            CHECK(prefill.route == (bytes         ? LinearRoute::BytePanels
+                                    : smallValues ? LinearRoute::SmallValuePanels
+                                                  : LinearRoute::Int16Panels));
+            CHECK(prefill.x == (bytes ? XForm::PackedBytes : smallValues ? XForm::PackedSigned : XForm::Packed));
         }
     }
     UsingKernels reference("reference");  // no integer kernels: rows decoded to F32

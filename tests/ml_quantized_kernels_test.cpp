@@ -143,6 +143,54 @@ TEST_CASE("The kernel paths give the same bits on quantized weights, in decode a
         }
 }
 
+TEST_CASE("The kernel paths give the same bits at the integer sums' extremes", "[ml][linear][quant][kernels]") {
+    // Every stored byte random (so every value and sub-block scale occurs: Q8_0's -128, Q6_K's
+    // scale -128 and values 0 and 63, Q4_K's scales and minimums 63), the f16 scales of a normal
+    // size so no sum is infinite; and x rows of +-1 whose every quantized value is +-127, all of
+    // one sign in the first rows: each pair of products, and each run of them a kernel adds in
+    // int16 lanes, is as large as the weights allow. 1 and 3 rows take the dot kernels, 9 and 17
+    // every path's panels.
+    struct Layout {
+        DType type;
+        int bytes;                  // per block
+        std::vector<int> halfAt;    // where its f16 scales are
+    };
+    const Layout layouts[] = {{DType::Q8_0, 34, {0}}, {DType::Q4_0, 18, {0}}, {DType::Q4_K, 144, {0, 2}}, {DType::Q6_K, 210, {208}}};
+    const auto paths = ml::kernels::supportedPaths();
+    const int64_t out = 21, in = 1024;
+    for (const Layout& l : layouts)
+        DYNAMIC_SECTION(dtypeName(l.type)) {
+            std::mt19937 rng(7);
+            Tensor wq({out, in}, l.type);
+            uint8_t* bytes = wq.mutableData<uint8_t>();
+            const int64_t blocks = out * in / dtypeBlockSize(l.type);
+            for (int64_t i = 0; i < blocks * l.bytes; ++i) bytes[i] = uint8_t(rng());
+            for (int64_t b = 0; b < blocks; ++b)
+                for (int at : l.halfAt) {
+                    const uint16_t half = uint16_t(0x2c00 + (rng() & 0x3ff));  // [2^-4, 2^-3)
+                    std::memcpy(bytes + b * l.bytes + at, &half, 2);
+                }
+            for (int64_t rows : {1, 3, 9, 17}) {
+                Tensor x({rows, in}, DType::F32);
+                for (int64_t i = 0; i < x.numel(); ++i)
+                    x.mutableData<float>()[i] = i / in < 2 || rng() % 2 ? 1.0f : -1.0f;  // rows 0 and 1 all +1
+                Tensor want;
+                {
+                    UsingKernels generic("generic");
+                    want = ml::LinearTransformation(x, wq);
+                }
+                for (const std::string& path : paths) {
+                    UsingKernels use(path);
+                    Tensor y = ml::LinearTransformation(x, wq);
+                    for (int64_t i = 0; i < y.numel(); ++i) {
+                        INFO(path << " vs generic, " << rows << " rows, element " << i << ": " << y.floatAt(i) << " vs " << want.floatAt(i));
+                        REQUIRE(bitsOf(y.floatAt(i)) == bitsOf(want.floatAt(i)));
+                    }
+                }
+            }
+        }
+}
+
 TEST_CASE("Every kernel path's BF16 dot product gives the reference path's bits", "[ml][linear][bf16][kernels]") {
     // The reference path widens BF16 weights to F32 and dots them by dot_kernels.h; every path
     // adds the same products in the same canonical order (docs/speed.md), so the results are

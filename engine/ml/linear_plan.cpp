@@ -31,8 +31,12 @@ LinearPlan::LinearPlan(DType w, const kernels::KernelSet& set)
         LinearStep many = dots;
         if (set.lanes) {
             manyRowsFrom = set.lanes + 1;
-            many = set.bytePanel && dot32 ? LinearStep{LinearRoute::BytePanels, XForm::PackedBytes, kQuantBlockRows}
-                                          : LinearStep{LinearRoute::Int16Panels, XForm::Packed, kQuantBlockRows};
+            if (set.bytePanel && dot32)
+                many = {LinearRoute::BytePanels, XForm::PackedBytes, kQuantBlockRows};
+            else if (set.smallValuePanel && format != kernels::BlockFormat::Q8_0)
+                many = {LinearRoute::SmallValuePanels, XForm::PackedSigned, kQuantBlockRows};
+            else
+                many = {LinearRoute::Int16Panels, XForm::Packed, kQuantBlockRows};
         }
         each({LinearRoute::QuantizedDots, XForm::Quantized, 1}, dots, many);
         return;

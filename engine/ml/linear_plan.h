@@ -36,6 +36,7 @@ enum class LinearRoute : uint8_t {
     QuantizedDots,  // quantized weights: the path's integer dot kernel per weight row, up to kMaxRows x rows at a time
     Int16Panels,    // quantized prefill: weight rows unpacked to int16 panels, x interleaved `lanes` rows wide
     BytePanels,     // Q8_0/Q4_0 prefill where the CPU has 8-bit dot products: the weights stay bytes
+    SmallValuePanels,  // Q4_0/K-quant prefill on relaxed SIMD: the weights' small values as bytes
     BF16Pair,       // one BF16 x row against BF16 weights, both as stored (KernelSet::dotBF16Pair)
     BF16Dots,       // BF16 weights against F32 x rows (KernelSet::dotBF16)
     BF16Tiles,      // BF16 x rows against BF16 weights, both as stored (KernelSet::bf16Rows)
@@ -51,6 +52,7 @@ enum class XForm : uint8_t {
     Quantized,    // F32, then 8-bit blocks that line up with the weights' (activation_quant.h)
     Packed,       // F32, then quantized and interleaved `lanes` rows a group (KernelSet::panel)
     PackedBytes,  // the same as bytes (KernelSet::bytePanel)
+    PackedSigned,  // the same as int8, four values a lane, with sums (KernelSet::smallValuePanel)
 };
 
 struct LinearStep {

@@ -10,7 +10,8 @@
 // per token: quantized weights are unpacked a block of rows at a time into int16 panels in
 // cache, and multiplied with x quantized and interleaved a vector's width of rows at a time
 // (kernel_set.h), so each weight load serves 8 or 16 tokens (Q8_0 and Q4_0 weights stay bytes
-// where the CPU has 8-bit dot products: byte panels, four products per int32 lane); BF16 weights
+// where the CPU has 8-bit dot products: byte panels, four products per int32 lane; on relaxed
+// SIMD, Q4_0's and the K-quants' small values stay bytes too: small-value panels); BF16 weights
 // with BF16 x are multiplied as they are stored, widened in registers as they are loaded (AVX2,
 // AVX-512); otherwise (F32 weights, F32 x, the generic path) weights are widened to F32 a block
 // of rows at a time into cache-resident scratch, then multiplied kTileX x rows by kTileW weight
@@ -202,6 +203,27 @@ void bytePanelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, i
         [&](int64_t g, int64_t r0, int nr, float* out) { kernel.bytePanel(panel, r0, nr, p.k, x.byteGroup(g), out); }, y, o0, o1);
 }
 
+// Small-value panels (Q4_0 and the K-quants on relaxed SIMD).
+template <class Y>
+void smallValuePanelRows(const Problem& p, const PanelWeights& pw, Y* y, int64_t o0, int64_t o1) {
+    const kernels::KernelSet& kernel = p.kernel;
+    const kernels::PackedActivations& x = *pw.x;
+    thread_local std::vector<uint8_t> q;
+    thread_local std::vector<int16_t> scales, coefs;
+    thread_local std::vector<float> d, dmin;
+    q.resize(size_t(kQuantBlockRows * p.k));
+    d.resize(size_t(kQuantBlockRows * x.blocks));
+    scales.resize(size_t(kQuantBlockRows * p.k / 16));
+    coefs.resize(scales.size());
+    dmin.resize(pw.format == kernels::BlockFormat::Q4_K ? d.size() : 0);
+    const kernels::SmallValueRows panel{q.data(), d.data(), scales.data(), coefs.data(), dmin.data()};
+    panelBlocks(
+        p, pw.w, x.lanes, x.groups,
+        [&](const uint8_t* rows, int64_t n) { kernel.unpackSmallValueRows(pw.format, rows, pw.w.rowBytes, n, p.k, panel); },
+        [&](int64_t g, int64_t r0, int nr, float* out) { kernel.smallValuePanel(pw.format, panel, r0, nr, p.k, x.signedGroup(g), out); }, y,
+        o0, o1);
+}
+
 // BF16 x and weights with the path's BF16 kernel: a block of weight rows at a time (in L2
 // while every x row passes over it), straight from the stored values (x as stored, or as the
 // path's prepareRows left it).
@@ -313,7 +335,7 @@ struct PreparedX {
     const float* f32 = nullptr;         // [rows, k]: every form but AsStored
     CacheLineVector<float> widened;     // f32's values when x is not F32, or is padded
     std::vector<uint8_t> quantized;     // Quantized: [rows, blocks] of BlockQ8x32 or BlockQ8x256
-    kernels::PackedActivations packed;  // Packed, PackedBytes
+    kernels::PackedActivations packed;  // Packed, PackedBytes, PackedSigned
     CacheLineVector<uint16_t> prepared;  // Prepared: KernelSet::prepareRows's rows
 };
 
@@ -344,6 +366,8 @@ void prepareX(PreparedX& px, const Tensor& x, const Problem& p, XForm form, DTyp
         px.packed =
             kernels::packActivations(px.f32, p.rows, p.k, dtypeBlockSize(weights), weights == DType::Q4_K, p.kernel.lanes);
     if (form == XForm::PackedBytes) px.packed = kernels::packActivationBytes(px.f32, p.rows, p.k, p.kernel.lanes);
+    if (form == XForm::PackedSigned)
+        px.packed = kernels::packActivationsSigned(px.f32, p.rows, p.k, dtypeBlockSize(weights), p.kernel.lanes);
 }
 
 BlockRows blockRows(const Tensor& weights, int64_t k) {
@@ -433,6 +457,10 @@ void runStep(const Problem& p, const LinearStep& step, const LinearPlan& plan, c
         case LinearRoute::BytePanels:
             return forRows([&](const Problem& q, const PreparedX& px, int64_t o0, int64_t o1) {
                 bytePanelRows(q, PanelWeights{plan.format, blockRows(weights, p.k), &px.packed}, y, o0, o1);
+            });
+        case LinearRoute::SmallValuePanels:
+            return forRows([&](const Problem& q, const PreparedX& px, int64_t o0, int64_t o1) {
+                smallValuePanelRows(q, PanelWeights{plan.format, blockRows(weights, p.k), &px.packed}, y, o0, o1);
             });
         case LinearRoute::BF16Pair:
             return forRows([&](const Problem& q, const PreparedX&, int64_t o0, int64_t o1) {

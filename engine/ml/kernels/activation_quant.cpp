@@ -69,6 +69,36 @@ PackedActivations packActivationBytes(const float* x, int64_t rows, int64_t k, i
     return p;
 }
 
+PackedXSigned PackedActivations::signedGroup(int64_t g) const {
+    return {reinterpret_cast<const int8_t*>(bytes.data()) + g * k * lanes, d.data() + g * blocks * lanes, sums.data() + g * (k / 16) * lanes};
+}
+
+PackedActivations packActivationsSigned(const float* x, int64_t rows, int64_t k, int64_t blockSize, int lanes) {
+    PackedActivations p;
+    p.lanes = lanes;
+    p.k = k;
+    p.blocks = k / blockSize;
+    p.groups = (rows + lanes - 1) / lanes;
+    p.bytes.assign(size_t(p.groups * k * lanes), 0);  // padding rows are x = 0
+    p.d.assign(size_t(p.groups * p.blocks * lanes), 0.0f);
+    p.sums.assign(size_t(p.groups * (k / 16) * lanes), 0);
+    std::vector<int8_t> q(static_cast<size_t>(blockSize));
+    for (int64_t s = 0; s < rows; ++s) {
+        const int64_t g = s / lanes, lane = s % lanes;
+        uint8_t* gq = p.bytes.data() + g * k * lanes;
+        int16_t* sums = p.sums.data() + g * (k / 16) * lanes;
+        for (int64_t b = 0; b < p.blocks; ++b) {
+            p.d[size_t((g * p.blocks + b) * lanes + lane)] = quantizeBlock(x + s * k + b * blockSize, int(blockSize), q.data());
+            for (int64_t i = 0; i < blockSize; ++i) {
+                const int64_t at = b * blockSize + i;  // group of four at / 4, lane, then at % 4
+                gq[(at / 4) * 4 * lanes + 4 * lane + at % 4] = uint8_t(q[size_t(i)]);
+                sums[((at / 32) * lanes + lane) * 2 + (at / 16) % 2] += q[size_t(i)];
+            }
+        }
+    }
+    return p;
+}
+
 PackedActivations packActivations(const float* x, int64_t rows, int64_t k, int64_t blockSize, bool withSums, int lanes) {
     PackedActivations p;
     p.lanes = lanes;

@@ -18,13 +18,17 @@ struct PackedActivations {
     int lanes = 0;
     int64_t k = 0, blocks = 0, groups = 0;
     std::vector<int16_t> q, sums;
-    std::vector<uint8_t> bytes;  // packActivationBytes' q
+    std::vector<uint8_t> bytes;  // packActivationBytes' q, packActivationsSigned's (as int8)
     std::vector<float> d;
     PackedX group(int64_t g) const;
     PackedXBytes byteGroup(int64_t g) const;
+    PackedXSigned signedGroup(int64_t g) const;
 };
 PackedActivations packActivations(const float* x, int64_t rows, int64_t k, int64_t blockSize, bool withSums, int lanes);
 // The same in blocks of 32 for KernelSet::bytePanel: q + 128, four values per lane.
 PackedActivations packActivationBytes(const float* x, int64_t rows, int64_t k, int lanes);
+// The same in blocks of blockSize for KernelSet::smallValuePanel: q as it is, four values per
+// lane, with the sums of every 16 values.
+PackedActivations packActivationsSigned(const float* x, int64_t rows, int64_t k, int64_t blockSize, int lanes);
 
 }  // namespace llama::ml::kernels

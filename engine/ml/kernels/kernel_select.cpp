@@ -71,7 +71,7 @@ bool cpuRuns(const std::string& name) {
 }
 
 // No kernels: LinearTransformation decodes quantized weights to F32 and dots them in F32.
-const KernelSet kReference{"reference", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr, nullptr};
+const KernelSet kReference{"reference", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
 
 const KernelSet* byName(const std::string& name) {
     if (name == "reference") return &kReference;

@@ -6,8 +6,9 @@
 //   avx512bf16 the same with AVX512_BF16 (Zen 4, Sapphire Rapids): BF16 prefill on vdpbf16ps
 //   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
 //   simd128 WebAssembly SIMD, 128-bit lanes (the browser build)
-//   relaxed-simd simd128 with relaxed SIMD's int8 dot product for the K-quants (the browser's
-//           third module, where the browser has relaxed SIMD)
+//   relaxed-simd simd128 with relaxed SIMD's int8 dot product in the integer decode kernels and
+//           the Q4_0/K-quant prefill panels (the browser's modules built with relaxed SIMD,
+//           loaded where the browser has it)
 //   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
 //   reference no kernels: LinearTransformation decodes quantized weights to F32 and dots them
 //           in F32 (the method before the integer kernels; what their tests compare with, so it
@@ -102,6 +103,36 @@ struct PackedXBytes {
     const float* d;    // [blocks][lanes]
 };
 
+// Q4_0 and K-quant prefill on an 8-bit dot product whose second operand is 7-bit (relaxed SIMD's
+// i16x8.relaxed_dot_i8x16_i7x16_s: where a lane of that operand is above 127 its result differs
+// between machines). The weights' stored values go in as they are, unsigned and below 64 (Q4_0's
+// and Q4_K's nibbles, Q6_K's 6-bit values before their "- 32"), so four of them are broadcast
+// from four bytes and each int32 lane gets four products; the sub-block scales multiply the
+// sub-blocks' integer sums, and the offsets and Q4_K's minimums are the rows' coefficients times
+// x's sums over 16 values (Q8_0's signed bytes do not fit the 7-bit operand: its prefill keeps
+// the int16 panels). Block b of row r (G = blockSize / 16 groups of 16 values):
+//   s = sum_g scales[r][b][g] * (the sum of group g's products q_w * q_x)
+//       + [Q4_0, Q6_K] sum_g coefs[r][b][g] * (the sum of q_x over group g)
+//   m = [Q4_K] sum_g coefs[r][b][g] * (the sum of q_x over group g)
+// with scales 1 (Q4_0), scale_g (Q6_K) or the scale of g's 32-wide sub-block (Q4_K), and coefs
+// -8 (Q4_0), -32 * scale_g (Q6_K) or the minimum of g's sub-block (Q4_K): the integers s and m of
+// the canonical scaling above, so the same bits.
+struct SmallValueRows {
+    uint8_t* q;       // [rows][k], each in [0, 63]
+    float* d;         // [rows][blocks]
+    int16_t* scales;  // [rows][blocks][G]
+    int16_t* coefs;   // [rows][blocks][G]
+    float* dmin;      // [rows][blocks], Q4_K only
+};
+// x quantized as in activation_blocks.h and interleaved four values a lane:
+// x ~ d[b][lane] * q[i / 4][lane][i % 4], and sums[i / 32][lane][(i / 16) % 2] = the sum of q
+// over x's 16-value group of i (at most 16 * 127 in magnitude).
+struct PackedXSigned {
+    const int8_t* q;      // [k / 4][lanes][4]
+    const float* d;       // [blocks][lanes]
+    const int16_t* sums;  // [k / 32][lanes][2]
+};
+
 struct KernelSet {
     const char* name;
     // BF16 weights: out[s] = sum_i x[s * ldx + i] * w[i] for s < nx, F32 accumulation.
@@ -139,6 +170,10 @@ struct KernelSet {
     // product): the same contract as unpackRows and panel, `lanes` x rows per PackedXBytes.
     void (*unpackByteRows)(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const ByteRows& out);
     void (*bytePanel)(const ByteRows& w, int64_t r0, int nr, int64_t k, const PackedXBytes& x, float* out);
+    // Q4_0, Q4_K and Q6_K prefill with small-value panels (SmallValueRows; null where the path
+    // has none): the same contract again, `lanes` x rows per PackedXSigned.
+    void (*unpackSmallValueRows)(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const SmallValueRows& out);
+    void (*smallValuePanel)(BlockFormat f, const SmallValueRows& w, int64_t r0, int nr, int64_t k, const PackedXSigned& x, float* out);
 };
 
 // The kernels in use: the fastest this CPU runs, unless LLAMA_KERNELS (reference, generic,

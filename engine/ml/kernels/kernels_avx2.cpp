@@ -4,7 +4,7 @@
 namespace llama::ml::kernels {
 
 namespace {
-const KernelSet kAvx2{"avx2", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, bf16RowsPrewidened, widenedRowLength, widenRows, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
+const KernelSet kAvx2{"avx2", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, bf16RowsPrewidened, widenedRowLength, widenRows, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr, nullptr, nullptr};
 }
 
 const KernelSet* avx2Kernels() { return &kAvx2; }

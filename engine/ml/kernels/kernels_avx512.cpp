@@ -5,7 +5,7 @@
 namespace llama::ml::kernels {
 
 namespace {
-const KernelSet kAvx512{"avx512", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, bf16RowsPrewidened, widenedRowLength, widenRows, kLanes, kPanelRows, unpackRows, panel, unpackByteRows, bytePanel};
+const KernelSet kAvx512{"avx512", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, bf16RowsPrewidened, widenedRowLength, widenRows, kLanes, kPanelRows, unpackRows, panel, unpackByteRows, bytePanel, nullptr, nullptr};
 }  // namespace
 
 const KernelSet* avx512Kernels() { return &kAvx512; }

@@ -242,7 +242,7 @@ void bf16RowsPaired(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t 
     }
 }
 
-const KernelSet kAvx512Bf16{"avx512bf16", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, bf16RowsPaired, pairedRowLength, pairRows, kLanes, kPanelRows, unpackRows, panel, unpackByteRows, bytePanel};
+const KernelSet kAvx512Bf16{"avx512bf16", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, bf16RowsPaired, pairedRowLength, pairRows, kLanes, kPanelRows, unpackRows, panel, unpackByteRows, bytePanel, nullptr, nullptr};
 
 }  // namespace
 

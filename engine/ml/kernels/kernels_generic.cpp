@@ -140,7 +140,7 @@ void panel(BlockFormat f, const Int16Rows& w, int64_t r0, int nr, int64_t k, con
     }
 }
 
-const KernelSet kGeneric{"generic", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, nullptr, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
+const KernelSet kGeneric{"generic", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, nullptr, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace
 

@@ -12,8 +12,11 @@
 // the one simd128 forms with other pairs, and its float term, computed as before, has the same
 // bits (kernel_set.h). f32x4.relaxed_madd is not used: the canonical arithmetic rounds a product
 // before adding it, a fused multiply-add does not.
-// The int16 panels' unpacking (portable_parts.inl, through the file below) is simd128's: this path
-// takes simd128's prefill panels as they are.
+// Prefill: Q4_0's and the K-quants' weights in small-value panels (kernel_set.h, SmallValueRows),
+// their stored values as the instruction's 7-bit operand, four products per int32 lane where
+// simd128's int16 panels get two; Q8_0 keeps simd128's int16 panels (its signed bytes do not fit
+// that operand; split as above, each four products would take two instructions, no fewer than
+// the int16 panels take).
 #pragma clang diagnostic ignored "-Wunused-function"
 #include "ml/kernels/simd128_quant_dots.inl"
 
@@ -52,6 +55,146 @@ void dotQ6_K(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_
     dotQ6_KWith<relaxedProducts16, true>(w, x, ldx, nx, blocks, out);
 }
 
+// ---- prefill: small-value panels ------------------------------------------------------------
+
+template <BlockFormat F>
+void unpackSmallValueRowsOf(const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const SmallValueRows& out) {
+    constexpr int64_t size = panelBlockSize(F), groups = size / 16;
+    const int64_t blocks = k / size;
+    const size_t blockBytes = rowBytes / size_t(blocks);
+    // Locals, not out's members: stores through uint8_t* may alias them.
+    uint8_t* q = out.q;
+    int16_t* scales = out.scales;
+    int16_t* coefs = out.coefs;
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t b = 0; b < blocks; ++b, q += size, scales += groups, coefs += groups) {
+            const uint8_t* blk = w + size_t(r) * rowBytes + size_t(b) * blockBytes;
+            const int64_t at = r * blocks + b;
+            if constexpr (F == BlockFormat::Q4_0) {  // f16 d, weight i in byte i's low nibble, i + 16 in its high one
+                out.d[at] = halfAtFromTable(blk);
+                for (int i = 0; i < 16; ++i) {
+                    q[i] = blk[2 + i] & 0x0f;
+                    q[i + 16] = blk[2 + i] >> 4;
+                }
+                for (int g = 0; g < 2; ++g) scales[g] = 1, coefs[g] = -8;
+            } else if constexpr (F == BlockFormat::Q4_K) {  // w = d * sc[j] * q - dmin * m[j] in 32-wide sub-block j
+                out.d[at] = halfAtFromTable(blk);
+                out.dmin[at] = halfAtFromTable(blk + 2);
+                uint8_t sc[8], m[8];
+                unpackQ4KScales(blk + 4, sc, m);
+                const uint8_t* qs = blk + 16;
+                for (int p = 0; p < 4; ++p)
+                    for (int l = 0; l < 32; ++l) {
+                        q[64 * p + l] = qs[32 * p + l] & 0x0f;
+                        q[64 * p + 32 + l] = qs[32 * p + l] >> 4;
+                    }
+                for (int g = 0; g < 16; ++g) scales[g] = sc[g / 2], coefs[g] = m[g / 2];
+            } else {  // Q6_K: w = d * scale[g] * (q - 32) in 16-wide group g
+                out.d[at] = halfAtFromTable(blk + 208);
+                const auto* scale = reinterpret_cast<const int8_t*>(blk + 192);
+                for (int half = 0; half < 2; ++half)
+                    for (int c = 0; c < 2; ++c) {
+                        v128_t v[4];  // groups 8 * half + c + 2 * j
+                        q6kGroups(blk, half, c, v);
+                        for (int j = 0; j < 4; ++j) wasm_v128_store(q + 16 * (8 * half + c + 2 * j), v[j]);
+                    }
+                for (int g = 0; g < 16; ++g) scales[g] = scale[g], coefs[g] = int16_t(-32 * scale[g]);
+            }
+        }
+}
+
+void unpackSmallValueRows(BlockFormat f, const uint8_t* w, size_t rowBytes, int64_t rows, int64_t k, const SmallValueRows& out) {
+    switch (f) {
+        case BlockFormat::Q4_0: return unpackSmallValueRowsOf<BlockFormat::Q4_0>(w, rowBytes, rows, k, out);
+        case BlockFormat::Q4_K: return unpackSmallValueRowsOf<BlockFormat::Q4_K>(w, rowBytes, rows, k, out);
+        case BlockFormat::Q6_K: return unpackSmallValueRowsOf<BlockFormat::Q6_K>(w, rowBytes, rows, k, out);
+        case BlockFormat::Q8_0: break;  // not a small-value format (LinearPlan never asks)
+    }
+}
+
+constexpr int kLanes = 4;  // x rows per PackedXSigned group: simd128's lanes
+
+inline v128_t splatPair(const int16_t* p) {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    return wasm_i32x4_splat(v);
+}
+
+// NR weight rows against one group of kLanes x rows. Each step is one x load (four values of
+// each of the four rows) and, per weight row, four weight values broadcast from memory into one
+// relaxed dot product, whose pair sums are added in int16 lanes over a span of `span` values:
+// at most 2 * 127 * 15 a pair for the nibbles (8 steps of them: 30480), 2 * 127 * 63 for Q6_K's
+// values (2 steps: 32004), so the int16 sums are exact; then the span's scale, splat from memory
+// (v128.load16_splat: one instruction), multiplies them into the int32 lanes with one
+// i32x4.dot_i16x8.
+template <int NR, BlockFormat F>
+void smallValuePanelN(const SmallValueRows& w, int64_t r0, int64_t k, const PackedXSigned& x, float* out) {
+    constexpr int64_t size = panelBlockSize(F), groups = size / 16;
+    constexpr int span = F == BlockFormat::Q6_K ? 8 : 32;
+    const int64_t blocks = k / size;
+    v128_t acc[NR];
+    for (int r = 0; r < NR; ++r) acc[r] = wasm_f32x4_splat(0.0f);
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int8_t* xq = x.q + b * size * kLanes;
+        const uint8_t* wq = w.q + r0 * k + b * size;
+        const int64_t at0 = r0 * blocks + b;  // row r's block: at0 + r * blocks
+        v128_t sum[NR];
+        for (int r = 0; r < NR; ++r) sum[r] = wasm_i32x4_splat(0);
+        for (int s0 = 0; s0 < size; s0 += span) {
+            v128_t part[NR];
+            for (int r = 0; r < NR; ++r) part[r] = wasm_i16x8_splat(0);
+            for (int i = s0; i < s0 + span; i += 4) {
+                const v128_t xv = load(xq + i * kLanes);
+                for (int r = 0; r < NR; ++r)
+                    part[r] = wasm_i16x8_add(part[r], relaxedProducts16(wasm_v128_load32_splat(wq + r * k + i), xv));
+            }
+            for (int r = 0; r < NR; ++r)
+                sum[r] = wasm_i32x4_add(sum[r], wasm_i32x4_dot_i16x8(part[r], wasm_v128_load16_splat(w.scales + (at0 + r * blocks) * groups + s0 / 16)));
+        }
+        // The rows' coefficients times x's 16-value sums, two groups per i32x4.dot_i16x8.
+        v128_t bySums[NR];
+        for (int r = 0; r < NR; ++r) bySums[r] = wasm_i32x4_splat(0);
+        const int16_t* xs = x.sums + b * groups * kLanes;  // [groups / 2][lanes][2]
+        for (int g = 0; g < groups; g += 2) {
+            const v128_t xsv = load(xs + g * kLanes);
+            for (int r = 0; r < NR; ++r)
+                bySums[r] = wasm_i32x4_add(bySums[r], wasm_i32x4_dot_i16x8(splatPair(w.coefs + (at0 + r * blocks) * groups + g), xsv));
+        }
+        // The block's term (kernel_set.h), one per lane: a multiply, then a subtract or an add.
+        const v128_t dx = load(x.d + b * kLanes);
+        for (int r = 0; r < NR; ++r) {
+            const int64_t at = at0 + r * blocks;
+            v128_t term;
+            if constexpr (F == BlockFormat::Q4_K)
+                term = wasm_f32x4_mul(dx, wasm_f32x4_sub(wasm_f32x4_mul(wasm_f32x4_splat(w.d[at]), wasm_f32x4_convert_i32x4(sum[r])),
+                                                         wasm_f32x4_mul(wasm_f32x4_splat(w.dmin[at]), wasm_f32x4_convert_i32x4(bySums[r]))));
+            else
+                term = wasm_f32x4_mul(dx, wasm_f32x4_mul(wasm_f32x4_splat(w.d[at]), wasm_f32x4_convert_i32x4(wasm_i32x4_add(sum[r], bySums[r]))));
+            acc[r] = wasm_f32x4_add(acc[r], term);
+        }
+    }
+    for (int r = 0; r < NR; ++r) wasm_v128_store(out + r * kLanes, acc[r]);
+}
+
+template <BlockFormat F>
+void smallValuePanelRows(const SmallValueRows& w, int64_t r0, int nr, int64_t k, const PackedXSigned& x, float* out) {
+    switch (nr) {
+        case 1: return smallValuePanelN<1, F>(w, r0, k, x, out);
+        case 2: return smallValuePanelN<2, F>(w, r0, k, x, out);
+        case 3: return smallValuePanelN<3, F>(w, r0, k, x, out);
+        default: return smallValuePanelN<4, F>(w, r0, k, x, out);
+    }
+}
+
+void smallValuePanel(BlockFormat f, const SmallValueRows& w, int64_t r0, int nr, int64_t k, const PackedXSigned& x, float* out) {
+    switch (f) {
+        case BlockFormat::Q4_0: return smallValuePanelRows<BlockFormat::Q4_0>(w, r0, nr, k, x, out);
+        case BlockFormat::Q4_K: return smallValuePanelRows<BlockFormat::Q4_K>(w, r0, nr, k, x, out);
+        case BlockFormat::Q6_K: return smallValuePanelRows<BlockFormat::Q6_K>(w, r0, nr, k, x, out);
+        case BlockFormat::Q8_0: break;  // not a small-value format (LinearPlan never asks)
+    }
+}
+
 }  // namespace
 
 const KernelSet* relaxedSimdKernels() {
@@ -62,6 +205,8 @@ const KernelSet* relaxedSimdKernels() {
         s.dotQ4_0 = dotQ4_0;
         s.dotQ4_K = dotQ4_K;
         s.dotQ6_K = dotQ6_K;
+        s.unpackSmallValueRows = unpackSmallValueRows;
+        s.smallValuePanel = smallValuePanel;
         return s;
     }();
     return &set;

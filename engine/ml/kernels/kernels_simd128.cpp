@@ -123,7 +123,7 @@ namespace {
     return true;
 }();
 
-const KernelSet kSimd128{"simd128", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, nullptr, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr};
+const KernelSet kSimd128{"simd128", dotBF16, dotBF16Pair, dotQ8_0, dotQ4_0, dotQ4_K, dotQ6_K, nullptr, nullptr, nullptr, kLanes, kPanelRows, unpackRows, panel, nullptr, nullptr, nullptr, nullptr};
 
 }  // namespace
 
