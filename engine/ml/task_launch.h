@@ -6,18 +6,20 @@
 //   - NewThread: std::async, a new thread per task, as the walkthrough starts a goroutine;
 //   - KeptThreads: on a TaskThreads thread, concurrently with the others, as Go runs goroutines
 //     on threads it keeps; a task no kept thread has started when its result is asked for runs
-//     on the asking thread (TaskResult, ml/task_threads.h). The threaded browser build's way:
-//     there a new pthread is not made by the thread that asks for it (Emscripten hands
-//     pthread_create to the module's main thread and waits for it), which cost the bundled
-//     model half its decode time under Node;
+//     on the asking thread (TaskResult, ml/task_threads.h). In the threaded browser build a new
+//     pthread is not made by the thread that asks for it (Emscripten hands pthread_create to the
+//     module's main thread and waits for it), which cost the bundled model half its decode time
+//     under Node: there the way to watch the tasks run side by side;
 //   - Deferred: std::async(std::launch::deferred), each run when its result is asked for, one
-//     after another, the same code with the same stage marks. The native build's way, and the
-//     only one of a build without threads (the browser page served without cross-origin
-//     isolation). Each task's matrix product already runs on every core (the thread pool), so
-//     running the three side by side gains nothing and pays for the hand-overs: on 2 cores the
-//     bundled model decoded at 830 tok/s with a new thread per task, 1,100-1,170 on kept
-//     threads and 1,750-1,900 deferred; a TinyLlama-shaped Q4_K file at 32.5-34.1, 31.7-33.0
-//     and 34.9-36.3 (docs/speed.md, "A token of a small model").
+//     after another, the same code with the same stage marks. Every build's way (the only one of
+//     a build without threads: the browser page served without cross-origin isolation). Each
+//     task's matrix product already runs on every core (the thread pool), so running the three
+//     side by side gains nothing and pays for the hand-overs: on 2 cores the bundled model
+//     decoded at 830 tok/s with a new thread per task, 1,100-1,170 on kept threads and
+//     1,750-1,900 deferred; a TinyLlama-shaped Q4_K file at 32.5-34.1, 31.7-33.0 and 34.9-36.3
+//     (docs/speed.md, "A token of a small model"). In chromium (the threaded page, 2 cores) the
+//     bundled model decoded at 157-172 and 188-227 tok/s on kept threads, 210-297 and 237-271
+//     deferred (docs/web.md).
 // defaultLaunch() is the build's way, or the one LLAMA_TASKS names (new-thread, kept-threads,
 // deferred), so a reader can watch the walkthrough's goroutines and what they cost; the tests
 // run every way the machine can.
@@ -42,11 +44,7 @@ inline constexpr bool kBuildHasThreads = false;
 #else
 inline constexpr bool kBuildHasThreads = true;
 #endif
-#if defined(__EMSCRIPTEN__) && !defined(LLAMA_NO_THREADS)
-inline constexpr Launch kBuildLaunch = Launch::KeptThreads;
-#else
 inline constexpr Launch kBuildLaunch = Launch::Deferred;
-#endif
 
 // kBuildLaunch, or LLAMA_TASKS's way (read once; a name this build cannot run is an error that
 // lists the ones it can), or the one setDefaultLaunch chose last (the tests run the model every
