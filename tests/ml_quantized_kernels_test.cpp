@@ -72,6 +72,23 @@ uint32_t bitsOf(float f) {
     return bits;
 }
 
+// x . wq on every kernel path this CPU has gives the generic path's bits.
+void requireGenericBitsOnEveryPath(const Tensor& x, const Tensor& wq) {
+    Tensor want;
+    {
+        UsingKernels generic("generic");
+        want = ml::LinearTransformation(x, wq);
+    }
+    for (const std::string& path : ml::kernels::supportedPaths()) {
+        UsingKernels use(path);
+        Tensor y = ml::LinearTransformation(x, wq);
+        for (int64_t i = 0; i < y.numel(); ++i) {
+            INFO(path << " vs generic, " << x.dim(0) << " rows, element " << i << ": " << y.floatAt(i) << " vs " << want.floatAt(i));
+            REQUIRE(bitsOf(y.floatAt(i)) == bitsOf(want.floatAt(i)));
+        }
+    }
+}
+
 }  // namespace
 
 TEST_CASE("Every kernel path's integer dot products stay within x's rounding of the F32 reference",
@@ -112,11 +129,11 @@ TEST_CASE("Every kernel path's integer dot products stay within x's rounding of 
 TEST_CASE("The kernel paths give the same bits on quantized weights, in decode and prefill", "[ml][linear][quant][kernels]") {
     // Every path against the generic one. Fewer x rows than a path's panel lanes (4 on simd128, 8
     // on generic and avx2, 16 on avx512) take the dot kernels, up to 4 rows a call (1-4 rows: nx =
-    // 1..4; 6: 4 + 2); more take the int16 panels, or the byte ones for Q8_0 and Q4_0 with VNNI.
+    // 1..4; 6: 4 + 2); more take the int16 panels, or the byte ones for Q8_0 and Q4_0 with VNNI,
+    // or on relaxed SIMD the small-value ones for all but Q8_0.
     // So 9 and 13 rows compare prefill on 8 lanes with decode on 16; 17 and 33 pad a lane group.
     // 39 weight rows are blocks of 16, 16 and 7: panel calls of 7 rows (4 + 3 on 4-row paths).
     // 2, 7 and 13 weight blocks leave the dot kernels' last reduction of blocks partly filled.
-    const auto paths = ml::kernels::supportedPaths();
     const int64_t out = 39;
     for (DType t : kIntegerTypes)
         for (int64_t blocks : {2, 7, 13}) {
@@ -124,20 +141,7 @@ TEST_CASE("The kernel paths give the same bits on quantized weights, in decode a
             DYNAMIC_SECTION(dtypeName(t) << ", k " << in) {
                 Tensor wq = quantizedWeights(t, out, in, 11);
                 for (int64_t rows : {1, 2, 3, 4, 6, 9, 13, 16, 17, 33}) {
-                    Tensor x = randomTensor({rows, in}, DType::F32, unsigned(rows), -3.0f, 3.0f);
-                    Tensor want;
-                    {
-                        UsingKernels generic("generic");
-                        want = ml::LinearTransformation(x, wq);
-                    }
-                    for (const std::string& path : paths) {
-                        UsingKernels use(path);
-                        Tensor y = ml::LinearTransformation(x, wq);
-                        for (int64_t i = 0; i < y.numel(); ++i) {
-                            INFO(path << " vs generic, " << rows << " rows, element " << i << ": " << y.floatAt(i) << " vs " << want.floatAt(i));
-                            REQUIRE(bitsOf(y.floatAt(i)) == bitsOf(want.floatAt(i)));
-                        }
-                    }
+                    requireGenericBitsOnEveryPath(randomTensor({rows, in}, DType::F32, unsigned(rows), -3.0f, 3.0f), wq);
                 }
             }
         }
@@ -156,7 +160,6 @@ TEST_CASE("The kernel paths give the same bits at the integer sums' extremes", "
         std::vector<int> halfAt;    // where its f16 scales are
     };
     const Layout layouts[] = {{DType::Q8_0, 34, {0}}, {DType::Q4_0, 18, {0}}, {DType::Q4_K, 144, {0, 2}}, {DType::Q6_K, 210, {208}}};
-    const auto paths = ml::kernels::supportedPaths();
     const int64_t out = 21, in = 1024;
     for (const Layout& l : layouts)
         DYNAMIC_SECTION(dtypeName(l.type)) {
@@ -174,19 +177,7 @@ TEST_CASE("The kernel paths give the same bits at the integer sums' extremes", "
                 Tensor x({rows, in}, DType::F32);
                 for (int64_t i = 0; i < x.numel(); ++i)
                     x.mutableData<float>()[i] = i / in < 2 || rng() % 2 ? 1.0f : -1.0f;  // rows 0 and 1 all +1
-                Tensor want;
-                {
-                    UsingKernels generic("generic");
-                    want = ml::LinearTransformation(x, wq);
-                }
-                for (const std::string& path : paths) {
-                    UsingKernels use(path);
-                    Tensor y = ml::LinearTransformation(x, wq);
-                    for (int64_t i = 0; i < y.numel(); ++i) {
-                        INFO(path << " vs generic, " << rows << " rows, element " << i << ": " << y.floatAt(i) << " vs " << want.floatAt(i));
-                        REQUIRE(bitsOf(y.floatAt(i)) == bitsOf(want.floatAt(i)));
-                    }
-                }
+                requireGenericBitsOnEveryPath(x, wq);
             }
         }
 }
