@@ -3,8 +3,8 @@
 // TinyLlama-shaped matrix (5632 rows of 2048: the feed-forward's), with x as one decode row. Each
 // path's results are first compared with the generic path's bits at 1 to 4 x rows. Not a test (the
 // kernel tests check the bits); what docs/web.md's kernel figures were measured with:
-//   cmake --build build/wasm-single --target web_decode_kernel_bench
-//   node build/wasm-single/bench/web_decode_kernel_bench.js
+//   cmake --build build/wasm-single --target web_decode_kernels_bench
+//   node build/wasm-single/bench/web_decode_kernels_bench.js
 //   (the relaxed module's: build/wasm-single-relaxed, node --experimental-wasm-relaxed-simd as well)
 // Prints each path's minimum and median over interleaved repeats, in ms a matrix.
 #include <algorithm>

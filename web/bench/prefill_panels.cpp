@@ -4,8 +4,8 @@
 // feed-forward's) in each integer format. Each path's result is first compared with the generic
 // path's bits. Not a test (the kernel tests check the bits); what docs/web.md's prefill kernel
 // figures were measured with:
-//   cmake --build build/wasm-single --target web_prefill_panel_bench
-//   node build/wasm-single/bench/web_prefill_panel_bench.js
+//   cmake --build build/wasm-single --target web_prefill_panels_bench
+//   node build/wasm-single/bench/web_prefill_panels_bench.js
 //   (the relaxed module's: build/wasm-single-relaxed, node --experimental-wasm-relaxed-simd as well)
 // Prints each SIMD path's minimum and median over interleaved repeats, in ms a product (the
 // generic path, ten times slower, only gives the bits).

@@ -114,12 +114,6 @@ void unpackSmallValueRows(BlockFormat f, const uint8_t* w, size_t rowBytes, int6
 
 constexpr int kLanes = 4;  // x rows per PackedXSigned group: simd128's lanes
 
-inline v128_t splatPair(const int16_t* p) {
-    int32_t v;
-    std::memcpy(&v, p, 4);
-    return wasm_i32x4_splat(v);
-}
-
 // NR weight rows against one group of kLanes x rows. Each step is one x load (four values of
 // each of the four rows) and, per weight row, four weight values broadcast from memory into one
 // relaxed dot product, whose pair sums are added in int16 lanes over a span of `span` values:
@@ -151,14 +145,15 @@ void smallValuePanelN(const SmallValueRows& w, int64_t r0, int64_t k, const Pack
             for (int r = 0; r < NR; ++r)
                 sum[r] = wasm_i32x4_add(sum[r], wasm_i32x4_dot_i16x8(part[r], wasm_v128_load16_splat(w.scales + (at0 + r * blocks) * groups + s0 / 16)));
         }
-        // The rows' coefficients times x's 16-value sums, two groups per i32x4.dot_i16x8.
+        // The rows' coefficients times x's 16-value sums, two groups (a pair splat from memory) per
+        // i32x4.dot_i16x8.
         v128_t bySums[NR];
         for (int r = 0; r < NR; ++r) bySums[r] = wasm_i32x4_splat(0);
         const int16_t* xs = x.sums + b * groups * kLanes;  // [groups / 2][lanes][2]
         for (int g = 0; g < groups; g += 2) {
             const v128_t xsv = load(xs + g * kLanes);
             for (int r = 0; r < NR; ++r)
-                bySums[r] = wasm_i32x4_add(bySums[r], wasm_i32x4_dot_i16x8(splatPair(w.coefs + (at0 + r * blocks) * groups + g), xsv));
+                bySums[r] = wasm_i32x4_add(bySums[r], wasm_i32x4_dot_i16x8(wasm_v128_load32_splat(w.coefs + (at0 + r * blocks) * groups + g), xsv));
         }
         // The block's term (kernel_set.h), one per lane: a multiply, then a subtract or an add.
         const v128_t dx = load(x.d + b * kLanes);
