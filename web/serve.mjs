@@ -64,9 +64,21 @@ async function handle(req, res) {
     return answer(res, 404, 'not found');
   }
   if (!inside(real) || !st.isFile()) return answer(res, 404, 'not found');
+  // no-cache with validators, as static hosts send them: a browser asks each time and is answered
+  // 304 for what has not changed, so a class on one teacher's machine does not fetch the modules
+  // and the bundled model again on every visit.
+  const etag = `W/"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`;
   const headers = { 'Content-Type': types[path.extname(real).toLowerCase()] || 'application/octet-stream', 'Content-Length': st.size,
-                    'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' };
+                    'Cache-Control': 'no-cache', ETag: etag, 'Last-Modified': st.mtime.toUTCString(), 'X-Content-Type-Options': 'nosniff' };
   if (!plain) Object.assign(headers, { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' });
+  const since = Date.parse(req.headers['if-modified-since'] || '');
+  const unchanged = req.headers['if-none-match'] !== undefined
+    ? req.headers['if-none-match'].split(',').some(tag => tag.trim() === etag || tag.trim() === '*')
+    : Math.floor(st.mtimeMs / 1000) <= Math.floor(since / 1000);
+  if (unchanged) {
+    delete headers['Content-Length'];
+    return res.writeHead(304, headers).end();
+  }
   if (req.method === 'HEAD') return res.writeHead(200, headers).end();
   const stream = fs.createReadStream(real);
   // The file went away: 404 before the answer began, else the connection ends; the server goes on.

@@ -86,6 +86,22 @@ try {
           r.headers['cross-origin-opener-policy'] === 'same-origin' && r.headers['cross-origin-embedder-policy'] === 'require-corp',
           `${file}: ${r.headers['content-type']}, nosniff and the isolation headers`);
   }
+  // Validators, as static hosts send them: an unchanged file is answered 304 (no body, the isolation
+  // headers kept), a changed one in full.
+  const conditional = (target, header) => raw(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${header}\r\nConnection: close\r\n\r\n`);
+  const first = await get(port, '/engine.wasm');
+  const etag = first.headers.etag, modified = first.headers['last-modified'];
+  check(first.headers['cache-control'] === 'no-cache' && /^W\/"[0-9a-f]+-[0-9a-f]+"$/.test(etag || '') && !Number.isNaN(Date.parse(modified)),
+        `a file's validators: ETag ${etag}, Last-Modified ${modified}, Cache-Control no-cache`);
+  const same = await conditional('/engine.wasm', `If-None-Match: "other", ${etag}`);
+  check(same.status === 304 && same.body === '' && same.headers.etag === etag && same.headers['cross-origin-embedder-policy'] === 'require-corp',
+        `If-None-Match with its ETag -> ${same.status}, no body, the isolation headers`);
+  check((await conditional('/engine.wasm', 'If-None-Match: W/"4-0"')).status === 200, 'If-None-Match with another ETag -> the file');
+  check((await conditional('/engine.wasm', `If-Modified-Since: ${modified}`)).status === 304, 'If-Modified-Since its Last-Modified -> 304');
+  check((await conditional('/engine.wasm', 'If-Modified-Since: not a date')).status === 200, 'If-Modified-Since that is no date -> the file');
+  fs.writeFileSync(path.join(root, 'engine.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  const changed = await conditional('/engine.wasm', `If-None-Match: ${etag}`);
+  check(changed.status === 200 && changed.headers['content-length'] === '8' && changed.headers.etag !== etag, 'a changed file -> 200, the new bytes and a new ETag');
   // What Node's parser refuses: a malformed request line, a header past its size limit.
   for (const [what, request] of [['garbage', 'NOT HTTP AT ALL\r\n\r\n'], ['a control byte in the target', 'GET /a\x01b HTTP/1.1\r\nHost: x\r\n\r\n'],
                                  ['headers of 64 KiB', `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(65536)}\r\n\r\n`]]) {

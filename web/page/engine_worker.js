@@ -1,9 +1,9 @@
 // The engine in a Web Worker, so the page never freezes while the model computes. It loads the
 // module built for what the page may use: pthreads where the page is cross-origin isolated
-// (threads/: Q, K and V on three threads, the matmuls on the thread pool), otherwise one thread
-// (single/: the same code, the tasks one after another); where the browser has relaxed SIMD, the
-// one of the two built with it (threads-relaxed/, single-relaxed/: the same numbers, the K-quants'
-// dot products on its int8 dot instruction), unless the page's address asks for SIMD128
+// (threads/: the matmuls on the thread pool), otherwise one thread (single/: the same code); in
+// both, Q, K and V's tasks run one after another (ml/task_launch.h). Where the browser has relaxed
+// SIMD, the one of the two built with it (threads-relaxed/, single-relaxed/: the same numbers, the
+// K-quants' dot products on its int8 dot instruction), unless the page's address asks for SIMD128
 // (?simd=simd128, which the page passes on as this script's own query). Messages from the page:
 //   {cmd: 'start', args: [...]}      a run, given as llama-walkthrough's own options, or as
 //   {cmd: 'start', form, more}       the form's options and the "more options" text (commandLine),
@@ -49,6 +49,18 @@ const RELAXED_DOT_PROBE = new Uint8Array([
   0x0b,                                            // end
 ]);
 const hasRelaxedSimd = WebAssembly.validate(RELAXED_DOT_PROBE);
+// WebAssembly's exception handling, which the single-threaded modules are built with
+// (web/wasm_deps.cmake: the bad-input messages are C++ exceptions), tested by validating one
+// function holding an empty `try` block: a browser without it is told so, not shown a compile error.
+const TRY_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // "\0asm", version 1
+  0x01, 0x04, 0x01, 0x60, 0x00, 0x00,              // types: () -> ()
+  0x03, 0x02, 0x01, 0x00,                          // one function of type 0
+  0x0a, 0x07, 0x01, 0x05, 0x00,                    // its code: 5 bytes, no locals
+  0x06, 0x40, 0x0b,                                // try (no result) end
+  0x0b,                                            // end
+]);
+const hasExceptions = WebAssembly.validate(TRY_PROBE);
 const simd128Asked = new URLSearchParams(self.location.search).get('simd') === 'simd128';
 // The module's folder, and what the page says of its SIMD.
 const relaxed = hasRelaxedSimd && !simd128Asked;
@@ -67,6 +79,8 @@ let moduleReady = null;
 let userLoads = 0;
 
 async function loadModule() {
+  if (variant === 'single' && !hasExceptions)
+    throw new Error("this browser's WebAssembly has no exception handling, which the engine needs (Chrome and Edge 95, Firefox 100, Safari 15.2 and later have it)");
   const Module = await createLlamaModule({
     locateFile: f => moduleDir + '/' + f,
     // The threads' workers load the module by this address, from their own folder: absolute.

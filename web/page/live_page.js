@@ -148,8 +148,8 @@ function onWorkerMessage(m) {
     live.variant = m.variant;
     const why = WHY[live.isolation] + (live.isolation === 'not registered' ? ': ' + live.isolationError : '');
     setBuild(m.variant === 'threads'
-      ? `Engine ready: the threaded build (${why}: Q, K and V on three threads, ${m.cores} compute threads), ${SIMD[m.simd]}, ${m.info.kernels} kernels.`
-      : `Engine ready: the single-threaded build (${why}: Q, K and V run one after another, the same numbers), ${SIMD[m.simd]}, ${m.info.kernels} kernels.`);
+      ? `Engine ready: the threaded build (${why}: the matrix products on ${m.cores} compute threads, Q, K and V one after another as natively), ${SIMD[m.simd]}, ${m.info.kernels} kernels.`
+      : `Engine ready: the single-threaded build (${why}: one compute thread, Q, K and V one after another, the same numbers), ${SIMD[m.simd]}, ${m.info.kernels} kernels.`);
     document.body.dataset.variant = m.variant;
     document.body.dataset.simd = m.simd;
     document.body.dataset.isolation = live.isolation;
