@@ -1,6 +1,6 @@
-# Run after linking the module (cmake -DJS=<its .js> -DTHREADS=ON|OFF -P): Emscripten 3.1.6's
-# runtime given unsigned addresses wherever it still shifts one signed, so that the module's memory
-# can be used past 2 GB (docs/web.md, "What fits").
+# Run after linking the module (cmake -DJS=<its .js> -DTHREADS=ON|OFF -DJS_EXCEPTIONS=ON|OFF -P):
+# Emscripten 3.1.6's runtime given unsigned addresses wherever it still shifts one signed, so that
+# the module's memory can be used past 2 GB (docs/web.md, "What fits").
 #
 # An address past 2 GB reaches JavaScript as a negative 32-bit number. Linked to grow past 2 GB
 # (MAXIMUM_MEMORY=4GB), Emscripten makes its heap indices unsigned itself (its CAN_ADDRESS_2GB pass:
@@ -18,7 +18,8 @@
 #   idx=endPtr>>1          a UTF-16 string
 #   a=attributes>>2        (threads) WebGL's context attributes (not used by the engine)
 #   Atomics.add/sub(HEAP32,p>>2,1)  (threads) C++ exceptions' reference counts: an exception made
-#                          past 2 GB ended the worker with "Invalid atomic access index"
+#                          past 2 GB ended the worker with "Invalid atomic access index"; only
+#                          where JavaScript emulates the exceptions (JS_EXCEPTIONS, wasm_deps.cmake)
 # A --js-library of our own could replace those functions, but only by copying each whole, with
 # its dependencies, to change one character; the shifts are made unsigned here instead. Each is
 # expected an exact number of times, and afterwards only the signed shifts known not to be of an
@@ -49,7 +50,9 @@ unsign("(handle ?= ?handle ?)>>( ?2)" "\\1>>>\\2" 1 1)
 unsign("(\\(firstElement ?)>>( ?2\\))" "\\1>>>\\2" 1 1)
 unsign("(idx ?= ?endPtr ?)>>( ?1)" "\\1>>>\\2" 1 1)
 unsign("(a ?= ?attributes ?)>>( ?2)" "\\1>>>\\2" 1 0)
-unsign("(Atomics\\.(add|sub)\\((GROWABLE_HEAP_I32\\(\\)|HEAP32), ?[^,;>]*)>>( ?2, ?1\\))" "\\1>>>\\4" 2 0)
+if(JS_EXCEPTIONS)
+  unsign("(Atomics\\.(add|sub)\\((GROWABLE_HEAP_I32\\(\\)|HEAP32), ?[^,;>]*)>>( ?2, ?1\\))" "\\1>>>\\4" 2 0)
+endif()
 
 # The relaxed-SIMD modules are linked with WASM_BIGINT (web/CMakeLists.txt): their runtime reads
 # and writes 64-bit integers through HEAP64 and HEAPU64 (a file's size and offset in stat, lseek and

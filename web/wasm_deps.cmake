@@ -17,14 +17,16 @@ else()
   # pool has one thread, the trace recorder writes on the engine's thread.
   target_compile_definitions(Threads::Threads INTERFACE LLAMA_NO_THREADS)
 endif()
-# C++ exceptions carry every bad-input message: they must be caught, not abort the module.
-# Single-threaded, with WebAssembly's own exception handling (every browser since 2022 has it; the
-# page says so where one has not): -fexceptions's JavaScript emulation calls every function that may
-# unwind through a JavaScript stub, 12% of the bundled model's decode under Node, which went from
-# 470-550 to 600-695 tok/s without them. Threaded, the emulation still: Debian's Emscripten 3.1.6
-# links WebAssembly exceptions with -pthread, but then no catch matches (a 10-line program's
-# `catch (std::exception&)` of a std::runtime_error it throws ends the program, uncaught).
-if(LLAMA_WEB_THREADS)
+# C++ exceptions carry every bad-input message: they must be caught, not abort the module. By
+# WebAssembly's own exception handling (every browser since 2022 has it; the page says so where one
+# has not): -fexceptions's JavaScript emulation calls every function that may unwind through a
+# JavaScript stub, 12% of the bundled model's decode under Node, which went from 470-550 to 600-695
+# tok/s without them. Except in the threaded module compiled by Emscripten 3.1.6's own clang 14:
+# with -pthread no catch matches there (a 10-line program's `catch (std::exception&)` of the
+# std::runtime_error it throws ends it, uncaught; 3.1.6's threaded libunwind keeps the landing pad's
+# context thread-local, which clang 14's code does not write; clang 19's does), so it keeps the
+# emulation. The relaxed-SIMD modules are clang 19's.
+if(LLAMA_WEB_THREADS AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 15)
   set(LLAMA_WEB_EXCEPTIONS -fexceptions)
 else()
   set(LLAMA_WEB_EXCEPTIONS -fwasm-exceptions)

@@ -49,7 +49,7 @@ const RELAXED_DOT_PROBE = new Uint8Array([
   0x0b,                                            // end
 ]);
 const hasRelaxedSimd = WebAssembly.validate(RELAXED_DOT_PROBE);
-// WebAssembly's exception handling, which the single-threaded modules are built with
+// WebAssembly's exception handling, which every module but threads/ is built with
 // (web/wasm_deps.cmake: the bad-input messages are C++ exceptions), tested by validating one
 // function holding an empty `try` block: a browser without it is told so, not shown a compile error.
 const TRY_PROBE = new Uint8Array([
@@ -79,7 +79,7 @@ let moduleReady = null;
 let userLoads = 0;
 
 async function loadModule() {
-  if (variant === 'single' && !hasExceptions)
+  if (moduleDir !== 'threads' && !hasExceptions)
     throw new Error("this browser's WebAssembly has no exception handling, which the engine needs (Chrome and Edge 95, Firefox 100, Safari 15.2 and later have it)");
   const Module = await createLlamaModule({
     locateFile: f => moduleDir + '/' + f,
