@@ -10,8 +10,9 @@
 // lane is in [0, 127]; and a pair's sum is at most 2 * 128 * 127 = 32512 in magnitude. Each lane
 // is then the exact integer sum of its two products on every engine, the block's integer sum is
 // the one simd128 forms with other pairs, and its float term, computed as before, has the same
-// bits (kernel_set.h). f32x4.relaxed_madd is not used: the canonical arithmetic rounds a product
-// before adding it, a fused multiply-add does not.
+// bits (kernel_set.h). f32x4.relaxed_madd, which fuses or not as the machine has it, only where
+// that cannot show: BF16 x . BF16 w (decode of BF16 weights), whose products are exact in F32 (the
+// avx2 path fuses them too); elsewhere the canonical arithmetic rounds a product before adding it.
 // Prefill: Q4_0's and the K-quants' weights in small-value panels (kernel_set.h, SmallValueRows),
 // their stored values as the instruction's 7-bit operand, four products per int32 lane where
 // simd128's int16 panels get two; Q8_0 keeps simd128's int16 panels (its signed bytes do not fit
@@ -27,6 +28,10 @@
 namespace llama::ml::kernels {
 
 namespace {
+
+// BF16 x . BF16 w with one relaxed_madd per four products (FMA where the machine has it).
+inline v128_t fusedMulAdd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_relaxed_madd(a, b, acc); }
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) { return dotBF16PairWith<fusedMulAdd>(x, w, k); }
 
 // u (bytes in [0, 127]) times x (int8), pairs of products added into int16 lanes.
 inline v128_t relaxedProducts16(v128_t u, v128_t x) { return wasm_i16x8_relaxed_dot_i8x16_i7x16(x, u); }
@@ -196,6 +201,7 @@ const KernelSet* relaxedSimdKernels() {
     static const KernelSet set = [] {
         KernelSet s = *simd128Kernels();
         s.name = "relaxed-simd";
+        s.dotBF16Pair = dotBF16Pair;
         s.dotQ8_0 = dotQ8_0;
         s.dotQ4_0 = dotQ4_0;
         s.dotQ4_K = dotQ4_K;

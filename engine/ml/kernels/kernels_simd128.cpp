@@ -14,10 +14,6 @@ namespace {
 inline v128_t bf16Low(v128_t w) { return wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(w), 16); }
 inline v128_t bf16High(v128_t w) { return wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(w), 16); }
 
-// Four canonical partials p[l] for lanes l (p[j] += p[j + w] for w = 2, 1).
-inline float sumF32(v128_t v) {
-    return (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 2)) + (wasm_f32x4_extract_lane(v, 1) + wasm_f32x4_extract_lane(v, 3));
-}
 inline v128_t madd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
 
 // The canonical dot (ml/dot_kernels.h) with its 16 partials in four vectors: in order (v[q]
@@ -42,33 +38,8 @@ void dotBF16(const float* x, int64_t ldx, int nx, const uint16_t* w, int64_t k, 
     }
 }
 
-// Decode with BF16 x: x and w split alike into their even- and odd-numbered values (each one
-// instruction: a shift into the top half of the f32 lane, or clearing the low half), so even
-// pairs with even and odd with odd; widening by extend and shift took twice the instructions
-// (bundled model decode from about 360 to 470 tok/s under Node). Of 16 values, e0 and o0 hold
-// partials 0, 2, 4, 6 and 1, 3, 5, 7, e1 and o1 partials 8-14 and 9-15: the tree's first step is
-// e0 + e1 and o0 + o1, its last the even sum plus the odd one.
-inline v128_t bf16Even(v128_t v) { return wasm_i32x4_shl(v, 16); }
-inline v128_t bf16Odd(v128_t v) { return wasm_v128_and(v, wasm_i32x4_splat(int32_t(0xffff0000u))); }
-
-float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) {
-    v128_t e0 = wasm_f32x4_splat(0.0f), o0 = e0, e1 = e0, o1 = e0;
-    int64_t i = 0;
-    for (; i + kPartials <= k; i += kPartials) {
-        const v128_t w0 = load(w + i), w1 = load(w + i + 8), x0 = load(x + i), x1 = load(x + i + 8);
-        e0 = madd(e0, bf16Even(x0), bf16Even(w0));
-        o0 = madd(o0, bf16Odd(x0), bf16Odd(w0));
-        e1 = madd(e1, bf16Even(x1), bf16Even(w1));
-        o1 = madd(o1, bf16Odd(x1), bf16Odd(w1));
-    }
-    if (i == k) return sumF32(wasm_f32x4_add(e0, e1)) + sumF32(wasm_f32x4_add(o0, o1));
-    float p[kPartials];
-    wasm_v128_store(p, wasm_i32x4_shuffle(e0, o0, 0, 4, 1, 5));
-    wasm_v128_store(p + 4, wasm_i32x4_shuffle(e0, o0, 2, 6, 3, 7));
-    wasm_v128_store(p + 8, wasm_i32x4_shuffle(e1, o1, 0, 4, 1, 5));
-    wasm_v128_store(p + 12, wasm_i32x4_shuffle(e1, o1, 2, 6, 3, 7));
-    return finishDot(p, x + i, w + i, k - i);
-}
+// Decode with BF16 x (simd128_parts.inl): each product rounded, then added.
+float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) { return dotBF16PairWith<madd>(x, w, k); }
 
 // Q8_0 and Q4_0 (simd128_quant_dots.inl): the products as they are, two extmuls and an add; Q4_K
 // and Q6_K, their unsigned values multiplied as x's signed ones.
