@@ -79,18 +79,16 @@ try {
       if (theirs.info.multithread !== (mode === 'threads')) throw new Error(`wllama is ${theirs.info.multithread ? '' : 'not '}multithreaded where ${mode} was asked for`);
       const oursArgs = ['--prompt', opts.prompt, '-n', String(n)];
       const s = { ours: [], wllama: [], native: [] }, warm = { ours: [], wllama: [], native: [] };
-      for (let i = 0; i < warmup; i++) {
-        warm.ours.push(await ours.run(oursArgs));
-        warm.wllama.push(await theirs.run(opts.prompt, n));
-        warm.native.push(native(model.file, threads));
-      }
+      // One round: ours, wllama's and the CLI's run, in turn, each kept in `into`.
+      const round = async into => {
+        into.ours.push(await ours.run(oursArgs));
+        into.wllama.push(await theirs.run(opts.prompt, n));
+        into.native.push(native(model.file, threads));
+      };
+      for (let i = 0; i < warmup; i++) await round(warm);
       const first = warm.ours[0];
       if (mode === 'threads' && first.threads !== threads) throw new Error(`the live page's pool has ${first.threads} threads (one per core), not ${threads}: pass --threads ${first.threads}`);
-      for (let i = 0; i < repeat; i++) {
-        s.ours.push(await ours.run(oursArgs));
-        s.wllama.push(await theirs.run(opts.prompt, n));
-        s.native.push(native(model.file, threads));
-      }
+      for (let i = 0; i < repeat; i++) await round(s);
       await ours.close();
       await theirs.close();
       const med = (k, f) => median(s[k].map(x => x[f]));
