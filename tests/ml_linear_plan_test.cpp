@@ -50,9 +50,9 @@ TEST_CASE("LinearPlan: BF16 weights take the decode kernel for one row and tiles
         CHECK(plan.step(1, DType::BF16).route == LinearRoute::BF16Pair);
         CHECK(plan.step(1, DType::BF16).x == XForm::AsStored);
         CHECK(plan.step(1, DType::F32).route == LinearRoute::BF16Dots);
-        // Prefill: the weights as stored in the AVX paths' BF16 tiles; widened to F32 scratch
-        // elsewhere, and for F32 x, whose rows are padded to whole tiles.
-        const bool bf16Tiles = path.rfind("avx", 0) == 0;
+        // Prefill: the weights as stored in the AVX paths' and relaxed SIMD's BF16 tiles; widened
+        // to F32 scratch elsewhere, and for F32 x, whose rows are padded to whole tiles.
+        const bool bf16Tiles = path.rfind("avx", 0) == 0 || path == "relaxed-simd";
         CHECK(plan.step(64, DType::BF16).route == (bf16Tiles ? LinearRoute::BF16Tiles : LinearRoute::Tiles));
         CHECK(plan.step(64, DType::F32).route == LinearRoute::Tiles);
         CHECK(plan.step(64, DType::F32).x == XForm::F32Padded);

@@ -252,9 +252,10 @@ TEST_CASE("BF16 prefill: values vdpbf16ps would flush or round otherwise give th
 
 TEST_CASE("BF16 prefill kernels: every path's F32 sums are the canonical dot's, bit for bit", "[ml][linear][bf16][kernels]") {
     // LinearTransformation rounds a BF16 x's result to BF16, which could hide a last-bit difference
-    // in the F32 sum; here each path's KernelSet::bf16Rows (the AVX tiles, widened or vdpbf16ps)
-    // is checked before that rounding, against the canonical dot written out (dot_kernels.h: 16
-    // partials, element i in partial i % 16, exact products, the halving tree). k = 67, 256 and
+    // in the F32 sum; here each path's KernelSet::bf16Rows (the AVX tiles, widened or vdpbf16ps;
+    // relaxed SIMD's 2 x 1 tiles) is checked before that rounding, against the canonical dot
+    // written out (dot_kernels.h: 16 partials, element i in partial i % 16, exact products, the
+    // halving tree). k = 67, 256 and
     // 2051 leave tails of every width; 1 to 37 x rows and 1 to 13 weight rows leave partial tiles
     // of both AVX-512 tile shapes (6 x 4, and 4 x 6 for a chunk's last 1-4 rows) and a second
     // chunk of x rows; 24 and 30 weight rows a whole block of LinearTransformation's 24 (one call
@@ -296,6 +297,8 @@ TEST_CASE("BF16 prefill kernels: every path's F32 sums are the canonical dot's, 
     }
 #ifdef __x86_64__
     CHECK(checkedPaths == int(ml::kernels::supportedPaths().size()) - 1);  // every path but generic
+#elif defined(__wasm_relaxed_simd__)
+    CHECK(checkedPaths == 1);  // relaxed-simd's BF16 tiles (the browser's relaxed module)
 #endif
 }
 

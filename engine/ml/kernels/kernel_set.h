@@ -7,8 +7,8 @@
 //   avx2    AVX2 + FMA + F16C (Haswell, Zen 1-3 and later)
 //   simd128 WebAssembly SIMD, 128-bit lanes (the browser build)
 //   relaxed-simd simd128 with relaxed SIMD's int8 dot product in the integer decode kernels and
-//           the Q4_0/K-quant prefill panels (the browser's modules built with relaxed SIMD,
-//           loaded where the browser has it)
+//           the Q4_0/K-quant prefill panels, and its fused multiply-add for BF16 x . BF16 w (the
+//           browser's modules built with relaxed SIMD, loaded where the browser has it)
 //   generic plain C++, compiled for baseline x86-64 (or whatever the target is)
 //   reference no kernels: LinearTransformation decodes quantized weights to F32 and dots them
 //           in F32 (the method before the integer kernels; what their tests compare with, so it
@@ -148,13 +148,14 @@ struct KernelSet {
     void (*dotQ4_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
     void (*dotQ6_K)(const uint8_t* w, const BlockQ8x256* x, int64_t ldx, int nx, int64_t blocks, float* out);
     // Prefill with BF16 x (as stored, or as prepareRows below left it) and BF16 weights as stored
-    // (widened in registers; null on the portable paths, where the weights are widened to F32
-    // scratch): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i] for s < rows, o < nw.
+    // (widened in registers; null on the generic and simd128 paths, where the weights are widened
+    // to F32 scratch): out[s * ldo + o] = sum_i x[s * k + i] * w[o * k + i] for s < rows, o < nw.
     void (*bf16Rows)(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo);
     // x rows made ready for bf16Rows once per call rather than once per block of weight rows
     // (null where bf16Rows takes x as stored): preparedRowLength(k) 16-bit words per row, which
     // bf16Rows then takes in place of x. The x86 paths widen them to F32 in their tiles' layout
-    // (x86_kernels.inl), avx512bf16 permutes them into vdpbf16ps's pairs (kernels_avx512bf16.cpp).
+    // (x86_kernels.inl), avx512bf16 permutes them into vdpbf16ps's pairs (kernels_avx512bf16.cpp),
+    // relaxed-simd widens them in even and odd halves (simd128_parts.inl).
     int64_t (*preparedRowLength)(int64_t k);
     void (*prepareRows)(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out);
     // Quantized prefill: x rows per PackedX (the vector width in int32 lanes; 0 where the dot

@@ -11,8 +11,9 @@
 // is then the exact integer sum of its two products on every engine, the block's integer sum is
 // the one simd128 forms with other pairs, and its float term, computed as before, has the same
 // bits (kernel_set.h). f32x4.relaxed_madd, which fuses or not as the machine has it, only where
-// that cannot show: BF16 x . BF16 w (decode of BF16 weights), whose products are exact in F32 (the
-// avx2 path fuses them too); elsewhere the canonical arithmetic rounds a product before adding it.
+// that cannot show: BF16 x . BF16 w (decode, and prefill's BF16 tiles), whose products are exact
+// in F32 (the avx2 path fuses them too); elsewhere the canonical arithmetic rounds a product before
+// adding it.
 // Prefill: Q4_0's and the K-quants' weights in small-value panels (kernel_set.h, SmallValueRows),
 // their stored values as the instruction's 7-bit operand, four products per int32 lane where
 // simd128's int16 panels get two; Q8_0 keeps simd128's int16 panels (its signed bytes do not fit
@@ -29,9 +30,16 @@ namespace llama::ml::kernels {
 
 namespace {
 
-// BF16 x . BF16 w with one relaxed_madd per four products (FMA where the machine has it).
+// BF16 x . BF16 w with one relaxed_madd per four products (FMA where the machine has it): decode,
+// and prefill's BF16 tiles (simd128_parts.inl). The bundled model's prefill in chromium 156
+// (medians of 80 runs) went from 1183 to 1513 tok/s single-threaded and from 1628 to 2372 on two
+// threads with these tiles. The same tiles with simd128's multiply and add were slower than its
+// F32 tiles (1285 to 1187, and 1735 to 1424): the simd128 path keeps those.
 inline v128_t fusedMulAdd(v128_t acc, v128_t a, v128_t b) { return wasm_f32x4_relaxed_madd(a, b, acc); }
 float dotBF16Pair(const uint16_t* x, const uint16_t* w, int64_t k) { return dotBF16PairWith<fusedMulAdd>(x, w, k); }
+void bf16Rows(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    bf16RowsWith<fusedMulAdd>(x, rows, w, nw, k, out, ldo);
+}
 
 // u (bytes in [0, 127]) times x (int8), pairs of products added into int16 lanes.
 inline v128_t relaxedProducts16(v128_t u, v128_t x) { return wasm_i16x8_relaxed_dot_i8x16_i7x16(x, u); }
@@ -202,6 +210,9 @@ const KernelSet* relaxedSimdKernels() {
         KernelSet s = *simd128Kernels();
         s.name = "relaxed-simd";
         s.dotBF16Pair = dotBF16Pair;
+        s.bf16Rows = bf16Rows;
+        s.preparedRowLength = evenOddRowLength;
+        s.prepareRows = evenOddRows;
         s.dotQ8_0 = dotQ8_0;
         s.dotQ4_0 = dotQ4_0;
         s.dotQ4_K = dotQ4_K;

@@ -44,6 +44,19 @@ inline float sumF32(v128_t v) {
 inline v128_t bf16Even(v128_t v) { return wasm_i32x4_shl(v, 16); }
 inline v128_t bf16Odd(v128_t v) { return wasm_v128_and(v, wasm_i32x4_splat(int32_t(0xffff0000u))); }
 
+// A pair's four vectors (e0, o0, e1, o1 as below) and its k % 16 tail (x and w from the tail's
+// start: x as stored or widened) into the canonical sum.
+template <class X>
+inline float finishEvenOdd(v128_t e0, v128_t o0, v128_t e1, v128_t o1, const X* x, const uint16_t* w, int64_t n) {
+    if (n == 0) return sumF32(wasm_f32x4_add(e0, e1)) + sumF32(wasm_f32x4_add(o0, o1));
+    float p[kPartials];
+    wasm_v128_store(p, wasm_i32x4_shuffle(e0, o0, 0, 4, 1, 5));
+    wasm_v128_store(p + 4, wasm_i32x4_shuffle(e0, o0, 2, 6, 3, 7));
+    wasm_v128_store(p + 8, wasm_i32x4_shuffle(e1, o1, 0, 4, 1, 5));
+    wasm_v128_store(p + 12, wasm_i32x4_shuffle(e1, o1, 2, 6, 3, 7));
+    return finishDot(p, x, w, n);
+}
+
 template <v128_t (*MulAdd)(v128_t, v128_t, v128_t)>
 float dotBF16PairWith(const uint16_t* x, const uint16_t* w, int64_t k) {
     v128_t e0 = wasm_f32x4_splat(0.0f), o0 = e0, e1 = e0, o1 = e0;
@@ -55,13 +68,83 @@ float dotBF16PairWith(const uint16_t* x, const uint16_t* w, int64_t k) {
         e1 = MulAdd(e1, bf16Even(x1), bf16Even(w1));
         o1 = MulAdd(o1, bf16Odd(x1), bf16Odd(w1));
     }
-    if (i == k) return sumF32(wasm_f32x4_add(e0, e1)) + sumF32(wasm_f32x4_add(o0, o1));
-    float p[kPartials];
-    wasm_v128_store(p, wasm_i32x4_shuffle(e0, o0, 0, 4, 1, 5));
-    wasm_v128_store(p + 4, wasm_i32x4_shuffle(e0, o0, 2, 6, 3, 7));
-    wasm_v128_store(p + 8, wasm_i32x4_shuffle(e1, o1, 0, 4, 1, 5));
-    wasm_v128_store(p + 12, wasm_i32x4_shuffle(e1, o1, 2, 6, 3, 7));
-    return finishDot(p, x + i, w + i, k - i);
+    return finishEvenOdd(e0, o0, e1, o1, x + i, w + i, k - i);
+}
+
+// Prefill with BF16 tiles (KernelSet::bf16Rows, the relaxed-SIMD path's; kernels_relaxed_simd.cpp
+// says why simd128 keeps its F32 tiles): x rows widened to F32 once per call, each 16 values in
+// the order the weights' split gives (even 0-7, odd 0-7, even 8-15, odd 8-15; the k % 16 tail in
+// order), so a tile splits only the weights, once for all its x rows, straight from the stored
+// BF16 (the F32 tiles widen a block of weights into scratch first and multiply there, and their
+// products of F32 x may not be fused).
+[[maybe_unused]] inline int64_t evenOddRowLength(int64_t k) { return 2 * k; }  // k floats in 2k words (unused by simd128)
+[[maybe_unused]] void evenOddRows(const uint16_t* x, int64_t rows, int64_t k, uint16_t* out) {
+    for (int64_t s = 0; s < rows; ++s) {
+        const uint16_t* xs = x + s * k;
+        float* o = reinterpret_cast<float*>(out) + s * k;
+        int64_t i = 0;
+        for (; i + kPartials <= k; i += kPartials) {
+            const v128_t v0 = load(xs + i), v1 = load(xs + i + 8);
+            wasm_v128_store(o + i, bf16Even(v0));
+            wasm_v128_store(o + i + 4, bf16Odd(v0));
+            wasm_v128_store(o + i + 8, bf16Even(v1));
+            wasm_v128_store(o + i + 12, bf16Odd(v1));
+        }
+        for (; i < k; ++i) o[i] = bf16ToF32(xs[i]);
+    }
+}
+
+// RX x rows (as evenOddRows left them; rows past nx repeat the last, their sums discarded)
+// against RW weight rows (past nw the same): out[r * ldo + c]. Each pair's 16 partials are four
+// vectors, as in dotBF16PairWith; the weights are split a half (8 values) at a time, so only the
+// accumulators, two weight vectors and one x vector are live.
+template <v128_t (*MulAdd)(v128_t, v128_t, v128_t), int RX, int RW>
+void evenOddTile(const float* const xr[RX], const uint16_t* const wr[RW], int64_t k, float* out, int64_t ldo, int nx, int nw) {
+    v128_t acc[RX][RW][4];
+    for (int r = 0; r < RX; ++r)
+        for (int c = 0; c < RW; ++c)
+            for (int q = 0; q < 4; ++q) acc[r][c][q] = wasm_f32x4_splat(0.0f);
+    int64_t i = 0;
+    for (; i + kPartials <= k; i += kPartials)
+        for (int h = 0; h < 2; ++h)
+            for (int c = 0; c < RW; ++c) {
+                const v128_t wh = load(wr[c] + i + 8 * h), even = bf16Even(wh), odd = bf16Odd(wh);
+                for (int r = 0; r < RX; ++r) {
+                    acc[r][c][2 * h] = MulAdd(acc[r][c][2 * h], load(xr[r] + i + 8 * h), even);
+                    acc[r][c][2 * h + 1] = MulAdd(acc[r][c][2 * h + 1], load(xr[r] + i + 8 * h + 4), odd);
+                }
+            }
+    for (int r = 0; r < nx; ++r)
+        for (int c = 0; c < nw; ++c)
+            out[r * ldo + c] = finishEvenOdd(acc[r][c][0], acc[r][c][1], acc[r][c][2], acc[r][c][3], xr[r] + i, wr[c] + i, k - i);
+}
+
+// x rows as evenOddRows left them against nw weight rows: RW weight rows at a time (in L1), each
+// group of RX x rows passing over them.
+template <v128_t (*MulAdd)(v128_t, v128_t, v128_t), int RX, int RW>
+void evenOddRowsTimes(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    const float* xf = reinterpret_cast<const float*>(x);
+    for (int64_t o = 0; o < nw; o += RW) {
+        const int nwt = int(nw - o < RW ? nw - o : RW);
+        const uint16_t* wr[RW];
+        for (int c = 0; c < RW; ++c) wr[c] = w + (o + (c < nwt ? c : nwt - 1)) * k;
+        for (int64_t s = 0; s < rows; s += RX) {
+            const int nxt = int(rows - s < RX ? rows - s : RX);
+            const float* xr[RX];
+            for (int r = 0; r < RX; ++r) xr[r] = xf + (s + (r < nxt ? r : nxt - 1)) * k;
+            evenOddTile<MulAdd, RX, RW>(xr, wr, k, out + s * ldo + o, ldo, nxt, nwt);
+        }
+    }
+}
+
+// KernelSet::bf16Rows: tiles of 2 x rows by 1 weight row (8 accumulators). The bundled model's
+// prefill (12 tokens, k = 256 and 1024) in chromium 156, relaxed module, medians of 80 runs:
+// 1597-1646 tok/s in 2 x 1 tiles; 1472-1487 in 1 x 2; 1333-1368 in 2 x 2 and 3 x 1; 1279-1307
+// in 1 x 3; 1196-1242 in 4 x 1 and 1 x 4 (V8 keeps fewer accumulators in registers than the
+// x86 tiles do: it spilled some of the 12 of a 1 x 3 tile); the F32 tiles 1190-1207.
+template <v128_t (*MulAdd)(v128_t, v128_t, v128_t)>
+void bf16RowsWith(const uint16_t* x, int64_t rows, const uint16_t* w, int64_t nw, int64_t k, float* out, int64_t ldo) {
+    evenOddRowsTimes<MulAdd, 2, 1>(x, rows, w, nw, k, out, ldo);
 }
 inline float halfAtFromTable(const uint8_t* p) {
     uint16_t h;
