@@ -4,17 +4,21 @@
 // headless chromium (docs/web.md, Speed): prefill and decode tok/s, medians of interleaved runs.
 //   node web/bench-wllama.mjs --models LABEL=FILE.gguf[,LABEL=FILE.gguf...] [--web build/web]
 //        [--cli build/walkthrough/llama-walkthrough] [--prompt TEXT | --prompt-file F] [-n 16]
-//        [--repeat 3] [--warmup 3] [--threads 2] [--modes threads,single] [--kernels avx2]
+//        [--repeat 3] [--warmup 3] [--warmup-seconds 2] [--threads 2] [--modes threads,single]
+//        [--kernels avx2]
 // threads: both pages served with the cross-origin isolation headers (web/serve.mjs), the live
 // page's threaded build (its pool has a thread per core: navigator.hardwareConcurrency, which must
 // be N), wllama with n_threads N, the CLI with --threads N.
 // single: both served without them, as a plain static host would: the live page's single-threaded
 // build (its service worker bypassed), wllama's single-thread build, the CLI with --threads 1.
-// Each round runs ours, wllama's and the CLI once, in turn, after --warmup runs of each (printed,
-// not counted): a fresh page runs V8's baseline (Liftoff) code until its hot functions have been
-// compiled again by TurboFan in the background, which on a model whose runs take tens of
-// milliseconds lasts about three runs (docs/web.md, "What the bundled model's cells measure"), and
-// the CLI's runs warm the file cache. wllama is
+// Each round runs ours, wllama's and the CLI once, in turn, after warm-up rounds (printed, not
+// counted): at least --warmup, and until each side's warm-up runs have taken --warmup-seconds in
+// all. A fresh page runs V8's baseline (Liftoff) code until its hot functions have been compiled
+// again by TurboFan; the threaded module's pool threads tier up later than the single-threaded
+// module: run back to back, the bundled model's 8-token runs reached their steady rate after
+// about 15 runs threaded and 4 single-threaded (docs/web.md, "Relaxed SIMD's BF16 tiles, and
+// warm-up by time"), so a count of runs suits neither a 30 ms run nor a 3 s one. The CLI's runs
+// warm the file cache. wllama is
 // installed from web/bench/package-lock.json the first time; chromium is driven by tests/web's
 // puppeteer-core (tests/web/prepare.sh installs it). Prints `uptime` (the machine may be shared),
 // every sample and a Markdown table.
@@ -26,10 +30,10 @@ import { launch, serve } from '../tests/web/browser.mjs';
 import { openLivePage, openWllamaPage } from './bench/pages.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const opts = { web: 'build/web', cli: 'build/walkthrough/llama-walkthrough', n: '16', repeat: '3', warmup: '3', threads: '2', modes: 'threads,single', kernels: 'avx2',
+const opts = { web: 'build/web', cli: 'build/walkthrough/llama-walkthrough', n: '16', repeat: '3', warmup: '3', warmupSeconds: '2', threads: '2', modes: 'threads,single', kernels: 'avx2',
                prompt: 'In the beginning God created the heaven and the earth. And the earth was without form, and void; and darkness was upon the face of the deep.' };
 const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i += 2) opts[argv[i].replace(/^-+/, '').replace('prompt-file', 'promptFile')] = argv[i + 1];
+for (let i = 0; i < argv.length; i += 2) opts[argv[i].replace(/^-+/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase())] = argv[i + 1];
 if (opts.promptFile) opts.prompt = readFileSync(opts.promptFile, 'utf8').trim();
 if (!opts.models) {
   console.error('usage: node web/bench-wllama.mjs --models LABEL=FILE.gguf[,LABEL=FILE.gguf...] (see the comment at the top)');
@@ -37,8 +41,9 @@ if (!opts.models) {
 }
 const models = opts.models.split(',').map(s => { const [label, file] = s.split('='); return { label, file: resolve(file) }; });
 for (const m of models) if (!m.file || !existsSync(m.file)) { console.error(`no such model file: ${m.file} (${m.label})`); process.exit(2); }
-const n = Number(opts.n), repeat = Number(opts.repeat), warmup = Number(opts.warmup);
+const n = Number(opts.n), repeat = Number(opts.repeat), warmup = Number(opts.warmup), warmupSeconds = Number(opts.warmupSeconds);
 if (!(warmup >= 1)) { console.error(`--warmup ${opts.warmup}: at least 1 (the first run of a page loads and compiles)`); process.exit(2); }
+if (!(warmupSeconds >= 0)) { console.error(`--warmup-seconds ${opts.warmupSeconds}: a number of seconds, 0 or more`); process.exit(2); }
 const median = xs => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // wllama from npm, pinned by the lock file, and its page in a folder of its own.
@@ -79,13 +84,20 @@ try {
       if (theirs.info.multithread !== (mode === 'threads')) throw new Error(`wllama is ${theirs.info.multithread ? '' : 'not '}multithreaded where ${mode} was asked for`);
       const oursArgs = ['--prompt', opts.prompt, '-n', String(n)];
       const s = { ours: [], wllama: [], native: [] }, warm = { ours: [], wllama: [], native: [] };
-      // One round: ours, wllama's and the CLI's run, in turn, each kept in `into`.
-      const round = async into => {
-        into.ours.push(await ours.run(oursArgs));
-        into.wllama.push(await theirs.run(opts.prompt, n));
-        into.native.push(native(model.file, threads));
+      const warmSeconds = { ours: 0, wllama: 0, native: 0 };
+      // One round: ours, wllama's and the CLI's run, in turn, each kept in `into` (and its
+      // seconds added to `seconds`).
+      const round = async (into, seconds) => {
+        const timed = async (side, run) => {
+          const t0 = performance.now();
+          into[side].push(await run());
+          if (seconds) seconds[side] += (performance.now() - t0) / 1000;
+        };
+        await timed('ours', () => ours.run(oursArgs));
+        await timed('wllama', () => theirs.run(opts.prompt, n));
+        await timed('native', async () => native(model.file, threads));
       };
-      for (let i = 0; i < warmup; i++) await round(warm);
+      while (warm.ours.length < warmup || Object.values(warmSeconds).some(t => t < warmupSeconds)) await round(warm, warmSeconds);
       const first = warm.ours[0];
       if (mode === 'threads' && first.threads !== threads) throw new Error(`the live page's pool has ${first.threads} threads (one per core), not ${threads}: pass --threads ${first.threads}`);
       for (let i = 0; i < repeat; i++) await round(s);
@@ -97,7 +109,9 @@ try {
       rows.push(row);
       console.log(`${model.label}, ${mode} (${threads} thread${threads > 1 ? 's' : ''}; ours: ${first.kernels} kernels), prompt tokens ours/wllama ${row.prompt}; samples prefill/decode tok/s:`);
       const rounds = xs => xs.map(x => x.prefill.toFixed(1) + '/' + x.decode.toFixed(1)).join('  ');
-      for (const k of Object.keys(s)) console.log(`  ${k}: ${rounds(s[k])}   (warm-up: ${rounds(warm[k])})`);
+      // The warm-up's first three runs and its last three (all where they are six or fewer).
+      const warmed = xs => xs.length <= 6 ? rounds(xs) : `${rounds(xs.slice(0, 3))} ... ${rounds(xs.slice(-3))}`;
+      for (const k of Object.keys(s)) console.log(`  ${k}: ${rounds(s[k])}   (${warm[k].length} warm-up runs, ${warmSeconds[k].toFixed(1)} s: ${warmed(warm[k])})`);
     }
   }
 } finally {
@@ -106,7 +120,7 @@ try {
 }
 
 console.log(`end: ${load()}`);
-console.log(`${chromiumVersion}; wllama ${wllamaVersion} (libllama ${libllama}); native: ${opts.cli} with LLAMA_KERNELS=${opts.kernels}; ${n} generated tokens, median of ${repeat} after ${warmup} warm-up run(s) of each`);
+console.log(`${chromiumVersion}; wllama ${wllamaVersion} (libllama ${libllama}); native: ${opts.cli} with LLAMA_KERNELS=${opts.kernels}; ${n} generated tokens, median of ${repeat} after warm-up runs (at least ${warmup}, and ${warmupSeconds} s) of each`);
 console.log('\n| model | threads | phase | ours tok/s | wllama tok/s | native ' + opts.kernels + ' tok/s | ours / wllama | ours / native |');
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows)
