@@ -14,11 +14,10 @@
 // Each round runs ours, wllama's and the CLI once, in turn, after warm-up rounds (printed, not
 // counted): at least --warmup, and until each side's warm-up runs have taken --warmup-seconds in
 // all. A fresh page runs V8's baseline (Liftoff) code until its hot functions have been compiled
-// again by TurboFan; the threaded module's pool threads tier up later than the single-threaded
-// module: run back to back, the bundled model's 8-token runs reached their steady rate after
-// about 15 runs threaded and 4 single-threaded (docs/web.md, "Relaxed SIMD's BF16 tiles, and
-// warm-up by time"), so a count of runs suits neither a 30 ms run nor a 3 s one. The CLI's runs
-// warm the file cache. wllama is
+// again by TurboFan: run back to back (web/bench-back-to-back.mjs), the bundled model's 8-token
+// runs reached their steady rate after about 15 runs (docs/web.md, "Relaxed SIMD's BF16 tiles,
+// and warm-up by time"), so a count of runs suits neither a 30 ms run nor a 3 s one. The CLI's
+// runs warm the file cache. wllama is
 // installed from web/bench/package-lock.json the first time; chromium is driven by tests/web's
 // puppeteer-core (tests/web/prepare.sh installs it). Prints `uptime` (the machine may be shared),
 // every sample and a Markdown table.

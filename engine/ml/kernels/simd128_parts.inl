@@ -1,7 +1,7 @@
 // What the WebAssembly SIMD paths share (kernels_simd128.cpp, and kernels_relaxed_simd.cpp in the
 // module built with relaxed SIMD): integer lane operations, the decode kernels' reduction, the
-// K-quants' unpacking and the BF16 pair dot product. Included by each such kernel file; internal linkage (x86_kernels.inl says
-// why kernel files share no inline code).
+// K-quants' unpacking, the BF16 pair dot product and the BF16 prefill tiles. Included by each such
+// kernel file; internal linkage (x86_kernels.inl says why kernel files share no inline code).
 #pragma once
 #include <wasm_simd128.h>
 
